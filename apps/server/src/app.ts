@@ -1,0 +1,64 @@
+// Builds the running service: database (migrated), dependencies, first-run bootstrap, and the HTTP server.
+import http from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { type Deps, workspaces } from '@agent-tasks/core';
+import { createHTTPHandler } from '@trpc/server/adapters/standalone';
+import { inProcessLiveEvents } from './adapters/live-events.ts';
+import { nodeIds } from './adapters/node-ids.ts';
+import { sha256Hasher } from './adapters/sha256-hasher.ts';
+import { systemClock } from './adapters/system-clock.ts';
+import { createContextFactory, type Services } from './context.ts';
+import { openDb } from './db/client.ts';
+import { migrationsDir } from './db/database-file.ts';
+import { applyMigrations } from './db/schema-engine.ts';
+import { prismaStore } from './repositories/prisma-store.ts';
+import { appRouter } from './routers/root.ts';
+
+export interface AppOptions {
+  databaseFile: string;
+  port?: number;
+  host?: string;
+  adminKey?: string | undefined;
+}
+
+export interface App {
+  url: string;
+  services: Services;
+  /** Set when this start created the first workspace: its admin key, to print once. */
+  firstRun: { workspaceId: string; adminKey: string; generated: boolean } | null;
+  close(): Promise<void>;
+}
+
+export async function startApp(options: AppOptions): Promise<App> {
+  await applyMigrations({ databaseFile: options.databaseFile, migrationsDir });
+  const db = openDb(options.databaseFile);
+  const live = inProcessLiveEvents();
+  const deps: Deps = { store: prismaStore(db), clock: systemClock, ids: nodeIds, hasher: sha256Hasher, events: live };
+  const services: Services = { deps, live };
+  const firstRun = await workspaces.bootstrap(deps, options.adminKey);
+
+  const trpc = createHTTPHandler({ router: appRouter, createContext: createContextFactory(services), basePath: '/trpc/' });
+  const server = http.createServer((req, res) => {
+    const path = (req.url ?? '/').split('?')[0];
+    if (path === '/healthz') {
+      res.writeHead(200, { 'content-type': 'application/json' }).end('{"ok":true}');
+    } else if (path?.startsWith('/trpc/')) {
+      trpc(req, res);
+    } else {
+      res.writeHead(404, { 'content-type': 'application/json' }).end('{"error":"not found"}');
+    }
+  });
+  await new Promise<void>((resolve) => server.listen(options.port ?? 0, options.host ?? '127.0.0.1', resolve));
+  const { port } = server.address() as AddressInfo;
+
+  return {
+    url: `http://${options.host ?? '127.0.0.1'}:${port}`,
+    services,
+    firstRun,
+    async close() {
+      server.closeAllConnections();
+      await new Promise<void>((resolve) => server.close(() => resolve()));
+      await db.$disconnect();
+    },
+  };
+}

@@ -1,0 +1,33 @@
+// Prisma implementation of the domain's ApiKeyRepository.
+import type { ApiKeyRecord, ApiKeyRepository } from '@agent-tasks/core';
+import type { Role } from '@agent-tasks/schema';
+import type { Tx } from './tx.ts';
+
+const select = {
+  id: true,
+  workspaceId: true,
+  role: true,
+  name: true,
+  tokenHash: true,
+  createdAt: true,
+  revokedAt: true,
+} as const;
+
+const toRecord = <T extends { role: string } | null>(row: T) =>
+  (row ? { ...row, role: row.role as Role } : null) as T extends null ? null : ApiKeyRecord;
+
+export const prismaKeyRepository = (db: Tx): ApiKeyRepository => ({
+  async create(key) {
+    await db.apiKey.create({ data: key, select: { id: true } });
+  },
+  findByHash: async (tokenHash) => toRecord(await db.apiKey.findUnique({ where: { tokenHash }, select })),
+  get: async (workspaceId, id) => toRecord(await db.apiKey.findFirst({ where: { id, workspaceId }, select })),
+  list: async (workspaceId) =>
+    (await db.apiKey.findMany({ where: { workspaceId }, orderBy: { createdAt: 'asc' }, select })).map(
+      (row) => toRecord(row) as ApiKeyRecord,
+    ),
+  async revoke(id, at) {
+    await db.apiKey.update({ where: { id }, data: { revokedAt: at }, select: { id: true } });
+  },
+  countActiveAdmins: (workspaceId) => db.apiKey.count({ where: { workspaceId, role: 'admin', revokedAt: null } }),
+});

@@ -1,0 +1,41 @@
+// Prisma implementation of the domain's SessionRepository.
+import type { SessionRecord, SessionRepository } from '@agent-tasks/core';
+import type { TurnState } from '@agent-tasks/schema';
+import type { Tx } from './tx.ts';
+
+const select = {
+  id: true,
+  workspaceId: true,
+  parentId: true,
+  title: true,
+  tokenHash: true,
+  openedByKey: true,
+  turnNumber: true,
+  turnState: true,
+  todoRevision: true,
+  createdAt: true,
+} as const;
+
+function toRecord(row: { turnState: string } & Omit<SessionRecord, 'turnState'>): SessionRecord;
+function toRecord(row: null): null;
+function toRecord(row: ({ turnState: string } & Omit<SessionRecord, 'turnState'>) | null): SessionRecord | null;
+function toRecord(row: ({ turnState: string } & Omit<SessionRecord, 'turnState'>) | null) {
+  return row ? { ...row, turnState: row.turnState as TurnState } : null;
+}
+
+export const prismaSessionRepository = (db: Tx): SessionRepository => ({
+  async create(session) {
+    await db.session.create({ data: session, select: { id: true } });
+  },
+  findByHash: async (tokenHash) => toRecord(await db.session.findUnique({ where: { tokenHash }, select })),
+  get: async (workspaceId, id) => toRecord(await db.session.findFirst({ where: { id, workspaceId }, select })),
+  list: async (workspaceId) =>
+    (await db.session.findMany({ where: { workspaceId }, orderBy: { createdAt: 'asc' }, select })).map((r) => toRecord(r)),
+  async setTurn(id, turnNumber, turnState) {
+    await db.session.update({ where: { id }, data: { turnNumber, turnState }, select: { id: true } });
+  },
+  async advanceTodoRevision(id, from, to) {
+    const { count } = await db.session.updateMany({ where: { id, todoRevision: from }, data: { todoRevision: to } });
+    return count === 1;
+  },
+});

@@ -1,0 +1,5 @@
+// The Prisma handle a repository works on: the client itself or an interactive transaction.
+import type { Db } from '../db/client.ts';
+import type { Prisma } from '../generated/prisma/client.ts';
+
+export type Tx = Db | Prisma.TransactionClient;

@@ -1,0 +1,18 @@
+// The root router: one router per domain, and the types clients import.
+import type { inferRouterInputs, inferRouterOutputs } from '@trpc/server';
+import { router } from '../trpc.ts';
+import { keysRouter } from './keys.ts';
+import { sessionRouter } from './session.ts';
+import { todoRouter } from './todo.ts';
+import { workspaceRouter } from './workspace.ts';
+
+export const appRouter = router({
+  workspace: workspaceRouter,
+  keys: keysRouter,
+  session: sessionRouter,
+  todo: todoRouter,
+});
+
+export type AppRouter = typeof appRouter;
+export type RouterInputs = inferRouterInputs<AppRouter>;
+export type RouterOutputs = inferRouterOutputs<AppRouter>;

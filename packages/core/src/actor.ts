@@ -1,0 +1,43 @@
+// Who is calling: resolved from a bearer token; role checks and session ownership rules.
+import type { Role } from '@agent-tasks/schema';
+import { DomainError } from './errors.ts';
+import type { Deps } from './ports.ts';
+
+export interface Actor {
+  workspaceId: string;
+  role: Role;
+  /** The API key behind the call (for a session token, the key that opened the session tree). */
+  keyId: string;
+  /** Set when the call is made with a session token. */
+  sessionId: string | null;
+}
+
+const rank: Record<Role, number> = { viewer: 0, agent: 1, admin: 2 };
+
+export function requireRole(actor: Actor, needed: Role): void {
+  if (rank[actor.role] < rank[needed]) {
+    const what = actor.role === 'viewer' ? 'viewer keys are read-only' : `this call needs an ${needed} key`;
+    throw new DomainError('FORBIDDEN', `Error: forbidden: ${what} (this key is ${actor.role}).`);
+  }
+}
+
+export async function resolveActor(deps: Deps, token: string | null | undefined): Promise<Actor> {
+  if (!token) {
+    throw new DomainError('UNAUTHENTICATED', 'Error: unauthorized: send an API key or session token as `Authorization: Bearer <token>`.');
+  }
+  const hash = deps.hasher.hash(token);
+  const key = await deps.store.keys.findByHash(hash);
+  if (key) {
+    if (key.revokedAt) throw new DomainError('UNAUTHENTICATED', 'Error: unauthorized: this API key has been revoked.');
+    return { workspaceId: key.workspaceId, role: key.role, keyId: key.id, sessionId: null };
+  }
+  const session = await deps.store.sessions.findByHash(hash);
+  if (session) {
+    const opener = await deps.store.keys.get(session.workspaceId, session.openedByKey);
+    if (!opener || opener.revokedAt) {
+      throw new DomainError('UNAUTHENTICATED', 'Error: unauthorized: the API key that opened this session has been revoked.');
+    }
+    return { workspaceId: session.workspaceId, role: 'agent', keyId: opener.id, sessionId: session.id };
+  }
+  throw new DomainError('UNAUTHENTICATED', 'Error: unauthorized: unknown API key or session token.');
+}

@@ -1,0 +1,74 @@
+// Sessions: open one (or a subagent session), list them, run turns, and read a session's view.
+import { type Actor, requireRole } from './actor.ts';
+import { DomainError } from './errors.ts';
+import type { Deps, Repositories } from './ports.ts';
+import { presentList, presentSession } from './present.ts';
+import type { SessionRecord } from './records.ts';
+import { nextTurnOnEnd, nextTurnOnStart, standingPlan } from './session-rules.ts';
+
+/** The session a call addresses: the named one in the caller's workspace, else the caller's own. */
+export async function targetSession(repos: Repositories, actor: Actor, sessionId?: string): Promise<SessionRecord> {
+  const id = sessionId ?? actor.sessionId;
+  if (!id) {
+    throw new DomainError('INVALID_INPUT', 'Error: invalid input: name a `sessionId`, or call with a session token.');
+  }
+  const session = await repos.sessions.get(actor.workspaceId, id);
+  if (!session) throw new DomainError('NOT_FOUND', `Error: session ${id} not found.`);
+  return session;
+}
+
+export async function openSession(deps: Deps, actor: Actor, input: { title?: string | undefined }) {
+  requireRole(actor, 'agent');
+  const token = deps.ids.secret('ats');
+  const session: SessionRecord = {
+    id: deps.ids.id('ses'),
+    workspaceId: actor.workspaceId,
+    parentId: actor.sessionId,
+    title: input.title ?? null,
+    tokenHash: deps.hasher.hash(token),
+    openedByKey: actor.keyId,
+    turnNumber: 0,
+    turnState: 'none',
+    todoRevision: 0,
+    createdAt: deps.clock.now(),
+  };
+  await deps.store.transaction((repos) => repos.sessions.create(session));
+  return { session: presentSession(session), token };
+}
+
+export async function listSessions(deps: Deps, actor: Actor) {
+  const sessions = await deps.store.sessions.list(actor.workspaceId);
+  return { sessions: sessions.map(presentSession) };
+}
+
+function ownSession(actor: Actor): string {
+  requireRole(actor, 'agent');
+  if (!actor.sessionId) {
+    throw new DomainError('NO_OWNING_SESSION', 'Error: turns belong to a session: call with a session token.');
+  }
+  return actor.sessionId;
+}
+
+async function changeTurn(deps: Deps, actor: Actor, next: typeof nextTurnOnStart) {
+  const id = ownSession(actor);
+  const session = await deps.store.transaction(async (repos) => {
+    const current = await targetSession(repos, actor, id);
+    const turn = next(current);
+    await repos.sessions.setTurn(id, turn.turnNumber, turn.turnState);
+    return { ...current, ...turn };
+  });
+  return { session: presentSession(session) };
+}
+
+export const startTurn = (deps: Deps, actor: Actor) => changeTurn(deps, actor, nextTurnOnStart);
+export const endTurn = (deps: Deps, actor: Actor) => changeTurn(deps, actor, nextTurnOnEnd);
+
+export async function getSessionView(deps: Deps, actor: Actor, input: { sessionId?: string | undefined }) {
+  const session = await targetSession(deps.store, actor, input.sessionId);
+  const latest = await deps.store.todos.latest(session.id);
+  return {
+    session: presentSession(session),
+    todo: presentList(session.id, latest),
+    standingPlan: standingPlan(session, latest),
+  };
+}

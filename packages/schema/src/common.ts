@@ -1,0 +1,18 @@
+// Small shared contract pieces: ids, timestamps, paging.
+import { z } from 'zod';
+import { PAGE_MAX } from './limits.ts';
+
+export const isoDate = z.string().describe('ISO-8601 timestamp');
+export const id = z.string().min(1).max(100);
+export const pageLimit = z
+  .number({ error: 'Error: invalid input: `limit` must be a whole number from 1 to 100.' })
+  .int({ error: 'Error: invalid input: `limit` must be a whole number from 1 to 100.' })
+  .min(1, { error: 'Error: invalid input: `limit` must be a whole number from 1 to 100.' })
+  .max(PAGE_MAX, { error: 'Error: invalid input: `limit` must be a whole number from 1 to 100.' });
+export const role = z.enum(['admin', 'agent', 'viewer'], {
+  error: (iss) => `Error: invalid input: \`role\` must be one of admin, agent, viewer (got ${JSON.stringify(iss.input)}).`,
+});
+export type Role = z.infer<typeof role>;
+
+/** Input contract of a procedure that takes nothing. */
+export const noInput = z.void();

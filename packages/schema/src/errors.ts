@@ -1,0 +1,12 @@
+// Stable machine codes carried in every refusal's error data, shared by server, SDK and UIs.
+export const errorCodes = [
+  'INVALID_INPUT',
+  'INVALID_TODOS',
+  'NO_OWNING_SESSION',
+  'STALE_REVISION',
+  'UNAUTHENTICATED',
+  'FORBIDDEN',
+  'NOT_FOUND',
+  'CONFLICT',
+] as const;
+export type ErrorCode = (typeof errorCodes)[number];

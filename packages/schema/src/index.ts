@@ -1,0 +1,8 @@
+// Public surface of @agent-tasks/schema: every contract shared by server, SDK and UIs.
+export * from './limits.ts';
+export * from './errors.ts';
+export * from './common.ts';
+export * from './todo.ts';
+export * from './session.ts';
+export * from './workspace.ts';
+export * from './format-error.ts';

@@ -1,0 +1,59 @@
+// Contracts of sessions: opening one (or a subagent), turns, and the session's view of its list and standing plan.
+import { z } from 'zod';
+import { isoDate } from './common.ts';
+import { TITLE_MAX } from './limits.ts';
+import { todoListView, todoStatus } from './todo.ts';
+
+export const turnState = z.enum(['none', 'running', 'ended']);
+export type TurnState = z.infer<typeof turnState>;
+
+export const session = z.object({
+  id: z.string(),
+  workspaceId: z.string(),
+  parentId: z.string().nullable(),
+  title: z.string().nullable(),
+  turn: z.object({ number: z.number().int(), state: turnState }),
+  createdAt: isoDate,
+});
+export type Session = z.infer<typeof session>;
+
+export const sessionOpenInput = z
+  .strictObject(
+    {
+      title: z
+        .string({ error: 'Error: invalid input: `title` must be a string.' })
+        .trim()
+        .min(1, { error: 'Error: invalid input: `title` must not be empty.' })
+        .max(TITLE_MAX, { error: `Error: invalid input: \`title\` must be at most ${TITLE_MAX} characters.` })
+        .optional(),
+    },
+    {
+      error: (iss) =>
+        iss.code === 'unrecognized_keys'
+          ? `Error: invalid input: unknown field ${iss.keys.map((k) => `\`${k}\``).join(', ')}.`
+          : 'Error: invalid input: expected an object { title? }.',
+    },
+  )
+  .default({});
+
+export const sessionOpenOutput = z.object({
+  session,
+  token: z.string().describe('Session token: send it as the bearer token to act as this session.'),
+});
+
+export const sessionView = z.object({
+  session,
+  todo: todoListView,
+  standingPlan: z
+    .object({
+      revision: z.number().int(),
+      turnNumber: z.number().int(),
+      items: z.array(z.object({ content: z.string(), status: todoStatus })),
+    })
+    .nullable()
+    .describe('The plan the chat shows: the list recorded in the current turn; cleared when the next turn starts.'),
+});
+export type SessionView = z.infer<typeof sessionView>;
+
+export const sessionListOutput = z.object({ sessions: z.array(session) });
+export const sessionTurnOutput = z.object({ session });

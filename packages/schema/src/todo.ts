@@ -1,0 +1,119 @@
+// Contracts of the todo list tool (seed 000): items, todo_write, the list, its update cards and live events.
+import { z } from 'zod';
+import { id, isoDate, pageLimit } from './common.ts';
+import { TODO_MAX_CONTENT, TODO_MAX_ITEMS } from './limits.ts';
+
+export const todoStatuses = ['pending', 'in_progress', 'completed'] as const;
+export const todoStatus = z.enum(todoStatuses, {
+  error: (iss) =>
+    `Error: invalid todo: \`status\` must be one of pending, in_progress, completed (got ${JSON.stringify(iss.input) ?? 'nothing'}).`,
+});
+export type TodoStatus = z.infer<typeof todoStatus>;
+
+export const NON_EMPTY_CONTENT_ERROR = 'Error: invalid todo: `content` must be a non-empty string.';
+
+export const todoItem = z.strictObject(
+  {
+    content: z
+      .string({ error: NON_EMPTY_CONTENT_ERROR })
+      .trim()
+      .max(TODO_MAX_CONTENT, {
+        error: (iss) =>
+          `Error: invalid todo: \`content\` must be at most ${TODO_MAX_CONTENT} characters (got ${String(iss.input).length}).`,
+      })
+      .describe('A short line naming one concrete step, in the imperative ("Run tests").'),
+    status: todoStatus.describe('pending (not started), in_progress (being worked on now) or completed (finished).'),
+  },
+  {
+    error: (iss) =>
+      iss.code === 'unrecognized_keys'
+        ? `Error: invalid todo: unknown field ${iss.keys.map((k) => `\`${k}\``).join(', ')}; an item is only its \`content\` and \`status\`.`
+        : 'Error: invalid todo: each item must be an object { content, status }.',
+  },
+);
+export type TodoItem = z.infer<typeof todoItem>;
+
+export const todoList = z
+  .array(todoItem, { error: 'Error: invalid todos: `todos` must be an array of { content, status } items.' })
+  .max(TODO_MAX_ITEMS, {
+    error: (iss) =>
+      `Error: invalid todos: at most ${TODO_MAX_ITEMS} items per list (got ${(iss.input as unknown[]).length}).`,
+  });
+
+export const todoWriteInput = z.strictObject(
+  {
+    todos: todoList.describe('The whole list, every item with its state. It replaces the previous list.'),
+    baseRevision: z
+      .number({ error: 'Error: invalid input: `baseRevision` must be a whole number.' })
+      .int({ error: 'Error: invalid input: `baseRevision` must be a whole number.' })
+      .min(0, { error: 'Error: invalid input: `baseRevision` must be a whole number.' })
+      .optional()
+      .describe('The list revision this update was based on; refused if the list has moved on since.'),
+  },
+  {
+    error: (iss) =>
+      iss.code === 'unrecognized_keys'
+        ? `Error: invalid input: unknown field ${iss.keys.map((k) => `\`${k}\``).join(', ')}.`
+        : 'Error: invalid input: expected an object { todos }.',
+  },
+);
+export type TodoWriteInput = z.infer<typeof todoWriteInput>;
+
+export const todoCounts = z.object({
+  pending: z.number().int(),
+  inProgress: z.number().int(),
+  completed: z.number().int(),
+});
+export type TodoCounts = z.infer<typeof todoCounts>;
+
+export const todoWriteOutput = z.object({
+  message: z.string(),
+  revision: z.number().int(),
+  counts: todoCounts,
+});
+export type TodoWriteOutput = z.infer<typeof todoWriteOutput>;
+
+export const todoChanges = z.object({
+  added: z.array(z.string()),
+  removed: z.array(z.string()),
+  statusChanged: z.array(z.object({ content: z.string(), from: todoStatus, to: todoStatus })),
+});
+export type TodoChanges = z.infer<typeof todoChanges>;
+
+export const todoCard = z.object({
+  sessionId: z.string(),
+  revision: z.number().int(),
+  turnNumber: z.number().int(),
+  items: z.array(z.object({ content: z.string(), status: todoStatus })),
+  changes: todoChanges,
+  counts: todoCounts,
+  createdAt: isoDate,
+});
+export type TodoCard = z.infer<typeof todoCard>;
+
+export const sessionRef = z.strictObject({ sessionId: id.optional() }).default({});
+
+export const todoListView = z.object({
+  sessionId: z.string(),
+  revision: z.number().int(),
+  items: z.array(z.object({ content: z.string(), status: todoStatus })),
+  counts: todoCounts,
+  updatedAt: isoDate.nullable(),
+});
+export type TodoListView = z.infer<typeof todoListView>;
+
+export const todoHistoryInput = z.strictObject({
+  sessionId: id.optional(),
+  limit: pageLimit.default(20),
+  before: z.number().int().min(1).optional().describe('Return cards with a revision lower than this one.'),
+});
+export const todoHistoryOutput = z.object({
+  cards: z.array(todoCard),
+  nextBefore: z.number().int().nullable(),
+});
+export type TodoHistory = z.infer<typeof todoHistoryOutput>;
+
+export const todoWatchInput = z.strictObject({
+  sessionId: id.optional(),
+  lastEventId: z.string().optional().describe('Resume after this event (an update revision).'),
+});

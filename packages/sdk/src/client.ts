@@ -1,0 +1,88 @@
+// The typed client for agent runtimes and dashboards: createClient({ url, token }) with one method per call.
+import type { AppRouter, RouterInputs } from '@agent-tasks/server';
+import { createTRPCClient, httpLink, httpSubscriptionLink, splitLink } from '@trpc/client';
+import { EventSource } from 'eventsource';
+import type { TodoCard } from '@agent-tasks/schema';
+
+export interface ClientOptions {
+  /** Base URL of the server, e.g. http://127.0.0.1:3000 */
+  url: string;
+  /** An API key (atk_…) or a session token (ats_…). */
+  token: string;
+}
+
+export interface Subscription {
+  unsubscribe(): void;
+}
+
+export interface WatchHandlers<T> {
+  onData(event: { id: string; data: T }): void;
+  onError?(error: unknown): void;
+  onStarted?(): void;
+}
+
+export function createClient({ url, token }: ClientOptions) {
+  const base = `${url.replace(/\/+$/, '')}/trpc`;
+  const authorization = `Bearer ${token}`;
+  const trpc = createTRPCClient<AppRouter>({
+    links: [
+      splitLink({
+        condition: (op) => op.type === 'subscription',
+        true: httpSubscriptionLink({
+          url: base,
+          EventSource,
+          // EventSource sends no headers of its own; this one's fetch adds the bearer token.
+          eventSourceOptions: () => ({
+            fetch: (input, init) => fetch(input, { ...init, headers: { ...init?.headers, authorization } }),
+          }),
+        }),
+        false: httpLink({ url: base, headers: () => ({ authorization }) }),
+      }),
+    ],
+  });
+
+  const watchTodo = (input: RouterInputs['todo']['watch'], handlers: WatchHandlers<TodoCard>): Subscription =>
+    trpc.todo.watch.subscribe(input, {
+      onData: (event) => handlers.onData(event),
+      onError: (error) => handlers.onError?.(error),
+      onStarted: () => handlers.onStarted?.(),
+    });
+
+  return {
+    url,
+    trpc,
+    whoami: () => trpc.workspace.whoami.query(),
+    workspaces: {
+      create: (input: RouterInputs['workspace']['create']) => trpc.workspace.create.mutate(input),
+      settings: () => trpc.workspace.settings.query(),
+      updateSettings: (input: RouterInputs['workspace']['updateSettings']) => trpc.workspace.updateSettings.mutate(input),
+    },
+    keys: {
+      create: (input: RouterInputs['keys']['create']) => trpc.keys.create.mutate(input),
+      list: () => trpc.keys.list.query(),
+      revoke: (input: RouterInputs['keys']['revoke']) => trpc.keys.revoke.mutate(input),
+    },
+    sessions: {
+      /** Opens a session (a subagent session when this client holds a session token). */
+      open: (input: RouterInputs['session']['open'] = {}) => trpc.session.open.mutate(input),
+      list: () => trpc.session.list.query(),
+      get: (input: RouterInputs['session']['get'] = {}) => trpc.session.get.query(input),
+      startTurn: () => trpc.session.startTurn.mutate(),
+      endTurn: () => trpc.session.endTurn.mutate(),
+    },
+    todo: {
+      write: (input: RouterInputs['todo']['write']) => trpc.todo.write.mutate(input),
+      get: (input: RouterInputs['todo']['get'] = {}) => trpc.todo.get.query(input),
+      history: (input: RouterInputs['todo']['history'] = {}) => trpc.todo.history.query(input),
+      watch: watchTodo,
+    },
+  };
+}
+
+export type AgentTasksClient = ReturnType<typeof createClient>;
+
+/** Opens a session with this client's key and returns a client acting as that session. */
+export async function openSessionClient(client: AgentTasksClient, input: RouterInputs['session']['open'] = {}) {
+  const opened = await client.sessions.open(input);
+  return { ...opened, client: createClient({ url: client.url, token: opened.token }) };
+}
