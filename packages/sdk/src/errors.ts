@@ -10,7 +10,7 @@ export interface Refusal {
 }
 
 export function refusalOf(error: unknown): Refusal {
-  if (error instanceof TRPCClientError) {
+  if (error instanceof TRPCClientError && error.shape !== undefined) {
     const data = (error.data ?? {}) as { appCode?: ErrorCode | null; httpStatus?: number; details?: Record<string, unknown> | null };
     return { message: error.message, code: data.appCode ?? null, httpStatus: data.httpStatus ?? null, details: data.details ?? null };
   }

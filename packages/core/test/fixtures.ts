@@ -1,0 +1,108 @@
+// Shared test fixtures: a bootstrapped workspace with admin/agent/viewer actors and a session, plus exact-refusal helpers.
+import { expect } from 'vitest';
+import type { ErrorCode, TodoItem } from '@agent-tasks/schema';
+import { type Actor, type Deps, DomainError, resolveActor, sessions, todos, workspaces } from '../src/index.ts';
+import { type MemoryStore, type RecordingEvents, makeDeps } from './memory-store.ts';
+
+/** A regex that matches exactly `text` (toThrow with a bare string only checks "contains"). */
+export const exactly = (text: string) => new RegExp(`^${text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}$`);
+
+/** Asserts the promise rejects with a DomainError of `code` whose message is exactly `text`; returns the error. */
+export async function expectRefused(promise: Promise<unknown>, code: ErrorCode, text: string): Promise<DomainError> {
+  await expect(promise).rejects.toThrow(exactly(text));
+  await expect(promise).rejects.toBeInstanceOf(DomainError);
+  await expect(promise).rejects.toMatchObject({ code, message: text });
+  return promise.then(
+    () => {
+      throw new Error('unreachable');
+    },
+    (e: DomainError) => e,
+  );
+}
+
+/** Same as expectRefused, for a synchronous call. */
+export function expectThrows(call: () => unknown, code: ErrorCode, text: string): DomainError {
+  expect(call).toThrow(exactly(text));
+  try {
+    call();
+  } catch (e) {
+    expect(e).toBeInstanceOf(DomainError);
+    expect(e).toMatchObject({ code, message: text });
+    return e as DomainError;
+  }
+  throw new Error('unreachable');
+}
+
+export const item = (content: string, status: TodoItem['status'] = 'pending'): TodoItem => ({ content, status });
+
+export interface World {
+  deps: Deps;
+  store: MemoryStore;
+  events: RecordingEvents;
+  clock: ReturnType<typeof makeDeps>['clock'];
+  workspaceId: string;
+  adminKey: string;
+  admin: Actor;
+  agentKey: string;
+  agent: Actor;
+  viewerKey: string;
+  viewer: Actor;
+  /** A session opened with the agent key, and an actor calling with its session token. */
+  sessionId: string;
+  sessionToken: string;
+  session: Actor;
+}
+
+/** Bootstraps a workspace on an empty store, creates agent and viewer keys, and opens one session. */
+export async function makeWorld(): Promise<World> {
+  const { deps, store, clock, events } = makeDeps();
+  const boot = await workspaces.bootstrap(deps);
+  if (!boot) throw new Error('bootstrap returned null on an empty store');
+  const admin = await resolveActor(deps, boot.adminKey);
+  const agentKey = (await workspaces.createKey(deps, admin, { name: 'agent', role: 'agent' })).token;
+  const viewerKey = (await workspaces.createKey(deps, admin, { name: 'viewer', role: 'viewer' })).token;
+  const agent = await resolveActor(deps, agentKey);
+  const viewer = await resolveActor(deps, viewerKey);
+  const opened = await sessions.openSession(deps, agent, { title: 'chat' });
+  const session = await resolveActor(deps, opened.token);
+  return {
+    deps,
+    store,
+    events,
+    clock,
+    workspaceId: boot.workspaceId,
+    adminKey: boot.adminKey,
+    admin,
+    agentKey,
+    agent,
+    viewerKey,
+    viewer,
+    sessionId: opened.session.id,
+    sessionToken: opened.token,
+    session,
+  };
+}
+
+/** Captures what a refusal must leave untouched: the store, the published events, the list and its cards. */
+export async function recordedState(w: Pick<World, 'deps' | 'store' | 'events' | 'admin'>, sessionId: string) {
+  return {
+    snapshot: w.store.snapshot(),
+    events: w.events.published.length,
+    list: await todos.getTodoList(w.deps, w.admin, { sessionId }),
+    cards: (await todos.todoHistory(w.deps, w.admin, { sessionId, limit: 100 })).cards,
+  };
+}
+
+/** Asserts nothing was recorded since `before`: same revision and list, no new card, no event, store unchanged. */
+export async function expectNothingRecorded(
+  w: Pick<World, 'deps' | 'store' | 'events' | 'admin'>,
+  sessionId: string,
+  before: Awaited<ReturnType<typeof recordedState>>,
+) {
+  const after = await recordedState(w, sessionId);
+  expect(after.list.revision).toBe(before.list.revision);
+  expect(after.list).toEqual(before.list);
+  expect(after.cards).toHaveLength(before.cards.length);
+  expect(after.events).toBe(before.events);
+  expect(after.snapshot).toEqual(before.snapshot);
+}

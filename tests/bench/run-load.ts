@@ -1,0 +1,33 @@
+// Drives an operation from N parallel workers, each running its operations one after another; warm-up, then timed.
+import { summarize, type Summary } from './stats.ts';
+
+export interface LoadOptions {
+  workers: number;
+  warmupPerWorker: number;
+  perWorker: number;
+  /** One operation; `step` counts this worker's operations from 0, warm-up included. */
+  op: (worker: number, step: number) => Promise<unknown> | unknown;
+}
+
+async function phase(options: LoadOptions, from: number, count: number, latencies: number[] | null) {
+  await Promise.all(
+    Array.from({ length: options.workers }, async (_, worker) => {
+      for (let step = from; step < from + count; step++) {
+        const start = performance.now();
+        await options.op(worker, step);
+        latencies?.push(performance.now() - start);
+      }
+    }),
+  );
+}
+
+export async function runLoad(options: LoadOptions): Promise<Summary> {
+  await phase(options, 0, options.warmupPerWorker, null);
+  const latencies: number[] = [];
+  const cpuBefore = process.cpuUsage();
+  const start = performance.now();
+  await phase(options, options.warmupPerWorker, options.perWorker, latencies);
+  const wallMs = performance.now() - start;
+  const cpu = process.cpuUsage(cpuBefore);
+  return summarize(latencies, wallMs, (cpu.user + cpu.system) / 1000);
+}

@@ -1,0 +1,53 @@
+// The 10-item todo lists the bench writes (fixed task texts, statuses that move on every write) and their diffs.
+import type { TodoChanges, TodoCounts, TodoItem } from '@agent-tasks/schema';
+
+const TASKS = [
+  'Read the failing test output',
+  'Find where the session revision is advanced',
+  'Write a regression test for the stale revision',
+  'Fix the compare-and-set on the session row',
+  'Run the unit tests for the core package',
+  'Run the black-box tests against the server',
+  'Update the SDK docs for baseRevision',
+  'Check the migration for the new index',
+  'Review the diff with the team lead',
+  'Open the pull request and link the issue',
+];
+
+export const LIST_SIZE = TASKS.length;
+
+/**
+ * The list at a session's write number `step`: the first `step mod 11` items completed, the next one in progress,
+ * the rest pending. Consecutive steps always differ, and at most one item is in progress (the one-active rule).
+ */
+export function listAt(step: number): TodoItem[] {
+  const done = step % (LIST_SIZE + 1);
+  return TASKS.map((content, i) => ({
+    content,
+    status: i < done ? 'completed' : i === done ? 'in_progress' : 'pending',
+  }));
+}
+
+export function countsOf(items: readonly TodoItem[]): TodoCounts {
+  const counts = { pending: 0, inProgress: 0, completed: 0 };
+  for (const item of items) {
+    if (item.status === 'pending') counts.pending++;
+    else if (item.status === 'in_progress') counts.inProgress++;
+    else counts.completed++;
+  }
+  return counts;
+}
+
+/** The same shape of diff the server stores with each update. */
+export function diffLists(before: readonly TodoItem[], after: readonly TodoItem[]): TodoChanges {
+  const previous = new Map(before.map((t) => [t.content, t.status]));
+  const next = new Set(after.map((t) => t.content));
+  const changes: TodoChanges = { added: [], removed: [], statusChanged: [] };
+  for (const item of after) {
+    const was = previous.get(item.content);
+    if (was === undefined) changes.added.push(item.content);
+    else if (was !== item.status) changes.statusChanged.push({ content: item.content, from: was, to: item.status });
+  }
+  for (const item of before) if (!next.has(item.content)) changes.removed.push(item.content);
+  return changes;
+}

@@ -1,0 +1,54 @@
+// Black-box tests of the first run: migrations at start, the first workspace and admin key printed once.
+import { createClient } from '@agent-tasks/sdk';
+import Database from 'better-sqlite3';
+import { describe, expect, it } from 'vitest';
+import { refused } from './support/fixtures.ts';
+import { startServer, tempDatabaseFile } from './support/server.ts';
+
+describe('first run', () => {
+  it('applies migrations, creates a workspace and an admin key, prints the key once', async () => {
+    const server = await startServer({ adminKey: null });
+    try {
+      const printed = server.output().match(/AGENT_TASKS_ADMIN_KEY=(atk_\S+)/)?.[1];
+      expect(printed).toBeDefined();
+      const admin = createClient({ url: server.url, token: printed ?? '' });
+      expect(await admin.whoami()).toMatchObject({ role: 'admin', workspace: { name: 'default' } });
+
+      const db = new Database(server.databaseFile, { readonly: true });
+      const migrations = db.prepare('SELECT migration_name, finished_at FROM _prisma_migrations').all() as { finished_at: unknown }[];
+      db.close();
+      expect(migrations.length).toBeGreaterThan(0);
+      expect(migrations.every((m) => m.finished_at !== null)).toBe(true);
+
+      await server.restart();
+      expect(server.output()).not.toContain('AGENT_TASKS_ADMIN_KEY=');
+      expect(await createClient({ url: server.url, token: printed ?? '' }).whoami()).toMatchObject({ role: 'admin' });
+      const res = await fetch(`${server.url}/healthz`);
+      expect(await res.json()).toEqual({ ok: true });
+    } finally {
+      await server.stop();
+    }
+  });
+
+  it('takes the admin key from AGENT_TASKS_ADMIN_KEY and does not print it', async () => {
+    const server = await startServer({ adminKey: 'atk_from_the_environment_0123456789' });
+    try {
+      expect(server.output()).not.toContain('atk_from_the_environment_0123456789');
+      const admin = createClient({ url: server.url, token: 'atk_from_the_environment_0123456789' });
+      expect(await admin.whoami()).toMatchObject({ role: 'admin' });
+      expect((await refused(createClient({ url: server.url, token: 'atk_other' }).whoami())).code).toBe('UNAUTHENTICATED');
+    } finally {
+      await server.stop();
+    }
+  });
+
+  it('refuses to start with a too-short AGENT_TASKS_ADMIN_KEY and creates no workspace', async () => {
+    const databaseFile = tempDatabaseFile();
+    await expect(startServer({ databaseFile, adminKey: 'short' })).rejects.toThrow(
+      'Error: AGENT_TASKS_ADMIN_KEY must be at least 24 characters.',
+    );
+    const db = new Database(databaseFile, { readonly: true });
+    expect((db.prepare('SELECT COUNT(*) AS n FROM Workspace').get() as { n: number }).n).toBe(0);
+    db.close();
+  });
+});

@@ -1,0 +1,41 @@
+// Shared test fixtures: clients for admin, agent and sessions; exact-refusal helpers; direct reads of the SQLite file.
+import { createClient, openSessionClient, refusalOf, type AgentTasksClient } from '@agent-tasks/sdk';
+import Database from 'better-sqlite3';
+import { expect } from 'vitest';
+import type { RunningServer } from './server.ts';
+
+export function adminClient(server: RunningServer) {
+  return createClient({ url: server.url, token: server.adminKey });
+}
+
+export async function keyClient(server: RunningServer, role: 'admin' | 'agent' | 'viewer') {
+  const { token } = await adminClient(server).keys.create({ name: `${role} key`, role });
+  return createClient({ url: server.url, token });
+}
+
+export async function sessionClient(server: RunningServer, title?: string) {
+  const agent = await keyClient(server, 'agent');
+  return openSessionClient(agent, title ? { title } : {});
+}
+
+/** Awaits a refusal and returns it; fails the test when the call succeeded. */
+export async function refused(call: Promise<unknown>) {
+  try {
+    await call;
+  } catch (error) {
+    return refusalOf(error);
+  }
+  expect.fail('expected the call to be refused, but it succeeded');
+}
+
+/** Counts rows straight from the database file, to show a refusal recorded nothing. */
+export function countRows(server: RunningServer, table: 'TodoUpdate' | 'Session' | 'ApiKey' | 'Workspace', where = '1=1', ...params: unknown[]) {
+  const db = new Database(server.databaseFile, { readonly: true, fileMustExist: true });
+  try {
+    return (db.prepare(`SELECT COUNT(*) AS n FROM "${table}" WHERE ${where}`).get(...params) as { n: number }).n;
+  } finally {
+    db.close();
+  }
+}
+
+export type { AgentTasksClient };

@@ -1,0 +1,80 @@
+// Boots the real server as a child process (tsx apps/server/src/main.ts) on a temp SQLite file, and restarts it.
+import { type ChildProcess, spawn } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
+import { mkdtempSync } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+
+const repoRoot = path.resolve(import.meta.dirname, '../..');
+const mainFile = path.join(repoRoot, 'apps/server/src/main.ts');
+
+export interface RunningServer {
+  url: string;
+  adminKey: string;
+  databaseFile: string;
+  output: () => string;
+  stop(): Promise<void>;
+  restart(): Promise<void>;
+}
+
+export interface StartOptions {
+  databaseFile?: string;
+  /** Passed as AGENT_TASKS_ADMIN_KEY; null to let the server generate one. */
+  adminKey?: string | null;
+}
+
+export const tempDatabaseFile = () => path.join(mkdtempSync(path.join(os.tmpdir(), 'agent-tasks-')), 'test.db');
+
+function spawnMain(databaseFile: string, adminKey: string | null) {
+  const env: NodeJS.ProcessEnv = { ...process.env, DATABASE_URL: `file:${databaseFile}`, PORT: '0', HOST: '127.0.0.1' };
+  if (adminKey) env.AGENT_TASKS_ADMIN_KEY = adminKey;
+  else delete env.AGENT_TASKS_ADMIN_KEY;
+  const child = spawn(process.execPath, ['--import', 'tsx', mainFile], { cwd: repoRoot, env, stdio: ['ignore', 'pipe', 'pipe'] });
+  let output = '';
+  const url = new Promise<string>((resolve, reject) => {
+    const timer = setTimeout(() => reject(new Error(`server did not start:\n${output}`)), 30_000);
+    const onData = (chunk: Buffer) => {
+      output += chunk.toString();
+      const match = output.match(/listening on (http:\/\/\S+)/);
+      if (match?.[1]) {
+        clearTimeout(timer);
+        resolve(match[1]);
+      }
+    };
+    child.stdout.on('data', onData);
+    child.stderr.on('data', onData);
+    child.once('exit', (code) => {
+      clearTimeout(timer);
+      reject(new Error(`server exited with ${code}:\n${output}`));
+    });
+  });
+  return { child, url, output: () => output };
+}
+
+async function stopChild(child: ChildProcess) {
+  if (child.exitCode !== null) return;
+  const exited = new Promise((resolve) => child.once('exit', resolve));
+  child.kill('SIGTERM');
+  const timer = setTimeout(() => child.kill('SIGKILL'), 5_000);
+  await exited;
+  clearTimeout(timer);
+}
+
+export async function startServer(options: StartOptions = {}): Promise<RunningServer> {
+  const databaseFile = options.databaseFile ?? tempDatabaseFile();
+  const adminKey = options.adminKey === undefined ? `atk_test_${randomBytes(16).toString('hex')}` : options.adminKey;
+  let current = spawnMain(databaseFile, adminKey);
+  const server: RunningServer = {
+    url: await current.url,
+    adminKey: adminKey ?? '',
+    databaseFile,
+    output: () => current.output(),
+    stop: () => stopChild(current.child),
+    async restart() {
+      await stopChild(current.child);
+      current = spawnMain(databaseFile, adminKey);
+      server.url = await current.url;
+    },
+  };
+  return server;
+}
