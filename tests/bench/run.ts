@@ -1,0 +1,354 @@
+// `pnpm bench`: todo_write throughput/latency (1 and 32 sessions) against bare-HTTP and raw-SQLite baselines, and a history-growth check.
+import { mkdtempSync, rmSync } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { type AgentTasksClient, createClient } from '@agent-tasks/sdk';
+import { startApp } from '@agent-tasks/server';
+import Database from 'better-sqlite3';
+import { startBareServer } from './bare-http-server.ts';
+import { seedHistory } from './history-seed.ts';
+import { openRawStore } from './raw-sqlite.ts';
+import { runLoad } from './run-load.ts';
+import { installSqlProbe, type SqlTally } from './sql-probe.ts';
+import { type Summary, summarize } from './stats.ts';
+import { fixed, ratio, textTable } from './text-table.ts';
+import { LIST_SIZE, listAt } from './todo-lists.ts';
+
+const envInt = (name: string, fallback: number) => {
+  const value = Number(process.env[name]);
+  return Number.isInteger(value) && value > 0 ? value : fallback;
+};
+const WRITES = envInt('BENCH_WRITES', 2000); // measured writes per scenario
+const PARALLEL = envInt('BENCH_SESSIONS', 32);
+const HISTORY = envInt('BENCH_HISTORY', 5000);
+const SAMPLES = envInt('BENCH_SAMPLES', 300); // per operation in the history check and the SQL breakdown
+
+interface Scenario {
+  label: string;
+  workers: number;
+  perWorker: number;
+  warmupPerWorker: number;
+}
+const scenarios: Scenario[] = [
+  { label: '1 session, sequential', workers: 1, perWorker: WRITES, warmupPerWorker: Math.ceil(WRITES / 10) },
+  {
+    label: `${PARALLEL} sessions in parallel`,
+    workers: PARALLEL,
+    perWorker: Math.ceil(WRITES / PARALLEL),
+    warmupPerWorker: Math.max(2, Math.ceil(WRITES / 10 / PARALLEL)),
+  },
+];
+
+const log = (line: string) => process.stderr.write(`[bench] ${line}\n`);
+
+interface Row {
+  scenario: Scenario;
+  system: string;
+  summary: Summary;
+}
+
+async function main() {
+  const started = performance.now();
+  const dir = mkdtempSync(path.join(os.tmpdir(), 'agent-tasks-bench-'));
+  const databaseFile = path.join(dir, 'server.db');
+  const app = await startApp({ databaseFile, port: 0 });
+  const rows: Row[] = [];
+  try {
+    if (!app.firstRun) throw new Error('expected a first run on a fresh database (no admin key returned)');
+    const admin = createClient({ url: app.url, token: app.firstRun.adminKey });
+    const openSessions = async (count: number, title: string) =>
+      Promise.all(
+        Array.from({ length: count }, async (_, i) => {
+          const { session, token } = await admin.sessions.open({ title: `${title} ${i + 1}` });
+          return { id: session.id, token, client: createClient({ url: app.url, token }) };
+        }),
+      );
+
+    // Sizes of one real write on the wire, for the bare-HTTP baseline.
+    const [sizing] = await openSessions(1, 'sizing');
+    if (!sizing) throw new Error('no sizing session');
+    const requestBody = JSON.stringify({ todos: listAt(5) });
+    const sized = await fetch(`${app.url}/trpc/todo.write`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', authorization: `Bearer ${sizing.token}` },
+      body: requestBody,
+    });
+    const responseBody = await sized.text();
+    if (!sized.ok) throw new Error(`sizing write failed: ${sized.status} ${responseBody}`);
+
+    // (a) and (b) against the real server, through the SDK.
+    for (const scenario of scenarios) {
+      const sessions = await openSessions(scenario.workers, scenario.label);
+      log(`ours: ${scenario.label}…`);
+      const summary = await runLoad({
+        ...scenario,
+        op: (worker, step) => sessions[worker]!.client.todo.write({ todos: listAt(step) }),
+      });
+      rows.push({ scenario, system: 'ours: SDK > tRPC > Prisma > SQLite', summary });
+    }
+
+    // Baseline (i): bare node:http, same body sizes, same client concurrency, plain fetch.
+    const bare = await startBareServer(responseBody);
+    try {
+      for (const scenario of scenarios) {
+        log(`bare http: ${scenario.label}…`);
+        const summary = await runLoad({
+          ...scenario,
+          op: async (_worker, step) => {
+            const res = await fetch(`${bare.url}/trpc/todo.write`, {
+              method: 'POST',
+              headers: { 'content-type': 'application/json', authorization: `Bearer ${sizing.token}` },
+              body: JSON.stringify({ todos: listAt(step) }),
+            });
+            if (!res.ok) throw new Error(`bare server: ${res.status}`);
+            return res.json();
+          },
+        });
+        rows.push({ scenario, system: 'base: bare node:http, no DB', summary });
+      }
+    } finally {
+      await bare.close();
+    }
+
+    // Baseline (ii): raw better-sqlite3, same rows, same counts; SQLite defaults as in the server, then WAL for reference.
+    const rawPragmas: string[] = [];
+    for (const wal of [false, true]) {
+      const raw = openRawStore(path.join(dir, wal ? 'raw-wal.db' : 'raw.db'), PARALLEL, { wal });
+      rawPragmas.push(raw.pragmas());
+      try {
+        for (const scenario of scenarios) {
+          log(`raw sqlite${wal ? ' (WAL)' : ''}: ${scenario.label}…`);
+          const summary = await runLoad({ ...scenario, op: (worker, step) => raw.write(worker, listAt(step)) });
+          rows.push({ scenario, system: wal ? 'ref: raw better-sqlite3, WAL' : 'base: raw better-sqlite3', summary });
+        }
+      } finally {
+        raw.close();
+      }
+    }
+
+    log(`history check (${HISTORY} prior updates)…`);
+    const history = await historyCheck(databaseFile, openSessions);
+    log('SQL breakdown…');
+    const breakdown = await sqlBreakdown(openSessions);
+
+    const serverJournal = (() => {
+      const db = new Database(databaseFile, { readonly: true });
+      try {
+        return String(db.pragma('journal_mode', { simple: true }));
+      } finally {
+        db.close();
+      }
+    })();
+
+    report({
+      rows,
+      history,
+      breakdown,
+      requestBytes: Buffer.byteLength(requestBody),
+      responseBytes: Buffer.byteLength(responseBody),
+      rawPragmas,
+      serverJournal,
+      seconds: (performance.now() - started) / 1000,
+    });
+  } finally {
+    await app.close();
+    rmSync(dir, { recursive: true, force: true });
+  }
+}
+
+type OpenSessions = (count: number, title: string) => Promise<{ id: string; token: string; client: AgentTasksClient }[]>;
+
+interface HistoryRow {
+  op: string;
+  small: Summary;
+  large: Summary;
+}
+
+/** Same calls on a fresh session and on one with HISTORY prior updates, interleaved so drift hits both alike. */
+async function historyCheck(databaseFile: string, openSessions: OpenSessions): Promise<HistoryRow[]> {
+  const [fresh, seeded] = await openSessions(2, 'history');
+  if (!fresh || !seeded) throw new Error('no history sessions');
+  seedHistory(databaseFile, seeded.id, HISTORY);
+  const check = await seeded.client.todo.get();
+  if (check.revision !== HISTORY || check.items.length !== LIST_SIZE) {
+    throw new Error(`seeded session reads back revision ${check.revision}, ${check.items.length} items`);
+  }
+  await fresh.client.todo.write({ todos: listAt(0) }); // so both reads return a 10-item list
+
+  const steps = new Map([
+    [fresh, 1],
+    [seeded, HISTORY],
+  ]);
+  const ops: [string, (s: typeof fresh) => Promise<unknown>][] = [
+    ['todo.get', (s) => s.client.todo.get()],
+    ['sessions.get', (s) => s.client.sessions.get()],
+    [
+      'todo.write',
+      (s) => {
+        const step = steps.get(s) ?? 0;
+        steps.set(s, step + 1);
+        return s.client.todo.write({ todos: listAt(step) });
+      },
+    ],
+  ];
+  const rows: HistoryRow[] = [];
+  for (const [op, call] of ops) {
+    if (op !== 'todo.write') for (let i = 0; i < 20; i++) await Promise.all([call(fresh), call(seeded)]);
+    const times = { small: [] as number[], large: [] as number[] };
+    const wall = { small: 0, large: 0 };
+    for (let i = 0; i < SAMPLES; i++) {
+      for (const [key, session] of [
+        ['small', fresh],
+        ['large', seeded],
+      ] as const) {
+        const start = performance.now();
+        await call(session);
+        const ms = performance.now() - start;
+        times[key].push(ms);
+        wall[key] += ms;
+      }
+    }
+    rows.push({ op, small: summarize(times.small, wall.small), large: summarize(times.large, wall.large) });
+  }
+  return rows;
+}
+
+interface BreakdownRow {
+  op: string;
+  clientMeanMs: number;
+  tally: SqlTally;
+  calls: number;
+}
+
+/** Sequential calls with better-sqlite3 instrumented: statements per call and time spent inside SQLite. */
+async function sqlBreakdown(openSessions: OpenSessions): Promise<{ rows: BreakdownRow[]; writeSql: string[] }> {
+  const [session] = await openSessions(1, 'breakdown');
+  if (!session) throw new Error('no breakdown session');
+  let step = 0;
+  const ops: [string, () => Promise<unknown>][] = [
+    ['todo.write', () => session.client.todo.write({ todos: listAt(step++) })],
+    ['todo.get', () => session.client.todo.get()],
+    ['sessions.get', () => session.client.sessions.get()],
+  ];
+  const probe = installSqlProbe();
+  try {
+    const rows: BreakdownRow[] = [];
+    for (const [op, call] of ops) {
+      for (let i = 0; i < 20; i++) await call();
+      probe.reset();
+      const start = performance.now();
+      for (let i = 0; i < SAMPLES; i++) await call();
+      rows.push({ op, clientMeanMs: (performance.now() - start) / SAMPLES, tally: probe.tally(), calls: SAMPLES });
+    }
+    probe.reset(true);
+    await session.client.todo.write({ todos: listAt(step++) });
+    return { rows, writeSql: probe.tally().sources };
+  } finally {
+    probe.uninstall();
+  }
+}
+
+function report(r: {
+  rows: Row[];
+  history: HistoryRow[];
+  breakdown: { rows: BreakdownRow[]; writeSql: string[] };
+  requestBytes: number;
+  responseBytes: number;
+  rawPragmas: string[];
+  serverJournal: string;
+  seconds: number;
+}) {
+  const out: string[] = [];
+  const cpus = os.cpus();
+  out.push(
+    `agent-tasks bench — ${new Date().toISOString()}`,
+    `machine: ${cpus.length} x ${cpus[0]?.model ?? '?'}, ${Math.round(os.totalmem() / 2 ** 30)} GiB, ${os.platform()} ${os.release()}, Node ${process.version}`,
+    `todo_write: ${LIST_SIZE}-item lists, statuses change every write; request body ${r.requestBytes} B, response body ${r.responseBytes} B`,
+    `server DB: journal_mode=${r.serverJournal}, connection pragmas left at defaults by the Prisma adapter; raw baselines: ${r.rawPragmas.join(' | ')}`,
+    `client and server share one Node process (one event loop); CPU ms/op is the whole process (client + server)`,
+    '',
+  );
+
+  out.push('1. todo_write throughput and latency');
+  out.push(
+    textTable(
+      ['scenario / system', 'writes', 'writes/s', 'p50 ms', 'p99 ms', 'mean ms', 'CPU ms/op'],
+      r.rows.map(({ scenario, system, summary: s }) => [
+        `${scenario.label.padEnd(24)} ${system}`,
+        String(s.ops),
+        fixed(s.perSecond, 0),
+        fixed(s.p50, 3),
+        fixed(s.p99, 3),
+        fixed(s.mean, 3),
+        fixed(s.cpuMsPerOp, 3),
+      ]),
+    ),
+    '',
+  );
+
+  out.push('2. ratios, ours / baseline (throughput < 1x means slower; p50 > 1x means slower)');
+  const ratioRows: string[][] = [];
+  for (const scenario of scenarios) {
+    const of = (prefix: string) => r.rows.find((row) => row.scenario === scenario && row.system.startsWith(prefix))?.summary;
+    const ours = of('ours');
+    if (!ours) continue;
+    for (const [name, prefix] of [
+      ['bare node:http', 'base: bare'],
+      ['raw better-sqlite3', 'base: raw'],
+      ['raw better-sqlite3, WAL (ref)', 'ref: raw'],
+    ] as const) {
+      const base = of(prefix);
+      if (base) ratioRows.push([`${scenario.label.padEnd(24)} vs ${name}`, ratio(ours.perSecond, base.perSecond), ratio(ours.p50, base.p50)]);
+    }
+  }
+  out.push(textTable(['scenario', 'throughput', 'p50'], ratioRows), '');
+
+  out.push(`3. history growth: fresh session vs one with ${HISTORY} prior updates (${SAMPLES} interleaved calls each)`);
+  out.push(
+    textTable(
+      ['call', 'p50 fresh', `p50 ${HISTORY}`, 'p50 ratio', 'p99 fresh', `p99 ${HISTORY}`, 'mean ratio'],
+      r.history.map(({ op, small, large }) => [
+        op,
+        fixed(small.p50, 3),
+        fixed(large.p50, 3),
+        fixed(large.p50 / small.p50, 2),
+        fixed(small.p99, 3),
+        fixed(large.p99, 3),
+        fixed(large.mean / small.mean, 2),
+      ]),
+    ),
+    '  (fresh: 0 prior updates before the writes; one update before the reads, so both sides read a 10-item list)',
+    '',
+  );
+
+  out.push(`4. where a call's time goes: 1 session, sequential, ${SAMPLES} calls, better-sqlite3 instrumented`);
+  out.push(
+    textTable(
+      ['call', 'client ms', 'SQL stmts', 'by kind', 'in SQLite ms', 'of which COMMIT', 'prepare ms', 'outside SQLite ms'],
+      r.breakdown.rows.map(({ op, clientMeanMs, tally, calls }) => {
+        const kinds = [...tally.byKind.entries()].map(([k, n]) => `${k} ${fixed(n / calls, 0)}`).join(', ');
+        const inSqlite = (tally.execMs + tally.prepareMs) / calls;
+        return [
+          op,
+          fixed(clientMeanMs, 3),
+          fixed(tally.statements / calls, 1),
+          kinds,
+          fixed(inSqlite, 3),
+          fixed((tally.execMsByKind.get('COMMIT') ?? 0) / calls, 3),
+          fixed(tally.prepareMs / calls, 3),
+          fixed(clientMeanMs - inSqlite, 3),
+        ];
+      }),
+    ),
+    '  SQL of one todo_write, in order:',
+    ...r.breakdown.writeSql.map((sql, i) => `   ${String(i + 1).padStart(2)}. ${sql.replace(/\s+/g, ' ').slice(0, 150)}`),
+    '',
+    `total bench time ${r.seconds.toFixed(1)} s`,
+  );
+  process.stdout.write(`${out.join('\n')}\n`);
+}
+
+main().catch((error: unknown) => {
+  process.stderr.write(`bench failed: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}\n`);
+  process.exitCode = 1;
+});
