@@ -34,7 +34,14 @@ export type Hook = (repos: Repositories) => void | Promise<void>;
 
 const emptyState = (): MemoryState => ({ workspaces: new Map(), keys: new Map(), sessions: new Map(), todos: [] });
 
-const clone = <T>(value: T): T => structuredClone(value);
+/** Deep copy of plain data: objects, arrays, Maps and Dates (what the records are made of). */
+function clone<T>(value: T): T {
+  if (value === null || typeof value !== 'object') return value;
+  if (value instanceof Date) return new Date(value.getTime()) as T;
+  if (value instanceof Map) return new Map([...value].map(([k, v]) => [k, clone(v)])) as T;
+  if (Array.isArray(value)) return value.map(clone) as T;
+  return Object.fromEntries(Object.entries(value).map(([k, v]) => [k, clone(v)])) as T;
+}
 
 /** What a database would refuse: a broken unique key, a dangling reference, an update of a missing row. */
 export class ConstraintError extends Error {
@@ -276,7 +283,7 @@ export const prefixHasher: TokenHasher = { hash: (token) => `h:${token}` };
 export class RecordingEvents implements EventPublisher {
   readonly published: LiveEvent[] = [];
   publish(event: LiveEvent): void {
-    this.published.push(structuredClone(event));
+    this.published.push(clone(event));
   }
 }
 
