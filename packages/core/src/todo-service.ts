@@ -18,6 +18,23 @@ import {
 
 export const todoTopic = (sessionId: string) => `todo:${sessionId}`;
 
+/** A write without a base revision that lost a compare-and-set race: it is simply tried again. */
+class LostRace extends Error {}
+const MAX_WRITE_ATTEMPTS = 5;
+
+async function retryLostRaces<T>(attempt: () => Promise<T>): Promise<T> {
+  for (let tries = 1; ; tries++) {
+    try {
+      return await attempt();
+    } catch (error) {
+      if (!(error instanceof LostRace)) throw error;
+      if (tries >= MAX_WRITE_ATTEMPTS) {
+        throw new DomainError('CONFLICT', 'Error: the list kept changing under concurrent writers; send the update again.');
+      }
+    }
+  }
+}
+
 /** Records a whole new list for the caller's session, in one transaction, or refuses and records nothing. */
 export async function writeTodos(deps: Deps, actor: Actor, input: TodoWriteInput) {
   requireRole(actor, 'agent');
@@ -25,7 +42,7 @@ export async function writeTodos(deps: Deps, actor: Actor, input: TodoWriteInput
   if (!sessionId) throw new DomainError('NO_OWNING_SESSION', NO_OWNING_SESSION_ERROR);
   const items = normalizeTodos(input.todos);
 
-  const update = await deps.store.transaction(async (repos): Promise<TodoUpdateRecord> => {
+  const update = await retryLostRaces(() => deps.store.transaction(async (repos): Promise<TodoUpdateRecord> => {
     const workspace = await repos.workspaces.get(actor.workspaceId);
     checkOneActive(items, workspace?.oneActiveRule ?? true);
     const session = await targetSession(repos, actor, sessionId);
@@ -45,11 +62,14 @@ export async function writeTodos(deps: Deps, actor: Actor, input: TodoWriteInput
       createdAt: deps.clock.now(),
     };
     if (!(await repos.sessions.advanceTodoRevision(sessionId, current, record.revision))) {
-      throw staleRevisionError(input.baseRevision ?? current, current + 1);
+      // A concurrent writer moved the list between our read and our compare-and-set.
+      const moved = (await targetSession(repos, actor, sessionId)).todoRevision;
+      if (input.baseRevision !== undefined) throw staleRevisionError(input.baseRevision, moved);
+      throw new LostRace();
     }
     await repos.todos.insert(record);
     return record;
-  });
+  }));
 
   deps.events.publish({ topic: todoTopic(sessionId), id: String(update.revision), data: presentCard(update) });
   return { message: todoAnswer(update.counts), revision: update.revision, counts: update.counts };
@@ -72,9 +92,14 @@ export async function todoHistory(
   return { cards, nextBefore: rows.length > input.limit && last ? last.revision : null };
 }
 
-/** Cards recorded after `afterRevision`, oldest first: the replay part of a resumed live feed. */
-export async function todoCardsAfter(deps: Deps, actor: Actor, input: { sessionId?: string | undefined; afterRevision: number }) {
+/** One page of the cards recorded after `afterRevision`, oldest first: the replay part of a resumed live feed. */
+export async function todoCardsAfter(
+  deps: Deps,
+  actor: Actor,
+  input: { sessionId?: string | undefined; afterRevision: number; limit?: number },
+) {
   const session = await targetSession(deps.store, actor, input.sessionId);
-  const rows = await deps.store.todos.after(session.id, input.afterRevision, 1000);
-  return { sessionId: session.id, cards: rows.map(presentCard) };
+  const limit = input.limit ?? 500;
+  const rows = await deps.store.todos.after(session.id, input.afterRevision, limit + 1);
+  return { sessionId: session.id, cards: rows.slice(0, limit).map(presentCard), more: rows.length > limit };
 }

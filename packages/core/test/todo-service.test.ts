@@ -283,6 +283,34 @@ describe('baseRevision', () => {
   });
 });
 
+describe('lost compare-and-set races', () => {
+  it('a stale refusal names the revision the rival actually reached', async () => {
+    await write({ todos: [item('A')] });
+    const before = await recordedState(w, w.sessionId);
+    w.store.once('sessions.advanceTodoRevision', async (repos) => {
+      expect(await repos.sessions.advanceTodoRevision(w.sessionId, 1, 3)).toBe(true);
+    });
+    const e = await expectRefused(
+      write({ todos: [item('B')], baseRevision: 1 }),
+      'STALE_REVISION',
+      'Error: stale revision: this update was based on revision 1, but the list is at revision 3; read the list again and send the whole list.',
+    );
+    expect(e.details).toEqual({ currentRevision: 3 });
+    await expectNothingRecorded(w, w.sessionId, before);
+  });
+
+  it('a write without a base revision that loses a race is tried again instead of refused', async () => {
+    await write({ todos: [item('A')] });
+    w.store.once('sessions.advanceTodoRevision', async (repos) => {
+      expect(await repos.sessions.advanceTodoRevision(w.sessionId, 1, 2)).toBe(true);
+    });
+    const answer = await write({ todos: [item('B')] });
+    // The simulated rival ran inside the lost attempt, which rolled back; the retry then landed.
+    expect(answer.revision).toBe(2);
+    expect((await todos.getTodoList(w.deps, w.session, {})).items).toEqual([item('B')]);
+  });
+});
+
 describe('update cards, live events and history', () => {
   it('every recorded update leaves a card with the list sent, what changed, the counts and the turn', async () => {
     await sessions.startTurn(w.deps, w.session);
@@ -366,6 +394,16 @@ describe('update cards, live events and history', () => {
 
   it('an unwritten session has no cards', async () => {
     expect(await history()).toEqual({ cards: [], nextBefore: null });
+  });
+
+  it('todoCardsAfter pages: it says when more cards follow the page', async () => {
+    for (const n of [1, 2, 3]) await write({ todos: [item(`Step ${n}`)] });
+    const first = await todos.todoCardsAfter(w.deps, w.session, { afterRevision: 0, limit: 2 });
+    expect(first.cards.map((c) => c.revision)).toEqual([1, 2]);
+    expect(first.more).toBe(true);
+    const rest = await todos.todoCardsAfter(w.deps, w.session, { afterRevision: 2, limit: 2 });
+    expect(rest.cards.map((c) => c.revision)).toEqual([3]);
+    expect(rest.more).toBe(false);
   });
 
   it('todoCardsAfter replays the cards after a revision, oldest first', async () => {

@@ -11,7 +11,7 @@ import {
   todoWriteInput,
   todoWriteOutput,
 } from '@agent-tasks/schema';
-import { tracked } from '@trpc/server';
+import { resumableFeed } from '../adapters/resumable-feed.ts';
 import { authedProcedure, router, streamOf } from '../trpc.ts';
 
 export const todoRouter = router({
@@ -31,25 +31,18 @@ export const todoRouter = router({
     .input(todoWatchInput)
     .output(streamOf(todoCard))
     .subscription(async ({ ctx, input, signal }) => {
-      const after = Number(input.lastEventId ?? 0) || 0;
       // Validates access now, so a refusal is an error response rather than a broken stream.
       const { id: sessionId } = await sessions.targetSession(ctx.deps.store, ctx.actor, input.sessionId);
-      const { deps, actor, live } = ctx;
-      return (async function* () {
-        const incoming = live.listen(todoTopic(sessionId), signal)[Symbol.asyncIterator]();
-        const pending = incoming.next(); // subscribe before the replay read, so nothing falls between them
-        let last = after;
-        const { cards } = await todos.todoCardsAfter(deps, actor, { sessionId, afterRevision: after });
-        for (const card of cards) {
-          last = card.revision;
-          yield tracked(String(card.revision), card);
-        }
-        for (let next = await pending; !next.done; next = await incoming.next()) {
-          const card = next.value.data as TodoCard;
-          if (card.revision <= last) continue;
-          last = card.revision;
-          yield tracked(String(card.revision), card);
-        }
-      })();
+      return resumableFeed<TodoCard>({
+        live: ctx.live,
+        topic: todoTopic(sessionId),
+        signal,
+        after: Number(input.lastEventId ?? 0) || 0,
+        replay: async (after) => {
+          const page = await todos.todoCardsAfter(ctx.deps, ctx.actor, { sessionId, afterRevision: after });
+          return { items: page.cards, more: page.more };
+        },
+        position: (card) => card.revision,
+      });
     }),
 });
