@@ -10,6 +10,8 @@ export interface Actor {
   keyId: string;
   /** Set when the call is made with a session token. */
   sessionId: string | null;
+  /** The session's agent name (its id when it has none); null for an API key. */
+  agentName: string | null;
 }
 
 const rank: Record<Role, number> = { viewer: 0, agent: 1, admin: 2 };
@@ -29,7 +31,7 @@ export async function resolveActor(deps: Deps, token: string | null | undefined)
   const key = await deps.store.keys.findByHash(hash);
   if (key) {
     if (key.revokedAt) throw new DomainError('UNAUTHENTICATED', 'Error: unauthorized: this API key has been revoked.');
-    return { workspaceId: key.workspaceId, role: key.role, keyId: key.id, sessionId: null };
+    return { workspaceId: key.workspaceId, role: key.role, keyId: key.id, sessionId: null, agentName: null };
   }
   const session = await deps.store.sessions.findByHash(hash);
   if (session) {
@@ -37,7 +39,13 @@ export async function resolveActor(deps: Deps, token: string | null | undefined)
     if (!opener || opener.revokedAt) {
       throw new DomainError('UNAUTHENTICATED', 'Error: unauthorized: the API key that opened this session has been revoked.');
     }
-    return { workspaceId: session.workspaceId, role: 'agent', keyId: opener.id, sessionId: session.id };
+    return {
+      workspaceId: session.workspaceId,
+      role: 'agent',
+      keyId: opener.id,
+      sessionId: session.id,
+      agentName: session.agentName ?? session.id,
+    };
   }
   throw new DomainError('UNAUTHENTICATED', 'Error: unauthorized: unknown API key or session token.');
 }

@@ -9,4 +9,8 @@ export * from './session-rules.ts';
 export * as workspaces from './workspace-service.ts';
 export * as sessions from './session-service.ts';
 export * as todos from './todo-service.ts';
+export * as tasks from './task-service.ts';
+export * from './task-graph.ts';
+export { taskTopic } from './task-changes.ts';
+export { presentTask, taskLine } from './task-present.ts';
 export { todoTopic } from './todo-service.ts';

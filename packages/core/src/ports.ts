@@ -1,5 +1,15 @@
 // Ports the domain owns: repositories, a transaction runner, clock, ids, token hashing and live events.
-import type { ApiKeyRecord, SessionRecord, TodoUpdateRecord, WorkspaceRecord } from './records.ts';
+import type { TaskStatus } from '@agent-tasks/schema';
+import type {
+  ApiKeyRecord,
+  SessionRecord,
+  TaskChangeRecord,
+  TaskEdge,
+  TaskListRecord,
+  TaskRecord,
+  TodoUpdateRecord,
+  WorkspaceRecord,
+} from './records.ts';
 
 export interface WorkspaceRepository {
   count(): Promise<number>;
@@ -36,11 +46,52 @@ export interface TodoRepository {
   after(sessionId: string, after: number, limit: number): Promise<TodoUpdateRecord[]>;
 }
 
+export interface TaskListFilter {
+  statuses: readonly TaskStatus[];
+  owner?: string | undefined;
+  /** Only tasks ready for this agent: pending, unowned or owned by it, every blocker completed or deleted. */
+  readyFor?: string | undefined;
+  limit: number;
+}
+
+export interface TaskRepository {
+  findList(workspaceId: string, name: string): Promise<TaskListRecord | null>;
+  createList(list: TaskListRecord): Promise<void>;
+  /** Increments and returns the list's task counter (creation order). */
+  nextTaskSeq(listId: string): Promise<number>;
+  /** Increments and returns the list's change counter (feed position). */
+  nextChangeSeq(listId: string): Promise<number>;
+  insert(task: TaskRecord): Promise<void>;
+  get(listId: string, id: string): Promise<TaskRecord | null>;
+  getMany(listId: string, ids: readonly string[]): Promise<TaskRecord[]>;
+  /** Whether a task id is taken anywhere (ids are global). */
+  idTaken(id: string): Promise<boolean>;
+  /** Writes the task's fields if its stored version is still `fromVersion`; false otherwise. */
+  update(task: TaskRecord, fromVersion: number): Promise<boolean>;
+  /** Edges touching any of these tasks, on either side. */
+  edgesOf(ids: readonly string[]): Promise<TaskEdge[]>;
+  /** Edges leaving these tasks (what they block): one step of a walk along "blocks". */
+  blocksOf(ids: readonly string[]): Promise<TaskEdge[]>;
+  addEdge(listId: string, edge: TaskEdge): Promise<void>;
+  removeEdge(edge: TaskEdge): Promise<void>;
+  /** Blockers of these tasks that are neither completed nor deleted. */
+  unresolvedBlockers(ids: readonly string[]): Promise<TaskEdge[]>;
+  list(listId: string, filter: TaskListFilter): Promise<TaskRecord[]>;
+  /** The oldest task ready for `agent`, or null. */
+  firstReady(listId: string, agent: string): Promise<TaskRecord | null>;
+  /** Every task of the list with the given statuses, and the edges among them (the plan and export need the whole graph). */
+  graph(listId: string, statuses: readonly TaskStatus[]): Promise<{ tasks: TaskRecord[]; edges: TaskEdge[] }>;
+  appendChange(change: TaskChangeRecord): Promise<void>;
+  changesOf(taskId: string): Promise<TaskChangeRecord[]>;
+  changesAfter(listId: string, seq: number, limit: number): Promise<TaskChangeRecord[]>;
+}
+
 export interface Repositories {
   workspaces: WorkspaceRepository;
   keys: ApiKeyRepository;
   sessions: SessionRepository;
   todos: TodoRepository;
+  tasks: TaskRepository;
 }
 
 export interface Store extends Repositories {
@@ -57,6 +108,8 @@ export interface Ids {
   id(prefix: string): string;
   /** A new secret bearer token with the given prefix, e.g. `atk_…`. */
   secret(prefix: string): string;
+  /** A new random UUID (task ids are `T-{uuid}`). */
+  uuid(): string;
 }
 
 export interface TokenHasher {

@@ -18,6 +18,7 @@ export const presentSession = (s: SessionRecord): Session => ({
   workspaceId: s.workspaceId,
   parentId: s.parentId,
   title: s.title,
+  agentName: s.agentName ?? s.id,
   turn: { number: s.turnNumber, state: s.turnState },
   createdAt: s.createdAt.toISOString(),
 });

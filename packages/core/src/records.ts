@@ -1,5 +1,5 @@
 // The records the domain reads and writes through its ports (storage-agnostic shapes).
-import type { Role, TodoChanges, TodoCounts, TodoItem, TurnState } from '@agent-tasks/schema';
+import type { Role, Task, TaskStatus, TodoChanges, TodoCounts, TodoItem, TurnState } from '@agent-tasks/schema';
 
 export interface WorkspaceRecord {
   id: string;
@@ -23,6 +23,7 @@ export interface SessionRecord {
   workspaceId: string;
   parentId: string | null;
   title: string | null;
+  agentName: string | null;
   tokenHash: string;
   openedByKey: string;
   turnNumber: number;
@@ -40,4 +41,50 @@ export interface TodoUpdateRecord {
   changes: TodoChanges;
   counts: TodoCounts;
   createdAt: Date;
+}
+
+export interface TaskListRecord {
+  id: string;
+  workspaceId: string;
+  name: string;
+  createdAt: Date;
+}
+
+export interface TaskRecord {
+  id: string;
+  listId: string;
+  /** Creation order within the list: "oldest first". */
+  seq: number;
+  subject: string;
+  description: string;
+  status: TaskStatus;
+  activeForm: string | null;
+  owner: string | null;
+  metadata: Record<string, unknown>;
+  threadId: string;
+  version: number;
+  createdAt: Date;
+  updatedAt: Date;
+}
+
+/** `blockerId` blocks `blockedId`: the blocked task waits until the blocker completes. */
+export interface TaskEdge {
+  blockerId: string;
+  blockedId: string;
+}
+
+export type TaskChangeKind = 'created' | 'updated' | 'claimed' | 'deleted' | 'imported';
+
+export interface TaskChangeRecord {
+  listId: string;
+  /** Position in the list's feed (the live event id). */
+  seq: number;
+  taskId: string;
+  kind: TaskChangeKind;
+  sessionId: string | null;
+  keyId: string;
+  at: Date;
+  changes: Record<string, { from: unknown; to: unknown }>;
+  /** The task as it stood after this change (what a replayed feed event carries). */
+  snapshot: Task;
 }

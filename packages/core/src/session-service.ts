@@ -17,7 +17,11 @@ export async function targetSession(repos: Repositories, actor: Actor, sessionId
   return session;
 }
 
-export async function openSession(deps: Deps, actor: Actor, input: { title?: string | undefined }) {
+export async function openSession(
+  deps: Deps,
+  actor: Actor,
+  input: { title?: string | undefined; agentName?: string | undefined },
+) {
   requireRole(actor, 'agent');
   const token = deps.ids.secret('ats');
   const session: SessionRecord = {
@@ -25,6 +29,7 @@ export async function openSession(deps: Deps, actor: Actor, input: { title?: str
     workspaceId: actor.workspaceId,
     parentId: actor.sessionId,
     title: input.title ?? null,
+    agentName: input.agentName ?? null,
     tokenHash: deps.hasher.hash(token),
     openedByKey: actor.keyId,
     turnNumber: 0,

@@ -8,5 +8,10 @@ export const errorCodes = [
   'FORBIDDEN',
   'NOT_FOUND',
   'CONFLICT',
+  'INVALID_DEPENDENCY',
+  'TASK_BLOCKED',
+  'STALE_VERSION',
+  'CLAIM_REFUSED',
+  'INVALID_IMPORT',
 ] as const;
 export type ErrorCode = (typeof errorCodes)[number];

@@ -6,3 +6,4 @@ export * from './todo.ts';
 export * from './session.ts';
 export * from './workspace.ts';
 export * from './format-error.ts';
+export * from './task.ts';

@@ -1,7 +1,7 @@
 // Contracts of sessions: opening one (or a subagent), turns, and the session's view of its list and standing plan.
 import { z } from 'zod';
 import { isoDate } from './common.ts';
-import { TITLE_MAX } from './limits.ts';
+import { TASK_OWNER_MAX, TITLE_MAX } from './limits.ts';
 import { todoListView, todoStatus } from './todo.ts';
 
 export const turnState = z.enum(['none', 'running', 'ended']);
@@ -12,6 +12,7 @@ export const session = z.object({
   workspaceId: z.string(),
   parentId: z.string().nullable(),
   title: z.string().nullable(),
+  agentName: z.string().describe('The name this session works under, e.g. as a task owner (default: the session id).'),
   turn: z.object({ number: z.number().int(), state: turnState }),
   createdAt: isoDate,
 });
@@ -26,12 +27,19 @@ export const sessionOpenInput = z
         .min(1, { error: 'Error: invalid input: `title` must not be empty.' })
         .max(TITLE_MAX, { error: `Error: invalid input: \`title\` must be at most ${TITLE_MAX} characters.` })
         .optional(),
+      agentName: z
+        .string({ error: 'Error: invalid input: `agentName` must be a string.' })
+        .trim()
+        .min(1, { error: 'Error: invalid input: `agentName` must not be empty.' })
+        .max(TASK_OWNER_MAX, { error: `Error: invalid input: \`agentName\` must be at most ${TASK_OWNER_MAX} characters.` })
+        .optional()
+        .describe('Agent name, e.g. "researcher"; tasks this session claims are owned under it.'),
     },
     {
       error: (iss) =>
         iss.code === 'unrecognized_keys'
           ? `Error: invalid input: unknown field ${iss.keys.map((k) => `\`${k}\``).join(', ')}.`
-          : 'Error: invalid input: expected an object { title? }.',
+          : 'Error: invalid input: expected an object { title?, agentName? }.',
     },
   )
   .default({});

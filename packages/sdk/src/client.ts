@@ -2,7 +2,7 @@
 import type { AppRouter, RouterInputs } from '@agent-tasks/server';
 import { createTRPCClient, httpLink, httpSubscriptionLink, splitLink } from '@trpc/client';
 import { EventSource } from 'eventsource';
-import type { TodoCard } from '@agent-tasks/schema';
+import type { TaskEvent, TodoCard } from '@agent-tasks/schema';
 
 export interface ClientOptions {
   /** Base URL of the server, e.g. http://127.0.0.1:3000 */
@@ -48,6 +48,13 @@ export function createClient({ url, token }: ClientOptions) {
       onStarted: () => handlers.onStarted?.(),
     });
 
+  const watchTasks = (input: RouterInputs['task']['watch'], handlers: WatchHandlers<TaskEvent>): Subscription =>
+    trpc.task.watch.subscribe(input, {
+      onData: (event) => handlers.onData(event),
+      onError: (error) => handlers.onError?.(error),
+      onStarted: () => handlers.onStarted?.(),
+    });
+
   return {
     url,
     trpc,
@@ -75,6 +82,17 @@ export function createClient({ url, token }: ClientOptions) {
       get: (input: RouterInputs['todo']['get'] = {}) => trpc.todo.get.query(input),
       history: (input: RouterInputs['todo']['history'] = {}) => trpc.todo.history.query(input),
       watch: watchTodo,
+    },
+    tasks: {
+      create: (input: RouterInputs['task']['create']) => trpc.task.create.mutate(input),
+      get: (input: RouterInputs['task']['get']) => trpc.task.get.query(input),
+      list: (input: RouterInputs['task']['list'] = {}) => trpc.task.list.query(input),
+      update: (input: RouterInputs['task']['update']) => trpc.task.update.mutate(input),
+      /** Claims a named task, or (without `id`) the oldest ready one; `task` is null when none is ready. */
+      claim: (input: RouterInputs['task']['claim'] = {}) => trpc.task.claim.mutate(input),
+      plan: (input: RouterInputs['task']['plan'] = {}) => trpc.task.plan.query(input),
+      history: (input: RouterInputs['task']['history']) => trpc.task.history.query(input),
+      watch: watchTasks,
     },
   };
 }

@@ -5,4 +5,5 @@ import type { Ids } from '@agent-tasks/core';
 export const nodeIds: Ids = {
   id: (prefix) => `${prefix}_${randomUUID().replaceAll('-', '')}`,
   secret: (prefix) => `${prefix}_${randomBytes(32).toString('base64url')}`,
+  uuid: () => randomUUID(),
 };

@@ -8,6 +8,7 @@ const select = {
   workspaceId: true,
   parentId: true,
   title: true,
+  agentName: true,
   tokenHash: true,
   openedByKey: true,
   turnNumber: true,

@@ -3,6 +3,7 @@ import type { inferRouterInputs, inferRouterOutputs } from '@trpc/server';
 import { router } from '../trpc.ts';
 import { keysRouter } from './keys.ts';
 import { sessionRouter } from './session.ts';
+import { taskRouter } from './task.ts';
 import { todoRouter } from './todo.ts';
 import { workspaceRouter } from './workspace.ts';
 
@@ -11,6 +12,7 @@ export const appRouter = router({
   keys: keysRouter,
   session: sessionRouter,
   todo: todoRouter,
+  task: taskRouter,
 });
 
 export type AppRouter = typeof appRouter;

@@ -24,6 +24,7 @@ CREATE TABLE "Session" (
     "workspaceId" TEXT NOT NULL,
     "parentId" TEXT,
     "title" TEXT,
+    "agentName" TEXT,
     "tokenHash" TEXT NOT NULL,
     "openedByKey" TEXT NOT NULL,
     "turnNumber" INTEGER NOT NULL DEFAULT 0,
@@ -49,6 +50,60 @@ CREATE TABLE "TodoUpdate" (
     CONSTRAINT "TodoUpdate_sessionId_fkey" FOREIGN KEY ("sessionId") REFERENCES "Session" ("id") ON DELETE CASCADE ON UPDATE CASCADE
 );
 
+-- CreateTable
+CREATE TABLE "TaskList" (
+    "id" TEXT NOT NULL PRIMARY KEY,
+    "workspaceId" TEXT NOT NULL,
+    "name" TEXT NOT NULL,
+    "taskSeq" INTEGER NOT NULL DEFAULT 0,
+    "changeSeq" INTEGER NOT NULL DEFAULT 0,
+    "createdAt" DATETIME NOT NULL DEFAULT CURRENT_TIMESTAMP,
+    CONSTRAINT "TaskList_workspaceId_fkey" FOREIGN KEY ("workspaceId") REFERENCES "Workspace" ("id") ON DELETE CASCADE ON UPDATE CASCADE
+);
+
+-- CreateTable
+CREATE TABLE "Task" (
+    "id" TEXT NOT NULL PRIMARY KEY,
+    "listId" TEXT NOT NULL,
+    "seq" INTEGER NOT NULL,
+    "subject" TEXT NOT NULL,
+    "description" TEXT NOT NULL,
+    "status" TEXT NOT NULL,
+    "activeForm" TEXT,
+    "owner" TEXT,
+    "metadata" TEXT NOT NULL,
+    "threadId" TEXT NOT NULL,
+    "version" INTEGER NOT NULL,
+    "createdAt" DATETIME NOT NULL,
+    "updatedAt" DATETIME NOT NULL,
+    CONSTRAINT "Task_listId_fkey" FOREIGN KEY ("listId") REFERENCES "TaskList" ("id") ON DELETE CASCADE ON UPDATE CASCADE
+);
+
+-- CreateTable
+CREATE TABLE "TaskEdge" (
+    "id" INTEGER NOT NULL PRIMARY KEY AUTOINCREMENT,
+    "listId" TEXT NOT NULL,
+    "blockerId" TEXT NOT NULL,
+    "blockedId" TEXT NOT NULL,
+    CONSTRAINT "TaskEdge_blockerId_fkey" FOREIGN KEY ("blockerId") REFERENCES "Task" ("id") ON DELETE CASCADE ON UPDATE CASCADE,
+    CONSTRAINT "TaskEdge_blockedId_fkey" FOREIGN KEY ("blockedId") REFERENCES "Task" ("id") ON DELETE CASCADE ON UPDATE CASCADE
+);
+
+-- CreateTable
+CREATE TABLE "TaskChange" (
+    "listId" TEXT NOT NULL,
+    "seq" INTEGER NOT NULL,
+    "taskId" TEXT NOT NULL,
+    "kind" TEXT NOT NULL,
+    "sessionId" TEXT,
+    "keyId" TEXT NOT NULL,
+    "at" DATETIME NOT NULL,
+    "changes" TEXT NOT NULL,
+    "snapshot" TEXT NOT NULL,
+
+    PRIMARY KEY ("listId", "seq")
+);
+
 -- CreateIndex
 CREATE UNIQUE INDEX "ApiKey_tokenHash_key" ON "ApiKey"("tokenHash");
 
@@ -66,3 +121,21 @@ CREATE INDEX "Session_parentId_idx" ON "Session"("parentId");
 
 -- CreateIndex
 CREATE UNIQUE INDEX "TodoUpdate_sessionId_revision_key" ON "TodoUpdate"("sessionId", "revision");
+
+-- CreateIndex
+CREATE UNIQUE INDEX "TaskList_workspaceId_name_key" ON "TaskList"("workspaceId", "name");
+
+-- CreateIndex
+CREATE INDEX "Task_listId_status_seq_idx" ON "Task"("listId", "status", "seq");
+
+-- CreateIndex
+CREATE UNIQUE INDEX "Task_listId_seq_key" ON "Task"("listId", "seq");
+
+-- CreateIndex
+CREATE INDEX "TaskEdge_blockedId_idx" ON "TaskEdge"("blockedId");
+
+-- CreateIndex
+CREATE UNIQUE INDEX "TaskEdge_blockerId_blockedId_key" ON "TaskEdge"("blockerId", "blockedId");
+
+-- CreateIndex
+CREATE INDEX "TaskChange_taskId_seq_idx" ON "TaskChange"("taskId", "seq");

@@ -1,0 +1,132 @@
+// Prisma implementation of the domain's TaskRepository: tasks, their edges, and the change log.
+import type { TaskChangeRecord, TaskRecord, TaskRepository } from '@agent-tasks/core';
+import type { TaskStatus } from '@agent-tasks/schema';
+import type { Tx } from './tx.ts';
+
+const taskSelect = {
+  id: true,
+  listId: true,
+  seq: true,
+  subject: true,
+  description: true,
+  status: true,
+  activeForm: true,
+  owner: true,
+  metadata: true,
+  threadId: true,
+  version: true,
+  createdAt: true,
+  updatedAt: true,
+} as const;
+const edgeSelect = { blockerId: true, blockedId: true } as const;
+const changeSelect = {
+  listId: true,
+  seq: true,
+  taskId: true,
+  kind: true,
+  sessionId: true,
+  keyId: true,
+  at: true,
+  changes: true,
+  snapshot: true,
+} as const;
+const RESOLVED = ['completed', 'deleted'];
+
+type TaskRow = Omit<TaskRecord, 'status' | 'metadata'> & { status: string; metadata: string };
+const toTask = (row: TaskRow): TaskRecord => ({ ...row, status: row.status as TaskStatus, metadata: JSON.parse(row.metadata) });
+const fromTask = ({ metadata, ...rest }: TaskRecord) => ({ ...rest, metadata: JSON.stringify(metadata) });
+
+type ChangeRow = Omit<TaskChangeRecord, 'kind' | 'changes' | 'snapshot'> & { kind: string; changes: string; snapshot: string };
+const toChange = (row: ChangeRow): TaskChangeRecord => ({
+  ...row,
+  kind: row.kind as TaskChangeRecord['kind'],
+  changes: JSON.parse(row.changes),
+  snapshot: JSON.parse(row.snapshot),
+});
+
+/** Ready for `agent`: pending, unowned or its own, and no blocker that is neither completed nor deleted. */
+const readyFor = (agent: string) => ({
+  status: 'pending',
+  OR: [{ owner: null }, { owner: agent }],
+  blockedBy: { none: { blocker: { status: { notIn: RESOLVED } } } },
+});
+
+export const prismaTaskRepository = (db: Tx): TaskRepository => ({
+  findList: (workspaceId, name) =>
+    db.taskList.findUnique({ where: { workspaceId_name: { workspaceId, name } }, select: { id: true, workspaceId: true, name: true, createdAt: true } }),
+  async createList(list) {
+    await db.taskList.create({ data: list, select: { id: true } });
+  },
+  nextTaskSeq: async (listId) =>
+    (await db.taskList.update({ where: { id: listId }, data: { taskSeq: { increment: 1 } }, select: { taskSeq: true } })).taskSeq,
+  nextChangeSeq: async (listId) =>
+    (await db.taskList.update({ where: { id: listId }, data: { changeSeq: { increment: 1 } }, select: { changeSeq: true } })).changeSeq,
+  async insert(task) {
+    await db.task.create({ data: fromTask(task), select: { id: true } });
+  },
+  async get(listId, id) {
+    const row = await db.task.findFirst({ where: { id, listId }, select: taskSelect });
+    return row ? toTask(row) : null;
+  },
+  getMany: async (listId, ids) =>
+    (await db.task.findMany({ where: { listId, id: { in: [...ids] } }, orderBy: { seq: 'asc' }, select: taskSelect })).map(toTask),
+  idTaken: async (id) => (await db.task.count({ where: { id } })) > 0,
+  async update(task, fromVersion) {
+    const { id, listId, seq, createdAt, ...fields } = fromTask(task);
+    const { count } = await db.task.updateMany({ where: { id, version: fromVersion }, data: fields });
+    return count === 1;
+  },
+  edgesOf: (ids) =>
+    db.taskEdge.findMany({
+      where: { OR: [{ blockerId: { in: [...ids] } }, { blockedId: { in: [...ids] } }] },
+      orderBy: { id: 'asc' },
+      select: edgeSelect,
+    }),
+  blocksOf: (ids) => db.taskEdge.findMany({ where: { blockerId: { in: [...ids] } }, orderBy: { id: 'asc' }, select: edgeSelect }),
+  async addEdge(listId, edge) {
+    await db.taskEdge.create({ data: { listId, ...edge }, select: { id: true } });
+  },
+  async removeEdge(edge) {
+    await db.taskEdge.deleteMany({ where: edge });
+  },
+  unresolvedBlockers: (ids) =>
+    db.taskEdge.findMany({
+      where: { blockedId: { in: [...ids] }, blocker: { status: { notIn: RESOLVED } } },
+      orderBy: { id: 'asc' },
+      select: edgeSelect,
+    }),
+  list: async (listId, filter) =>
+    (
+      await db.task.findMany({
+        where: {
+          listId,
+          status: { in: [...filter.statuses] },
+          ...(filter.owner === undefined ? {} : { owner: filter.owner }),
+          ...(filter.readyFor === undefined ? {} : { AND: [readyFor(filter.readyFor)] }),
+        },
+        orderBy: { seq: 'asc' },
+        take: filter.limit,
+        select: taskSelect,
+      })
+    ).map(toTask),
+  async firstReady(listId, agent) {
+    const row = await db.task.findFirst({ where: { listId, ...readyFor(agent) }, orderBy: { seq: 'asc' }, select: taskSelect });
+    return row ? toTask(row) : null;
+  },
+  async graph(listId, statuses) {
+    const tasks = (await db.task.findMany({ where: { listId, status: { in: [...statuses] } }, orderBy: { seq: 'asc' }, select: taskSelect })).map(toTask);
+    const edges = await db.taskEdge.findMany({
+      where: { listId, blocker: { status: { in: [...statuses] } }, blocked: { status: { in: [...statuses] } } },
+      orderBy: { id: 'asc' },
+      select: edgeSelect,
+    });
+    return { tasks, edges };
+  },
+  async appendChange({ changes, snapshot, ...rest }) {
+    await db.taskChange.create({ data: { ...rest, changes: JSON.stringify(changes), snapshot: JSON.stringify(snapshot) }, select: { seq: true } });
+  },
+  changesOf: async (taskId) =>
+    (await db.taskChange.findMany({ where: { taskId }, orderBy: { seq: 'asc' }, select: changeSelect })).map(toChange),
+  changesAfter: async (listId, seq, limit) =>
+    (await db.taskChange.findMany({ where: { listId, seq: { gt: seq } }, orderBy: { seq: 'asc' }, take: limit, select: changeSelect })).map(toChange),
+});

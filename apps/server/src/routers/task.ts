@@ -1,0 +1,68 @@
+// Task graph router (seed 001): create, get, list, update, claim, plan, history and a resumable feed per task list.
+import { tasks, taskTopic } from '@agent-tasks/core';
+import {
+  type TaskEvent,
+  task,
+  taskClaimInput,
+  taskClaimOutput,
+  taskCreateInput,
+  taskEvent,
+  taskGetInput,
+  taskHistoryInput,
+  taskHistoryOutput,
+  taskListInput,
+  taskListOutput,
+  taskPlanInput,
+  taskPlanOutput,
+  taskUpdateInput,
+  taskWatchInput,
+} from '@agent-tasks/schema';
+import { resumableFeed } from '../adapters/resumable-feed.ts';
+import { authedProcedure, router, streamOf } from '../trpc.ts';
+
+export const taskRouter = router({
+  create: authedProcedure
+    .input(taskCreateInput)
+    .output(task)
+    .mutation(({ ctx, input }) => tasks.createTask(ctx.deps, ctx.actor, input)),
+  get: authedProcedure
+    .input(taskGetInput)
+    .output(task)
+    .query(({ ctx, input }) => tasks.getTask(ctx.deps, ctx.actor, input)),
+  list: authedProcedure
+    .input(taskListInput)
+    .output(taskListOutput)
+    .query(({ ctx, input }) => tasks.listTasks(ctx.deps, ctx.actor, input)),
+  update: authedProcedure
+    .input(taskUpdateInput)
+    .output(task)
+    .mutation(({ ctx, input }) => tasks.updateTask(ctx.deps, ctx.actor, input)),
+  claim: authedProcedure
+    .input(taskClaimInput)
+    .output(taskClaimOutput)
+    .mutation(({ ctx, input }) => tasks.claimTask(ctx.deps, ctx.actor, input)),
+  plan: authedProcedure
+    .input(taskPlanInput)
+    .output(taskPlanOutput)
+    .query(({ ctx, input }) => tasks.planTasks(ctx.deps, ctx.actor, input)),
+  history: authedProcedure
+    .input(taskHistoryInput)
+    .output(taskHistoryOutput)
+    .query(({ ctx, input }) => tasks.taskHistory(ctx.deps, ctx.actor, input)),
+  watch: authedProcedure
+    .input(taskWatchInput)
+    .output(streamOf(taskEvent))
+    .subscription(({ ctx, input, signal }) =>
+      resumableFeed<TaskEvent>({
+        live: ctx.live,
+        topic: taskTopic(ctx.actor.workspaceId, input.listName ?? tasks.DEFAULT_LIST),
+        signal,
+        after: Number(input.lastEventId ?? 0) || 0,
+        replay: async (after) => {
+          const page = await tasks.taskChangesAfter(ctx.deps, ctx.actor, { listName: input.listName, after });
+          return { items: page.events, more: page.more };
+        },
+        position: (event) => event.seq,
+      }),
+    ),
+});

@@ -1,0 +1,145 @@
+// Collects one transaction's changes to a task list (fields and edges), then versions, records and publishes them.
+import { DomainError } from './errors.ts';
+import type { Actor } from './actor.ts';
+import type { Deps, LiveEvent, Repositories } from './ports.ts';
+import type { TaskChangeKind, TaskChangeRecord, TaskEdge, TaskListRecord, TaskRecord } from './records.ts';
+import { cycleError, findCycle, selfDependencyError } from './task-graph.ts';
+import { presentChange, presentTask } from './task-present.ts';
+
+export const taskTopic = (workspaceId: string, listName: string) => `tasks:${workspaceId}:${listName}`;
+
+/** Thrown when a compare-and-set on a task version lost to a concurrent writer; the use case retries. */
+export class LostTaskRace extends Error {}
+
+export const taskNotFound = (id: string, listName: string) =>
+  new DomainError('NOT_FOUND', `Error: task ${id} not found in list "${listName}".`);
+
+const sameSet = (a: readonly string[], b: readonly string[]) => a.length === b.length && a.every((x) => b.includes(x));
+
+export class TaskChanges {
+  private readonly tasks = new Map<string, TaskRecord>();
+  private readonly fromVersion = new Map<string, number>();
+  private readonly fields = new Map<string, Record<string, { from: unknown; to: unknown }>>();
+  private readonly kinds = new Map<string, TaskChangeKind>();
+  private readonly added: TaskEdge[] = [];
+  private readonly removed: TaskEdge[] = [];
+
+  constructor(
+    private readonly deps: Deps,
+    private readonly repos: Repositories,
+    private readonly actor: Actor,
+    readonly list: TaskListRecord,
+  ) {}
+
+  /** A live (not deleted) task of this list, loaded once per transaction. */
+  async task(id: string): Promise<TaskRecord> {
+    const known = this.tasks.get(id);
+    if (known) return known;
+    const task = await this.repos.tasks.get(this.list.id, id);
+    if (!task) throw taskNotFound(id, this.list.name);
+    this.tasks.set(id, task);
+    this.fromVersion.set(id, task.version);
+    return task;
+  }
+
+  async created(task: TaskRecord, kind: TaskChangeKind = 'created') {
+    await this.repos.tasks.insert(task);
+    this.tasks.set(task.id, task);
+    this.kinds.set(task.id, kind);
+    const { id, listId, seq, version, createdAt, updatedAt, ...fields } = task;
+    this.fields.set(id, Object.fromEntries(Object.entries(fields).map(([k, v]) => [k, { from: null, to: v }])));
+  }
+
+  set<K extends 'subject' | 'description' | 'status' | 'activeForm' | 'owner' | 'metadata'>(
+    task: TaskRecord,
+    field: K,
+    value: TaskRecord[K],
+  ) {
+    if (JSON.stringify(task[field]) === JSON.stringify(value)) return;
+    const changes = this.fields.get(task.id) ?? {};
+    changes[field] = { from: changes[field]?.from ?? task[field], to: value };
+    this.fields.set(task.id, changes);
+    task[field] = value;
+  }
+
+  kind(id: string, kind: TaskChangeKind) {
+    this.kinds.set(id, kind);
+  }
+
+  /** Adds blocker → blocked after checking both ends and that it closes no cycle. */
+  async addEdge(blockerId: string, blockedId: string) {
+    if (blockerId === blockedId) throw selfDependencyError(blockerId);
+    for (const id of [blockerId, blockedId]) {
+      const task = await this.task(id).catch(() => null);
+      if (!task || task.status === 'deleted') {
+        throw new DomainError('INVALID_DEPENDENCY', `Error: invalid dependency: task ${id} not found in list "${this.list.name}".`);
+      }
+    }
+    const existing = await this.repos.tasks.edgesOf([blockedId]);
+    if (existing.some((e) => e.blockerId === blockerId && e.blockedId === blockedId)) return;
+    const cycle = await findCycle(blockerId, blockedId, (ids) => this.repos.tasks.blocksOf(ids));
+    if (cycle) throw cycleError(cycle);
+    await this.repos.tasks.addEdge(this.list.id, { blockerId, blockedId });
+    this.added.push({ blockerId, blockedId });
+  }
+
+  async removeEdge(blockerId: string, blockedId: string) {
+    const existing = await this.repos.tasks.edgesOf([blockedId]);
+    if (!existing.some((e) => e.blockerId === blockerId && e.blockedId === blockedId)) return;
+    await this.repos.tasks.removeEdge({ blockerId, blockedId });
+    this.removed.push({ blockerId, blockedId });
+  }
+
+  async removeAllEdges(id: string) {
+    for (const edge of await this.repos.tasks.edgesOf([id])) await this.removeEdge(edge.blockerId, edge.blockedId);
+  }
+
+  /** Versions every touched task, records one change per task, and returns the live events to publish. */
+  async commit(): Promise<{ events: LiveEvent[]; changes: TaskChangeRecord[] }> {
+    const touched = new Set([...this.fields.keys(), ...[...this.added, ...this.removed].flatMap((e) => [e.blockerId, e.blockedId])]);
+    const ids = [...touched];
+    const edges = ids.length ? await this.repos.tasks.edgesOf(ids) : [];
+    const now = this.deps.clock.now();
+    const records: TaskChangeRecord[] = [];
+    for (const id of ids) {
+      const task = await this.task(id);
+      const changes = this.fields.get(id) ?? {};
+      const isNew = !this.fromVersion.has(id);
+      for (const [field, mine, other] of [
+        ['blocks', 'blockerId', 'blockedId'],
+        ['blockedBy', 'blockedId', 'blockerId'],
+      ] as const) {
+        const after = edges.filter((e) => e[mine] === id).map((e) => e[other]);
+        const before = isNew
+          ? []
+          : [
+              ...after.filter((x) => !this.added.some((e) => e[mine] === id && e[other] === x)),
+              ...this.removed.filter((e) => e[mine] === id).map((e) => e[other]),
+            ];
+        if (!sameSet(before, after)) changes[field] = { from: before, to: after };
+      }
+      if (Object.keys(changes).length === 0) continue;
+      if (!isNew) {
+        const from = this.fromVersion.get(id) ?? task.version;
+        task.version = from + 1;
+        task.updatedAt = now;
+        if (!(await this.repos.tasks.update(task, from))) throw new LostTaskRace();
+      }
+      const record: TaskChangeRecord = {
+        listId: this.list.id,
+        seq: await this.repos.tasks.nextChangeSeq(this.list.id),
+        taskId: id,
+        kind: this.kinds.get(id) ?? 'updated',
+        sessionId: this.actor.sessionId,
+        keyId: this.actor.keyId,
+        at: now,
+        changes,
+        snapshot: presentTask(task, edges, this.list.name),
+      };
+      await this.repos.tasks.appendChange(record);
+      records.push(record);
+    }
+    const events = records.map((r) => ({ topic: taskTopic(this.list.workspaceId, this.list.name), id: String(r.seq), data: { ...presentChange(r), task: r.snapshot } }));
+    return { events, changes: records };
+  }
+}

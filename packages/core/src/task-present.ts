@@ -1,0 +1,51 @@
+// Maps task records and their edges to the seed's task shape and list summaries.
+import type { Task, TaskChange, TaskSummary } from '@agent-tasks/schema';
+import type { TaskChangeRecord, TaskEdge, TaskRecord } from './records.ts';
+import { isReady } from './task-graph.ts';
+
+export function presentTask(task: TaskRecord, edges: readonly TaskEdge[], listName: string): Task {
+  return {
+    id: task.id,
+    listName,
+    subject: task.subject,
+    description: task.description,
+    status: task.status,
+    ...(task.activeForm === null ? {} : { activeForm: task.activeForm }),
+    blocks: edges.filter((e) => e.blockerId === task.id).map((e) => e.blockedId),
+    blockedBy: edges.filter((e) => e.blockedId === task.id).map((e) => e.blockerId),
+    ...(task.owner === null ? {} : { owner: task.owner }),
+    metadata: task.metadata,
+    threadID: task.threadId,
+    version: task.version,
+    createdAt: task.createdAt.toISOString(),
+    updatedAt: task.updatedAt.toISOString(),
+  };
+}
+
+export function presentSummary(task: TaskRecord, unresolved: readonly string[], agent: string | null): TaskSummary {
+  return {
+    id: task.id,
+    subject: task.subject,
+    status: task.status,
+    ...(task.owner === null ? {} : { owner: task.owner }),
+    ...(task.activeForm === null ? {} : { activeForm: task.activeForm }),
+    blockedBy: [...unresolved],
+    ready: isReady(task, unresolved, agent),
+    version: task.version,
+  };
+}
+
+export const presentChange = (c: TaskChangeRecord): TaskChange => ({
+  seq: c.seq,
+  taskId: c.taskId,
+  kind: c.kind,
+  by: { sessionId: c.sessionId, keyId: c.keyId },
+  at: c.at.toISOString(),
+  changes: c.changes as TaskChange['changes'],
+});
+
+/** The seed's TaskList line: `T-001 [pending] Build frontend        blockedBy: []`. */
+export function taskLine(task: TaskSummary): string {
+  const owner = task.owner ? ` (${task.owner})` : '';
+  return `${task.id} [${task.status}] ${task.subject}${owner}  blockedBy: [${task.blockedBy.join(', ')}]`;
+}

@@ -1,0 +1,219 @@
+// The task graph use cases (seed 001): TaskCreate, TaskGet, TaskList, TaskUpdate, claims, the plan, history, feed.
+import type { TaskClaimInput, TaskCreateInput, TaskListInput, TaskUpdateInput } from '@agent-tasks/schema';
+import { type Actor, requireRole } from './actor.ts';
+import { DomainError } from './errors.ts';
+import type { Deps, Repositories } from './ports.ts';
+import type { TaskListRecord, TaskRecord } from './records.ts';
+import { LostTaskRace, TaskChanges, taskNotFound } from './task-changes.ts';
+import { checkStatusMove, mergeMetadata, parallelPlan } from './task-graph.ts';
+import { presentChange, presentSummary, presentTask } from './task-present.ts';
+
+export const DEFAULT_LIST = 'default';
+const MAX_ATTEMPTS = 5;
+
+const listNameOf = (input: { listName?: string | undefined }) => input.listName ?? DEFAULT_LIST;
+
+async function findList(repos: Repositories, actor: Actor, name: string) {
+  return repos.tasks.findList(actor.workspaceId, name);
+}
+
+async function ensureList(deps: Deps, repos: Repositories, actor: Actor, name: string): Promise<TaskListRecord> {
+  const found = await findList(repos, actor, name);
+  if (found) return found;
+  const list = { id: deps.ids.id('tl'), workspaceId: actor.workspaceId, name, createdAt: deps.clock.now() };
+  await repos.tasks.createList(list);
+  return list;
+}
+
+async function existingList(repos: Repositories, actor: Actor, name: string, id: string) {
+  const list = await findList(repos, actor, name);
+  if (!list) throw taskNotFound(id, name);
+  return list;
+}
+
+/** Runs one write transaction, retrying when a concurrent writer won a compare-and-set; publishes after commit. */
+async function write<T>(
+  deps: Deps,
+  actor: Actor,
+  listName: string,
+  create: boolean,
+  work: (changes: TaskChanges, repos: Repositories) => Promise<T>,
+): Promise<T> {
+  requireRole(actor, 'agent');
+  for (let attempt = 1; ; attempt++) {
+    try {
+      const { result, events } = await deps.store.transaction(async (repos) => {
+        const list = create ? await ensureList(deps, repos, actor, listName) : await findList(repos, actor, listName);
+        if (!list) throw new DomainError('NOT_FOUND', `Error: task list "${listName}" not found.`);
+        const changes = new TaskChanges(deps, repos, actor, list);
+        const result = await work(changes, repos);
+        return { result, events: (await changes.commit()).events };
+      });
+      for (const event of events) deps.events.publish(event);
+      return result;
+    } catch (error) {
+      if (!(error instanceof LostTaskRace) || attempt >= MAX_ATTEMPTS) {
+        if (error instanceof LostTaskRace) {
+          throw new DomainError('CONFLICT', 'Error: the task kept changing under concurrent writers; try again.');
+        }
+        throw error;
+      }
+    }
+  }
+}
+
+async function present(repos: Repositories, list: TaskListRecord, task: TaskRecord) {
+  return presentTask(task, await repos.tasks.edgesOf([task.id]), list.name);
+}
+
+export async function createTask(deps: Deps, actor: Actor, input: TaskCreateInput) {
+  requireRole(actor, 'agent');
+  if (!actor.sessionId) {
+    throw new DomainError('NO_OWNING_SESSION', 'Error: TaskCreate requires an owning agent session before anything is written.');
+  }
+  const threadId = actor.sessionId;
+  return write(deps, actor, listNameOf(input), true, async (changes, repos) => {
+    const now = deps.clock.now();
+    const task: TaskRecord = {
+      id: `T-${deps.ids.uuid()}`,
+      listId: changes.list.id,
+      seq: await repos.tasks.nextTaskSeq(changes.list.id),
+      subject: input.subject,
+      description: input.description ?? '',
+      status: 'pending',
+      activeForm: input.activeForm ?? null,
+      owner: input.owner ?? null,
+      metadata: input.metadata ? mergeMetadata({}, input.metadata) : {},
+      threadId,
+      version: 1,
+      createdAt: now,
+      updatedAt: now,
+    };
+    await changes.created(task);
+    for (const blocker of input.blockedBy ?? []) await changes.addEdge(blocker, task.id);
+    for (const blocked of input.blocks ?? []) await changes.addEdge(task.id, blocked);
+    return task.id;
+  }).then((id) => getTask(deps, actor, { listName: input.listName, id }));
+}
+
+export async function getTask(deps: Deps, actor: Actor, input: { listName?: string | undefined; id: string }) {
+  const name = listNameOf(input);
+  const list = await existingList(deps.store, actor, name, input.id);
+  const task = await deps.store.tasks.get(list.id, input.id);
+  if (!task) throw taskNotFound(input.id, name);
+  return present(deps.store, list, task);
+}
+
+function staleVersion(task: TaskRecord, expected: number, current: unknown) {
+  return new DomainError(
+    'STALE_VERSION',
+    `Error: stale version: task ${task.id} was read at version ${expected} but is now at version ${task.version}; read it again.`,
+    { currentVersion: task.version, current },
+  );
+}
+
+export async function updateTask(deps: Deps, actor: Actor, input: TaskUpdateInput) {
+  await write(deps, actor, listNameOf(input), false, async (changes, repos) => {
+    const task = await changes.task(input.id);
+    if (input.expectedVersion !== undefined && input.expectedVersion !== task.version) {
+      throw staleVersion(task, input.expectedVersion, await present(repos, changes.list, task));
+    }
+    if (task.status === 'deleted') {
+      throw new DomainError('CONFLICT', `Error: task ${task.id} is deleted; it can no longer change.`);
+    }
+    if (input.subject !== undefined) changes.set(task, 'subject', input.subject);
+    if (input.description !== undefined) changes.set(task, 'description', input.description);
+    if (input.activeForm !== undefined) changes.set(task, 'activeForm', input.activeForm);
+    if (input.owner !== undefined) changes.set(task, 'owner', input.owner);
+    if (input.metadata !== undefined) changes.set(task, 'metadata', mergeMetadata(task.metadata, input.metadata));
+    for (const id of input.removeBlockedBy ?? []) await changes.removeEdge(id, task.id);
+    for (const id of input.removeBlocks ?? []) await changes.removeEdge(task.id, id);
+    for (const id of input.addBlockedBy ?? []) await changes.addEdge(id, task.id);
+    for (const id of input.addBlocks ?? []) await changes.addEdge(task.id, id);
+    if (input.status === 'deleted') {
+      changes.set(task, 'status', 'deleted');
+      changes.kind(task.id, 'deleted');
+      await changes.removeAllEdges(task.id);
+    } else if (input.status !== undefined && input.status !== task.status) {
+      const unresolved = (await repos.tasks.unresolvedBlockers([task.id])).map((e) => e.blockerId);
+      checkStatusMove(task.id, input.status, unresolved);
+      changes.set(task, 'status', input.status);
+    }
+  });
+  return getTask(deps, actor, input);
+}
+
+/** Claims a named task, or the oldest ready one: status in_progress and owner set, atomically. */
+export async function claimTask(deps: Deps, actor: Actor, input: TaskClaimInput) {
+  const agent = input.owner ?? actor.agentName;
+  if (!agent) {
+    throw new DomainError('NO_OWNING_SESSION', 'Error: a claim needs an agent name: call with a session token or name an `owner`.');
+  }
+  const id = await write(deps, actor, listNameOf(input), input.id === undefined, async (changes, repos) => {
+    let task: TaskRecord | null;
+    if (input.id === undefined) {
+      task = await repos.tasks.firstReady(changes.list.id, agent);
+      if (!task) return null;
+      task = await changes.task(task.id);
+    } else {
+      task = await changes.task(input.id);
+      const refuse = (why: string) => new DomainError('CLAIM_REFUSED', `Error: cannot claim ${input.id}: ${why}.`);
+      if (task.owner !== null && task.owner !== agent) throw refuse(`already claimed by ${task.owner}`);
+      if (task.status !== 'pending') throw refuse(`it is ${task.status}, not pending`);
+      const unresolved = (await repos.tasks.unresolvedBlockers([task.id])).map((e) => e.blockerId);
+      if (unresolved.length) throw refuse(`blocked by ${unresolved.join(', ')}`);
+    }
+    changes.set(task, 'status', 'in_progress');
+    changes.set(task, 'owner', agent);
+    changes.kind(task.id, 'claimed');
+    return task.id;
+  });
+  return { task: id === null ? null : await getTask(deps, actor, { listName: input.listName, id }) };
+}
+
+export async function listTasks(deps: Deps, actor: Actor, input: TaskListInput) {
+  const name = listNameOf(input);
+  const list = await findList(deps.store, actor, name);
+  if (!list) return { listName: name, tasks: [] };
+  const statuses = input.status ?? (input.includeCompleted ? ['pending', 'in_progress', 'completed'] : ['pending', 'in_progress']);
+  const agent = actor.agentName;
+  const tasks = await deps.store.tasks.list(list.id, {
+    statuses: input.readyOnly ? statuses.filter((s) => s === 'pending') : statuses,
+    owner: input.owner,
+    readyFor: input.readyOnly ? (agent ?? '') : undefined,
+    limit: input.limit ?? 1000,
+  });
+  const unresolved = await deps.store.tasks.unresolvedBlockers(tasks.map((t) => t.id));
+  return {
+    listName: name,
+    tasks: tasks.map((t) =>
+      presentSummary(t, unresolved.filter((e) => e.blockedId === t.id).map((e) => e.blockerId), agent),
+    ),
+  };
+}
+
+/** The remaining (pending and in-progress) graph as waves, and its critical path. */
+export async function planTasks(deps: Deps, actor: Actor, input: { listName?: string | undefined }) {
+  const name = listNameOf(input);
+  const list = await findList(deps.store, actor, name);
+  if (!list) return { listName: name, waves: [], criticalPath: [], criticalPathLength: 0 };
+  const { tasks, edges } = await deps.store.tasks.graph(list.id, ['pending', 'in_progress']);
+  const ids = [...tasks].sort((a, b) => a.seq - b.seq).map((t) => t.id);
+  return { listName: name, ...parallelPlan(ids, edges) };
+}
+
+export async function taskHistory(deps: Deps, actor: Actor, input: { listName?: string | undefined; id: string }) {
+  const task = await getTask(deps, actor, input);
+  return { changes: (await deps.store.tasks.changesOf(task.id)).map(presentChange) };
+}
+
+/** One page of the list's changes after `after`, oldest first, each with the task as it stood: the feed's replay. */
+export async function taskChangesAfter(deps: Deps, actor: Actor, input: { listName?: string | undefined; after: number; limit?: number }) {
+  const name = listNameOf(input);
+  const list = await findList(deps.store, actor, name);
+  if (!list) return { events: [], more: false };
+  const limit = input.limit ?? 500;
+  const rows = await deps.store.tasks.changesAfter(list.id, input.after, limit + 1);
+  const events = rows.slice(0, limit).map((r) => ({ ...presentChange(r), task: r.snapshot }));
+  return { events, more: rows.length > limit };
+}

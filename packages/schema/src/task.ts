@@ -1,0 +1,200 @@
+// Contracts of the task graph tool (seed 001): TaskCreate, TaskGet, TaskList, TaskUpdate, claims, plan, history, feed.
+import { z } from 'zod';
+import { isoDate } from './common.ts';
+import {
+  TASK_ACTIVE_FORM_MAX,
+  TASK_DESCRIPTION_MAX,
+  TASK_EDGES_MAX,
+  TASK_LIST_NAME_MAX,
+  TASK_LIST_PAGE_MAX,
+  TASK_METADATA_MAX_BYTES,
+  TASK_OWNER_MAX,
+  TASK_SUBJECT_MAX,
+} from './limits.ts';
+
+export const taskStatuses = ['pending', 'in_progress', 'completed', 'deleted'] as const;
+export const taskStatus = z.enum(taskStatuses, {
+  error: (iss) =>
+    `Error: invalid task: \`status\` must be one of pending, in_progress, completed, deleted (got ${JSON.stringify(iss.input) ?? 'nothing'}).`,
+});
+export type TaskStatus = z.infer<typeof taskStatus>;
+
+const unknownField = (what: string) => (iss: { code?: string; keys?: string[] }) =>
+  iss.code === 'unrecognized_keys'
+    ? `Error: invalid input: unknown field ${(iss.keys ?? []).map((k) => `\`${k}\``).join(', ')}.`
+    : `Error: invalid input: expected an object ${what}.`;
+
+const text = (field: string, max: number, { required }: { required: boolean }) => {
+  const base = z.string({ error: `Error: invalid task: \`${field}\` must be a string.` }).trim();
+  const bounded = base.max(max, {
+    error: (iss) => `Error: invalid task: \`${field}\` must be at most ${max} characters (got ${String(iss.input).length}).`,
+  });
+  return required ? bounded.min(1, { error: `Error: invalid task: \`${field}\` must be a non-empty string.` }) : bounded;
+};
+
+export const taskId = z
+  .string({ error: 'Error: invalid input: a task id must be a string like "T-…".' })
+  .regex(/^T-[A-Za-z0-9-]{1,64}$/, { error: (iss) => `Error: invalid input: ${JSON.stringify(iss.input)} is not a task id (T-…).` });
+
+export const listName = z
+  .string({ error: 'Error: invalid input: `listName` must be a string.' })
+  .trim()
+  .min(1, { error: 'Error: invalid input: `listName` must not be empty.' })
+  .max(TASK_LIST_NAME_MAX, { error: `Error: invalid input: \`listName\` must be at most ${TASK_LIST_NAME_MAX} characters.` })
+  .regex(/^[A-Za-z0-9._-]+$/, { error: 'Error: invalid input: `listName` may hold only letters, digits, ".", "_" and "-".' })
+  .describe('Task list name within the workspace; "default" when omitted.');
+
+const taskIds = (field: string) =>
+  z
+    .array(taskId, { error: `Error: invalid input: \`${field}\` must be an array of task ids.` })
+    .max(TASK_EDGES_MAX, { error: `Error: invalid input: \`${field}\` may name at most ${TASK_EDGES_MAX} tasks.` });
+
+export const metadata = z
+  .record(z.string(), z.unknown(), { error: 'Error: invalid task: `metadata` must be a JSON object.' })
+  .refine((m) => JSON.stringify(m).length <= TASK_METADATA_MAX_BYTES, {
+    error: `Error: invalid task: \`metadata\` must be at most ${TASK_METADATA_MAX_BYTES} bytes of JSON.`,
+  });
+
+export const owner = text('owner', TASK_OWNER_MAX, { required: true }).describe('Agent name');
+
+export const taskCreateInput = z.strictObject(
+  {
+    listName: listName.optional(),
+    subject: text('subject', TASK_SUBJECT_MAX, { required: true }).describe('Imperative: "Run tests"'),
+    description: text('description', TASK_DESCRIPTION_MAX, { required: false }).default(''),
+    activeForm: text('activeForm', TASK_ACTIVE_FORM_MAX, { required: true }).optional().describe('Present continuous: "Running tests"'),
+    owner: owner.optional(),
+    metadata: metadata.optional(),
+    blockedBy: taskIds('blockedBy').optional().describe('Tasks that must complete before this one'),
+    blocks: taskIds('blocks').optional().describe('Tasks that wait for this one'),
+  },
+  { error: unknownField('{ subject, description?, activeForm?, owner?, metadata?, blockedBy?, blocks?, listName? }') },
+);
+export type TaskCreateInput = z.infer<typeof taskCreateInput>;
+
+export const taskUpdateInput = z.strictObject(
+  {
+    listName: listName.optional(),
+    id: taskId,
+    expectedVersion: z
+      .number({ error: 'Error: invalid input: `expectedVersion` must be a whole number.' })
+      .int({ error: 'Error: invalid input: `expectedVersion` must be a whole number.' })
+      .min(1, { error: 'Error: invalid input: `expectedVersion` must be a whole number.' })
+      .optional()
+      .describe('The version you read; refused if the task changed since.'),
+    subject: text('subject', TASK_SUBJECT_MAX, { required: true }).optional(),
+    description: text('description', TASK_DESCRIPTION_MAX, { required: false }).optional(),
+    activeForm: text('activeForm', TASK_ACTIVE_FORM_MAX, { required: true }).nullable().optional(),
+    status: taskStatus.optional(),
+    owner: owner.nullable().optional().describe('Agent name; null clears it'),
+    metadata: metadata.optional().describe('Merged into the metadata; a key set to null is removed'),
+    addBlockedBy: taskIds('addBlockedBy').optional(),
+    removeBlockedBy: taskIds('removeBlockedBy').optional(),
+    addBlocks: taskIds('addBlocks').optional(),
+    removeBlocks: taskIds('removeBlocks').optional(),
+  },
+  { error: unknownField('{ id, status?, subject?, description?, activeForm?, owner?, metadata?, addBlockedBy?, … }') },
+);
+export type TaskUpdateInput = z.infer<typeof taskUpdateInput>;
+
+export const taskGetInput = z.strictObject({ listName: listName.optional(), id: taskId }, { error: unknownField('{ id, listName? }') });
+
+export const taskListInput = z
+  .strictObject(
+    {
+      listName: listName.optional(),
+      status: z.array(taskStatus).optional().describe('Only these statuses'),
+      owner: owner.optional().describe('Only tasks owned by this agent'),
+      readyOnly: z.boolean().optional().describe('Only tasks ready to start for the caller'),
+      includeCompleted: z.boolean().optional().describe('Also list completed tasks'),
+      limit: z.number().int().min(1).max(TASK_LIST_PAGE_MAX).optional(),
+    },
+    { error: unknownField('{ listName?, status?, owner?, readyOnly?, includeCompleted?, limit? }') },
+  )
+  .default({});
+export type TaskListInput = z.infer<typeof taskListInput>;
+
+export const taskClaimInput = z.strictObject(
+  {
+    listName: listName.optional(),
+    id: taskId.optional().describe('The task to claim; omitted: the oldest ready task'),
+    owner: owner.optional().describe("Agent name to claim as; defaults to the session's agent name"),
+  },
+  { error: unknownField('{ id?, owner?, listName? }') },
+);
+export type TaskClaimInput = z.infer<typeof taskClaimInput>;
+
+export const task = z.object({
+  id: z.string(),
+  listName: z.string(),
+  subject: z.string(),
+  description: z.string(),
+  status: taskStatus,
+  activeForm: z.string().optional(),
+  blocks: z.array(z.string()),
+  blockedBy: z.array(z.string()),
+  owner: z.string().optional(),
+  metadata: z.record(z.string(), z.unknown()),
+  threadID: z.string(),
+  version: z.number().int(),
+  createdAt: isoDate,
+  updatedAt: isoDate,
+});
+export type Task = z.infer<typeof task>;
+
+export const taskSummary = z.object({
+  id: z.string(),
+  subject: z.string(),
+  status: taskStatus,
+  owner: z.string().optional(),
+  activeForm: z.string().optional(),
+  blockedBy: z.array(z.string()).describe('Unresolved blockers only'),
+  ready: z.boolean(),
+  version: z.number().int(),
+});
+export type TaskSummary = z.infer<typeof taskSummary>;
+
+export const taskListOutput = z.object({ listName: z.string(), tasks: z.array(taskSummary) });
+export const taskClaimOutput = z.object({ task: task.nullable() });
+
+export const taskPlanInput = z.strictObject({ listName: listName.optional() }, { error: unknownField('{ listName? }') }).default({});
+export const taskPlanOutput = z.object({
+  listName: z.string(),
+  waves: z.array(z.array(z.string())).describe('Tasks that can run together, wave by wave, in order'),
+  criticalPath: z.array(z.string()).describe('The longest chain of dependent remaining tasks'),
+  criticalPathLength: z.number().int(),
+});
+
+export const fieldChange = z.object({ from: z.json(), to: z.json() });
+export const taskChange = z.object({
+  seq: z.number().int().describe('Position in the list feed'),
+  taskId: z.string(),
+  kind: z.enum(['created', 'updated', 'claimed', 'deleted', 'imported']),
+  by: z.object({ sessionId: z.string().nullable(), keyId: z.string() }),
+  at: isoDate,
+  changes: z.record(z.string(), fieldChange),
+});
+export type TaskChange = z.infer<typeof taskChange>;
+
+export const taskHistoryInput = z.strictObject({ listName: listName.optional(), id: taskId }, { error: unknownField('{ id, listName? }') });
+export const taskHistoryOutput = z.object({ changes: z.array(taskChange) });
+
+export const taskWatchInput = z.strictObject({
+  listName: listName.optional(),
+  lastEventId: z.string().optional(),
+});
+export const taskEvent = taskChange.extend({ task });
+export type TaskEvent = z.infer<typeof taskEvent>;
+
+export const taskFileFormat = z.enum(['sisyphus', 'claude'], {
+  error: 'Error: invalid input: `format` must be "sisyphus" or "claude".',
+});
+export type TaskFileFormat = z.infer<typeof taskFileFormat>;
+export const taskFile = z.strictObject({ name: z.string().min(1).max(255), content: z.string().max(1_000_000) });
+export const taskImportInput = z.strictObject(
+  { listName: listName.optional(), format: taskFileFormat, files: z.array(taskFile).max(5000) },
+  { error: unknownField('{ format, files, listName? }') },
+);
+export const taskImportOutput = z.object({ listName: z.string(), imported: z.number().int(), ids: z.record(z.string(), z.string()) });
+export const taskExportInput = z.strictObject({ listName: listName.optional(), format: taskFileFormat }, { error: unknownField('{ format, listName? }') });
+export const taskExportOutput = z.object({ listName: z.string(), files: z.array(z.object({ name: z.string(), content: z.string() })) });
