@@ -12,5 +12,5 @@ export * as todos from './todo-service.ts';
 export * as tasks from './task-service.ts';
 export * from './task-graph.ts';
 export { taskTopic } from './task-changes.ts';
-export { presentTask, taskLine } from './task-present.ts';
+export { presentTask } from './task-present.ts';
 export { todoTopic } from './todo-service.ts';

@@ -43,9 +43,3 @@ export const presentChange = (c: TaskChangeRecord): TaskChange => ({
   at: c.at.toISOString(),
   changes: c.changes as TaskChange['changes'],
 });
-
-/** The seed's TaskList line: `T-001 [pending] Build frontend        blockedBy: []`. */
-export function taskLine(task: TaskSummary): string {
-  const owner = task.owner ? ` (${task.owner})` : '';
-  return `${task.id} [${task.status}] ${task.subject}${owner}  blockedBy: [${task.blockedBy.join(', ')}]`;
-}

@@ -1,5 +1,14 @@
 // Ready tool definitions for LLM function calling: name, description, JSON Schema from the contract, handler.
-import { todoWriteInput } from '@agent-tasks/schema';
+import {
+  type TaskSummary,
+  taskClaimInput,
+  taskCreateInput,
+  taskGetInput,
+  taskListInput,
+  taskPlanInput,
+  taskUpdateInput,
+  todoWriteInput,
+} from '@agent-tasks/schema';
 import { z } from 'zod';
 import type { AgentTasksClient } from './client.ts';
 import { refusalOf } from './errors.ts';
@@ -22,17 +31,79 @@ export const TODO_WRITE_DESCRIPTION = [
 
 export const todoWriteJsonSchema = z.toJSONSchema(todoWriteInput, { io: 'input' }) as Record<string, unknown>;
 
-export function todoWriteTool(client: AgentTasksClient): ToolDefinition {
+const jsonSchema = (schema: z.ZodType) => z.toJSONSchema(schema, { io: 'input' }) as Record<string, unknown>;
+
+/** A tool whose handler turns a call's result into text, and any refusal into its `Error: …` text. */
+function tool<T>(name: string, description: string, schema: z.ZodType, call: (args: never) => Promise<T>, answer: (result: T) => string): ToolDefinition {
   return {
-    name: 'todo_write',
-    description: TODO_WRITE_DESCRIPTION,
-    inputSchema: todoWriteJsonSchema,
+    name,
+    description,
+    inputSchema: jsonSchema(schema),
     async handler(args) {
       try {
-        return (await client.todo.write(args as never)).message;
+        return answer(await call(args as never));
       } catch (error) {
         return refusalOf(error).message;
       }
     },
   };
+}
+
+export function todoWriteTool(client: AgentTasksClient): ToolDefinition {
+  return tool('todo_write', TODO_WRITE_DESCRIPTION, todoWriteInput, client.todo.write, (r) => r.message);
+}
+
+/** The seed's TaskList line: `T-001 [pending] Build frontend  blockedBy: []`. */
+export const taskLine = (t: TaskSummary) =>
+  `${t.id} [${t.status}] ${t.subject}${t.owner ? ` (owner: ${t.owner})` : ''}  blockedBy: [${t.blockedBy.join(', ')}]`;
+
+const TASK_RULES =
+  'Tasks live in a named list shared by every agent of the workspace (listName, default "default") and survive restarts. ' +
+  'A task with unfinished blockers (blockedBy) cannot be started or completed; tasks with an empty blockedBy can run in parallel.';
+
+/** TaskCreate, TaskGet, TaskList, TaskUpdate (seed 001), plus TaskClaim and TaskPlan. */
+export function taskTools(client: AgentTasksClient): ToolDefinition[] {
+  return [
+    tool(
+      'TaskCreate',
+      `Create a task with an auto-generated id (T-{uuid}). subject is imperative ("Run tests"); activeForm is present continuous ("Running tests"); blockedBy lists tasks that must complete first. ${TASK_RULES}`,
+      taskCreateInput,
+      client.tasks.create,
+      (t) => `Created ${t.id} [${t.status}] ${t.subject}  blockedBy: [${t.blockedBy.join(', ')}]`,
+    ),
+    tool('TaskGet', `Retrieve a task's full details by id, including deleted tasks. ${TASK_RULES}`, taskGetInput, client.tasks.get, (t) =>
+      JSON.stringify(t, null, 2),
+    ),
+    tool(
+      'TaskList',
+      `List active tasks (pending and in progress) with their unresolved blockers. Filters: status, owner, readyOnly (tasks you can start now), includeCompleted. ${TASK_RULES}`,
+      taskListInput,
+      client.tasks.list,
+      (r) => (r.tasks.length ? r.tasks.map(taskLine).join('\n') : `No tasks match in list "${r.listName}".`),
+    ),
+    tool(
+      'TaskUpdate',
+      `Update a task: status (pending, in_progress, completed, deleted), subject, description, activeForm, owner, metadata (merged; a key set to null is removed), and dependencies (addBlockedBy, removeBlockedBy, addBlocks, removeBlocks). Pass expectedVersion to refuse the update if the task changed since you read it. ${TASK_RULES}`,
+      taskUpdateInput,
+      client.tasks.update,
+      (t) => `Updated ${t.id} [${t.status}] ${t.subject} (version ${t.version})  blockedBy: [${t.blockedBy.join(', ')}]`,
+    ),
+    tool(
+      'TaskClaim',
+      `Claim a task atomically: it becomes in_progress and yours. Name an id, or omit it to claim the oldest ready task. ${TASK_RULES}`,
+      taskClaimInput,
+      client.tasks.claim,
+      (r) => (r.task ? `Claimed ${r.task.id} [in_progress] ${r.task.subject} as ${r.task.owner}` : 'No ready task to claim.'),
+    ),
+    tool(
+      'TaskPlan',
+      `The remaining tasks as parallel waves (tasks in one wave can run together) and the critical path. ${TASK_RULES}`,
+      taskPlanInput,
+      client.tasks.plan,
+      (p) =>
+        p.waves.length
+          ? [...p.waves.map((w, i) => `Wave ${i + 1}: ${w.join(', ')}`), `Critical path (${p.criticalPathLength}): ${p.criticalPath.join(' → ')}`].join('\n')
+          : `No remaining tasks in list "${p.listName}".`,
+    ),
+  ];
 }
