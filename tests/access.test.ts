@@ -24,7 +24,7 @@ describe('authentication', () => {
       body: '{}',
     });
     expect(malformed.status).toBe(401);
-    expect((await malformed.json()).error.message).toBe(
+    expect(((await malformed.json()) as { error: { message: string } }).error.message).toBe(
       'Error: unauthorized: send an API key or session token as `Authorization: Bearer <token>`.',
     );
     const unknown = await refused(createClient({ url: server.url, token: 'atk_nope' }).sessions.open());
