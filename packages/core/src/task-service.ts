@@ -149,7 +149,11 @@ export async function claimTask(deps: Deps, actor: Actor, input: TaskClaimInput)
   if (!agent) {
     throw new DomainError('NO_OWNING_SESSION', 'Error: a claim needs an agent name: call with a session token or name an `owner`.');
   }
-  const id = await write(deps, actor, listNameOf(input), input.id === undefined, async (changes, repos) => {
+  if (input.id === undefined && !(await findList(deps.store, actor, listNameOf(input)))) {
+    requireRole(actor, 'agent');
+    return { task: null };
+  }
+  const id = await write(deps, actor, listNameOf(input), false, async (changes, repos) => {
     let task: TaskRecord | null;
     if (input.id === undefined) {
       task = await repos.tasks.firstReady(changes.list.id, agent);
