@@ -1,4 +1,5 @@
 // Drives an operation from N parallel workers, each running its operations one after another; warm-up, then timed.
+import { setImmediate as yieldToLoop } from 'node:timers/promises';
 import { summarize, type Summary } from './stats.ts';
 
 export interface LoadOptions {
@@ -14,14 +15,23 @@ async function phase(options: LoadOptions, from: number, count: number, latencie
     Array.from({ length: options.workers }, async (_, worker) => {
       for (let step = from; step < from + count; step++) {
         const start = performance.now();
-        await options.op(worker, step);
+        const result = options.op(worker, step);
+        // A synchronous op (raw SQLite) is timed on its own; workers then take turns, as sessions would.
+        if (result instanceof Promise) await result;
         latencies?.push(performance.now() - start);
+        if (!(result instanceof Promise)) await null;
+        // Synchronous ops would otherwise starve timers and sockets (keep-alive) for the whole phase.
+        if (step % 32 === 31) await yieldToLoop();
       }
     }),
   );
 }
 
+/** Lets due timers and socket events run, e.g. keep-alive timeouts after a long synchronous phase. */
+export const settle = () => new Promise<void>((resolve) => setTimeout(resolve, 100));
+
 export async function runLoad(options: LoadOptions): Promise<Summary> {
+  await settle();
   await phase(options, 0, options.warmupPerWorker, null);
   const latencies: number[] = [];
   const cpuBefore = process.cpuUsage();

@@ -7,8 +7,9 @@ import { startApp } from '@agent-tasks/server';
 import Database from 'better-sqlite3';
 import { startBareServer } from './bare-http-server.ts';
 import { seedHistory } from './history-seed.ts';
+import { measureQueryOverhead, type QueryOverheadRow } from './query-overhead.ts';
 import { openRawStore } from './raw-sqlite.ts';
-import { runLoad } from './run-load.ts';
+import { runLoad, settle } from './run-load.ts';
 import { installSqlProbe, type SqlTally } from './sql-probe.ts';
 import { type Summary, summarize } from './stats.ts';
 import { fixed, ratio, textTable } from './text-table.ts';
@@ -126,10 +127,13 @@ async function main() {
       }
     }
 
+    await settle();
     log(`history check (${HISTORY} prior updates)…`);
     const history = await historyCheck(databaseFile, openSessions);
     log('SQL breakdown…');
     const breakdown = await sqlBreakdown(openSessions);
+    log('per-query overhead…');
+    const overhead = await measureQueryOverhead(app, databaseFile, breakdown.session, SAMPLES * 5);
 
     const serverJournal = (() => {
       const db = new Database(databaseFile, { readonly: true });
@@ -144,6 +148,7 @@ async function main() {
       rows,
       history,
       breakdown,
+      overhead,
       requestBytes: Buffer.byteLength(requestBody),
       responseBytes: Buffer.byteLength(responseBody),
       rawPragmas,
@@ -156,7 +161,12 @@ async function main() {
   }
 }
 
-type OpenSessions = (count: number, title: string) => Promise<{ id: string; token: string; client: AgentTasksClient }[]>;
+interface BenchSession {
+  id: string;
+  token: string;
+  client: AgentTasksClient;
+}
+type OpenSessions = (count: number, title: string) => Promise<BenchSession[]>;
 
 interface HistoryRow {
   op: string;
@@ -166,8 +176,10 @@ interface HistoryRow {
 
 /** Same calls on a fresh session and on one with HISTORY prior updates, interleaved so drift hits both alike. */
 async function historyCheck(databaseFile: string, openSessions: OpenSessions): Promise<HistoryRow[]> {
-  const [fresh, seeded] = await openSessions(2, 'history');
-  if (!fresh || !seeded) throw new Error('no history sessions');
+  const [first, second] = await openSessions(2, 'history');
+  if (!first || !second) throw new Error('no history sessions');
+  const fresh: BenchSession = first;
+  const seeded: BenchSession = second;
   seedHistory(databaseFile, seeded.id, HISTORY);
   const check = await seeded.client.todo.get();
   if (check.revision !== HISTORY || check.items.length !== LIST_SIZE) {
@@ -175,11 +187,11 @@ async function historyCheck(databaseFile: string, openSessions: OpenSessions): P
   }
   await fresh.client.todo.write({ todos: listAt(0) }); // so both reads return a 10-item list
 
-  const steps = new Map([
+  const steps = new Map<BenchSession, number>([
     [fresh, 1],
     [seeded, HISTORY],
   ]);
-  const ops: [string, (s: typeof fresh) => Promise<unknown>][] = [
+  const ops: [string, (s: BenchSession) => Promise<unknown>][] = [
     ['todo.get', (s) => s.client.todo.get()],
     ['sessions.get', (s) => s.client.sessions.get()],
     [
@@ -216,12 +228,15 @@ async function historyCheck(databaseFile: string, openSessions: OpenSessions): P
 interface BreakdownRow {
   op: string;
   clientMeanMs: number;
+  cpuMs: number;
   tally: SqlTally;
   calls: number;
 }
 
 /** Sequential calls with better-sqlite3 instrumented: statements per call and time spent inside SQLite. */
-async function sqlBreakdown(openSessions: OpenSessions): Promise<{ rows: BreakdownRow[]; writeSql: string[] }> {
+async function sqlBreakdown(
+  openSessions: OpenSessions,
+): Promise<{ rows: BreakdownRow[]; writeSql: string[]; session: BenchSession }> {
   const [session] = await openSessions(1, 'breakdown');
   if (!session) throw new Error('no breakdown session');
   let step = 0;
@@ -236,13 +251,16 @@ async function sqlBreakdown(openSessions: OpenSessions): Promise<{ rows: Breakdo
     for (const [op, call] of ops) {
       for (let i = 0; i < 20; i++) await call();
       probe.reset();
+      const cpuBefore = process.cpuUsage();
       const start = performance.now();
       for (let i = 0; i < SAMPLES; i++) await call();
-      rows.push({ op, clientMeanMs: (performance.now() - start) / SAMPLES, tally: probe.tally(), calls: SAMPLES });
+      const clientMeanMs = (performance.now() - start) / SAMPLES;
+      const cpu = process.cpuUsage(cpuBefore);
+      rows.push({ op, clientMeanMs, cpuMs: (cpu.user + cpu.system) / 1000 / SAMPLES, tally: probe.tally(), calls: SAMPLES });
     }
     probe.reset(true);
     await session.client.todo.write({ todos: listAt(step++) });
-    return { rows, writeSql: probe.tally().sources };
+    return { rows, writeSql: probe.tally().sources, session };
   } finally {
     probe.uninstall();
   }
@@ -252,6 +270,7 @@ function report(r: {
   rows: Row[];
   history: HistoryRow[];
   breakdown: { rows: BreakdownRow[]; writeSql: string[] };
+  overhead: QueryOverheadRow[];
   requestBytes: number;
   responseBytes: number;
   rawPragmas: string[];
@@ -266,6 +285,7 @@ function report(r: {
     `todo_write: ${LIST_SIZE}-item lists, statuses change every write; request body ${r.requestBytes} B, response body ${r.responseBytes} B`,
     `server DB: journal_mode=${r.serverJournal}, connection pragmas left at defaults by the Prisma adapter; raw baselines: ${r.rawPragmas.join(' | ')}`,
     `client and server share one Node process (one event loop); CPU ms/op is the whole process (client + server)`,
+    `load average at the end (1/5/15 min): ${os.loadavg().map((v) => v.toFixed(2)).join(' / ')}  (other work on the machine skews the figures)`,
     '',
   );
 
@@ -301,7 +321,12 @@ function report(r: {
       if (base) ratioRows.push([`${scenario.label.padEnd(24)} vs ${name}`, ratio(ours.perSecond, base.perSecond), ratio(ours.p50, base.p50)]);
     }
   }
-  out.push(textTable(['scenario', 'throughput', 'p50'], ratioRows), '');
+  out.push(
+    textTable(['scenario', 'throughput', 'p50'], ratioRows),
+    `  (HTTP latencies at ${PARALLEL} sessions include queueing behind the other sessions' requests; raw SQLite latencies are`,
+    '   one transaction each, the sessions taking turns on one connection, so that p50 ratio compares response time to service time)',
+    '',
+  );
 
   out.push(`3. history growth: fresh session vs one with ${HISTORY} prior updates (${SAMPLES} interleaved calls each)`);
   out.push(
@@ -317,20 +342,22 @@ function report(r: {
         fixed(large.mean / small.mean, 2),
       ]),
     ),
-    '  (fresh: 0 prior updates before the writes; one update before the reads, so both sides read a 10-item list)',
+    `  (fresh: a new session given 1 update first, so both sides read the same 10-item list; reads are measured first,`,
+    `   then writes take fresh from revision 1 and the other from ${HISTORY}, ${SAMPLES} writes each)`,
     '',
   );
 
   out.push(`4. where a call's time goes: 1 session, sequential, ${SAMPLES} calls, better-sqlite3 instrumented`);
   out.push(
     textTable(
-      ['call', 'client ms', 'SQL stmts', 'by kind', 'in SQLite ms', 'of which COMMIT', 'prepare ms', 'outside SQLite ms'],
-      r.breakdown.rows.map(({ op, clientMeanMs, tally, calls }) => {
-        const kinds = [...tally.byKind.entries()].map(([k, n]) => `${k} ${fixed(n / calls, 0)}`).join(', ');
+      ['call', 'client ms', 'CPU ms', 'SQL stmts', 'by kind', 'in SQLite ms', 'of which COMMIT', 'prepare ms', 'outside SQLite ms'],
+      r.breakdown.rows.map(({ op, clientMeanMs, cpuMs, tally, calls }) => {
+        const kinds = [...tally.byKind.entries()].map(([k, n]) => `${k} ${fixed(n / calls, Number.isInteger(n / calls) ? 0 : 2)}`).join(', ');
         const inSqlite = (tally.execMs + tally.prepareMs) / calls;
         return [
           op,
           fixed(clientMeanMs, 3),
+          fixed(cpuMs, 3),
           fixed(tally.statements / calls, 1),
           kinds,
           fixed(inSqlite, 3),
@@ -342,6 +369,22 @@ function report(r: {
     ),
     '  SQL of one todo_write, in order:',
     ...r.breakdown.writeSql.map((sql, i) => `   ${String(i + 1).padStart(2)}. ${sql.replace(/\s+/g, ' ').slice(0, 150)}`),
+    '  (client ms: mean wall time of one call; CPU ms: process CPU per call; "in SQLite" includes prepare; all means)',
+    '',
+    `5. one query through the server's Prisma store vs raw better-sqlite3 (same DB file, sequential, ${SAMPLES * 5} each)`,
+    textTable(
+      ['query', 'Prisma p50 ms', 'raw p50 ms', 'Prisma mean', 'raw mean', 'Prisma CPU ms', 'raw CPU ms', 'p50 ratio'],
+      r.overhead.map(({ query, prisma, raw }) => [
+        query,
+        fixed(prisma.p50, 3),
+        fixed(raw.p50, 3),
+        fixed(prisma.mean, 3),
+        fixed(raw.mean, 3),
+        fixed(prisma.cpuMsPerOp, 3),
+        fixed(raw.cpuMsPerOp, 3),
+        ratio(prisma.p50, raw.p50),
+      ]),
+    ),
     '',
     `total bench time ${r.seconds.toFixed(1)} s`,
   );
@@ -349,6 +392,9 @@ function report(r: {
 }
 
 main().catch((error: unknown) => {
-  process.stderr.write(`bench failed: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}\n`);
+  const causes: unknown[] = [];
+  for (let e: unknown = error; e instanceof Error && causes.length < 5; e = e.cause) causes.push(e);
+  const text = causes.map((e) => (e as Error).stack ?? String(e)).join('\ncaused by: ');
+  process.stderr.write(`bench failed: ${text || String(error)}\n`);
   process.exitCode = 1;
 });

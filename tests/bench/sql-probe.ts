@@ -11,10 +11,13 @@ export interface SqlTally {
   /** Time inside run/all/get, by first keyword. */
   execMsByKind: Map<string, number>;
   execMs: number;
+  /** Statement texts in order, when reset with `capture`. */
+  sources: string[];
 }
 
 export interface SqlProbe {
-  reset(): void;
+  reset(capture?: boolean): void;
+  /** A copy of the counts since the last reset. */
   tally(): SqlTally;
   uninstall(): void;
 }
@@ -29,8 +32,10 @@ export function installSqlProbe(): SqlProbe {
   const databaseProto = Database.prototype as unknown as Record<string, Fn>;
 
   let tally: SqlTally;
-  const reset = () => {
-    tally = { statements: 0, byKind: new Map(), prepareMs: 0, execMsByKind: new Map(), execMs: 0 };
+  let capture = false;
+  const reset = (withCapture = false) => {
+    capture = withCapture;
+    tally = { statements: 0, byKind: new Map(), prepareMs: 0, execMsByKind: new Map(), execMs: 0, sources: [] };
   };
   reset();
 
@@ -55,7 +60,9 @@ export function installSqlProbe(): SqlProbe {
   for (const name of ['run', 'all', 'get']) {
     wrap(statementProto, name, (original) =>
       function (this: unknown, ...args: unknown[]) {
-        const kind = kindOf((this as { source: string }).source);
+        const source = (this as { source: string }).source;
+        const kind = kindOf(source);
+        if (capture) tally.sources.push(source);
         const start = performance.now();
         try {
           return original.apply(this, args);
@@ -72,7 +79,12 @@ export function installSqlProbe(): SqlProbe {
 
   return {
     reset,
-    tally: () => tally,
+    tally: () => ({
+      ...tally,
+      byKind: new Map(tally.byKind),
+      execMsByKind: new Map(tally.execMsByKind),
+      sources: [...tally.sources],
+    }),
     uninstall() {
       for (const [proto, name, original] of originals.reverse()) proto[name] = original;
     },
