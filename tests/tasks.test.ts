@@ -40,7 +40,7 @@ describe("the seed's example", () => {
     let ready = await s.client.tasks.list({ listName, readyOnly: true });
     expect(ready.tasks.map((t) => t.id)).toEqual([backend.id]);
     const stillBlocked = await refused(s.client.tasks.update({ listName, id: tests.id, status: 'completed' }));
-    expect(stillBlocked.message).toBe(`Error: task ${tests.id} is blocked by ${backend.id}; it cannot be completed until they are completed.`);
+    expect(stillBlocked.message).toBe(`Error: task ${tests.id} is blocked by ${backend.id}; it cannot be completed until it is completed.`);
 
     await s.client.tasks.update({ listName, id: backend.id, status: 'completed' });
     ready = await s.client.tasks.list({ listName, readyOnly: true });

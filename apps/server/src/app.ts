@@ -31,9 +31,10 @@ export interface App {
 
 export async function startApp(options: AppOptions): Promise<App> {
   await applyMigrations({ databaseFile: options.databaseFile, migrationsDir });
-  const db = openDb(options.databaseFile);
+  const writer = await openDb(options.databaseFile);
+  const reader = await openDb(options.databaseFile);
   const live = inProcessLiveEvents();
-  const deps: Deps = { store: prismaStore(db), clock: systemClock, ids: nodeIds, hasher: sha256Hasher, events: live };
+  const deps: Deps = { store: prismaStore(writer, reader), clock: systemClock, ids: nodeIds, hasher: sha256Hasher, events: live };
   const services: Services = { deps, live };
   const firstRun = await workspaces.bootstrap(deps, options.adminKey);
 
@@ -58,7 +59,7 @@ export async function startApp(options: AppOptions): Promise<App> {
     async close() {
       server.closeAllConnections();
       await new Promise<void>((resolve) => server.close(() => resolve()));
-      await db.$disconnect();
+      await Promise.all([writer.$disconnect(), reader.$disconnect()]);
     },
   };
 }

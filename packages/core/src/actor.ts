@@ -14,6 +14,9 @@ export interface Actor {
   agentName: string | null;
 }
 
+/** Prefix of every session token (`ats_…`); API keys minted here start with `atk_`. */
+export const SESSION_TOKEN_PREFIX = 'ats_';
+
 const rank: Record<Role, number> = { viewer: 0, agent: 1, admin: 2 };
 
 export function requireRole(actor: Actor, needed: Role): void {
@@ -28,24 +31,28 @@ export async function resolveActor(deps: Deps, token: string | null | undefined)
     throw new DomainError('UNAUTHENTICATED', 'Error: unauthorized: send an API key or session token as `Authorization: Bearer <token>`.');
   }
   const hash = deps.hasher.hash(token);
-  const key = await deps.store.keys.findByHash(hash);
-  if (key) {
-    if (key.revokedAt) throw new DomainError('UNAUTHENTICATED', 'Error: unauthorized: this API key has been revoked.');
-    return { workspaceId: key.workspaceId, role: key.role, keyId: key.id, sessionId: null, agentName: null };
-  }
-  const session = await deps.store.sessions.findByHash(hash);
-  if (session) {
-    const opener = await deps.store.keys.get(session.workspaceId, session.openedByKey);
-    if (!opener || opener.revokedAt) {
-      throw new DomainError('UNAUTHENTICATED', 'Error: unauthorized: the API key that opened this session has been revoked.');
+  // Session tokens are always minted with this prefix, so one lookup decides (API keys may be operator-chosen).
+  if (!token.startsWith(SESSION_TOKEN_PREFIX)) {
+    const key = await deps.store.keys.findByHash(hash);
+    if (key) {
+      if (key.revokedAt) throw new DomainError('UNAUTHENTICATED', 'Error: unauthorized: this API key has been revoked.');
+      return { workspaceId: key.workspaceId, role: key.role, keyId: key.id, sessionId: null, agentName: null };
     }
-    return {
-      workspaceId: session.workspaceId,
-      role: 'agent',
-      keyId: opener.id,
-      sessionId: session.id,
-      agentName: session.agentName ?? session.id,
-    };
+  } else {
+    const session = await deps.store.sessions.findByHash(hash);
+    if (session) {
+      const opener = await deps.store.keys.get(session.workspaceId, session.openedByKey);
+      if (!opener || opener.revokedAt) {
+        throw new DomainError('UNAUTHENTICATED', 'Error: unauthorized: the API key that opened this session has been revoked.');
+      }
+      return {
+        workspaceId: session.workspaceId,
+        role: 'agent',
+        keyId: opener.id,
+        sessionId: session.id,
+        agentName: session.agentName ?? session.id,
+      };
+    }
   }
   throw new DomainError('UNAUTHENTICATED', 'Error: unauthorized: unknown API key or session token.');
 }

@@ -1,5 +1,5 @@
 // Sessions: open one (or a subagent session), list them, run turns, and read a session's view.
-import { type Actor, requireRole } from './actor.ts';
+import { type Actor, SESSION_TOKEN_PREFIX, requireRole } from './actor.ts';
 import { DomainError } from './errors.ts';
 import type { Deps, Repositories } from './ports.ts';
 import { presentList, presentSession } from './present.ts';
@@ -23,7 +23,7 @@ export async function openSession(
   input: { title?: string | undefined; agentName?: string | undefined },
 ) {
   requireRole(actor, 'agent');
-  const token = deps.ids.secret('ats');
+  const token = deps.ids.secret(SESSION_TOKEN_PREFIX.slice(0, -1));
   const session: SessionRecord = {
     id: deps.ids.id('ses'),
     workspaceId: actor.workspaceId,

@@ -14,6 +14,13 @@ export class LostTaskRace extends Error {}
 export const taskNotFound = (id: string, listName: string) =>
   new DomainError('NOT_FOUND', `Error: task ${id} not found in list "${listName}".`);
 
+/** Removes the edge from `edges` if it is there (an edge added then removed in one call never existed). */
+function takeOut(edges: TaskEdge[], blockerId: string, blockedId: string) {
+  const at = edges.findIndex((e) => e.blockerId === blockerId && e.blockedId === blockedId);
+  if (at >= 0) edges.splice(at, 1);
+  return at >= 0;
+}
+
 const sameSet = (a: readonly string[], b: readonly string[]) => a.length === b.length && a.every((x) => b.includes(x));
 
 export class TaskChanges {
@@ -46,8 +53,9 @@ export class TaskChanges {
     await this.repos.tasks.insert(task);
     this.tasks.set(task.id, task);
     this.kinds.set(task.id, kind);
-    const { id, listId, seq, version, createdAt, updatedAt, ...fields } = task;
-    this.fields.set(id, Object.fromEntries(Object.entries(fields).map(([k, v]) => [k, { from: null, to: v }])));
+    const { id, listId, seq, version, createdAt, updatedAt, threadId, ...fields } = task;
+    const initial = Object.entries({ ...fields, threadID: threadId }).filter(([, v]) => v !== null);
+    this.fields.set(id, Object.fromEntries(initial.map(([k, v]) => [k, { from: null, to: v }])));
   }
 
   set<K extends 'subject' | 'description' | 'status' | 'activeForm' | 'owner' | 'metadata'>(
@@ -57,7 +65,7 @@ export class TaskChanges {
   ) {
     if (JSON.stringify(task[field]) === JSON.stringify(value)) return;
     const changes = this.fields.get(task.id) ?? {};
-    changes[field] = { from: changes[field]?.from ?? task[field], to: value };
+    changes[field] = { from: field in changes ? changes[field]?.from : task[field], to: value };
     this.fields.set(task.id, changes);
     task[field] = value;
   }
@@ -80,14 +88,14 @@ export class TaskChanges {
     const cycle = await findCycle(blockerId, blockedId, (ids) => this.repos.tasks.blocksOf(ids));
     if (cycle) throw cycleError(cycle);
     await this.repos.tasks.addEdge(this.list.id, { blockerId, blockedId });
-    this.added.push({ blockerId, blockedId });
+    if (!takeOut(this.removed, blockerId, blockedId)) this.added.push({ blockerId, blockedId });
   }
 
   async removeEdge(blockerId: string, blockedId: string) {
     const existing = await this.repos.tasks.edgesOf([blockedId]);
     if (!existing.some((e) => e.blockerId === blockerId && e.blockedId === blockedId)) return;
     await this.repos.tasks.removeEdge({ blockerId, blockedId });
-    this.removed.push({ blockerId, blockedId });
+    if (!takeOut(this.added, blockerId, blockedId)) this.removed.push({ blockerId, blockedId });
   }
 
   async removeAllEdges(id: string) {

@@ -53,7 +53,7 @@ export function checkStatusMove(id: string, to: TaskStatus, unresolved: readonly
   if ((to === 'in_progress' || to === 'completed') && unresolved.length > 0) {
     throw new DomainError(
       'TASK_BLOCKED',
-      `Error: task ${id} is blocked by ${unresolved.join(', ')}; it cannot be ${to === 'completed' ? 'completed' : 'started'} until they are completed.`,
+      `Error: task ${id} is blocked by ${unresolved.join(', ')}; it cannot be ${to === 'completed' ? 'completed' : 'started'} until ${unresolved.length === 1 ? 'it is' : 'they are'} completed.`,
       { blockedBy: [...unresolved] },
     );
   }

@@ -38,13 +38,14 @@ async function write<T>(
   listName: string,
   create: boolean,
   work: (changes: TaskChanges, repos: Repositories) => Promise<T>,
+  missingList: () => DomainError = () => new DomainError('NOT_FOUND', `Error: task list "${listName}" not found.`),
 ): Promise<T> {
   requireRole(actor, 'agent');
   for (let attempt = 1; ; attempt++) {
     try {
       const { result, events } = await deps.store.transaction(async (repos) => {
         const list = create ? await ensureList(deps, repos, actor, listName) : await findList(repos, actor, listName);
-        if (!list) throw new DomainError('NOT_FOUND', `Error: task list "${listName}" not found.`);
+        if (!list) throw missingList();
         const changes = new TaskChanges(deps, repos, actor, list);
         const result = await work(changes, repos);
         return { result, events: (await changes.commit()).events };
@@ -139,18 +140,18 @@ export async function updateTask(deps: Deps, actor: Actor, input: TaskUpdateInpu
       checkStatusMove(task.id, input.status, unresolved);
       changes.set(task, 'status', input.status);
     }
-  });
+  }, () => taskNotFound(input.id, listNameOf(input)));
   return getTask(deps, actor, input);
 }
 
 /** Claims a named task, or the oldest ready one: status in_progress and owner set, atomically. */
 export async function claimTask(deps: Deps, actor: Actor, input: TaskClaimInput) {
+  requireRole(actor, 'agent');
   const agent = input.owner ?? actor.agentName;
   if (!agent) {
     throw new DomainError('NO_OWNING_SESSION', 'Error: a claim needs an agent name: call with a session token or name an `owner`.');
   }
   if (input.id === undefined && !(await findList(deps.store, actor, listNameOf(input)))) {
-    requireRole(actor, 'agent');
     return { task: null };
   }
   const id = await write(deps, actor, listNameOf(input), false, async (changes, repos) => {
@@ -171,7 +172,7 @@ export async function claimTask(deps: Deps, actor: Actor, input: TaskClaimInput)
     changes.set(task, 'owner', agent);
     changes.kind(task.id, 'claimed');
     return task.id;
-  });
+  }, () => taskNotFound(input.id ?? '', listNameOf(input)));
   return { task: id === null ? null : await getTask(deps, actor, { listName: input.listName, id }) };
 }
 

@@ -8,7 +8,7 @@ beforeEach(async () => {
   w = await makeWorld();
 });
 
-const actor = (role: Actor['role']): Actor => ({ workspaceId: 'ws_1', role, keyId: 'key_1', sessionId: null });
+const actor = (role: Actor['role']): Actor => ({ workspaceId: 'ws_1', role, keyId: 'key_1', sessionId: null, agentName: null });
 
 describe('requireRole', () => {
   it('lets a role through for its own level and below', () => {
@@ -34,9 +34,9 @@ describe('resolveActor', () => {
   it('resolves each key to its workspace, role and id, with no session', async () => {
     const keys = (await workspaces.listKeys(w.deps, w.admin)).keys;
     const byName = Object.fromEntries(keys.map((k) => [k.name, k.id]));
-    expect(await resolveActor(w.deps, w.adminKey)).toEqual({ workspaceId: w.workspaceId, role: 'admin', keyId: byName['first admin key'], sessionId: null });
-    expect(await resolveActor(w.deps, w.agentKey)).toEqual({ workspaceId: w.workspaceId, role: 'agent', keyId: byName['agent'], sessionId: null });
-    expect(await resolveActor(w.deps, w.viewerKey)).toEqual({ workspaceId: w.workspaceId, role: 'viewer', keyId: byName['viewer'], sessionId: null });
+    expect(await resolveActor(w.deps, w.adminKey)).toEqual({ workspaceId: w.workspaceId, role: 'admin', keyId: byName['first admin key'], sessionId: null, agentName: null });
+    expect(await resolveActor(w.deps, w.agentKey)).toEqual({ workspaceId: w.workspaceId, role: 'agent', keyId: byName['agent'], sessionId: null, agentName: null });
+    expect(await resolveActor(w.deps, w.viewerKey)).toEqual({ workspaceId: w.workspaceId, role: 'viewer', keyId: byName['viewer'], sessionId: null, agentName: null });
   });
 
   it('resolves a session token to an agent acting as that session, under the key that opened it', async () => {
@@ -45,6 +45,7 @@ describe('resolveActor', () => {
       role: 'agent',
       keyId: w.agent.keyId,
       sessionId: w.sessionId,
+      agentName: w.sessionId,
     });
   });
 

@@ -106,3 +106,24 @@ export async function expectNothingRecorded(
   expect(after.events).toBe(before.events);
   expect(after.snapshot).toEqual(before.snapshot);
 }
+
+/** Opens a session named `agentName` with the agent key (a subagent of `parent` when given); returns its actor. */
+export async function agentSession(w: Pick<World, 'deps' | 'agent'>, agentName: string, parent?: Actor): Promise<Actor> {
+  const opened = await sessions.openSession(w.deps, parent ?? w.agent, { title: agentName, agentName });
+  return resolveActor(w.deps, opened.token);
+}
+
+/** Captures what a refused task write must leave untouched: the whole store (tasks, versions, edges, change log) and the events. */
+export function taskState(w: Pick<World, 'store' | 'events'>) {
+  return { snapshot: w.store.snapshot(), events: w.events.published.length };
+}
+
+/** Asserts no task, version, edge, list, counter or change record moved since `before`, and nothing was published. */
+export function expectNoTaskChange(w: Pick<World, 'store' | 'events'>, before: ReturnType<typeof taskState>) {
+  const after = taskState(w);
+  expect(after.events).toBe(before.events);
+  expect(after.snapshot.tasks).toEqual(before.snapshot.tasks);
+  expect(after.snapshot.taskEdges).toEqual(before.snapshot.taskEdges);
+  expect(after.snapshot.taskChanges).toEqual(before.snapshot.taskChanges);
+  expect(after.snapshot).toEqual(before.snapshot);
+}

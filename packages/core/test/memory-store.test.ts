@@ -9,6 +9,7 @@ const ses = (id: string, workspaceId = 'ws_1'): SessionRecord => ({
   workspaceId,
   parentId: null,
   title: null,
+  agentName: null,
   tokenHash: `h:${id}`,
   openedByKey: 'key_1',
   turnNumber: 0,

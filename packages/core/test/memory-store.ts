@@ -9,10 +9,27 @@ import type {
   Repositories,
   SessionRecord,
   Store,
+  TaskChangeRecord,
+  TaskEdge,
+  TaskListFilter,
+  TaskListRecord,
+  TaskRecord,
   TodoUpdateRecord,
   TokenHasher,
   WorkspaceRecord,
 } from '../src/index.ts';
+import type { TaskStatus } from '@agent-tasks/schema';
+
+/** A task list row: the record plus its two counters (task creation order, change feed position). */
+export interface TaskListRow extends TaskListRecord {
+  taskSeq: number;
+  changeSeq: number;
+}
+
+/** An edge row: the edge plus its list; rows keep insertion order (the real store orders by an autoincrement id). */
+export interface TaskEdgeRow extends TaskEdge {
+  listId: string;
+}
 
 /** Everything the store holds; Maps keep insertion order, which stands in for a stable tie-break on `createdAt`. */
 export interface MemoryState {
@@ -20,6 +37,10 @@ export interface MemoryState {
   keys: Map<string, ApiKeyRecord>;
   sessions: Map<string, SessionRecord>;
   todos: TodoUpdateRecord[];
+  taskLists: Map<string, TaskListRow>;
+  tasks: Map<string, TaskRecord>;
+  taskEdges: TaskEdgeRow[];
+  taskChanges: TaskChangeRecord[];
 }
 
 /** Repository methods a test can hook into, by `repository.method` name. */
@@ -27,12 +48,25 @@ export type RepoMethod =
   | `workspaces.${keyof Repositories['workspaces']}`
   | `keys.${keyof Repositories['keys']}`
   | `sessions.${keyof Repositories['sessions']}`
-  | `todos.${keyof Repositories['todos']}`;
+  | `todos.${keyof Repositories['todos']}`
+  | `tasks.${keyof Repositories['tasks']}`;
 
 /** Runs just before the hooked method, with the same repositories (inside a transaction: the transaction's own). */
 export type Hook = (repos: Repositories) => void | Promise<void>;
 
-const emptyState = (): MemoryState => ({ workspaces: new Map(), keys: new Map(), sessions: new Map(), todos: [] });
+const emptyState = (): MemoryState => ({
+  workspaces: new Map(),
+  keys: new Map(),
+  sessions: new Map(),
+  todos: [],
+  taskLists: new Map(),
+  tasks: new Map(),
+  taskEdges: [],
+  taskChanges: [],
+});
+
+/** Statuses that resolve a blocker (mirrors the real store's `notIn: ['completed', 'deleted']`). */
+const RESOLVED_STATUSES: readonly TaskStatus[] = ['completed', 'deleted'];
 
 /** Deep copy of plain data: objects, arrays, Maps and Dates (what the records are made of). */
 function clone<T>(value: T): T {
@@ -54,6 +88,18 @@ export class ConstraintError extends Error {
 const byCreatedAt = <T extends { createdAt: Date }>(rows: T[]) =>
   rows.map((row, i) => ({ row, i })).sort((a, b) => a.row.createdAt.getTime() - b.row.createdAt.getTime() || a.i - b.i).map((x) => x.row);
 
+const bySeq = (rows: TaskRecord[]) => [...rows].sort((a, b) => a.seq - b.seq);
+const edgeOnly = (e: TaskEdge): TaskEdge => ({ blockerId: e.blockerId, blockedId: e.blockedId });
+const isResolvedIn = (s: MemoryState, id: string) => {
+  const task = s.tasks.get(id);
+  return task !== undefined && RESOLVED_STATUSES.includes(task.status);
+};
+/** Ready for `agent`: pending, unowned or its own, and every blocker completed or deleted. */
+const readyIn = (s: MemoryState, t: TaskRecord, agent: string) =>
+  t.status === 'pending' &&
+  (t.owner === null || t.owner === agent) &&
+  !s.taskEdges.some((e) => e.blockedId === t.id && !isResolvedIn(s, e.blockerId));
+
 export class MemoryStore implements Store {
   private state: MemoryState = emptyState();
   private queue: Promise<unknown> = Promise.resolve();
@@ -68,6 +114,7 @@ export class MemoryStore implements Store {
   readonly keys: Repositories['keys'];
   readonly sessions: Repositories['sessions'];
   readonly todos: Repositories['todos'];
+  readonly tasks: Repositories['tasks'];
 
   constructor() {
     // Calls outside a transaction read and write the committed state, one statement at a time.
@@ -76,6 +123,7 @@ export class MemoryStore implements Store {
     this.keys = this.direct.keys;
     this.sessions = this.direct.sessions;
     this.todos = this.direct.todos;
+    this.tasks = this.direct.tasks;
   }
 
   /**
@@ -238,6 +286,131 @@ export class MemoryStore implements Store {
           ),
         ),
       },
+      tasks: {
+        findList: hooked('tasks.findList', async (workspaceId: string, name: string) => {
+          const row = [...state().taskLists.values()].find((l) => l.workspaceId === workspaceId && l.name === name);
+          if (!row) return null;
+          const { taskSeq, changeSeq, ...list } = row;
+          return clone(list);
+        }),
+        createList: hooked('tasks.createList', async (list: TaskListRecord) => {
+          const s = state();
+          if (s.taskLists.has(list.id)) throw new ConstraintError(`task list id ${list.id} already exists`);
+          if ([...s.taskLists.values()].some((l) => l.workspaceId === list.workspaceId && l.name === list.name)) {
+            throw new ConstraintError(`task list (${list.workspaceId}, ${list.name}) already exists`);
+          }
+          if (!s.workspaces.has(list.workspaceId)) throw new ConstraintError(`task list references missing workspace ${list.workspaceId}`);
+          s.taskLists.set(list.id, { ...clone(list), taskSeq: 0, changeSeq: 0 });
+        }),
+        nextTaskSeq: hooked('tasks.nextTaskSeq', async (listId: string) => {
+          const list = state().taskLists.get(listId);
+          if (!list) throw new ConstraintError(`task list ${listId} does not exist`);
+          return ++list.taskSeq;
+        }),
+        nextChangeSeq: hooked('tasks.nextChangeSeq', async (listId: string) => {
+          const list = state().taskLists.get(listId);
+          if (!list) throw new ConstraintError(`task list ${listId} does not exist`);
+          return ++list.changeSeq;
+        }),
+        insert: hooked('tasks.insert', async (task: TaskRecord) => {
+          const s = state();
+          if (s.tasks.has(task.id)) throw new ConstraintError(`task id ${task.id} already exists`);
+          if (!s.taskLists.has(task.listId)) throw new ConstraintError(`task references missing list ${task.listId}`);
+          if ([...s.tasks.values()].some((t) => t.listId === task.listId && t.seq === task.seq)) {
+            throw new ConstraintError(`task (${task.listId}, seq ${task.seq}) already exists`);
+          }
+          s.tasks.set(task.id, clone(task));
+        }),
+        get: hooked('tasks.get', async (listId: string, id: string) => {
+          const task = state().tasks.get(id);
+          return task && task.listId === listId ? clone(task) : null;
+        }),
+        getMany: hooked('tasks.getMany', async (listId: string, ids: readonly string[]) =>
+          clone(bySeq([...state().tasks.values()].filter((t) => t.listId === listId && ids.includes(t.id)))),
+        ),
+        idTaken: hooked('tasks.idTaken', async (id: string) => state().tasks.has(id)),
+        update: hooked('tasks.update', async (task: TaskRecord, fromVersion: number) => {
+          const row = state().tasks.get(task.id);
+          if (!row || row.version !== fromVersion) return false;
+          // Like the real store: every field but the keys and creation facts (id, listId, seq, createdAt).
+          const { id, listId, seq, createdAt, ...fields } = clone(task);
+          Object.assign(row, fields);
+          return true;
+        }),
+        edgesOf: hooked('tasks.edgesOf', async (ids: readonly string[]) =>
+          state()
+            .taskEdges.filter((e) => ids.includes(e.blockerId) || ids.includes(e.blockedId))
+            .map(edgeOnly),
+        ),
+        blocksOf: hooked('tasks.blocksOf', async (ids: readonly string[]) =>
+          state()
+            .taskEdges.filter((e) => ids.includes(e.blockerId))
+            .map(edgeOnly),
+        ),
+        addEdge: hooked('tasks.addEdge', async (listId: string, edge: TaskEdge) => {
+          const s = state();
+          if (!s.taskLists.has(listId)) throw new ConstraintError(`task edge references missing list ${listId}`);
+          for (const id of [edge.blockerId, edge.blockedId]) {
+            if (!s.tasks.has(id)) throw new ConstraintError(`task edge references missing task ${id}`);
+          }
+          if (s.taskEdges.some((e) => e.blockerId === edge.blockerId && e.blockedId === edge.blockedId)) {
+            throw new ConstraintError(`task edge (${edge.blockerId}, ${edge.blockedId}) already exists`);
+          }
+          s.taskEdges.push({ listId, blockerId: edge.blockerId, blockedId: edge.blockedId });
+        }),
+        removeEdge: hooked('tasks.removeEdge', async (edge: TaskEdge) => {
+          const s = state();
+          s.taskEdges = s.taskEdges.filter((e) => !(e.blockerId === edge.blockerId && e.blockedId === edge.blockedId));
+        }),
+        unresolvedBlockers: hooked('tasks.unresolvedBlockers', async (ids: readonly string[]) => {
+          const s = state();
+          return s.taskEdges.filter((e) => ids.includes(e.blockedId) && !isResolvedIn(s, e.blockerId)).map(edgeOnly);
+        }),
+        list: hooked('tasks.list', async (listId: string, filter: TaskListFilter) => {
+          const s = state();
+          const rows = bySeq(
+            [...s.tasks.values()].filter(
+              (t) =>
+                t.listId === listId &&
+                filter.statuses.includes(t.status) &&
+                (filter.owner === undefined || t.owner === filter.owner) &&
+                (filter.readyFor === undefined || readyIn(s, t, filter.readyFor)),
+            ),
+          );
+          return clone(rows.slice(0, filter.limit));
+        }),
+        firstReady: hooked('tasks.firstReady', async (listId: string, agent: string) => {
+          const s = state();
+          const first = bySeq([...s.tasks.values()].filter((t) => t.listId === listId && readyIn(s, t, agent)))[0];
+          return clone(first ?? null);
+        }),
+        graph: hooked('tasks.graph', async (listId: string, statuses: readonly TaskStatus[]) => {
+          const s = state();
+          const tasks = bySeq([...s.tasks.values()].filter((t) => t.listId === listId && statuses.includes(t.status)));
+          const inGraph = new Set(tasks.map((t) => t.id));
+          const edges = s.taskEdges.filter((e) => e.listId === listId && inGraph.has(e.blockerId) && inGraph.has(e.blockedId)).map(edgeOnly);
+          return { tasks: clone(tasks), edges };
+        }),
+        appendChange: hooked('tasks.appendChange', async (change: TaskChangeRecord) => {
+          const s = state();
+          if (s.taskChanges.some((c) => c.listId === change.listId && c.seq === change.seq)) {
+            throw new ConstraintError(`task change (${change.listId}, ${change.seq}) already exists`);
+          }
+          // Stored as JSON by the real store: what comes back is plain data.
+          s.taskChanges.push({ ...clone(change), changes: JSON.parse(JSON.stringify(change.changes)), snapshot: JSON.parse(JSON.stringify(change.snapshot)) });
+        }),
+        changesOf: hooked('tasks.changesOf', async (taskId: string) =>
+          clone(state().taskChanges.filter((c) => c.taskId === taskId).sort((a, b) => a.seq - b.seq)),
+        ),
+        changesAfter: hooked('tasks.changesAfter', async (listId: string, seq: number, limit: number) =>
+          clone(
+            state()
+              .taskChanges.filter((c) => c.listId === listId && c.seq > seq)
+              .sort((a, b) => a.seq - b.seq)
+              .slice(0, limit),
+          ),
+        ),
+      },
     };
     return repos;
   }
@@ -260,7 +433,10 @@ export class FakeClock implements Clock {
   }
 }
 
-/** Deterministic ids: `ses_1`, `ses_2`, `key_1`, …; secrets `atk_secret_1`, … (one counter per prefix). */
+/**
+ * Deterministic ids: `ses_1`, `ses_2`, `key_1`, …; secrets `atk_secret_1`, … (one counter per prefix); UUIDs
+ * `00000000-0000-4000-8000-000000000001`, … (a counter of their own, well-formed v4 shape).
+ */
 export class CounterIds implements Ids {
   private readonly counters = new Map<string, number>();
   private next(name: string): number {
@@ -273,6 +449,9 @@ export class CounterIds implements Ids {
   }
   secret(prefix: string): string {
     return `${prefix}_secret_${this.next(`secret:${prefix}`)}`;
+  }
+  uuid(): string {
+    return `00000000-0000-4000-8000-${String(this.next('uuid')).padStart(12, '0')}`;
   }
 }
 

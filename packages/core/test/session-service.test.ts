@@ -20,6 +20,7 @@ describe('opening sessions', () => {
       workspaceId: w.workspaceId,
       parentId: null,
       title: 'Fix the build',
+      agentName: opened.session.id,
       turn: { number: 0, state: 'none' },
       createdAt: '2025-03-01T10:00:00.000Z',
     });
@@ -28,6 +29,7 @@ describe('opening sessions', () => {
       role: 'agent',
       keyId: w.agent.keyId,
       sessionId: opened.session.id,
+      agentName: opened.session.id,
     });
   });
 
@@ -55,7 +57,7 @@ describe('opening sessions', () => {
     expect(sub.session.parentId).toBe(w.sessionId);
     expect(sub.session.workspaceId).toBe(w.workspaceId);
     const subActor = await resolveActor(w.deps, sub.token);
-    expect(subActor).toEqual({ workspaceId: w.workspaceId, role: 'agent', keyId: w.agent.keyId, sessionId: sub.session.id });
+    expect(subActor).toEqual({ workspaceId: w.workspaceId, role: 'agent', keyId: w.agent.keyId, sessionId: sub.session.id, agentName: sub.session.id });
     const nested = await sessions.openSession(w.deps, subActor, {});
     expect(nested.session.parentId).toBe(sub.session.id);
   });

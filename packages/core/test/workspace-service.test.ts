@@ -26,7 +26,7 @@ describe('bootstrap', () => {
         revokedAt: null,
       },
     ]);
-    expect(await resolveActor(deps, boot!.adminKey)).toEqual({ workspaceId: 'ws_1', role: 'admin', keyId: 'key_1', sessionId: null });
+    expect(await resolveActor(deps, boot!.adminKey)).toEqual({ workspaceId: 'ws_1', role: 'admin', keyId: 'key_1', sessionId: null, agentName: null });
   });
 
   it('returns null on the second call and creates nothing more', async () => {
@@ -104,6 +104,7 @@ describe('API keys', () => {
         role,
         keyId: created.key.id,
         sessionId: null,
+        agentName: null,
       });
     }
   });

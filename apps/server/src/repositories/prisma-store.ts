@@ -16,9 +16,13 @@ const repositories = (db: Tx): Repositories => ({
   tasks: prismaTaskRepository(db),
 });
 
-export function prismaStore(db: Db): Store {
+/**
+ * Reads outside a transaction go through their own connection, so they see only committed data and never queue
+ * behind a write; every write runs in one transaction on the writer connection.
+ */
+export function prismaStore(writer: Db, reader: Db): Store {
   return {
-    ...repositories(db),
-    transaction: (work) => db.$transaction((tx) => work(repositories(tx))),
+    ...repositories(reader),
+    transaction: (work) => writer.$transaction((tx) => work(repositories(tx))),
   };
 }
