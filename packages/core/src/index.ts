@@ -10,6 +10,7 @@ export * as workspaces from './workspace-service.ts';
 export * as sessions from './session-service.ts';
 export * as todos from './todo-service.ts';
 export * as tasks from './task-service.ts';
+export * as taskFiles from './task-import.ts';
 export * from './task-graph.ts';
 export { taskTopic } from './task-changes.ts';
 export { presentTask } from './task-present.ts';

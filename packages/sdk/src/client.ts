@@ -92,6 +92,10 @@ export function createClient({ url, token }: ClientOptions) {
       claim: (input: RouterInputs['task']['claim'] = {}) => trpc.task.claim.mutate(input),
       plan: (input: RouterInputs['task']['plan'] = {}) => trpc.task.plan.query(input),
       history: (input: RouterInputs['task']['history']) => trpc.task.history.query(input),
+      /** Imports a batch of sisyphus or Claude Code task files into a list, all or nothing. */
+      import: (input: RouterInputs['task']['import']) => trpc.task.import.mutate(input),
+      /** The list's tasks (deleted included) as sisyphus or Claude Code task files. */
+      export: (input: RouterInputs['task']['export']) => trpc.task.export.query(input),
       watch: watchTasks,
     },
   };

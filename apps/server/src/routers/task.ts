@@ -1,5 +1,5 @@
-// Task graph router (seed 001): create, get, list, update, claim, plan, history and a resumable feed per task list.
-import { tasks, taskTopic } from '@agent-tasks/core';
+// Task graph router (seed 001): create, get, list, update, claim, plan, history, import/export of task files and a resumable feed per task list.
+import { taskFiles, tasks, taskTopic } from '@agent-tasks/core';
 import {
   type TaskEvent,
   task,
@@ -7,9 +7,13 @@ import {
   taskClaimOutput,
   taskCreateInput,
   taskEvent,
+  taskExportInput,
+  taskExportOutput,
   taskGetInput,
   taskHistoryInput,
   taskHistoryOutput,
+  taskImportInput,
+  taskImportOutput,
   taskListInput,
   taskListOutput,
   taskPlanInput,
@@ -49,6 +53,14 @@ export const taskRouter = router({
     .input(taskHistoryInput)
     .output(taskHistoryOutput)
     .query(({ ctx, input }) => tasks.taskHistory(ctx.deps, ctx.actor, input)),
+  import: authedProcedure
+    .input(taskImportInput)
+    .output(taskImportOutput)
+    .mutation(({ ctx, input }) => taskFiles.importTasks(ctx.deps, ctx.actor, input)),
+  export: authedProcedure
+    .input(taskExportInput)
+    .output(taskExportOutput)
+    .query(({ ctx, input }) => taskFiles.exportTasks(ctx.deps, ctx.actor, input)),
   watch: authedProcedure
     .input(taskWatchInput)
     .output(streamOf(taskEvent))

@@ -1,0 +1,256 @@
+// The JSON task files other agent tools keep, parsed and rendered without I/O: sisyphus (`.sisyphus/tasks/<T-id>.json`)
+// and Claude Code (`~/.claude/tasks/<list>/<n>.json`). Files in, validated tasks and edges (by the files' ids) out; and back.
+import {
+  id as boundedText,
+  TASK_EDGES_MAX,
+  taskCreateInput,
+  taskId,
+  taskStatus,
+  type TaskFileFormat,
+  type TaskStatus,
+} from '@agent-tasks/schema';
+import { DomainError } from './errors.ts';
+import type { TaskEdge, TaskRecord } from './records.ts';
+import { cycleText, mergeMetadata } from './task-graph.ts';
+
+export interface TaskFile {
+  name: string;
+  content: string;
+}
+
+/** One task read from a file; `id` is the file's own id (kept for sisyphus, mapped to a new T-… id for claude). */
+export interface ParsedTask {
+  id: string;
+  /** The file it came from, to name in refusals. */
+  file: string;
+  subject: string;
+  description: string;
+  status: TaskStatus;
+  activeForm: string | null;
+  owner: string | null;
+  metadata: Record<string, unknown>;
+  /** The file's threadID, when it has one. */
+  threadId: string | null;
+}
+
+export interface ParsedTaskFiles {
+  /** In creation order: claude by number, sisyphus in the order the files were given. */
+  tasks: ParsedTask[];
+  /** Blocker → blocked by the files' ids, each once, blockers before what they block (a topological order). */
+  edges: TaskEdge[];
+}
+
+const invalid = (reason: string) => new DomainError('INVALID_IMPORT', `Error: invalid import: ${reason}`);
+
+const edgeList = (field: string, item: typeof taskId) =>
+  item.array().max(TASK_EDGES_MAX, { error: `Error: invalid input: \`${field}\` may name at most ${TASK_EDGES_MAX} tasks.` });
+
+const claudeId = boundedText.regex(/^[0-9]{1,9}$/, {
+  error: (iss) => `Error: invalid input: ${JSON.stringify(iss.input)} is not a Claude Code task id (a number like "1").`,
+});
+
+/** The fields both formats share, with the task contracts' limits and messages; unknown fields are ignored. */
+const common = taskCreateInput
+  .pick({ subject: true, description: true, activeForm: true, owner: true, metadata: true })
+  .strip()
+  .extend({ status: taskStatus, threadID: boundedText.optional() });
+
+const fileSchemas = {
+  sisyphus: common.extend({ id: taskId, blocks: edgeList('blocks', taskId).default([]), blockedBy: edgeList('blockedBy', taskId).default([]) }),
+  claude: common.extend({ id: claudeId, blocks: edgeList('blocks', claudeId).default([]), blockedBy: edgeList('blockedBy', claudeId).default([]) }),
+};
+
+interface Issue {
+  code: string;
+  path: PropertyKey[];
+  message: string;
+  expected?: string;
+  origin?: string;
+  maximum?: number | bigint;
+  minimum?: number | bigint;
+}
+
+const pathText = (path: readonly PropertyKey[]) =>
+  path.map((p, i) => (typeof p === 'number' ? `[${p}]` : `${i ? '.' : ''}${String(p)}`)).join('') || 'file';
+
+/** One zod issue as the reason after "file.json: ", reusing the contracts' own text where it names the field. */
+function reasonOf(issue: Issue): string {
+  const field = `\`${pathText(issue.path)}\``;
+  if (issue.message.startsWith('Error:')) {
+    const text = issue.message.replace(/^Error: invalid (?:task|input): /, '');
+    return text.includes('`') ? text : `${field}: ${text}`;
+  }
+  if ((issue.code === 'too_big' || issue.code === 'too_small') && issue.origin === 'string') {
+    return `${field} must be ${issue.code === 'too_big' ? `at most ${issue.maximum}` : `at least ${issue.minimum}`} characters.`;
+  }
+  if (issue.code === 'invalid_type') return `${field} must be ${issue.expected === 'array' ? 'an array' : `a ${issue.expected ?? 'value'}`}.`;
+  return `${field}: ${issue.message.charAt(0).toLowerCase()}${issue.message.slice(1)}.`;
+}
+
+const isObject = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
+
+/** Optional fields other tools write as null or "" mean "not set". */
+function withoutEmpty(json: Record<string, unknown>) {
+  const out = { ...json };
+  for (const key of ['activeForm', 'owner', 'threadID', 'metadata']) {
+    const v = out[key];
+    if (v === null || (typeof v === 'string' && v.trim() === '' && key !== 'metadata')) delete out[key];
+  }
+  return out;
+}
+
+/**
+ * Reads a batch of task files: validates each against its format, maps `blocks` and `blockedBy` to edges (both
+ * directions describe the same edge, so disagreeing lists are merged), and refuses the whole batch on the first
+ * problem: bad JSON or field, duplicate id, an edge to a task not in the batch or to itself, or a cycle. Edges that
+ * touch a deleted task are dropped, as deleting a task removes its edges.
+ */
+export function parseTaskFiles(format: TaskFileFormat, files: readonly TaskFile[]): ParsedTaskFiles {
+  if (files.length === 0) throw invalid('no task files to import.');
+  const schema = fileSchemas[format];
+  const byId = new Map<string, ParsedTask & { blocks: string[]; blockedBy: string[] }>();
+  for (const file of files) {
+    let json: unknown;
+    try {
+      json = JSON.parse(file.content);
+    } catch {
+      throw invalid(`${file.name}: not valid JSON.`);
+    }
+    if (!isObject(json)) throw invalid(`${file.name}: expected a JSON object.`);
+    const parsed = schema.safeParse(withoutEmpty(json));
+    if (!parsed.success) throw invalid(`${file.name}: ${reasonOf(parsed.error.issues[0] as Issue)}`);
+    const data = parsed.data;
+    const twin = byId.get(data.id);
+    if (twin) throw invalid(`${file.name}: duplicate id "${data.id}" (also in ${twin.file}).`);
+    byId.set(data.id, {
+      id: data.id,
+      file: file.name,
+      subject: data.subject,
+      description: data.description,
+      status: data.status,
+      activeForm: data.activeForm ?? null,
+      owner: data.owner ?? null,
+      metadata: data.metadata ? mergeMetadata({}, data.metadata) : {},
+      threadId: data.threadID ?? null,
+      blocks: data.blocks,
+      blockedBy: data.blockedBy,
+    });
+  }
+
+  const ordered = [...byId.values()];
+  if (format === 'claude') ordered.sort((a, b) => Number(a.id) - Number(b.id));
+
+  const edges = new Map<string, TaskEdge>();
+  for (const task of ordered) {
+    for (const [field, other, edgeOf] of [
+      ['blocks', task.blocks, (id: string) => ({ blockerId: task.id, blockedId: id })],
+      ['blockedBy', task.blockedBy, (id: string) => ({ blockerId: id, blockedId: task.id })],
+    ] as const) {
+      for (const id of other) {
+        const target = byId.get(id);
+        if (!target) throw invalid(`${task.file}: ${field} names unknown task "${id}".`);
+        if (id === task.id) throw invalid(`${task.file}: task "${id}" cannot depend on itself.`);
+        if (task.status === 'deleted' || target.status === 'deleted') continue;
+        const edge = edgeOf(id);
+        edges.set(`${edge.blockerId}\n${edge.blockedId}`, edge);
+      }
+    }
+  }
+
+  const order = topologicalOrder(
+    ordered.map((t) => t.id),
+    [...edges.values()],
+  );
+  if ('cycle' in order) throw invalid(`${byId.get(order.cycle[0] ?? '')?.file}: dependency cycle ${cycleText(order.cycle)}.`);
+  const rank = new Map(order.ids.map((id, i) => [id, i]));
+  const position = new Map(ordered.map((t, i) => [t.id, i]));
+  const sortedEdges = [...edges.values()].sort(
+    (a, b) =>
+      (rank.get(a.blockerId) ?? 0) - (rank.get(b.blockerId) ?? 0) || (position.get(a.blockedId) ?? 0) - (position.get(b.blockedId) ?? 0),
+  );
+  return { tasks: ordered.map(({ blocks, blockedBy, ...task }) => task), edges: sortedEdges };
+}
+
+/** Kahn's order of `ids` (ties in the given order), or one cycle along "blocks" edges, first and last the same. */
+function topologicalOrder(ids: readonly string[], edges: readonly TaskEdge[]): { ids: string[] } | { cycle: string[] } {
+  const blocks = new Map<string, string[]>(ids.map((id) => [id, []]));
+  const waiting = new Map<string, number>(ids.map((id) => [id, 0]));
+  for (const { blockerId, blockedId } of edges) {
+    blocks.get(blockerId)?.push(blockedId);
+    waiting.set(blockedId, (waiting.get(blockedId) ?? 0) + 1);
+  }
+  const out: string[] = [];
+  const ready = ids.filter((id) => waiting.get(id) === 0);
+  for (let i = 0; i < ready.length; i++) {
+    const id = ready[i] as string;
+    out.push(id);
+    for (const next of blocks.get(id) ?? []) {
+      const left = (waiting.get(next) ?? 0) - 1;
+      waiting.set(next, left);
+      if (left === 0) ready.push(next);
+    }
+  }
+  if (out.length === ids.length) return { ids: out };
+  // Every task left waits on another left task: walk blockers backwards from the first until one repeats.
+  const left = new Set(ids.filter((id) => (waiting.get(id) ?? 0) > 0));
+  const blockerOf = new Map<string, string>();
+  for (const { blockerId, blockedId } of edges) if (left.has(blockerId) && left.has(blockedId) && !blockerOf.has(blockedId)) blockerOf.set(blockedId, blockerId);
+  const start = ids.find((id) => left.has(id)) as string;
+  const seen = new Map<string, number>();
+  const walk: string[] = [];
+  for (let at: string | undefined = start; at !== undefined && !seen.has(at); at = blockerOf.get(at)) {
+    seen.set(at, walk.length);
+    walk.push(at);
+  }
+  const last = walk[walk.length - 1] as string;
+  const repeat = blockerOf.get(last) as string;
+  const loop = walk.slice(seen.get(repeat)).reverse(); // blockers first: a → b means a blocks b
+  const first = loop.indexOf(ids.find((id) => loop.includes(id)) as string); // start at the earliest task
+  const cycle = [...loop.slice(first), ...loop.slice(0, first)];
+  return { cycle: [...cycle, cycle[0] as string] };
+}
+
+const json = (value: unknown) => `${JSON.stringify(value, null, 2)}\n`;
+
+/**
+ * Writes a list's tasks as files of `format`, in creation order: sisyphus keeps the T-… ids (`<id>.json`), claude
+ * numbers the tasks 1..n (`<n>.json`) and names edges by those numbers. Edges to tasks not given are left out.
+ */
+export function renderTaskFiles(format: TaskFileFormat, tasks: readonly TaskRecord[], edges: readonly TaskEdge[]): TaskFile[] {
+  const ordered = [...tasks].sort((a, b) => a.seq - b.seq);
+  const fileId = new Map(ordered.map((t, i) => [t.id, format === 'claude' ? String(i + 1) : t.id]));
+  const position = new Map(ordered.map((t, i) => [t.id, i]));
+  const byPosition = (a: string, b: string) => (position.get(a) ?? 0) - (position.get(b) ?? 0);
+  const named = (ids: string[] | undefined) => [...new Set(ids ?? [])].sort(byPosition).map((id) => fileId.get(id) as string);
+  const blocksOf = new Map<string, string[]>();
+  const blockedByOf = new Map<string, string[]>();
+  for (const { blockerId, blockedId } of edges) {
+    if (!fileId.has(blockerId) || !fileId.has(blockedId)) continue;
+    blocksOf.set(blockerId, blocksOf.get(blockerId) ?? []).get(blockerId)?.push(blockedId);
+    blockedByOf.set(blockedId, blockedByOf.get(blockedId) ?? []).get(blockedId)?.push(blockerId);
+  }
+  return ordered.map((task) => {
+    const id = fileId.get(task.id) as string;
+    const blocks = named(blocksOf.get(task.id));
+    const blockedBy = named(blockedByOf.get(task.id));
+    const activeForm = task.activeForm === null ? {} : { activeForm: task.activeForm };
+    const owner = task.owner === null ? {} : { owner: task.owner };
+    const metadata = Object.keys(task.metadata).length ? { metadata: task.metadata } : {};
+    const body =
+      format === 'claude'
+        ? { id, subject: task.subject, description: task.description, ...activeForm, status: task.status, blocks, blockedBy, ...owner, ...metadata }
+        : {
+            id,
+            subject: task.subject,
+            description: task.description,
+            status: task.status,
+            ...activeForm,
+            blocks,
+            blockedBy,
+            ...owner,
+            ...metadata,
+            threadID: task.threadId,
+          };
+    return { name: `${id}.json`, content: json(body) };
+  });
+}
