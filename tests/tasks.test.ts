@@ -207,3 +207,29 @@ describe('sharing, isolation and restart', () => {
     expect((await refused(outsider.tasks.get({ listName, id: t.id }))).message).toBe(`Error: task ${t.id} not found in list "${listName}".`);
   });
 });
+
+describe('large lists', () => {
+  it('lists 1,000 active tasks, and deletes a task that blocks 600 others in one update', async () => {
+    const s = await sessionClient(server);
+    const listName = freshList();
+    const files = Array.from({ length: 1000 }, (_, i) => ({
+      name: `${i + 1}.json`,
+      content: JSON.stringify({
+        id: String(i + 1),
+        subject: `Step ${i + 1}`,
+        status: 'pending',
+        blockedBy: i > 0 && i <= 600 ? ['1'] : [],
+      }),
+    }));
+    const imported = await s.client.tasks.import({ listName, format: 'claude', files });
+    expect(imported.imported).toBe(1000);
+    expect((await s.client.tasks.list({ listName })).tasks).toHaveLength(1000);
+    expect((await s.client.tasks.list({ listName, readyOnly: true })).tasks).toHaveLength(400);
+
+    const hub = imported.ids['1'] ?? '';
+    expect((await s.client.tasks.get({ listName, id: hub })).blocks).toHaveLength(600);
+    await s.client.tasks.update({ listName, id: hub, status: 'deleted' });
+    expect((await s.client.tasks.list({ listName, readyOnly: true })).tasks).toHaveLength(999);
+    expect((await s.client.tasks.plan({ listName })).waves).toHaveLength(1);
+  });
+});

@@ -14,6 +14,9 @@ import { applyMigrations } from './db/schema-engine.ts';
 import { prismaStore } from './repositories/prisma-store.ts';
 import { appRouter } from './routers/root.ts';
 
+/** Largest request body accepted (an import of many task files is the biggest legitimate one). */
+const MAX_BODY_BYTES = 16 * 1024 * 1024;
+
 export interface AppOptions {
   databaseFile: string;
   port?: number;
@@ -38,7 +41,12 @@ export async function startApp(options: AppOptions): Promise<App> {
   const services: Services = { deps, live };
   const firstRun = await workspaces.bootstrap(deps, options.adminKey);
 
-  const trpc = createHTTPHandler({ router: appRouter, createContext: createContextFactory(services), basePath: '/trpc/' });
+  const trpc = createHTTPHandler({
+    router: appRouter,
+    createContext: createContextFactory(services),
+    basePath: '/trpc/',
+    maxBodySize: MAX_BODY_BYTES,
+  });
   const server = http.createServer((req, res) => {
     const path = (req.url ?? '/').split('?')[0];
     if (path === '/healthz') {

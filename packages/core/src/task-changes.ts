@@ -38,7 +38,7 @@ export class TaskChanges {
     readonly list: TaskListRecord,
   ) {}
 
-  /** A live (not deleted) task of this list, loaded once per transaction. */
+  /** A task of this list (deleted ones too: callers decide), loaded once per transaction. */
   async task(id: string): Promise<TaskRecord> {
     const known = this.tasks.get(id);
     if (known) return known;

@@ -12,4 +12,4 @@ export const TASK_LIST_NAME_MAX = 100;
 export const TASK_METADATA_MAX_BYTES = 10_000;
 export const TASK_EDGES_MAX = 100;
 export const TASK_LIST_PAGE_MAX = 1000;
-export const IMPORT_FILES_MAX = 5000;
+export const IMPORT_FILES_MAX = 2000;

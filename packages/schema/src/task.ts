@@ -2,6 +2,7 @@
 import { z } from 'zod';
 import { isoDate } from './common.ts';
 import {
+  IMPORT_FILES_MAX,
   TASK_ACTIVE_FORM_MAX,
   TASK_DESCRIPTION_MAX,
   TASK_EDGES_MAX,
@@ -190,9 +191,12 @@ export const taskFileFormat = z.enum(['sisyphus', 'claude'], {
   error: 'Error: invalid input: `format` must be "sisyphus" or "claude".',
 });
 export type TaskFileFormat = z.infer<typeof taskFileFormat>;
-export const taskFile = z.strictObject({ name: z.string().min(1).max(255), content: z.string().max(1_000_000) });
+export const taskFile = z.strictObject({
+  name: z.string().min(1).max(255),
+  content: z.string().max(100_000, { error: 'Error: invalid import: a task file must be at most 100000 characters.' }),
+});
 export const taskImportInput = z.strictObject(
-  { listName: listName.optional(), format: taskFileFormat, files: z.array(taskFile).max(5000) },
+  { listName: listName.optional(), format: taskFileFormat, files: z.array(taskFile).max(IMPORT_FILES_MAX, { error: `Error: invalid import: at most ${IMPORT_FILES_MAX} files per import.` }) },
   { error: unknownField('{ format, files, listName? }') },
 );
 export const taskImportOutput = z.object({ listName: z.string(), imported: z.number().int(), ids: z.record(z.string(), z.string()) });

@@ -23,6 +23,6 @@ const repositories = (db: Tx): Repositories => ({
 export function prismaStore(writer: Db, reader: Db): Store {
   return {
     ...repositories(reader),
-    transaction: (work) => writer.$transaction((tx) => work(repositories(tx))),
+    transaction: (work) => writer.$transaction((tx) => work(repositories(tx)), { maxWait: 10_000, timeout: 30_000 }),
   };
 }

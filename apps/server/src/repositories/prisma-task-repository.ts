@@ -18,7 +18,7 @@ const taskSelect = {
   createdAt: true,
   updatedAt: true,
 } as const;
-const edgeSelect = { blockerId: true, blockedId: true } as const;
+const edgeSelect = { id: true, blockerId: true, blockedId: true } as const;
 const changeSelect = {
   listId: true,
   seq: true,
@@ -31,6 +31,17 @@ const changeSelect = {
   snapshot: true,
 } as const;
 const RESOLVED = ['completed', 'deleted'];
+
+/** SQLite binds at most 999 values per statement: long id lists are queried in chunks. */
+const CHUNK = 400;
+async function inChunks<T>(ids: readonly string[], query: (chunk: string[]) => Promise<T[]>): Promise<T[]> {
+  if (ids.length <= CHUNK) return query([...ids]);
+  const rows: T[] = [];
+  for (let i = 0; i < ids.length; i += CHUNK) rows.push(...(await query(ids.slice(i, i + CHUNK))));
+  return rows;
+}
+type EdgeRow = { id: number; blockerId: string; blockedId: string };
+const byEdgeOrder = (rows: EdgeRow[]) => rows.sort((a, b) => a.id - b.id).map(({ blockerId, blockedId }) => ({ blockerId, blockedId }));
 
 type TaskRow = Omit<TaskRecord, 'status' | 'metadata'> & { status: string; metadata: string };
 const toTask = (row: TaskRow): TaskRecord => ({ ...row, status: row.status as TaskStatus, metadata: JSON.parse(row.metadata) });
@@ -69,32 +80,35 @@ export const prismaTaskRepository = (db: Tx): TaskRepository => ({
     return row ? toTask(row) : null;
   },
   getMany: async (listId, ids) =>
-    (await db.task.findMany({ where: { listId, id: { in: [...ids] } }, orderBy: { seq: 'asc' }, select: taskSelect })).map(toTask),
+    (await inChunks(ids, (chunk) => db.task.findMany({ where: { listId, id: { in: chunk } }, select: taskSelect })))
+      .map(toTask)
+      .sort((a, b) => a.seq - b.seq),
   idTaken: async (id) => (await db.task.count({ where: { id } })) > 0,
   async update(task, fromVersion) {
     const { id, listId, seq, createdAt, ...fields } = fromTask(task);
     const { count } = await db.task.updateMany({ where: { id, version: fromVersion }, data: fields });
     return count === 1;
   },
-  edgesOf: (ids) =>
-    db.taskEdge.findMany({
-      where: { OR: [{ blockerId: { in: [...ids] } }, { blockedId: { in: [...ids] } }] },
-      orderBy: { id: 'asc' },
-      select: edgeSelect,
-    }),
-  blocksOf: (ids) => db.taskEdge.findMany({ where: { blockerId: { in: [...ids] } }, orderBy: { id: 'asc' }, select: edgeSelect }),
+  async edgesOf(ids) {
+    const rows = await inChunks(ids, (chunk) =>
+      db.taskEdge.findMany({ where: { OR: [{ blockerId: { in: chunk } }, { blockedId: { in: chunk } }] }, select: edgeSelect }),
+    );
+    return byEdgeOrder([...new Map(rows.map((r) => [r.id, r])).values()]);
+  },
+  blocksOf: async (ids) =>
+    byEdgeOrder(await inChunks(ids, (chunk) => db.taskEdge.findMany({ where: { blockerId: { in: chunk } }, select: edgeSelect }))),
   async addEdge(listId, edge) {
     await db.taskEdge.create({ data: { listId, ...edge }, select: { id: true } });
   },
   async removeEdge(edge) {
     await db.taskEdge.deleteMany({ where: edge });
   },
-  unresolvedBlockers: (ids) =>
-    db.taskEdge.findMany({
-      where: { blockedId: { in: [...ids] }, blocker: { status: { notIn: RESOLVED } } },
-      orderBy: { id: 'asc' },
-      select: edgeSelect,
-    }),
+  unresolvedBlockers: async (ids) =>
+    byEdgeOrder(
+      await inChunks(ids, (chunk) =>
+        db.taskEdge.findMany({ where: { blockedId: { in: chunk }, blocker: { status: { notIn: RESOLVED } } }, select: edgeSelect }),
+      ),
+    ),
   list: async (listId, filter) =>
     (
       await db.task.findMany({
@@ -120,7 +134,7 @@ export const prismaTaskRepository = (db: Tx): TaskRepository => ({
       orderBy: { id: 'asc' },
       select: edgeSelect,
     });
-    return { tasks, edges };
+    return { tasks, edges: byEdgeOrder(edges) };
   },
   async appendChange({ changes, snapshot, ...rest }) {
     await db.taskChange.create({ data: { ...rest, changes: JSON.stringify(changes), snapshot: JSON.stringify(snapshot) }, select: { seq: true } });
