@@ -1,12 +1,14 @@
 // Builds the running service: database (migrated), dependencies, first-run bootstrap, and the HTTP server.
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { type Deps, workspaces } from '@agent-tasks/core';
+import { type Deps, runs, workspaces } from '@agent-tasks/core';
 import { createHTTPHandler } from '@trpc/server/adapters/standalone';
 import { inProcessLiveEvents } from './adapters/live-events.ts';
 import { nodeIds } from './adapters/node-ids.ts';
 import { sha256Hasher } from './adapters/sha256-hasher.ts';
 import { systemClock } from './adapters/system-clock.ts';
+import { fetchWebhookSender } from './adapters/webhook-sender.ts';
+import { startNotificationWorker } from './workers/notification-worker.ts';
 import { createContextFactory, type Services } from './context.ts';
 import { openDb } from './db/client.ts';
 import { migrationsDir } from './db/database-file.ts';
@@ -22,6 +24,10 @@ export interface AppOptions {
   port?: number;
   host?: string;
   adminKey?: string | undefined;
+  /** Base URL for links to run pages in notifications; defaults to the server's own URL. */
+  publicUrl?: string | undefined;
+  /** Notification delivery: first retry delay, longest delay, and how often the outbox is polled. */
+  delivery?: { baseMs?: number; maxMs?: number; pollMs?: number };
 }
 
 export interface App {
@@ -37,7 +43,14 @@ export async function startApp(options: AppOptions): Promise<App> {
   const writer = await openDb(options.databaseFile);
   const reader = await openDb(options.databaseFile);
   const live = inProcessLiveEvents();
-  const deps: Deps = { store: prismaStore(writer, reader), clock: systemClock, ids: nodeIds, hasher: sha256Hasher, events: live };
+  const deps: Deps = {
+    store: prismaStore(writer, reader),
+    clock: systemClock,
+    ids: nodeIds,
+    hasher: sha256Hasher,
+    events: live,
+    publicUrl: options.publicUrl ?? '',
+  };
   const services: Services = { deps, live };
   const firstRun = await workspaces.bootstrap(deps, options.adminKey);
 
@@ -49,8 +62,11 @@ export async function startApp(options: AppOptions): Promise<App> {
   });
   const server = http.createServer((req, res) => {
     const path = (req.url ?? '/').split('?')[0];
+    const runPage = path?.match(/^\/runs\/([A-Za-z0-9_-]+)\/?$/);
     if (path === '/healthz') {
       res.writeHead(200, { 'content-type': 'application/json' }).end('{"ok":true}');
+    } else if (runPage?.[1]) {
+      void servePage(res, () => runs.getRunByLink(deps, runPage[1] ?? ''));
     } else if (path?.startsWith('/trpc/')) {
       trpc(req, res);
     } else {
@@ -59,15 +75,36 @@ export async function startApp(options: AppOptions): Promise<App> {
   });
   await new Promise<void>((resolve) => server.listen(options.port ?? 0, options.host ?? '127.0.0.1', resolve));
   const { port } = server.address() as AddressInfo;
+  const url = `http://${options.host ?? '127.0.0.1'}:${port}`;
+  deps.publicUrl ||= url;
+  const worker = startNotificationWorker(deps, fetchWebhookSender(), {
+    baseMs: options.delivery?.baseMs ?? 1_000,
+    maxMs: options.delivery?.maxMs ?? 60_000,
+    pollMs: options.delivery?.pollMs ?? 250,
+    batch: 50,
+  });
 
   return {
-    url: `http://${options.host ?? '127.0.0.1'}:${port}`,
+    url,
     services,
     firstRun,
     async close() {
+      await worker.stop();
       server.closeAllConnections();
       await new Promise<void>((resolve) => server.close(() => resolve()));
       await Promise.all([writer.$disconnect(), reader.$disconnect()]);
     },
   };
+}
+
+/** A run page: until the dashboard exists, the run's view as JSON; the unguessable run id is the capability. */
+async function servePage(res: http.ServerResponse, load: () => Promise<unknown>) {
+  try {
+    const view = await load();
+    if (view) res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify(view));
+    else res.writeHead(404, { 'content-type': 'application/json' }).end('{"error":"run not found"}');
+  } catch (error) {
+    console.error('run page failed:', error);
+    res.writeHead(500, { 'content-type': 'application/json' }).end('{"error":"internal error"}');
+  }
 }

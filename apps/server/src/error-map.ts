@@ -19,6 +19,10 @@ export const trpcCodeOf: Record<ErrorCode, TRPCCode> = {
   STALE_VERSION: 'CONFLICT',
   CLAIM_REFUSED: 'CONFLICT',
   INVALID_IMPORT: 'BAD_REQUEST',
+  INVALID_CHECKLIST: 'BAD_REQUEST',
+  INVALID_REVISION: 'BAD_REQUEST',
+  NO_CHANNEL: 'PRECONDITION_FAILED',
+  STALE_STEP: 'CONFLICT',
 };
 
 export const toTRPCError = (error: DomainError) =>

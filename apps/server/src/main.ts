@@ -10,6 +10,12 @@ try {
     port: Number(process.env.PORT ?? 3000),
     host: process.env.HOST ?? '127.0.0.1',
     adminKey: process.env.AGENT_TASKS_ADMIN_KEY || undefined,
+    publicUrl: process.env.AGENT_TASKS_PUBLIC_URL || undefined,
+    delivery: {
+      baseMs: Number(process.env.AGENT_TASKS_RETRY_BASE_MS) || undefined,
+      maxMs: Number(process.env.AGENT_TASKS_RETRY_MAX_MS) || undefined,
+      pollMs: Number(process.env.AGENT_TASKS_OUTBOX_POLL_MS) || undefined,
+    },
   });
   if (app.firstRun?.generated) {
     console.log(`First run: created workspace ${app.firstRun.workspaceId} with an admin key (shown only now):`);

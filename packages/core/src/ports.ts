@@ -2,6 +2,11 @@
 import type { TaskStatus } from '@agent-tasks/schema';
 import type {
   ApiKeyRecord,
+  ChannelRecord,
+  OutboxRecord,
+  RunRecord,
+  RunStartRecord,
+  RunStepRecordData,
   SessionRecord,
   TaskChangeRecord,
   TaskEdge,
@@ -86,12 +91,53 @@ export interface TaskRepository {
   changesAfter(listId: string, seq: number, limit: number): Promise<TaskChangeRecord[]>;
 }
 
+export interface ChannelRepository {
+  create(channel: ChannelRecord): Promise<void>;
+  list(workspaceId: string): Promise<ChannelRecord[]>;
+  /** False when there was no such channel in the workspace. */
+  delete(workspaceId: string, id: string): Promise<boolean>;
+}
+
+export interface RunRepository {
+  createStart(start: RunStartRecord): Promise<void>;
+  getStart(workspaceId: string, id: string): Promise<RunStartRecord | null>;
+  /** Binds the start attempt to its run if it has none yet; false when it was already executed. */
+  markStartExecuted(id: string, runId: string): Promise<boolean>;
+  create(run: RunRecord): Promise<void>;
+  get(workspaceId: string, id: string): Promise<RunRecord | null>;
+  /** A run by id alone: for run-page links, where the unguessable id is the capability. */
+  getAnywhere(id: string): Promise<RunRecord | null>;
+  /** Writes the run if its stored version is still `fromVersion`; false otherwise. */
+  update(run: RunRecord, fromVersion: number): Promise<boolean>;
+  list(workspaceId: string, filter: { sessionId?: string | undefined; limit: number }): Promise<RunRecord[]>;
+  appendStep(step: RunStepRecordData): Promise<void>;
+  steps(runId: string): Promise<RunStepRecordData[]>;
+  findStepByAttempt(runId: string, attemptId: string): Promise<RunStepRecordData | null>;
+}
+
+export interface OutboxRepository {
+  enqueue(message: OutboxRecord): Promise<void>;
+  /** Undelivered messages due at `now`, oldest first. */
+  due(now: Date, limit: number): Promise<OutboxRecord[]>;
+  markDelivered(id: string, at: Date): Promise<void>;
+  markFailed(id: string, attempts: number, nextAttemptAt: Date, error: string): Promise<void>;
+  forRun(runId: string): Promise<OutboxRecord[]>;
+}
+
+/** Sends one notification to a webhook; resolves with the outcome, never throws. */
+export interface WebhookSender {
+  send(url: string, body: unknown, idempotencyKey: string): Promise<{ ok: true } | { ok: false; error: string }>;
+}
+
 export interface Repositories {
   workspaces: WorkspaceRepository;
   keys: ApiKeyRepository;
   sessions: SessionRepository;
   todos: TodoRepository;
   tasks: TaskRepository;
+  channels: ChannelRepository;
+  runs: RunRepository;
+  outbox: OutboxRepository;
 }
 
 export interface Store extends Repositories {
@@ -128,6 +174,8 @@ export interface EventPublisher {
 
 export interface Deps {
   store: Store;
+  /** Base URL of run pages, for the links in notifications (e.g. https://tasks.example.com). */
+  publicUrl: string;
   clock: Clock;
   ids: Ids;
   hasher: TokenHasher;

@@ -1,5 +1,5 @@
 // The records the domain reads and writes through its ports (storage-agnostic shapes).
-import type { Role, Task, TaskStatus, TodoChanges, TodoCounts, TodoItem, TurnState } from '@agent-tasks/schema';
+import type { Role, RunMove, RunTask, Task, TaskStatus, TodoChanges, TodoCounts, TodoItem, TurnState } from '@agent-tasks/schema';
 
 export interface WorkspaceRecord {
   id: string;
@@ -87,4 +87,86 @@ export interface TaskChangeRecord {
   changes: Record<string, { from: unknown; to: unknown }>;
   /** The task as it stood after this change (what a replayed feed event carries). */
   snapshot: Task;
+}
+
+export interface ChannelRecord {
+  id: string;
+  workspaceId: string;
+  name: string;
+  url: string;
+  createdAt: Date;
+}
+
+export interface RunStartRecord {
+  id: string;
+  workspaceId: string;
+  sessionId: string;
+  parentRunId: string | null;
+  skipNotificationCheck: boolean;
+  runId: string | null;
+  createdAt: Date;
+}
+
+export interface RunRemark {
+  text: string;
+  /** Final (executed-order) positions, one-based. */
+  tasks: number[];
+}
+
+export interface RunRecord {
+  id: string;
+  workspaceId: string;
+  sessionId: string;
+  parentRunId: string | null;
+  startAttemptId: string;
+  name: string | null;
+  executionNote: string | null;
+  status: 'intake' | 'running' | 'completed';
+  /** The authoritative ordered checklist. */
+  tasks: RunTask[];
+  moves: RunMove[];
+  remarks: RunRemark[];
+  /** One-based position of the current task; total + 1 once exhausted. */
+  cursor: number;
+  checklistOutcome: string;
+  executionOutcome: string;
+  /** Per position: the confirmed outcome of a completed task, or "Pending". */
+  taskOutcomes: string[];
+  /** Per position: milliseconds the task's passes spent current. */
+  taskTimes: number[];
+  /** When the current task became current. */
+  currentSince: Date | null;
+  blocker: string | null;
+  revision: number;
+  version: number;
+  createdAt: Date;
+  updatedAt: Date;
+}
+
+export interface RunStepRecordData {
+  runId: string;
+  seq: number;
+  kind: 'intake' | 'step' | 'revise' | 'blocker';
+  label: string;
+  task: number | null;
+  attemptId: string | null;
+  evidence: string | null;
+  outcome: string | null;
+  at: Date;
+}
+
+export interface OutboxRecord {
+  id: string;
+  workspaceId: string;
+  channelId: string;
+  url: string;
+  runId: string;
+  kind: 'checklist_ready' | 'all_tasks_done';
+  payload: Record<string, unknown>;
+  idempotencyKey: string;
+  attempts: number;
+  nextAttemptAt: Date;
+  deliveredAt: Date | null;
+  lastError: string | null;
+  createdAt: Date;
 }

@@ -13,5 +13,9 @@ export const errorCodes = [
   'STALE_VERSION',
   'CLAIM_REFUSED',
   'INVALID_IMPORT',
+  'INVALID_CHECKLIST',
+  'INVALID_REVISION',
+  'NO_CHANNEL',
+  'STALE_STEP',
 ] as const;
 export type ErrorCode = (typeof errorCodes)[number];

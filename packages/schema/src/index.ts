@@ -7,3 +7,4 @@ export * from './session.ts';
 export * from './workspace.ts';
 export * from './format-error.ts';
 export * from './task.ts';
+export * from './run.ts';

@@ -2,7 +2,7 @@
 import type { AppRouter, RouterInputs } from '@agent-tasks/server';
 import { createTRPCClient, httpLink, httpSubscriptionLink, splitLink } from '@trpc/client';
 import { EventSource } from 'eventsource';
-import type { TaskEvent, TodoCard } from '@agent-tasks/schema';
+import type { RunEvent, TaskEvent, TodoCard } from '@agent-tasks/schema';
 
 export interface ClientOptions {
   /** Base URL of the server, e.g. http://127.0.0.1:3000 */
@@ -55,6 +55,13 @@ export function createClient({ url, token }: ClientOptions) {
       onStarted: () => handlers.onStarted?.(),
     });
 
+  const watchRun = (input: RouterInputs['run']['watch'], handlers: WatchHandlers<RunEvent>): Subscription =>
+    trpc.run.watch.subscribe(input, {
+      onData: (event) => handlers.onData(event),
+      onError: (error) => handlers.onError?.(error),
+      onStarted: () => handlers.onStarted?.(),
+    });
+
   return {
     url,
     trpc,
@@ -97,6 +104,26 @@ export function createClient({ url, token }: ClientOptions) {
       /** The list's tasks (deleted included) as sisyphus or Claude Code task files. */
       export: (input: RouterInputs['task']['export']) => trpc.task.export.query(input),
       watch: watchTasks,
+    },
+    runs: {
+      /** Phase one of a start: returns a start attempt id (refused without a notification channel unless skipped). */
+      prepare: (input: RouterInputs['run']['prepare']) => trpc.run.prepare.mutate(input),
+      /** Phase two: starts the run from the attempt, once. */
+      execute: (input: RouterInputs['run']['execute']) => trpc.run.execute.mutate(input),
+      intake: (input: RouterInputs['run']['intake']) => trpc.run.intake.mutate(input),
+      step: (input: RouterInputs['run']['step']) => trpc.run.step.mutate(input),
+      revise: (input: RouterInputs['run']['revise']) => trpc.run.revise.mutate(input),
+      reportBlocker: (input: RouterInputs['run']['reportBlocker']) => trpc.run.reportBlocker.mutate(input),
+      get: (input: RouterInputs['run']['get']) => trpc.run.get.query(input),
+      list: (input: RouterInputs['run']['list'] = {}) => trpc.run.list.query(input),
+      history: (input: RouterInputs['run']['history']) => trpc.run.history.query(input),
+      notifications: (input: RouterInputs['run']['notifications']) => trpc.run.notifications.query(input),
+      watch: watchRun,
+    },
+    channels: {
+      create: (input: RouterInputs['channel']['create']) => trpc.channel.create.mutate(input),
+      list: () => trpc.channel.list.query(),
+      delete: (input: RouterInputs['channel']['delete']) => trpc.channel.delete.mutate(input),
     },
   };
 }

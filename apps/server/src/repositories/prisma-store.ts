@@ -1,7 +1,10 @@
 // The domain's Store port over Prisma: repositories bound to the client, and one transaction per write.
 import type { Repositories, Store } from '@agent-tasks/core';
 import type { Db } from '../db/client.ts';
+import { prismaChannelRepository } from './prisma-channel-repository.ts';
 import { prismaKeyRepository } from './prisma-key-repository.ts';
+import { prismaOutboxRepository } from './prisma-outbox-repository.ts';
+import { prismaRunRepository } from './prisma-run-repository.ts';
 import { prismaSessionRepository } from './prisma-session-repository.ts';
 import { prismaTaskRepository } from './prisma-task-repository.ts';
 import { prismaTodoRepository } from './prisma-todo-repository.ts';
@@ -14,6 +17,9 @@ const repositories = (db: Tx): Repositories => ({
   sessions: prismaSessionRepository(db),
   todos: prismaTodoRepository(db),
   tasks: prismaTaskRepository(db),
+  channels: prismaChannelRepository(db),
+  runs: prismaRunRepository(db),
+  outbox: prismaOutboxRepository(db),
 });
 
 /**

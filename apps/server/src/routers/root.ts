@@ -1,7 +1,9 @@
 // The root router: one router per domain, and the types clients import.
 import type { inferRouterInputs, inferRouterOutputs } from '@trpc/server';
 import { router } from '../trpc.ts';
+import { channelRouter } from './channel.ts';
 import { keysRouter } from './keys.ts';
+import { runRouter } from './run.ts';
 import { sessionRouter } from './session.ts';
 import { taskRouter } from './task.ts';
 import { todoRouter } from './todo.ts';
@@ -13,6 +15,8 @@ export const appRouter = router({
   session: sessionRouter,
   todo: todoRouter,
   task: taskRouter,
+  run: runRouter,
+  channel: channelRouter,
 });
 
 export type AppRouter = typeof appRouter;

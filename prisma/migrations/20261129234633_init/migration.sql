@@ -104,6 +104,87 @@ CREATE TABLE "TaskChange" (
     PRIMARY KEY ("listId", "seq")
 );
 
+-- CreateTable
+CREATE TABLE "NotificationChannel" (
+    "id" TEXT NOT NULL PRIMARY KEY,
+    "workspaceId" TEXT NOT NULL,
+    "name" TEXT NOT NULL,
+    "url" TEXT NOT NULL,
+    "createdAt" DATETIME NOT NULL,
+    CONSTRAINT "NotificationChannel_workspaceId_fkey" FOREIGN KEY ("workspaceId") REFERENCES "Workspace" ("id") ON DELETE CASCADE ON UPDATE CASCADE
+);
+
+-- CreateTable
+CREATE TABLE "RunStart" (
+    "id" TEXT NOT NULL PRIMARY KEY,
+    "workspaceId" TEXT NOT NULL,
+    "sessionId" TEXT NOT NULL,
+    "parentRunId" TEXT,
+    "skipNotificationCheck" BOOLEAN NOT NULL,
+    "runId" TEXT,
+    "createdAt" DATETIME NOT NULL
+);
+
+-- CreateTable
+CREATE TABLE "Run" (
+    "id" TEXT NOT NULL PRIMARY KEY,
+    "workspaceId" TEXT NOT NULL,
+    "sessionId" TEXT NOT NULL,
+    "parentRunId" TEXT,
+    "startAttemptId" TEXT NOT NULL,
+    "name" TEXT,
+    "executionNote" TEXT,
+    "status" TEXT NOT NULL,
+    "tasks" TEXT NOT NULL,
+    "moves" TEXT NOT NULL,
+    "remarks" TEXT NOT NULL,
+    "cursor" INTEGER NOT NULL,
+    "checklistOutcome" TEXT NOT NULL,
+    "executionOutcome" TEXT NOT NULL,
+    "taskOutcomes" TEXT NOT NULL,
+    "taskTimes" TEXT NOT NULL,
+    "currentSince" DATETIME,
+    "blocker" TEXT,
+    "revision" INTEGER NOT NULL,
+    "version" INTEGER NOT NULL,
+    "createdAt" DATETIME NOT NULL,
+    "updatedAt" DATETIME NOT NULL,
+    CONSTRAINT "Run_workspaceId_fkey" FOREIGN KEY ("workspaceId") REFERENCES "Workspace" ("id") ON DELETE CASCADE ON UPDATE CASCADE
+);
+
+-- CreateTable
+CREATE TABLE "RunStep" (
+    "runId" TEXT NOT NULL,
+    "seq" INTEGER NOT NULL,
+    "kind" TEXT NOT NULL,
+    "label" TEXT NOT NULL,
+    "task" INTEGER,
+    "attemptId" TEXT,
+    "evidence" TEXT,
+    "outcome" TEXT,
+    "at" DATETIME NOT NULL,
+
+    PRIMARY KEY ("runId", "seq"),
+    CONSTRAINT "RunStep_runId_fkey" FOREIGN KEY ("runId") REFERENCES "Run" ("id") ON DELETE CASCADE ON UPDATE CASCADE
+);
+
+-- CreateTable
+CREATE TABLE "OutboxMessage" (
+    "id" TEXT NOT NULL PRIMARY KEY,
+    "workspaceId" TEXT NOT NULL,
+    "channelId" TEXT NOT NULL,
+    "url" TEXT NOT NULL,
+    "runId" TEXT NOT NULL,
+    "kind" TEXT NOT NULL,
+    "payload" TEXT NOT NULL,
+    "idempotencyKey" TEXT NOT NULL,
+    "attempts" INTEGER NOT NULL,
+    "nextAttemptAt" DATETIME NOT NULL,
+    "deliveredAt" DATETIME,
+    "lastError" TEXT,
+    "createdAt" DATETIME NOT NULL
+);
+
 -- CreateIndex
 CREATE UNIQUE INDEX "ApiKey_tokenHash_key" ON "ApiKey"("tokenHash");
 
@@ -139,3 +220,27 @@ CREATE UNIQUE INDEX "TaskEdge_blockerId_blockedId_key" ON "TaskEdge"("blockerId"
 
 -- CreateIndex
 CREATE INDEX "TaskChange_taskId_seq_idx" ON "TaskChange"("taskId", "seq");
+
+-- CreateIndex
+CREATE INDEX "NotificationChannel_workspaceId_idx" ON "NotificationChannel"("workspaceId");
+
+-- CreateIndex
+CREATE UNIQUE INDEX "Run_startAttemptId_key" ON "Run"("startAttemptId");
+
+-- CreateIndex
+CREATE INDEX "Run_workspaceId_createdAt_idx" ON "Run"("workspaceId", "createdAt");
+
+-- CreateIndex
+CREATE INDEX "Run_sessionId_idx" ON "Run"("sessionId");
+
+-- CreateIndex
+CREATE UNIQUE INDEX "RunStep_runId_attemptId_key" ON "RunStep"("runId", "attemptId");
+
+-- CreateIndex
+CREATE UNIQUE INDEX "OutboxMessage_idempotencyKey_key" ON "OutboxMessage"("idempotencyKey");
+
+-- CreateIndex
+CREATE INDEX "OutboxMessage_deliveredAt_nextAttemptAt_idx" ON "OutboxMessage"("deliveredAt", "nextAttemptAt");
+
+-- CreateIndex
+CREATE INDEX "OutboxMessage_runId_idx" ON "OutboxMessage"("runId");

@@ -1,0 +1,92 @@
+// Prisma implementation of the domain's RunRepository: start attempts, runs (JSON columns) and their steps.
+import type { RunRecord, RunRepository, RunStepRecordData } from '@agent-tasks/core';
+import type { Tx } from './tx.ts';
+
+const runSelect = {
+  id: true,
+  workspaceId: true,
+  sessionId: true,
+  parentRunId: true,
+  startAttemptId: true,
+  name: true,
+  executionNote: true,
+  status: true,
+  tasks: true,
+  moves: true,
+  remarks: true,
+  cursor: true,
+  checklistOutcome: true,
+  executionOutcome: true,
+  taskOutcomes: true,
+  taskTimes: true,
+  currentSince: true,
+  blocker: true,
+  revision: true,
+  version: true,
+  createdAt: true,
+  updatedAt: true,
+} as const;
+const startSelect = { id: true, workspaceId: true, sessionId: true, parentRunId: true, skipNotificationCheck: true, runId: true, createdAt: true } as const;
+const stepSelect = { runId: true, seq: true, kind: true, label: true, task: true, attemptId: true, evidence: true, outcome: true, at: true } as const;
+
+const JSON_FIELDS = ['tasks', 'moves', 'remarks', 'taskOutcomes', 'taskTimes'] as const;
+type RunRow = Omit<RunRecord, (typeof JSON_FIELDS)[number] | 'status'> & { status: string } & Record<(typeof JSON_FIELDS)[number], string>;
+
+const toRun = (row: RunRow): RunRecord => ({
+  ...row,
+  status: row.status as RunRecord['status'],
+  tasks: JSON.parse(row.tasks),
+  moves: JSON.parse(row.moves),
+  remarks: JSON.parse(row.remarks),
+  taskOutcomes: JSON.parse(row.taskOutcomes),
+  taskTimes: JSON.parse(row.taskTimes),
+});
+const fromRun = (run: RunRecord) => ({
+  ...run,
+  tasks: JSON.stringify(run.tasks),
+  moves: JSON.stringify(run.moves),
+  remarks: JSON.stringify(run.remarks),
+  taskOutcomes: JSON.stringify(run.taskOutcomes),
+  taskTimes: JSON.stringify(run.taskTimes),
+});
+const toStep = (row: Omit<RunStepRecordData, 'kind'> & { kind: string }): RunStepRecordData => ({ ...row, kind: row.kind as RunStepRecordData['kind'] });
+
+export const prismaRunRepository = (db: Tx): RunRepository => ({
+  async createStart(start) {
+    await db.runStart.create({ data: start, select: { id: true } });
+  },
+  getStart: (workspaceId, id) => db.runStart.findFirst({ where: { id, workspaceId }, select: startSelect }),
+  markStartExecuted: async (id, runId) => (await db.runStart.updateMany({ where: { id, runId: null }, data: { runId } })).count === 1,
+  async create(run) {
+    await db.run.create({ data: fromRun(run), select: { id: true } });
+  },
+  async get(workspaceId, id) {
+    const row = await db.run.findFirst({ where: { id, workspaceId }, select: runSelect });
+    return row ? toRun(row) : null;
+  },
+  async getAnywhere(id) {
+    const row = await db.run.findUnique({ where: { id }, select: runSelect });
+    return row ? toRun(row) : null;
+  },
+  async update(run, fromVersion) {
+    const { id, workspaceId, sessionId, parentRunId, startAttemptId, createdAt, ...fields } = fromRun(run);
+    return (await db.run.updateMany({ where: { id, version: fromVersion }, data: fields })).count === 1;
+  },
+  list: async (workspaceId, filter) =>
+    (
+      await db.run.findMany({
+        where: { workspaceId, ...(filter.sessionId ? { sessionId: filter.sessionId } : {}) },
+        orderBy: { createdAt: 'desc' },
+        take: filter.limit,
+        select: runSelect,
+      })
+    ).map(toRun),
+  async appendStep(step) {
+    await db.runStep.create({ data: step, select: { seq: true } });
+  },
+  steps: async (runId) => (await db.runStep.findMany({ where: { runId }, orderBy: { seq: 'asc' }, select: stepSelect })).map(toStep),
+  async findStepByAttempt(runId, attemptId) {
+    const row = await db.runStep.findFirst({ where: { runId, attemptId }, select: stepSelect });
+    return row ? toStep(row) : null;
+  },
+});

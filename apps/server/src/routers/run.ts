@@ -1,0 +1,83 @@
+// Checklist run router (seed 002): prepare/execute, intake, step, revise, blockers, the view, its card and its feed.
+import { channels, runs, runTopic } from '@agent-tasks/core';
+import {
+  type RunEvent,
+  runBlockerInput,
+  runEvent,
+  runExecuteInput,
+  runHistoryOutput,
+  runIntakeInput,
+  runListInput,
+  runListOutput,
+  runNotificationsOutput,
+  runPrepareInput,
+  runPrepareOutput,
+  runRef,
+  runReviseInput,
+  runStepInput,
+  runView,
+  runWatchInput,
+} from '@agent-tasks/schema';
+import { resumableFeed } from '../adapters/resumable-feed.ts';
+import { authedProcedure, router, streamOf } from '../trpc.ts';
+
+export const runRouter = router({
+  prepare: authedProcedure
+    .input(runPrepareInput)
+    .output(runPrepareOutput)
+    .mutation(({ ctx, input }) => runs.prepareStart(ctx.deps, ctx.actor, input)),
+  execute: authedProcedure
+    .input(runExecuteInput)
+    .output(runView)
+    .mutation(({ ctx, input }) => runs.executeStart(ctx.deps, ctx.actor, input)),
+  intake: authedProcedure
+    .input(runIntakeInput)
+    .output(runView)
+    .mutation(({ ctx, input }) => runs.intake(ctx.deps, ctx.actor, input)),
+  step: authedProcedure
+    .input(runStepInput)
+    .output(runView)
+    .mutation(({ ctx, input }) => runs.step(ctx.deps, ctx.actor, input)),
+  revise: authedProcedure
+    .input(runReviseInput)
+    .output(runView)
+    .mutation(({ ctx, input }) => runs.revise(ctx.deps, ctx.actor, input)),
+  reportBlocker: authedProcedure
+    .input(runBlockerInput)
+    .output(runView)
+    .mutation(({ ctx, input }) => runs.reportBlocker(ctx.deps, ctx.actor, input)),
+  get: authedProcedure
+    .input(runRef)
+    .output(runView)
+    .query(({ ctx, input }) => runs.getRun(ctx.deps, ctx.actor, input)),
+  list: authedProcedure
+    .input(runListInput)
+    .output(runListOutput)
+    .query(({ ctx, input }) => runs.listRuns(ctx.deps, ctx.actor, input)),
+  history: authedProcedure
+    .input(runRef)
+    .output(runHistoryOutput)
+    .query(({ ctx, input }) => runs.runHistory(ctx.deps, ctx.actor, input)),
+  notifications: authedProcedure
+    .input(runRef)
+    .output(runNotificationsOutput)
+    .query(({ ctx, input }) => channels.runNotifications(ctx.deps, ctx.actor, input)),
+  watch: authedProcedure
+    .input(runWatchInput)
+    .output(streamOf(runEvent))
+    .subscription(async ({ ctx, input, signal }) => {
+      await runs.getRun(ctx.deps, ctx.actor, input); // a refusal is an error response, not a broken stream
+      return resumableFeed<RunEvent>({
+        live: ctx.live,
+        topic: runTopic(input.runId),
+        signal,
+        after: Number(input.lastEventId ?? 0) || 0,
+        // The run's latest state stands for every version missed: one event brings a reconnecting viewer up to date.
+        replay: async (after) => {
+          const run = await runs.getRun(ctx.deps, ctx.actor, input);
+          return { items: run.version > after ? [{ version: run.version, run }] : [], more: false };
+        },
+        position: (event) => event.version,
+      });
+    }),
+});

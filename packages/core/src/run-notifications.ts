@@ -1,0 +1,23 @@
+// The two notifications of a checklist run (seed 002), in English: "Checklist ready" and "All tasks done".
+import type { RunRecord } from './records.ts';
+import { FLOW_NAME } from './run-rules.ts';
+
+export type NotificationKind = 'checklist_ready' | 'all_tasks_done';
+
+export const runUrl = (publicUrl: string, runId: string) => `${publicUrl.replace(/\/+$/, '')}/runs/${runId}`;
+
+/** ▶ on the first task and ○ on the rest when the checklist is ready; ✓ on every task when all are done. */
+export function notificationFor(kind: NotificationKind, run: Pick<RunRecord, 'id' | 'name' | 'tasks'>, publicUrl: string) {
+  const title = kind === 'checklist_ready' ? 'Checklist ready' : 'All tasks done';
+  const mark = (index: number) => (kind === 'all_tasks_done' ? '✓' : index === 0 ? '▶' : '○');
+  const checklist = run.tasks.map((task, i) => ({ position: i + 1, mark: mark(i), action: task.action }));
+  const url = runUrl(publicUrl, run.id);
+  const heading = `${FLOW_NAME} — ${run.name ?? run.id}`;
+  const text = [heading, title, ...checklist.map((t) => `${t.mark} ${t.position}. ${t.action}`), url].join('\n');
+  return { kind, flow: FLOW_NAME, title, heading, run: { id: run.id, name: run.name, url }, checklist, text };
+}
+
+/** Delay before the next delivery attempt: exponential from `baseMs`, capped at `maxMs`. */
+export function retryDelay(attempts: number, baseMs: number, maxMs: number) {
+  return Math.min(maxMs, baseMs * 2 ** Math.max(0, attempts - 1));
+}

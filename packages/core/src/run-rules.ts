@@ -1,0 +1,193 @@
+// Seed 002's rules for a checklist run: ordering by prerequisites, the cursor and its steps, revision, projections.
+import type { RunMove, RunTask } from '@agent-tasks/schema';
+import { DomainError } from './errors.ts';
+import type { RunRecord, RunRemark } from './records.ts';
+
+export const FLOW_NAME = 'Todo List';
+export const PENDING_OUTCOME = 'Pending';
+
+const invalidChecklist = (text: string) => new DomainError('INVALID_CHECKLIST', `Error: invalid checklist: ${text}`);
+
+function checkPositions(positions: readonly number[], total: number, field: string) {
+  for (const p of positions) {
+    if (p > total) throw invalidChecklist(`\`${field}\` names task ${p}, but the checklist has ${total} task${total === 1 ? '' : 's'}.`);
+  }
+}
+
+/** A cycle among the remaining tasks, as written positions (one-based), starting and ending at the same task. */
+function findNeedCycle(remaining: ReadonlySet<number>, needs: ReadonlyMap<number, readonly number[]>): number[] {
+  const state = new Map<number, 'open' | 'done'>();
+  const stack: number[] = [];
+  const visit = (t: number): number[] | null => {
+    state.set(t, 'open');
+    stack.push(t);
+    for (const n of needs.get(t) ?? []) {
+      if (!remaining.has(n)) continue;
+      if (state.get(n) === 'open') return [...stack.slice(stack.indexOf(n)), n];
+      if (!state.has(n)) {
+        const found = visit(n);
+        if (found) return found;
+      }
+    }
+    stack.pop();
+    state.set(t, 'done');
+    return null;
+  };
+  for (const t of [...remaining].sort((a, b) => a - b)) {
+    if (!state.has(t)) {
+      const found = visit(t);
+      if (found) return found;
+    }
+  }
+  return [];
+}
+
+/**
+ * Orders the checklist so every prerequisite comes first, changing the written order as little as possible: at each
+ * place, the earliest written task whose prerequisites are placed. Records each deferred task with the dependency
+ * behind its move. Refuses a cycle, naming it.
+ */
+export function orderChecklist(tasks: readonly RunTask[], needsInput: readonly { task: number; needs: readonly number[] }[] = []) {
+  const total = tasks.length;
+  const needs = new Map<number, number[]>();
+  for (const { task, needs: list } of needsInput) {
+    checkPositions([task, ...list], total, 'needs');
+    if (list.includes(task)) throw invalidChecklist(`task ${task} cannot need its own result.`);
+    needs.set(task, [...new Set([...(needs.get(task) ?? []), ...list])]);
+  }
+  const placed: number[] = [];
+  const remaining = new Set(Array.from({ length: total }, (_, i) => i + 1));
+  while (remaining.size > 0) {
+    const next = [...remaining].sort((a, b) => a - b).find((t) => (needs.get(t) ?? []).every((n) => !remaining.has(n)));
+    if (next === undefined) {
+      const cycle = findNeedCycle(remaining, needs);
+      if (cycle.length === 3) {
+        throw invalidChecklist(`tasks ${cycle[0]} and ${cycle[1]} each need the other's result; no order satisfies both.`);
+      }
+      throw invalidChecklist(`tasks ${cycle.join(' → ')} need each other's results in a cycle; no order satisfies them.`);
+    }
+    remaining.delete(next);
+    placed.push(next);
+  }
+  const moves: RunMove[] = [];
+  placed.forEach((task, index) => {
+    const to = index + 1;
+    if (to === task) return;
+    const overtakenBy = placed.slice(0, index).filter((t) => t > task);
+    if (overtakenBy.length === 0) return; // moved up only because a deferred task left its place
+    const holders = (needs.get(task) ?? []).filter((n) => n > task);
+    const last = holders.sort((a, b) => placed.indexOf(b) - placed.indexOf(a))[0] ?? overtakenBy[overtakenBy.length - 1] ?? task;
+    moves.push({ task, from: task, to, because: `task ${task} needs the result of task ${last} (${tasks[last - 1]?.action ?? ''})` });
+  });
+  return { order: placed, tasks: placed.map((p) => tasks[p - 1] as RunTask), moves };
+}
+
+/** Attaches remarks to the tasks they constrain, given in written positions, translated to executed positions. */
+export function placeRemarks(remarks: readonly { text: string; tasks: readonly number[] }[], order: readonly number[]): RunRemark[] {
+  return remarks.map((r) => {
+    checkPositions(r.tasks, order.length, 'remarks');
+    return { text: r.text, tasks: [...new Set(r.tasks.map((p) => order.indexOf(p) + 1))].sort((a, b) => a - b) };
+  });
+}
+
+export const taskLabel = (cursor: number, total: number) => `Task ${cursor}/${total}`;
+export const REVISE_LABEL = 'Revise checklist';
+
+/** The current task's projection, or null once the checklist is exhausted (or not taken yet). */
+export function currentTask(run: Pick<RunRecord, 'status' | 'tasks' | 'cursor'>) {
+  const task = run.status === 'running' ? run.tasks[run.cursor - 1] : undefined;
+  return task ? { label: taskLabel(run.cursor, run.tasks.length), action: task.action, expected_result: task.expected_result } : null;
+}
+
+export function requireRunning(run: Pick<RunRecord, 'id' | 'status'>) {
+  if (run.status === 'intake') throw new DomainError('CONFLICT', `Error: run ${run.id} has no checklist yet; submit it first.`);
+  if (run.status === 'completed') throw new DomainError('CONFLICT', `Error: run ${run.id} is completed; it takes no more steps.`);
+}
+
+/** Time the current task has been current, added to its tally. */
+function closePass(run: RunRecord, now: Date) {
+  const index = run.cursor - 1;
+  if (run.currentSince && index >= 0 && index < run.taskTimes.length) {
+    run.taskTimes[index] = (run.taskTimes[index] ?? 0) + Math.max(0, now.getTime() - run.currentSince.getTime());
+  }
+}
+
+/** A schema-valid acknowledgement of the current task advances the cursor exactly once. */
+export function applyStep(run: RunRecord, task: number, outcome: string, now: Date): RunRecord {
+  requireRunning(run);
+  const total = run.tasks.length;
+  if (task !== run.cursor) {
+    throw new DomainError(
+      'STALE_STEP',
+      task < run.cursor
+        ? `Error: stale step: task ${task}/${total} was already acknowledged; the current task is ${run.cursor}/${total}.`
+        : `Error: stale step: task ${task}/${total} is not current; the current task is ${run.cursor}/${total}.`,
+      { cursor: run.cursor, total },
+    );
+  }
+  closePass(run, now);
+  run.taskOutcomes[task - 1] = outcome;
+  run.executionOutcome = outcome;
+  run.cursor = task + 1;
+  run.blocker = null;
+  run.currentSince = now;
+  if (run.cursor > total) run.status = 'completed';
+  return run;
+}
+
+const sameTask = (a: RunTask | undefined, b: RunTask | undefined) =>
+  a !== undefined && b !== undefined && a.action === b.action && a.expected_result === b.expected_result;
+
+const scopeKey = (tasks: readonly RunTask[]) =>
+  tasks
+    .map((t) => JSON.stringify([t.action, t.expected_result]))
+    .sort()
+    .join('\n');
+
+/**
+ * A deliberate revision: the complete corrected checklist and the position to continue from. Executed tasks keep
+ * their positions unchanged; everything before `resumeFrom` counts as done; a position past the end completes.
+ */
+export function applyRevision(
+  run: RunRecord,
+  input: { tasks: readonly RunTask[]; resumeFrom: number; name?: string | undefined; checklistOutcome: string; executionOutcome: string },
+  now: Date,
+): RunRecord {
+  requireRunning(run);
+  const executed = run.cursor - 1;
+  for (let p = 1; p <= executed; p++) {
+    if (!sameTask(run.tasks[p - 1], input.tasks[p - 1])) {
+      throw new DomainError(
+        'INVALID_REVISION',
+        `Error: invalid revision: task ${p} was already executed and must stay unchanged at position ${p}.`,
+        { position: p },
+      );
+    }
+  }
+  const scopeChanged = scopeKey(run.tasks) !== scopeKey(input.tasks);
+  closePass(run, now);
+  const total = input.tasks.length;
+  run.taskOutcomes = input.tasks.map((_, i) => (i < executed && i + 1 < input.resumeFrom ? (run.taskOutcomes[i] ?? PENDING_OUTCOME) : PENDING_OUTCOME));
+  run.taskTimes = input.tasks.map((_, i) => (i < executed ? (run.taskTimes[i] ?? 0) : 0));
+  // A remark stays with the tasks it constrains, wherever the revision put them.
+  const keyOf = (t: RunTask | undefined) => (t ? JSON.stringify([t.action, t.expected_result]) : '');
+  run.remarks = run.remarks
+    .map((r) => {
+      const keys = new Set(r.tasks.map((p) => keyOf(run.tasks[p - 1])));
+      return { text: r.text, tasks: input.tasks.flatMap((t, i) => (keys.has(keyOf(t)) ? [i + 1] : [])) };
+    })
+    .filter((r) => r.tasks.length > 0);
+  run.tasks = [...input.tasks];
+  run.cursor = input.resumeFrom;
+  run.checklistOutcome = input.checklistOutcome;
+  run.executionOutcome = input.executionOutcome;
+  if (scopeChanged && input.name !== undefined) run.name = input.name;
+  run.revision += 1;
+  run.blocker = null;
+  run.currentSince = now;
+  if (run.cursor > total) {
+    run.cursor = total + 1;
+    run.status = 'completed';
+  }
+  return run;
+}

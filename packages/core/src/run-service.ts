@@ -1,0 +1,261 @@
+// The checklist run use cases (seed 002): two-phase start, intake, steps, revision, blockers, reads, notifications.
+import type { RunIntakeInput } from '@agent-tasks/schema';
+import { type Actor, requireRole } from './actor.ts';
+import { DomainError } from './errors.ts';
+import type { Deps, LiveEvent, Repositories } from './ports.ts';
+import type { RunRecord, RunStepRecordData } from './records.ts';
+import { type NotificationKind, notificationFor } from './run-notifications.ts';
+import { presentRun } from './run-present.ts';
+import { PENDING_OUTCOME, REVISE_LABEL, applyRevision, applyStep, orderChecklist, placeRemarks, taskLabel } from './run-rules.ts';
+
+export const runTopic = (runId: string) => `run:${runId}`;
+
+class LostRunRace extends Error {}
+const MAX_ATTEMPTS = 5;
+
+function requireSession(actor: Actor): string {
+  requireRole(actor, 'agent');
+  if (!actor.sessionId) {
+    throw new DomainError('NO_OWNING_SESSION', 'Error: a checklist run requires an owning agent session before anything is written.');
+  }
+  return actor.sessionId;
+}
+
+async function findRun(repos: Repositories, actor: Actor, runId: string) {
+  const run = await repos.runs.get(actor.workspaceId, runId);
+  if (!run) throw new DomainError('NOT_FOUND', `Error: run ${runId} not found.`);
+  return run;
+}
+
+/** Prepare: refuses without a notification channel unless told to skip the check; returns the start attempt id. */
+export async function prepareStart(deps: Deps, actor: Actor, input: { parentExecutionId: string; skipNotificationCheck?: boolean | undefined }) {
+  const sessionId = requireSession(actor);
+  return deps.store.transaction(async (repos) => {
+    const parent = input.parentExecutionId === 'none' ? null : await findRun(repos, actor, input.parentExecutionId);
+    if (!input.skipNotificationCheck && (await repos.channels.list(actor.workspaceId)).length === 0) {
+      throw new DomainError(
+        'NO_CHANNEL',
+        'Error: Todo List notifies when the checklist is ready and when all tasks are done, but this workspace has no notification channel. Ask an admin to add one, or prepare the start again with skipNotificationCheck: true.',
+      );
+    }
+    const start = {
+      id: deps.ids.id('start'),
+      workspaceId: actor.workspaceId,
+      sessionId,
+      parentRunId: parent?.id ?? null,
+      skipNotificationCheck: input.skipNotificationCheck ?? false,
+      runId: null,
+      createdAt: deps.clock.now(),
+    };
+    await repos.runs.createStart(start);
+    return { startAttemptId: start.id };
+  });
+}
+
+/** Execute: starts the run from a prepared attempt, once. */
+export async function executeStart(deps: Deps, actor: Actor, input: { startAttemptId: string }) {
+  const sessionId = requireSession(actor);
+  const now = deps.clock.now();
+  const run = await deps.store.transaction(async (repos) => {
+    const start = await repos.runs.getStart(actor.workspaceId, input.startAttemptId);
+    if (!start || start.sessionId !== sessionId) {
+      throw new DomainError('NOT_FOUND', `Error: start attempt ${input.startAttemptId} not found for this session.`);
+    }
+    const run: RunRecord = {
+      id: deps.ids.id('run'),
+      workspaceId: actor.workspaceId,
+      sessionId,
+      parentRunId: start.parentRunId,
+      startAttemptId: start.id,
+      name: null,
+      executionNote: null,
+      status: 'intake',
+      tasks: [],
+      moves: [],
+      remarks: [],
+      cursor: 0,
+      checklistOutcome: PENDING_OUTCOME,
+      executionOutcome: PENDING_OUTCOME,
+      taskOutcomes: [],
+      taskTimes: [],
+      currentSince: null,
+      blocker: null,
+      revision: 0,
+      version: 1,
+      createdAt: now,
+      updatedAt: now,
+    };
+    if (start.runId || !(await repos.runs.markStartExecuted(start.id, run.id))) {
+      throw new DomainError('CONFLICT', `Error: start attempt ${start.id} was already executed (run ${start.runId ?? 'started'}).`);
+    }
+    await repos.runs.create(run);
+    return run;
+  });
+  return publishRun(deps, run);
+}
+
+function publishRun(deps: Deps, run: RunRecord) {
+  const view = presentRun(run, deps.clock.now());
+  deps.events.publish({ topic: runTopic(run.id), id: String(run.version), data: { version: run.version, run: view } } satisfies LiveEvent);
+  return view;
+}
+
+async function enqueueNotification(deps: Deps, repos: Repositories, run: RunRecord, kind: NotificationKind) {
+  const payload = notificationFor(kind, run, deps.publicUrl);
+  for (const channel of await repos.channels.list(run.workspaceId)) {
+    const idempotencyKey = `${run.id}:${kind}:${channel.id}`;
+    await repos.outbox.enqueue({
+      id: deps.ids.id('msg'),
+      workspaceId: run.workspaceId,
+      channelId: channel.id,
+      url: channel.url,
+      runId: run.id,
+      kind,
+      payload: { ...payload, idempotencyKey },
+      idempotencyKey,
+      attempts: 0,
+      nextAttemptAt: deps.clock.now(),
+      deliveredAt: null,
+      lastError: null,
+      createdAt: deps.clock.now(),
+    });
+  }
+}
+
+/**
+ * Loads the caller's own run, lets `change` mutate it, then writes it with a version check, records the step and
+ * queues notifications, all in one transaction; publishes the new view after commit.
+ */
+async function changeRun(
+  deps: Deps,
+  actor: Actor,
+  runId: string,
+  change: (run: RunRecord, repos: Repositories, now: Date) => Promise<Omit<RunStepRecordData, 'runId' | 'seq' | 'at'> | { replay: RunRecord }>,
+) {
+  const sessionId = requireSession(actor);
+  for (let attempt = 1; ; attempt++) {
+    try {
+      const run = await deps.store.transaction(async (repos) => {
+        const run = await findRun(repos, actor, runId);
+        if (run.sessionId !== sessionId) {
+          throw new DomainError('FORBIDDEN', `Error: forbidden: run ${runId} belongs to another session.`);
+        }
+        const now = deps.clock.now();
+        const wasCompleted = run.status === 'completed';
+        const wasIntake = run.status === 'intake';
+        const from = run.version;
+        const step = await change(run, repos, now);
+        if ('replay' in step) return step.replay;
+        run.version = from + 1;
+        run.updatedAt = now;
+        if (wasIntake && run.status === 'running') await enqueueNotification(deps, repos, run, 'checklist_ready');
+        if (!wasCompleted && run.status === 'completed') await enqueueNotification(deps, repos, run, 'all_tasks_done');
+        if (!(await repos.runs.update(run, from))) throw new LostRunRace();
+        const steps = await repos.runs.steps(run.id);
+        await repos.runs.appendStep({ ...step, runId: run.id, seq: steps.length + 1, at: now });
+        return run;
+      });
+      return publishRun(deps, run);
+    } catch (error) {
+      if (!(error instanceof LostRunRace)) throw error;
+      if (attempt >= MAX_ATTEMPTS) throw new DomainError('CONFLICT', 'Error: the run kept changing under concurrent calls; read it and try again.');
+    }
+  }
+}
+
+/** Intake: the run's name and its checklist, ordered so every prerequisite comes first; work starts on task 1. */
+export async function intake(deps: Deps, actor: Actor, input: RunIntakeInput) {
+  return changeRun(deps, actor, input.runId, async (run, _repos, now) => {
+    if (run.status !== 'intake') {
+      throw new DomainError('CONFLICT', `Error: run ${run.id} already has its checklist; revise it instead.`);
+    }
+    const ordered = orderChecklist(input.tasks, input.needs ?? []);
+    run.name = input.name;
+    run.executionNote = input.execution_note ?? null;
+    run.tasks = ordered.tasks;
+    run.moves = ordered.moves;
+    run.remarks = placeRemarks(input.remarks ?? [], ordered.order);
+    run.checklistOutcome = input.progress_checklist_outcome;
+    run.taskOutcomes = ordered.tasks.map(() => PENDING_OUTCOME);
+    run.taskTimes = ordered.tasks.map(() => 0);
+    run.cursor = 1;
+    run.currentSince = now;
+    run.status = 'running';
+    return { kind: 'intake', label: 'Checklist intake', task: null, attemptId: null, evidence: null, outcome: input.progress_checklist_outcome };
+  });
+}
+
+/** Step: acknowledges the current task with its evidence; a retried attempt answers the same, never advancing twice. */
+export async function step(
+  deps: Deps,
+  actor: Actor,
+  input: { runId: string; task: number; attemptId?: string | undefined; evidence: string; progress_execution_outcome: string },
+) {
+  return changeRun(deps, actor, input.runId, async (run, repos, now) => {
+    if (input.attemptId && (await repos.runs.findStepByAttempt(run.id, input.attemptId))) return { replay: run };
+    const label = taskLabel(input.task, run.tasks.length);
+    applyStep(run, input.task, input.progress_execution_outcome, now);
+    return { kind: 'step', label, task: input.task, attemptId: input.attemptId ?? null, evidence: input.evidence, outcome: input.progress_execution_outcome };
+  });
+}
+
+export async function revise(
+  deps: Deps,
+  actor: Actor,
+  input: {
+    runId: string;
+    tasks: RunRecord['tasks'];
+    resume_from_task: number;
+    name?: string | undefined;
+    progress_checklist_outcome: string;
+    progress_execution_outcome: string;
+  },
+) {
+  return changeRun(deps, actor, input.runId, async (run, _repos, now) => {
+    applyRevision(
+      run,
+      {
+        tasks: input.tasks,
+        resumeFrom: input.resume_from_task,
+        name: input.name,
+        checklistOutcome: input.progress_checklist_outcome,
+        executionOutcome: input.progress_execution_outcome,
+      },
+      now,
+    );
+    return { kind: 'revise', label: REVISE_LABEL, task: input.resume_from_task, attemptId: null, evidence: null, outcome: input.progress_execution_outcome };
+  });
+}
+
+/** Records a verified blocker for display; the cursor stays where it is. */
+export async function reportBlocker(deps: Deps, actor: Actor, input: { runId: string; blocker: string | null }) {
+  return changeRun(deps, actor, input.runId, async (run) => {
+    if (run.status !== 'running') throw new DomainError('CONFLICT', `Error: run ${run.id} is not running; there is no task to be blocked.`);
+    run.blocker = input.blocker;
+    return { kind: 'blocker', label: 'Blocker', task: run.cursor, attemptId: null, evidence: null, outcome: input.blocker };
+  });
+}
+
+export async function getRun(deps: Deps, actor: Actor, input: { runId: string }) {
+  return presentRun(await findRun(deps.store, actor, input.runId), deps.clock.now());
+}
+
+/** Read by a run page link, which carries no key: the unguessable run id is the capability. */
+export async function getRunByLink(deps: Deps, runId: string) {
+  const run = await deps.store.runs.getAnywhere(runId);
+  return run ? presentRun(run, deps.clock.now()) : null;
+}
+
+export async function listRuns(deps: Deps, actor: Actor, input: { sessionId?: string | undefined }) {
+  const runs = await deps.store.runs.list(actor.workspaceId, { sessionId: input.sessionId, limit: 100 });
+  const now = deps.clock.now();
+  return { runs: runs.map((r) => presentRun(r, now)) };
+}
+
+export async function runHistory(deps: Deps, actor: Actor, input: { runId: string }) {
+  const run = await findRun(deps.store, actor, input.runId);
+  const steps = await deps.store.runs.steps(run.id);
+  return {
+    steps: steps.map((s) => ({ seq: s.seq, label: s.label, kind: s.kind, task: s.task, evidence: s.evidence, outcome: s.outcome, at: s.at.toISOString() })),
+  };
+}
