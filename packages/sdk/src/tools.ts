@@ -1,5 +1,13 @@
 // Ready tool definitions for LLM function calling: name, description, JSON Schema from the contract, handler.
 import {
+  type RunView,
+  runBlockerInput,
+  runExecuteInput,
+  runIntakeInput,
+  runPrepareInput,
+  runRef,
+  runReviseInput,
+  runStepInput,
   type TaskSummary,
   taskClaimInput,
   taskCreateInput,
@@ -105,5 +113,74 @@ export function taskTools(client: AgentTasksClient): ToolDefinition[] {
           ? [...p.waves.map((w, i) => `Wave ${i + 1}: ${w.join(', ')}`), `Critical path (${p.criticalPathLength}): ${p.criticalPath.join(' → ')}`].join('\n')
           : `No remaining tasks in list "${p.listName}".`,
     ),
+  ];
+}
+
+/** What an agent reads after each run call: the current task's directive, or that the run is done. */
+export function runDirective(run: RunView): string {
+  const lines: string[] = [];
+  if (run.moves.length) {
+    lines.push('Order changed from the written list:');
+    for (const m of run.moves) lines.push(`- written task ${m.task} moved to position ${m.to}: ${m.because}`);
+  }
+  if (run.status === 'intake') {
+    lines.push(`Run ${run.id} started. Submit the checklist with checklist_intake (runId: "${run.id}").`);
+  } else if (run.status === 'completed') {
+    lines.push(`All tasks done (${run.total}/${run.total}). Run ${run.id} is complete; its output is {}.`);
+  } else if (run.current) {
+    const remarks = run.blocks.work.tasks[run.cursor - 1]?.remarks ?? [];
+    lines.push(`${run.current.label}: ${run.current.action}`, `Expected result: ${run.current.expected_result}`);
+    for (const r of remarks) lines.push(`Remark: ${r}`);
+    lines.push(
+      `Do the work and verify the expected result, then call checklist_step with runId "${run.id}", task ${run.cursor}, evidence and progress_execution_outcome. ` +
+        'If the task is blocked or incomplete, do not step: report the blocker (checklist_report_blocker) and tell the user.',
+    );
+  }
+  return lines.join('\n');
+}
+
+const RUN_RULES =
+  'A checklist run walks an ordered checklist one task at a time: 1-100 tasks, each only { action, expected_result } (both non-empty, at most 1,000 characters); position is identity.';
+
+/** The checklist run's tools (seed 002): start (prepare, execute), intake, step, revise, blocker, view. */
+export function runTools(client: AgentTasksClient): ToolDefinition[] {
+  return [
+    tool(
+      'checklist_prepare',
+      `Prepare to start a checklist run (phase one). parentExecutionId is the parent run's id for a child run, or "none". Refused when the workspace has no notification channel unless skipNotificationCheck is true. ${RUN_RULES}`,
+      runPrepareInput,
+      client.runs.prepare,
+      (r) => `Start attempt ${r.startAttemptId} prepared. Call checklist_execute with startAttemptId "${r.startAttemptId}".`,
+    ),
+    tool('checklist_execute', `Start the run from a prepared attempt (phase two), once. ${RUN_RULES}`, runExecuteInput, client.runs.execute, runDirective),
+    tool(
+      'checklist_intake',
+      `Submit the run's name and its checklist. A ready list from the caller is submitted as written. needs says which tasks need which others' results (positions in your list); the service orders the checklist so prerequisites come first and shows any moves. remarks attach a whole-job remark to the tasks it constrains. ${RUN_RULES}`,
+      runIntakeInput,
+      client.runs.intake,
+      runDirective,
+    ),
+    tool(
+      'checklist_step',
+      'Acknowledge the current task after doing it and verifying its expected result: evidence (the concrete acknowledgement) and progress_execution_outcome (display only), both at most 500 characters. Advances the cursor exactly once; never call it for a blocked or incomplete task.',
+      runStepInput,
+      client.runs.step,
+      runDirective,
+    ),
+    tool(
+      'checklist_revise',
+      'Revise checklist: when the remaining tasks are obsolete, missing or in the wrong order, send the complete corrected checklist (executed tasks unchanged at their positions) and resume_from_task. Not an escape from a hard or blocked task.',
+      runReviseInput,
+      client.runs.revise,
+      runDirective,
+    ),
+    tool(
+      'checklist_report_blocker',
+      'Record a verified blocker on the current task for display (null clears it). The cursor stays where it is.',
+      runBlockerInput,
+      client.runs.reportBlocker,
+      (run) => `Blocker recorded on ${run.current?.label ?? 'the run'}; the cursor stays. ${runDirective(run)}`,
+    ),
+    tool('checklist_get', 'Read a run: its current task and progress.', runRef, client.runs.get, runDirective),
   ];
 }

@@ -1,0 +1,310 @@
+// Black-box tests of checklist runs (seed 002) over HTTP: start, intake and ordering, steps, revision, limits, tools.
+import type { RunTask } from '@agent-tasks/schema';
+import { createClient, runTools } from '@agent-tasks/sdk';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { adminClient, keyClient, refused, sessionClient } from './support/fixtures.ts';
+import { type RunningServer, startServer } from './support/server.ts';
+
+let server: RunningServer;
+beforeAll(async () => {
+  server = await startServer();
+});
+afterAll(() => server.stop());
+
+type Session = Awaited<ReturnType<typeof sessionClient>>;
+const task = (n: number | string): RunTask => ({ action: `Do step ${n}`, expected_result: `Step ${n} is done` });
+const tasks = (n: number) => Array.from({ length: n }, (_, i) => task(i + 1));
+
+async function startRun(s: Session, parentExecutionId = 'none') {
+  const { startAttemptId } = await s.client.runs.prepare({ parentExecutionId, skipNotificationCheck: true });
+  return s.client.runs.execute({ startAttemptId });
+}
+
+async function runWith(s: Session, list: RunTask[], extra: Record<string, unknown> = {}) {
+  const run = await startRun(s);
+  return s.client.runs.intake({ runId: run.id, name: 'Release 1.2', tasks: list, progress_checklist_outcome: `${list.length} tasks`, ...extra });
+}
+
+describe('start', () => {
+  it('prepares an attempt and executes it once; a second execute is refused', async () => {
+    const s = await sessionClient(server);
+    const { startAttemptId } = await s.client.runs.prepare({ parentExecutionId: 'none', skipNotificationCheck: true });
+    const run = await s.client.runs.execute({ startAttemptId });
+    expect(run).toMatchObject({ status: 'intake', flow: 'Todo List', sessionId: s.session.id, parentRunId: null, current: null });
+    const again = await refused(s.client.runs.execute({ startAttemptId }));
+    expect(again.message).toBe(`Error: start attempt ${startAttemptId} was already executed (run ${run.id}).`);
+    expect((await s.client.runs.list()).runs.map((r) => r.id)).toEqual([run.id]);
+  });
+
+  it('refuses without a notification channel, naming skipNotificationCheck: true', async () => {
+    const s = await sessionClient(server);
+    const refusal = await refused(s.client.runs.prepare({ parentExecutionId: 'none' }));
+    expect(refusal.message).toBe(
+      'Error: Todo List notifies when the checklist is ready and when all tasks are done, but this workspace has no notification channel. Ask an admin to add one, or prepare the start again with skipNotificationCheck: true.',
+    );
+    expect(refusal.code).toBe('NO_CHANNEL');
+  });
+
+  it('a child run names its parent; an unknown parent is refused', async () => {
+    const s = await sessionClient(server);
+    const parent = await startRun(s);
+    const child = await startRun(s, parent.id);
+    expect(child.parentRunId).toBe(parent.id);
+    expect((await refused(s.client.runs.prepare({ parentExecutionId: 'run_nope', skipNotificationCheck: true }))).message).toBe(
+      'Error: run run_nope not found.',
+    );
+  });
+
+  it('needs a session token', async () => {
+    const agent = await keyClient(server, 'agent');
+    expect((await refused(agent.runs.prepare({ parentExecutionId: 'none', skipNotificationCheck: true }))).message).toBe(
+      'Error: a checklist run requires an owning agent session before anything is written.',
+    );
+  });
+});
+
+describe('intake', () => {
+  it('records the name, keeps a ready list as written, and starts on task 1 with its projection', async () => {
+    const s = await sessionClient(server);
+    const written = [
+      { action: '  Check the implemented requirement', expected_result: "The caller's domain report contains the verified result" },
+      task(2),
+    ];
+    const run = await runWith(s, written, { execution_note: 'Check the implemented requirement' });
+    expect(run.name).toBe('Release 1.2');
+    expect(run.executionNote).toBe('Check the implemented requirement');
+    expect(run.tasks).toEqual([{ ...written[0], action: 'Check the implemented requirement' }, written[1]]);
+    expect(run.moves).toEqual([]);
+    expect(run.current).toEqual({ label: 'Task 1/2', action: 'Check the implemented requirement', expected_result: written[0]?.expected_result });
+    expect(run.blocks.checklist.synopsis).toBe('2 tasks');
+    expect(run.blocks.prepare).toEqual({ length: 2, cursor: 1, action: 'Check the implemented requirement', expected_result: written[0]?.expected_result });
+  });
+
+  it('orders prerequisites first, changing the written order as little as possible, and shows each move', async () => {
+    const s = await sessionClient(server);
+    const written = [task('deploy'), task('build'), task('test'), task('docs')];
+    const run = await runWith(s, written, { needs: [{ task: 1, needs: [2, 3] }, { task: 3, needs: [2] }] });
+    expect(run.tasks.map((t) => t.action)).toEqual(['Do step build', 'Do step test', 'Do step deploy', 'Do step docs']);
+    expect(run.moves).toEqual([{ task: 1, from: 1, to: 3, because: 'task 1 needs the result of task 3 (Do step test)' }]);
+  });
+
+  it('refuses two items that each need the other, naming them; nothing is recorded', async () => {
+    const s = await sessionClient(server);
+    const run = await startRun(s);
+    const refusal = await refused(
+      s.client.runs.intake({ runId: run.id, name: 'x', tasks: tasks(3), progress_checklist_outcome: 'x', needs: [{ task: 2, needs: [3] }, { task: 3, needs: [2] }] }),
+    );
+    expect(refusal.message).toBe("Error: invalid checklist: tasks 2 and 3 each need the other's result; no order satisfies both.");
+    expect(refusal.code).toBe('INVALID_CHECKLIST');
+    expect(await s.client.runs.get({ runId: run.id })).toMatchObject({ status: 'intake', tasks: [], name: null, version: run.version });
+  });
+
+  it('attaches a whole-job remark to the tasks it constrains; it is never a task', async () => {
+    const s = await sessionClient(server);
+    const run = await runWith(s, tasks(3), { remarks: [{ text: 'Never touch production data', tasks: [2, 3] }] });
+    expect(run.total).toBe(3);
+    expect(run.blocks.work.tasks.map((t) => t.remarks)).toEqual([[], ['Never touch production data'], ['Never touch production data']]);
+  });
+
+  it('enforces every limit with a clear error and records nothing', async () => {
+    const s = await sessionClient(server);
+    const run = await startRun(s);
+    const base = { runId: run.id, name: 'x', progress_checklist_outcome: 'x' };
+    const cases: [unknown, string][] = [
+      [{ ...base, tasks: [] }, 'Error: invalid input: a checklist holds 1 to 100 tasks (got 0).'],
+      [{ ...base, tasks: tasks(101) }, 'Error: invalid input: a checklist holds 1 to 100 tasks (got 101).'],
+      [{ ...base, tasks: [{ action: ' ', expected_result: 'x' }] }, 'Error: invalid input: `action` must be a non-empty string.'],
+      [{ ...base, tasks: [{ action: 'a'.repeat(1001), expected_result: 'x' }] }, 'Error: invalid input: `action` must be at most 1000 characters (got 1001).'],
+      [{ ...base, tasks: [{ action: 'a', expected_result: 'x'.repeat(1001) }] }, 'Error: invalid input: `expected_result` must be at most 1000 characters (got 1001).'],
+      [
+        { ...base, tasks: [{ action: 'a', expected_result: 'x', id: 1 }] },
+        'Error: invalid input: unknown task field `id`; a task is only `action` and `expected_result` (no ids, cursors, totals, statuses or result codes).',
+      ],
+      [{ ...base, tasks: tasks(1), execution_note: 'n'.repeat(121) }, 'Error: invalid input: `execution_note` must be at most 120 characters (got 121).'],
+      [{ ...base, tasks: tasks(1), execution_note: '' }, 'Error: invalid input: `execution_note` must be a non-empty string.'],
+      [{ ...base, tasks: tasks(2), needs: [{ task: 1, needs: [5] }] }, 'Error: invalid checklist: `needs` names task 5, but the checklist has 2 tasks.'],
+    ];
+    for (const [input, message] of cases) expect((await refused(s.client.runs.intake(input as never))).message).toBe(message);
+    expect((await s.client.runs.get({ runId: run.id })).version).toBe(run.version);
+    expect((await s.client.runs.history({ runId: run.id })).steps).toEqual([]);
+  });
+
+  it("only the run's own session drives it; a second intake is refused", async () => {
+    const s = await sessionClient(server);
+    const run = await runWith(s, tasks(2));
+    const other = await sessionClient(server);
+    expect((await refused(other.client.runs.step({ runId: run.id, task: 1, evidence: 'e', progress_execution_outcome: 'o' }))).message).toBe(
+      `Error: forbidden: run ${run.id} belongs to another session.`,
+    );
+    expect((await refused(s.client.runs.intake({ runId: run.id, name: 'x', tasks: tasks(1), progress_checklist_outcome: 'x' }))).message).toBe(
+      `Error: run ${run.id} already has its checklist; revise it instead.`,
+    );
+  });
+});
+
+describe('execution', () => {
+  it('advances one task per step, keeps evidence in history only, and completes with {}', async () => {
+    const s = await sessionClient(server);
+    let run = await runWith(s, tasks(3));
+    for (const n of [1, 2]) {
+      run = await s.client.runs.step({ runId: run.id, task: n, evidence: `evidence ${n}`, progress_execution_outcome: `outcome ${n}` });
+      expect(run.current?.label).toBe(`Task ${n + 1}/3`);
+      expect(run.blocks.work).toMatchObject({ done: n, inProgress: n + 1, currentTask: n + 1, totalTasks: 3, synopsis: `outcome ${n}` });
+    }
+    expect(JSON.stringify(run)).not.toContain('evidence 1');
+    run = await s.client.runs.step({ runId: run.id, task: 3, evidence: 'evidence 3', progress_execution_outcome: 'outcome 3' });
+    expect(run).toMatchObject({ status: 'completed', output: {}, current: null });
+    expect(run.blocks.work.tasks.map((t) => [t.title, t.state, t.outcome])).toEqual([
+      ['Do step 1', 'done', 'outcome 1'],
+      ['Do step 2', 'done', 'outcome 2'],
+      ['Do step 3', 'done', 'outcome 3'],
+    ]);
+    const steps = (await s.client.runs.history({ runId: run.id })).steps;
+    expect(steps.map((st) => [st.label, st.evidence])).toEqual([
+      ['Checklist intake', null],
+      ['Task 1/3', 'evidence 1'],
+      ['Task 2/3', 'evidence 2'],
+      ['Task 3/3', 'evidence 3'],
+    ]);
+    expect((await refused(s.client.runs.step({ runId: run.id, task: 4, evidence: 'e', progress_execution_outcome: 'o' }))).message).toBe(
+      `Error: run ${run.id} is completed; it takes no more steps.`,
+    );
+  });
+
+  it('a stale or duplicated step never advances twice, also when sent concurrently', async () => {
+    const s = await sessionClient(server);
+    const run = await runWith(s, tasks(3));
+    const clients = Array.from({ length: 8 }, () => createClient({ url: server.url, token: s.token }));
+    const results = await Promise.allSettled(clients.map((c) => c.runs.step({ runId: run.id, task: 1, evidence: 'e', progress_execution_outcome: 'o' })));
+    expect(results.filter((r) => r.status === 'fulfilled')).toHaveLength(1);
+    for (const r of results.filter((r) => r.status === 'rejected')) {
+      expect((r as PromiseRejectedResult).reason.message).toBe('Error: stale step: task 1/3 was already acknowledged; the current task is 2/3.');
+    }
+    expect((await s.client.runs.get({ runId: run.id })).cursor).toBe(2);
+
+    const retried = await Promise.all(
+      clients.slice(0, 4).map((c) => c.runs.step({ runId: run.id, task: 2, attemptId: 'attempt-2', evidence: 'e', progress_execution_outcome: 'o' })),
+    );
+    expect(retried.map((r) => r.cursor)).toEqual([3, 3, 3, 3]);
+    expect((await s.client.runs.history({ runId: run.id })).steps.filter((st) => st.kind === 'step')).toHaveLength(2);
+    expect((await refused(s.client.runs.step({ runId: run.id, task: 3 + 1, evidence: 'e', progress_execution_outcome: 'o' }))).message).toBe(
+      'Error: stale step: task 4/3 is not current; the current task is 3/3.',
+    );
+  });
+
+  it('a blocker is recorded for display and never moves the cursor', async () => {
+    const s = await sessionClient(server);
+    const run = await runWith(s, tasks(2));
+    const blocked = await s.client.runs.reportBlocker({ runId: run.id, blocker: 'The staging database is down' });
+    expect(blocked).toMatchObject({ blocker: 'The staging database is down', cursor: 1 });
+    expect(blocked.current?.label).toBe('Task 1/2');
+    const cleared = await s.client.runs.step({ runId: run.id, task: 1, evidence: 'e', progress_execution_outcome: 'o' });
+    expect(cleared.blocker).toBeNull();
+  });
+
+  it('refuses step texts over 500 characters or empty', async () => {
+    const s = await sessionClient(server);
+    const run = await runWith(s, tasks(1));
+    expect((await refused(s.client.runs.step({ runId: run.id, task: 1, evidence: 'e'.repeat(501), progress_execution_outcome: 'o' }))).message).toBe(
+      'Error: invalid input: `evidence` must be at most 500 characters (got 501).',
+    );
+    expect((await refused(s.client.runs.step({ runId: run.id, task: 1, evidence: 'e', progress_execution_outcome: '' }))).message).toBe(
+      'Error: invalid input: `progress_execution_outcome` must be a non-empty string.',
+    );
+    expect((await s.client.runs.get({ runId: run.id })).cursor).toBe(1);
+  });
+});
+
+describe('revision', () => {
+  it('keeps executed tasks, recomputes the total, resumes where told, and keeps the name for a reorder alone', async () => {
+    const s = await sessionClient(server);
+    let run = await runWith(s, tasks(4));
+    run = await s.client.runs.step({ runId: run.id, task: 1, evidence: 'e', progress_execution_outcome: 'first verified' });
+    const reordered = [task(1), task(3), task(2), task(4)];
+    run = await s.client.runs.revise({
+      runId: run.id,
+      tasks: reordered,
+      resume_from_task: 2,
+      name: 'A new name',
+      progress_checklist_outcome: 'Reordered',
+      progress_execution_outcome: 'The first task remains verified',
+    });
+    expect(run).toMatchObject({ name: 'Release 1.2', cursor: 2, total: 4, revision: 1 });
+    expect(run.blocks.work.tasks.map((t) => t.outcome)).toEqual(['first verified', 'Pending', 'Pending', 'Pending']);
+    expect(run.blocks.checklist.synopsis).toBe('Reordered');
+
+    run = await s.client.runs.revise({
+      runId: run.id,
+      tasks: [task(1), task('repair'), task(3)],
+      resume_from_task: 2,
+      name: 'Release 1.2 with repair',
+      progress_checklist_outcome: 'The corrected list',
+      progress_execution_outcome: 'The first task remains verified',
+    });
+    expect(run).toMatchObject({ name: 'Release 1.2 with repair', total: 3, current: { label: 'Task 2/3', action: 'Do step repair' } });
+    expect((await s.client.runs.history({ runId: run.id })).steps.at(-1)?.label).toBe('Revise checklist');
+  });
+
+  it('refuses a revision that changes an executed task, naming its position; nothing changes', async () => {
+    const s = await sessionClient(server);
+    let run = await runWith(s, tasks(3));
+    run = await s.client.runs.step({ runId: run.id, task: 1, evidence: 'e', progress_execution_outcome: 'o' });
+    const refusal = await refused(
+      s.client.runs.revise({ runId: run.id, tasks: [task('changed'), task(2)], resume_from_task: 2, progress_checklist_outcome: 'x', progress_execution_outcome: 'x' }),
+    );
+    expect(refusal.message).toBe('Error: invalid revision: task 1 was already executed and must stay unchanged at position 1.');
+    expect(refusal.code).toBe('INVALID_REVISION');
+    expect(await s.client.runs.get({ runId: run.id })).toMatchObject({ version: run.version, total: 3, revision: 0 });
+  });
+
+  it('a position past the end of the new list completes the run', async () => {
+    const s = await sessionClient(server);
+    let run = await runWith(s, tasks(3));
+    run = await s.client.runs.step({ runId: run.id, task: 1, evidence: 'e', progress_execution_outcome: 'o' });
+    run = await s.client.runs.revise({ runId: run.id, tasks: [task(1)], resume_from_task: 2, progress_checklist_outcome: 'Only one task was needed', progress_execution_outcome: 'o' });
+    expect(run).toMatchObject({ status: 'completed', output: {}, total: 1 });
+  });
+});
+
+describe('run tools for LLM function calling', () => {
+  it('walk a run through prepare, execute, intake, step and revise, answering with the directive', async () => {
+    const s = await sessionClient(server);
+    const tools = Object.fromEntries(runTools(s.client).map((t) => [t.name, t]));
+    expect(Object.keys(tools)).toEqual([
+      'checklist_prepare',
+      'checklist_execute',
+      'checklist_intake',
+      'checklist_step',
+      'checklist_revise',
+      'checklist_report_blocker',
+      'checklist_get',
+    ]);
+    const prepared = (await tools.checklist_prepare?.handler({ parentExecutionId: 'none' })) ?? '';
+    expect(prepared).toMatch(/^Error: Todo List notifies/);
+    const ok = (await tools.checklist_prepare?.handler({ parentExecutionId: 'none', skipNotificationCheck: true })) ?? '';
+    const attempt = ok.match(/startAttemptId "([^"]+)"/)?.[1];
+    const started = (await tools.checklist_execute?.handler({ startAttemptId: attempt })) ?? '';
+    const runId = started.match(/^Run (\S+) started/)?.[1];
+    expect(runId).toBeDefined();
+    const first = await tools.checklist_intake?.handler({ runId, name: 'Tool run', tasks: tasks(2), progress_checklist_outcome: 'Two tasks' });
+    expect(first).toContain('Task 1/2: Do step 1\nExpected result: Step 1 is done\n');
+    expect(await tools.checklist_step?.handler({ runId, task: 1, evidence: 'ok', progress_execution_outcome: 'ok' })).toContain('Task 2/2: Do step 2');
+    expect(await tools.checklist_step?.handler({ runId, task: 1, evidence: 'ok', progress_execution_outcome: 'ok' })).toBe(
+      'Error: stale step: task 1/2 was already acknowledged; the current task is 2/2.',
+    );
+    expect(await tools.checklist_step?.handler({ runId, task: 2, evidence: 'ok', progress_execution_outcome: 'ok' })).toBe(
+      `All tasks done (2/2). Run ${runId} is complete; its output is {}.`,
+    );
+  });
+});
+
+describe('isolation', () => {
+  it('another workspace never sees a run', async () => {
+    const s = await sessionClient(server);
+    const run = await startRun(s);
+    const { adminKey } = await adminClient(server).workspaces.create({ name: 'elsewhere' });
+    const outsider = createClient({ url: server.url, token: adminKey });
+    expect((await refused(outsider.runs.get({ runId: run.id }))).message).toBe(`Error: run ${run.id} not found.`);
+    expect((await outsider.runs.list()).runs).toEqual([]);
+  });
+});
