@@ -308,3 +308,34 @@ describe('isolation', () => {
     expect((await outsider.runs.list()).runs).toEqual([]);
   });
 });
+
+describe('live run view', () => {
+  it('a viewer watching a run receives each new version, and a reconnect brings it up to date', async () => {
+    const s = await sessionClient(server);
+    const run = await runWith(s, tasks(3));
+    const viewer = await keyClient(server, 'viewer');
+    const seen: { id: string; cursor: number }[] = [];
+    let sub: { unsubscribe(): void } | undefined;
+    await new Promise<void>((resolve) => {
+      sub = viewer.runs.watch({ runId: run.id }, { onData: (e) => seen.push({ id: e.id, cursor: e.data.run.cursor }), onStarted: resolve });
+    });
+    const until = async (n: number) => {
+      for (let i = 0; i < 500 && seen.length < n; i++) await new Promise((r) => setTimeout(r, 20));
+    };
+    await until(1);
+    await s.client.runs.step({ runId: run.id, task: 1, evidence: 'e', progress_execution_outcome: 'o' });
+    await until(2);
+    expect(seen).toEqual([
+      { id: String(run.version), cursor: 1 },
+      { id: String(run.version + 1), cursor: 2 },
+    ]);
+    sub?.unsubscribe();
+
+    await s.client.runs.step({ runId: run.id, task: 2, evidence: 'e', progress_execution_outcome: 'o' });
+    const resumed: { id: string; cursor: number }[] = [];
+    const again = viewer.runs.watch({ runId: run.id, lastEventId: String(run.version + 1) }, { onData: (e) => resumed.push({ id: e.id, cursor: e.data.run.cursor }) });
+    for (let i = 0; i < 500 && resumed.length < 1; i++) await new Promise((r) => setTimeout(r, 20));
+    expect(resumed).toEqual([{ id: String(run.version + 2), cursor: 3 }]);
+    again.unsubscribe();
+  });
+});
