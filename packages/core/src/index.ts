@@ -21,4 +21,6 @@ export { runTopic } from './run-service.ts';
 export * from './run-rules.ts';
 export * from './run-notifications.ts';
 export { presentRun } from './run-present.ts';
+export { renderRunCard, runCard, runCardByLink } from './run-card.ts';
 export type { DeliveryPolicy } from './channel-service.ts';
+export * from './tool-kit.ts';

@@ -117,6 +117,8 @@ export function createClient({ url, token }: ClientOptions) {
       get: (input: RouterInputs['run']['get']) => trpc.run.get.query(input),
       list: (input: RouterInputs['run']['list'] = {}) => trpc.run.list.query(input),
       history: (input: RouterInputs['run']['history']) => trpc.run.history.query(input),
+      /** The run's card as a self-contained SVG image (Checklist → Prepare → Work): `{ svg }`. */
+      card: (input: RouterInputs['run']['card']) => trpc.run.card.query(input),
       notifications: (input: RouterInputs['run']['notifications']) => trpc.run.notifications.query(input),
       watch: watchRun,
     },

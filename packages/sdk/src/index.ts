@@ -1,5 +1,20 @@
 // Public surface of @agent-tasks/sdk.
 export { createClient, openSessionClient, type AgentTasksClient, type ClientOptions, type Subscription } from './client.ts';
 export { refusalOf, type Refusal } from './errors.ts';
-export { runDirective, runTools, taskLine, taskTools, todoWriteTool, todoWriteJsonSchema, TODO_WRITE_DESCRIPTION, type ToolDefinition } from './tools.ts';
+export {
+  agentTools,
+  anthropicTools,
+  apiOf,
+  createDispatcher,
+  openAITools,
+  runDirective,
+  runTools,
+  taskLine,
+  taskTools,
+  todoWriteJsonSchema,
+  todoWriteTool,
+  TODO_WRITE_DESCRIPTION,
+  type ToolCall,
+  type ToolDefinition,
+} from './tools.ts';
 export type { AppRouter, RouterInputs, RouterOutputs } from '@agent-tasks/server';
