@@ -4,6 +4,7 @@ import {
   type RunView,
   type TaskSummary,
   formatZodError,
+  jsonSchemaOf,
   runBlockerInput,
   runExecuteInput,
   runIntakeInput,
@@ -213,4 +214,17 @@ export async function runTool(spec: ToolSpec, api: ToolApi, args: unknown, error
   } catch (error) {
     return { text: errorText(error), isError: true };
   }
+}
+
+/** Lists and calls the tools against one api: what an MCP server or a function-calling loop needs. */
+export function toolHandlers(api: ToolApi, errorText: (error: unknown) => string, specs: readonly ToolSpec[] = toolKit) {
+  const byName = new Map(specs.map((s) => [s.name, s]));
+  return {
+    list: () => specs.map((s) => ({ name: s.name, description: s.description, inputSchema: jsonSchemaOf(s.input) })),
+    async call(name: string, args: unknown): Promise<{ text: string; isError: boolean }> {
+      const spec = byName.get(name);
+      if (!spec) return { text: `Error: unknown tool "${name}"; available tools: ${[...byName.keys()].join(', ')}.`, isError: true };
+      return runTool(spec, api, args, errorText);
+    },
+  };
 }

@@ -1,6 +1,6 @@
 // The tool kit for agent runtimes: every tool of the core tool kit bound to a client, in the generic, OpenAI and
 // Anthropic shapes, and a dispatcher that answers a model's tool call with the text the model should read.
-import { type ToolApi, type ToolSpec, runTool, runToolSpecs, taskToolSpecs, todoTools, toolKit } from '@agent-tasks/core';
+import { type ToolApi, type ToolSpec, runToolSpecs, taskToolSpecs, todoTools, toolHandlers, toolKit } from '@agent-tasks/core';
 import { jsonSchemaOf } from '@agent-tasks/schema';
 import type { AgentTasksClient } from './client.ts';
 import { refusalOf } from './errors.ts';
@@ -42,13 +42,8 @@ export function apiOf(client: AgentTasksClient): ToolApi {
 
 /** Every tool (or the given ones) bound to a client acting as a session. */
 export function agentTools(client: AgentTasksClient, specs: readonly ToolSpec[] = toolKit): ToolDefinition[] {
-  const api = apiOf(client);
-  return specs.map((spec) => ({
-    name: spec.name,
-    description: spec.description,
-    inputSchema: jsonSchemaOf(spec.input),
-    handler: async (args) => (await runTool(spec, api, args, (error) => refusalOf(error).message)).text,
-  }));
+  const handlers = toolHandlers(apiOf(client), (error) => refusalOf(error).message, specs);
+  return handlers.list().map((tool) => ({ ...tool, handler: async (args) => (await handlers.call(tool.name, args)).text }));
 }
 
 export const todoWriteTool = (client: AgentTasksClient) => agentTools(client, todoTools)[0] as ToolDefinition;

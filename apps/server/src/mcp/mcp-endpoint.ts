@@ -1,0 +1,100 @@
+// MCP over streamable HTTP at /mcp, behind the same bearer auth; an API key gets its own agent session per MCP session.
+import { randomUUID } from 'node:crypto';
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import { type Actor, type ToolApi, isDomainError, resolveActor, sessions } from '@agent-tasks/core';
+import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
+import { isInitializeRequest } from '@modelcontextprotocol/sdk/types.js';
+import { TRPCError } from '@trpc/server';
+import { type Services, bearerToken, createInnerContext } from '../context.ts';
+import { appRouter } from '../routers/root.ts';
+import { createCallerFactory } from '../trpc.ts';
+import { createMcpServer } from './mcp-server.ts';
+
+const createCaller = createCallerFactory(appRouter);
+
+/** The tool kit's calls, made in-process through the routers (same validation, auth and errors as over HTTP). */
+function callerApi(services: Services, token: string): ToolApi {
+  const caller = createCaller(createInnerContext(services, token));
+  return { todo: caller.todo, task: caller.task, run: caller.run };
+}
+
+function errorText(error: unknown): string {
+  const cause = error instanceof TRPCError ? error.cause : error;
+  if (isDomainError(cause)) return cause.message;
+  return 'Error: internal server error.';
+}
+
+function json(res: ServerResponse, status: number, body: unknown) {
+  res.writeHead(status, { 'content-type': 'application/json' }).end(JSON.stringify(body));
+}
+
+async function readJson(req: IncomingMessage): Promise<unknown> {
+  const chunks: Buffer[] = [];
+  for await (const chunk of req) chunks.push(chunk as Buffer);
+  const text = Buffer.concat(chunks).toString('utf8');
+  return text ? JSON.parse(text) : undefined;
+}
+
+interface McpSession {
+  transport: StreamableHTTPServerTransport;
+  keyId: string;
+}
+
+export function createMcpEndpoint(services: Services) {
+  const open = new Map<string, McpSession>();
+
+  /** The session token the tools act with: the caller's own, or a new agent session opened for an API key. */
+  async function sessionToken(actor: Actor, token: string) {
+    if (actor.sessionId || actor.role === 'viewer') return token;
+    const opened = await sessions.openSession(services.deps, actor, { title: 'MCP session' });
+    return opened.token;
+  }
+
+  async function handle(req: IncomingMessage, res: ServerResponse) {
+    const token = bearerToken(req.headers.authorization);
+    let actor: Actor;
+    try {
+      actor = await resolveActor(services.deps, token);
+    } catch (error) {
+      return json(res, 401, { jsonrpc: '2.0', error: { code: -32001, message: isDomainError(error) ? error.message : 'Error: unauthorized.' }, id: null });
+    }
+    const sessionId = req.headers['mcp-session-id'];
+    const existing = typeof sessionId === 'string' ? open.get(sessionId) : undefined;
+    if (existing) {
+      if (existing.keyId !== actor.keyId) return json(res, 403, { jsonrpc: '2.0', error: { code: -32001, message: 'Error: forbidden: this MCP session belongs to another key.' }, id: null });
+      return existing.transport.handleRequest(req, res);
+    }
+    if (req.method !== 'POST') return json(res, 400, { jsonrpc: '2.0', error: { code: -32000, message: 'Error: no such MCP session; initialize first.' }, id: null });
+    let body: unknown;
+    try {
+      body = await readJson(req);
+    } catch {
+      return json(res, 400, { jsonrpc: '2.0', error: { code: -32700, message: 'Error: the request body is not valid JSON.' }, id: null });
+    }
+    if (!isInitializeRequest(body)) {
+      return json(res, 400, { jsonrpc: '2.0', error: { code: -32000, message: 'Error: no such MCP session; initialize first.' }, id: null });
+    }
+    const api = callerApi(services, await sessionToken(actor, token ?? ''));
+    const transport: StreamableHTTPServerTransport = new StreamableHTTPServerTransport({
+      sessionIdGenerator: () => randomUUID(),
+      onsessioninitialized: (id) => void open.set(id, { transport, keyId: actor.keyId }),
+    });
+    transport.onclose = () => {
+      if (transport.sessionId) open.delete(transport.sessionId);
+    };
+    await createMcpServer(api, errorText).connect(transport);
+    await transport.handleRequest(req, res, body);
+  }
+
+  return {
+    handle: (req: IncomingMessage, res: ServerResponse) =>
+      handle(req, res).catch((error) => {
+        console.error('mcp request failed:', error);
+        if (!res.headersSent) json(res, 500, { jsonrpc: '2.0', error: { code: -32603, message: 'Error: internal server error.' }, id: null });
+      }),
+    async close() {
+      await Promise.all([...open.values()].map((s) => s.transport.close()));
+      open.clear();
+    },
+  };
+}

@@ -1,0 +1,38 @@
+// A stdio MCP server for any MCP-speaking agent: the tool kit bound to a remote agent-tasks server.
+//   AGENT_TASKS_URL=http://127.0.0.1:3000 AGENT_TASKS_TOKEN=<agent key or session token> tsx packages/sdk/src/mcp-stdio.ts
+// With an API key it opens its own agent session at start; with a session token it acts as that session.
+import { toolHandlers } from '@agent-tasks/core';
+import { Server } from '@modelcontextprotocol/sdk/server/index.js';
+import { StdioServerTransport } from '@modelcontextprotocol/sdk/server/stdio.js';
+import { CallToolRequestSchema, ListToolsRequestSchema } from '@modelcontextprotocol/sdk/types.js';
+import { createClient, openSessionClient } from './client.ts';
+import { refusalOf } from './errors.ts';
+import { apiOf } from './tools.ts';
+
+const url = process.env.AGENT_TASKS_URL ?? 'http://127.0.0.1:3000';
+const token = process.env.AGENT_TASKS_TOKEN;
+if (!token) {
+  process.stderr.write('agent-tasks MCP: set AGENT_TASKS_TOKEN to an agent key or a session token (and AGENT_TASKS_URL).\n');
+  process.exit(2);
+}
+
+let client = createClient({ url, token });
+if (!token.startsWith('ats_')) {
+  try {
+    const opened = await openSessionClient(client, { title: process.env.AGENT_TASKS_SESSION_TITLE ?? 'MCP (stdio)' });
+    client = opened.client;
+    process.stderr.write(`agent-tasks MCP: opened session ${opened.session.id}\n`);
+  } catch (error) {
+    process.stderr.write(`agent-tasks MCP: could not open a session: ${refusalOf(error).message}\n`);
+    process.exit(1);
+  }
+}
+
+const tools = toolHandlers(apiOf(client), (error) => refusalOf(error).message);
+const server = new Server({ name: 'agent-tasks', version: '0.1.0' }, { capabilities: { tools: {} } });
+server.setRequestHandler(ListToolsRequestSchema, async () => ({ tools: tools.list() as never }));
+server.setRequestHandler(CallToolRequestSchema, async (request) => {
+  const { text, isError } = await tools.call(request.params.name, request.params.arguments);
+  return { content: [{ type: 'text', text }], isError };
+});
+await server.connect(new StdioServerTransport());
