@@ -21,12 +21,14 @@ export interface StartOptions {
   databaseFile?: string;
   /** Passed as AGENT_TASKS_ADMIN_KEY; null to let the server generate one. */
   adminKey?: string | null;
+  /** Extra environment variables for the server process (kept across restarts). */
+  env?: Record<string, string>;
 }
 
 export const tempDatabaseFile = () => path.join(mkdtempSync(path.join(os.tmpdir(), 'agent-tasks-')), 'test.db');
 
-function spawnMain(databaseFile: string, adminKey: string | null) {
-  const env: NodeJS.ProcessEnv = { ...process.env, DATABASE_URL: `file:${databaseFile}`, PORT: '0', HOST: '127.0.0.1' };
+function spawnMain(databaseFile: string, adminKey: string | null, extraEnv: Record<string, string> = {}) {
+  const env: NodeJS.ProcessEnv = { ...process.env, ...extraEnv, DATABASE_URL: `file:${databaseFile}`, PORT: '0', HOST: '127.0.0.1' };
   if (adminKey) env.AGENT_TASKS_ADMIN_KEY = adminKey;
   else delete env.AGENT_TASKS_ADMIN_KEY;
   const child = spawn(process.execPath, ['--import', 'tsx', mainFile], { cwd: repoRoot, env, stdio: ['ignore', 'pipe', 'pipe'] });
@@ -63,7 +65,7 @@ async function stopChild(child: ChildProcess) {
 export async function startServer(options: StartOptions = {}): Promise<RunningServer> {
   const databaseFile = options.databaseFile ?? tempDatabaseFile();
   const adminKey = options.adminKey === undefined ? `atk_test_${randomBytes(16).toString('hex')}` : options.adminKey;
-  let current = spawnMain(databaseFile, adminKey);
+  let current = spawnMain(databaseFile, adminKey, options.env);
   const server: RunningServer = {
     url: await current.url,
     adminKey: adminKey ?? '',
@@ -72,7 +74,7 @@ export async function startServer(options: StartOptions = {}): Promise<RunningSe
     stop: () => stopChild(current.child),
     async restart() {
       await stopChild(current.child);
-      current = spawnMain(databaseFile, adminKey);
+      current = spawnMain(databaseFile, adminKey, options.env);
       server.url = await current.url;
     },
   };
