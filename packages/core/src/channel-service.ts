@@ -21,7 +21,11 @@ export async function listChannels(deps: Deps, actor: Actor) {
 
 export async function deleteChannel(deps: Deps, actor: Actor, input: { id: string }) {
   requireRole(actor, 'admin');
-  const deleted = await deps.store.transaction((repos) => repos.channels.delete(actor.workspaceId, input.id));
+  const deleted = await deps.store.transaction(async (repos) => {
+    const found = await repos.channels.delete(actor.workspaceId, input.id);
+    if (found) await repos.outbox.dropPending(input.id);
+    return found;
+  });
   if (!deleted) throw new DomainError('NOT_FOUND', `Error: notification channel ${input.id} not found.`);
   return listChannels(deps, actor);
 }
@@ -38,15 +42,18 @@ export interface DeliveryPolicy {
  */
 export async function deliverDue(deps: Deps, sender: WebhookSender, policy: DeliveryPolicy) {
   const due = await deps.store.outbox.due(deps.clock.now(), policy.batch);
+  // Sent side by side, so one slow receiver does not hold up the others.
+  const results = await Promise.all(
+    due.map(async (message) => ({ message, result: await sender.send(message.url, message.payload, message.idempotencyKey) })),
+  );
   let delivered = 0;
-  for (const message of due) {
-    const result = await sender.send(message.url, message.payload, message.idempotencyKey);
+  for (const { message, result } of results) {
     const now = deps.clock.now();
+    const attempts = message.attempts + 1;
     if (result.ok) {
-      await deps.store.transaction((repos) => repos.outbox.markDelivered(message.id, now));
+      await deps.store.transaction((repos) => repos.outbox.markDelivered(message.id, now, attempts));
       delivered++;
     } else {
-      const attempts = message.attempts + 1;
       const next = new Date(now.getTime() + retryDelay(attempts, policy.baseMs, policy.maxMs));
       await deps.store.transaction((repos) => repos.outbox.markFailed(message.id, attempts, next, result.error));
     }

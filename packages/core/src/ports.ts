@@ -119,9 +119,12 @@ export interface OutboxRepository {
   enqueue(message: OutboxRecord): Promise<void>;
   /** Undelivered messages due at `now`, oldest first. */
   due(now: Date, limit: number): Promise<OutboxRecord[]>;
-  markDelivered(id: string, at: Date): Promise<void>;
+  /** Records the accepted attempt: `attempts` counts every try, the successful one included; clears the last error. */
+  markDelivered(id: string, at: Date, attempts: number): Promise<void>;
   markFailed(id: string, attempts: number, nextAttemptAt: Date, error: string): Promise<void>;
   forRun(runId: string): Promise<OutboxRecord[]>;
+  /** Drops a deleted channel's undelivered messages. */
+  dropPending(channelId: string): Promise<void>;
 }
 
 /** Sends one notification to a webhook; resolves with the outcome, never throws. */

@@ -8,6 +8,6 @@ export const prismaChannelRepository = (db: Tx): ChannelRepository => ({
   async create(channel) {
     await db.notificationChannel.create({ data: channel, select: { id: true } });
   },
-  list: (workspaceId) => db.notificationChannel.findMany({ where: { workspaceId }, orderBy: { createdAt: 'asc' }, select }),
+  list: (workspaceId) => db.notificationChannel.findMany({ where: { workspaceId }, orderBy: [{ createdAt: 'asc' }, { id: 'asc' }], select }),
   delete: async (workspaceId, id) => (await db.notificationChannel.deleteMany({ where: { workspaceId, id } })).count === 1,
 });

@@ -29,16 +29,20 @@ export const prismaOutboxRepository = (db: Tx): OutboxRepository => ({
     (
       await db.outboxMessage.findMany({
         where: { deliveredAt: null, nextAttemptAt: { lte: now } },
-        orderBy: { nextAttemptAt: 'asc' },
+        orderBy: [{ nextAttemptAt: 'asc' }, { id: 'asc' }],
         take: limit,
         select,
       })
     ).map(toRecord),
-  async markDelivered(id, at) {
-    await db.outboxMessage.update({ where: { id }, data: { deliveredAt: at }, select: { id: true } });
+  async markDelivered(id, at, attempts) {
+    await db.outboxMessage.update({ where: { id }, data: { deliveredAt: at, attempts, lastError: null }, select: { id: true } });
   },
   async markFailed(id, attempts, nextAttemptAt, error) {
     await db.outboxMessage.update({ where: { id }, data: { attempts, nextAttemptAt, lastError: error.slice(0, 500) }, select: { id: true } });
   },
-  forRun: async (runId) => (await db.outboxMessage.findMany({ where: { runId }, orderBy: { createdAt: 'asc' }, select })).map(toRecord),
+  forRun: async (runId) =>
+    (await db.outboxMessage.findMany({ where: { runId }, orderBy: [{ createdAt: 'asc' }, { id: 'asc' }], select })).map(toRecord),
+  async dropPending(channelId) {
+    await db.outboxMessage.deleteMany({ where: { channelId, deliveredAt: null } });
+  },
 });
