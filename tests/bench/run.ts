@@ -1,4 +1,5 @@
-// `pnpm bench`: todo_write throughput/latency (1 and 32 sessions) against bare-HTTP and raw-SQLite baselines, and a history-growth check.
+// `pnpm bench`: todo_write throughput/latency (1 and 32 sessions) against bare-HTTP and raw-SQLite baselines, and a history-growth check;
+// then the task graph at two list sizes (task-graph.ts). `pnpm bench -- --only todo|tasks` or BENCH_ONLY=todo|tasks runs one part.
 import { mkdtempSync, rmSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -12,6 +13,7 @@ import { openRawStore } from './raw-sqlite.ts';
 import { runLoad, settle } from './run-load.ts';
 import { installSqlProbe, type SqlTally } from './sql-probe.ts';
 import { type Summary, summarize } from './stats.ts';
+import { reportTaskBench, runTaskBench } from './task-graph.ts';
 import { fixed, ratio, textTable } from './text-table.ts';
 import { LIST_SIZE, listAt } from './todo-lists.ts';
 
@@ -23,6 +25,23 @@ const WRITES = envInt('BENCH_WRITES', 2000); // measured writes per scenario
 const PARALLEL = envInt('BENCH_SESSIONS', 32);
 const HISTORY = envInt('BENCH_HISTORY', 5000);
 const SAMPLES = envInt('BENCH_SAMPLES', 300); // per operation in the history check and the SQL breakdown
+const TASK_SAMPLES = envInt('BENCH_TASK_SAMPLES', 100); // timed calls per task-graph operation and list size
+const TASK_SIZES = (process.env.BENCH_TASK_SIZES ?? '1000,10000').split(',').map(Number);
+
+/** Which parts to run: `--only todo|tasks` (also `--only=…`, comma-separated) or BENCH_ONLY; both by default. */
+function selectedParts(): Set<string> {
+  const args = process.argv.slice(2).filter((arg) => arg !== '--');
+  let only = process.env.BENCH_ONLY;
+  for (let i = 0; i < args.length; i++) {
+    const arg = args[i] ?? '';
+    if (arg === '--only') only = args[++i];
+    else if (arg.startsWith('--only=')) only = arg.slice('--only='.length);
+    else throw new Error(`unknown argument ${arg} (expected --only todo|tasks)`);
+  }
+  const parts = new Set((only ?? '').split(',').map((p) => p.trim()).filter((p) => p && p !== 'all'));
+  for (const part of parts) if (part !== 'todo' && part !== 'tasks') throw new Error(`--only ${part}: expected todo or tasks`);
+  return parts.size ? parts : new Set(['todo', 'tasks']);
+}
 
 interface Scenario {
   label: string;
@@ -49,6 +68,28 @@ interface Row {
 }
 
 async function main() {
+  const parts = selectedParts();
+  if (!TASK_SIZES.every((n) => Number.isInteger(n) && n > 0)) throw new Error('BENCH_TASK_SIZES: comma-separated list sizes');
+  if (parts.has('todo')) await todoBench();
+  if (parts.has('tasks')) {
+    const started = performance.now();
+    if (!parts.has('todo')) process.stdout.write(`agent-tasks bench (task graph only) — ${new Date().toISOString()}\n${machineLine()}\n\n`);
+    const results = await runTaskBench({ sizes: TASK_SIZES, samples: TASK_SAMPLES, log });
+    process.stdout.write(`${parts.has('todo') ? '\n' : ''}${reportTaskBench(results, (performance.now() - started) / 1000)}\n`);
+    process.stdout.write(`${loadLine()}\n`);
+  }
+}
+
+function machineLine() {
+  const cpus = os.cpus();
+  return `machine: ${cpus.length} x ${cpus[0]?.model ?? '?'}, ${Math.round(os.totalmem() / 2 ** 30)} GiB, ${os.platform()} ${os.release()}, Node ${process.version}`;
+}
+
+function loadLine() {
+  return `load average at the end (1/5/15 min): ${os.loadavg().map((v) => v.toFixed(2)).join(' / ')}  (other work on the machine skews the figures)`;
+}
+
+async function todoBench() {
   const started = performance.now();
   const dir = mkdtempSync(path.join(os.tmpdir(), 'agent-tasks-bench-'));
   const databaseFile = path.join(dir, 'server.db');
@@ -278,14 +319,13 @@ function report(r: {
   seconds: number;
 }) {
   const out: string[] = [];
-  const cpus = os.cpus();
   out.push(
     `agent-tasks bench — ${new Date().toISOString()}`,
-    `machine: ${cpus.length} x ${cpus[0]?.model ?? '?'}, ${Math.round(os.totalmem() / 2 ** 30)} GiB, ${os.platform()} ${os.release()}, Node ${process.version}`,
+    machineLine(),
     `todo_write: ${LIST_SIZE}-item lists, statuses change every write; request body ${r.requestBytes} B, response body ${r.responseBytes} B`,
-    `server DB: journal_mode=${r.serverJournal}, connection pragmas left at defaults by the Prisma adapter; raw baselines: ${r.rawPragmas.join(' | ')}`,
+    `server DB: journal_mode=${r.serverJournal}, server connections as openDb sets them (apps/server/src/db/client.ts); raw baselines: ${r.rawPragmas.join(' | ')}`,
     `client and server share one Node process (one event loop); CPU ms/op is the whole process (client + server)`,
-    `load average at the end (1/5/15 min): ${os.loadavg().map((v) => v.toFixed(2)).join(' / ')}  (other work on the machine skews the figures)`,
+    loadLine(),
     '',
   );
 
