@@ -233,3 +233,27 @@ describe('large lists', () => {
     expect((await s.client.tasks.plan({ listName })).waves).toHaveLength(1);
   });
 });
+
+describe('readiness follows every change', () => {
+  it('reopening a blocker, removing an edge, and adding one to a completed blocker each update who is ready', async () => {
+    const s = await sessionClient(server);
+    const listName = freshList();
+    const ready = async () => (await s.client.tasks.list({ listName, readyOnly: true })).tasks.map((t) => t.subject);
+    const a = await s.client.tasks.create({ listName, subject: 'A' });
+    const b = await s.client.tasks.create({ listName, subject: 'B', blockedBy: [a.id] });
+    expect(await ready()).toEqual(['A']);
+    await s.client.tasks.update({ listName, id: a.id, status: 'completed' });
+    expect(await ready()).toEqual(['B']);
+    await s.client.tasks.update({ listName, id: a.id, status: 'pending' });
+    expect(await ready()).toEqual(['A']);
+    await s.client.tasks.update({ listName, id: b.id, removeBlockedBy: [a.id] });
+    expect(await ready()).toEqual(['A', 'B']);
+    const c = await s.client.tasks.create({ listName, subject: 'C' });
+    await s.client.tasks.update({ listName, id: c.id, status: 'completed' });
+    await s.client.tasks.update({ listName, id: b.id, addBlockedBy: [c.id] });
+    expect(await ready()).toEqual(['A', 'B']);
+    await s.client.tasks.update({ listName, id: b.id, addBlockedBy: [a.id] });
+    expect(await ready()).toEqual(['A']);
+    expect((await s.client.tasks.claim({ listName })).task?.subject).toBe('A');
+  });
+});

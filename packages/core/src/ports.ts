@@ -79,6 +79,10 @@ export interface TaskRepository {
   blocksOf(ids: readonly string[]): Promise<TaskEdge[]>;
   addEdge(listId: string, edge: TaskEdge): Promise<void>;
   removeEdge(edge: TaskEdge): Promise<void>;
+  /** Whether `to` can be reached from `from` along "blocks" edges (one query, however deep). */
+  reaches(from: string, to: string): Promise<boolean>;
+  /** Recounts the open (neither completed nor deleted) blockers of these tasks, which readiness queries use. */
+  refreshOpenBlockers(ids: readonly string[]): Promise<void>;
   /** Blockers of these tasks that are neither completed nor deleted. */
   unresolvedBlockers(ids: readonly string[]): Promise<TaskEdge[]>;
   list(listId: string, filter: TaskListFilter): Promise<TaskRecord[]>;

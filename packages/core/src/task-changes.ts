@@ -3,7 +3,8 @@ import { DomainError } from './errors.ts';
 import type { Actor } from './actor.ts';
 import type { Deps, LiveEvent, Repositories } from './ports.ts';
 import type { TaskChangeKind, TaskChangeRecord, TaskEdge, TaskListRecord, TaskRecord } from './records.ts';
-import { cycleError, findCycle, selfDependencyError } from './task-graph.ts';
+import type { TaskStatus } from '@agent-tasks/schema';
+import { cycleError, findCycle, isResolved, selfDependencyError } from './task-graph.ts';
 import { presentChange, presentTask } from './task-present.ts';
 
 export const taskTopic = (workspaceId: string, listName: string) => `tasks:${workspaceId}:${listName}`;
@@ -85,8 +86,11 @@ export class TaskChanges {
     }
     const existing = await this.repos.tasks.edgesOf([blockedId]);
     if (existing.some((e) => e.blockerId === blockerId && e.blockedId === blockedId)) return;
-    const cycle = await findCycle(blockerId, blockedId, (ids) => this.repos.tasks.blocksOf(ids));
-    if (cycle) throw cycleError(cycle);
+    // One reachability query settles the common case; only a refusal walks the graph to name the cycle.
+    if (await this.repos.tasks.reaches(blockedId, blockerId)) {
+      const cycle = await findCycle(blockerId, blockedId, (ids) => this.repos.tasks.blocksOf(ids));
+      if (cycle) throw cycleError(cycle);
+    }
     await this.repos.tasks.addEdge(this.list.id, { blockerId, blockedId });
     if (!takeOut(this.removed, blockerId, blockedId)) this.added.push({ blockerId, blockedId });
   }
@@ -147,6 +151,15 @@ export class TaskChanges {
       await this.repos.tasks.appendChange(record);
       records.push(record);
     }
+    // Readiness counts: the blocked side of every changed edge, and the dependants of tasks that became (un)resolved.
+    const recount = new Set([...this.added, ...this.removed].map((e) => e.blockedId));
+    for (const record of records) {
+      const status = record.changes.status;
+      if (status && isResolved(status.from as TaskStatus) !== isResolved(status.to as TaskStatus)) {
+        for (const e of edges) if (e.blockerId === record.taskId) recount.add(e.blockedId);
+      }
+    }
+    if (recount.size) await this.repos.tasks.refreshOpenBlockers([...recount]);
     const events = records.map((r) => ({ topic: taskTopic(this.list.workspaceId, this.list.name), id: String(r.seq), data: { ...presentChange(r), task: r.snapshot } }));
     return { events, changes: records };
   }

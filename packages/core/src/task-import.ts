@@ -72,6 +72,7 @@ export async function importTasks(
     for (const edge of parsed.edges) {
       await repos.tasks.addEdge(list.id, { blockerId: ids.get(edge.blockerId) as string, blockedId: ids.get(edge.blockedId) as string });
     }
+    await repos.tasks.refreshOpenBlockers([...new Set(parsed.edges.map((e) => ids.get(e.blockedId) as string))]);
     const events: LiveEvent[] = [];
     for (const changes of collectors) events.push(...(await changes.commit()).events);
     return { ids, events };

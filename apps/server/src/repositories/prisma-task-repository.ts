@@ -1,6 +1,7 @@
 // Prisma implementation of the domain's TaskRepository: tasks, their edges, and the change log.
 import type { TaskChangeRecord, TaskRecord, TaskRepository } from '@agent-tasks/core';
 import type { TaskStatus } from '@agent-tasks/schema';
+import { Prisma } from '../generated/prisma/client.ts';
 import type { Tx } from './tx.ts';
 
 const taskSelect = {
@@ -55,12 +56,28 @@ const toChange = (row: ChangeRow): TaskChangeRecord => ({
   snapshot: JSON.parse(row.snapshot),
 });
 
-/** Ready for `agent`: pending, unowned or its own, and no blocker that is neither completed nor deleted. */
+/** Ready for `agent`: pending, unowned or its own, and no open blocker (an index lookup on the kept count). */
 const readyFor = (agent: string) => ({
   status: 'pending',
+  openBlockers: 0,
   OR: [{ owner: null }, { owner: agent }],
-  blockedBy: { none: { blocker: { status: { notIn: RESOLVED } } } },
 });
+
+/** Portable SQL (SQLite and PostgreSQL): a recursive walk along "blocks" edges, deduplicated by task. */
+const reachesSql = (from: string, to: string) => Prisma.sql`
+  WITH RECURSIVE walk(id) AS (
+    SELECT "blockedId" FROM "TaskEdge" WHERE "blockerId" = ${from}
+    UNION
+    SELECT e."blockedId" FROM "TaskEdge" e JOIN walk w ON e."blockerId" = w.id
+  )
+  SELECT 1 AS hit FROM walk WHERE id = ${to} LIMIT 1`;
+
+const refreshOpenBlockersSql = (ids: string[]) => Prisma.sql`
+  UPDATE "Task" SET "openBlockers" = (
+    SELECT COUNT(*) FROM "TaskEdge" e JOIN "Task" b ON b.id = e."blockerId"
+    WHERE e."blockedId" = "Task".id AND b.status NOT IN ('completed', 'deleted')
+  )
+  WHERE id IN (${Prisma.join(ids)})`;
 
 export const prismaTaskRepository = (db: Tx): TaskRepository => ({
   findList: (workspaceId, name) =>
@@ -97,6 +114,14 @@ export const prismaTaskRepository = (db: Tx): TaskRepository => ({
   },
   blocksOf: async (ids) =>
     byEdgeOrder(await inChunks(ids, (chunk) => db.taskEdge.findMany({ where: { blockerId: { in: chunk } }, select: edgeSelect }))),
+  reaches: async (from, to) => (await db.$queryRaw<unknown[]>(reachesSql(from, to))).length > 0,
+  async refreshOpenBlockers(ids) {
+    if (ids.length === 0) return;
+    await inChunks(ids, async (chunk) => {
+      await db.$executeRaw(refreshOpenBlockersSql(chunk));
+      return [];
+    });
+  },
   async addEdge(listId, edge) {
     await db.taskEdge.create({ data: { listId, ...edge }, select: { id: true } });
   },

@@ -74,6 +74,7 @@ CREATE TABLE "Task" (
     "metadata" TEXT NOT NULL,
     "threadId" TEXT NOT NULL,
     "version" INTEGER NOT NULL,
+    "openBlockers" INTEGER NOT NULL DEFAULT 0,
     "createdAt" DATETIME NOT NULL,
     "updatedAt" DATETIME NOT NULL,
     CONSTRAINT "Task_listId_fkey" FOREIGN KEY ("listId") REFERENCES "TaskList" ("id") ON DELETE CASCADE ON UPDATE CASCADE
@@ -210,10 +211,16 @@ CREATE UNIQUE INDEX "TaskList_workspaceId_name_key" ON "TaskList"("workspaceId",
 CREATE INDEX "Task_listId_status_seq_idx" ON "Task"("listId", "status", "seq");
 
 -- CreateIndex
+CREATE INDEX "Task_listId_status_openBlockers_seq_idx" ON "Task"("listId", "status", "openBlockers", "seq");
+
+-- CreateIndex
 CREATE UNIQUE INDEX "Task_listId_seq_key" ON "Task"("listId", "seq");
 
 -- CreateIndex
 CREATE INDEX "TaskEdge_blockedId_idx" ON "TaskEdge"("blockedId");
+
+-- CreateIndex
+CREATE INDEX "TaskEdge_listId_idx" ON "TaskEdge"("listId");
 
 -- CreateIndex
 CREATE UNIQUE INDEX "TaskEdge_blockerId_blockedId_key" ON "TaskEdge"("blockerId", "blockedId");
