@@ -1,7 +1,7 @@
 // Shared test fixtures: a bootstrapped workspace with admin/agent/viewer actors and a session, plus exact-refusal helpers.
 import { expect } from 'vitest';
-import type { ErrorCode, TodoItem } from '@agent-tasks/schema';
-import { type Actor, type Deps, DomainError, resolveActor, sessions, todos, workspaces } from '../src/index.ts';
+import type { ErrorCode, RunIntakeInput, RunTask, TodoItem } from '@agent-tasks/schema';
+import { type Actor, type Deps, DomainError, channels, resolveActor, runs, sessions, todos, workspaces } from '../src/index.ts';
 import { type MemoryStore, type RecordingEvents, makeDeps } from './memory-store.ts';
 
 /** A regex that matches exactly `text` (toThrow with a bare string only checks "contains"). */
@@ -126,4 +126,44 @@ export function expectNoTaskChange(w: Pick<World, 'store' | 'events'>, before: R
   expect(after.snapshot.taskEdges).toEqual(before.snapshot.taskEdges);
   expect(after.snapshot.taskChanges).toEqual(before.snapshot.taskChanges);
   expect(after.snapshot).toEqual(before.snapshot);
+}
+
+/** A checklist task; the expected result defaults to "<action>: done". */
+export const runTask = (action: string, expected_result = `${action}: done`): RunTask => ({ action, expected_result });
+
+/** `n` tasks "Task 1", "Task 2", … (or with another prefix). */
+export const runTasks = (n: number, prefix = 'Task') => Array.from({ length: n }, (_, i) => runTask(`${prefix} ${i + 1}`));
+
+/** Adds a notification channel to the workspace (as its admin). */
+export function addChannel(w: Pick<World, 'deps' | 'admin'>, name = 'ops', url = `https://hooks.example.com/${name}`) {
+  return channels.createChannel(w.deps, w.admin, { name, url });
+}
+
+/** Prepares and executes a start as `actor` (the world's session by default); the run is in intake. */
+export async function startRun(
+  w: Pick<World, 'deps' | 'session'>,
+  options: { actor?: Actor; skipNotificationCheck?: boolean; parentExecutionId?: string } = {},
+) {
+  const actor = options.actor ?? w.session;
+  const { startAttemptId } = await runs.prepareStart(w.deps, actor, {
+    parentExecutionId: options.parentExecutionId ?? 'none',
+    skipNotificationCheck: options.skipNotificationCheck ?? true,
+  });
+  return runs.executeStart(w.deps, actor, { startAttemptId });
+}
+
+/** Starts a run and submits its checklist (default: three tasks); the run is running on task 1. */
+export async function startedRun(
+  w: Pick<World, 'deps' | 'session'>,
+  intake: Partial<Omit<RunIntakeInput, 'runId'>> = {},
+  options: { actor?: Actor; skipNotificationCheck?: boolean; parentExecutionId?: string } = {},
+) {
+  const started = await startRun(w, options);
+  return runs.intake(w.deps, options.actor ?? w.session, {
+    runId: started.id,
+    name: 'Ship the release',
+    tasks: runTasks(3),
+    progress_checklist_outcome: 'Three ordered tasks are ready',
+    ...intake,
+  });
 }

@@ -1,12 +1,17 @@
 // In-memory test doubles for the core's ports: a transactional Store, a settable Clock, counter Ids, a readable hasher and an event recorder.
 import type {
   ApiKeyRecord,
+  ChannelRecord,
   Clock,
   Deps,
   EventPublisher,
   Ids,
   LiveEvent,
+  OutboxRecord,
   Repositories,
+  RunRecord,
+  RunStartRecord,
+  RunStepRecordData,
   SessionRecord,
   Store,
   TaskChangeRecord,
@@ -16,6 +21,7 @@ import type {
   TaskRecord,
   TodoUpdateRecord,
   TokenHasher,
+  WebhookSender,
   WorkspaceRecord,
 } from '../src/index.ts';
 import type { TaskStatus } from '@agent-tasks/schema';
@@ -41,6 +47,12 @@ export interface MemoryState {
   tasks: Map<string, TaskRecord>;
   taskEdges: TaskEdgeRow[];
   taskChanges: TaskChangeRecord[];
+  channels: Map<string, ChannelRecord>;
+  runStarts: Map<string, RunStartRecord>;
+  runs: Map<string, RunRecord>;
+  /** Rows keep insertion order; the key is (runId, seq). */
+  runSteps: RunStepRecordData[];
+  outbox: Map<string, OutboxRecord>;
 }
 
 /** Repository methods a test can hook into, by `repository.method` name. */
@@ -49,7 +61,10 @@ export type RepoMethod =
   | `keys.${keyof Repositories['keys']}`
   | `sessions.${keyof Repositories['sessions']}`
   | `todos.${keyof Repositories['todos']}`
-  | `tasks.${keyof Repositories['tasks']}`;
+  | `tasks.${keyof Repositories['tasks']}`
+  | `channels.${keyof Repositories['channels']}`
+  | `runs.${keyof Repositories['runs']}`
+  | `outbox.${keyof Repositories['outbox']}`;
 
 /** Runs just before the hooked method, with the same repositories (inside a transaction: the transaction's own). */
 export type Hook = (repos: Repositories) => void | Promise<void>;
@@ -63,6 +78,11 @@ const emptyState = (): MemoryState => ({
   tasks: new Map(),
   taskEdges: [],
   taskChanges: [],
+  channels: new Map(),
+  runStarts: new Map(),
+  runs: new Map(),
+  runSteps: [],
+  outbox: new Map(),
 });
 
 /** Statuses that resolve a blocker (mirrors the real store's `notIn: ['completed', 'deleted']`). */
@@ -88,13 +108,22 @@ export class ConstraintError extends Error {
 const byCreatedAt = <T extends { createdAt: Date }>(rows: T[]) =>
   rows.map((row, i) => ({ row, i })).sort((a, b) => a.row.createdAt.getTime() - b.row.createdAt.getTime() || a.i - b.i).map((x) => x.row);
 
+/** Ids compare like SQLite's default (binary) collation: code unit by code unit. */
+const compareIds = (a: string, b: string) => (a < b ? -1 : a > b ? 1 : 0);
+/** `createdAt`, then `id` (the real store's stable tie-break for channels and outbox messages). */
+const byCreatedAtThenId = <T extends { createdAt: Date; id: string }>(rows: T[]) =>
+  [...rows].sort((a, b) => a.createdAt.getTime() - b.createdAt.getTime() || compareIds(a.id, b.id));
+
 const bySeq = (rows: TaskRecord[]) => [...rows].sort((a, b) => a.seq - b.seq);
 const edgeOnly = (e: TaskEdge): TaskEdge => ({ blockerId: e.blockerId, blockedId: e.blockedId });
 const isResolvedIn = (s: MemoryState, id: string) => {
   const task = s.tasks.get(id);
   return task !== undefined && RESOLVED_STATUSES.includes(task.status);
 };
-/** Ready for `agent`: pending, unowned or its own, and every blocker completed or deleted. */
+/**
+ * Ready for `agent`: pending, unowned or its own, and every blocker completed or deleted. Computed from the edges on
+ * every read, so it always equals the real store's kept open-blocker count after `refreshOpenBlockers`.
+ */
 const readyIn = (s: MemoryState, t: TaskRecord, agent: string) =>
   t.status === 'pending' &&
   (t.owner === null || t.owner === agent) &&
@@ -115,6 +144,9 @@ export class MemoryStore implements Store {
   readonly sessions: Repositories['sessions'];
   readonly todos: Repositories['todos'];
   readonly tasks: Repositories['tasks'];
+  readonly channels: Repositories['channels'];
+  readonly runs: Repositories['runs'];
+  readonly outbox: Repositories['outbox'];
 
   constructor() {
     // Calls outside a transaction read and write the committed state, one statement at a time.
@@ -124,6 +156,9 @@ export class MemoryStore implements Store {
     this.sessions = this.direct.sessions;
     this.todos = this.direct.todos;
     this.tasks = this.direct.tasks;
+    this.channels = this.direct.channels;
+    this.runs = this.direct.runs;
+    this.outbox = this.direct.outbox;
   }
 
   /**
@@ -362,6 +397,25 @@ export class MemoryStore implements Store {
           const s = state();
           s.taskEdges = s.taskEdges.filter((e) => !(e.blockerId === edge.blockerId && e.blockedId === edge.blockedId));
         }),
+        reaches: hooked('tasks.reaches', async (from: string, to: string) => {
+          // Along "blocks" edges from `from`'s direct dependants onwards, like the recursive query (a path of one edge or more).
+          const edges = state().taskEdges;
+          const seen = new Set<string>();
+          let frontier = [from];
+          while (frontier.length > 0) {
+            const next: string[] = [];
+            for (const e of edges) {
+              if (frontier.includes(e.blockerId) && !seen.has(e.blockedId)) {
+                seen.add(e.blockedId);
+                next.push(e.blockedId);
+              }
+            }
+            frontier = next;
+          }
+          return seen.has(to);
+        }),
+        // Readiness here is computed from the edges on every read (see readyIn): there is no count to refresh.
+        refreshOpenBlockers: hooked('tasks.refreshOpenBlockers', async (_ids: readonly string[]) => {}),
         unresolvedBlockers: hooked('tasks.unresolvedBlockers', async (ids: readonly string[]) => {
           const s = state();
           return s.taskEdges.filter((e) => ids.includes(e.blockedId) && !isResolvedIn(s, e.blockerId)).map(edgeOnly);
@@ -410,6 +464,131 @@ export class MemoryStore implements Store {
               .slice(0, limit),
           ),
         ),
+      },
+      channels: {
+        create: hooked('channels.create', async (channel: ChannelRecord) => {
+          const s = state();
+          if (s.channels.has(channel.id)) throw new ConstraintError(`channel id ${channel.id} already exists`);
+          if (!s.workspaces.has(channel.workspaceId)) throw new ConstraintError(`channel references missing workspace ${channel.workspaceId}`);
+          s.channels.set(channel.id, clone(channel));
+        }),
+        list: hooked('channels.list', async (workspaceId: string) =>
+          clone(byCreatedAtThenId([...state().channels.values()].filter((c) => c.workspaceId === workspaceId))),
+        ),
+        delete: hooked('channels.delete', async (workspaceId: string, id: string) => {
+          const s = state();
+          const channel = s.channels.get(id);
+          if (!channel || channel.workspaceId !== workspaceId) return false;
+          s.channels.delete(id);
+          return true;
+        }),
+      },
+      runs: {
+        createStart: hooked('runs.createStart', async (start: RunStartRecord) => {
+          const s = state();
+          if (s.runStarts.has(start.id)) throw new ConstraintError(`run start id ${start.id} already exists`);
+          s.runStarts.set(start.id, clone(start));
+        }),
+        getStart: hooked('runs.getStart', async (workspaceId: string, id: string) => {
+          const start = state().runStarts.get(id);
+          return start && start.workspaceId === workspaceId ? clone(start) : null;
+        }),
+        markStartExecuted: hooked('runs.markStartExecuted', async (id: string, runId: string) => {
+          const start = state().runStarts.get(id);
+          if (!start || start.runId !== null) return false;
+          start.runId = runId;
+          return true;
+        }),
+        create: hooked('runs.create', async (run: RunRecord) => {
+          const s = state();
+          if (s.runs.has(run.id)) throw new ConstraintError(`run id ${run.id} already exists`);
+          if ([...s.runs.values()].some((r) => r.startAttemptId === run.startAttemptId)) {
+            throw new ConstraintError(`run startAttemptId ${run.startAttemptId} must be unique`);
+          }
+          if (!s.workspaces.has(run.workspaceId)) throw new ConstraintError(`run references missing workspace ${run.workspaceId}`);
+          s.runs.set(run.id, clone(run));
+        }),
+        get: hooked('runs.get', async (workspaceId: string, id: string) => {
+          const run = state().runs.get(id);
+          return run && run.workspaceId === workspaceId ? clone(run) : null;
+        }),
+        getAnywhere: hooked('runs.getAnywhere', async (id: string) => clone(state().runs.get(id) ?? null)),
+        update: hooked('runs.update', async (run: RunRecord, fromVersion: number) => {
+          const row = state().runs.get(run.id);
+          if (!row || row.version !== fromVersion) return false;
+          // Like the real store: every field but the keys and creation facts.
+          const { id, workspaceId, sessionId, parentRunId, startAttemptId, createdAt, ...fields } = clone(run);
+          Object.assign(row, fields);
+          return true;
+        }),
+        list: hooked('runs.list', async (workspaceId: string, filter: { sessionId?: string | undefined; limit: number }) =>
+          clone(
+            byCreatedAt([...state().runs.values()].filter((r) => r.workspaceId === workspaceId && (!filter.sessionId || r.sessionId === filter.sessionId)))
+              .reverse()
+              .slice(0, filter.limit),
+          ),
+        ),
+        appendStep: hooked('runs.appendStep', async (step: RunStepRecordData) => {
+          const s = state();
+          if (!s.runs.has(step.runId)) throw new ConstraintError(`run step references missing run ${step.runId}`);
+          if (s.runSteps.some((x) => x.runId === step.runId && x.seq === step.seq)) {
+            throw new ConstraintError(`run step (${step.runId}, ${step.seq}) already exists`);
+          }
+          // Like SQLite's unique index: NULL attempt ids never collide.
+          if (step.attemptId !== null && s.runSteps.some((x) => x.runId === step.runId && x.attemptId === step.attemptId)) {
+            throw new ConstraintError(`run step (${step.runId}, attempt ${step.attemptId}) already exists`);
+          }
+          s.runSteps.push(clone(step));
+        }),
+        steps: hooked('runs.steps', async (runId: string) =>
+          clone(state().runSteps.filter((x) => x.runId === runId).sort((a, b) => a.seq - b.seq)),
+        ),
+        findStepByAttempt: hooked('runs.findStepByAttempt', async (runId: string, attemptId: string) =>
+          clone(state().runSteps.find((x) => x.runId === runId && x.attemptId === attemptId) ?? null),
+        ),
+      },
+      outbox: {
+        enqueue: hooked('outbox.enqueue', async (message: OutboxRecord) => {
+          const s = state();
+          if (s.outbox.has(message.id)) throw new ConstraintError(`outbox message id ${message.id} already exists`);
+          if ([...s.outbox.values()].some((m) => m.idempotencyKey === message.idempotencyKey)) {
+            throw new ConstraintError(`outbox idempotencyKey ${message.idempotencyKey} must be unique`);
+          }
+          // Stored as JSON by the real store: what comes back is plain data.
+          s.outbox.set(message.id, { ...clone(message), payload: JSON.parse(JSON.stringify(message.payload)) });
+        }),
+        due: hooked('outbox.due', async (now: Date, limit: number) =>
+          clone(
+            [...state().outbox.values()]
+              .map((m) => ({ m }))
+              .filter(({ m }) => m.deliveredAt === null && m.nextAttemptAt.getTime() <= now.getTime())
+              .sort((a, b) => a.m.nextAttemptAt.getTime() - b.m.nextAttemptAt.getTime() || compareIds(a.m.id, b.m.id))
+              .map(({ m }) => m)
+              .slice(0, limit),
+          ),
+        ),
+        markDelivered: hooked('outbox.markDelivered', async (id: string, at: Date, attempts: number) => {
+          const message = state().outbox.get(id);
+          if (!message) throw new ConstraintError(`outbox message ${id} does not exist`);
+          message.deliveredAt = new Date(at.getTime());
+          message.attempts = attempts;
+          message.lastError = null;
+        }),
+        markFailed: hooked('outbox.markFailed', async (id: string, attempts: number, nextAttemptAt: Date, error: string) => {
+          const message = state().outbox.get(id);
+          if (!message) throw new ConstraintError(`outbox message ${id} does not exist`);
+          message.attempts = attempts;
+          message.nextAttemptAt = new Date(nextAttemptAt.getTime());
+          // Like the real store: the error is kept to its first 500 characters.
+          message.lastError = error.slice(0, 500);
+        }),
+        forRun: hooked('outbox.forRun', async (runId: string) =>
+          clone(byCreatedAtThenId([...state().outbox.values()].filter((m) => m.runId === runId))),
+        ),
+        dropPending: hooked('outbox.dropPending', async (channelId: string) => {
+          const s = state();
+          for (const [id, m] of s.outbox) if (m.channelId === channelId && m.deliveredAt === null) s.outbox.delete(id);
+        }),
       },
     };
     return repos;
@@ -466,11 +645,32 @@ export class RecordingEvents implements EventPublisher {
   }
 }
 
+/** Base URL of run pages in the fake deps (links in notifications). */
+export const PUBLIC_URL = 'https://tasks.example.com';
+
 export function makeDeps() {
   const store = new MemoryStore();
   const clock = new FakeClock();
   const ids = new CounterIds();
   const events = new RecordingEvents();
-  const deps: Deps = { store, clock, ids, hasher: prefixHasher, events };
+  const deps: Deps = { store, clock, ids, hasher: prefixHasher, events, publicUrl: PUBLIC_URL };
   return { deps, store, clock, events, ids };
+}
+
+/** A webhook receiver the test scripts: answers from `script` in order (then `fallback`), and records every call. */
+export class FakeSender implements WebhookSender {
+  readonly calls: { url: string; body: unknown; idempotencyKey: string }[] = [];
+  private readonly script: ({ ok: true } | { ok: false; error: string })[] = [];
+  fallback: { ok: true } | { ok: false; error: string } = { ok: true };
+
+  /** Queues the next answers: true for accepted, a string for a failure with that error. */
+  answer(...results: (true | string)[]): this {
+    this.script.push(...results.map((r) => (r === true ? { ok: true as const } : { ok: false as const, error: r })));
+    return this;
+  }
+
+  async send(url: string, body: unknown, idempotencyKey: string) {
+    this.calls.push({ url, body: clone(body), idempotencyKey });
+    return this.script.shift() ?? this.fallback;
+  }
 }

@@ -1,8 +1,9 @@
 // Checklist run router (seed 002): prepare/execute, intake, step, revise, blockers, the view, its card and its feed.
-import { channels, runs, runTopic } from '@agent-tasks/core';
+import { channels, runCard, runs, runTopic } from '@agent-tasks/core';
 import {
   type RunEvent,
   runBlockerInput,
+  runCardOutput,
   runEvent,
   runExecuteInput,
   runHistoryOutput,
@@ -54,6 +55,10 @@ export const runRouter = router({
     .input(runListInput)
     .output(runListOutput)
     .query(({ ctx, input }) => runs.listRuns(ctx.deps, ctx.actor, input)),
+  card: authedProcedure
+    .input(runRef)
+    .output(runCardOutput)
+    .query(({ ctx, input }) => runCard(ctx.deps, ctx.actor, input)),
   history: authedProcedure
     .input(runRef)
     .output(runHistoryOutput)

@@ -1,0 +1,587 @@
+// Unit tests of the checklist run use cases (seed 002) on the in-memory store: start, intake, steps, blockers,
+// revision, notifications through the outbox and their delivery, and who may change a run.
+import { beforeEach, describe, expect, it } from 'vitest';
+import { runIntakeInput, runReviseInput, runStepInput } from '@agent-tasks/schema';
+import { type Actor, type OutboxRecord, channels, resolveActor, runTopic, runs, workspaces } from '../src/index.ts';
+import { type World, addChannel, agentSession, expectRefused, makeWorld, runTask, runTasks, startRun, startedRun } from './fixtures.ts';
+import { FakeSender, PUBLIC_URL } from './memory-store.ts';
+
+let w: World;
+beforeEach(async () => {
+  w = await makeWorld();
+});
+
+const NO_CHANNEL =
+  'Error: Todo List notifies when the checklist is ready and when all tasks are done, but this workspace has no notification channel. Ask an admin to add one, or prepare the start again with skipNotificationCheck: true.';
+
+const step = (runId: string, task: number, extra: { attemptId?: string; actor?: Actor; outcome?: string } = {}) =>
+  runs.step(w.deps, extra.actor ?? w.session, {
+    runId,
+    task,
+    attemptId: extra.attemptId,
+    evidence: `Checked task ${task}`,
+    progress_execution_outcome: extra.outcome ?? `Task ${task} verified`,
+  });
+
+const outbox = (): OutboxRecord[] => [...w.store.snapshot().outbox.values()];
+const stepsOf = async (runId: string) => (await runs.runHistory(w.deps, w.admin, { runId })).steps;
+
+/** What a refused change must leave untouched: the whole store and the published events. */
+const state = () => ({ snapshot: w.store.snapshot(), events: w.events.published.length });
+function expectUnchanged(before: ReturnType<typeof state>) {
+  const after = state();
+  expect(after.events).toBe(before.events);
+  expect(after.snapshot).toEqual(before.snapshot);
+}
+
+describe('prepare: the two-phase start', () => {
+  it('refuses a workspace without a notification channel, with the instruction, writing nothing', async () => {
+    const before = state();
+    await expectRefused(runs.prepareStart(w.deps, w.session, { parentExecutionId: 'none' }), 'NO_CHANNEL', NO_CHANNEL);
+    await expectRefused(runs.prepareStart(w.deps, w.session, { parentExecutionId: 'none', skipNotificationCheck: false }), 'NO_CHANNEL', NO_CHANNEL);
+    expectUnchanged(before);
+  });
+
+  it('prepares with skipNotificationCheck: true, or once the workspace has a channel', async () => {
+    const skipped = await runs.prepareStart(w.deps, w.session, { parentExecutionId: 'none', skipNotificationCheck: true });
+    expect(skipped).toEqual({ startAttemptId: 'start_1' });
+    expect(w.store.snapshot().runStarts.get('start_1')).toMatchObject({ sessionId: w.sessionId, skipNotificationCheck: true, runId: null, parentRunId: null });
+    await addChannel(w);
+    expect(await runs.prepareStart(w.deps, w.session, { parentExecutionId: 'none' })).toEqual({ startAttemptId: 'start_2' });
+  });
+
+  it('needs an agent session: an API key alone, or a viewer key, is refused', async () => {
+    const before = state();
+    await expectRefused(
+      runs.prepareStart(w.deps, w.agent, { parentExecutionId: 'none', skipNotificationCheck: true }),
+      'NO_OWNING_SESSION',
+      'Error: a checklist run requires an owning agent session before anything is written.',
+    );
+    await expectRefused(
+      runs.prepareStart(w.deps, w.viewer, { parentExecutionId: 'none', skipNotificationCheck: true }),
+      'FORBIDDEN',
+      'Error: forbidden: viewer keys are read-only (this key is viewer).',
+    );
+    expectUnchanged(before);
+  });
+
+  it('a child run names its parent; an unknown parent is refused', async () => {
+    const parent = await startedRun(w);
+    const child = await startRun(w, { parentExecutionId: parent.id });
+    expect(child.parentRunId).toBe(parent.id);
+    await expectRefused(
+      runs.prepareStart(w.deps, w.session, { parentExecutionId: 'run_nope', skipNotificationCheck: true }),
+      'NOT_FOUND',
+      'Error: run run_nope not found.',
+    );
+  });
+});
+
+describe('execute: starts the run from its attempt, once', () => {
+  it('starts a run in intake, owned by the session, and publishes it', async () => {
+    const { startAttemptId } = await runs.prepareStart(w.deps, w.session, { parentExecutionId: 'none', skipNotificationCheck: true });
+    const run = await runs.executeStart(w.deps, w.session, { startAttemptId });
+    expect(run).toMatchObject({
+      id: 'run_1',
+      flow: 'Todo List',
+      name: null,
+      status: 'intake',
+      sessionId: w.sessionId,
+      tasks: [],
+      cursor: 0,
+      total: 0,
+      current: null,
+      output: null,
+      version: 1,
+    });
+    expect(run.blocks.work.label).toBe('Checklist intake');
+    expect(w.events.published.at(-1)).toMatchObject({ topic: runTopic('run_1'), id: '1', data: { version: 1, run } });
+    expect(w.store.snapshot().runStarts.get(startAttemptId)?.runId).toBe('run_1');
+  });
+
+  it('a second execute of the same attempt is refused and starts nothing', async () => {
+    const { startAttemptId } = await runs.prepareStart(w.deps, w.session, { parentExecutionId: 'none', skipNotificationCheck: true });
+    await runs.executeStart(w.deps, w.session, { startAttemptId });
+    const before = state();
+    await expectRefused(
+      runs.executeStart(w.deps, w.session, { startAttemptId }),
+      'CONFLICT',
+      `Error: start attempt ${startAttemptId} was already executed (run run_1).`,
+    );
+    expectUnchanged(before);
+    expect(w.store.snapshot().runs.size).toBe(1);
+  });
+
+  it("another session cannot execute this session's attempt; an unknown attempt is not found", async () => {
+    const { startAttemptId } = await runs.prepareStart(w.deps, w.session, { parentExecutionId: 'none', skipNotificationCheck: true });
+    const other = await agentSession(w, 'other');
+    const before = state();
+    await expectRefused(runs.executeStart(w.deps, other, { startAttemptId }), 'NOT_FOUND', `Error: start attempt ${startAttemptId} not found for this session.`);
+    await expectRefused(runs.executeStart(w.deps, w.session, { startAttemptId: 'start_99' }), 'NOT_FOUND', 'Error: start attempt start_99 not found for this session.');
+    expectUnchanged(before);
+  });
+});
+
+describe('intake: the checklist, ordered by prerequisites; work starts on task 1', () => {
+  it('limits: 1 to 100 tasks of action and expected_result only, each 1 to 1,000 characters; a note of at most 120', () => {
+    const base = { runId: 'run_1', name: 'N', progress_checklist_outcome: 'Ready' };
+    const message = (input: unknown) => {
+      const parsed = runIntakeInput.safeParse(input);
+      return parsed.success ? 'ok' : parsed.error.issues[0]?.message;
+    };
+    expect(message({ ...base, tasks: [] })).toBe('Error: invalid input: a checklist holds 1 to 100 tasks (got 0).');
+    expect(message({ ...base, tasks: runTasks(101) })).toBe('Error: invalid input: a checklist holds 1 to 100 tasks (got 101).');
+    expect(message({ ...base, tasks: runTasks(100) })).toBe('ok');
+    expect(message({ ...base, tasks: runTasks(1) })).toBe('ok');
+    expect(message({ ...base, tasks: [runTask('x'.repeat(1000), 'y'.repeat(1000))] })).toBe('ok');
+    expect(message({ ...base, tasks: [runTask('x'.repeat(1001))] })).toBe('Error: invalid input: `action` must be at most 1000 characters (got 1001).');
+    expect(message({ ...base, tasks: [runTask('x', '   ')] })).toBe('Error: invalid input: `expected_result` must be a non-empty string.');
+    expect(message({ ...base, tasks: [{ ...runTask('x'), id: 1 }] })).toBe(
+      'Error: invalid input: unknown task field `id`; a task is only `action` and `expected_result` (no ids, cursors, totals, statuses or result codes).',
+    );
+    expect(message({ ...base, tasks: runTasks(1), execution_note: 'n'.repeat(121) })).toBe(
+      'Error: invalid input: `execution_note` must be at most 120 characters (got 121).',
+    );
+    expect(message({ ...base, tasks: runTasks(1), execution_note: 'n'.repeat(120) })).toBe('ok');
+  });
+
+  it('a ready list supplied by a caller is kept as written: same wording, same order, nothing dropped or added', async () => {
+    const written = [
+      runTask('Check the implemented requirement', "The caller's domain report contains the verified result"),
+      runTask('Ünïcödé & <markup> "quoted" \'single\'', 'Stays exactly as written'),
+      runTask('Same action', 'First result'),
+      runTask('Same action', 'Second result'),
+      ...runTasks(96, 'Item'),
+    ];
+    const parsed = runIntakeInput.parse({ runId: 'run_1', name: 'Caller list', tasks: written, progress_checklist_outcome: 'One hundred ordered tasks are ready' });
+    const run = await startRun(w);
+    const view = await runs.intake(w.deps, w.session, { ...parsed, runId: run.id });
+    expect(view.tasks).toEqual(written);
+    expect(view.total).toBe(100);
+    expect(view.moves).toEqual([]);
+    expect(view.blocks.work.tasks.map((t) => t.title)).toEqual(written.map((t) => t.action));
+    expect(view.current).toEqual({ label: 'Task 1/100', action: written[0]?.action, expected_result: written[0]?.expected_result });
+  });
+
+  it('orders by `needs`, shows each move and its dependency, and attaches remarks to the tasks they constrain', async () => {
+    const run = await startRun(w);
+    const view = await runs.intake(w.deps, w.session, {
+      runId: run.id,
+      name: 'Deploy',
+      tasks: [runTask('Deploy the service'), runTask('Write the changelog'), runTask('Build the image')],
+      needs: [{ task: 1, needs: [3] }],
+      remarks: [{ text: 'Never deploy on a Friday', tasks: [1] }],
+      progress_checklist_outcome: 'Three tasks, reordered',
+      execution_note: 'Reordered by dependency',
+    });
+    expect(view.tasks.map((t) => t.action)).toEqual(['Write the changelog', 'Build the image', 'Deploy the service']);
+    expect(view.moves).toEqual([{ task: 1, from: 1, to: 3, because: 'task 1 needs the result of task 3 (Build the image)' }]);
+    expect(view.remarks).toEqual([{ text: 'Never deploy on a Friday', tasks: [3] }]);
+    expect(view.blocks.work.tasks.map((t) => t.remarks)).toEqual([[], [], ['Never deploy on a Friday']]);
+    expect(view).toMatchObject({ status: 'running', cursor: 1, name: 'Deploy', executionNote: 'Reordered by dependency', version: 2 });
+    expect(view.blocks.checklist.synopsis).toBe('Three tasks, reordered');
+    expect(await stepsOf(run.id)).toEqual([
+      { seq: 1, label: 'Checklist intake', kind: 'intake', task: null, evidence: null, outcome: 'Three tasks, reordered', at: '2025-01-01T00:00:00.000Z' },
+    ]);
+  });
+
+  it('a refused checklist (a cycle) records nothing: the run stays in intake', async () => {
+    await addChannel(w);
+    const run = await startRun(w);
+    const before = state();
+    await expectRefused(
+      runs.intake(w.deps, w.session, {
+        runId: run.id,
+        name: 'Cycle',
+        tasks: runTasks(3),
+        needs: [
+          { task: 2, needs: [3] },
+          { task: 3, needs: [2] },
+        ],
+        progress_checklist_outcome: 'x',
+      }),
+      'INVALID_CHECKLIST',
+      "Error: invalid checklist: tasks 2 and 3 each need the other's result; no order satisfies both.",
+    );
+    expectUnchanged(before);
+    expect(outbox()).toEqual([]);
+  });
+
+  it('takes the checklist once; afterwards it is revised, not submitted again', async () => {
+    const run = await startedRun(w);
+    const before = state();
+    await expectRefused(
+      runs.intake(w.deps, w.session, { runId: run.id, name: 'Again', tasks: runTasks(1), progress_checklist_outcome: 'x' }),
+      'CONFLICT',
+      `Error: run ${run.id} already has its checklist; revise it instead.`,
+    );
+    expectUnchanged(before);
+  });
+});
+
+describe('step: a schema-valid acknowledgement advances the cursor exactly once', () => {
+  it('advances, records the evidence in the history, and shows the outcome', async () => {
+    const run = await startedRun(w);
+    w.clock.advance(45_000);
+    const view = await step(run.id, 1);
+    expect(view).toMatchObject({ cursor: 2, version: 3, current: { label: 'Task 2/3', action: 'Task 2' } });
+    expect(view.blocks.work).toMatchObject({ label: 'Task 2/3', done: 1, inProgress: 2, synopsis: 'Task 1 verified' });
+    expect(view.blocks.work.tasks[0]).toMatchObject({ state: 'done', outcome: 'Task 1 verified', timeMs: 45_000 });
+    expect((await stepsOf(run.id)).at(-1)).toEqual({
+      seq: 2,
+      label: 'Task 1/3',
+      kind: 'step',
+      task: 1,
+      evidence: 'Checked task 1',
+      outcome: 'Task 1 verified',
+      at: '2025-01-01T00:00:45.000Z',
+    });
+    expect(w.events.published.at(-1)).toMatchObject({ topic: runTopic(run.id), id: '3' });
+  });
+
+  it('a retried attempt answers without advancing again, and records one step', async () => {
+    const run = await startedRun(w);
+    const first = await step(run.id, 1, { attemptId: 'attempt-1' });
+    const again = await step(run.id, 1, { attemptId: 'attempt-1' });
+    expect(again.cursor).toBe(2);
+    expect(again.version).toBe(first.version);
+    // A retry of an earlier attempt after the run moved on does not advance either.
+    await step(run.id, 2, { attemptId: 'attempt-2' });
+    const late = await step(run.id, 1, { attemptId: 'attempt-1' });
+    expect(late.cursor).toBe(3);
+    expect((await stepsOf(run.id)).filter((s) => s.kind === 'step').map((s) => s.task)).toEqual([1, 2]);
+  });
+
+  it('refuses a stale or future task number with the exact text, recording nothing', async () => {
+    const run = await startedRun(w);
+    await step(run.id, 1);
+    const before = state();
+    const stale = await expectRefused(step(run.id, 1), 'STALE_STEP', 'Error: stale step: task 1/3 was already acknowledged; the current task is 2/3.');
+    expect(stale.details).toEqual({ cursor: 2, total: 3 });
+    await expectRefused(step(run.id, 3), 'STALE_STEP', 'Error: stale step: task 3/3 is not current; the current task is 2/3.');
+    expectUnchanged(before);
+  });
+
+  it('a step before the checklist is refused', async () => {
+    const run = await startRun(w);
+    await expectRefused(step(run.id, 1), 'CONFLICT', `Error: run ${run.id} has no checklist yet; submit it first.`);
+  });
+
+  it('exhausting the list completes the run with the empty terminal output; no more steps', async () => {
+    const run = await startedRun(w);
+    for (const n of [1, 2, 3]) await step(run.id, n);
+    const done = await runs.getRun(w.deps, w.session, { runId: run.id });
+    expect(done).toMatchObject({ status: 'completed', cursor: 4, current: null, output: {} });
+    expect(done.blocks.work).toMatchObject({ label: 'Done 3/3', done: 3, inProgress: null });
+    expect(done.blocks.work.tasks.map((t) => t.state)).toEqual(['done', 'done', 'done']);
+    await expectRefused(step(run.id, 4), 'CONFLICT', `Error: run ${run.id} is completed; it takes no more steps.`);
+  });
+
+  it('the step contract is strict: evidence and outcome are 1 to 500 characters, the task a position', () => {
+    const message = (input: unknown) => {
+      const parsed = runStepInput.safeParse(input);
+      return parsed.success ? 'ok' : parsed.error.issues[0]?.message;
+    };
+    const ok = { runId: 'run_1', task: 1, evidence: 'e', progress_execution_outcome: 'o' };
+    expect(message(ok)).toBe('ok');
+    expect(message({ ...ok, evidence: 'e'.repeat(501) })).toBe('Error: invalid input: `evidence` must be at most 500 characters (got 501).');
+    expect(message({ ...ok, progress_execution_outcome: '' })).toBe('Error: invalid input: `progress_execution_outcome` must be a non-empty string.');
+    expect(message({ ...ok, task: 0 })).toBe('Error: invalid input: `task` must be a task position (a whole number from 1).');
+    expect(message({ ...ok, cursor: 2 })).toBe('Error: invalid input: unknown field `cursor`.');
+  });
+});
+
+describe('blockers: the cursor stays on the current task', () => {
+  it('records a blocker for display without moving the cursor; the next step clears it', async () => {
+    const run = await startedRun(w);
+    await step(run.id, 1);
+    const blocked = await runs.reportBlocker(w.deps, w.session, { runId: run.id, blocker: 'The CI runner is down' });
+    expect(blocked).toMatchObject({ cursor: 2, blocker: 'The CI runner is down', current: { label: 'Task 2/3' } });
+    expect(blocked.blocks.work.tasks.map((t) => t.state)).toEqual(['done', 'in_progress', 'pending']);
+    expect((await stepsOf(run.id)).at(-1)).toMatchObject({ kind: 'blocker', label: 'Blocker', task: 2, outcome: 'The CI runner is down' });
+    const cleared = await runs.reportBlocker(w.deps, w.session, { runId: run.id, blocker: null });
+    expect(cleared).toMatchObject({ cursor: 2, blocker: null });
+    await runs.reportBlocker(w.deps, w.session, { runId: run.id, blocker: 'Again' });
+    expect(await step(run.id, 2)).toMatchObject({ cursor: 3, blocker: null });
+  });
+
+  it('a run that is not running has no task to be blocked', async () => {
+    const run = await startRun(w);
+    await expectRefused(
+      runs.reportBlocker(w.deps, w.session, { runId: run.id, blocker: 'x' }),
+      'CONFLICT',
+      `Error: run ${run.id} is not running; there is no task to be blocked.`,
+    );
+  });
+});
+
+describe('revise: a deliberate correction of the checklist', () => {
+  it('replaces the checklist, continues from resume_from_task and records a Revise checklist step', async () => {
+    const run = await startedRun(w);
+    await step(run.id, 1);
+    const input = runReviseInput.parse({
+      runId: run.id,
+      tasks: [runTask('Task 1'), runTask('Repair the configuration the first task revealed as wrong', 'The service starts'), runTask('Task 3')],
+      resume_from_task: 2,
+      name: 'Ship after the repair',
+      progress_checklist_outcome: 'The corrected list contains the preserved prefix and two remaining tasks',
+      progress_execution_outcome: 'The first task remains verified',
+    });
+    const view = await runs.revise(w.deps, w.session, input);
+    expect(view).toMatchObject({ name: 'Ship after the repair', cursor: 2, total: 3, revision: 1, current: { label: 'Task 2/3' } });
+    expect(view.blocks.checklist.synopsis).toBe('The corrected list contains the preserved prefix and two remaining tasks');
+    expect(view.blocks.work.tasks.map((t) => t.outcome)).toEqual(['Task 1 verified', 'Pending', 'Pending']);
+    expect((await stepsOf(run.id)).at(-1)).toMatchObject({ kind: 'revise', label: 'Revise checklist', task: 2 });
+  });
+
+  it('a refused revision records nothing', async () => {
+    const run = await startedRun(w);
+    await step(run.id, 1);
+    const before = state();
+    await expectRefused(
+      runs.revise(w.deps, w.session, {
+        runId: run.id,
+        tasks: [runTask('Task 1 changed'), runTask('Task 2')],
+        resume_from_task: 2,
+        progress_checklist_outcome: 'x',
+        progress_execution_outcome: 'y',
+      }),
+      'INVALID_REVISION',
+      'Error: invalid revision: task 1 was already executed and must stay unchanged at position 1.',
+    );
+    expectUnchanged(before);
+  });
+});
+
+describe('notifications: checklist ready and all tasks done, once per channel', () => {
+  const readyText = (runId: string) =>
+    ['Todo List — Ship the release', 'Checklist ready', '▶ 1. Task 1', '○ 2. Task 2', '○ 3. Task 3', `${PUBLIC_URL}/runs/${runId}`].join('\n');
+
+  it('queues "Checklist ready" on intake for each channel: ▶ on the first task, ○ on the rest, the run link', async () => {
+    const ops = await addChannel(w, 'ops');
+    const dev = await addChannel(w, 'dev');
+    const run = await startedRun(w);
+    const messages = outbox();
+    expect(messages).toHaveLength(2);
+    expect(messages.map((m) => [m.channelId, m.url, m.kind, m.idempotencyKey, m.attempts, m.deliveredAt])).toEqual([
+      [ops.id, 'https://hooks.example.com/ops', 'checklist_ready', `${run.id}:checklist_ready:${ops.id}`, 0, null],
+      [dev.id, 'https://hooks.example.com/dev', 'checklist_ready', `${run.id}:checklist_ready:${dev.id}`, 0, null],
+    ]);
+    expect(messages[0]?.payload).toEqual({
+      kind: 'checklist_ready',
+      flow: 'Todo List',
+      title: 'Checklist ready',
+      heading: 'Todo List — Ship the release',
+      run: { id: run.id, name: 'Ship the release', url: `${PUBLIC_URL}/runs/${run.id}` },
+      checklist: [
+        { position: 1, mark: '▶', action: 'Task 1' },
+        { position: 2, mark: '○', action: 'Task 2' },
+        { position: 3, mark: '○', action: 'Task 3' },
+      ],
+      text: readyText(run.id),
+      idempotencyKey: `${run.id}:checklist_ready:${ops.id}`,
+    });
+  });
+
+  it('queues "All tasks done" once when the last task is acknowledged, every task ✓; nothing in between', async () => {
+    await addChannel(w, 'ops');
+    const run = await startedRun(w);
+    await step(run.id, 1);
+    await runs.reportBlocker(w.deps, w.session, { runId: run.id, blocker: 'wait' });
+    await step(run.id, 2);
+    expect(outbox()).toHaveLength(1);
+    await step(run.id, 3);
+    const done = outbox().filter((m) => m.kind === 'all_tasks_done');
+    expect(done).toHaveLength(1);
+    expect(done[0]?.payload.text).toBe(
+      ['Todo List — Ship the release', 'All tasks done', '✓ 1. Task 1', '✓ 2. Task 2', '✓ 3. Task 3', `${PUBLIC_URL}/runs/${run.id}`].join('\n'),
+    );
+    const notes = await channels.runNotifications(w.deps, w.viewer, { runId: run.id });
+    expect(notes.notifications.map((n) => [n.kind, n.delivered, n.attempts])).toEqual([
+      ['checklist_ready', false, 0],
+      ['all_tasks_done', false, 0],
+    ]);
+  });
+
+  it('after a revision that completes the run, "All tasks done" lists the revised checklist', async () => {
+    await addChannel(w, 'ops');
+    const run = await startedRun(w);
+    await step(run.id, 1);
+    await runs.revise(w.deps, w.session, {
+      runId: run.id,
+      tasks: [runTask('Task 1'), runTask('Task 2 instead')],
+      resume_from_task: 3,
+      progress_checklist_outcome: 'The rest became obsolete',
+      progress_execution_outcome: 'Done early',
+    });
+    const done = outbox().filter((m) => m.kind === 'all_tasks_done');
+    expect(done).toHaveLength(1);
+    expect(done[0]?.payload.checklist).toEqual([
+      { position: 1, mark: '✓', action: 'Task 1' },
+      { position: 2, mark: '✓', action: 'Task 2 instead' },
+    ]);
+  });
+
+  it('a run started without a channel queues nothing', async () => {
+    const run = await startedRun(w);
+    for (const n of [1, 2, 3]) await step(run.id, n);
+    expect(outbox()).toEqual([]);
+  });
+
+  it('child runs notify like top-level runs; channels of another workspace are not used', async () => {
+    const other = await workspaces.createWorkspace(w.deps, w.admin, { name: 'other' });
+    await channels.createChannel(w.deps, await resolveActor(w.deps, other.adminKey), { name: 'theirs', url: 'https://hooks.example.com/theirs' });
+    const ours = await addChannel(w, 'ours');
+    const parent = await startedRun(w);
+    const child = await startedRun(w, { name: 'Child work', tasks: runTasks(1) }, { parentExecutionId: parent.id });
+    await step(child.id, 1);
+    expect(outbox().map((m) => [m.runId, m.kind, m.channelId])).toEqual([
+      [parent.id, 'checklist_ready', ours.id],
+      [child.id, 'checklist_ready', ours.id],
+      [child.id, 'all_tasks_done', ours.id],
+    ]);
+  });
+});
+
+describe('deliverDue: at-least-once delivery with exponential backoff', () => {
+  const policy = { baseMs: 1_000, maxMs: 8_000, batch: 50 };
+
+  it('posts each due message with its idempotency key and marks it delivered', async () => {
+    await addChannel(w, 'ops');
+    const run = await startedRun(w);
+    const sender = new FakeSender();
+    w.clock.advance(10);
+    expect(await channels.deliverDue(w.deps, sender, policy)).toEqual({ attempted: 1, delivered: 1 });
+    expect(sender.calls).toEqual([{ url: 'https://hooks.example.com/ops', body: outbox()[0]?.payload, idempotencyKey: `${run.id}:checklist_ready:ch_1` }]);
+    expect(outbox()[0]).toMatchObject({ deliveredAt: new Date('2025-01-01T00:00:00.010Z'), attempts: 1, lastError: null });
+    expect(await channels.deliverDue(w.deps, sender, policy)).toEqual({ attempted: 0, delivered: 0 });
+    expect((await channels.runNotifications(w.deps, w.admin, { runId: run.id })).notifications[0]).toMatchObject({ delivered: true });
+  });
+
+  it('a failure is retried later, with a doubling delay capped at the maximum, until the receiver accepts', async () => {
+    await addChannel(w, 'ops');
+    await startedRun(w);
+    const sender = new FakeSender().answer('HTTP 500', 'HTTP 502', 'timeout', 'HTTP 503', 'HTTP 503', true);
+    const delays: number[] = [];
+    for (let attempt = 1; attempt <= 5; attempt++) {
+      const failedAt = w.clock.now().getTime();
+      expect(await channels.deliverDue(w.deps, sender, policy)).toEqual({ attempted: 1, delivered: 0 });
+      const message = outbox()[0]!;
+      expect(message.attempts).toBe(attempt);
+      delays.push(message.nextAttemptAt.getTime() - failedAt);
+      // Not due before its time.
+      w.clock.set(new Date(message.nextAttemptAt.getTime() - 1));
+      expect(await channels.deliverDue(w.deps, sender, policy)).toEqual({ attempted: 0, delivered: 0 });
+      w.clock.advance(1);
+    }
+    expect(delays).toEqual([1_000, 2_000, 4_000, 8_000, 8_000]);
+    expect(outbox()[0]?.lastError).toBe('HTTP 503');
+    expect(await channels.deliverDue(w.deps, sender, policy)).toEqual({ attempted: 1, delivered: 1 });
+    // Every try counts, the accepted one included; the last error is cleared.
+    expect(outbox()[0]).toMatchObject({ attempts: 6, deliveredAt: w.clock.now(), lastError: null });
+    expect(new Set(sender.calls.map((c) => c.idempotencyKey)).size).toBe(1);
+  });
+
+  it('takes at most a batch per pass, oldest first; a failure does not hold up the others', async () => {
+    await addChannel(w, 'a');
+    await addChannel(w, 'b');
+    await addChannel(w, 'c');
+    await startedRun(w);
+    const sender = new FakeSender().answer('down', true, true, true);
+    expect(await channels.deliverDue(w.deps, sender, { ...policy, batch: 2 })).toEqual({ attempted: 2, delivered: 1 });
+    expect(sender.calls.map((c) => c.url)).toEqual(['https://hooks.example.com/a', 'https://hooks.example.com/b']);
+    expect(await channels.deliverDue(w.deps, sender, { ...policy, batch: 2 })).toEqual({ attempted: 1, delivered: 1 });
+    expect(sender.calls.at(-1)?.url).toBe('https://hooks.example.com/c');
+    w.clock.advance(1_000);
+    expect(await channels.deliverDue(w.deps, sender, { ...policy, batch: 2 })).toEqual({ attempted: 1, delivered: 1 });
+    expect(outbox().every((m) => m.deliveredAt !== null)).toBe(true);
+  });
+});
+
+describe('deleting a channel', () => {
+  it('drops its undelivered messages and keeps the delivered ones and those of other channels', async () => {
+    const ops = await addChannel(w, 'ops');
+    const dev = await addChannel(w, 'dev');
+    const run = await startedRun(w);
+    await channels.deliverDue(w.deps, new FakeSender().answer(true, 'down'), { baseMs: 1_000, maxMs: 8_000, batch: 50 });
+    await step(run.id, 1);
+    await step(run.id, 2);
+    await step(run.id, 3);
+    await channels.deleteChannel(w.deps, w.admin, { id: ops.id });
+    expect(outbox().map((m) => [m.kind, m.channelId, m.deliveredAt !== null])).toEqual([
+      ['checklist_ready', ops.id, true],
+      ['checklist_ready', dev.id, false],
+      ['all_tasks_done', dev.id, false],
+    ]);
+  });
+});
+
+describe('the run belongs to its session', () => {
+  it('another session cannot step, revise, block or submit its checklist; nothing is recorded', async () => {
+    const run = await startedRun(w);
+    const intakeRun = await startRun(w);
+    const other = await agentSession(w, 'intruder');
+    const forbidden = (id: string) => `Error: forbidden: run ${id} belongs to another session.`;
+    const before = state();
+    await expectRefused(step(run.id, 1, { actor: other }), 'FORBIDDEN', forbidden(run.id));
+    await expectRefused(runs.reportBlocker(w.deps, other, { runId: run.id, blocker: 'x' }), 'FORBIDDEN', forbidden(run.id));
+    await expectRefused(
+      runs.revise(w.deps, other, { runId: run.id, tasks: runTasks(1), resume_from_task: 1, progress_checklist_outcome: 'x', progress_execution_outcome: 'y' }),
+      'FORBIDDEN',
+      forbidden(run.id),
+    );
+    await expectRefused(
+      runs.intake(w.deps, other, { runId: intakeRun.id, name: 'Mine now', tasks: runTasks(1), progress_checklist_outcome: 'x' }),
+      'FORBIDDEN',
+      forbidden(intakeRun.id),
+    );
+    await expectRefused(
+      step(run.id, 1, { actor: w.agent }),
+      'NO_OWNING_SESSION',
+      'Error: a checklist run requires an owning agent session before anything is written.',
+    );
+    expectUnchanged(before);
+  });
+
+  it('a subagent session does not own its parent session run', async () => {
+    const run = await startedRun(w);
+    const sub = await agentSession(w, 'sub', w.session);
+    await expectRefused(step(run.id, 1, { actor: sub }), 'FORBIDDEN', `Error: forbidden: run ${run.id} belongs to another session.`);
+  });
+
+  it('the workspace may read it (viewer included); another workspace cannot see it', async () => {
+    const run = await startedRun(w);
+    expect((await runs.getRun(w.deps, w.viewer, { runId: run.id })).id).toBe(run.id);
+    expect((await runs.listRuns(w.deps, w.viewer, { sessionId: w.sessionId })).runs.map((r) => r.id)).toEqual([run.id]);
+    const other = await workspaces.createWorkspace(w.deps, w.admin, { name: 'other' });
+    const stranger = await resolveActor(w.deps, other.adminKey);
+    await expectRefused(runs.getRun(w.deps, stranger, { runId: run.id }), 'NOT_FOUND', `Error: run ${run.id} not found.`);
+    // The run page link is the capability: it needs no key.
+    expect((await runs.getRunByLink(w.deps, run.id))?.id).toBe(run.id);
+    expect(await runs.getRunByLink(w.deps, 'run_nope')).toBeNull();
+  });
+});
+
+describe('concurrent changes', () => {
+  it('a lost version race is retried; a run that keeps changing is refused', async () => {
+    const run = await startedRun(w);
+    // A rival write bumps the version just before ours lands (`times` attempts in a row).
+    const rival = (times: number) => {
+      let left = times;
+      const hook = async (repos: Parameters<Parameters<typeof w.store.once>[1]>[0]) => {
+        const current = (await repos.runs.get(w.workspaceId, run.id))!;
+        await repos.runs.update({ ...current, version: current.version + 1 }, current.version);
+        if (--left > 0) w.store.once('runs.update', hook);
+      };
+      w.store.once('runs.update', hook);
+    };
+    rival(1);
+    const retried = await step(run.id, 1);
+    expect(retried).toMatchObject({ cursor: 2, version: 3 });
+    expect(w.store.rollbacks).toBeGreaterThan(0);
+    rival(5);
+    const before = state();
+    await expectRefused(step(run.id, 2), 'CONFLICT', 'Error: the run kept changing under concurrent calls; read it and try again.');
+    expectUnchanged(before);
+  });
+});

@@ -1,0 +1,128 @@
+// Black-box tests of a run's card (seed 002 "Execution progress"): the SVG image with the blocks Checklist → Prepare → Work,
+// fetched from the real server by its capability link GET /runs/<id>/card.svg and through client.runs.card.
+import type { RunTask } from '@agent-tasks/schema';
+import { createClient } from '@agent-tasks/sdk';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { keyClient, refused, sessionClient } from './support/fixtures.ts';
+import { type RunningServer, startServer } from './support/server.ts';
+
+let server: RunningServer;
+beforeAll(async () => {
+  server = await startServer();
+});
+afterAll(() => server.stop());
+
+type Session = Awaited<ReturnType<typeof sessionClient>>;
+const task = (action: string): RunTask => ({ action, expected_result: `${action}: verified` });
+
+async function runWith(s: Session, name: string, list: RunTask[]) {
+  const { startAttemptId } = await s.client.runs.prepare({ parentExecutionId: 'none', skipNotificationCheck: true });
+  const run = await s.client.runs.execute({ startAttemptId });
+  return s.client.runs.intake({ runId: run.id, name, tasks: list, progress_checklist_outcome: `${list.length} ordered tasks are ready` });
+}
+
+const fetchCard = (runId: string) => fetch(`${server.url}/runs/${runId}/card.svg`);
+
+/** The drawn text lines of an SVG card (the <text> elements), entities decoded. */
+const linesOf = (svg: string) =>
+  [...svg.matchAll(/<text\b[^>]*>([^<]*)<\/text>/g)].map((m) =>
+    (m[1] ?? '').replace(/&(lt|gt|quot|#39|amp);/g, (_, e: string) => ({ lt: '<', gt: '>', quot: '"', '#39': "'", amp: '&' })[e] ?? ''),
+  );
+
+/** Balanced tags: every opened element is closed in order (comments, declarations and self-closing tags aside). */
+function balanced(svg: string) {
+  const stack: string[] = [];
+  for (const m of svg.matchAll(/<(\/?)([A-Za-z][-\w:.]*)[^>]*?(\/?)>/g)) {
+    const [, close, name, self] = m;
+    if (self) continue;
+    if (close) {
+      if (stack.pop() !== name) return false;
+    } else stack.push(name ?? '');
+  }
+  return stack.length === 0;
+}
+
+describe('GET /runs/<id>/card.svg', () => {
+  it('serves the card as image/svg+xml with no key: the unguessable run id is the capability', async () => {
+    const s = await sessionClient(server);
+    const run = await runWith(s, 'Ship <the> "release" & tell \'them\'', [task('Build the image'), task('Deploy the service'), task('Announce it')]);
+    await s.client.runs.step({ runId: run.id, task: 1, evidence: 'Image pushed.', progress_execution_outcome: 'The image is in the registry' });
+
+    const res = await fetchCard(run.id);
+    expect(res.status).toBe(200);
+    expect(res.headers.get('content-type')).toBe('image/svg+xml; charset=utf-8');
+    expect(res.headers.get('x-content-type-options')).toBe('nosniff');
+    const svg = await res.text();
+    expect(svg.startsWith('<?xml version="1.0" encoding="UTF-8"?>\n<svg xmlns="http://www.w3.org/2000/svg"')).toBe(true);
+    expect(balanced(svg)).toBe(true);
+    expect(svg).not.toContain('<the>');
+    expect(svg).toContain('Ship &lt;the&gt; &quot;release&quot; &amp; tell &#39;them&#39;');
+
+    const lines = linesOf(svg);
+    expect(lines.slice(0, 3)).toEqual(['Todo List', 'Running', 'Ship <the> "release" & tell \'them\'']);
+    const blocks = ['CHECKLIST', 'PREPARE', 'WORK'].map((b) => lines.indexOf(b));
+    expect(blocks.every((i) => i > 0)).toBe(true);
+    expect([...blocks].sort((a, b) => a - b)).toEqual(blocks);
+    expect(lines).toContain('3 ordered tasks are ready');
+    expect(lines).toContain('Task 2/3');
+    expect(lines).toContain('1 of 3 done');
+    expect(lines).toContain('Done · The image is in the registry');
+    expect([...svg.matchAll(/data-state="(\w+)"/g)].map((m) => m[1])).toEqual(['done', 'in_progress', 'pending']);
+    for (const mark of ['✓', '▶', '○']) expect(lines).toContain(mark);
+  });
+
+  it('answers 404 for an unknown run; the run page route is unchanged', async () => {
+    const res = await fetchCard('run_does_not_exist');
+    expect(res.status).toBe(404);
+    expect(await res.json()).toEqual({ error: 'run not found' });
+    expect((await fetch(`${server.url}/runs/run_x/card.png`)).status).toBe(404);
+    const s = await sessionClient(server);
+    const run = await runWith(s, 'Page', [task('Only')]);
+    const page = await fetch(`${server.url}/runs/${run.id}`);
+    expect(page.headers.get('content-type')).toBe('application/json');
+    expect(((await page.json()) as { id: string }).id).toBe(run.id);
+  });
+
+  it('grows with the checklist: 100 tasks, every one a row, all done once the run completes', async () => {
+    const s = await sessionClient(server);
+    const list = Array.from({ length: 100 }, (_, i) => task(`Task number ${i + 1}`));
+    const run = await runWith(s, 'A long checklist', list);
+    const small = await (await fetchCard((await runWith(s, 'Short', [task('One')])).id)).text();
+    for (let n = 1; n <= 100; n++) {
+      await s.client.runs.step({ runId: run.id, task: n, evidence: 'ok', progress_execution_outcome: `Outcome ${n}` });
+    }
+    const svg = await (await fetchCard(run.id)).text();
+    const height = (x: string) => Number(x.match(/<svg[^>]*\sheight="(\d+)"/)?.[1]);
+    expect(height(svg)).toBeGreaterThan(height(small) + 99 * 40);
+    expect([...svg.matchAll(/data-state="done"/g)]).toHaveLength(100);
+    expect(linesOf(svg)).toEqual(expect.arrayContaining(['Completed', 'Done 100/100', '100 of 100 done', 'Task number 100']));
+  });
+});
+
+describe('client.runs.card', () => {
+  it('returns { svg }, the same image the link serves, to any key of the workspace', async () => {
+    const s = await sessionClient(server);
+    const run = await runWith(s, 'Card by client', [task('First'), task('Second')]);
+    await s.client.runs.step({ runId: run.id, task: 1, evidence: 'ok', progress_execution_outcome: 'First is done' });
+    await s.client.runs.step({ runId: run.id, task: 2, evidence: 'ok', progress_execution_outcome: 'Second is done' });
+    // A completed run no longer changes, so both ways draw the same card.
+    const card = await s.client.runs.card({ runId: run.id });
+    expect(Object.keys(card)).toEqual(['svg']);
+    expect(card.svg).toBe(await (await fetchCard(run.id)).text());
+    const viewer = await keyClient(server, 'viewer');
+    expect((await viewer.runs.card({ runId: run.id })).svg).toBe(card.svg);
+    expect(linesOf(card.svg)).toEqual(expect.arrayContaining(['Card by client', 'Done 2/2', 'Done · First is done', 'Done · Second is done']));
+  });
+
+  it('refuses an unknown run, a strict input, and a caller without a key', async () => {
+    const s = await sessionClient(server);
+    expect(await refused(s.client.runs.card({ runId: 'run_nope' }))).toMatchObject({ code: 'NOT_FOUND', message: 'Error: run run_nope not found.' });
+    expect(await refused(s.client.runs.card({ runId: 'run_nope', extra: 1 } as never))).toMatchObject({
+      code: 'INVALID_INPUT',
+      message: 'Error: invalid input: unknown field `extra`.',
+    });
+    expect(await refused(createClient({ url: server.url, token: 'atk_unknown' }).runs.card({ runId: 'run_nope' }))).toMatchObject({
+      code: 'UNAUTHENTICATED',
+    });
+  });
+});
