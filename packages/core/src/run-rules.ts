@@ -43,9 +43,9 @@ function findNeedCycle(remaining: ReadonlySet<number>, needs: ReadonlyMap<number
 }
 
 /**
- * Orders the checklist so every prerequisite comes first, changing the written order as little as possible: at each
- * place, the earliest written task whose prerequisites are placed. Records each deferred task with the dependency
- * behind its move. Refuses a cycle, naming it.
+ * Orders the checklist so every prerequisite comes first, keeping the written order wherever prerequisites allow
+ * (a stable order: at each place, the earliest written task whose prerequisites are placed). Records each task that
+ * had to wait, with the prerequisite that held it back longest. Refuses a cycle, naming it.
  */
 export function orderChecklist(tasks: readonly RunTask[], needsInput: readonly { task: number; needs: readonly number[] }[] = []) {
   const total = tasks.length;
@@ -62,7 +62,8 @@ export function orderChecklist(tasks: readonly RunTask[], needsInput: readonly {
     if (next === undefined) {
       const cycle = findNeedCycle(remaining, needs);
       if (cycle.length === 3) {
-        throw invalidChecklist(`tasks ${cycle[0]} and ${cycle[1]} each need the other's result; no order satisfies both.`);
+        const [a, b] = [cycle[0] ?? 0, cycle[1] ?? 0].sort((x, y) => x - y);
+        throw invalidChecklist(`tasks ${a} and ${b} each need the other's result; no order satisfies both.`);
       }
       throw invalidChecklist(`tasks ${cycle.join(' → ')} need each other's results in a cycle; no order satisfies them.`);
     }
@@ -75,8 +76,8 @@ export function orderChecklist(tasks: readonly RunTask[], needsInput: readonly {
     if (to === task) return;
     const overtakenBy = placed.slice(0, index).filter((t) => t > task);
     if (overtakenBy.length === 0) return; // moved up only because a deferred task left its place
-    const holders = (needs.get(task) ?? []).filter((n) => n > task);
-    const last = holders.sort((a, b) => placed.indexOf(b) - placed.indexOf(a))[0] ?? overtakenBy[overtakenBy.length - 1] ?? task;
+    const holders = [...(needs.get(task) ?? [])].sort((a, b) => placed.indexOf(b) - placed.indexOf(a));
+    const last = holders[0] ?? overtakenBy[overtakenBy.length - 1] ?? task;
     moves.push({ task, from: task, to, because: `task ${task} needs the result of task ${last} (${tasks[last - 1]?.action ?? ''})` });
   });
   return { order: placed, tasks: placed.map((p) => tasks[p - 1] as RunTask), moves };
@@ -168,7 +169,8 @@ export function applyRevision(
   closePass(run, now);
   const total = input.tasks.length;
   run.taskOutcomes = input.tasks.map((_, i) => (i < executed && i + 1 < input.resumeFrom ? (run.taskOutcomes[i] ?? PENDING_OUTCOME) : PENDING_OUTCOME));
-  run.taskTimes = input.tasks.map((_, i) => (i < executed ? (run.taskTimes[i] ?? 0) : 0));
+  // Time stays with a position whose task the revision kept there (the current one included).
+  run.taskTimes = input.tasks.map((t, i) => (sameTask(run.tasks[i], t) ? (run.taskTimes[i] ?? 0) : 0));
   // A remark stays with the tasks it constrains, wherever the revision put them.
   const keyOf = (t: RunTask | undefined) => (t ? JSON.stringify([t.action, t.expected_result]) : '');
   run.remarks = run.remarks

@@ -101,6 +101,8 @@ function publishRun(deps: Deps, run: RunRecord) {
 }
 
 async function enqueueNotification(deps: Deps, repos: Repositories, run: RunRecord, kind: NotificationKind) {
+  // A run started with skipNotificationCheck runs without notifications.
+  if ((await repos.runs.getStart(run.workspaceId, run.startAttemptId))?.skipNotificationCheck) return;
   const payload = notificationFor(kind, run, deps.publicUrl);
   for (const channel of await repos.channels.list(run.workspaceId)) {
     const idempotencyKey = `${run.id}:${kind}:${channel.id}`;
@@ -135,7 +137,7 @@ async function changeRun(
   const sessionId = requireSession(actor);
   for (let attempt = 1; ; attempt++) {
     try {
-      const run = await deps.store.transaction(async (repos) => {
+      const { run, changed } = await deps.store.transaction(async (repos) => {
         const run = await findRun(repos, actor, runId);
         if (run.sessionId !== sessionId) {
           throw new DomainError('FORBIDDEN', `Error: forbidden: run ${runId} belongs to another session.`);
@@ -145,7 +147,7 @@ async function changeRun(
         const wasIntake = run.status === 'intake';
         const from = run.version;
         const step = await change(run, repos, now);
-        if ('replay' in step) return step.replay;
+        if ('replay' in step) return { run: step.replay, changed: false };
         run.version = from + 1;
         run.updatedAt = now;
         if (wasIntake && run.status === 'running') await enqueueNotification(deps, repos, run, 'checklist_ready');
@@ -153,9 +155,10 @@ async function changeRun(
         if (!(await repos.runs.update(run, from))) throw new LostRunRace();
         const steps = await repos.runs.steps(run.id);
         await repos.runs.appendStep({ ...step, runId: run.id, seq: steps.length + 1, at: now });
-        return run;
+        return { run, changed: true };
       });
-      return publishRun(deps, run);
+      // A replayed step changed nothing, so it publishes nothing.
+      return changed ? publishRun(deps, run) : presentRun(run, deps.clock.now());
     } catch (error) {
       if (!(error instanceof LostRunRace)) throw error;
       if (attempt >= MAX_ATTEMPTS) throw new DomainError('CONFLICT', 'Error: the run kept changing under concurrent calls; read it and try again.');

@@ -195,7 +195,7 @@ export const runToolSpecs: readonly ToolSpec[] = [
     'Record a verified blocker on the current task for display (null clears it). The cursor stays where it is.',
     runBlockerInput,
     (api, input) => api.run.reportBlocker(input),
-    (run) => `Blocker recorded on ${run.current?.label ?? 'the run'}; the cursor stays. ${runDirective(run)}`,
+    (run) => `Blocker ${run.blocker === null ? 'cleared' : 'recorded'} on ${run.current?.label ?? 'the run'}; the cursor stays. ${runDirective(run)}`,
   ),
   spec('checklist_get', 'Read a run: its current task and progress.', runRef, (api, input) => api.run.get(input), runDirective),
 ];

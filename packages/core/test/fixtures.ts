@@ -139,15 +139,19 @@ export function addChannel(w: Pick<World, 'deps' | 'admin'>, name = 'ops', url =
   return channels.createChannel(w.deps, w.admin, { name, url });
 }
 
-/** Prepares and executes a start as `actor` (the world's session by default); the run is in intake. */
+/**
+ * Prepares and executes a start as `actor` (the world's session by default); the run is in intake. Unless told, the
+ * check is skipped only when the workspace has no channel (a skipped start runs without notifications).
+ */
 export async function startRun(
   w: Pick<World, 'deps' | 'session'>,
   options: { actor?: Actor; skipNotificationCheck?: boolean; parentExecutionId?: string } = {},
 ) {
   const actor = options.actor ?? w.session;
+  const hasChannel = (await w.deps.store.channels.list(actor.workspaceId)).length > 0;
   const { startAttemptId } = await runs.prepareStart(w.deps, actor, {
     parentExecutionId: options.parentExecutionId ?? 'none',
-    skipNotificationCheck: options.skipNotificationCheck ?? true,
+    skipNotificationCheck: options.skipNotificationCheck ?? !hasChannel,
   });
   return runs.executeStart(w.deps, actor, { startAttemptId });
 }

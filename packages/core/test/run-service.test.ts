@@ -239,6 +239,21 @@ describe('step: a schema-valid acknowledgement advances the cursor exactly once'
     expect(w.events.published.at(-1)).toMatchObject({ topic: runTopic(run.id), id: '3' });
   });
 
+  it('a replayed attempt publishes no second live event', async () => {
+    const run = await startedRun(w);
+    await step(run.id, 1, { attemptId: 'attempt-1' });
+    const published = w.events.published.length;
+    await step(run.id, 1, { attemptId: 'attempt-1' });
+    expect(w.events.published.length).toBe(published);
+  });
+
+  it('a run started with skipNotificationCheck runs without notifications, even when a channel exists', async () => {
+    await addChannel(w);
+    const run = await startedRun(w, {}, { skipNotificationCheck: true });
+    for (const n of [1, 2, 3]) await step(run.id, n);
+    expect(outbox()).toEqual([]);
+  });
+
   it('a retried attempt answers without advancing again, and records one step', async () => {
     const run = await startedRun(w);
     const first = await step(run.id, 1, { attemptId: 'attempt-1' });

@@ -28,9 +28,20 @@ function json(res: ServerResponse, status: number, body: unknown) {
   res.writeHead(status, { 'content-type': 'application/json' }).end(JSON.stringify(body));
 }
 
+/** The largest initialize request read (the MCP SDK's transport reads later messages with the same 4 MB limit). */
+const MAX_BODY_BYTES = 4 * 1024 * 1024;
+
+class BodyTooLarge extends Error {}
+
 async function readJson(req: IncomingMessage): Promise<unknown> {
   const chunks: Buffer[] = [];
-  for await (const chunk of req) chunks.push(chunk as Buffer);
+  let size = 0;
+  // past the limit the rest is drained, not kept, so the client still reads the 413
+  for await (const chunk of req) {
+    size += (chunk as Buffer).length;
+    if (size <= MAX_BODY_BYTES) chunks.push(chunk as Buffer);
+  }
+  if (size > MAX_BODY_BYTES) throw new BodyTooLarge();
   const text = Buffer.concat(chunks).toString('utf8');
   return text ? JSON.parse(text) : undefined;
 }
@@ -38,6 +49,8 @@ async function readJson(req: IncomingMessage): Promise<unknown> {
 interface McpSession {
   transport: StreamableHTTPServerTransport;
   keyId: string;
+  /** The session token's session, when the MCP session was opened with one (null for an API key). */
+  sessionId: string | null;
 }
 
 export function createMcpEndpoint(services: Services) {
@@ -62,22 +75,28 @@ export function createMcpEndpoint(services: Services) {
     const existing = typeof sessionId === 'string' ? open.get(sessionId) : undefined;
     if (existing) {
       if (existing.keyId !== actor.keyId) return json(res, 403, { jsonrpc: '2.0', error: { code: -32001, message: 'Error: forbidden: this MCP session belongs to another key.' }, id: null });
+      if (existing.sessionId !== actor.sessionId) return json(res, 403, { jsonrpc: '2.0', error: { code: -32001, message: 'Error: forbidden: this MCP session belongs to another session.' }, id: null });
       return existing.transport.handleRequest(req, res);
     }
-    if (req.method !== 'POST') return json(res, 400, { jsonrpc: '2.0', error: { code: -32000, message: 'Error: no such MCP session; initialize first.' }, id: null });
+    // An unknown session id (closed, or lost when the server restarted) is a 404, so the client initializes anew
+    // (MCP streamable HTTP, session management); no session id at all is a 400.
+    const noSession = () =>
+      typeof sessionId === 'string'
+        ? json(res, 404, { jsonrpc: '2.0', error: { code: -32001, message: 'Error: MCP session not found (closed or the server restarted); initialize a new one.' }, id: null })
+        : json(res, 400, { jsonrpc: '2.0', error: { code: -32000, message: 'Error: no such MCP session; initialize first.' }, id: null });
+    if (req.method !== 'POST') return noSession();
     let body: unknown;
     try {
       body = await readJson(req);
-    } catch {
+    } catch (error) {
+      if (error instanceof BodyTooLarge) return json(res, 413, { jsonrpc: '2.0', error: { code: -32600, message: 'Error: the request body is larger than 4 MB.' }, id: null });
       return json(res, 400, { jsonrpc: '2.0', error: { code: -32700, message: 'Error: the request body is not valid JSON.' }, id: null });
     }
-    if (!isInitializeRequest(body)) {
-      return json(res, 400, { jsonrpc: '2.0', error: { code: -32000, message: 'Error: no such MCP session; initialize first.' }, id: null });
-    }
+    if (!isInitializeRequest(body)) return noSession();
     const api = callerApi(services, await sessionToken(actor, token ?? ''));
     const transport: StreamableHTTPServerTransport = new StreamableHTTPServerTransport({
       sessionIdGenerator: () => randomUUID(),
-      onsessioninitialized: (id) => void open.set(id, { transport, keyId: actor.keyId }),
+      onsessioninitialized: (id) => void open.set(id, { transport, keyId: actor.keyId, sessionId: actor.sessionId }),
     });
     transport.onclose = () => {
       if (transport.sessionId) open.delete(transport.sessionId);
