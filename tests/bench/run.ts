@@ -1,5 +1,6 @@
 // `pnpm bench`: todo_write throughput/latency (1 and 32 sessions) against bare-HTTP and raw-SQLite baselines, and a history-growth check;
-// then the task graph at two list sizes (task-graph.ts). `pnpm bench -- --only todo|tasks` or BENCH_ONLY=todo|tasks runs one part.
+// then the task graph at two list sizes (task-graph.ts). `pnpm bench -- --only todo|tasks|runs` or BENCH_ONLY=… runs one part.
+import { reportRunSteps, runStepsBench } from './run-steps.ts';
 import { mkdtempSync, rmSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -36,11 +37,11 @@ function selectedParts(): Set<string> {
     const arg = args[i] ?? '';
     if (arg === '--only') only = args[++i];
     else if (arg.startsWith('--only=')) only = arg.slice('--only='.length);
-    else throw new Error(`unknown argument ${arg} (expected --only todo|tasks)`);
+    else throw new Error(`unknown argument ${arg} (expected --only todo|tasks|runs)`);
   }
   const parts = new Set((only ?? '').split(',').map((p) => p.trim()).filter((p) => p && p !== 'all'));
-  for (const part of parts) if (part !== 'todo' && part !== 'tasks') throw new Error(`--only ${part}: expected todo or tasks`);
-  return parts.size ? parts : new Set(['todo', 'tasks']);
+  for (const part of parts) if (!['todo', 'tasks', 'runs'].includes(part)) throw new Error(`--only ${part}: expected todo, tasks or runs`);
+  return parts.size ? parts : new Set(['todo', 'tasks', 'runs']);
 }
 
 interface Scenario {
@@ -77,6 +78,10 @@ async function main() {
     const results = await runTaskBench({ sizes: TASK_SIZES, samples: TASK_SAMPLES, log });
     process.stdout.write(`${parts.has('todo') ? '\n' : ''}${reportTaskBench(results, (performance.now() - started) / 1000)}\n`);
     process.stdout.write(`${loadLine()}\n`);
+  }
+  if (parts.has('runs')) {
+    const result = await runStepsBench({ runs: envInt('BENCH_RUNS', 5), tasks: 100, log });
+    process.stdout.write(`\n${reportRunSteps(result)}\n${loadLine()}\n`);
   }
 }
 

@@ -153,8 +153,8 @@ async function changeRun(
         if (wasIntake && run.status === 'running') await enqueueNotification(deps, repos, run, 'checklist_ready');
         if (!wasCompleted && run.status === 'completed') await enqueueNotification(deps, repos, run, 'all_tasks_done');
         if (!(await repos.runs.update(run, from))) throw new LostRunRace();
-        const steps = await repos.runs.steps(run.id);
-        await repos.runs.appendStep({ ...step, runId: run.id, seq: steps.length + 1, at: now });
+        // Every change bumps the version once and records one step (execute made version 1 with none).
+        await repos.runs.appendStep({ ...step, runId: run.id, seq: run.version - 1, at: now });
         return { run, changed: true };
       });
       // A replayed step changed nothing, so it publishes nothing.
