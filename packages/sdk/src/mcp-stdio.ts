@@ -1,6 +1,7 @@
 // A stdio MCP server for any MCP-speaking agent: the tool kit bound to a remote agent-tasks server.
 //   AGENT_TASKS_URL=http://127.0.0.1:3000 AGENT_TASKS_TOKEN=<agent key or session token> tsx packages/sdk/src/mcp-stdio.ts
-// With an API key it opens its own agent session at start; with a session token it acts as that session.
+// With an agent (or admin) key it opens its own agent session at start; with a session token it acts as that session;
+// a viewer key acts as itself, read-only (as over HTTP at /mcp).
 import { toolHandlers } from '@agent-tasks/core';
 import { Server } from '@modelcontextprotocol/sdk/server/index.js';
 import { StdioServerTransport } from '@modelcontextprotocol/sdk/server/stdio.js';
@@ -19,9 +20,14 @@ if (!token) {
 let client = createClient({ url, token });
 if (!token.startsWith('ats_')) {
   try {
-    const opened = await openSessionClient(client, { title: process.env.AGENT_TASKS_SESSION_TITLE ?? 'MCP (stdio)' });
-    client = opened.client;
-    process.stderr.write(`agent-tasks MCP: opened session ${opened.session.id}\n`);
+    // As over HTTP (/mcp): a viewer key acts as itself (read-only tools); an agent or admin key gets a session.
+    if ((await client.whoami()).role === 'viewer') {
+      process.stderr.write('agent-tasks MCP: viewer key: read-only, no session\n');
+    } else {
+      const opened = await openSessionClient(client, { title: process.env.AGENT_TASKS_SESSION_TITLE ?? 'MCP (stdio)' });
+      client = opened.client;
+      process.stderr.write(`agent-tasks MCP: opened session ${opened.session.id}\n`);
+    }
   } catch (error) {
     process.stderr.write(`agent-tasks MCP: could not open a session: ${refusalOf(error).message}\n`);
     process.exit(1);
