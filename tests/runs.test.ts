@@ -339,3 +339,29 @@ describe('live run view', () => {
     again.unsubscribe();
   });
 });
+
+describe('run tool answers', () => {
+  it('show the order changes once, in the intake answer, and not in every later directive', async () => {
+    const s = await sessionClient(server);
+    const tools = Object.fromEntries(runTools(s.client).map((t) => [t.name, t]));
+    const run = await startRun(s);
+    const intake = await tools.checklist_intake?.handler({
+      runId: run.id,
+      name: 'Ordered',
+      tasks: [task('deploy'), task('build')],
+      progress_checklist_outcome: 'Two tasks',
+      needs: [{ task: 1, needs: [2] }],
+    });
+    expect(intake).toBe(
+      [
+        'Order changed from the written list:',
+        '- written task 1 moved to position 2: task 1 needs the result of task 2 (Do step build)',
+        'Task 1/2: Do step build',
+        'Expected result: Step build is done',
+        `Do the work and verify the expected result, then call checklist_step with runId "${run.id}", task 1, evidence and progress_execution_outcome. If the task is blocked or incomplete, do not step: report the blocker (checklist_report_blocker) and tell the user.`,
+      ].join('\n'),
+    );
+    const next = await tools.checklist_step?.handler({ runId: run.id, task: 1, evidence: 'built', progress_execution_outcome: 'built' });
+    expect(next).toMatch(/^Task 2\/2: Do step deploy\n/);
+  });
+});

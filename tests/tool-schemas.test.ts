@@ -446,9 +446,8 @@ describe('invalid arguments from a model', () => {
       ['checklist_revise', { runId: 'r', tasks: [{ action: 'a', expected_result: 'b' }], progress_checklist_outcome: 'p', progress_execution_outcome: 'p' }, '`resume_from_task`'],
       ['checklist_report_blocker', { runId: 'r' }, '`blocker`'],
       ['checklist_get', { runId: '' }, '`runId`'],
-      // Exception (reported): a task id's texts name the bad value, not the field (`id`, `blockedBy`, `addBlocks`, …).
-      ['TaskCreate', { subject: 'a', blockedBy: ['x'] }, '"x" is not a task id (T-…)'],
-      ['TaskGet', {}, 'a task id must be a string like "T-…"'],
+      ['TaskCreate', { subject: 'a', blockedBy: ['x'] }, '`blockedBy`: "x" is not a task id (T-…)'],
+      ['TaskGet', {}, '`id` must be a task id like "T-…"'],
     ];
     for (const [name, args, field] of cases) {
       const text = await dispatch({ name, arguments: JSON.stringify(args) });

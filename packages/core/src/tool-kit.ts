@@ -86,13 +86,16 @@ const TASK_RULES =
   'Tasks live in a named list shared by every agent of the workspace (listName, default "default") and survive restarts. ' +
   'A task with unfinished blockers (blockedBy) cannot be started or completed; tasks with an empty blockedBy can run in parallel.';
 
+/** The intake's answer: how the order differs from the written list (shown once, before any work), then the directive. */
+export function intakeAnswer(run: RunView): string {
+  if (!run.moves.length) return runDirective(run);
+  const moves = run.moves.map((m) => `- written task ${m.task} moved to position ${m.to}: ${m.because}`);
+  return ['Order changed from the written list:', ...moves, runDirective(run)].join('\n');
+}
+
 /** What an agent reads after each run call: the current task's directive, or that the run is done. */
 export function runDirective(run: RunView): string {
   const lines: string[] = [];
-  if (run.moves.length) {
-    lines.push('Order changed from the written list:');
-    for (const m of run.moves) lines.push(`- written task ${m.task} moved to position ${m.to}: ${m.because}`);
-  }
   if (run.status === 'intake') {
     lines.push(`Run ${run.id} started. Submit the checklist with checklist_intake (runId: "${run.id}").`);
   } else if (run.status === 'completed') {
@@ -174,7 +177,7 @@ export const runToolSpecs: readonly ToolSpec[] = [
     `Submit the run's name and its checklist. A ready list from the caller is submitted as written. needs says which tasks need which others' results (positions in your list); the service orders the checklist so prerequisites come first and shows any moves. remarks attach a whole-job remark to the tasks it constrains. ${RUN_RULES}`,
     runIntakeInput,
     (api, input) => api.run.intake(input),
-    runDirective,
+    intakeAnswer,
   ),
   spec(
     'checklist_step',

@@ -28,14 +28,17 @@ const unknownField = (what: string) => (iss: { code?: string; keys?: string[] })
 const text = (field: string, max: number, { required }: { required: boolean }) => {
   const base = z.string({ error: `Error: invalid task: \`${field}\` must be a string.` }).trim();
   const bounded = base.max(max, {
-    error: (iss) => `Error: invalid task: \`${field}\` must be at most ${max} characters (got ${String(iss.input).length}).`,
+    error: (iss) => `Error: invalid task: \`${field}\` must be at most ${max} characters (got ${[...String(iss.input)].length}).`,
   });
   return required ? bounded.min(1, { error: `Error: invalid task: \`${field}\` must be a non-empty string.` }) : bounded;
 };
 
-export const taskId = z
-  .string({ error: 'Error: invalid input: a task id must be a string like "T-…".' })
-  .regex(/^T-[A-Za-z0-9-]{1,64}$/, { error: (iss) => `Error: invalid input: ${JSON.stringify(iss.input)} is not a task id (T-…).` });
+/** A task id (`T-…`) in the named field; its errors name the field and the bad value. */
+export const taskIdIn = (field: string) =>
+  z
+    .string({ error: `Error: invalid input: \`${field}\` must be a task id like "T-…".` })
+    .regex(/^T-[A-Za-z0-9-]{1,64}$/, { error: (iss) => `Error: invalid input: \`${field}\`: ${JSON.stringify(iss.input)} is not a task id (T-…).` });
+export const taskId = taskIdIn('id');
 
 export const listName = z
   .string({ error: 'Error: invalid input: `listName` must be a string.' })
@@ -47,13 +50,13 @@ export const listName = z
 
 const taskIds = (field: string) =>
   z
-    .array(taskId, { error: `Error: invalid input: \`${field}\` must be an array of task ids.` })
+    .array(taskIdIn(field), { error: `Error: invalid input: \`${field}\` must be an array of task ids.` })
     .max(TASK_EDGES_MAX, { error: `Error: invalid input: \`${field}\` may name at most ${TASK_EDGES_MAX} tasks.` });
 
 export const metadata = z
   .record(z.string(), z.unknown(), { error: 'Error: invalid task: `metadata` must be a JSON object.' })
   .refine((m) => JSON.stringify(m).length <= TASK_METADATA_MAX_BYTES, {
-    error: `Error: invalid task: \`metadata\` must be at most ${TASK_METADATA_MAX_BYTES} bytes of JSON.`,
+    error: `Error: invalid task: \`metadata\` must be at most ${TASK_METADATA_MAX_BYTES} characters of JSON.`,
   });
 
 export const owner = text('owner', TASK_OWNER_MAX, { required: true }).describe('Agent name');

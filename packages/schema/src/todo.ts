@@ -19,7 +19,7 @@ export const todoItem = z.strictObject(
       .trim()
       .max(TODO_MAX_CONTENT, {
         error: (iss) =>
-          `Error: invalid todo: \`content\` must be at most ${TODO_MAX_CONTENT} characters (got ${String(iss.input).length}).`,
+          `Error: invalid todo: \`content\` must be at most ${TODO_MAX_CONTENT} characters (got ${[...String(iss.input)].length}).`,
       })
       .describe('A short line naming one concrete step, in the imperative ("Run tests").'),
     status: todoStatus.describe('pending (not started), in_progress (being worked on now) or completed (finished).'),

@@ -51,7 +51,11 @@ interface McpSession {
   keyId: string;
   /** The session token's session, when the MCP session was opened with one (null for an API key). */
   sessionId: string | null;
+  lastSeen: number;
 }
+
+/** MCP sessions idle this long are closed (clients that never send DELETE would otherwise pile up). */
+const IDLE_MS = 60 * 60 * 1000;
 
 export function createMcpEndpoint(services: Services) {
   const open = new Map<string, McpSession>();
@@ -63,7 +67,17 @@ export function createMcpEndpoint(services: Services) {
     return opened.token;
   }
 
+  function closeIdle(now: number) {
+    for (const [id, session] of open) {
+      if (now - session.lastSeen > IDLE_MS) {
+        open.delete(id);
+        void session.transport.close();
+      }
+    }
+  }
+
   async function handle(req: IncomingMessage, res: ServerResponse) {
+    closeIdle(Date.now());
     const token = bearerToken(req.headers.authorization);
     let actor: Actor;
     try {
@@ -76,6 +90,7 @@ export function createMcpEndpoint(services: Services) {
     if (existing) {
       if (existing.keyId !== actor.keyId) return json(res, 403, { jsonrpc: '2.0', error: { code: -32001, message: 'Error: forbidden: this MCP session belongs to another key.' }, id: null });
       if (existing.sessionId !== actor.sessionId) return json(res, 403, { jsonrpc: '2.0', error: { code: -32001, message: 'Error: forbidden: this MCP session belongs to another session.' }, id: null });
+      existing.lastSeen = Date.now();
       return existing.transport.handleRequest(req, res);
     }
     // An unknown session id (closed, or lost when the server restarted) is a 404, so the client initializes anew
@@ -96,7 +111,7 @@ export function createMcpEndpoint(services: Services) {
     const api = callerApi(services, await sessionToken(actor, token ?? ''));
     const transport: StreamableHTTPServerTransport = new StreamableHTTPServerTransport({
       sessionIdGenerator: () => randomUUID(),
-      onsessioninitialized: (id) => void open.set(id, { transport, keyId: actor.keyId, sessionId: actor.sessionId }),
+      onsessioninitialized: (id) => void open.set(id, { transport, keyId: actor.keyId, sessionId: actor.sessionId, lastSeen: Date.now() }),
     });
     transport.onclose = () => {
       if (transport.sessionId) open.delete(transport.sessionId);
