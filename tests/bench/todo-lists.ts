@@ -28,26 +28,5 @@ export function listAt(step: number): TodoItem[] {
   }));
 }
 
-export function countsOf(items: readonly TodoItem[]): TodoCounts {
-  const counts = { pending: 0, inProgress: 0, completed: 0 };
-  for (const item of items) {
-    if (item.status === 'pending') counts.pending++;
-    else if (item.status === 'in_progress') counts.inProgress++;
-    else counts.completed++;
-  }
-  return counts;
-}
-
-/** The same shape of diff the server stores with each update. */
-export function diffLists(before: readonly TodoItem[], after: readonly TodoItem[]): TodoChanges {
-  const previous = new Map(before.map((t) => [t.content, t.status]));
-  const next = new Set(after.map((t) => t.content));
-  const changes: TodoChanges = { added: [], removed: [], statusChanged: [] };
-  for (const item of after) {
-    const was = previous.get(item.content);
-    if (was === undefined) changes.added.push(item.content);
-    else if (was !== item.status) changes.statusChanged.push({ content: item.content, from: was, to: item.status });
-  }
-  for (const item of before) if (!next.has(item.content)) changes.removed.push(item.content);
-  return changes;
-}
+/** The same counts and diff the server stores with each update: the domain's own functions. */
+export { countTodos as countsOf, diffTodos as diffLists } from '@agent-tasks/core';

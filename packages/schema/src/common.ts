@@ -16,3 +16,9 @@ export type Role = z.infer<typeof role>;
 
 /** Input contract of a procedure that takes nothing. */
 export const noInput = z.void();
+
+/** The error of a strict object: names unknown fields, or says which object was expected. */
+export const unknownField = (what: string) => (iss: { code?: string; keys?: string[] }) =>
+  iss.code === 'unrecognized_keys'
+    ? `Error: invalid input: unknown field ${(iss.keys ?? []).map((k) => `\`${k}\``).join(', ')}.`
+    : `Error: invalid input: expected an object ${what}.`;

@@ -1,12 +1,7 @@
 // Contracts of the checklist run tool (seed 002): start, intake, step, revise, blockers, the run view and its card.
 import { z } from 'zod';
-import { id, isoDate } from './common.ts';
+import { id, isoDate, unknownField } from './common.ts';
 import { RUN_NAME_MAX, RUN_NOTE_MAX, RUN_STEP_TEXT_MAX, RUN_TASKS_MAX, RUN_TEXT_MAX } from './limits.ts';
-
-const unknownField = (what: string) => (iss: { code?: string; keys?: string[] }) =>
-  iss.code === 'unrecognized_keys'
-    ? `Error: invalid input: unknown field ${(iss.keys ?? []).map((k) => `\`${k}\``).join(', ')}.`
-    : `Error: invalid input: expected an object ${what}.`;
 
 const bounded = (field: string, max: number) =>
   z

@@ -1,6 +1,6 @@
 // Contracts of the task graph tool (seed 001): TaskCreate, TaskGet, TaskList, TaskUpdate, claims, plan, history, feed.
 import { z } from 'zod';
-import { isoDate } from './common.ts';
+import { isoDate, unknownField } from './common.ts';
 import {
   IMPORT_FILES_MAX,
   TASK_ACTIVE_FORM_MAX,
@@ -19,11 +19,6 @@ export const taskStatus = z.enum(taskStatuses, {
     `Error: invalid task: \`status\` must be one of pending, in_progress, completed, deleted (got ${JSON.stringify(iss.input) ?? 'nothing'}).`,
 });
 export type TaskStatus = z.infer<typeof taskStatus>;
-
-const unknownField = (what: string) => (iss: { code?: string; keys?: string[] }) =>
-  iss.code === 'unrecognized_keys'
-    ? `Error: invalid input: unknown field ${(iss.keys ?? []).map((k) => `\`${k}\``).join(', ')}.`
-    : `Error: invalid input: expected an object ${what}.`;
 
 const text = (field: string, max: number, { required }: { required: boolean }) => {
   const base = z.string({ error: `Error: invalid task: \`${field}\` must be a string.` }).trim();

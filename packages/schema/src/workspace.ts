@@ -1,12 +1,7 @@
 // Contracts of workspace administration: API keys, settings and new workspaces.
 import { z } from 'zod';
-import { id, isoDate, role } from './common.ts';
+import { id, isoDate, role, unknownField } from './common.ts';
 import { NAME_MAX } from './limits.ts';
-
-const unknownField = (what: string) => (iss: { code?: string; keys?: string[] }) =>
-  iss.code === 'unrecognized_keys'
-    ? `Error: invalid input: unknown field ${(iss.keys ?? []).map((k) => `\`${k}\``).join(', ')}.`
-    : `Error: invalid input: expected an object ${what}.`;
 
 const name = z
   .string({ error: 'Error: invalid input: `name` must be a string.' })
