@@ -4,7 +4,7 @@ import {
   id as boundedText,
   TASK_EDGES_MAX,
   taskCreateInput,
-  taskId,
+  pathTaskId,
   taskStatus,
   type TaskFileFormat,
   type TaskStatus,
@@ -42,7 +42,7 @@ export interface ParsedTaskFiles {
 
 const invalid = (reason: string) => new DomainError('INVALID_IMPORT', `Error: invalid import: ${reason}`);
 
-const edgeList = (field: string, item: typeof taskId) =>
+const edgeList = (field: string, item: typeof claudeId) =>
   item.array().max(TASK_EDGES_MAX, { error: `Error: invalid input: \`${field}\` may name at most ${TASK_EDGES_MAX} tasks.` });
 
 const claudeId = boundedText.regex(/^[0-9]{1,9}$/, {
@@ -56,7 +56,7 @@ const common = taskCreateInput
   .extend({ status: taskStatus, threadID: boundedText.optional() });
 
 const fileSchemas = {
-  sisyphus: common.extend({ id: taskId, blocks: edgeList('blocks', taskId).default([]), blockedBy: edgeList('blockedBy', taskId).default([]) }),
+  sisyphus: common.extend({ id: pathTaskId, blocks: edgeList('blocks', pathTaskId).default([]), blockedBy: edgeList('blockedBy', pathTaskId).default([]) }),
   claude: common.extend({ id: claudeId, blocks: edgeList('blocks', claudeId).default([]), blockedBy: edgeList('blockedBy', claudeId).default([]) }),
 };
 

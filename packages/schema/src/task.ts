@@ -34,6 +34,10 @@ export const taskIdIn = (field: string) =>
     .string({ error: `Error: invalid input: \`${field}\` must be a task id like "T-…".` })
     .regex(/^T-[A-Za-z0-9-]{1,64}$/, { error: (iss) => `Error: invalid input: \`${field}\`: ${JSON.stringify(iss.input)} is not a task id (T-…).` });
 export const taskId = taskIdIn('id');
+/** A task id whose errors leave the field to the caller (which names it by the issue's path, as the importer does). */
+export const pathTaskId = z
+  .string({ error: 'Error: invalid input: a task id must be a string like "T-…".' })
+  .regex(/^T-[A-Za-z0-9-]{1,64}$/, { error: (iss) => `Error: invalid input: ${JSON.stringify(iss.input)} is not a task id (T-…).` });
 
 export const listName = z
   .string({ error: 'Error: invalid input: `listName` must be a string.' })
