@@ -21,6 +21,7 @@ interface Payload {
   heading: string;
   run: { id: string; name: string | null; url: string };
   checklist: { position: number; mark: string; action: string }[];
+  moves: { task: number; from: number; to: number; because: string }[];
   text: string;
   idempotencyKey: string;
 }
@@ -272,7 +273,7 @@ describe('the two notifications', () => {
     expect((await fetch(`${server.url}/runs/run_does_not_exist`)).status).toBe(404);
   });
 
-  it('"Checklist ready" shows the checklist in its executed order, ▶ on the task work starts with', async () => {
+  it('"Checklist ready" shows the checklist in its executed order, ▶ on the task work starts with, and each move', async () => {
     const w = await workspace(server, 'ordered');
     const hook = await receiver();
     await w.admin.channels.create({ name: 'Hook', url: hook.url });
@@ -287,10 +288,18 @@ describe('the two notifications', () => {
     expect(view.tasks.map((t) => t.action)).toEqual(['Back up the database', 'Run the migration', 'Check the row counts']);
     const ready = await accepted(hook, run.id, 'checklist_ready');
     expect(payloadOf(ready).text).toBe(
-      ['Todo List — Migrate safely', 'Checklist ready', '▶ 1. Back up the database', '○ 2. Run the migration', '○ 3. Check the row counts', `${server.url}/runs/${run.id}`].join(
-        '\n',
-      ),
+      [
+        'Todo List — Migrate safely',
+        'Checklist ready',
+        '▶ 1. Back up the database',
+        '○ 2. Run the migration',
+        '○ 3. Check the row counts',
+        'Order changed from the written list:',
+        '- written task 1 moved to position 2: task 1 needs the result of task 2 (Back up the database)',
+        `${server.url}/runs/${run.id}`,
+      ].join('\n'),
     );
+    expect(payloadOf(ready)).toMatchObject({ moves: view.moves });
   });
 
   it('"All tasks done" after a revision lists the revised checklist (and the revised name)', async () => {

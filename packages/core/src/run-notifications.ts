@@ -7,14 +7,19 @@ export type NotificationKind = 'checklist_ready' | 'all_tasks_done';
 export const runUrl = (publicUrl: string, runId: string) => `${publicUrl.replace(/\/+$/, '')}/runs/${runId}`;
 
 /** ▶ on the first task and ○ on the rest when the checklist is ready; ✓ on every task when all are done. */
-export function notificationFor(kind: NotificationKind, run: Pick<RunRecord, 'id' | 'name' | 'tasks'>, publicUrl: string) {
+export function notificationFor(kind: NotificationKind, run: Pick<RunRecord, 'id' | 'name' | 'tasks' | 'moves'>, publicUrl: string) {
   const title = kind === 'checklist_ready' ? 'Checklist ready' : 'All tasks done';
   const mark = (index: number) => (kind === 'all_tasks_done' ? '✓' : index === 0 ? '▶' : '○');
   const checklist = run.tasks.map((task, i) => ({ position: i + 1, mark: mark(i), action: task.action }));
   const url = runUrl(publicUrl, run.id);
   const heading = `${FLOW_NAME} — ${run.name ?? run.id}`;
-  const text = [heading, title, ...checklist.map((t) => `${t.mark} ${t.position}. ${t.action}`), url].join('\n');
-  return { kind, flow: FLOW_NAME, title, heading, run: { id: run.id, name: run.name, url }, checklist, text };
+  // Before any work starts, the author sees where the order differs from the written list, and why.
+  const moves = kind === 'checklist_ready' ? run.moves : [];
+  const orderLines = moves.length
+    ? ['Order changed from the written list:', ...moves.map((m) => `- written task ${m.task} moved to position ${m.to}: ${m.because}`)]
+    : [];
+  const text = [heading, title, ...checklist.map((t) => `${t.mark} ${t.position}. ${t.action}`), ...orderLines, url].join('\n');
+  return { kind, flow: FLOW_NAME, title, heading, run: { id: run.id, name: run.name, url }, checklist, moves, text };
 }
 
 /** Delay before the next delivery attempt: exponential from `baseMs`, capped at `maxMs`. */

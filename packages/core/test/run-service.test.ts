@@ -393,6 +393,7 @@ describe('notifications: checklist ready and all tasks done, once per channel', 
         { position: 2, mark: '○', action: 'Task 2' },
         { position: 3, mark: '○', action: 'Task 3' },
       ],
+      moves: [],
       text: readyText(run.id),
       idempotencyKey: `${run.id}:checklist_ready:${ops.id}`,
     });
