@@ -155,6 +155,11 @@ export function seedTaskGraph(databaseFile: string, listName: string, firstTaskI
         const added = insertChange.run(list.id, i + 1, id, at(i), JSON.stringify(changes), JSON.stringify(snapshot), list.id);
         if (added.changes !== 1) throw new Error('the first task has no change row to copy the actor from');
       }
+      // The kept count of open blockers that readiness queries use, as the server maintains it.
+      db.prepare(
+        `UPDATE "Task" SET "openBlockers" = (SELECT COUNT(*) FROM "TaskEdge" e JOIN "Task" b ON b.id = e."blockerId"
+           WHERE e."blockedId" = "Task".id AND b.status NOT IN ('completed', 'deleted')) WHERE "listId" = ?`,
+      ).run(list.id);
       const moved = db
         .prepare('UPDATE "TaskList" SET "taskSeq" = ?, "changeSeq" = ? WHERE "id" = ? AND "taskSeq" = 1 AND "changeSeq" = 1')
         .run(shape.size, shape.size, list.id);
