@@ -1,13 +1,14 @@
 // Builds the running service: database (migrated), dependencies, first-run bootstrap, and the HTTP server.
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { type Deps, runCardByLink, runs, workspaces } from '@agent-tasks/core';
+import { type Deps, workspaces } from '@agent-tasks/core';
 import { createHTTPHandler } from '@trpc/server/adapters/standalone';
 import { inProcessLiveEvents } from './adapters/live-events.ts';
 import { nodeIds } from './adapters/node-ids.ts';
 import { sha256Hasher } from './adapters/sha256-hasher.ts';
 import { systemClock } from './adapters/system-clock.ts';
 import { fetchWebhookSender } from './adapters/webhook-sender.ts';
+import { serveRunLink } from './http/run-links.ts';
 import { createMcpEndpoint } from './mcp/mcp-endpoint.ts';
 import { startNotificationWorker } from './workers/notification-worker.ts';
 import { createContextFactory, type Services } from './context.ts';
@@ -64,14 +65,10 @@ export async function startApp(options: AppOptions): Promise<App> {
   const mcp = createMcpEndpoint(services);
   const server = http.createServer((req, res) => {
     const path = (req.url ?? '/').split('?')[0];
-    const runPage = path?.match(/^\/runs\/([A-Za-z0-9_-]+)\/?$/);
-    const runCard = path?.match(/^\/runs\/([A-Za-z0-9_-]+)\/card\.svg$/);
     if (path === '/healthz') {
       res.writeHead(200, { 'content-type': 'application/json' }).end('{"ok":true}');
-    } else if (runPage?.[1]) {
-      void servePage(res, () => runs.getRunByLink(deps, runPage[1] ?? ''));
-    } else if (runCard?.[1]) {
-      void serveCard(res, () => runCardByLink(deps, runCard[1] ?? ''));
+    } else if (path?.startsWith('/runs/')) {
+      serveRunLink(deps, path, res);
     } else if (path === '/mcp') {
       void mcp.handle(req, res);
     } else if (path?.startsWith('/trpc/')) {
@@ -103,38 +100,4 @@ export async function startApp(options: AppOptions): Promise<App> {
       await Promise.all([writer.$disconnect(), reader.$disconnect()]);
     },
   };
-}
-
-/** A run page: until the dashboard exists, the run's view as JSON; the unguessable run id is the capability. */
-async function servePage(res: http.ServerResponse, load: () => Promise<unknown>) {
-  try {
-    const view = await load();
-    if (view) res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify(view));
-    else res.writeHead(404, { 'content-type': 'application/json' }).end('{"error":"run not found"}');
-  } catch (error) {
-    console.error('run page failed:', error);
-    res.writeHead(500, { 'content-type': 'application/json' }).end('{"error":"internal error"}');
-  }
-}
-
-/** A run's card as an SVG image, by the same capability link as its page; the image runs no script and loads nothing. */
-async function serveCard(res: http.ServerResponse, load: () => Promise<string | null>) {
-  try {
-    const svg = await load();
-    if (svg === null) {
-      res.writeHead(404, { 'content-type': 'application/json' }).end('{"error":"run not found"}');
-      return;
-    }
-    res
-      .writeHead(200, {
-        'content-type': 'image/svg+xml; charset=utf-8',
-        'cache-control': 'no-store',
-        'x-content-type-options': 'nosniff',
-        'content-security-policy': "default-src 'none'; style-src 'unsafe-inline'",
-      })
-      .end(svg);
-  } catch (error) {
-    console.error('run card failed:', error);
-    res.writeHead(500, { 'content-type': 'application/json' }).end('{"error":"internal error"}');
-  }
 }
