@@ -24,8 +24,9 @@ function errorText(error: unknown): string {
   return 'Error: internal server error.';
 }
 
-function json(res: ServerResponse, status: number, body: unknown) {
-  res.writeHead(status, { 'content-type': 'application/json' }).end(JSON.stringify(body));
+/** A JSON-RPC error answer outside any MCP session (auth, session lookup, body). */
+function rpcError(res: ServerResponse, status: number, code: number, message: string) {
+  res.writeHead(status, { 'content-type': 'application/json' }).end(JSON.stringify({ jsonrpc: '2.0', error: { code, message }, id: null }));
 }
 
 /** The largest initialize request read (the MCP SDK's transport reads later messages with the same 4 MB limit). */
@@ -83,13 +84,13 @@ export function createMcpEndpoint(services: Services) {
     try {
       actor = await resolveActor(services.deps, token);
     } catch (error) {
-      return json(res, 401, { jsonrpc: '2.0', error: { code: -32001, message: isDomainError(error) ? error.message : 'Error: unauthorized.' }, id: null });
+      return rpcError(res, 401, -32001, isDomainError(error) ? error.message : 'Error: unauthorized.');
     }
     const sessionId = req.headers['mcp-session-id'];
     const existing = typeof sessionId === 'string' ? open.get(sessionId) : undefined;
     if (existing) {
-      if (existing.keyId !== actor.keyId) return json(res, 403, { jsonrpc: '2.0', error: { code: -32001, message: 'Error: forbidden: this MCP session belongs to another key.' }, id: null });
-      if (existing.sessionId !== actor.sessionId) return json(res, 403, { jsonrpc: '2.0', error: { code: -32001, message: 'Error: forbidden: this MCP session belongs to another session.' }, id: null });
+      if (existing.keyId !== actor.keyId) return rpcError(res, 403, -32001, 'Error: forbidden: this MCP session belongs to another key.');
+      if (existing.sessionId !== actor.sessionId) return rpcError(res, 403, -32001, 'Error: forbidden: this MCP session belongs to another session.');
       existing.lastSeen = Date.now();
       return existing.transport.handleRequest(req, res);
     }
@@ -97,15 +98,15 @@ export function createMcpEndpoint(services: Services) {
     // (MCP streamable HTTP, session management); no session id at all is a 400.
     const noSession = () =>
       typeof sessionId === 'string'
-        ? json(res, 404, { jsonrpc: '2.0', error: { code: -32001, message: 'Error: MCP session not found (closed or the server restarted); initialize a new one.' }, id: null })
-        : json(res, 400, { jsonrpc: '2.0', error: { code: -32000, message: 'Error: no such MCP session; initialize first.' }, id: null });
+        ? rpcError(res, 404, -32001, 'Error: MCP session not found (closed or the server restarted); initialize a new one.')
+        : rpcError(res, 400, -32000, 'Error: no such MCP session; initialize first.');
     if (req.method !== 'POST') return noSession();
     let body: unknown;
     try {
       body = await readJson(req);
     } catch (error) {
-      if (error instanceof BodyTooLarge) return json(res, 413, { jsonrpc: '2.0', error: { code: -32600, message: 'Error: the request body is larger than 4 MB.' }, id: null });
-      return json(res, 400, { jsonrpc: '2.0', error: { code: -32700, message: 'Error: the request body is not valid JSON.' }, id: null });
+      if (error instanceof BodyTooLarge) return rpcError(res, 413, -32600, 'Error: the request body is larger than 4 MB.');
+      return rpcError(res, 400, -32700, 'Error: the request body is not valid JSON.');
     }
     if (!isInitializeRequest(body)) return noSession();
     const api = callerApi(services, await sessionToken(actor, token ?? ''));
@@ -124,7 +125,7 @@ export function createMcpEndpoint(services: Services) {
     handle: (req: IncomingMessage, res: ServerResponse) =>
       handle(req, res).catch((error) => {
         console.error('mcp request failed:', error);
-        if (!res.headersSent) json(res, 500, { jsonrpc: '2.0', error: { code: -32603, message: 'Error: internal server error.' }, id: null });
+        if (!res.headersSent) rpcError(res, 500, -32603, 'Error: internal server error.');
       }),
     async close() {
       await Promise.all([...open.values()].map((s) => s.transport.close()));
