@@ -2,9 +2,9 @@
 // Checklist → Prepare → Work, every task as a row with its state mark, outcome and time; long and hostile text handled.
 import { beforeEach, describe, expect, it } from 'vitest';
 import type { RunView } from '@agent-tasks/schema';
-import { PENDING_OUTCOME, type RunRecord, applyStep, presentRun, renderRunCard, runCard, runCardByLink, runs } from '../src/index.ts';
+import { type RunRecord, applyStep, presentRun, renderRunCard, runCard, runCardByLink, runs } from '../src/index.ts';
 import { escapeXml, formatDuration, textWidth, wrapText } from '../src/run-card.ts';
-import { type World, expectRefused, makeWorld, runTask, runTasks, startRun, startedRun } from './fixtures.ts';
+import { type World, expectRefused, makeWorld, runRecord, runTask, runTasks, startRun, startedRun } from './fixtures.ts';
 
 // ---- a small XML checker: well-formedness (tags, attributes, references, characters) and a tree to query -------
 
@@ -102,31 +102,7 @@ const T0 = new Date('2025-01-01T00:00:00.000Z');
 const at = (ms: number) => new Date(T0.getTime() + ms);
 
 function record(tasks = runTasks(3), patch: Partial<RunRecord> = {}): RunRecord {
-  return {
-    id: 'run_abc',
-    workspaceId: 'ws_1',
-    sessionId: 'ses_1',
-    parentRunId: null,
-    startAttemptId: 'start_1',
-    name: 'Ship the release',
-    executionNote: null,
-    status: 'running',
-    tasks,
-    moves: [],
-    remarks: [],
-    cursor: 1,
-    checklistOutcome: 'Three ordered tasks are ready',
-    executionOutcome: PENDING_OUTCOME,
-    taskOutcomes: tasks.map(() => PENDING_OUTCOME),
-    taskTimes: tasks.map(() => 0),
-    currentSince: T0,
-    blocker: null,
-    revision: 0,
-    version: 2,
-    createdAt: T0,
-    updatedAt: T0,
-    ...patch,
-  };
+  return runRecord(tasks, { id: 'run_abc', checklistOutcome: 'Three ordered tasks are ready', ...patch });
 }
 
 /** A run with `done` tasks acknowledged ("Outcome N", 65 s each), viewed `liveMs` into the current task. */

@@ -1,8 +1,9 @@
 // Tests of the in-memory channel, run and outbox repositories: faithful to the port's doc comments and the real store's
 // constraints, and rolled back with a failed transaction like the other repositories.
 import { describe, expect, it } from 'vitest';
-import type { ChannelRecord, OutboxRecord, RunRecord, RunStartRecord, RunStepRecordData, TaskRecord, WorkspaceRecord } from '../src/index.ts';
+import type { ChannelRecord, OutboxRecord, RunRecord, RunStartRecord, RunStepRecordData, WorkspaceRecord } from '../src/index.ts';
 import { ConstraintError, FakeSender, PUBLIC_URL, makeDeps } from './memory-store.ts';
+import { taskRecord } from './fixtures.ts';
 
 const T0 = new Date('2025-01-01T00:00:00.000Z');
 const at = (ms: number) => new Date(T0.getTime() + ms);
@@ -265,21 +266,7 @@ describe('outbox', () => {
 describe('tasks.reaches (the task port grew it alongside)', () => {
   it('follows "blocks" edges one or more steps from a task', async () => {
     const { store } = await seeded();
-    const task = (id: string, seq: number): TaskRecord => ({
-      id,
-      listId: 'tl_1',
-      seq,
-      subject: id,
-      description: '',
-      status: 'pending',
-      activeForm: null,
-      owner: null,
-      metadata: {},
-      threadId: 'ses_1',
-      version: 1,
-      createdAt: T0,
-      updatedAt: T0,
-    });
+    const task = (id: string, seq: number) => taskRecord(id, seq, {}, T0);
     await store.transaction(async (repos) => {
       await repos.tasks.createList({ id: 'tl_1', workspaceId: 'ws_1', name: 'default', createdAt: T0 });
       for (const [i, id] of ['T-a', 'T-b', 'T-c', 'T-d'].entries()) await repos.tasks.insert(task(id, i + 1));

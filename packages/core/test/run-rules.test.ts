@@ -12,39 +12,13 @@ import {
   presentRun,
   requireRunning,
 } from '../src/index.ts';
-import { expectThrows, runTask, runTasks } from './fixtures.ts';
+import { expectThrows, runRecord, runTask, runTasks } from './fixtures.ts';
 
 const T0 = new Date('2025-01-01T00:00:00.000Z');
 const at = (ms: number) => new Date(T0.getTime() + ms);
 
 /** A running run on task 1 of `tasks`, current since T0. */
-function running(tasks: RunTask[], patch: Partial<RunRecord> = {}): RunRecord {
-  return {
-    id: 'run_1',
-    workspaceId: 'ws_1',
-    sessionId: 'ses_1',
-    parentRunId: null,
-    startAttemptId: 'start_1',
-    name: 'Ship the release',
-    executionNote: null,
-    status: 'running',
-    tasks: [...tasks],
-    moves: [],
-    remarks: [],
-    cursor: 1,
-    checklistOutcome: 'Ready',
-    executionOutcome: PENDING_OUTCOME,
-    taskOutcomes: tasks.map(() => PENDING_OUTCOME),
-    taskTimes: tasks.map(() => 0),
-    currentSince: T0,
-    blocker: null,
-    revision: 0,
-    version: 2,
-    createdAt: T0,
-    updatedAt: T0,
-    ...patch,
-  };
-}
+const running = runRecord;
 
 /** A running run whose first `done` tasks were acknowledged, one minute each ("Outcome N"). */
 function advanced(tasks: RunTask[], done: number): RunRecord {

@@ -1,6 +1,7 @@
 // Unit tests of the pure task-file reader and writer: sisyphus and Claude Code formats, exact refusals, edges, round trips.
 import { describe, expect, it } from 'vitest';
 import { DomainError, type TaskEdge, type TaskRecord, taskFiles } from '../src/index.ts';
+import { taskRecord } from './fixtures.ts';
 
 const { parseTaskFiles, renderTaskFiles } = taskFiles;
 type Files = Parameters<typeof parseTaskFiles>[1];
@@ -23,22 +24,8 @@ function refusal(format: 'claude' | 'sisyphus', files: Files): string {
   return expect.fail('expected the import to be refused');
 }
 
-const record = (id: string, seq: number, fields: Partial<TaskRecord> = {}): TaskRecord => ({
-  id,
-  listId: 'tl_1',
-  seq,
-  subject: `Subject ${id}`,
-  description: '',
-  status: 'pending',
-  activeForm: null,
-  owner: null,
-  metadata: {},
-  threadId: 'ses_1',
-  version: 1,
-  createdAt: new Date(0),
-  updatedAt: new Date(0),
-  ...fields,
-});
+const record = (id: string, seq: number, fields: Partial<TaskRecord> = {}) =>
+  taskRecord(id, seq, { subject: `Subject ${id}`, ...fields }, new Date(0));
 
 describe('parseTaskFiles: claude', () => {
   it('reads every field, orders tasks by number and turns blocks/blockedBy into edges by the files\' ids', () => {

@@ -4,25 +4,11 @@ import { beforeEach, describe, expect, it } from 'vitest';
 import type { TaskStatus } from '@agent-tasks/schema';
 import type { Repositories, TaskChangeRecord, TaskEdge, TaskListRecord, TaskRecord } from '../src/index.ts';
 import { CounterIds, MemoryStore, makeDeps } from './memory-store.ts';
+import { taskRecord } from './fixtures.ts';
 
 const at = new Date('2025-01-01T00:00:00.000Z');
 const listRec = (id: string, name = id, workspaceId = 'ws_1'): TaskListRecord => ({ id, workspaceId, name, createdAt: at });
-const taskRec = (id: string, seq: number, patch: Partial<TaskRecord> = {}): TaskRecord => ({
-  id,
-  listId: 'tl_1',
-  seq,
-  subject: id,
-  description: '',
-  status: 'pending',
-  activeForm: null,
-  owner: null,
-  metadata: {},
-  threadId: 'ses_1',
-  version: 1,
-  createdAt: at,
-  updatedAt: at,
-  ...patch,
-});
+const taskRec = (id: string, seq: number, patch: Partial<TaskRecord> = {}) => taskRecord(id, seq, patch, at);
 const edge = (blockerId: string, blockedId: string): TaskEdge => ({ blockerId, blockedId });
 const change = (seq: number, taskId: string, listId = 'tl_1'): TaskChangeRecord => ({
   listId,
