@@ -1,5 +1,5 @@
 // The 10-item todo lists the bench writes (fixed task texts, statuses that move on every write) and their diffs.
-import type { TodoChanges, TodoCounts, TodoItem } from '@agent-tasks/schema';
+import type { TodoItem } from '@agent-tasks/schema';
 
 const TASKS = [
   'Read the failing test output',
