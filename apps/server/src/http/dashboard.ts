@@ -14,10 +14,12 @@ export function dashboard(webRoot: string) {
     app.get('*', (c) => (wantsHtml(c) || c.req.path === '/' ? c.html(notBuilt, 503) : c.notFound()));
     return app;
   }
-  app.use(
-    '/assets/*',
-    serveStatic({ root: webRoot, onFound: (_path, c) => void c.header('cache-control', 'public, max-age=31536000, immutable') }),
-  );
+  app.use('/assets/*', async (c, next) => {
+    await next();
+    // File names under /assets carry their content hash: a changed file is a new name.
+    if (c.res.status === 200) c.res.headers.set('cache-control', 'public, max-age=31536000, immutable');
+  });
+  app.use('/assets/*', serveStatic({ root: webRoot }));
   app.get('/', index);
   app.get('/index.html', index);
   app.use('*', serveStatic({ root: webRoot, index: '' }));
