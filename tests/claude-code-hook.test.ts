@@ -1,12 +1,12 @@
-// Black-box tests of the Claude Code hook: hook payloads in Claude Code's documented shape are fed to the hook
-// command as a real process against a real server; the tests read back the session, its list, the mirrored tasks and
+// Black-box tests of the Claude Code hook: hook payloads in Claude Code's documented shape are fed to
+// `agent-tasks hook claude-code` as a real process against a real server; the tests read back the session, its list, the mirrored tasks and
 // the SessionStart answer, and show that a server that is down or never answers costs the agent at most ~2 s, exit 0.
 import { spawn } from 'node:child_process';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import path from 'node:path';
 import { type AgentTasksClient, claudeMirrorTaskId, createClient, runClaudeCodeHook } from '@agent-tasks/sdk';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import {
   type ClaudeSession,
   type Todo,
@@ -18,11 +18,10 @@ import {
   todoWrite,
 } from './support/claude-code-payloads.ts';
 import { adminClient, countRows } from './support/fixtures.ts';
-import { type RunningServer, startServer } from './support/server.ts';
+import { type RunningServer, agentTasksBin, startServer } from './support/server.ts';
 import { startReceiver } from './support/webhook-receiver.ts';
 
 const repoRoot = path.resolve(import.meta.dirname, '..');
-const runner = path.join(repoRoot, 'tests/support/claude-code-hook-runner.ts');
 
 interface HookRun {
   code: number | null;
@@ -31,6 +30,9 @@ interface HookRun {
   /** From spawning the process to its exit. */
   ms: number;
 }
+
+// Every hook run starts the command as a process (about a second on a busy machine): tests get more time.
+vi.setConfig({ testTimeout: 90_000 });
 
 let server: RunningServer;
 let agentKey: string;
@@ -53,7 +55,7 @@ afterAll(() => server?.stop());
 function runHook(input: unknown, env: Record<string, string | undefined> = {}): Promise<HookRun> {
   const base = Object.fromEntries(Object.entries(process.env).filter(([k]) => !k.startsWith('AGENT_TASKS_') && !k.startsWith('CLAUDE_CODE_')));
   const started = Date.now();
-  const child = spawn(process.execPath, ['--import', 'tsx', runner], {
+  const child = spawn(process.execPath, [agentTasksBin, 'hook', 'claude-code'], {
     cwd: repoRoot,
     env: { ...base, AGENT_TASKS_URL: server.url, AGENT_TASKS_TOKEN: agentKey, AGENT_TASKS_HOOK_TIMEOUT_MS: '10000', ...env },
     stdio: ['pipe', 'pipe', 'pipe'],
@@ -257,18 +259,22 @@ describe('SessionStart', () => {
   it('answers resume and compact with the current plan as additional context; startup with none when there is none; clear with none', async () => {
     const s = claudeSession();
     expect(await runHook(sessionStart(s, 'startup'))).toMatchObject({ code: 0, stdout: '', stderr: '' });
-    await record(
-      todoWrite(s, [
-        todo('Reproduce the bug', 'completed', 'Reproducing the bug'),
-        todo('Write the fix', 'in_progress', 'Writing the fix'),
-        todo('Run the tests', 'pending', 'Running the tests'),
-      ]),
-    );
-    for (const [id, subject] of [['1', 'Build frontend'], ['2', 'Build backend'], ['3', 'Run integration tests']] as const) {
-      await record(taskCreate(s, id, { subject, description: '' }));
-    }
-    await record(taskUpdate(s, { taskId: '3', addBlockedBy: ['1', '2'] }));
-    await record(taskUpdate(s, { taskId: '1', status: 'completed' }));
+    await Promise.all([
+      record(
+        todoWrite(s, [
+          todo('Reproduce the bug', 'completed', 'Reproducing the bug'),
+          todo('Write the fix', 'in_progress', 'Writing the fix'),
+          todo('Run the tests', 'pending', 'Running the tests'),
+        ]),
+      ),
+      (async () => {
+        // In turn: the list keeps creation order, which the answer follows.
+        for (const [id, subject] of [['1', 'Build frontend'], ['2', 'Build backend'], ['3', 'Run integration tests']] as const) {
+          await record(taskCreate(s, id, { subject, description: '' }));
+        }
+      })(),
+    ]);
+    await Promise.all([record(taskUpdate(s, { taskId: '3', addBlockedBy: ['1', '2'] })), record(taskUpdate(s, { taskId: '1', status: 'completed' }))]);
 
     const expected = [
       'Todo list (kept by agent-tasks, revision 1; send the whole list again with TodoWrite when it changes):',
@@ -279,13 +285,13 @@ describe('SessionStart', () => {
       '- #2 [pending] Build backend',
       '- #3 [pending] Run integration tests (blocked by #2)',
     ].join('\n');
-    const answers = await Promise.all((['compact', 'resume', 'startup'] as const).map((source) => runHook(sessionStart(s, source))));
-    for (const run of answers) {
+    const [compact, resume, startup, clear] = await Promise.all((['compact', 'resume', 'startup', 'clear'] as const).map((source) => runHook(sessionStart(s, source))));
+    for (const run of [compact, resume, startup]) {
       expect(run).toMatchObject({ code: 0, stderr: '' });
-      expect(answerOf(run)).toEqual({ hookSpecificOutput: { hookEventName: 'SessionStart', additionalContext: expected } });
+      expect(answerOf(run!)).toEqual({ hookSpecificOutput: { hookEventName: 'SessionStart', additionalContext: expected } });
     }
     // /clear asks for a fresh start: no plan is pushed back.
-    expect(await runHook(sessionStart(s, 'clear'))).toMatchObject({ code: 0, stdout: '', stderr: '' });
+    expect(clear).toMatchObject({ code: 0, stdout: '', stderr: '' });
   });
 });
 
