@@ -62,7 +62,7 @@ beforeAll(async () => {
   work = mkdtempSync(path.join(os.tmpdir(), 'agent-tasks-sdk-package-'));
   project = path.join(work, 'consumer');
   mkdirSync(project);
-  const packed = timed('pnpm pack (tsup build)', () => succeed('pnpm', ['pack', '--pack-destination', work], { cwd: sdkDir }));
+  const packed = timed('pnpm pack (prepack: turbo build of the SDK)', () => succeed('pnpm', ['pack', '--pack-destination', work], { cwd: sdkDir }));
   [server] = await Promise.all([startServer(), packed]);
   tarball = path.join(work, readdirSync(work).find((name) => name.endsWith('.tgz')) ?? 'no tarball');
   expect(path.basename(tarball)).toBe(`agent-tasks-sdk-${sdkManifest.version}.tgz`);
