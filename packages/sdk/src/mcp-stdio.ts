@@ -22,9 +22,6 @@ export interface McpStdioOptions {
   env?: Record<string, string | undefined>;
 }
 
-// The package's own version, read from its package.json (one folder up from src/ and from dist/ alike).
-const { version } = JSON.parse(readFileSync(new URL('../package.json', import.meta.url), 'utf8')) as { version: string };
-
 const log = (line: string) => process.stderr.write(`agent-tasks MCP: ${line}\n`);
 
 /**
@@ -57,6 +54,8 @@ export async function runMcpStdio(options: McpStdioOptions = {}): Promise<number
     }
   }
 
+  // The package's own version, from its package.json: one folder up from src/ and from dist/ alike.
+  const { version } = JSON.parse(readFileSync(new URL('../package.json', import.meta.url), 'utf8')) as { version: string };
   const tools = toolHandlers(apiOf(client), (error) => refusalOf(error).message);
   const server = new Server({ name: 'agent-tasks', version }, { capabilities: { tools: {} } });
   server.setRequestHandler(ListToolsRequestSchema, async () => ({ tools: tools.list() as never }));
