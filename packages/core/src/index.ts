@@ -24,3 +24,5 @@ export { presentRun } from './run-present.ts';
 export { renderRunCard, runCard, runCardByLink } from './run-card.ts';
 export type { DeliveryPolicy } from './channel-service.ts';
 export * from './tool-kit.ts';
+export * as dashboard from './dashboard-service.ts';
+export { publishSessionActivity, sessionsTopic } from './dashboard-service.ts';

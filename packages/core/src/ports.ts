@@ -49,6 +49,8 @@ export interface TodoRepository {
   page(sessionId: string, before: number | null, limit: number): Promise<TodoUpdateRecord[]>;
   /** Oldest first, revisions above `after`. */
   after(sessionId: string, after: number, limit: number): Promise<TodoUpdateRecord[]>;
+  /** The updates at these (session, revision) pairs: the latest card of many sessions in one read. */
+  atRevisions(refs: readonly { sessionId: string; revision: number }[]): Promise<TodoUpdateRecord[]>;
 }
 
 export interface TaskListFilter {
@@ -93,6 +95,12 @@ export interface TaskRepository {
   appendChange(change: TaskChangeRecord): Promise<void>;
   changesOf(taskId: string): Promise<TaskChangeRecord[]>;
   changesAfter(listId: string, seq: number, limit: number): Promise<TaskChangeRecord[]>;
+  /** Every task list of the workspace by name, with how many of its tasks are in each status. */
+  lists(workspaceId: string): Promise<TaskListSummary[]>;
+}
+
+export interface TaskListSummary extends TaskListRecord {
+  counts: Partial<Record<TaskStatus, number>>;
 }
 
 export interface ChannelRepository {
@@ -129,6 +137,8 @@ export interface OutboxRepository {
   forRun(runId: string): Promise<OutboxRecord[]>;
   /** Drops a deleted channel's undelivered messages. */
   dropPending(channelId: string): Promise<void>;
+  /** The workspace's messages, newest first. */
+  recent(workspaceId: string, limit: number): Promise<OutboxRecord[]>;
 }
 
 /** Sends one notification to a webhook; resolves with the outcome, never throws. */
