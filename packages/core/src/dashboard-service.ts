@@ -69,8 +69,9 @@ export async function taskLists(deps: Deps, actor: Actor) {
 /** The whole graph of a list (deleted tasks left out): every task with its open blockers and readiness, the waves and critical path. */
 export async function taskGraph(deps: Deps, actor: Actor, input: { listName?: string | undefined }): Promise<TaskGraph> {
   const listName = input.listName ?? 'default';
-  const list = await deps.store.tasks.findList(actor.workspaceId, listName);
-  if (!list) return { listName, tasks: [], waves: [], criticalPath: [] };
+  // The feed position is read before the graph, so a reader that resumes after it misses no change.
+  const list = (await deps.store.tasks.lists(actor.workspaceId)).find((l) => l.name === listName);
+  if (!list) return { listName, tasks: [], waves: [], criticalPath: [], lastChangeSeq: 0 };
   const { tasks, edges } = await deps.store.tasks.graph(list.id, ['pending', 'in_progress', 'completed']);
   const ordered = [...tasks].sort((a, b) => a.seq - b.seq);
   const status = new Map(ordered.map((t) => [t.id, t.status]));
@@ -88,7 +89,7 @@ export async function taskGraph(deps: Deps, actor: Actor, input: { listName?: st
   });
   const remaining = ordered.filter((t) => !isResolved(t.status)).map((t) => t.id);
   const { waves, criticalPath } = parallelPlan(remaining, edges);
-  return { listName, tasks: nodes, waves, criticalPath };
+  return { listName, tasks: nodes, waves, criticalPath, lastChangeSeq: list.changeSeq };
 }
 
 const outboxState = (m: OutboxRecord): 'delivered' | 'retrying' | 'pending' => (m.deliveredAt ? 'delivered' : m.attempts > 0 ? 'retrying' : 'pending');

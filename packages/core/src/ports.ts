@@ -101,6 +101,8 @@ export interface TaskRepository {
 
 export interface TaskListSummary extends TaskListRecord {
   counts: Partial<Record<TaskStatus, number>>;
+  /** Position of the list's latest change in its feed. */
+  changeSeq: number;
 }
 
 export interface ChannelRepository {

@@ -70,7 +70,8 @@ describe('task lists and graphs', () => {
     expect(graph.tasks[2]!.blockedBy).toEqual([fe.id, be.id]);
     expect(graph.waves).toEqual([[be.id], [it2.id]]);
     expect(graph.criticalPath).toEqual([be.id, it2.id]);
-    expect(await dashboard.taskGraph(w.deps, w.viewer, { listName: 'none' })).toEqual({ listName: 'none', tasks: [], waves: [], criticalPath: [] });
+    expect(await dashboard.taskGraph(w.deps, w.viewer, { listName: 'none' })).toEqual({ listName: 'none', tasks: [], waves: [], criticalPath: [], lastChangeSeq: 0 });
+    expect(graph.lastChangeSeq).toBe(7); // three creations (the third also touches its two blockers), two updates
   });
 });
 

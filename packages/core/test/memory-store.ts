@@ -472,7 +472,7 @@ export class MemoryStore implements Store {
           return [...s.taskLists.values()]
             .filter((l) => l.workspaceId === workspaceId)
             .sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0))
-            .map(({ taskSeq, changeSeq, ...list }) => {
+            .map(({ taskSeq, ...list }) => {
               const counts: Partial<Record<TaskStatus, number>> = {};
               for (const t of s.tasks.values()) if (t.listId === list.id) counts[t.status] = (counts[t.status] ?? 0) + 1;
               return { ...clone(list), counts };

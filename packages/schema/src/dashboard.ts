@@ -46,6 +46,7 @@ export const taskGraphOutput = z.object({
   tasks: z.array(taskGraphNode).describe('Every task of the list but deleted ones, oldest first'),
   waves: z.array(z.array(z.string())).describe('Remaining tasks that can run together, wave by wave'),
   criticalPath: z.array(z.string()).describe('The longest chain of dependent remaining tasks'),
+  lastChangeSeq: z.number().int().describe('Feed position of the latest change: watch the list after it'),
 });
 export type TaskGraph = z.infer<typeof taskGraphOutput>;
 

@@ -169,7 +169,7 @@ export const prismaTaskRepository = (db: Tx): TaskRepository => ({
   changesAfter: async (listId, seq, limit) =>
     (await db.taskChange.findMany({ where: { listId, seq: { gt: seq } }, orderBy: { seq: 'asc' }, take: limit, select: changeSelect })).map(toChange),
   async lists(workspaceId) {
-    const lists = await db.taskList.findMany({ where: { workspaceId }, orderBy: { name: 'asc' }, select: { id: true, workspaceId: true, name: true, createdAt: true } });
+    const lists = await db.taskList.findMany({ where: { workspaceId }, orderBy: { name: 'asc' }, select: { id: true, workspaceId: true, name: true, createdAt: true, changeSeq: true } });
     const groups = await db.task.groupBy({ by: ['listId', 'status'], where: { listId: { in: lists.map((l) => l.id) } }, _count: { _all: true } });
     return lists.map((list) => ({
       ...list,
