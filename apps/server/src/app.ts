@@ -8,6 +8,7 @@ import { nodeIds } from './adapters/node-ids.ts';
 import { sha256Hasher } from './adapters/sha256-hasher.ts';
 import { systemClock } from './adapters/system-clock.ts';
 import { fetchWebhookSender } from './adapters/webhook-sender.ts';
+import { serveAsset, serveIndex, wantsHtml } from './http/dashboard-files.ts';
 import { serveRunLink } from './http/run-links.ts';
 import { createMcpEndpoint } from './mcp/mcp-endpoint.ts';
 import { startNotificationWorker } from './workers/notification-worker.ts';
@@ -67,12 +68,19 @@ export async function startApp(options: AppOptions): Promise<App> {
     const path = (req.url ?? '/').split('?')[0];
     if (path === '/healthz') {
       res.writeHead(200, { 'content-type': 'application/json' }).end('{"ok":true}');
-    } else if (path?.startsWith('/runs/')) {
+    } else if (path?.startsWith('/runs/') && !(wantsHtml(req) && /^\/runs\/[A-Za-z0-9_-]+\/?$/.test(path))) {
       serveRunLink(deps, path, res);
     } else if (path === '/mcp') {
       void mcp.handle(req, res);
     } else if (path?.startsWith('/trpc/')) {
       trpc(req, res);
+    } else if (req.method === 'GET' && path) {
+      // The dashboard: its built files, and index.html for any page a browser opens (client-side routes).
+      void serveAsset(path, res).then((served) => {
+        if (served) return;
+        if (wantsHtml(req)) void serveIndex(res);
+        else res.writeHead(404, { 'content-type': 'application/json' }).end('{"error":"not found"}');
+      });
     } else {
       res.writeHead(404, { 'content-type': 'application/json' }).end('{"error":"not found"}');
     }
