@@ -36,9 +36,22 @@ async function page(options: { width?: number; dark?: boolean } = {}): Promise<P
   return context.newPage();
 }
 
+/** The browser globals these tests read inside `page.evaluate` (the tests' own typecheck has no DOM library). */
+interface InBrowser {
+  __noReload?: boolean;
+  sessionStorage: { length: number; getItem(key: string): string | null; key(index: number): string | null };
+  document: { documentElement: { scrollWidth: number } };
+}
+
 /** Marks the document, so a later check can tell the page was never reloaded. */
-const markDocument = (p: Page) => p.evaluate(() => Object.assign(window, { __noReload: true }));
-const notReloaded = (p: Page) => p.evaluate(() => (window as unknown as { __noReload?: boolean }).__noReload === true);
+const markDocument = (p: Page) => p.evaluate(() => Object.assign(globalThis, { __noReload: true }));
+const notReloaded = (p: Page) => p.evaluate(() => (globalThis as unknown as InBrowser).__noReload === true);
+const storedValues = (p: Page) =>
+  p.evaluate(() => {
+    const { sessionStorage: store } = globalThis as unknown as InBrowser;
+    return Array.from({ length: store.length }, (_, i) => store.getItem(store.key(i) ?? ''));
+  });
+const pageWidth = (p: Page) => p.evaluate(() => (globalThis as unknown as InBrowser).document.documentElement.scrollWidth);
 
 describe('sign in', () => {
   it('signs in with a viewer key, shows what to do when there are no sessions, and signs out', async () => {
@@ -51,12 +64,12 @@ describe('sign in', () => {
     expect(await p.locator('.role').textContent()).toBe('sign-in · viewer');
     // The key lives in session storage only: never in the address bar.
     expect(p.url()).not.toContain(ws.viewerKey);
-    expect(await p.evaluate(() => Object.values(sessionStorage))).toContain(ws.viewerKey);
+    expect(await storedValues(p)).toEqual([ws.viewerKey]);
     await p.locator('.connection[data-state="live"]').waitFor();
     await screenshot(p, 'sessions-empty');
     await p.getByRole('button', { name: 'Sign out' }).click();
     await p.getByLabel('API key').waitFor();
-    expect(await p.evaluate(() => sessionStorage.length)).toBe(0);
+    expect(await storedValues(p)).toEqual([]);
   });
 
   it('refuses a bad key with the server\'s message, and a revoked one too', async () => {
@@ -68,7 +81,7 @@ describe('sign in', () => {
     const alert = p.getByRole('alert');
     await alert.waitFor();
     expect(await alert.textContent()).toBe('Error: unauthorized: unknown API key or session token.');
-    expect(await p.evaluate(() => sessionStorage.length)).toBe(0);
+    expect(await storedValues(p)).toEqual([]);
     await screenshot(p, 'sign-in-bad-key');
 
     const { key, token } = await ws.admin.keys.create({ name: 'soon revoked', role: 'viewer' });
@@ -137,7 +150,7 @@ describe('sessions and the session page', () => {
     const narrow = await page({ width: 400, dark: true });
     await signIn(narrow, server.url, ws.viewerKey, `/sessions/${session.id}`);
     await narrow.locator('.todo-card[data-revision="2"]').waitFor();
-    expect(await narrow.evaluate(() => document.documentElement.scrollWidth)).toBeLessThanOrEqual(400);
+    expect(await pageWidth(narrow)).toBeLessThanOrEqual(400);
     await screenshot(narrow, 'session-400px-dark');
   });
 

@@ -74,7 +74,7 @@ describe('GET /runs/<id>/card.svg', () => {
   it('answers 404 for an unknown run; the run page route is unchanged', async () => {
     const res = await fetchCard('run_does_not_exist');
     expect(res.status).toBe(404);
-    expect(await res.json()).toEqual({ error: 'run not found' });
+    expect(await res.json()).toEqual({ error: 'Error: run not found.' });
     expect((await fetch(`${server.url}/runs/run_x/card.png`)).status).toBe(404);
     const s = await sessionClient(server);
     const run = await runWith(s, 'Page', [task('Only')]);

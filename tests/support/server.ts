@@ -1,4 +1,4 @@
-// Boots the real server as a child process (tsx apps/server/src/main.ts) on a temp SQLite file, and restarts it.
+// Boots the real server as a child process (the built `agent-tasks serve`) on a temp SQLite file, and restarts it.
 import { type ChildProcess, spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { mkdtempSync } from 'node:fs';
@@ -6,14 +6,18 @@ import os from 'node:os';
 import path from 'node:path';
 
 const repoRoot = path.resolve(import.meta.dirname, '../..');
-const mainFile = path.join(repoRoot, 'apps/server/src/main.ts');
+/** The `agent-tasks` command as shipped (`pnpm build` makes dist/cli.js; `pnpm test` runs the build first). */
+export const agentTasksBin = path.join(repoRoot, 'apps/server/bin/agent-tasks.mjs');
 
 export interface RunningServer {
   url: string;
   adminKey: string;
   databaseFile: string;
   output: () => string;
-  stop(): Promise<void>;
+  /** The running server process (to send it signals). */
+  process: () => ChildProcess;
+  /** SIGTERM, then SIGKILL after 5 s; resolves with the exit code (null when killed by a signal). */
+  stop(): Promise<number | null>;
   restart(): Promise<void>;
 }
 
@@ -31,7 +35,7 @@ function spawnMain(databaseFile: string, adminKey: string | null, extraEnv: Reco
   const env: NodeJS.ProcessEnv = { ...process.env, ...extraEnv, DATABASE_URL: `file:${databaseFile}`, PORT: '0', HOST: '127.0.0.1' };
   if (adminKey) env.AGENT_TASKS_ADMIN_KEY = adminKey;
   else delete env.AGENT_TASKS_ADMIN_KEY;
-  const child = spawn(process.execPath, ['--import', 'tsx', mainFile], { cwd: repoRoot, env, stdio: ['ignore', 'pipe', 'pipe'] });
+  const child = spawn(process.execPath, [agentTasksBin, 'serve'], { cwd: repoRoot, env, stdio: ['ignore', 'pipe', 'pipe'] });
   let output = '';
   const url = new Promise<string>((resolve, reject) => {
     const timer = setTimeout(() => reject(new Error(`server did not start:\n${output}`)), 30_000);
@@ -53,13 +57,20 @@ function spawnMain(databaseFile: string, adminKey: string | null, extraEnv: Reco
   return { child, url, output: () => output };
 }
 
+/** Resolves with the process's exit code once it has exited (null when a signal ended it). */
+export const exitOf = (child: ChildProcess) =>
+  child.exitCode !== null || child.signalCode !== null
+    ? Promise.resolve(child.exitCode)
+    : new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
+
 async function stopChild(child: ChildProcess) {
-  if (child.exitCode !== null) return;
-  const exited = new Promise((resolve) => child.once('exit', resolve));
+  if (child.exitCode !== null || child.signalCode !== null) return child.exitCode;
+  const exited = exitOf(child);
   child.kill('SIGTERM');
   const timer = setTimeout(() => child.kill('SIGKILL'), 5_000);
-  await exited;
+  const code = await exited;
   clearTimeout(timer);
+  return code;
 }
 
 export async function startServer(options: StartOptions = {}): Promise<RunningServer> {
@@ -71,6 +82,7 @@ export async function startServer(options: StartOptions = {}): Promise<RunningSe
     adminKey: adminKey ?? '',
     databaseFile,
     output: () => current.output(),
+    process: () => current.child,
     stop: () => stopChild(current.child),
     async restart() {
       await stopChild(current.child);

@@ -1,26 +1,23 @@
-// Builds the running service: database (migrated), dependencies, first-run bootstrap, and the HTTP server.
-import http from 'node:http';
+// Builds the running service: database (migrated), dependencies, first-run bootstrap, HTTP server, graceful shutdown.
 import type { AddressInfo } from 'node:net';
 import { type Deps, workspaces } from '@agent-tasks/core';
-import { createHTTPHandler } from '@trpc/server/adapters/standalone';
+import { createAdaptorServer } from '@hono/node-server';
 import { inProcessLiveEvents } from './adapters/live-events.ts';
 import { nodeIds } from './adapters/node-ids.ts';
 import { sha256Hasher } from './adapters/sha256-hasher.ts';
 import { systemClock } from './adapters/system-clock.ts';
 import { fetchWebhookSender } from './adapters/webhook-sender.ts';
-import { serveAsset, serveIndex, wantsHtml } from './http/dashboard-files.ts';
-import { serveRunLink } from './http/run-links.ts';
-import { createMcpEndpoint } from './mcp/mcp-endpoint.ts';
-import { startNotificationWorker } from './workers/notification-worker.ts';
-import { createContextFactory, type Services } from './context.ts';
+import type { Services } from './context.ts';
 import { openDb } from './db/client.ts';
-import { migrationsDir } from './db/database-file.ts';
+import { migrationsDir as defaultMigrationsDir, webRoot as defaultWebRoot } from './db/database-file.ts';
+import { migrationState, pendingMigrations } from './db/migration-state.ts';
 import { applyMigrations } from './db/schema-engine.ts';
+import { createHttpApp } from './http/http-app.ts';
+import { inFlightRequests } from './http/in-flight.ts';
+import { type Logger, createLogger } from './logger.ts';
+import { createMcpEndpoint } from './mcp/mcp-endpoint.ts';
 import { prismaStore } from './repositories/prisma-store.ts';
-import { appRouter } from './routers/root.ts';
-
-/** Largest request body accepted (an import of many task files is the biggest legitimate one). */
-const MAX_BODY_BYTES = 16 * 1024 * 1024;
+import { startNotificationWorker } from './workers/notification-worker.ts';
 
 export interface AppOptions {
   databaseFile: string;
@@ -31,6 +28,15 @@ export interface AppOptions {
   publicUrl?: string | undefined;
   /** Notification delivery: first retry delay, longest delay, and how often the outbox is polled. */
   delivery?: { baseMs?: number; maxMs?: number; pollMs?: number };
+  /** Browser origins allowed to call the API (CORS); empty for none, `*` for any (never with credentials). */
+  corsOrigins?: string[];
+  /** How long a shutdown waits for in-flight requests before closing their connections. */
+  shutdownTimeoutMs?: number;
+  /** Defaults to a silent logger (tests, embedding); the command passes its own. */
+  log?: Logger;
+  /** The built dashboard; defaults to apps/web/dist. */
+  webRoot?: string;
+  migrationsDir?: string;
 }
 
 export interface App {
@@ -38,11 +44,19 @@ export interface App {
   services: Services;
   /** Set when this start created the first workspace: its admin key, to print once. */
   firstRun: { workspaceId: string; adminKey: string; generated: boolean } | null;
+  /** Graceful: stop accepting, let in-flight requests finish (up to the deadline), end live streams and MCP
+   * sessions, stop the notification worker, then close the database. */
   close(): Promise<void>;
 }
 
 export async function startApp(options: AppOptions): Promise<App> {
-  await applyMigrations({ databaseFile: options.databaseFile, migrationsDir });
+  const log = options.log ?? createLogger({ level: 'silent', format: 'json' });
+  const migrationsDir = options.migrationsDir ?? defaultMigrationsDir;
+  // The schema engine (WASM, ~0.4 s to load) runs only when a migration is pending.
+  if (pendingMigrations(options.databaseFile, migrationsDir).length > 0) {
+    const { applied } = await applyMigrations({ databaseFile: options.databaseFile, migrationsDir });
+    log.info({ applied }, 'migrations applied');
+  }
   const writer = await openDb(options.databaseFile);
   const reader = await openDb(options.databaseFile);
   const live = inProcessLiveEvents();
@@ -54,58 +68,52 @@ export async function startApp(options: AppOptions): Promise<App> {
     events: live,
     publicUrl: options.publicUrl ?? '',
   };
-  const services: Services = { deps, live };
+  const services: Services = { deps, live, log };
   const firstRun = await workspaces.bootstrap(deps, options.adminKey);
 
-  const trpc = createHTTPHandler({
-    router: appRouter,
-    createContext: createContextFactory(services),
-    basePath: '/trpc/',
-    maxBodySize: MAX_BODY_BYTES,
-  });
+  const inFlight = inFlightRequests();
   const mcp = createMcpEndpoint(services);
-  const server = http.createServer((req, res) => {
-    const path = (req.url ?? '/').split('?')[0];
-    if (path === '/healthz') {
-      res.writeHead(200, { 'content-type': 'application/json' }).end('{"ok":true}');
-    } else if (path?.startsWith('/runs/') && !(wantsHtml(req) && /^\/runs\/[A-Za-z0-9_-]+\/?$/.test(path))) {
-      serveRunLink(deps, path, res);
-    } else if (path === '/mcp') {
-      void mcp.handle(req, res);
-    } else if (path?.startsWith('/trpc/')) {
-      trpc(req, res);
-    } else if (req.method === 'GET' && path) {
-      // The dashboard: its built files, and index.html for any page a browser opens (client-side routes).
-      void serveAsset(path, res).then((served) => {
-        if (served) return;
-        if (wantsHtml(req)) void serveIndex(res);
-        else res.writeHead(404, { 'content-type': 'application/json' }).end('{"error":"not found"}');
-      });
-    } else {
-      res.writeHead(404, { 'content-type': 'application/json' }).end('{"error":"not found"}');
-    }
+  const migrations = migrationState(reader, migrationsDir);
+  const app = createHttpApp({
+    services,
+    inFlight,
+    mcp,
+    corsOrigins: options.corsOrigins ?? [],
+    webRoot: options.webRoot ?? defaultWebRoot,
+    ready: () => migrations.check(),
   });
-  await new Promise<void>((resolve) => server.listen(options.port ?? 0, options.host ?? '127.0.0.1', resolve));
+  const server = createAdaptorServer({ fetch: app.fetch, overrideGlobalObjects: false });
+  await new Promise<void>((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(options.port ?? 0, options.host ?? '127.0.0.1', () => resolve());
+  });
   const { port } = server.address() as AddressInfo;
   const url = `http://${options.host ?? '127.0.0.1'}:${port}`;
   deps.publicUrl ||= url;
-  const worker = startNotificationWorker(deps, fetchWebhookSender(), {
+  const worker = startNotificationWorker(deps, fetchWebhookSender(), log, {
     baseMs: options.delivery?.baseMs ?? 1_000,
     maxMs: options.delivery?.maxMs ?? 60_000,
     pollMs: options.delivery?.pollMs ?? 250,
     batch: 50,
   });
 
+  let closing: Promise<void> | undefined;
+  async function shutdown() {
+    const closed = new Promise<void>((resolve) => server.close(() => resolve()));
+    live.close();
+    const left = await inFlight.drain(options.shutdownTimeoutMs ?? 10_000);
+    if (left > 0) log.warn({ left }, 'shutdown deadline passed with requests still running; closing their connections');
+    await mcp.close();
+    await worker.stop();
+    if ('closeAllConnections' in server) server.closeAllConnections();
+    await closed;
+    await Promise.all([writer.$disconnect(), reader.$disconnect()]);
+  }
+
   return {
     url,
     services,
     firstRun,
-    async close() {
-      await worker.stop();
-      await mcp.close();
-      server.closeAllConnections();
-      await new Promise<void>((resolve) => server.close(() => resolve()));
-      await Promise.all([writer.$disconnect(), reader.$disconnect()]);
-    },
+    close: () => (closing ??= shutdown()),
   };
 }

@@ -1,20 +1,33 @@
-// Request context: the inner part holds the dependencies; the adapter part reads the bearer token from HTTP.
-import type { IncomingMessage } from 'node:http';
+// Request context: the inner part holds the dependencies; the adapter part reads the bearer token and request id from HTTP.
 import type { Deps } from '@agent-tasks/core';
+import type { FetchCreateContextFnOptions } from '@trpc/server/adapters/fetch';
 import type { LiveEvents } from './adapters/live-events.ts';
+import type { Logger } from './logger.ts';
 
 export interface Services {
   deps: Deps;
   live: LiveEvents;
+  log: Logger;
+}
+
+/** What one request tells the access log: its id, and who called once the token is resolved. */
+export interface RequestInfo {
+  id: string;
+  actorId?: string;
 }
 
 export interface InnerContext extends Services {
   token: string | null;
+  request: RequestInfo;
 }
 
-export const createInnerContext = (services: Services, token: string | null): InnerContext => ({ ...services, token });
+export const createInnerContext = (services: Services, token: string | null, request: RequestInfo = { id: 'in-process' }): InnerContext => ({
+  ...services,
+  token,
+  request,
+});
 
-export function bearerToken(header: string | string[] | undefined): string | null {
+export function bearerToken(header: string | string[] | null | undefined): string | null {
   const value = Array.isArray(header) ? header[0] : header;
   const match = value?.match(/^Bearer\s+(\S+)\s*$/i);
   return match?.[1] ?? null;
@@ -22,9 +35,9 @@ export function bearerToken(header: string | string[] | undefined): string | nul
 
 /** The adapter part: a token from the Authorization header, or from SSE connection params (EventSource has no headers). */
 export function createContextFactory(services: Services) {
-  return ({ req, info }: { req: IncomingMessage; info: { connectionParams: Record<string, string | undefined> | null } }) => {
-    const token = bearerToken(req.headers.authorization) ?? info.connectionParams?.token ?? null;
-    return createInnerContext(services, token);
+  return ({ req, info }: FetchCreateContextFnOptions, request: RequestInfo) => {
+    const token = bearerToken(req.headers.get('authorization')) ?? info.connectionParams?.token ?? null;
+    return createInnerContext(services, token, request);
   };
 }
 

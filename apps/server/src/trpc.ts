@@ -6,23 +6,42 @@ import { ZodError, z } from 'zod';
 import type { Context } from './context.ts';
 import { toTRPCError } from './error-map.ts';
 
+/** The answer's data: the tRPC code and HTTP status, the stable app code and details; never a stack or a file path. */
+function safeData(shape: { data: { code: string; httpStatus: number; path?: string } }, appCode: string | null, details: unknown) {
+  const { code, httpStatus, path } = shape.data;
+  return { code, httpStatus, ...(path === undefined ? {} : { path }), appCode, details };
+}
+
 const t = initTRPC.context<Context>().create({
-  errorFormatter({ shape, error }) {
+  // Stack traces stay in the server's log whatever NODE_ENV is.
+  isDev: false,
+  errorFormatter({ shape, error, ctx }) {
     const cause = error.cause;
-    if (cause instanceof ZodError) {
-      return { ...shape, message: formatZodError(cause), data: { ...shape.data, appCode: 'INVALID_INPUT', details: null } };
-    }
-    if (isDomainError(cause)) {
-      return { ...shape, message: cause.message, data: { ...shape.data, appCode: cause.code, details: cause.details ?? null } };
-    }
-    const message = error.code === 'INTERNAL_SERVER_ERROR' ? 'Error: internal server error.' : shape.message;
-    return { ...shape, message, data: { ...shape.data, appCode: null, details: null } };
+    if (cause instanceof ZodError) return { ...shape, message: formatZodError(cause), data: safeData(shape, 'INVALID_INPUT', null) };
+    if (isDomainError(cause)) return { ...shape, message: cause.message, data: safeData(shape, cause.code, cause.details ?? null) };
+    const message =
+      error.code === 'INTERNAL_SERVER_ERROR'
+        ? `Error: internal server error (request ${ctx?.request.id ?? 'unknown'}).`
+        : publicMessage(error.code, shape.message);
+    return { ...shape, message, data: safeData(shape, null, null) };
   },
   sse: {
     ping: { enabled: true, intervalMs: 10_000 },
     client: { reconnectAfterInactivityMs: 20_000 },
   },
 });
+
+/**
+ * tRPC's own refusals (unknown procedure, wrong method, unreadable body) keep a short `Error:` text; anything
+ * else that is not ours is answered with its code only, so no library or runtime message leaks out.
+ */
+function publicMessage(code: string, message: string): string {
+  if (code === 'NOT_FOUND' || code === 'METHOD_NOT_SUPPORTED' || code === 'PARSE_ERROR' || code === 'PAYLOAD_TOO_LARGE' || code === 'BAD_REQUEST') {
+    const text = message.split('\n')[0]?.slice(0, 200) ?? '';
+    return text.startsWith('Error:') ? text : `Error: ${text.charAt(0).toLowerCase()}${text.slice(1)}${/[.!?]$/.test(text) ? '' : '.'}`;
+  }
+  return `Error: ${code.toLowerCase().replaceAll('_', ' ')}.`;
+}
 
 export const router = t.router;
 export const createCallerFactory = t.createCallerFactory;
@@ -35,9 +54,11 @@ const domainErrors = t.middleware(async ({ next }) => {
 
 export const publicProcedure = t.procedure.use(domainErrors);
 
-export const authedProcedure = publicProcedure.use(async ({ ctx, next }) =>
-  next({ ctx: { actor: await resolveActor(ctx.deps, ctx.token) } }),
-);
+export const authedProcedure = publicProcedure.use(async ({ ctx, next }) => {
+  const actor = await resolveActor(ctx.deps, ctx.token);
+  ctx.request.actorId = actor.sessionId ?? actor.keyId;
+  return next({ ctx: { actor } });
+});
 
 /** Output contract of a subscription: a stream of tracked events whose data each match `schema`. */
 export function streamOf<T extends z.ZodType>(schema: T) {

@@ -1,8 +1,19 @@
-// Resolves DATABASE_URL (file:… or a path) to an absolute SQLite file path; default data/agent-tasks.db.
+// Where things are on disk: the repository root (found from this file, in source or built form), migrations, the
+// dashboard's built assets, and DATABASE_URL (file:… or a path) resolved to an absolute SQLite file path.
+import { existsSync } from 'node:fs';
 import path from 'node:path';
 
-export const repoRoot = path.resolve(import.meta.dirname, '../../../..');
+function findRepoRoot(from: string): string {
+  for (let dir = from; ; dir = path.dirname(dir)) {
+    if (existsSync(path.join(dir, 'prisma', 'schema.prisma'))) return dir;
+    if (path.dirname(dir) === dir) throw new Error(`prisma/schema.prisma not found above ${from}`);
+  }
+}
+
+export const repoRoot = findRepoRoot(import.meta.dirname);
 export const migrationsDir = path.join(repoRoot, 'prisma', 'migrations');
+export const schemaFile = path.join(repoRoot, 'prisma', 'schema.prisma');
+export const webRoot = path.join(repoRoot, 'apps', 'web', 'dist');
 
 export function databaseFileFrom(url: string | undefined, cwd = process.cwd()): string {
   if (!url) return path.join(repoRoot, 'data', 'agent-tasks.db');

@@ -1,45 +1,33 @@
-// Run links, answered without a key (the unguessable run id is the capability): the run's page and its card.
-import type { ServerResponse } from 'node:http';
+// Run links, answered without a key (the unguessable run id is the capability): the run page or its JSON, and its card.
 import { type Deps, runCardByLink, runs } from '@agent-tasks/core';
+import { type Context, Hono } from 'hono';
+import type { AppEnv } from './http-app.ts';
+import { wantsHtml, webIndex } from './web-page.ts';
 
-const notFound = (res: ServerResponse) => res.writeHead(404, { 'content-type': 'application/json' }).end('{"error":"run not found"}');
+const notFound = (c: Context) => c.json({ error: 'Error: run not found.' }, 404);
 
-/** `/runs/<id>` (the run's view as JSON until the dashboard exists) and `/runs/<id>/card.svg`. */
-export function serveRunLink(deps: Deps, path: string, res: ServerResponse) {
-  const page = path.match(/^\/runs\/([A-Za-z0-9_-]+)\/?$/)?.[1];
-  const card = path.match(/^\/runs\/([A-Za-z0-9_-]+)\/card\.svg$/)?.[1];
-  if (page) void servePage(res, () => runs.getRunByLink(deps, page));
-  else if (card) void serveCard(res, () => runCardByLink(deps, card));
-  else notFound(res);
-}
+const cardHeaders = {
+  'content-type': 'image/svg+xml; charset=utf-8',
+  'cache-control': 'no-store',
+  'x-content-type-options': 'nosniff',
+  'content-security-policy': "default-src 'none'; style-src 'unsafe-inline'",
+};
 
-/** A run page: until the dashboard exists, the run's view as JSON; the unguessable run id is the capability. */
-async function servePage(res: ServerResponse, load: () => Promise<unknown>) {
-  try {
-    const view = await load();
-    if (view) res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify(view));
-    else notFound(res);
-  } catch (error) {
-    console.error('run page failed:', error);
-    res.writeHead(500, { 'content-type': 'application/json' }).end('{"error":"internal error"}');
-  }
-}
-
-/** A run's card as an SVG image, by the same capability link as its page; the image runs no script and loads nothing. */
-async function serveCard(res: ServerResponse, load: () => Promise<string | null>) {
-  try {
-    const svg = await load();
-    if (svg === null) return void notFound(res);
-    res
-      .writeHead(200, {
-        'content-type': 'image/svg+xml; charset=utf-8',
-        'cache-control': 'no-store',
-        'x-content-type-options': 'nosniff',
-        'content-security-policy': "default-src 'none'; style-src 'unsafe-inline'",
-      })
-      .end(svg);
-  } catch (error) {
-    console.error('run card failed:', error);
-    res.writeHead(500, { 'content-type': 'application/json' }).end('{"error":"internal error"}');
-  }
+/**
+ * `/runs/<id>`: the dashboard's run page to a browser (`Accept: text/html`), the run's view as JSON to API clients;
+ * `/runs/<id>/card.svg`: the run's card as an image that runs no script and loads nothing.
+ */
+export function runLinks(deps: Deps, webRoot: string) {
+  const app = new Hono<AppEnv>();
+  const page = webIndex(webRoot);
+  app.get('/:id{[A-Za-z0-9_-]+}/card.svg', async (c) => {
+    const svg = await runCardByLink(deps, c.req.param('id'));
+    return svg === null ? notFound(c) : c.body(svg, 200, cardHeaders);
+  });
+  app.get('/:id{[A-Za-z0-9_-]+}', async (c) => {
+    const view = await runs.getRunByLink(deps, c.req.param('id'));
+    if (!view) return notFound(c);
+    return page && wantsHtml(c) ? page(c) : c.json(view as object);
+  });
+  return app;
 }

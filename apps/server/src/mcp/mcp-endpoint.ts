@@ -2,8 +2,7 @@
 import { randomUUID } from 'node:crypto';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { type Actor, type ToolApi, isDomainError, resolveActor, sessions } from '@agent-tasks/core';
-import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
-import { isInitializeRequest } from '@modelcontextprotocol/sdk/types.js';
+import type { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
 import { TRPCError } from '@trpc/server';
 import { type Services, bearerToken, createInnerContext } from '../context.ts';
 import { appRouter } from '../routers/root.ts';
@@ -108,6 +107,10 @@ export function createMcpEndpoint(services: Services) {
       if (error instanceof BodyTooLarge) return rpcError(res, 413, -32600, 'Error: the request body is larger than 4 MB.');
       return rpcError(res, 400, -32700, 'Error: the request body is not valid JSON.');
     }
+    const [{ StreamableHTTPServerTransport }, { isInitializeRequest }] = await Promise.all([
+      import('@modelcontextprotocol/sdk/server/streamableHttp.js'),
+      import('@modelcontextprotocol/sdk/types.js'),
+    ]);
     if (!isInitializeRequest(body)) return noSession();
     const api = callerApi(services, await sessionToken(actor, token ?? ''));
     const transport: StreamableHTTPServerTransport = new StreamableHTTPServerTransport({
@@ -117,14 +120,14 @@ export function createMcpEndpoint(services: Services) {
     transport.onclose = () => {
       if (transport.sessionId) open.delete(transport.sessionId);
     };
-    await createMcpServer(api, errorText).connect(transport);
+    await (await createMcpServer(api, errorText)).connect(transport);
     await transport.handleRequest(req, res, body);
   }
 
   return {
     handle: (req: IncomingMessage, res: ServerResponse) =>
       handle(req, res).catch((error) => {
-        console.error('mcp request failed:', error);
+        services.log.error({ err: error }, 'mcp request failed');
         if (!res.headersSent) rpcError(res, 500, -32603, 'Error: internal server error.');
       }),
     async close() {

@@ -1,5 +1,6 @@
 // Background delivery of queued notifications: polls the durable outbox, so nothing is lost across restarts.
 import { type Deps, type DeliveryPolicy, type WebhookSender, channels } from '@agent-tasks/core';
+import type { Logger } from '../logger.ts';
 
 export interface Worker {
   /** Runs one delivery pass now (and returns when it is done). */
@@ -7,7 +8,7 @@ export interface Worker {
   stop(): Promise<void>;
 }
 
-export function startNotificationWorker(deps: Deps, sender: WebhookSender, policy: DeliveryPolicy & { pollMs: number }): Worker {
+export function startNotificationWorker(deps: Deps, sender: WebhookSender, log: Logger, policy: DeliveryPolicy & { pollMs: number }): Worker {
   let stopped = false;
   let running: Promise<void> = Promise.resolve();
   const pass = () => {
@@ -16,7 +17,7 @@ export function startNotificationWorker(deps: Deps, sender: WebhookSender, polic
       try {
         await channels.deliverDue(deps, sender, policy);
       } catch (error) {
-        console.error('notification delivery pass failed:', error);
+        log.error({ err: error }, 'notification delivery pass failed');
       }
     });
     return running;

@@ -1,0 +1,44 @@
+// Operator commands on the server's own database file (keys, migrations): migrated, with the core's dependencies.
+import { type Actor, type Deps, DomainError } from '@agent-tasks/core';
+import { nodeIds } from '../adapters/node-ids.ts';
+import { sha256Hasher } from '../adapters/sha256-hasher.ts';
+import { systemClock } from '../adapters/system-clock.ts';
+import { openDb } from '../db/client.ts';
+import { migrationsDir } from '../db/database-file.ts';
+import { pendingMigrations } from '../db/migration-state.ts';
+import { applyMigrations } from '../db/schema-engine.ts';
+import { prismaStore } from '../repositories/prisma-store.ts';
+
+/** Opens the file (applying pending migrations), runs `work` with core dependencies, and closes it. */
+export async function withLocalDatabase<T>(databaseFile: string, work: (deps: Deps, workspaceIds: () => Promise<string[]>) => Promise<T>) {
+  if (pendingMigrations(databaseFile, migrationsDir).length > 0) await applyMigrations({ databaseFile, migrationsDir });
+  const db = await openDb(databaseFile);
+  try {
+    const deps: Deps = {
+      store: prismaStore(db, db),
+      clock: systemClock,
+      ids: nodeIds,
+      hasher: sha256Hasher,
+      events: { publish: () => {} },
+      publicUrl: '',
+    };
+    const workspaceIds = async () =>
+      (await db.workspace.findMany({ select: { id: true }, orderBy: { createdAt: 'asc' } })).map((w) => w.id);
+    return await work(deps, workspaceIds);
+  } finally {
+    await db.$disconnect();
+  }
+}
+
+/** The operator acts as an admin of one workspace: the one named, or the only one there is. */
+export async function operatorOf(workspaceIds: () => Promise<string[]>, named: string | undefined): Promise<Actor> {
+  const ids = await workspaceIds();
+  if (named && !ids.includes(named)) throw new DomainError('NOT_FOUND', `Error: workspace ${named} not found.`);
+  if (!named && ids.length === 0) {
+    throw new DomainError('NOT_FOUND', 'Error: this database has no workspace yet; start the server once (agent-tasks serve) to create it.');
+  }
+  if (!named && ids.length > 1) {
+    throw new DomainError('INVALID_INPUT', `Error: this database has ${ids.length} workspaces; name one with --workspace (${ids.join(', ')}).`);
+  }
+  return { workspaceId: named ?? (ids[0] as string), role: 'admin', keyId: 'operator', sessionId: null, agentName: null };
+}

@@ -1,0 +1,29 @@
+// `agent-tasks migrate [apply|check]`: apply pending migrations to the database file, or check schema/migration drift.
+import type { Command } from 'commander';
+import { migrationsDir, schemaFile } from '../db/database-file.ts';
+import { pendingMigrations } from '../db/migration-state.ts';
+import { applyMigrations, checkDrift } from '../db/schema-engine.ts';
+import { databaseFileOf, databaseOption, type DatabaseFlags } from './options.ts';
+
+export function migrateCommand(program: Command) {
+  const migrate = program.command('migrate').description('apply pending migrations (default) or check for drift');
+  databaseOption(migrate.command('apply', { isDefault: true }).description('apply pending migrations to the database file')).action(
+    async (flags: DatabaseFlags) => {
+      const databaseFile = databaseFileOf(flags);
+      const pending = pendingMigrations(databaseFile, migrationsDir);
+      const { applied } = pending.length > 0 ? await applyMigrations({ databaseFile, migrationsDir }) : { applied: [] };
+      process.stdout.write(
+        applied.length > 0 ? `Applied ${applied.length} migration(s) to ${databaseFile}: ${applied.join(', ')}\n` : `${databaseFile} is up to date.\n`,
+      );
+    },
+  );
+  migrate
+    .command('check')
+    .description('exit 0 when prisma/schema.prisma and prisma/migrations agree, 1 with the missing SQL otherwise')
+    .action(async () => {
+      const { inSync, script } = await checkDrift({ schemaFile, migrationsDir });
+      if (inSync) return void process.stdout.write('prisma/schema.prisma and prisma/migrations agree.\n');
+      process.stderr.write(`prisma/schema.prisma differs from prisma/migrations. Run \`pnpm migrate:create <name>\`. Missing SQL:\n\n${script}\n`);
+      process.exitCode = 1;
+    });
+}

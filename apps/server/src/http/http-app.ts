@@ -1,0 +1,117 @@
+// The HTTP layer (Hono): access log and request ids, CORS, body limits, health, tRPC, MCP, run links, the dashboard.
+import type { HttpBindings } from '@hono/node-server';
+import { RESPONSE_ALREADY_SENT } from '@hono/node-server/utils/response';
+import { trpcServer } from '@hono/trpc-server';
+import { type Context, Hono } from 'hono';
+import { bodyLimit } from 'hono/body-limit';
+import { cors } from 'hono/cors';
+import { requestId } from 'hono/request-id';
+import { type RequestInfo, type Services, createContextFactory } from '../context.ts';
+import { appRouter } from '../routers/root.ts';
+import { dashboard } from './dashboard.ts';
+import { type InFlight } from './in-flight.ts';
+import { runLinks } from './run-links.ts';
+
+/** Largest request body accepted on /trpc (an import of many task files is the biggest legitimate one). */
+export const MAX_BODY_BYTES = 16 * 1024 * 1024;
+
+export type AppEnv = { Bindings: HttpBindings; Variables: { requestId: string; info: RequestInfo } };
+
+export interface HttpAppOptions {
+  services: Services;
+  corsOrigins: string[];
+  inFlight: InFlight;
+  mcp: { handle(req: HttpBindings['incoming'], res: HttpBindings['outgoing']): Promise<void> };
+  /** Whether the database answers and every migration is applied. */
+  ready(): Promise<{ ready: true } | { ready: false; reason: string }>;
+  webRoot: string;
+}
+
+const json = (c: Context, status: number, body: unknown) => c.json(body as object, status as 200);
+
+/** The procedures of a tRPC request path (`/trpc/todo.write,todo.get` → `todo.write,todo.get`). */
+const routeOf = (c: Context) => (c.req.path.startsWith('/trpc/') ? c.req.path.slice('/trpc/'.length) : c.req.routePath);
+
+export function createHttpApp(options: HttpAppOptions) {
+  const { services, inFlight } = options;
+  const log = services.log;
+  const adapterContext = createContextFactory(services);
+  const app = new Hono<AppEnv>();
+
+  app.use(requestId({ limitLength: 64 }));
+  // One access-log line per request: id, route or procedure, actor (never a token), status, duration.
+  app.use(async (c, next) => {
+    const started = performance.now();
+    const info: RequestInfo = { id: c.get('requestId') };
+    c.set('info', info);
+    if (!inFlight.enter()) {
+      c.header('connection', 'close');
+      c.header('retry-after', '1');
+      return json(c, 503, { error: 'Error: the server is shutting down; retry shortly.' });
+    }
+    try {
+      await next();
+    } finally {
+      inFlight.leave();
+      const status = c.res === RESPONSE_ALREADY_SENT ? c.env.outgoing.statusCode : c.res.status;
+      log.info(
+        { req: info.id, method: c.req.method, route: routeOf(c), actor: info.actorId, status, ms: Math.round((performance.now() - started) * 10) / 10 },
+        'request',
+      );
+    }
+  });
+
+  if (options.corsOrigins.length > 0) {
+    const any = options.corsOrigins.includes('*');
+    app.use(
+      cors({
+        // Bearer tokens, never cookies: credentials are not allowed, so `*` is never combined with them.
+        origin: (origin) => (any ? '*' : options.corsOrigins.includes(origin) ? origin : null),
+        allowMethods: ['GET', 'POST', 'DELETE', 'OPTIONS'],
+        allowHeaders: ['authorization', 'content-type', 'trpc-accept', 'last-event-id', 'mcp-session-id', 'mcp-protocol-version', 'x-request-id'],
+        exposeHeaders: ['x-request-id', 'mcp-session-id'],
+        credentials: false,
+        maxAge: 600,
+      }),
+    );
+  }
+
+  app.onError((error, c) => {
+    const id = c.get('requestId') ?? 'unknown';
+    log.error({ req: id, err: error }, 'unexpected error');
+    return json(c, 500, { error: `Error: internal server error (request ${id}).` });
+  });
+  app.notFound((c) => json(c, 404, { error: `Error: not found: ${c.req.method} ${c.req.path.slice(0, 200)}.` }));
+
+  app.get('/healthz', (c) => c.json({ ok: true }));
+  app.get('/readyz', async (c) => {
+    const state = await options.ready();
+    return json(c, state.ready ? 200 : 503, state);
+  });
+
+  app.use(
+    '/trpc/*',
+    bodyLimit({
+      maxSize: MAX_BODY_BYTES,
+      onError: (c) => json(c, 413, { error: { message: 'Error: the request body is larger than 16 MiB.', code: -32600 } }),
+    }),
+    trpcServer({
+      router: appRouter,
+      endpoint: '/trpc',
+      createContext: (opts, c) => adapterContext(opts, (c as Context<AppEnv>).get('info')) as unknown as Record<string, unknown>,
+      onError({ error, ctx }) {
+        // Refusals are answers, not faults; anything else is logged with its stack under the request's id.
+        if (error.code === 'INTERNAL_SERVER_ERROR') log.error({ req: ctx?.request.id, err: error.cause ?? error }, 'unexpected error');
+      },
+    }),
+  );
+
+  app.all('/mcp', async (c) => {
+    await options.mcp.handle(c.env.incoming, c.env.outgoing);
+    return RESPONSE_ALREADY_SENT;
+  });
+
+  app.route('/runs', runLinks(services.deps, options.webRoot));
+  app.route('/', dashboard(options.webRoot));
+  return app;
+}

@@ -1,0 +1,139 @@
+// Black-box tests of the `agent-tasks` command: help and usage errors, configuration refusals, keys and migrate.
+import { execFile } from 'node:child_process';
+import { existsSync } from 'node:fs';
+import { createClient } from '@agent-tasks/sdk';
+import Database from 'better-sqlite3';
+import { describe, expect, it } from 'vitest';
+import { countRows, refused } from './support/fixtures.ts';
+import { agentTasksBin, startServer, tempDatabaseFile } from './support/server.ts';
+
+interface Ran {
+  code: number;
+  stdout: string;
+  stderr: string;
+}
+
+/** Runs `agent-tasks <args>` to completion with the given environment additions. */
+function agentTasks(args: string[], env: Record<string, string> = {}): Promise<Ran> {
+  return new Promise((resolve) => {
+    const childEnv: NodeJS.ProcessEnv = { ...process.env, LOG_FORMAT: 'json', ...env };
+    delete childEnv.AGENT_TASKS_ADMIN_KEY;
+    if (!('DATABASE_URL' in env)) delete childEnv.DATABASE_URL;
+    execFile(process.execPath, [agentTasksBin, ...args], { env: childEnv, timeout: 20_000 }, (error, stdout, stderr) => {
+      const code = error ? (typeof error.code === 'number' ? error.code : 1) : 0;
+      resolve({ code, stdout, stderr });
+    });
+  });
+}
+
+describe('agent-tasks --help', () => {
+  it.each([
+    [[], 'Usage: agent-tasks [options] [command]'],
+    [['serve'], 'Usage: agent-tasks serve [options]'],
+    [['keys'], 'Usage: agent-tasks keys [options] [command]'],
+    [['keys', 'create'], 'Usage: agent-tasks keys create [options]'],
+    [['keys', 'list'], 'Usage: agent-tasks keys list [options]'],
+    [['keys', 'revoke'], 'Usage: agent-tasks keys revoke [options] <id>'],
+    [['migrate'], 'Usage: agent-tasks migrate [options] [command]'],
+    [['migrate', 'apply'], 'Usage: agent-tasks migrate apply [options]'],
+    [['migrate', 'check'], 'Usage: agent-tasks migrate check [options]'],
+  ])('%j --help prints its usage and exits 0', async (args, usage) => {
+    const ran = await agentTasks([...args, '--help']);
+    expect(ran.code).toBe(0);
+    expect(ran.stdout).toContain(usage);
+  });
+
+  it('refuses an unknown flag or command with a clear error and exit code 2', async () => {
+    const flag = await agentTasks(['serve', '--bogus']);
+    expect(flag.code).toBe(2);
+    expect(flag.stderr).toContain("Error: unknown option '--bogus'");
+    const command = await agentTasks(['keys', 'mint']);
+    expect(command.code).toBe(2);
+    expect(command.stderr).toContain("Error: unknown command 'mint'");
+  });
+});
+
+describe('configuration refusals', () => {
+  it.each([
+    [{ PORT: 'abc' }, [], 'Error: invalid configuration: PORT must be a whole number from 0 to 65535 (got "abc").'],
+    [{ PORT: '70000' }, [], 'Error: invalid configuration: PORT must be a whole number from 0 to 65535 (got "70000").'],
+    [{}, ['--port', '-1'], 'Error: invalid configuration: --port (PORT) must be a whole number from 0 to 65535 (got "-1").'],
+    [{ LOG_LEVEL: 'loud' }, [], 'Error: invalid configuration: LOG_LEVEL must be one of fatal, error, warn, info, debug, trace, silent (got "loud").'],
+    [{ LOG_FORMAT: 'xml' }, [], 'Error: invalid configuration: LOG_FORMAT must be json or pretty (got "xml").'],
+    [{ AGENT_TASKS_PUBLIC_URL: 'tasks.example.com' }, [], 'Error: invalid configuration: AGENT_TASKS_PUBLIC_URL must be an absolute http:// or https:// URL (got "tasks.example.com").'],
+    [{}, ['--public-url', 'ftp://x'], 'Error: invalid configuration: --public-url (AGENT_TASKS_PUBLIC_URL) must be an absolute http:// or https:// URL (got "ftp://x").'],
+    [
+      { AGENT_TASKS_CORS_ORIGINS: 'https://ok.example.com,https://bad.example.com/path' },
+      [],
+      'Error: invalid configuration: AGENT_TASKS_CORS_ORIGINS must be a comma-separated list of origins such as https://dash.example.com (scheme and host, no path), or * (got "https://ok.example.com,https://bad.example.com/path").',
+    ],
+    [{ AGENT_TASKS_OUTBOX_POLL_MS: '5' }, [], 'Error: invalid configuration: AGENT_TASKS_OUTBOX_POLL_MS must be a whole number from 10 to 600000 (got "5").'],
+    [{ AGENT_TASKS_SHUTDOWN_TIMEOUT_MS: 'soon' }, [], 'Error: invalid configuration: AGENT_TASKS_SHUTDOWN_TIMEOUT_MS must be a whole number from 0 to 600000 (got "soon").'],
+    [{ DATABASE_URL: 'postgresql://db/x' }, [], 'Error: invalid configuration: DATABASE_URL must be file:<path> (SQLite) or a file path (got "postgresql://db/x").'],
+  ])('%j %j stops the start before anything is created', async (env, flags, message) => {
+    const databaseFile = tempDatabaseFile();
+    const ran = await agentTasks(['serve', ...flags], { DATABASE_URL: `file:${databaseFile}`, ...env });
+    expect(ran.code).toBe(2);
+    expect(ran.stderr.trim()).toBe(message);
+    expect(existsSync(databaseFile)).toBe(false);
+  });
+});
+
+describe('agent-tasks keys and migrate', () => {
+  it('applies migrations to a new file, then finds nothing to do; the schema and migrations agree', async () => {
+    const databaseFile = tempDatabaseFile();
+    const first = await agentTasks(['migrate', '--database', databaseFile]);
+    expect(first.code).toBe(0);
+    expect(first.stdout).toMatch(/^Applied \d+ migration\(s\) to /);
+    const again = await agentTasks(['migrate', 'apply'], { DATABASE_URL: `file:${databaseFile}` });
+    expect(again.stdout).toBe(`${databaseFile} is up to date.\n`);
+    const check = await agentTasks(['migrate', 'check']);
+    expect(check.code).toBe(0);
+    expect(check.stdout).toBe('prisma/schema.prisma and prisma/migrations agree.\n');
+  });
+
+  it('refuses keys on a database with no workspace yet, recording nothing', async () => {
+    const databaseFile = tempDatabaseFile();
+    const ran = await agentTasks(['keys', 'create', '--name', 'ci', '--role', 'agent', '--database', databaseFile]);
+    expect(ran.code).toBe(1);
+    expect(ran.stderr.trim()).toBe('Error: this database has no workspace yet; start the server once (agent-tasks serve) to create it.');
+    const db = new Database(databaseFile, { readonly: true });
+    expect((db.prepare('SELECT COUNT(*) AS n FROM ApiKey').get() as { n: number }).n).toBe(0);
+    db.close();
+  });
+
+  it('creates a key whose token works once printed, lists it, and revokes it', async () => {
+    const server = await startServer();
+    try {
+      const database = server.databaseFile;
+      const badRole = await agentTasks(['keys', 'create', '--name', 'x', '--role', 'boss', '--database', database]);
+      expect(badRole.code).toBe(2);
+      expect(badRole.stderr.trim()).toBe('Error: --role must be admin, agent or viewer (got "boss").');
+      expect(countRows(server, 'ApiKey', 'name = ?', 'x')).toBe(0);
+      const missing = await agentTasks(['keys', 'create', '--role', 'agent', '--database', database]);
+      expect(missing.code).toBe(2);
+      expect(missing.stderr).toContain("Error: required option '--name <name>' not specified");
+
+      const created = await agentTasks(['keys', 'create', '--name', 'night runner', '--role', 'agent', '--database', database]);
+      expect(created.code).toBe(0);
+      const [, id, token] = created.stdout.match(/^Created agent key (key_\w+) "night runner"\. Its token \(shown only now\):\n(atk_\S+)\n$/) ?? [];
+      expect(token).toBeDefined();
+      const agent = createClient({ url: server.url, token: token ?? '' });
+      expect(await agent.whoami()).toMatchObject({ role: 'agent', keyId: id });
+
+      const listed = await agentTasks(['keys', 'list', '--json', '--database', database]);
+      const keys = JSON.parse(listed.stdout) as { id: string; name: string; role: string; revokedAt: string | null }[];
+      expect(keys.find((k) => k.id === id)).toMatchObject({ name: 'night runner', role: 'agent', revokedAt: null });
+      expect(listed.stdout).not.toContain(token);
+
+      const revoked = await agentTasks(['keys', 'revoke', id ?? '', '--database', database]);
+      expect(revoked.stdout).toBe(`Revoked key ${id} "night runner".\n`);
+      expect((await refused(agent.whoami())).message).toBe('Error: unauthorized: this API key has been revoked.');
+      const twice = await agentTasks(['keys', 'revoke', id ?? '', '--database', database]);
+      expect(twice.code).toBe(1);
+      expect(twice.stderr.trim()).toBe(`Error: API key ${id} is already revoked.`);
+    } finally {
+      await server.stop();
+    }
+  });
+});

@@ -1,0 +1,63 @@
+// Black-box test of graceful shutdown: SIGTERM during a burst of writes loses no acknowledged write and exits 0.
+import { createClient } from '@agent-tasks/sdk';
+import { describe, expect, it } from 'vitest';
+import { countRows, sessionClient } from './support/fixtures.ts';
+import { exitOf, startServer } from './support/server.ts';
+
+describe('graceful shutdown', () => {
+  it('SIGTERM under concurrent writers and an open live stream: exit 0, every acknowledged write present after restart', async () => {
+    // A long deadline: the process must end well before it, because live streams are ended, not waited for.
+    const server = await startServer({ env: { AGENT_TASKS_SHUTDOWN_TIMEOUT_MS: '30000' } });
+    const writers = await Promise.all(Array.from({ length: 8 }, (_, i) => sessionClient(server, `writer ${i}`)));
+    const acknowledged = new Map<string, number[]>();
+    let stopping = false;
+
+    const watched: number[] = [];
+    const first = writers[0];
+    if (!first) throw new Error('no writer');
+    const subscription = first.client.todo.watch({}, { onData: (event) => void watched.push(Number(event.id)) });
+
+    const loops = writers.map(async (writer) => {
+      const acks: number[] = [];
+      acknowledged.set(writer.session.id, acks);
+      for (let n = 1; ; n += 1) {
+        try {
+          const answer = await writer.client.todo.write({ todos: [{ content: `step ${n}`, status: 'in_progress' }] });
+          acks.push(answer.revision);
+        } catch {
+          if (stopping) return; // refused or connection closed after SIGTERM: not acknowledged, so not counted
+        }
+      }
+    });
+
+    await new Promise((resolve) => setTimeout(resolve, 400));
+    const signalled = Date.now();
+    stopping = true;
+    server.process().kill('SIGTERM');
+    expect(await exitOf(server.process())).toBe(0);
+    const tookMs = Date.now() - signalled;
+    await Promise.all(loops);
+    subscription.unsubscribe();
+    expect(tookMs).toBeLessThan(20_000);
+    expect(server.output()).toContain('"msg":"stopped"');
+
+    const total = [...acknowledged.values()].reduce((sum, acks) => sum + acks.length, 0);
+    expect(total).toBeGreaterThan(8);
+    expect(watched.length).toBeGreaterThan(0);
+
+    await server.restart();
+    try {
+      for (const writer of writers) {
+        const acks = acknowledged.get(writer.session.id) ?? [];
+        const again = createClient({ url: server.url, token: writer.token });
+        const view = await again.sessions.get();
+        expect(view.todo.revision).toBeGreaterThanOrEqual(Math.max(0, ...acks));
+        for (const revision of acks) {
+          expect(countRows(server, 'TodoUpdate', '"sessionId" = ? AND revision = ?', writer.session.id, revision)).toBe(1);
+        }
+      }
+    } finally {
+      await server.stop();
+    }
+  });
+});
