@@ -12,7 +12,7 @@ import { useLiveStatus } from '../lib/live.ts';
 import { statusMark } from '../lib/todo-groups.ts';
 import { TodoCard, TodoGroups } from './todo-card.tsx';
 
-const PAGE = 50;
+const PAGE = 100;
 type Page = { cards: Card[]; nextBefore: number | null };
 
 export function SessionPage({ id }: { id: string }) {

@@ -8,7 +8,11 @@ import { useSubjects } from '../lib/task-subjects.ts';
 const clip = (text: string, max: number) => (text.length > max ? `${text.slice(0, max - 1)}…` : text);
 
 export default function TaskGraphView({ graph, onOpen, selected }: { graph: TaskGraph; onOpen: (id: string) => void; selected: string | null }) {
-  const layout = useMemo(() => layoutGraph(graph), [graph]);
+  const { layout, layoutMs } = useMemo(() => {
+    const started = performance.now();
+    const laid = layoutGraph(graph);
+    return { layout: laid, layoutMs: Math.round(performance.now() - started) };
+  }, [graph]);
   const subjects = useSubjects(graph);
   const byId = useMemo(() => new Map(graph.tasks.map((t) => [t.id, t])), [graph]);
   const path = (points: { x: number; y: number }[]) => points.map((p, i) => `${i === 0 ? 'M' : 'L'}${p.x},${p.y}`).join(' ');
@@ -20,7 +24,7 @@ export default function TaskGraphView({ graph, onOpen, selected }: { graph: Task
   };
 
   return (
-    <section aria-labelledby="graph-title" className="graph">
+    <section aria-labelledby="graph-title" className="graph" data-layout-ms={layoutMs}>
       <h2 id="graph-title" className="visually-hidden">
         Dependency graph
       </h2>

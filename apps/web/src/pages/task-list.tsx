@@ -9,7 +9,8 @@ import { useLiveStatus } from '../lib/live.ts';
 import { TaskPanel } from './task-panel.tsx';
 import { TaskTable } from './task-table.tsx';
 
-const TaskGraphView = lazy(() => import('./task-graph-view.tsx'));
+const loadGraphView = () => import('./task-graph-view.tsx');
+const TaskGraphView = lazy(loadGraphView);
 
 export type View = 'table' | 'graph';
 
@@ -21,6 +22,8 @@ export function TaskListPage({ listName }: { listName: string }) {
   const graph = useQuery(graphQuery);
   const [view, setView] = useState<View>(() => (new URLSearchParams(window.location.search).get('view') === 'graph' ? 'graph' : 'table'));
   const [selected, setSelected] = useState<string | null>(null);
+  // The graph view's code (with the layout library) loads alongside the data, not after it.
+  if (view === 'graph') void loadGraphView();
 
   const timer = useRef<ReturnType<typeof setTimeout> | null>(null);
   const refresh = useCallback(() => {

@@ -1,6 +1,6 @@
 // One "Update to-do list" card: when, which turn, the counts, and what it changed (added, removed, state changes).
 import type { TodoCard as Card, TodoItem } from '@agent-tasks/schema';
-import { useState } from 'react';
+import { memo, useState } from 'react';
 import { TimeAgo } from '../components/time-ago.tsx';
 import { byStatus, statusMark, statusText, todoGroups } from '../lib/todo-groups.ts';
 
@@ -36,7 +36,8 @@ export function TodoGroups({ items, headingLevel = 3 }: { items: readonly TodoIt
   );
 }
 
-export function TodoCard({ card }: { card: Card }) {
+/** Cards never change once recorded: paging in more redraws only the new ones. */
+export const TodoCard = memo(function TodoCard({ card }: { card: Card }) {
   const { added, removed, statusChanged } = card.changes;
   const nothing = added.length + removed.length + statusChanged.length === 0;
   return (
@@ -72,7 +73,7 @@ export function TodoCard({ card }: { card: Card }) {
       <SentList items={card.items} />
     </article>
   );
-}
+});
 
 /** The list as sent, drawn only once opened (a long history stays light). */
 function SentList({ items }: { items: readonly TodoItem[] }) {
