@@ -7,7 +7,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { adminClient } from './support/fixtures.ts';
 import { launchBrowser, newContext, screenshot, signIn } from './support/browser.ts';
 import { type RunningServer, startServer } from './support/server.ts';
-import { startReceiver, waitFor } from './support/webhook-receiver.ts';
+import { freePort, startReceiver, waitFor } from './support/webhook-receiver.ts';
 
 let server: RunningServer;
 let browser: Browser;
@@ -380,5 +380,31 @@ describe('admin', () => {
     await p.getByLabel(/One-active rule/).and(p.locator(':not(:checked)')).waitFor();
     await waitFor('the setting to be saved', async () => (await ws.admin.workspaces.settings()).oneActiveRule === false || null);
     await screenshot(p, 'admin');
+  });
+});
+
+describe('connection', () => {
+  it('shows the connection dropping and reconnects by itself, missing no update', async () => {
+    const own = await startServer({ env: { PORT: String(await freePort()) } });
+    try {
+      const admin = createClient({ url: own.url, token: own.adminKey });
+      const agent = createClient({ url: own.url, token: (await admin.keys.create({ name: 'agent', role: 'agent' })).token });
+      const { session, client } = await openSessionClient(agent, { title: 'survives restarts' });
+      const p = await page();
+      await signIn(p, own.url, own.adminKey, `/sessions/${session.id}`);
+      await p.locator('.connection[data-state="live"]').waitFor();
+      await markDocument(p);
+      await own.stop();
+      await p.locator('.connection:not([data-state="live"])').waitFor({ timeout: 10_000 });
+      await screenshot(p, 'connection-lost');
+      await own.restart();
+      // Written right after the restart, possibly before the page is back: the feed resumes after the last event it saw.
+      await client.todo.write({ todos: [{ content: 'Written while the page reconnected', status: 'in_progress' }] });
+      await p.locator('.connection[data-state="live"]').waitFor({ timeout: 20_000 });
+      await p.locator('.todo-card[data-revision="1"]').waitFor({ timeout: 5_000 });
+      expect(await notReloaded(p)).toBe(true);
+    } finally {
+      await own.stop();
+    }
   });
 });
