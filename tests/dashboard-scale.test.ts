@@ -76,12 +76,17 @@ it('a task graph of 1,000 tasks', async () => {
     }
   }
   await client.tasks.import({ listName: 'big', format: 'sisyphus', files });
+  const viewer = createClient({ url: server.url, token: viewerKey });
+  await viewer.trpc.dashboard.taskGraph.query({ listName: 'big' });
+  const queryStarted = performance.now();
+  await viewer.trpc.dashboard.taskGraph.query({ listName: 'big' });
+  const queryMs = Math.round(performance.now() - queryStarted);
   const p = await viewerPage();
   const graph = await timeTo(p, '/tasks/big?view=graph', () => p.locator('svg .node').nth(999).waitFor({ timeout: 60_000 }));
   expect(await p.locator('svg .node').count()).toBe(1_000);
   const layoutMs = await p.locator('section.graph').getAttribute('data-layout-ms');
   const table = await timeTo(p, '/tasks/big?view=table', () => p.locator('table.tasks tbody tr[data-status]').first().waitFor({ timeout: 60_000 }));
-  console.log(`render: task graph of 1,000 tasks (${edges.toLocaleString('en')} edges) — graph view laid out and drawn ${graph} ms after navigation (of which the dagre layout ${layoutMs} ms); virtualised table ${table} ms`);
+  console.log(`render: task graph of 1,000 tasks (${edges.toLocaleString('en')} edges) — graph view laid out and drawn ${graph} ms after navigation (the server answers the graph in ${queryMs} ms; the dagre layout takes ${layoutMs} ms); virtualised table ${table} ms`);
   await p.goto(`${server.url}/tasks/big?view=graph`);
   await p.locator('svg .node').nth(999).waitFor({ timeout: 60_000 });
   await screenshot(p, 'task-graph-1000');

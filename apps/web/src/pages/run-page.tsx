@@ -1,5 +1,6 @@
 // The run page: seed 002's card in HTML — Checklist → Prepare → Work, `Task N/M`, the complete current action, time per
-// task, moves, remarks, blocker — live through the run link's feed; evidence in a history panel for signed-in readers.
+// task, moves, remarks, blocker — live through run.watch (or the link's feed without a key); evidence in a history
+// panel for signed-in readers.
 import type { RunEvent, RunView } from '@agent-tasks/schema';
 import { useQuery, useQueryClient } from '@tanstack/react-query';
 import { useSubscription } from '@trpc/tanstack-react-query';
@@ -38,8 +39,10 @@ export function RunPage({ id }: { id: string }) {
     // eslint-disable-next-line react-hooks/exhaustive-deps
     [queryClient, id],
   );
-  const subscription = useSubscription(trpc.dashboard.watchRunLink.subscriptionOptions({ runId: id }, { onData: onEvent }));
-  useLiveStatus(subscription);
+  // Signed in: the workspace's own feed (run.watch); with only the link: the link's feed, by the same capability.
+  const signedIn = useSubscription(trpc.run.watch.subscriptionOptions({ runId: id }, { enabled: key !== null, onData: onEvent }));
+  const byLink = useSubscription(trpc.dashboard.watchRunLink.subscriptionOptions({ runId: id }, { enabled: key === null, onData: onEvent }));
+  useLiveStatus(key !== null ? signedIn : byLink);
 
   const run = live && (!initial.data || live.version >= initial.data.version) ? live : initial.data;
   if (!run) return initial.error ? <ErrorMessage error={initial.error} /> : <p aria-busy="true">Loading the run…</p>;
