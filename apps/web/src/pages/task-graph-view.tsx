@@ -7,6 +7,13 @@ import { useSubjects } from '../lib/task-subjects.ts';
 
 const clip = (text: string, max: number) => (text.length > max ? `${text.slice(0, max - 1)}…` : text);
 
+/** The critical path in words; a long one keeps its first and last five tasks (the graph highlights all of it). */
+function pathText(subjects: string[]) {
+  if (subjects.length === 0) return 'nothing left to do';
+  if (subjects.length <= 12) return subjects.join(' → ');
+  return `${subjects.slice(0, 5).join(' → ')} → … ${subjects.length - 10} more … → ${subjects.slice(-5).join(' → ')}`;
+}
+
 export default function TaskGraphView({ graph, onOpen, selected }: { graph: TaskGraph; onOpen: (id: string) => void; selected: string | null }) {
   const { layout, layoutMs } = useMemo(() => {
     const started = performance.now();
@@ -30,7 +37,7 @@ export default function TaskGraphView({ graph, onOpen, selected }: { graph: Task
       </h2>
       <p className="critical-path" data-testid="critical-path">
         <strong>Critical path</strong> ({graph.criticalPath.length} task{graph.criticalPath.length === 1 ? '' : 's'}):{' '}
-        {graph.criticalPath.length === 0 ? 'nothing left to do' : graph.criticalPath.map((id) => subjects.get(id) ?? id).join(' → ')}
+        {pathText(graph.criticalPath.map((id) => subjects.get(id) ?? id))}
       </p>
       <ul className="legend" aria-label="Legend">
         <li className="lg-ready">ready to start</li>
