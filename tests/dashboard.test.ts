@@ -161,10 +161,18 @@ describe('sessions and the session page', () => {
     await p.getByRole('heading', { name: 'No sessions yet — connect an agent:' }).waitFor();
     await p.locator('.connection[data-state="live"]').waitFor();
     await markDocument(p);
-    const { client } = await openSessionClient(ws.agent, { title: 'Write docs' });
+    const { client } = await openSessionClient(ws.agent, { title: 'Write docs', agentName: 'writer' });
     await p.getByRole('link', { name: 'Write docs' }).waitFor({ timeout: 2_000 });
     await client.todo.write({ todos: [{ content: 'Outline', status: 'in_progress' }, { content: 'Draft', status: 'pending' }] });
     await p.getByText('1 pending · 1 in progress · 0 completed').waitFor({ timeout: 2_000 });
+    // A subagent appears under the session that opened it.
+    const helper = await openSessionClient(client, { title: 'Check the links', agentName: 'link-checker' });
+    await helper.client.todo.write({ todos: [{ content: 'Crawl the docs', status: 'completed' }] });
+    await openSessionClient(ws.agent, { title: 'Release notes', agentName: 'writer-2' });
+    await p.getByRole('link', { name: 'Release notes' }).waitFor({ timeout: 2_000 });
+    expect(await p.locator('ul[aria-label="Sessions"] > li > article h2').allTextContents()).toEqual(['Write docs', 'Release notes']);
+    expect(await p.locator('ul[aria-label="Sessions"] > li > ul > li > article h2').allTextContents()).toEqual(['Check the links']);
+    await p.getByText('0 pending · 0 in progress · 1 completed').waitFor({ timeout: 2_000 });
     expect(await notReloaded(p)).toBe(true);
     await screenshot(p, 'sessions-tree');
   });

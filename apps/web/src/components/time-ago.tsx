@@ -1,4 +1,6 @@
-// A timestamp shown relative to now ("3 min ago"), with the exact time in a <time> element.
+// A timestamp shown relative to now ("3 min ago"), kept current, with the exact time in a <time> element.
+import { useSyncExternalStore } from 'react';
+
 const units: [Intl.RelativeTimeFormatUnit, number][] = [
   ['day', 86_400_000],
   ['hour', 3_600_000],
@@ -13,10 +15,30 @@ export function relative(iso: string, now = Date.now()) {
   return iso;
 }
 
+/** One shared clock for every relative time on the page, ticking every 15 s while something shows one. */
+let now = Date.now();
+const ticks = new Set<() => void>();
+let timer: ReturnType<typeof setInterval> | null = null;
+function subscribe(listener: () => void) {
+  ticks.add(listener);
+  timer ??= setInterval(() => {
+    now = Date.now();
+    for (const tick of ticks) tick();
+  }, 15_000);
+  return () => {
+    ticks.delete(listener);
+    if (ticks.size === 0 && timer) {
+      clearInterval(timer);
+      timer = null;
+    }
+  };
+}
+
 export function TimeAgo({ iso }: { iso: string }) {
+  const current = useSyncExternalStore(subscribe, () => now, () => now);
   return (
     <time dateTime={iso} title={new Date(iso).toLocaleString()}>
-      {relative(iso)}
+      {relative(iso, Math.max(current, Date.now()))}
     </time>
   );
 }
