@@ -40,14 +40,19 @@ type SubscriptionResult = ReturnType<typeof useSubscription>;
 export function useLiveStatus(subscription: Pick<SubscriptionResult, 'status' | 'reset'>, onReconnect?: () => void) {
   const id = useId();
   const wasDown = useRef(false);
+  const wasLive = useRef(false);
   const failures = useRef(0);
   const state: LiveState =
     subscription.status === 'pending' ? 'live' : subscription.status === 'connecting' ? 'connecting' : subscription.status === 'error' ? 'offline' : 'idle';
   useEffect(() => {
     report(id, state === 'idle' ? null : state);
+    // A first connection is no reconnect: only a feed that was live, dropped and came back catches up.
     if (state === 'live' && wasDown.current) onReconnect?.();
-    if (state === 'connecting' || state === 'offline') wasDown.current = true;
-    else if (state === 'live') wasDown.current = false;
+    if ((state === 'connecting' || state === 'offline') && wasLive.current) wasDown.current = true;
+    else if (state === 'live') {
+      wasDown.current = false;
+      wasLive.current = true;
+    }
   }, [id, state, onReconnect]);
   useEffect(() => () => report(id, null), [id]);
   // A feed that ended in an error (the server restarted mid-request, say) is started again, backing off to 30 s.

@@ -1,7 +1,7 @@
 // The dependency graph, left to right (loaded on demand): ready tasks marked, waves numbered, the critical path
 // highlighted, blocked tasks naming their blockers; each task opens its panel by click or keyboard.
 import type { TaskGraph } from '@agent-tasks/schema';
-import { type KeyboardEvent, useMemo } from 'react';
+import { type KeyboardEvent, useEffect, useMemo, useRef } from 'react';
 import { NODE_HEIGHT, NODE_WIDTH, layoutGraph } from '../lib/graph-layout.ts';
 import { useSubjects } from '../lib/task-subjects.ts';
 
@@ -15,11 +15,17 @@ function pathText(subjects: string[]) {
 }
 
 export default function TaskGraphView({ graph, onOpen, selected }: { graph: TaskGraph; onOpen: (id: string) => void; selected: string | null }) {
-  const { layout, layoutMs } = useMemo(() => {
+  const { layout, layoutMs, laidAt } = useMemo(() => {
     const started = performance.now();
     const laid = layoutGraph(graph);
-    return { layout: laid, layoutMs: Math.round(performance.now() - started) };
+    return { layout: laid, layoutMs: Math.round(performance.now() - started), laidAt: performance.now() };
   }, [graph]);
+  // When the layout was done and the graph drawn (the next frame), in ms since the page opened: for the scale test.
+  const section = useRef<HTMLElement>(null);
+  useEffect(() => {
+    const frame = requestAnimationFrame(() => section.current?.setAttribute('data-drawn-at', String(Math.round(performance.now()))));
+    return () => cancelAnimationFrame(frame);
+  }, [laidAt]);
   const subjects = useSubjects(graph);
   const byId = useMemo(() => new Map(graph.tasks.map((t) => [t.id, t])), [graph]);
   const path = (points: { x: number; y: number }[]) => points.map((p, i) => `${i === 0 ? 'M' : 'L'}${p.x},${p.y}`).join(' ');
@@ -31,7 +37,7 @@ export default function TaskGraphView({ graph, onOpen, selected }: { graph: Task
   };
 
   return (
-    <section aria-labelledby="graph-title" className="graph" data-layout-ms={layoutMs}>
+    <section aria-labelledby="graph-title" className="graph" data-layout-ms={layoutMs} data-laid-at={Math.round(laidAt)} ref={section}>
       <h2 id="graph-title" className="visually-hidden">
         Dependency graph
       </h2>

@@ -1,7 +1,7 @@
 // One task list: a filtered, virtualised table or the dependency graph (loaded on demand), and a task panel; live.
 import { useQuery, useQueryClient } from '@tanstack/react-query';
 import { useSubscription } from '@trpc/tanstack-react-query';
-import { Suspense, lazy, useCallback, useRef, useState } from 'react';
+import { useCallback, useEffect, useRef, useState } from 'react';
 import { Link } from 'wouter';
 import { ErrorMessage } from '../components/error-message.tsx';
 import { useTRPC } from '../lib/api.ts';
@@ -9,8 +9,27 @@ import { useLiveStatus } from '../lib/live.ts';
 import { TaskPanel } from './task-panel.tsx';
 import { TaskTable } from './task-table.tsx';
 
-const loadGraphView = () => import('./task-graph-view.tsx');
-const TaskGraphView = lazy(loadGraphView);
+type GraphView = (typeof import('./task-graph-view.tsx'))['default'];
+let graphView: Promise<GraphView> | null = null;
+/** The graph view's code (with the layout library), fetched once, when first wanted. */
+const loadGraphView = () => (graphView ??= import('./task-graph-view.tsx').then((m) => m.default));
+
+/**
+ * The graph view once its code is in. Loaded by hand rather than through lazy() and Suspense, whose reveal React
+ * holds back for a moment: the graph shows as soon as both its code and its data are there.
+ */
+function useGraphView(wanted: boolean) {
+  const [view, setView] = useState<{ Component: GraphView } | null>(null);
+  useEffect(() => {
+    if (!wanted || view) return;
+    let live = true;
+    void loadGraphView().then((Component) => live && setView({ Component }));
+    return () => {
+      live = false;
+    };
+  }, [wanted, view]);
+  return view?.Component ?? null;
+}
 
 export type View = 'table' | 'graph';
 
@@ -22,8 +41,8 @@ export function TaskListPage({ listName }: { listName: string }) {
   const graph = useQuery(graphQuery);
   const [view, setView] = useState<View>(() => (new URLSearchParams(window.location.search).get('view') === 'graph' ? 'graph' : 'table'));
   const [selected, setSelected] = useState<string | null>(null);
-  // The graph view's code (with the layout library) loads alongside the data, not after it.
-  if (view === 'graph') void loadGraphView();
+  // The graph view's code loads alongside the data, not after it.
+  const TaskGraphView = useGraphView(view === 'graph');
 
   const timer = useRef<ReturnType<typeof setTimeout> | null>(null);
   const refresh = useCallback(() => {
@@ -74,9 +93,11 @@ export function TaskListPage({ listName }: { listName: string }) {
             {view === 'table' ? (
               <TaskTable graph={graph.data} onOpen={setSelected} selected={selected} />
             ) : (
-              <Suspense fallback={<p aria-busy="true">Laying out the graph…</p>}>
+              TaskGraphView ? (
                 <TaskGraphView graph={graph.data} onOpen={setSelected} selected={selected} />
-              </Suspense>
+              ) : (
+                <p aria-busy="true">Loading the graph…</p>
+              )
             )}
           </div>
           {selected ? <TaskPanel graph={graph.data} id={selected} onClose={() => setSelected(null)} /> : null}
