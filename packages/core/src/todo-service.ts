@@ -1,5 +1,5 @@
 // The todo_write use case and the reads of a session's list, its update cards and their live feed.
-import type { TodoWriteInput } from '@agent-tasks/schema';
+import type { TodoDisplayItem } from '@agent-tasks/schema';
 import { type Actor, requireRole } from './actor.ts';
 import { publishSessionActivity } from './dashboard-service.ts';
 import { DomainError } from './errors.ts';
@@ -36,8 +36,11 @@ async function retryLostRaces<T>(attempt: () => Promise<T>): Promise<T> {
   }
 }
 
-/** Records a whole new list for the caller's session, in one transaction, or refuses and records nothing. */
-export async function writeTodos(deps: Deps, actor: Actor, input: TodoWriteInput) {
+/**
+ * Records a whole new list for the caller's session, in one transaction, or refuses and records nothing. Serves
+ * todo_write and the mirror of another tool's list (whose items may carry an `activeForm` to display).
+ */
+export async function writeTodos(deps: Deps, actor: Actor, input: { todos: readonly TodoDisplayItem[]; baseRevision?: number | undefined }) {
   requireRole(actor, 'agent');
   const sessionId = actor.sessionId;
   if (!sessionId) throw new DomainError('NO_OWNING_SESSION', NO_OWNING_SESSION_ERROR);

@@ -8,4 +8,5 @@ export * from './workspace.ts';
 export * from './format-error.ts';
 export * from './task.ts';
 export * from './run.ts';
+export * from './channel.ts';
 export * from './dashboard.ts';

@@ -11,6 +11,7 @@ const select = {
   agentName: true,
   tokenHash: true,
   openedByKey: true,
+  externalId: true,
   turnNumber: true,
   turnState: true,
   todoRevision: true,
@@ -28,7 +29,23 @@ export const prismaSessionRepository = (db: Tx): SessionRepository => ({
   async create(session) {
     await db.session.create({ data: session, select: { id: true } });
   },
-  findByHash: async (tokenHash) => toRecord(await db.session.findUnique({ where: { tokenHash }, select })),
+  async findByHash(tokenHash) {
+    const first = await db.session.findUnique({ where: { tokenHash }, select });
+    if (first) return toRecord(first);
+    return toRecord((await db.sessionToken.findUnique({ where: { tokenHash }, select: { session: { select } } }))?.session ?? null);
+  },
+  findByExternalId: async (workspaceId, externalId) =>
+    toRecord(await db.session.findUnique({ where: { workspaceId_externalId: { workspaceId, externalId } }, select })),
+  async addToken(sessionId, tokenHash, at, keep) {
+    await db.sessionToken.create({ data: { tokenHash, sessionId, createdAt: at }, select: { tokenHash: true } });
+    const older = await db.sessionToken.findMany({
+      where: { sessionId },
+      orderBy: [{ createdAt: 'desc' }, { tokenHash: 'desc' }],
+      skip: keep,
+      select: { tokenHash: true },
+    });
+    if (older.length) await db.sessionToken.deleteMany({ where: { tokenHash: { in: older.map((t) => t.tokenHash) } } });
+  },
   get: async (workspaceId, id) => toRecord(await db.session.findFirst({ where: { id, workspaceId }, select })),
   list: async (workspaceId) =>
     (await db.session.findMany({ where: { workspaceId }, orderBy: { createdAt: 'asc' }, select })).map((r) => toRecord(r)),
