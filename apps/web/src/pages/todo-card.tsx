@@ -1,5 +1,5 @@
 // One "Update to-do list" card: when, which turn, the counts, and what it changed (added, removed, state changes).
-import type { TodoCard as Card, TodoItem } from '@agent-tasks/schema';
+import type { TodoCard as Card, TodoDisplayItem as TodoItem } from '@agent-tasks/schema';
 import { memo, useState } from 'react';
 import { TimeAgo } from '../components/time-ago.tsx';
 import { byStatus, statusMark, statusText, todoGroups } from '../lib/todo-groups.ts';
@@ -25,6 +25,7 @@ export function TodoGroups({ items, headingLevel = 3 }: { items: readonly TodoIt
                       {statusMark[item.status]}
                     </span>{' '}
                     {item.content}
+                    {item.status === 'in_progress' && item.activeForm ? <span className="meta"> — {item.activeForm}</span> : null}
                   </li>
                 ))}
               </ul>
