@@ -25,14 +25,14 @@ export interface StartOptions {
   databaseFile?: string;
   /** Passed as AGENT_TASKS_ADMIN_KEY; null to let the server generate one. */
   adminKey?: string | null;
-  /** Extra environment variables for the server process (kept across restarts). */
+  /** Extra environment variables for the server process (kept across restarts; a PORT keeps the address across them). */
   env?: Record<string, string>;
 }
 
 export const tempDatabaseFile = () => path.join(mkdtempSync(path.join(os.tmpdir(), 'agent-tasks-')), 'test.db');
 
 function spawnMain(databaseFile: string, adminKey: string | null, extraEnv: Record<string, string> = {}) {
-  const env: NodeJS.ProcessEnv = { ...process.env, ...extraEnv, DATABASE_URL: `file:${databaseFile}`, PORT: '0', HOST: '127.0.0.1' };
+  const env: NodeJS.ProcessEnv = { ...process.env, ...extraEnv, DATABASE_URL: `file:${databaseFile}`, PORT: extraEnv.PORT ?? '0', HOST: '127.0.0.1' };
   if (adminKey) env.AGENT_TASKS_ADMIN_KEY = adminKey;
   else delete env.AGENT_TASKS_ADMIN_KEY;
   const child = spawn(process.execPath, [agentTasksBin, 'serve'], { cwd: repoRoot, env, stdio: ['ignore', 'pipe', 'pipe'] });
