@@ -391,6 +391,37 @@ describe('admin', () => {
   });
 });
 
+describe('chat channels', () => {
+  it('an admin adds a Slack channel and sends it a test message; a failing one shows why', async () => {
+    const ws = await workspace('chat');
+    const slack = await startReceiver({ kind: 'slack' });
+    try {
+      const p = await page();
+      await signIn(p, server.url, ws.adminKey, '/admin');
+      await p.getByRole('heading', { name: 'Notification channels' }).waitFor();
+      await p.getByLabel('Name', { exact: true }).nth(1).fill('team slack');
+      await p.getByLabel('Kind').selectOption('slack');
+      await p.getByLabel('Webhook URL').fill(slack.url);
+      await p.getByRole('button', { name: 'Add channel' }).click();
+      await p.getByRole('listitem').filter({ hasText: 'team slack' }).getByText('Slack', { exact: true }).waitFor();
+      expect((await ws.admin.channels.list()).channels).toMatchObject([{ name: 'team slack', kind: 'slack', url: slack.url }]);
+
+      await p.getByRole('button', { name: 'Send a test message to team slack' }).click();
+      await p.getByRole('status').filter({ hasText: 'Test message to team slack: delivered' }).waitFor();
+      const [hook] = slack.accepted();
+      expect(hook?.problems).toEqual([]);
+      expect(hook?.body).toMatchObject({ text: expect.any(String), blocks: expect.any(Array) });
+
+      await slack.down();
+      await p.getByRole('button', { name: 'Send a test message to team slack' }).click();
+      await p.getByRole('status').filter({ hasText: 'Test message to team slack: not delivered (connection refused)' }).waitFor();
+      await screenshot(p, 'admin-chat-channel');
+    } finally {
+      await slack.down();
+    }
+  });
+});
+
 describe('connection', () => {
   it('shows the connection dropping and reconnects by itself, missing no update', async () => {
     const own = await startServer({ env: { PORT: String(await freePort()) } });
