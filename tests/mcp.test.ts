@@ -119,21 +119,25 @@ async function callEveryTool(client: Client) {
 
   expect(await call('checklist_prepare', { parentExecutionId: 'none' })).toEqual(refusal(/^Error: Todo List notifies/));
   const startAttemptId = (await call('checklist_prepare', { parentExecutionId: 'none', skipNotificationCheck: true })).text.match(/startAttemptId "([^"]+)"/)?.[1];
-  const runId = (await call('checklist_execute', { startAttemptId })).text.match(/^Run (\S+) started/)?.[1] as string;
+  const started = (await call('checklist_execute', { startAttemptId })).text;
+  const runId = started.match(/^Run (\S+) is at checklist intake/)?.[1] as string;
   expect(runId).toBeDefined();
-  expect(await call('checklist_intake', { runId, name: 'MCP run', tasks: [step(1), step(2)], progress_checklist_outcome: 'Two steps' })).toEqual(
-    ok(/^Task 1\/2: Do step 1\n/),
-  );
+  const attemptOf = (r: { text: string }) => r.text.match(/attemptId "([^"]+)"/)?.[1] as string;
+  expect(await call('checklist_name', { runId, name: 'MCP run' })).toEqual(ok(/^Run \S+ is at checklist intake\.\nThen submit the checklist/));
+  const intake = await call('checklist_intake', { runId, tasks: [step(1), step(2)], progress_checklist_outcome: 'Two steps' });
+  expect(intake).toEqual(ok(/^Task 1\/2: Do step 1\n/));
   expect(await call('checklist_report_blocker', { runId, blocker: 'Waiting' })).toEqual(ok(/^Blocker recorded on Task 1\/2; the cursor stays\./));
-  expect(await call('checklist_step', { runId, task: 1, evidence: 'ok', progress_execution_outcome: 'ok' })).toEqual(ok(/^Task 2\/2: Do step 2\n/));
-  expect(await call('checklist_step', { runId, task: 1, evidence: 'ok', progress_execution_outcome: 'ok' })).toEqual(
+  const second = await call('checklist_step', { runId, attemptId: attemptOf(intake), evidence: 'ok', progress_execution_outcome: 'ok' });
+  expect(second).toEqual(ok(/^Task 2\/2: Do step 2\n/));
+  expect(await call('checklist_step', { runId, attemptId: attemptOf(second), task: 1, evidence: 'ok', progress_execution_outcome: 'ok' })).toEqual(
     refusal('Error: stale step: task 1/2 was already acknowledged; the current task is 2/2.'),
   );
+  expect(await call('checklist_teleport', { runId, teleportTo: 'teleport-revise-tasks' })).toEqual(ok(/^Revise checklist: /));
   expect(
     await call('checklist_revise', { runId, tasks: [step(1), step(2), step(3)], resume_from_task: 2, progress_checklist_outcome: 'Three', progress_execution_outcome: 'One more' }),
   ).toEqual(ok(/^Task 2\/3: Do step 2\n/));
   expect(await call('checklist_get', { runId })).toEqual(ok(/^Task 2\/3: Do step 2\n/));
-  expect(await call('checklist_step', { runId, task: 2, evidence: 'x'.repeat(501), progress_execution_outcome: 'ok' })).toEqual(
+  expect(await call('checklist_step', { runId, attemptId: 'a', evidence: 'x'.repeat(501), progress_execution_outcome: 'ok' })).toEqual(
     refusal('Error: invalid input: `evidence` must be at most 500 characters (got 501).'),
   );
   expect(await call('nope', {})).toEqual(refusal(/^Error: unknown tool "nope"; available tools: todo_write, TaskCreate/));

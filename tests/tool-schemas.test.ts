@@ -28,11 +28,13 @@ const TRIMMED: Record<string, readonly string[]> = {
   TaskUpdate: ['listName', 'subject', 'description', 'activeForm', 'owner'],
   TaskClaim: ['listName', 'owner'],
   TaskPlan: ['listName'],
-  checklist_prepare: [],
+  checklist_prepare: ['taskContext.tasks.*.action', 'taskContext.tasks.*.expected_result'],
   checklist_execute: [],
-  checklist_intake: ['name', 'tasks.*.action', 'tasks.*.expected_result', 'progress_checklist_outcome', 'execution_note', 'remarks.*.text'],
+  checklist_name: ['name'],
+  checklist_intake: ['tasks.*.action', 'tasks.*.expected_result', 'progress_checklist_outcome', 'execution_note', 'remarks.*.text'],
   checklist_step: ['evidence', 'progress_execution_outcome'],
-  checklist_revise: ['tasks.*.action', 'tasks.*.expected_result', 'name', 'progress_checklist_outcome', 'progress_execution_outcome'],
+  checklist_teleport: [],
+  checklist_revise: ['tasks.*.action', 'tasks.*.expected_result', 'progress_checklist_outcome', 'progress_execution_outcome'],
   checklist_report_blocker: ['blocker'],
   checklist_get: [],
 };
@@ -53,6 +55,7 @@ interface Schema {
   maxLength?: number;
   pattern?: string;
   enum?: string[];
+  const?: string;
   minimum?: number;
   maximum?: number;
   anyOf?: Schema[];
@@ -158,6 +161,7 @@ function valid(s: Schema): fc.Arbitrary<unknown> {
       return fc.oneof({ weight: 4, arbitrary: fc.integer({ min, max: Math.min(max, min + 100) }) }, { weight: 1, arbitrary: fc.constantFrom(min, max) });
     }
     case 'string': {
+      if (s.const !== undefined) return fc.constant(s.const);
       if (s.enum) return fc.constantFrom(...s.enum);
       const min = s.minLength ?? 0;
       const max = s.maxLength ?? 30;
@@ -334,7 +338,7 @@ describe('tool JSON Schemas', () => {
     };
     // 1. zod trims: whitespace-only passes minLength, padding past maxLength or outside the pattern fails JSON Schema
     expect(both('TaskCreate', { subject: '   ' })).toEqual({ jsonSchema: true, zod: false });
-    expect(both('checklist_step', { runId: 'r', task: 1, evidence: '\n', progress_execution_outcome: 'ok' })).toEqual({ jsonSchema: true, zod: false });
+    expect(both('checklist_step', { runId: 'r', attemptId: 'a', task: 1, evidence: '\n', progress_execution_outcome: 'ok' })).toEqual({ jsonSchema: true, zod: false });
     expect(both('todo_write', { todos: [{ content: `${'a'.repeat(1000)} `, status: 'pending' }] })).toEqual({ jsonSchema: false, zod: true });
     expect(both('TaskList', { listName: ' my-list ' })).toEqual({ jsonSchema: false, zod: true });
     // not trimmed: ids and the parent execution id agree
@@ -425,9 +429,9 @@ describe('invalid arguments from a model', () => {
   it('name the field', async () => {
     const cases: [string, unknown, string][] = [
       ['todo_write', {}, '`todos`'],
-      ['todo_write', { todos: [{ content: 'a', status: 'done' }] }, '`status`'],
+      ['todo_write', { todos: [{ content: 'a', status: 'done' }] }, '`todos[0].status`'],
       ['todo_write', { todos: [], baseRevision: -1 }, '`baseRevision`'],
-      ['todo_write', { todos: [{ content: 'a', status: 'pending', priority: 'high' }] }, '`priority`'],
+      ['todo_write', { todos: [{ content: 'a', status: 'pending', priority: 'high' }] }, '`todos[0].priority`'],
       ['TaskCreate', { subject: 'a'.repeat(201) }, '`subject`'],
       ['TaskCreate', { subject: 'a', blockedBy: 'T-1' }, '`blockedBy`'],
       ['TaskCreate', { subject: 'a', metadata: [] }, '`metadata`'],
@@ -439,14 +443,14 @@ describe('invalid arguments from a model', () => {
       ['TaskUpdate', { id: 'T-1', addBlockedBy: Array.from({ length: 101 }, (_, i) => `T-${i}`) }, '`addBlockedBy`'],
       ['checklist_prepare', {}, '`parentExecutionId`'],
       ['checklist_execute', { startAttemptId: 7 }, '`startAttemptId`'],
-      ['checklist_intake', { runId: 'r', name: 'n', tasks: [], progress_checklist_outcome: 'p' }, 'a checklist holds 1 to 100 tasks (got 0)'],
-      ['checklist_intake', { runId: 'r', name: 'n', tasks: [{ action: 'a', expected_result: 'b', id: 1 }], progress_checklist_outcome: 'p' }, '`id`'],
-      ['checklist_intake', { runId: 'r', name: 'n', tasks: [{ action: 'a', expected_result: 'b' }], progress_checklist_outcome: 'p', needs: [{ task: 0, needs: [1] }] }, '`needs.task`'],
-      ['checklist_step', { runId: 'r', task: 1, evidence: 'e'.repeat(501), progress_execution_outcome: 'p' }, '`evidence`'],
+      ['checklist_intake', { runId: 'r', tasks: [], progress_checklist_outcome: 'p' }, 'a checklist holds 1 to 100 tasks (got 0)'],
+      ['checklist_intake', { runId: 'r', tasks: [{ action: 'a', expected_result: 'b', id: 1 }], progress_checklist_outcome: 'p' }, '`tasks[0].id`'],
+      ['checklist_intake', { runId: 'r', tasks: [{ action: 'a', expected_result: 'b' }], progress_checklist_outcome: 'p', needs: [{ task: 0, needs: [1] }] }, '`needs[0].task`'],
+      ['checklist_step', { runId: 'r', attemptId: 'a', task: 1, evidence: 'e'.repeat(501), progress_execution_outcome: 'p' }, '`evidence`'],
       ['checklist_revise', { runId: 'r', tasks: [{ action: 'a', expected_result: 'b' }], progress_checklist_outcome: 'p', progress_execution_outcome: 'p' }, '`resume_from_task`'],
       ['checklist_report_blocker', { runId: 'r' }, '`blocker`'],
       ['checklist_get', { runId: '' }, '`runId`'],
-      ['TaskCreate', { subject: 'a', blockedBy: ['x'] }, '`blockedBy`: "x" is not a task id (T-…)'],
+      ['TaskCreate', { subject: 'a', blockedBy: ['x'] }, '`blockedBy[0]`: "x" is not a task id (T-…)'],
       ['TaskGet', {}, '`id` must be a task id like "T-…"'],
     ];
     for (const [name, args, field] of cases) {

@@ -295,10 +295,10 @@ function prepareBlock(c: Canvas, view: RunView) {
 
 function workBlock(c: Canvas, view: RunView) {
   const work = view.blocks.work;
-  const doneText = `${work.done} of ${work.totalTasks} done`;
+  const doneText = `${work.done} of ${work.total_tasks} done`;
   c.push(text(LEFT, c.y + 17, work.label, { class: 'label-big' }), text(RIGHT, c.y + 17, doneText, { class: 'muted', 'text-anchor': 'end' }));
   c.y += 26;
-  const fraction = work.totalTasks > 0 ? work.done / work.totalTasks : 0;
+  const fraction = work.total_tasks > 0 ? work.done / work.total_tasks : 0;
   c.push(
     `<rect${attrs({ x: LEFT, y: c.y, width: INNER, height: 6, rx: 3, fill: COLORS.line })}/>`,
     fraction > 0 ? `<rect${attrs({ x: LEFT, y: c.y, width: INNER * fraction, height: 6, rx: 3, fill: COLORS.done })}/>` : '',
@@ -360,7 +360,7 @@ export function renderRunCard(view: RunView): string {
   });
   const height = Math.ceil(canvas.y + PAD - 8);
   const title = `${view.flow} — ${displayText(view.name ?? view.id)}`;
-  const desc = `${view.blocks.work.label} · ${view.blocks.work.done} of ${view.blocks.work.totalTasks} tasks done`;
+  const desc = `${view.blocks.work.label} · ${view.blocks.work.done} of ${view.blocks.work.total_tasks} tasks done`;
   const font = "system-ui, -apple-system, 'Segoe UI', Roboto, 'Helvetica Neue', Arial, 'Noto Sans', 'DejaVu Sans', sans-serif";
   const style = [
     `text{font-family:${font};fill:${COLORS.text}}`,

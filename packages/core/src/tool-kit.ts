@@ -8,11 +8,13 @@ import {
   runBlockerInput,
   runExecuteInput,
   runIntakeInput,
+  runNameInput,
   runPrepareInput,
   runPrepareOutput,
   runRef,
   runReviseInput,
   runStepInput,
+  runTeleportInput,
   runView,
   task,
   taskClaimInput,
@@ -46,6 +48,8 @@ export interface ToolApi {
   run: {
     prepare(input: In<typeof runPrepareInput>): Promise<Out<typeof runPrepareOutput>>;
     execute(input: In<typeof runExecuteInput>): Promise<Out<typeof runView>>;
+    name(input: In<typeof runNameInput>): Promise<Out<typeof runView>>;
+    teleport(input: In<typeof runTeleportInput>): Promise<Out<typeof runView>>;
     intake(input: In<typeof runIntakeInput>): Promise<Out<typeof runView>>;
     step(input: In<typeof runStepInput>): Promise<Out<typeof runView>>;
     revise(input: In<typeof runReviseInput>): Promise<Out<typeof runView>>;
@@ -93,19 +97,31 @@ export function intakeAnswer(run: RunView): string {
   return ['Order changed from the written list:', ...moves, runDirective(run)].join('\n');
 }
 
-/** What an agent reads after each run call: the current task's directive, or that the run is done. */
+/** What an agent reads after each run call: what to do next in the run's current phase, or that the run is done. */
 export function runDirective(run: RunView): string {
   const lines: string[] = [];
+  const ids = `runId "${run.id}", attemptId "${run.attemptId}"`;
+  if (run.notice) lines.push(run.notice);
   if (run.status === 'intake') {
-    lines.push(`Run ${run.id} started. Submit the checklist with checklist_intake (runId: "${run.id}").`);
+    lines.push(`Run ${run.id} is at checklist intake.`);
+    if (run.taskContext) {
+      lines.push(`Its task context holds a ready checklist of ${run.taskContext.tasks.length} tasks; submit it unchanged: ${JSON.stringify(run.taskContext.tasks)}`);
+    }
+    if (run.name === null) lines.push(`First persist the actual task name with checklist_name (runId "${run.id}", name).`);
+    lines.push(`Then submit the checklist with checklist_intake (${ids}).`);
   } else if (run.status === 'completed') {
     lines.push(`All tasks done (${run.total}/${run.total}). Run ${run.id} is complete; its output is {}.`);
+  } else if (run.revising) {
+    lines.push(
+      `Revise checklist: send the complete corrected checklist with checklist_revise (${ids}), executed tasks 1-${run.cursor - 1} unchanged at their positions, and resume_from_task. ` +
+        'If the scope changes, rename the run first with checklist_name; ordering alone keeps the name.',
+    );
   } else if (run.current) {
     const remarks = run.blocks.work.tasks[run.cursor - 1]?.remarks ?? [];
     lines.push(`${run.current.label}: ${run.current.action}`, `Expected result: ${run.current.expected_result}`);
     for (const r of remarks) lines.push(`Remark: ${r}`);
     lines.push(
-      `Do the work and verify the expected result, then call checklist_step with runId "${run.id}", task ${run.cursor}, evidence and progress_execution_outcome. ` +
+      `Do the work and verify the expected result, then call checklist_step with ${ids}, evidence and progress_execution_outcome. ` +
         'If the task is blocked or incomplete, do not step: report the blocker (checklist_report_blocker) and tell the user.',
     );
   }
@@ -173,17 +189,31 @@ export const runToolSpecs: readonly ToolSpec[] = [
   ),
   spec('checklist_execute', `Start the run from a prepared attempt (phase two), once. ${RUN_RULES}`, runExecuteInput, (api, input) => api.run.execute(input), runDirective),
   spec(
+    'checklist_name',
+    "Persist the run's actual task name (its heading). Required before checklist_intake; later only within a revision (after checklist_teleport), where it applies only if the revision changes the scope.",
+    runNameInput,
+    (api, input) => api.run.name(input),
+    runDirective,
+  ),
+  spec(
     'checklist_intake',
-    `Submit the run's name and its checklist. A ready list from the caller is submitted as written. needs says which tasks need which others' results (positions in your list); the service orders the checklist so prerequisites come first and shows any moves. remarks attach a whole-job remark to the tasks it constrains. ${RUN_RULES}`,
+    `Submit the checklist (name the run first). A ready list from the caller is submitted as written. needs says which tasks need which others' results (positions in your list); the service orders the checklist so prerequisites come first and shows any moves. remarks attach a whole-job remark to the tasks it constrains. ${RUN_RULES}`,
     runIntakeInput,
     (api, input) => api.run.intake(input),
     intakeAnswer,
   ),
   spec(
     'checklist_step',
-    'Acknowledge the current task after doing it and verifying its expected result: evidence (the concrete acknowledgement) and progress_execution_outcome (display only), both at most 500 characters. Advances the cursor exactly once; never call it for a blocked or incomplete task.',
+    'Acknowledge the current task after doing it and verifying its expected result: the attemptId from the run, evidence (the concrete acknowledgement) and progress_execution_outcome (display only), both at most 500 characters. Advances the cursor exactly once per attempt; never call it for a blocked or incomplete task.',
     runStepInput,
     (api, input) => api.run.step(input),
+    runDirective,
+  ),
+  spec(
+    'checklist_teleport',
+    'Jump to the revision node (teleportTo "teleport-revise-tasks") when the checklist itself is wrong: remaining tasks obsolete, missing or in the wrong order. Not for a task that is merely hard or blocked.',
+    runTeleportInput,
+    (api, input) => api.run.teleport(input),
     runDirective,
   ),
   spec(

@@ -344,7 +344,7 @@ describe('the run.card use case', () => {
 
   it('draws the run of the caller workspace (a viewer included) as { svg }', async () => {
     const run = await startedRun(w);
-    await runs.step(w.deps, w.session, { runId: run.id, task: 1, evidence: 'e', progress_execution_outcome: 'First done' });
+    await runs.step(w.deps, w.session, { runId: run.id, attemptId: run.attemptId ?? '', evidence: 'e', progress_execution_outcome: 'First done' });
     const card = await runCard(w.deps, w.viewer, { runId: run.id });
     expect(Object.keys(card)).toEqual(['svg']);
     expect(card.svg).toBe(renderRunCard(await runs.getRun(w.deps, w.viewer, { runId: run.id })));
