@@ -100,7 +100,7 @@ async function callEveryTool(client: Client) {
     refusal('Error: invalid todos: duplicate content "Run tests"'),
   );
   expect(await call('todo_write', { todos: [{ content: 'Run tests', status: 'pending', priority: 'high' }] })).toEqual(
-    refusal('Error: invalid todo: unknown field `priority`; an item is only its `content` and `status`.'),
+    refusal('Error: invalid todo: unknown field `todos[0].priority`; an item is only its `content` and `status`.'),
   );
 
   const a = (await call('TaskCreate', { listName, subject: 'Build frontend' })).text.match(/^Created (T-\S+) \[pending\] Build frontend {2}blockedBy: \[\]$/)?.[1] as string;

@@ -127,3 +127,39 @@ describe('client.runs.card', () => {
     });
   });
 });
+
+describe('the complete current action (seed 002: "shows the complete current action")', () => {
+  it('wraps and grows, never cut: in the Prepare block, in the task row in progress, and on the run page', async () => {
+    const s = await sessionClient(server);
+    const words = Array.from({ length: 100 }, (_, i) => `word${i}`).join(' ');
+    const long = `${words} Supercalifragilisticexpialidocious${'x'.repeat(120)} END`;
+    expect(long.length).toBeLessThanOrEqual(1000);
+    const short = await runWith(s, 'Short action', [task('Deploy'), task('Check')]);
+    const run = await runWith(s, 'Long action', [{ action: long, expected_result: 'All of it is done' }, task('Check')]);
+
+    const svg = await (await fetchCard(run.id)).text();
+    const lines = linesOf(svg);
+    const start = lines.findIndex((l) => l.startsWith('word0 '));
+    expect(start).toBeGreaterThan(-1);
+    // The Prepare block: the lines after "Current action" join back to the whole action, with no ellipsis.
+    const prepare = [];
+    for (let i = start, text = ''; text.length < long.length; i++) {
+      prepare.push(lines[i] ?? '');
+      text = prepare.join(' ');
+      if (i > start + 60) break;
+    }
+    expect(prepare.join(' ').replace(/x+( x+)+/g, (m) => m.replaceAll(' ', ''))).toBe(long);
+    expect(prepare.join('')).not.toContain('…');
+    // The task row in progress draws the whole action too.
+    const row = svg.match(/<g class="task" data-task="1" data-state="in_progress">[\s\S]*?<\/g>/)?.[0] ?? '';
+    const rowText = linesOf(row).filter((l) => /word|^x+|END$|^Super/.test(l));
+    expect(rowText.join(' ').replace(/x+( x+)+/g, (m) => m.replaceAll(' ', ''))).toBe(long);
+    expect(row).not.toContain('…');
+    // The card grows to hold it.
+    const height = (text: string) => Number(text.match(/<svg [^>]*height="(\d+)"/)?.[1]);
+    expect(height(svg)).toBeGreaterThan(height(await (await fetchCard(short.id)).text()) + 200);
+    // The run page carries the complete action.
+    const page = (await (await fetch(`${server.url}/runs/${run.id}`)).json()) as { current: { action: string } };
+    expect(page.current.action).toBe(long);
+  });
+});

@@ -242,7 +242,7 @@ function connector(canvas: Canvas) {
 }
 
 const statusWord = (view: RunView) =>
-  view.status === 'completed' ? 'Completed' : view.status === 'intake' ? 'Checklist intake' : view.blocker ? 'Blocked' : 'Running';
+  view.status === 'completed' ? 'Completed' : view.status === 'intake' ? 'Checklist intake' : view.revising ? 'Revising' : view.blocker ? 'Blocked' : 'Running';
 const statusColor = (view: RunView) =>
   view.status === 'completed' ? COLORS.done : view.status === 'intake' ? COLORS.pending : view.blocker ? COLORS.blocker : COLORS.in_progress;
 
@@ -289,8 +289,10 @@ function prepareBlock(c: Canvas, view: RunView) {
   }
   c.y += 22;
   c.lines(LEFT, 'Current action', { max: INNER, maxLines: 1, cls: 'label' });
-  const none = view.status === 'intake' ? 'Waiting for the checklist' : 'None: the checklist is exhausted';
-  c.lines(LEFT, action ?? none, { max: INNER, maxLines: 4, cls: action ? 'body' : 'muted' });
+  const none =
+    view.status === 'intake' ? 'Waiting for the checklist' : view.revising ? 'None: the checklist is being revised' : 'None: the checklist is exhausted';
+  // The complete current action: it wraps and the card grows; it is never cut.
+  c.lines(LEFT, action ?? none, { max: INNER, maxLines: Number.POSITIVE_INFINITY, cls: action ? 'body' : 'muted' });
 }
 
 function workBlock(c: Canvas, view: RunView) {
@@ -320,7 +322,9 @@ function workBlock(c: Canvas, view: RunView) {
     const top = c.y;
     const row = new Canvas(top + 8);
     const number = i + 1;
-    row.lines(titleX, task.title, { max: titleMax, maxLines: 2, lineHeight: 19, cls: 'title' });
+    // The task in progress shows its whole action; the others keep to two lines.
+    const titleLines = task.state === 'in_progress' ? Number.POSITIVE_INFINITY : 2;
+    row.lines(titleX, task.title, { max: titleMax, maxLines: titleLines, lineHeight: 19, cls: 'title' });
     const outcome =
       task.state !== 'done' && task.outcome === 'Pending' ? STATE_WORDS[task.state] : `${STATE_WORDS[task.state]} · ${task.outcome}`;
     row.lines(titleX, outcome, { max: RIGHT - titleX, maxLines: 1, cls: 'muted' });
