@@ -10,6 +10,7 @@ import { systemClock } from './adapters/system-clock.ts';
 import { fetchWebhookSender } from './adapters/webhook-sender.ts';
 import { serveRunLink } from './http/run-links.ts';
 import { createMcpEndpoint } from './mcp/mcp-endpoint.ts';
+import { moiraKit } from './mcp/mcp-server.ts';
 import { startNotificationWorker } from './workers/notification-worker.ts';
 import { createContextFactory, type Services } from './context.ts';
 import { openDb } from './db/client.ts';
@@ -63,6 +64,7 @@ export async function startApp(options: AppOptions): Promise<App> {
     maxBodySize: MAX_BODY_BYTES,
   });
   const mcp = createMcpEndpoint(services);
+  const moira = createMcpEndpoint(services, moiraKit);
   const server = http.createServer((req, res) => {
     const path = (req.url ?? '/').split('?')[0];
     if (path === '/healthz') {
@@ -71,6 +73,8 @@ export async function startApp(options: AppOptions): Promise<App> {
       serveRunLink(deps, path, res);
     } else if (path === '/mcp') {
       void mcp.handle(req, res);
+    } else if (path === '/mcp/moira') {
+      void moira.handle(req, res);
     } else if (path?.startsWith('/trpc/')) {
       trpc(req, res);
     } else {
@@ -94,7 +98,7 @@ export async function startApp(options: AppOptions): Promise<App> {
     firstRun,
     async close() {
       await worker.stop();
-      await mcp.close();
+      await Promise.all([mcp.close(), moira.close()]);
       server.closeAllConnections();
       await new Promise<void>((resolve) => server.close(() => resolve()));
       await Promise.all([writer.$disconnect(), reader.$disconnect()]);

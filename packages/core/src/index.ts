@@ -24,3 +24,4 @@ export { presentRun } from './run-present.ts';
 export { renderRunCard, runCard, runCardByLink } from './run-card.ts';
 export type { DeliveryPolicy } from './channel-service.ts';
 export * from './tool-kit.ts';
+export * from './moira-tools.ts';

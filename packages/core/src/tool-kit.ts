@@ -30,6 +30,7 @@ import {
   todoWriteOutput,
 } from '@agent-tasks/schema';
 import type { z } from 'zod';
+import { isDomainError } from './errors.ts';
 
 type In<T extends z.ZodType> = z.input<T>;
 type Out<T extends z.ZodType> = z.output<T>;
@@ -66,7 +67,8 @@ export interface ToolSpec {
   answer(output: never): string;
 }
 
-const spec = <S extends z.ZodType, O>(
+/** A tool from its parts; the call's output type flows into the answer. */
+export const spec = <S extends z.ZodType, O>(
   name: string,
   description: string,
   input: S,
@@ -245,7 +247,8 @@ export async function runTool(spec: ToolSpec, api: ToolApi, args: unknown, error
   try {
     return { text: spec.answer((await spec.call(api, parsed.data as never)) as never), isError: false };
   } catch (error) {
-    return { text: errorText(error), isError: true };
+    // A refusal the tool itself raised (before or between its calls) carries its own text.
+    return { text: isDomainError(error) ? error.message : errorText(error), isError: true };
   }
 }
 

@@ -2,7 +2,8 @@
 //   AGENT_TASKS_URL=http://127.0.0.1:3000 AGENT_TASKS_TOKEN=<agent key or session token> tsx packages/sdk/src/mcp-stdio.ts
 // With an agent (or admin) key it opens its own agent session at start; with a session token it acts as that session;
 // a viewer key acts as itself, read-only (as over HTTP at /mcp).
-import { toolHandlers } from '@agent-tasks/core';
+// `--moira` (or AGENT_TASKS_MCP_SERVER=moira) serves the Moira-compatible server `moira` (tools start and step) instead.
+import { MOIRA_SERVER, moiraTools, toolHandlers, toolKit } from '@agent-tasks/core';
 import { Server } from '@modelcontextprotocol/sdk/server/index.js';
 import { StdioServerTransport } from '@modelcontextprotocol/sdk/server/stdio.js';
 import { CallToolRequestSchema, ListToolsRequestSchema } from '@modelcontextprotocol/sdk/types.js';
@@ -34,8 +35,9 @@ if (!token.startsWith('ats_')) {
   }
 }
 
-const tools = toolHandlers(apiOf(client), (error) => refusalOf(error).message);
-const server = new Server({ name: 'agent-tasks', version: '0.1.0' }, { capabilities: { tools: {} } });
+const moira = process.argv.includes('--moira') || process.env.AGENT_TASKS_MCP_SERVER === MOIRA_SERVER;
+const tools = toolHandlers(apiOf(client), (error) => refusalOf(error).message, moira ? moiraTools : toolKit);
+const server = new Server({ name: moira ? MOIRA_SERVER : 'agent-tasks', version: '0.1.0' }, { capabilities: { tools: {} } });
 server.setRequestHandler(ListToolsRequestSchema, async () => ({ tools: tools.list() as never }));
 server.setRequestHandler(CallToolRequestSchema, async (request) => {
   const { text, isError } = await tools.call(request.params.name, request.params.arguments);
