@@ -103,19 +103,19 @@ async function callEveryTool(client: Client) {
     refusal('Error: invalid todo: unknown field `todos[0].priority`; an item is only its `content` and `status`.'),
   );
 
-  const a = (await call('TaskCreate', { listName, subject: 'Build frontend' })).text.match(/^Created (T-\S+) \[pending\] Build frontend {2}blockedBy: \[\]$/)?.[1] as string;
+  const a = (await call('TaskCreate', { listName, subject: 'Build frontend' })).text.match(/^Created (T-\S+) \(#1\) \[pending\] Build frontend {2}blockedBy: \[\]$/)?.[1] as string;
   const b = (await call('TaskCreate', { listName, subject: 'Build backend' })).text.match(/^Created (T-\S+) /)?.[1] as string;
   expect(a).toBeDefined();
   expect(await call('TaskCreate', { listName, subject: 'Run integration tests', blockedBy: [a, b] })).toEqual(
-    ok(new RegExp(`^Created T-\\S+ \\[pending\\] Run integration tests {2}blockedBy: \\[${a}, ${b}\\]$`)),
+    ok(new RegExp(`^Created T-\\S+ \\(#3\\) \\[pending\\] Run integration tests {2}blockedBy: \\[${a}, ${b}\\]$`)),
   );
   expect(await call('TaskCreate', { listName, subject: '   ' })).toEqual(refusal('Error: invalid task: `subject` must be a non-empty string.'));
   expect(JSON.parse((await call('TaskGet', { listName, id: a })).text)).toMatchObject({ id: a, subject: 'Build frontend', status: 'pending' });
-  expect(await call('TaskList', { listName, readyOnly: true })).toEqual(ok(`${a} [pending] Build frontend  blockedBy: []\n${b} [pending] Build backend  blockedBy: []`));
+  expect(await call('TaskList', { listName, readyOnly: true })).toEqual(ok('#1 [pending] Build frontend     blockedBy: []\n#2 [pending] Build backend      blockedBy: []'));
   expect(await call('TaskPlan', { listName })).toEqual(ok(new RegExp(`^Wave 1: ${a}, ${b}\\nWave 2: T-\\S+\\nCritical path \\(2\\): `)));
   expect(await call('TaskClaim', { listName, id: a })).toEqual(ok(new RegExp(`^Claimed ${a} \\[in_progress\\] Build frontend as \\S+$`)));
   expect(await call('TaskUpdate', { listName, id: b, status: 'completed' })).toEqual(ok(new RegExp(`^Updated ${b} \\[completed\\] Build backend \\(version \\d+\\)`)));
-  expect(await call('TaskUpdate', { listName, id: b, addBlockedBy: [b] })).toEqual(refusal(`Error: invalid dependency: ${b} cannot depend on itself.`));
+  expect(await call('TaskUpdate', { listName, id: b, blockedBy: [b] })).toEqual(refusal(`Error: invalid dependency: ${b} cannot depend on itself.`));
 
   expect(await call('checklist_prepare', { parentExecutionId: 'none' })).toEqual(refusal(/^Error: Todo List notifies/));
   const startAttemptId = (await call('checklist_prepare', { parentExecutionId: 'none', skipNotificationCheck: true })).text.match(/startAttemptId "([^"]+)"/)?.[1];

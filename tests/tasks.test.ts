@@ -174,7 +174,7 @@ describe('fields, filters, versions and history', () => {
     expect((await refused(s.client.tasks.create({ subject: '  ' }))).message).toBe('Error: invalid task: `subject` must be a non-empty string.');
     expect((await refused(s.client.tasks.create({ subject: 'x', threadID: 'ses_x' } as never))).message).toMatch(/^Error: invalid input: unknown field `threadID`/);
     expect((await refused(s.client.tasks.create({ subject: 'x', metadata: [] as never }))).message).toBe('Error: invalid task: `metadata` must be a JSON object.');
-    expect((await refused(s.client.tasks.update({ id: 'nope' }))).message).toBe('Error: invalid input: `id`: "nope" is not a task id (T-…).');
+    expect((await refused(s.client.tasks.update({ id: 'nope' }))).message).toBe('Error: invalid input: `id`: "nope" is not a task id (T-… or #n).');
     expect((await refused(s.client.tasks.update({ id: 'T-1', status: 'done' as never }))).message).toBe(
       'Error: invalid task: `status` must be one of pending, in_progress, completed, deleted (got "done").',
     );

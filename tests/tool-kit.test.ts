@@ -96,7 +96,7 @@ async function walkEveryTool(call: Caller, agentName: string) {
 
   // task graph: two parallel branches joined by a third task
   const created = (text: string, subject: string) => {
-    const id = text.match(new RegExp(`^Created (T-\\S+) \\[pending\\] ${subject} {2}blockedBy: \\[\\]$`))?.[1];
+    const id = text.match(new RegExp(`^Created (T-\\S+) \\(#\\d+\\) \\[pending\\] ${subject} {2}blockedBy: \\[\\]$`))?.[1];
     expect(id, text).toBeDefined();
     return id as string;
   };
@@ -104,12 +104,18 @@ async function walkEveryTool(call: Caller, agentName: string) {
   const b = created(await call('TaskCreate', { listName, subject: 'Build backend', description: 'API and storage', metadata: { area: 'api' } }), 'Build backend');
   const joined = await call('TaskCreate', { listName, subject: 'Run integration tests', blockedBy: [a, b] });
   const c = joined.match(/^Created (T-\S+) /)?.[1] as string;
-  expect(joined).toBe(`Created ${c} [pending] Run integration tests  blockedBy: [${a}, ${b}]`);
+  expect(joined).toBe(`Created ${c} (#3) [pending] Run integration tests  blockedBy: [${a}, ${b}]`);
   expect(JSON.parse(await call('TaskGet', { listName, id: c }))).toMatchObject({ id: c, listName, subject: 'Run integration tests', status: 'pending', blockedBy: [a, b] });
+  // Long ids read as their #n references, in the seed's columns; every tool takes them.
   expect(await call('TaskList', { listName })).toBe(
-    [`${a} [pending] Build frontend  blockedBy: []`, `${b} [pending] Build backend  blockedBy: []`, `${c} [pending] Run integration tests  blockedBy: [${a}, ${b}]`].join('\n'),
+    [
+      '#1 [pending] Build frontend            blockedBy: []',
+      '#2 [pending] Build backend             blockedBy: []',
+      '#3 [pending] Run integration tests     blockedBy: [#1, #2]',
+    ].join('\n'),
   );
-  expect(await call('TaskList', { listName, readyOnly: true })).toBe([`${a} [pending] Build frontend  blockedBy: []`, `${b} [pending] Build backend  blockedBy: []`].join('\n'));
+  expect(await call('TaskList', { listName, readyOnly: true })).toBe(['#1 [pending] Build frontend     blockedBy: []', '#2 [pending] Build backend      blockedBy: []'].join('\n'));
+  expect(JSON.parse(await call('TaskGet', { listName, id: '#3' }))).toMatchObject({ id: c, ref: '#3' });
   expect(await call('TaskPlan', { listName })).toMatch(
     new RegExp(`^Wave 1: ${a}, ${b}\\nWave 2: ${c}\\nCritical path \\(2\\): (${a}|${b}) → ${c}$`),
   );
@@ -142,12 +148,10 @@ async function walkEveryTool(call: Caller, agentName: string) {
   const runId = started.match(/^Run (\S+) is at checklist intake\./)?.[1] as string;
   const attemptOf = (text: string) => text.match(/attemptId "([^"]+)"/)?.[1] as string;
   expect(started).toBe(
-    `Run ${runId} is at checklist intake.\nFirst persist the actual task name with checklist_name (runId "${runId}", name).\nThen submit the checklist with checklist_intake (runId "${runId}", attemptId "${attemptOf(started)}").`,
+    `Run ${runId} is at checklist intake.\nFirst persist the actual task name with checklist_name (runId "${runId}", name).\nThen submit the checklist with checklist_intake (runId "${runId}").`,
   );
   expect(await call('checklist_execute', { startAttemptId })).toMatch(/^Error: /);
-  expect(await call('checklist_name', { runId, name: 'Release 1.2' })).toBe(
-    `Run ${runId} is at checklist intake.\nThen submit the checklist with checklist_intake (runId "${runId}", attemptId "${attemptOf(started)}").`,
-  );
+  expect(await call('checklist_name', { runId, name: 'Release 1.2' })).toBe(`Run ${runId} is at checklist intake.\nThen submit the checklist with checklist_intake (runId "${runId}").`);
   const intake = await call('checklist_intake', { runId, tasks: [step(1), step(2)], progress_checklist_outcome: 'Two steps' });
   expect(intake).toMatch(/^Task 1\/2: Do step 1\nExpected result: Step 1 is done\nDo the work and verify the expected result, then call checklist_step with runId "/);
   expect(await call('checklist_report_blocker', { runId, blocker: 'Waiting for the build machine' })).toBe(`Blocker recorded on Task 1/2; the cursor stays. ${intake}`);

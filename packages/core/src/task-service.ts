@@ -4,7 +4,7 @@ import { type Actor, requireRole } from './actor.ts';
 import { DomainError } from './errors.ts';
 import type { Deps, Repositories } from './ports.ts';
 import type { TaskListRecord, TaskRecord } from './records.ts';
-import { LostTaskRace, TaskChanges, taskNotFound } from './task-changes.ts';
+import { LostTaskRace, TaskChanges, resolveRef, taskNotFound } from './task-changes.ts';
 import { checkStatusMove, mergeMetadata, parallelPlan } from './task-graph.ts';
 import { presentChange, presentSummary, presentTask } from './task-present.ts';
 
@@ -100,10 +100,16 @@ export async function createTask(deps: Deps, actor: Actor, input: TaskCreateInpu
 export async function getTask(deps: Deps, actor: Actor, input: { listName?: string | undefined; id: string }) {
   const name = listNameOf(input);
   const list = await existingList(deps.store, actor, name, input.id);
-  const task = await deps.store.tasks.get(list.id, input.id);
+  const task = await deps.store.tasks.get(list.id, await resolveRef(deps.store, list.id, input.id));
   if (!task) throw taskNotFound(input.id, name);
   return present(deps.store, list, task);
 }
+
+const wholeOrDelta = (field: 'blockedBy' | 'blocks') =>
+  new DomainError(
+    'INVALID_INPUT',
+    `Error: invalid input: \`${field}\` sets the whole list; send it alone, or change it with \`add${field[0]?.toUpperCase()}${field.slice(1)}\`/\`remove${field[0]?.toUpperCase()}${field.slice(1)}\`, not both.`,
+  );
 
 function staleVersion(task: TaskRecord, expected: number, current: unknown) {
   return new DomainError(
@@ -127,6 +133,21 @@ export async function updateTask(deps: Deps, actor: Actor, input: TaskUpdateInpu
     if (input.activeForm !== undefined) changes.set(task, 'activeForm', input.activeForm);
     if (input.owner !== undefined) changes.set(task, 'owner', input.owner);
     if (input.metadata !== undefined) changes.set(task, 'metadata', mergeMetadata(task.metadata, input.metadata));
+    if (input.blockedBy !== undefined && (input.addBlockedBy || input.removeBlockedBy)) throw wholeOrDelta('blockedBy');
+    if (input.blocks !== undefined && (input.addBlocks || input.removeBlocks)) throw wholeOrDelta('blocks');
+    // A whole list replaces the edges on its side: edges it drops go first, so the cycle check sees the new graph.
+    const edges = await repos.tasks.edgesOf([task.id]);
+    const ids = async (refs: readonly string[]) => new Set(await Promise.all(refs.map((r) => changes.resolve(r))));
+    if (input.blockedBy !== undefined) {
+      const keep = await ids(input.blockedBy);
+      for (const e of edges) if (e.blockedId === task.id && !keep.has(e.blockerId)) await changes.removeEdge(e.blockerId, task.id);
+    }
+    if (input.blocks !== undefined) {
+      const keep = await ids(input.blocks);
+      for (const e of edges) if (e.blockerId === task.id && !keep.has(e.blockedId)) await changes.removeEdge(task.id, e.blockedId);
+    }
+    for (const id of new Set(input.blockedBy ?? [])) await changes.addEdge(id, task.id);
+    for (const id of new Set(input.blocks ?? [])) await changes.addEdge(task.id, id);
     for (const id of input.removeBlockedBy ?? []) await changes.removeEdge(id, task.id);
     for (const id of input.removeBlocks ?? []) await changes.removeEdge(task.id, id);
     for (const id of input.addBlockedBy ?? []) await changes.addEdge(id, task.id);

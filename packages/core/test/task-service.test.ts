@@ -88,6 +88,7 @@ describe("the seed's example", () => {
     const t = await create(w.session, 'Run tests', { description: 'all of them', activeForm: 'Running tests' });
     expect(t).toEqual({
       id: 'T-00000000-0000-4000-8000-000000000001',
+      ref: '#1',
       listName: 'default',
       subject: 'Run tests',
       description: 'all of them',

@@ -37,5 +37,29 @@ export function formatZodError(error: z.ZodError): string {
   return `Error: invalid input: ${where}${issue.message}`;
 }
 
-/** The JSON Schema of a contract's input, for LLM tool definitions. */
-export const jsonSchemaOf = (schema: z.ZodType) => toJSONSchema(schema, { io: 'input' }) as Record<string, unknown>;
+/**
+ * Drops what costs a model tokens and says nothing to it: `$schema`, the ±2^53 bounds of every integer,
+ * `propertyNames: string`; a nullable value is one `type: [T, "null"]`. The schema accepts the same inputs.
+ */
+function lean(node: unknown): unknown {
+  if (Array.isArray(node)) return node.map(lean);
+  if (!node || typeof node !== 'object') return node;
+  // { anyOf: [{ type: T, …bounds }, { type: "null" }] } says the same as { type: [T, "null"], …bounds }.
+  const anyOf = (node as { anyOf?: { type?: unknown }[] }).anyOf;
+  if (anyOf?.length === 2 && typeof anyOf[0]?.type === 'string' && JSON.stringify(anyOf[1]) === '{"type":"null"}') {
+    const { anyOf: _, ...rest } = node as Record<string, unknown>;
+    return lean({ ...rest, ...anyOf[0], type: [anyOf[0].type, 'null'] });
+  }
+  const out: Record<string, unknown> = {};
+  for (const [key, value] of Object.entries(node)) {
+    if (key === '$schema') continue;
+    if ((key === 'maximum' && value === Number.MAX_SAFE_INTEGER) || (key === 'minimum' && value === Number.MIN_SAFE_INTEGER)) continue;
+    if (key === 'propertyNames' && JSON.stringify(value) === '{"type":"string"}') continue;
+    if (key === 'additionalProperties' && JSON.stringify(value) === '{}') continue;
+    out[key] = lean(value);
+  }
+  return out;
+}
+
+/** The JSON Schema (draft 2020-12) of a contract's input, for LLM tool definitions. */
+export const jsonSchemaOf = (schema: z.ZodType) => lean(toJSONSchema(schema, { io: 'input' })) as Record<string, unknown>;

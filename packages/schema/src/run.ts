@@ -13,8 +13,8 @@ const bounded = (field: string, max: number) =>
 /** A checklist task: exactly an action and its expected result; its position is its identity. */
 export const runTask = z.strictObject(
   {
-    action: bounded('action', RUN_TEXT_MAX).describe('The self-contained work to perform'),
-    expected_result: bounded('expected_result', RUN_TEXT_MAX).describe('The observable condition that proves completion'),
+    action: bounded('action', RUN_TEXT_MAX),
+    expected_result: bounded('expected_result', RUN_TEXT_MAX),
   },
   {
     error: (iss) =>
@@ -40,7 +40,7 @@ const position = (field: string) =>
 
 /** A ready checklist the caller already holds (seed 002 "Supplying an existing checklist"); the run's first step submits it unchanged. */
 export const runTaskContext = z.strictObject(
-  { tasks: runTasks.describe('The schema-valid ready task array') },
+  { tasks: runTasks },
   { error: unknownField('{ tasks }') },
 );
 export type RunTaskContext = z.infer<typeof runTaskContext>;
@@ -50,13 +50,11 @@ export const runPrepareInput = z.strictObject(
     parentExecutionId: z
       .string({ error: 'Error: invalid input: `parentExecutionId` must be a run id or "none".' })
       .min(1, { error: 'Error: invalid input: `parentExecutionId` must be a run id or "none".' })
-      .max(100, { error: 'Error: invalid input: `parentExecutionId` must be a run id or "none".' })
-      .describe('The parent run of a child run, or "none"'),
+      .max(100, { error: 'Error: invalid input: `parentExecutionId` must be a run id or "none".' }),
     skipNotificationCheck: z
       .boolean({ error: 'Error: invalid input: `skipNotificationCheck` must be true or false.' })
-      .optional()
-      .describe('Start even though the workspace has no notification channel'),
-    taskContext: runTaskContext.optional().describe("The caller's ready checklist; the run's intake submits it unchanged"),
+      .optional(),
+    taskContext: runTaskContext.optional(),
   },
   { error: unknownField('{ parentExecutionId, skipNotificationCheck?, taskContext? }') },
 );
@@ -70,7 +68,7 @@ const attemptId = z
   .max(100, { error: 'Error: invalid input: `attemptId` must be the step attempt id of the run (its `attemptId`).' });
 
 export const runNameInput = z.strictObject(
-  { runId: id, name: bounded('name', RUN_NAME_MAX).describe('The actual task name: the run heading') },
+  { runId: id, name: bounded('name', RUN_NAME_MAX) },
   { error: unknownField('{ runId, name }') },
 );
 
@@ -78,22 +76,20 @@ export const runIntakeInput = z.strictObject(
   {
     runId: id,
     tasks: runTasks,
-    progress_checklist_outcome: bounded('progress_checklist_outcome', RUN_STEP_TEXT_MAX).describe('Checklist synopsis shown on the card'),
-    execution_note: bounded('execution_note', RUN_NOTE_MAX).optional().describe('Free note; never a heading'),
+    progress_checklist_outcome: bounded('progress_checklist_outcome', RUN_STEP_TEXT_MAX),
+    execution_note: bounded('execution_note', RUN_NOTE_MAX).optional(),
     needs: z
       .array(z.strictObject({ task: position('task'), needs: z.array(position('needs')).min(1).max(RUN_TASKS_MAX) }), {
         error: 'Error: invalid input: `needs` must be an array of { task, needs: [positions] }.',
       })
       .max(RUN_TASKS_MAX)
-      .optional()
-      .describe('Which tasks need which others\' results (positions in the written list)'),
+      .optional(),
     remarks: z
       .array(z.strictObject({ text: bounded('text', RUN_TEXT_MAX), tasks: z.array(position('tasks')).min(1).max(RUN_TASKS_MAX) }), {
         error: 'Error: invalid input: `remarks` must be an array of { text, tasks: [positions] }.',
       })
       .max(RUN_TASKS_MAX)
-      .optional()
-      .describe('Remarks that govern the whole job, attached to the tasks they constrain; never executed as tasks'),
+      .optional(),
     attemptId: attemptId.optional(),
   },
   { error: unknownField('{ runId, tasks, progress_checklist_outcome, execution_note?, needs?, remarks?, attemptId? }') },
@@ -103,10 +99,10 @@ export type RunIntakeInput = z.infer<typeof runIntakeInput>;
 export const runStepInput = z.strictObject(
   {
     runId: id,
-    attemptId: attemptId.describe('The step attempt id from the run (exactly once: a retried attempt answers the same)'),
+    attemptId: attemptId,
     evidence: bounded('evidence', RUN_STEP_TEXT_MAX),
     progress_execution_outcome: bounded('progress_execution_outcome', RUN_STEP_TEXT_MAX),
-    task: position('task').optional().describe('Optional guard: the task number this acknowledges; refused when it is not current'),
+    task: position('task').optional(),
   },
   { error: unknownField('{ runId, attemptId, evidence, progress_execution_outcome, task? }') },
 );
@@ -125,7 +121,7 @@ export const runTeleportInput = z.strictObject(
 export const runReviseInput = z.strictObject(
   {
     runId: id,
-    tasks: runTasks.describe('The complete corrected checklist; executed tasks keep their positions unchanged'),
+    tasks: runTasks,
     resume_from_task: position('resume_from_task'),
     progress_checklist_outcome: bounded('progress_checklist_outcome', RUN_STEP_TEXT_MAX),
     progress_execution_outcome: bounded('progress_execution_outcome', RUN_STEP_TEXT_MAX),
@@ -136,7 +132,7 @@ export const runReviseInput = z.strictObject(
 export type RunReviseInput = z.infer<typeof runReviseInput>;
 
 export const runBlockerInput = z.strictObject(
-  { runId: id, blocker: bounded('blocker', RUN_STEP_TEXT_MAX).nullable().describe('The verified blocker; null clears it') },
+  { runId: id, blocker: bounded('blocker', RUN_STEP_TEXT_MAX).nullable() },
   { error: unknownField('{ runId, blocker }') },
 );
 export const runRef = z.strictObject({ runId: id }, { error: unknownField('{ runId }') });

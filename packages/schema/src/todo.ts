@@ -20,9 +20,8 @@ export const todoItem = z.strictObject(
       .max(TODO_MAX_CONTENT, {
         error: (iss) =>
           `Error: invalid todo: \`content\` must be at most ${TODO_MAX_CONTENT} characters (got ${[...String(iss.input)].length}).`,
-      })
-      .describe('A short line naming one concrete step, in the imperative ("Run tests").'),
-    status: todoStatus.describe('pending (not started), in_progress (being worked on now) or completed (finished).'),
+      }),
+    status: todoStatus,
   },
   {
     error: (iss) =>
@@ -42,13 +41,12 @@ export const todoList = z
 
 export const todoWriteInput = z.strictObject(
   {
-    todos: todoList.describe('The whole list, every item with its state. It replaces the previous list.'),
+    todos: todoList,
     baseRevision: z
       .number({ error: 'Error: invalid input: `baseRevision` must be a whole number.' })
       .int({ error: 'Error: invalid input: `baseRevision` must be a whole number.' })
       .min(0, { error: 'Error: invalid input: `baseRevision` must be a whole number.' })
-      .optional()
-      .describe('The list revision this update was based on; refused if the list has moved on since.'),
+      .optional(),
   },
   {
     error: (iss) =>

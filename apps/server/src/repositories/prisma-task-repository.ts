@@ -85,6 +85,8 @@ export const prismaTaskRepository = (db: Tx): TaskRepository => ({
   async createList(list) {
     await db.taskList.create({ data: list, select: { id: true } });
   },
+  listNames: async (workspaceId) => (await db.taskList.findMany({ where: { workspaceId }, select: { name: true }, orderBy: { name: 'asc' } })).map((l) => l.name),
+  idOfSeq: async (listId, seq) => (await db.task.findUnique({ where: { listId_seq: { listId, seq } }, select: { id: true } }))?.id ?? null,
   nextTaskSeq: async (listId) =>
     (await db.taskList.update({ where: { id: listId }, data: { taskSeq: { increment: 1 } }, select: { taskSeq: true } })).taskSeq,
   nextChangeSeq: async (listId) =>
