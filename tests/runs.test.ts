@@ -334,7 +334,7 @@ describe('live run view', () => {
     const seen: { id: string; cursor: number }[] = [];
     let sub: { unsubscribe(): void } | undefined;
     await new Promise<void>((resolve) => {
-      sub = viewer.runs.watch({ runId: run.id }, { onData: (e) => seen.push({ id: e.id, cursor: e.data.run.cursor }), onStarted: resolve });
+      sub = viewer.runs.watch({ runId: run.id, from: 'start' }, { onData: (e) => seen.push({ id: e.id, cursor: e.data.run.cursor }), onStarted: resolve });
     });
     const until = async (n: number) => {
       for (let i = 0; i < 500 && seen.length < n; i++) await new Promise((r) => setTimeout(r, 20));

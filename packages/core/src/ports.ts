@@ -68,6 +68,8 @@ export interface TaskRepository {
   createList(list: TaskListRecord): Promise<void>;
   /** Increments and returns the list's task counter (creation order). */
   nextTaskSeq(listId: string): Promise<number>;
+  /** The list's change counter: the feed position of its last change. */
+  feedPosition(listId: string): Promise<number>;
   /** Increments and returns the list's change counter (feed position). */
   nextChangeSeq(listId: string): Promise<number>;
   insert(task: TaskRecord): Promise<void>;

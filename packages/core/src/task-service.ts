@@ -233,6 +233,12 @@ export async function taskHistory(deps: Deps, actor: Actor, input: { listName?: 
   return { changes: (await deps.store.tasks.changesOf(task.id)).map(presentChange) };
 }
 
+/** The list feed's current position (its last change), 0 when the list does not exist yet. */
+export async function taskFeedPosition(deps: Deps, actor: Actor, input: { listName?: string | undefined }) {
+  const list = await findList(deps.store, actor, listNameOf(input));
+  return list ? deps.store.tasks.feedPosition(list.id) : 0;
+}
+
 /** One page of the list's changes after `after`, oldest first, each with the task as it stood: the feed's replay. */
 export async function taskChangesAfter(deps: Deps, actor: Actor, input: { listName?: string | undefined; after: number; limit?: number }) {
   const name = listNameOf(input);

@@ -1,6 +1,6 @@
 // Contracts of the checklist run tool (seed 002): start, intake, step, revise, blockers, the run view and its card.
 import { z } from 'zod';
-import { id, isoDate, unknownField } from './common.ts';
+import { feedFrom, id, isoDate, unknownField } from './common.ts';
 import { RUN_NAME_MAX, RUN_NOTE_MAX, RUN_STEP_TEXT_MAX, RUN_TASKS_MAX, RUN_TEXT_MAX } from './limits.ts';
 
 const bounded = (field: string, max: number) =>
@@ -216,7 +216,7 @@ export const runStepRecord = z.object({
 export const runHistoryOutput = z.object({ steps: z.array(runStepRecord) });
 export const runListOutput = z.object({ runs: z.array(runView) });
 export const runCardOutput = z.object({ svg: z.string() });
-export const runWatchInput = z.strictObject({ runId: id, lastEventId: z.string().optional() });
+export const runWatchInput = z.strictObject({ runId: id, lastEventId: z.string().optional(), from: feedFrom });
 export const runEvent = z.object({
   version: z.number().int(),
   run: runView,

@@ -1,6 +1,6 @@
 // Contracts of the task graph tool (seed 001): TaskCreate, TaskGet, TaskList, TaskUpdate, claims, plan, history, feed.
 import { z } from 'zod';
-import { isoDate, unknownField } from './common.ts';
+import { feedFrom, isoDate, unknownField } from './common.ts';
 import {
   IMPORT_FILES_MAX,
   TASK_ACTIVE_FORM_MAX,
@@ -192,6 +192,7 @@ export const taskHistoryOutput = z.object({ changes: z.array(taskChange) });
 
 export const taskWatchInput = z.strictObject({
   listName: listName.optional(),
+  from: feedFrom,
   lastEventId: z.string().optional(),
 });
 export const taskEvent = taskChange.extend({ task });

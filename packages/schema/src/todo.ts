@@ -1,6 +1,6 @@
 // Contracts of the todo list tool (seed 000): items, todo_write, the list, its update cards and live events.
 import { z } from 'zod';
-import { id, isoDate, pageLimit } from './common.ts';
+import { feedFrom, id, isoDate, pageLimit } from './common.ts';
 import { TODO_MAX_CONTENT, TODO_MAX_ITEMS } from './limits.ts';
 
 export const todoStatuses = ['pending', 'in_progress', 'completed'] as const;
@@ -113,5 +113,6 @@ export type TodoHistory = z.infer<typeof todoHistoryOutput>;
 
 export const todoWatchInput = z.strictObject({
   sessionId: id.optional(),
+  from: feedFrom,
   lastEventId: z.string().optional().describe('Resume after this event (an update revision).'),
 });

@@ -1,14 +1,19 @@
-// agent-tasks-cli: imports and exports a task list as the JSON task files of sisyphus or Claude Code (run with tsx).
+// agent-tasks-cli: imports and exports a task list as the JSON task files of sisyphus or Claude Code (run with tsx),
+// and mirrors a list live into a folder of sisyphus task files.
 //   agent-tasks-cli import --format claude|sisyphus --dir <folder> [--list <name>]
 //   agent-tasks-cli export --format claude|sisyphus --dir <folder> [--list <name>]
+//   agent-tasks-cli mirror --dir .sisyphus/tasks [--list <name>]   (until interrupted)
 // Server and credentials: AGENT_TASKS_URL and AGENT_TASKS_TOKEN, or --url and --token.
 import { mkdir, readdir, readFile, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { parseArgs } from 'node:util';
 import { createClient } from './client.ts';
 import { refusalOf } from './errors.ts';
+import { mirrorTaskList } from './task-mirror.ts';
 
-const USAGE = 'usage: agent-tasks-cli import|export --format claude|sisyphus --dir <folder> [--list <name>] [--url <url>] [--token <token>]';
+const USAGE =
+  'usage: agent-tasks-cli import|export --format claude|sisyphus --dir <folder> [--list <name>] [--url <url>] [--token <token>]\n' +
+  '       agent-tasks-cli mirror --dir <folder> [--list <name>] [--url <url>] [--token <token>]';
 
 class UsageError extends Error {}
 
@@ -35,7 +40,8 @@ async function run(argv: string[]): Promise<string> {
     },
   });
   const [command, ...extra] = positionals;
-  if ((command !== 'import' && command !== 'export') || extra.length > 0) throw new UsageError(USAGE);
+  if ((command !== 'import' && command !== 'export' && command !== 'mirror') || extra.length > 0) throw new UsageError(USAGE);
+  if (command === 'mirror') return mirror(values);
   if (values.format !== 'claude' && values.format !== 'sisyphus') throw new UsageError('`--format` must be "claude" or "sisyphus".');
   if (!values.dir) throw new UsageError('`--dir` names the folder of task files.');
   const url = values.url ?? process.env.AGENT_TASKS_URL;
@@ -63,6 +69,29 @@ async function run(argv: string[]): Promise<string> {
     await writeFile(path.join(dir, file.name), file.content);
   }
   return `Exported ${plural(result.files.length)} from list "${result.listName}" to ${dir}.`;
+}
+
+/** Mirrors the list into the folder until SIGINT or SIGTERM, printing each sync. */
+async function mirror(values: { dir?: string | undefined; list?: string | undefined; url?: string | undefined; token?: string | undefined }) {
+  if (!values.dir) throw new UsageError('`--dir` names the folder of task files.');
+  const url = values.url ?? process.env.AGENT_TASKS_URL;
+  const token = values.token ?? process.env.AGENT_TASKS_TOKEN;
+  if (!url || !token) throw new UsageError('set AGENT_TASKS_URL and AGENT_TASKS_TOKEN (or pass --url and --token).');
+  const dir = path.resolve(values.dir);
+  const list = values.list ?? 'default';
+  const mirrored = mirrorTaskList({
+    client: createClient({ url, token }),
+    dir,
+    listName: values.list,
+    onSync: (s) => console.log(`Mirrored list "${list}" to ${dir}: ${plural(s.tasks)} (${s.written} written, ${s.removed} removed).`),
+    onError: (error) => console.error(refusalOf(error).message),
+  });
+  await new Promise<void>((resolve) => {
+    process.once('SIGINT', resolve);
+    process.once('SIGTERM', resolve);
+  });
+  await mirrored.stop();
+  return 'Mirror stopped.';
 }
 
 try {

@@ -21,7 +21,7 @@ import {
   runView,
   runWatchInput,
 } from '@agent-tasks/schema';
-import { resumableFeed } from '../adapters/resumable-feed.ts';
+import { feedStart, resumableFeed } from '../adapters/resumable-feed.ts';
 import { authedProcedure, router, streamOf } from '../trpc.ts';
 
 export const runRouter = router({
@@ -86,7 +86,7 @@ export const runRouter = router({
         live: ctx.live,
         topic: runTopic(input.runId),
         signal,
-        after: Number(input.lastEventId ?? 0) || 0,
+        after: feedStart(input, async () => (await runs.getRun(ctx.deps, ctx.actor, input)).version),
         // The run's latest state stands for every version missed: one event brings a reconnecting viewer up to date.
         replay: async (after) => {
           const run = await runs.getRun(ctx.deps, ctx.actor, input);

@@ -11,7 +11,7 @@ import {
   todoWriteInput,
   todoWriteOutput,
 } from '@agent-tasks/schema';
-import { resumableFeed } from '../adapters/resumable-feed.ts';
+import { feedStart, resumableFeed } from '../adapters/resumable-feed.ts';
 import { authedProcedure, router, streamOf } from '../trpc.ts';
 
 export const todoRouter = router({
@@ -37,7 +37,7 @@ export const todoRouter = router({
         live: ctx.live,
         topic: todoTopic(sessionId),
         signal,
-        after: Number(input.lastEventId ?? 0) || 0,
+        after: feedStart(input, async () => (await todos.getTodoList(ctx.deps, ctx.actor, { sessionId })).revision),
         replay: async (after) => {
           const page = await todos.todoCardsAfter(ctx.deps, ctx.actor, { sessionId, afterRevision: after });
           return { items: page.cards, more: page.more };
