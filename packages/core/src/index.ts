@@ -15,6 +15,7 @@ export * from './task-graph.ts';
 export { taskTopic } from './task-changes.ts';
 export { presentTask } from './task-present.ts';
 export { todoTopic } from './todo-service.ts';
+export { renderTodoCard, todoCardOf } from './todo-card.ts';
 export * as runs from './run-service.ts';
 export * as channels from './channel-service.ts';
 export { runTopic } from './run-service.ts';

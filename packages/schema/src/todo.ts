@@ -1,6 +1,6 @@
 // Contracts of the todo list tool (seed 000): items, todo_write, the list, its update cards and live events.
 import { z } from 'zod';
-import { feedFrom, id, isoDate, pageLimit } from './common.ts';
+import { feedFrom, id, isoDate, pageLimit, unknownField } from './common.ts';
 import { TODO_MAX_CONTENT, TODO_MAX_ITEMS } from './limits.ts';
 
 export const todoStatuses = ['pending', 'in_progress', 'completed'] as const;
@@ -110,6 +110,31 @@ export const todoHistoryOutput = z.object({
   nextBefore: z.number().int().nullable(),
 });
 export type TodoHistory = z.infer<typeof todoHistoryOutput>;
+
+export const todoCardInput = z
+  .strictObject(
+    {
+      sessionId: id.optional(),
+      revision: z
+        .number({ error: 'Error: invalid input: `revision` must be a whole number from 1.' })
+        .int({ error: 'Error: invalid input: `revision` must be a whole number from 1.' })
+        .min(1, { error: 'Error: invalid input: `revision` must be a whole number from 1.' })
+        .optional()
+        .describe('The update whose card to render; the latest when omitted.'),
+    },
+    { error: unknownField('{ sessionId?, revision? }') },
+  )
+  .default({});
+/** The "Update to-do list" card: the groups and what changed as data, and the same as text for models and terminals. */
+export const todoCardView = z.object({
+  sessionId: z.string(),
+  revision: z.number().int(),
+  groups: z.object({ pending: z.array(z.string()), inProgress: z.array(z.string()), completed: z.array(z.string()) }),
+  changes: todoChanges,
+  createdAt: isoDate,
+  text: z.string(),
+});
+export type TodoCardView = z.infer<typeof todoCardView>;
 
 export const todoWatchInput = z.strictObject({
   sessionId: id.optional(),

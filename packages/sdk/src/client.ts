@@ -88,6 +88,8 @@ export function createClient({ url, token }: ClientOptions) {
       write: (input: RouterInputs['todo']['write']) => trpc.todo.write.mutate(input),
       get: (input: RouterInputs['todo']['get'] = {}) => trpc.todo.get.query(input),
       history: (input: RouterInputs['todo']['history'] = {}) => trpc.todo.history.query(input),
+      /** The "Update to-do list" card as text (Pending / In progress / Completed, what changed) and as data. */
+      card: (input: RouterInputs['todo']['card'] = {}) => trpc.todo.card.query(input),
       watch: watchTodo,
     },
     tasks: {

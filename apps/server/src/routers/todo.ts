@@ -1,9 +1,11 @@
-// Todo router: todo_write, the current list, its update cards, and a resumable live feed of updates.
-import { sessions, todoTopic, todos } from '@agent-tasks/core';
+// Todo router: todo_write, the current list, its update cards (also rendered as text), and a resumable live feed of updates.
+import { sessions, todoCardOf, todoTopic, todos } from '@agent-tasks/core';
 import {
   type TodoCard,
   sessionRef,
   todoCard,
+  todoCardInput,
+  todoCardView,
   todoHistoryInput,
   todoHistoryOutput,
   todoListView,
@@ -27,6 +29,11 @@ export const todoRouter = router({
     .input(todoHistoryInput)
     .output(todoHistoryOutput)
     .query(({ ctx, input }) => todos.todoHistory(ctx.deps, ctx.actor, input)),
+  /** The "Update to-do list" card of the latest (or a given) update, as text and as the groups it shows. */
+  card: authedProcedure
+    .input(todoCardInput)
+    .output(todoCardView)
+    .query(({ ctx, input }) => todoCardOf(ctx.deps, ctx.actor, input)),
   watch: authedProcedure
     .input(todoWatchInput)
     .output(streamOf(todoCard))
