@@ -192,7 +192,12 @@ export const taskToolSpecs: readonly ToolSpec[] = [
     'Claim a task atomically (in_progress, yours): by id, or without one the oldest ready task.',
     taskClaimInput,
     (api, input) => api.task.claim(input),
-    (r) => (r.task ? `Claimed ${r.task.id} [in_progress] ${r.task.subject} as ${r.task.owner}` : 'No ready task to claim.'),
+    (r) =>
+      r.task
+        ? `Claimed ${r.task.id} [in_progress] ${r.task.subject} as ${r.task.owner}`
+        : r.lostRace
+          ? `Lost the race: ${r.lostRace.owner} claimed ${r.lostRace.ref} (${r.lostRace.id}) first, moments ago; no other task is ready now.`
+          : 'No ready task to claim.',
   ),
   spec(
     'TaskPlan',

@@ -16,7 +16,9 @@ export function pathText(path: readonly PropertyKey[]): string {
  */
 function placed(issue: z.core.$ZodIssue): string {
   const { message, path } = issue;
-  if (path.length < 2 && typeof path[0] !== 'number') return message;
+  if (path.length === 0) return message;
+  // A top-level field its message already names (in words or backticks) needs no place added.
+  if (path.length === 1 && typeof path[0] === 'string' && message.includes(path[0])) return message;
   const where = pathText(path);
   if (SEED_TEXTS.has(message)) return `${message} At \`${where}\`.`;
   if (issue.code === 'unrecognized_keys') {
@@ -29,12 +31,48 @@ function placed(issue: z.core.$ZodIssue): string {
   return `${message} At \`${where}\`.`;
 }
 
+const KINDS: Record<string, string> = {
+  string: 'a string',
+  number: 'a number',
+  int: 'a whole number',
+  boolean: 'true or false',
+  array: 'an array',
+  object: 'an object',
+  null: 'null',
+};
+const got = (input: unknown) => (input === undefined ? '' : ` (got ${JSON.stringify(input)?.slice(0, 40) ?? String(input)})`);
+const unit = (origin: unknown, n: unknown) =>
+  origin === 'string' ? ` ${n} characters` : origin === 'array' || origin === 'set' ? ` ${n} items` : ` ${n}`;
+
+/** Our own wording for a zod issue whose contract gave none: what the field must be, never the library's text. */
+function worded(issue: z.core.$ZodIssue): string {
+  const field = issue.path.length ? `\`${pathText(issue.path)}\`` : 'the input';
+  const i = issue as z.core.$ZodIssue & { expected?: string; input?: unknown; origin?: string; maximum?: unknown; minimum?: unknown; values?: unknown[]; format?: string; keys?: string[] };
+  switch (issue.code) {
+    case 'invalid_type':
+      return i.input === undefined && issue.path.length ? `${field} is required.` : `${field} must be ${KINDS[i.expected ?? ''] ?? i.expected}${got(i.input)}.`;
+    case 'too_big':
+      return `${field} must be at most${unit(i.origin, i.maximum)}.`;
+    case 'too_small':
+      return i.origin === 'string' && i.minimum === 1 ? `${field} must not be empty.` : `${field} must be at least${unit(i.origin, i.minimum)}.`;
+    case 'invalid_value':
+      return `${field} must be ${(i.values ?? []).map((v) => JSON.stringify(v)).join(' or ')}${got(i.input)}.`;
+    case 'unrecognized_keys':
+      return `unknown field ${(i.keys ?? []).map((k) => `\`${pathText([...issue.path, k])}\``).join(', ')}.`;
+    case 'invalid_format':
+      return `${field} must be a valid ${i.format ?? 'value'}.`;
+    case 'not_multiple_of':
+      return `${field} is not an allowed number.`;
+    default:
+      return `${field} is not valid.`;
+  }
+}
+
 export function formatZodError(error: z.ZodError): string {
   const issue = error.issues[0];
   if (!issue) return 'Error: invalid input.';
   if (issue.message.startsWith('Error:')) return placed(issue);
-  const where = issue.path.length ? `\`${pathText(issue.path)}\`: ` : '';
-  return `Error: invalid input: ${where}${issue.message}`;
+  return `Error: invalid input: ${worded(issue)}`;
 }
 
 /**

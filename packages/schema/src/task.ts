@@ -21,7 +21,14 @@ export const taskStatus = z.enum(taskStatuses, {
 export type TaskStatus = z.infer<typeof taskStatus>;
 
 const text = (field: string, max: number, { required }: { required: boolean }) => {
-  const base = z.string({ error: `Error: invalid task: \`${field}\` must be a string.` }).trim();
+  const base = z
+    .string({
+      error: (iss) =>
+        iss.input === undefined && field === 'subject'
+          ? 'Error: invalid task: `subject` is required: a short imperative line naming the task, such as "Run tests".'
+          : `Error: invalid task: \`${field}\` must be a string.`,
+    })
+    .trim();
   const bounded = base.max(max, {
     error: (iss) => `Error: invalid task: \`${field}\` must be at most ${max} characters (got ${[...String(iss.input)].length}).`,
   });
@@ -61,6 +68,12 @@ export const metadata = z
     error: `Error: invalid task: \`metadata\` must be at most ${TASK_METADATA_MAX_BYTES} characters of JSON.`,
   });
 
+/** The error of a task object: `threadID` is set from the session, other unknown fields are named. */
+const taskFields = (what: string) => (iss: { code?: string; keys?: string[] }) =>
+  iss.code === 'unrecognized_keys' && iss.keys?.includes('threadID')
+    ? 'Error: invalid input: `threadID` is set from the session that creates the task; leave it out.'
+    : unknownField(what)(iss);
+
 export const owner = text('owner', TASK_OWNER_MAX, { required: true });
 
 export const taskCreateInput = z.strictObject(
@@ -74,7 +87,7 @@ export const taskCreateInput = z.strictObject(
     blockedBy: taskIds('blockedBy').optional(),
     blocks: taskIds('blocks').optional(),
   },
-  { error: unknownField('{ subject, description?, activeForm?, owner?, metadata?, blockedBy?, blocks?, listName? }') },
+  { error: taskFields('{ subject, description?, activeForm?, owner?, metadata?, blockedBy?, blocks?, listName? }') },
 );
 export type TaskCreateInput = z.infer<typeof taskCreateInput>;
 
@@ -100,7 +113,7 @@ export const taskUpdateInput = z.strictObject(
     addBlocks: taskIds('addBlocks').optional(),
     removeBlocks: taskIds('removeBlocks').optional(),
   },
-  { error: unknownField('{ id, status?, subject?, description?, activeForm?, owner?, metadata?, blockedBy?, blocks?, addBlockedBy?, … }') },
+  { error: taskFields('{ id, status?, subject?, description?, activeForm?, owner?, metadata?, blockedBy?, blocks?, addBlockedBy?, … }') },
 );
 export type TaskUpdateInput = z.infer<typeof taskUpdateInput>;
 
@@ -166,7 +179,14 @@ export const taskSummary = z.object({
 export type TaskSummary = z.infer<typeof taskSummary>;
 
 export const taskListOutput = z.object({ listName: z.string(), tasks: z.array(taskSummary) });
-export const taskClaimOutput = z.object({ task: task.nullable() });
+export const taskClaimOutput = z.object({
+  task: task.nullable(),
+  lostRace: z
+    .object({ id: z.string(), ref: z.string(), owner: z.string() })
+    .nullable()
+    .optional()
+    .describe('Nothing was ready because another agent claimed the last ready task moments ago'),
+});
 
 export const taskPlanInput = z.strictObject({ listName: listName.optional() }, { error: unknownField('{ listName? }') }).default({});
 export const taskPlanOutput = z.object({
