@@ -174,7 +174,7 @@ describe('stdio MCP server (packages/sdk/bin/agent-tasks-mcp.mjs)', () => {
     const { token } = await adminClient(server).keys.create({ name: 'stdio viewer', role: 'viewer' });
     const { client, stderr } = await stdioClient(token);
     await listsTheToolKit(client);
-    expect(await callTool(client, 'TaskPlan', { listName: 'nothing-here' })).toEqual(ok('No remaining tasks in list "nothing-here".'));
+    expect(await callTool(client, 'TaskPlan', { listName: 'nothing-here' })).toEqual(refusal(/^Error: task list "nothing-here" does not exist; /));
     expect(await callTool(client, 'TaskCreate', { subject: 'Sneak in' })).toEqual(refusal('Error: forbidden: viewer keys are read-only (this key is viewer).'));
     expect(stderr()).toContain('viewer key: read-only, no session');
   }, 60_000);
