@@ -2,6 +2,7 @@
 import type { AddressInfo } from 'node:net';
 import { type Deps, workspaces } from '@agent-tasks/core';
 import { createAdaptorServer } from '@hono/node-server';
+import { type ActorCache, actorCache } from './adapters/actor-cache.ts';
 import { inProcessLiveEvents } from './adapters/live-events.ts';
 import { nodeIds } from './adapters/node-ids.ts';
 import { sha256Hasher } from './adapters/sha256-hasher.ts';
@@ -16,6 +17,7 @@ import { createHttpApp } from './http/http-app.ts';
 import { inFlightRequests } from './http/in-flight.ts';
 import { type Logger, createLogger } from './logger.ts';
 import { createMcpEndpoint } from './mcp/mcp-endpoint.ts';
+import { revocationStamp } from './repositories/prisma-key-repository.ts';
 import { prismaStore } from './repositories/prisma-store.ts';
 import { startNotificationWorker } from './workers/notification-worker.ts';
 
@@ -30,6 +32,8 @@ export interface AppOptions {
   delivery?: { baseMs?: number; maxMs?: number; pollMs?: number };
   /** Browser origins allowed to call the API (CORS); empty for none, `*` for any (never with credentials). */
   corsOrigins?: string[];
+  /** How long a write waits for another process's write lock before it is answered "busy" (503). */
+  busyTimeoutMs?: number;
   /** How long a shutdown waits for in-flight requests before closing their connections. */
   shutdownTimeoutMs?: number;
   /** Defaults to a silent logger (tests, embedding); the command passes its own. */
@@ -57,23 +61,29 @@ export async function startApp(options: AppOptions): Promise<App> {
     const { applied } = await applyMigrations({ databaseFile: options.databaseFile, migrationsDir });
     log.info({ applied }, 'migrations applied');
   }
-  const writer = await openDb(options.databaseFile);
-  const reader = await openDb(options.databaseFile);
+  const writer = await openDb(options.databaseFile, { busyTimeoutMs: options.busyTimeoutMs });
+  const reader = await openDb(options.databaseFile, { busyTimeoutMs: options.busyTimeoutMs });
   const live = inProcessLiveEvents();
+  let actors: ActorCache | undefined;
   const deps: Deps = {
-    store: prismaStore(writer, reader),
+    store: prismaStore(writer, reader.db, { keyRevoked: () => actors?.forget() }),
     clock: systemClock,
     ids: nodeIds,
     hasher: sha256Hasher,
     events: live,
     publicUrl: options.publicUrl ?? '',
   };
-  const services: Services = { deps, live, log };
+  const cache = actorCache(deps, {
+    revocationStamp: () => revocationStamp(reader.db),
+    onError: (error) => log.warn({ err: error }, 'revocation poll failed'),
+  });
+  actors = cache;
+  const services: Services = { deps, actors: cache, live, log };
   const firstRun = await workspaces.bootstrap(deps, options.adminKey);
 
   const inFlight = inFlightRequests();
   const mcp = createMcpEndpoint(services);
-  const migrations = migrationState(reader, migrationsDir);
+  const migrations = migrationState(reader.db, migrationsDir);
   const app = createHttpApp({
     services,
     inFlight,
@@ -105,9 +115,10 @@ export async function startApp(options: AppOptions): Promise<App> {
     if (left > 0) log.warn({ left }, 'shutdown deadline passed with requests still running; closing their connections');
     await mcp.close();
     await worker.stop();
+    cache.stop();
     if ('closeAllConnections' in server) server.closeAllConnections();
     await closed;
-    await Promise.all([writer.$disconnect(), reader.$disconnect()]);
+    await Promise.all([writer.db.$disconnect(), reader.db.$disconnect()]);
   }
 
   return {

@@ -50,6 +50,7 @@ export const configSchema = z.object({
   AGENT_TASKS_RETRY_MAX_MS: integer(1, 86_400_000).default(60_000),
   AGENT_TASKS_OUTBOX_POLL_MS: integer(10, 600_000).default(250),
   AGENT_TASKS_SHUTDOWN_TIMEOUT_MS: integer(0, 600_000).default(10_000),
+  AGENT_TASKS_BUSY_TIMEOUT_MS: integer(0, 600_000).default(5_000),
   LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'], {
     error: 'must be one of fatal, error, warn, info, debug, trace, silent',
   }).default('info'),
@@ -67,6 +68,7 @@ export interface Config {
   corsOrigins: string[];
   delivery: { baseMs: number; maxMs: number; pollMs: number };
   shutdownTimeoutMs: number;
+  busyTimeoutMs: number;
   log: { level: string; format: 'json' | 'pretty' };
 }
 
@@ -111,6 +113,7 @@ export function loadConfig(env: NodeJS.ProcessEnv, flags: Partial<Record<keyof C
     corsOrigins: c.AGENT_TASKS_CORS_ORIGINS,
     delivery: { baseMs: c.AGENT_TASKS_RETRY_BASE_MS, maxMs: c.AGENT_TASKS_RETRY_MAX_MS, pollMs: c.AGENT_TASKS_OUTBOX_POLL_MS },
     shutdownTimeoutMs: c.AGENT_TASKS_SHUTDOWN_TIMEOUT_MS,
+    busyTimeoutMs: c.AGENT_TASKS_BUSY_TIMEOUT_MS,
     log: { level: c.LOG_LEVEL, format: c.LOG_FORMAT ?? (process.stdout.isTTY ? 'pretty' : 'json') },
   };
 }

@@ -1,11 +1,14 @@
 // Request context: the inner part holds the dependencies; the adapter part reads the bearer token and request id from HTTP.
 import type { Deps } from '@agent-tasks/core';
 import type { FetchCreateContextFnOptions } from '@trpc/server/adapters/fetch';
+import type { ActorCache } from './adapters/actor-cache.ts';
 import type { LiveEvents } from './adapters/live-events.ts';
 import type { Logger } from './logger.ts';
 
 export interface Services {
   deps: Deps;
+  /** Resolves bearer tokens to callers, cached until a revocation. */
+  actors: ActorCache;
   live: LiveEvents;
   log: Logger;
 }

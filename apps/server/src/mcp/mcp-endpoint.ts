@@ -1,10 +1,11 @@
 // MCP over streamable HTTP at /mcp, behind the same bearer auth; an API key gets its own agent session per MCP session.
 import { randomUUID } from 'node:crypto';
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import { type Actor, type ToolApi, isDomainError, resolveActor, sessions } from '@agent-tasks/core';
+import { type Actor, type ToolApi, isDomainError, sessions } from '@agent-tasks/core';
 import type { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
 import { TRPCError } from '@trpc/server';
 import { type Services, bearerToken, createInnerContext } from '../context.ts';
+import { BUSY_MESSAGE, isDatabaseBusy } from '../db/busy.ts';
 import { appRouter } from '../routers/root.ts';
 import { createCallerFactory } from '../trpc.ts';
 import { createMcpServer } from './mcp-server.ts';
@@ -20,6 +21,7 @@ function callerApi(services: Services, token: string): ToolApi {
 function errorText(error: unknown): string {
   const cause = error instanceof TRPCError ? error.cause : error;
   if (isDomainError(cause)) return cause.message;
+  if (isDatabaseBusy(cause)) return BUSY_MESSAGE;
   return 'Error: internal server error.';
 }
 
@@ -81,7 +83,7 @@ export function createMcpEndpoint(services: Services) {
     const token = bearerToken(req.headers.authorization);
     let actor: Actor;
     try {
-      actor = await resolveActor(services.deps, token);
+      actor = await services.actors.resolve(token);
     } catch (error) {
       return rpcError(res, 401, -32001, isDomainError(error) ? error.message : 'Error: unauthorized.');
     }
