@@ -3,7 +3,7 @@ import type { AddressInfo } from 'node:net';
 import { type Deps, workspaces } from '@agent-tasks/core';
 import { createAdaptorServer } from '@hono/node-server';
 import { type ActorCache, actorCache } from './adapters/actor-cache.ts';
-import { inProcessLiveEvents } from './adapters/live-events.ts';
+import { type LiveEvents, inProcessLiveEvents } from './adapters/live-events.ts';
 import { nodeIds } from './adapters/node-ids.ts';
 import { sha256Hasher } from './adapters/sha256-hasher.ts';
 import { systemClock } from './adapters/system-clock.ts';
@@ -41,6 +41,12 @@ export interface AppOptions {
   /** The built dashboard; defaults to apps/web/dist. */
   webRoot?: string;
   migrationsDir?: string;
+  /** Live events; in-process unless given (the workers of `serve --workers N` relay them through the primary). */
+  live?: LiveEvents;
+  /** Whether this process delivers notifications (with several workers, exactly one does). */
+  notifications?: boolean;
+  /** Told after this process revoked a key (the workers pass it on to the others). */
+  keyRevoked?: () => void;
 }
 
 export interface App {
@@ -63,10 +69,15 @@ export async function startApp(options: AppOptions): Promise<App> {
   }
   const writer = await openDb(options.databaseFile, { busyTimeoutMs: options.busyTimeoutMs });
   const reader = await openDb(options.databaseFile, { busyTimeoutMs: options.busyTimeoutMs });
-  const live = inProcessLiveEvents();
+  const live = options.live ?? inProcessLiveEvents();
   let actors: ActorCache | undefined;
   const deps: Deps = {
-    store: prismaStore(writer, reader.db, { keyRevoked: () => actors?.forget() }),
+    store: prismaStore(writer, reader.db, {
+      keyRevoked: () => {
+        actors?.forget();
+        options.keyRevoked?.();
+      },
+    }),
     clock: systemClock,
     ids: nodeIds,
     hasher: sha256Hasher,
@@ -100,12 +111,15 @@ export async function startApp(options: AppOptions): Promise<App> {
   const { port } = server.address() as AddressInfo;
   const url = `http://${options.host ?? '127.0.0.1'}:${port}`;
   deps.publicUrl ||= url;
-  const worker = startNotificationWorker(deps, fetchWebhookSender(), log, {
-    baseMs: options.delivery?.baseMs ?? 1_000,
-    maxMs: options.delivery?.maxMs ?? 60_000,
-    pollMs: options.delivery?.pollMs ?? 250,
-    batch: 50,
-  });
+  const worker =
+    options.notifications === false
+      ? null
+      : startNotificationWorker(deps, fetchWebhookSender(), log, {
+          baseMs: options.delivery?.baseMs ?? 1_000,
+          maxMs: options.delivery?.maxMs ?? 60_000,
+          pollMs: options.delivery?.pollMs ?? 250,
+          batch: 50,
+        });
 
   let closing: Promise<void> | undefined;
   async function shutdown() {
@@ -114,7 +128,7 @@ export async function startApp(options: AppOptions): Promise<App> {
     const left = await inFlight.drain(options.shutdownTimeoutMs ?? 10_000);
     if (left > 0) log.warn({ left }, 'shutdown deadline passed with requests still running; closing their connections');
     await mcp.close();
-    await worker.stop();
+    await worker?.stop();
     cache.stop();
     if ('closeAllConnections' in server) server.closeAllConnections();
     await closed;

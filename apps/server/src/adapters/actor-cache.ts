@@ -1,5 +1,5 @@
 // Resolved callers by token hash, so an authenticated call costs no query. A revocation clears every entry: at once in
-// the process that revoked (and, told by it, in the other workers), and within one poll of the revocation stamp in
+// the process that revoked (and, told by it, in the other workers), and within one poll (100 ms) of the revocation stamp in
 // any process (a key revoked by `agent-tasks keys revoke` on the file, or by another worker).
 import { type Actor, type Deps, resolveActor } from '@agent-tasks/core';
 
@@ -42,7 +42,7 @@ export function actorCache(deps: Deps, options: ActorCacheOptions): ActorCache {
         stamp = next;
       }, options.onError)
       .finally(() => (polling = false));
-  }, options.pollMs ?? 250);
+  }, options.pollMs ?? 100);
   timer.unref();
 
   return {
