@@ -1,16 +1,17 @@
 // Black-box tests of `agent-tasks serve --workers 2`: two processes share the port and the SQLite file, and stay
 // correct across processes — live events, revocations, compare-and-set writes, claims, notifications, a worker crash.
 import { execFile } from 'node:child_process';
+import { createClient, openSessionClient } from '@agent-tasks/sdk';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { adminClient, countRows, sessionClient } from './support/fixtures.ts';
 import { type PinnedConnection, connectionsOnWorkers, pinnedConnection } from './support/pinned-connection.ts';
 import { type RunningServer, agentTasksBin, startServer } from './support/server.ts';
-import { waitFor } from './support/webhook-receiver.ts';
+import { startReceiver, waitFor } from './support/webhook-receiver.ts';
 
 let server: RunningServer;
 const open: PinnedConnection[] = [];
 beforeAll(async () => {
-  server = await startServer({ env: { AGENT_TASKS_WORKERS: '2' } });
+  server = await startServer({ env: { AGENT_TASKS_WORKERS: '2', AGENT_TASKS_OUTBOX_POLL_MS: '50' } });
 });
 afterAll(async () => {
   for (const connection of open) connection.close();
@@ -146,6 +147,79 @@ describe('agent-tasks serve --workers 2', () => {
       .filter((id): id is string => Boolean(id));
     expect(taken).toHaveLength(6);
     expect(new Set(taken).size).toBe(6);
+  });
+
+  it('an MCP session opened through one worker keeps working through the other, and closing it anywhere closes it', async () => {
+    const s = await sessionClient(server, 'mcp across workers');
+    const [a, b] = await bothWorkers();
+    const headers = { accept: 'application/json, text/event-stream', 'mcp-protocol-version': '2025-06-18' };
+    /** One JSON-RPC call over a pinned connection; the answer (JSON, or the first SSE data line). */
+    const rpc = async (on: PinnedConnection, body: unknown, session?: string, method = 'POST') => {
+      const answer = await on.request(method, '/mcp', {
+        token: s.token,
+        body,
+        headers: { ...headers, ...(session ? { 'mcp-session-id': session } : {}) },
+      });
+      const data = answer.body.split('\n').find((line) => line.startsWith('data: '));
+      return { ...answer, json: (data ? JSON.parse(data.slice(6)) : answer.body ? JSON.parse(answer.body) : null) as Record<string, any> | null };
+    };
+    const init = await rpc(a, {
+      jsonrpc: '2.0',
+      id: 1,
+      method: 'initialize',
+      params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 'test', version: '1' } },
+    });
+    expect(init.status).toBe(200);
+    const session = init.headers['mcp-session-id'] as string;
+    expect(session).toBeTruthy();
+    expect((await rpc(a, { jsonrpc: '2.0', method: 'notifications/initialized' }, session)).status).toBe(202);
+
+    const tools = await rpc(b, { jsonrpc: '2.0', id: 2, method: 'tools/list' }, session);
+    expect(tools.status).toBe(200);
+    expect((tools.json?.result.tools as { name: string }[]).map((t) => t.name)).toContain('todo_write');
+    for (const [n, on] of [b, a, b].entries()) {
+      const call = await rpc(on, { jsonrpc: '2.0', id: 10 + n, method: 'tools/call', params: { name: 'todo_write', arguments: { todos: list(n) } } }, session);
+      expect(call.status).toBe(200);
+      expect(call.json?.result).toEqual({ content: [{ type: 'text', text: 'Updated todo list: 1 pending, 1 in progress, 0 completed' }], isError: false });
+    }
+    expect((await s.client.todo.get()).revision).toBe(3);
+
+    expect((await rpc(b, undefined, session, 'DELETE')).status).toBe(200);
+    const closed = await rpc(a, { jsonrpc: '2.0', id: 20, method: 'tools/list' }, session);
+    expect(closed.status).toBe(404);
+    expect(closed.json?.error.message).toBe('Error: MCP session not found (closed or idle too long); initialize a new one.');
+  });
+
+  it('each notification is delivered once, whichever worker recorded it', async () => {
+    const admin = adminClient(server);
+    // A slow receiver: two workers polling the same outbox would both pick a message up while it answers.
+    const hook = await startReceiver({ answerAfterMs: 300 });
+    try {
+      await admin.channels.create({ name: 'once', url: hook.url });
+      const agent = createClient({ url: server.url, token: (await admin.keys.create({ name: 'runner', role: 'agent' })).token });
+      const runs = await Promise.all(
+        Array.from({ length: 4 }, async (_, i) => {
+          const { client } = await openSessionClient(agent, { title: `runner ${i}` });
+          const { startAttemptId } = await client.runs.prepare({ parentExecutionId: 'none' });
+          const run = await client.runs.execute({ startAttemptId });
+          const tasks = ['First', 'Second'].map((action) => ({ action, expected_result: `${action}: verified` }));
+          await client.runs.intake({ runId: run.id, name: `Run ${i}`, tasks, progress_checklist_outcome: '2 ordered tasks are ready' });
+          for (const task of [1, 2]) {
+            await client.runs.step({ runId: run.id, task, evidence: `Task ${task} checked.`, progress_execution_outcome: `Task ${task} is done` });
+          }
+          return run.id;
+        }),
+      );
+      await waitFor('every notification accepted', () => hook.accepted().length >= 8, 15_000);
+      await new Promise((resolve) => setTimeout(resolve, 1_500)); // several more outbox polls on every worker
+      const keys = hook.received.map((h) => (h.body as { idempotencyKey: string }).idempotencyKey);
+      expect(keys).toHaveLength(8);
+      expect(new Set(keys).size).toBe(8);
+      const runsSeen = hook.received.map((h) => (h.body as { run: { id: string } }).run.id);
+      for (const id of runs) expect(runsSeen.filter((r) => r === id)).toHaveLength(2);
+    } finally {
+      await hook.down();
+    }
   });
 
   it('a worker killed with SIGKILL is replaced, and the server keeps answering', async () => {

@@ -13,7 +13,11 @@ export interface Answer {
 export interface PinnedConnection {
   /** The pid of the worker process holding this connection. */
   pid: number;
-  request(method: string, path: string, options?: { token?: string; body?: unknown; requestId?: string }): Promise<Answer>;
+  request(
+    method: string,
+    path: string,
+    options?: { token?: string; body?: unknown; requestId?: string; headers?: Record<string, string> },
+  ): Promise<Answer>;
   /** A tRPC query (GET) or mutation (POST); the data, or throws with the error's message. */
   query<T>(path: string, input: unknown, token: string): Promise<T>;
   mutate<T>(path: string, input: unknown, token: string): Promise<T>;
@@ -65,6 +69,7 @@ export async function pinnedConnection(server: RunningServer): Promise<PinnedCon
             'x-request-id': options.requestId ?? randomUUID(),
             ...(options.token ? { authorization: `Bearer ${options.token}` } : {}),
             ...(body ? { 'content-type': 'application/json', 'content-length': Buffer.byteLength(body) } : {}),
+            ...options.headers,
           },
         },
         (res) => {

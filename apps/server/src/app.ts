@@ -18,6 +18,7 @@ import { inFlightRequests } from './http/in-flight.ts';
 import { type Logger, createLogger } from './logger.ts';
 import { createMcpEndpoint } from './mcp/mcp-endpoint.ts';
 import { revocationStamp } from './repositories/prisma-key-repository.ts';
+import { prismaMcpSessionRepository } from './repositories/prisma-mcp-session-repository.ts';
 import { prismaStore } from './repositories/prisma-store.ts';
 import { startNotificationWorker } from './workers/notification-worker.ts';
 
@@ -93,7 +94,7 @@ export async function startApp(options: AppOptions): Promise<App> {
   const firstRun = await workspaces.bootstrap(deps, options.adminKey);
 
   const inFlight = inFlightRequests();
-  const mcp = createMcpEndpoint(services);
+  const mcp = createMcpEndpoint(services, prismaMcpSessionRepository(reader.db));
   const migrations = migrationState(reader.db, migrationsDir);
   const app = createHttpApp({
     services,

@@ -58,7 +58,7 @@ const domainErrors = t.middleware(async ({ next }) => {
 export const publicProcedure = t.procedure.use(domainErrors);
 
 export const authedProcedure = publicProcedure.use(async ({ ctx, next }) => {
-  const actor = await ctx.actors.resolve(ctx.token);
+  const actor = ctx.caller ?? (await ctx.actors.resolve(ctx.token));
   ctx.request.actorId = actor.sessionId ?? actor.keyId;
   return next({ ctx: { actor } });
 });

@@ -23,7 +23,7 @@ export interface HttpAppOptions {
   services: Services;
   corsOrigins: string[];
   inFlight: InFlight;
-  mcp: { handle(req: HttpBindings['incoming'], res: HttpBindings['outgoing']): Promise<void> };
+  mcp: { handle(request: Request): Promise<Response> };
   /** Whether the database answers and every migration is applied. */
   ready(): Promise<{ ready: true } | { ready: false; reason: string }>;
   webRoot: string;
@@ -119,10 +119,7 @@ export function createHttpApp(options: HttpAppOptions) {
     }),
   );
 
-  app.all('/mcp', async (c) => {
-    await options.mcp.handle(c.env.incoming, c.env.outgoing);
-    return RESPONSE_ALREADY_SENT;
-  });
+  app.all('/mcp', (c) => options.mcp.handle(c.req.raw));
 
   app.route('/runs', runLinks(services.deps, options.webRoot));
   app.route('/', dashboard(options.webRoot));
