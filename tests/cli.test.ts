@@ -38,6 +38,8 @@ describe('agent-tasks --help', () => {
     [['migrate'], 'Usage: agent-tasks migrate [options] [command]'],
     [['migrate', 'apply'], 'Usage: agent-tasks migrate apply [options]'],
     [['migrate', 'check'], 'Usage: agent-tasks migrate check [options]'],
+    [['hook'], 'Usage: agent-tasks hook [options] [command]'],
+    [['hook', 'claude-code'], 'Usage: agent-tasks hook claude-code [options]'],
   ])('%j --help prints its usage and exits 0', async (args, usage) => {
     const ran = await agentTasks([...args, '--help']);
     expect(ran.code).toBe(0);

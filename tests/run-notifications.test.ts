@@ -113,7 +113,8 @@ describe('notification channels (admin-managed)', () => {
     expect(await w.admin.channels.list()).toEqual({ channels: [] });
 
     const first = await w.admin.channels.create({ name: 'Team hook', url: 'http://127.0.0.1:9/team' });
-    expect(first).toEqual({ id: expect.any(String), name: 'Team hook', url: 'http://127.0.0.1:9/team', createdAt: expect.any(String) });
+    // A channel created without a kind is a webhook (today's JSON).
+    expect(first).toEqual({ id: expect.any(String), name: 'Team hook', kind: 'webhook', url: 'http://127.0.0.1:9/team', createdAt: expect.any(String) });
     expect(Number.isNaN(Date.parse(first.createdAt))).toBe(false);
     const second = await w.admin.channels.create({ name: 'Ops hook', url: 'https://hooks.example.test/ops?x=1' });
     expect((await w.admin.channels.list()).channels).toEqual([first, second]);

@@ -1,7 +1,9 @@
 // A real local webhook receiver (node:http on 127.0.0.1, random port) that records every POST it gets and answers
-// with a chosen status; it can start down (its port closed) and come up later on the same port.
+// with a chosen status; it can start down (its port closed) and come up later on the same port. Started with a chat
+// `kind`, it stands in for Slack, Discord or Teams: a payload breaking that service's documented rules gets a 400.
 import http, { type IncomingHttpHeaders } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { type ChatKind, chatPayloadProblems } from './chat-payload-rules.ts';
 
 export interface ReceivedHook {
   /** Date.now() when the request arrived. */
@@ -14,6 +16,8 @@ export interface ReceivedHook {
   body: unknown;
   /** The status this receiver answered with. */
   status: number;
+  /** For a chat receiver: the rules of its service this payload breaks (empty: the service would accept it). */
+  problems: string[];
 }
 
 export interface WebhookReceiver {
@@ -24,7 +28,10 @@ export interface WebhookReceiver {
   received: ReceivedHook[];
   /** The requests answered with a 2xx status. */
   accepted(): ReceivedHook[];
-  /** Decides the status of each request (default: 200); `index` counts every request received so far, from 0. */
+  /**
+   * Decides the status of each request (default: 200, or 400 for a chat payload with problems); `index` counts every
+   * request received so far, from 0.
+   */
   respond: (hook: Omit<ReceivedHook, 'status'>, index: number) => number;
   /** Starts listening on `port` (a no-op when already up). */
   up(): Promise<void>;
@@ -42,8 +49,11 @@ async function freePort(): Promise<number> {
   return port;
 }
 
-/** Starts a receiver; with `{ down: true }` its port stays closed until `up()`; `answerAfterMs` makes it slow. */
-export async function startReceiver(options: { down?: boolean; path?: string; answerAfterMs?: number } = {}): Promise<WebhookReceiver> {
+/** Starts a receiver; with `{ down: true }` its port stays closed until `up()`; with a `kind`, it checks chat payloads;
+ * `answerAfterMs` makes it slow. */
+export async function startReceiver(
+  options: { down?: boolean; path?: string; kind?: ChatKind; answerAfterMs?: number } = {},
+): Promise<WebhookReceiver> {
   const port = await freePort();
   let server: http.Server | null = null;
   const receiver: WebhookReceiver = {
@@ -51,7 +61,7 @@ export async function startReceiver(options: { down?: boolean; path?: string; an
     port,
     received: [],
     accepted: () => receiver.received.filter((h) => h.status >= 200 && h.status < 300),
-    respond: () => 200,
+    respond: (hook) => (hook.problems.length ? 400 : 200),
     async up() {
       if (server) return;
       const s = http.createServer((req, res) => {
@@ -65,7 +75,8 @@ export async function startReceiver(options: { down?: boolean; path?: string; an
           } catch {
             body = null;
           }
-          const hook = { at: Date.now(), method: req.method ?? '', path: req.url ?? '', headers: req.headers, raw, body };
+          const problems = options.kind ? chatPayloadProblems(options.kind, body, raw) : [];
+          const hook = { at: Date.now(), method: req.method ?? '', path: req.url ?? '', headers: req.headers, raw, body, problems };
           const status = receiver.respond(hook, receiver.received.length);
           receiver.received.push({ ...hook, status });
           const answer = () => res.writeHead(status, { 'content-type': 'application/json' }).end(status < 300 ? '{"ok":true}' : '{"error":"try later"}');

@@ -46,8 +46,8 @@ export interface AppOptions {
   live?: LiveEvents;
   /** Whether this process delivers notifications (with several workers, exactly one does). */
   notifications?: boolean;
-  /** Told after this process revoked a key (the workers pass it on to the others). */
-  keyRevoked?: () => void;
+  /** Told after this process revoked a key (no list) or dropped session tokens (the workers tell the others). */
+  revoked?: (tokenHashes?: string[]) => void;
 }
 
 export interface App {
@@ -74,9 +74,9 @@ export async function startApp(options: AppOptions): Promise<App> {
   let actors: ActorCache | undefined;
   const deps: Deps = {
     store: prismaStore(writer, reader.db, {
-      keyRevoked: () => {
-        actors?.forget();
-        options.keyRevoked?.();
+      revoked: (tokenHashes) => {
+        actors?.forget(tokenHashes);
+        options.revoked?.(tokenHashes);
       },
     }),
     clock: systemClock,

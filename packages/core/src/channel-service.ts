@@ -1,15 +1,24 @@
-// Notification channels (admin-managed webhooks) and the delivery of queued notifications through the outbox.
+// Notification channels (admin-managed webhooks and chat services) and the delivery of queued notifications through the outbox.
+import type { ChannelKind } from '@agent-tasks/schema';
 import { type Actor, requireRole } from './actor.ts';
 import { DomainError } from './errors.ts';
 import type { Deps, WebhookSender } from './ports.ts';
 import type { ChannelRecord } from './records.ts';
+import { testPayload } from './channel-payload.ts';
 import { retryDelay } from './run-notifications.ts';
 
-const present = (c: ChannelRecord) => ({ id: c.id, name: c.name, url: c.url, createdAt: c.createdAt.toISOString() });
+const present = (c: ChannelRecord) => ({ id: c.id, name: c.name, kind: c.kind, url: c.url, createdAt: c.createdAt.toISOString() });
 
-export async function createChannel(deps: Deps, actor: Actor, input: { name: string; url: string }) {
+export async function createChannel(deps: Deps, actor: Actor, input: { name: string; url: string; kind?: ChannelKind | undefined }) {
   requireRole(actor, 'admin');
-  const channel = { id: deps.ids.id('ch'), workspaceId: actor.workspaceId, name: input.name, url: input.url, createdAt: deps.clock.now() };
+  const channel: ChannelRecord = {
+    id: deps.ids.id('ch'),
+    workspaceId: actor.workspaceId,
+    name: input.name,
+    kind: input.kind ?? 'webhook',
+    url: input.url,
+    createdAt: deps.clock.now(),
+  };
   await deps.store.transaction((repos) => repos.channels.create(channel));
   return present(channel);
 }
@@ -28,6 +37,19 @@ export async function deleteChannel(deps: Deps, actor: Actor, input: { id: strin
   });
   if (!deleted) throw new DomainError('NOT_FOUND', `Error: notification channel ${input.id} not found.`);
   return listChannels(deps, actor);
+}
+
+/**
+ * Sends a test message to one channel now, in the channel's kind, and answers whether its receiver accepted it. Not
+ * queued and not retried: the answer is the outcome of this one attempt, and nothing is recorded.
+ */
+export async function sendTestMessage(deps: Deps, sender: WebhookSender, actor: Actor, input: { id: string }) {
+  requireRole(actor, 'admin');
+  const channel = (await deps.store.channels.list(actor.workspaceId)).find((c) => c.id === input.id);
+  if (!channel) throw new DomainError('NOT_FOUND', `Error: notification channel ${input.id} not found.`);
+  const idempotencyKey = `test:${channel.id}:${deps.ids.uuid()}`;
+  const result = await sender.send(channel.url, testPayload(channel, idempotencyKey), idempotencyKey);
+  return { channelId: channel.id, kind: channel.kind, delivered: result.ok, error: result.ok ? null : result.error };
 }
 
 export interface DeliveryPolicy {

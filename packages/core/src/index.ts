@@ -24,3 +24,8 @@ export { presentRun } from './run-present.ts';
 export { renderRunCard, runCard, runCardByLink } from './run-card.ts';
 export type { DeliveryPolicy } from './channel-service.ts';
 export * from './tool-kit.ts';
+export { notificationPayload, testPayload } from './channel-payload.ts';
+export { type ChatMessage, chatMessageOf, fitLines } from './chat-message.ts';
+export { SLACK_LIMITS, slackPayload } from './chat-slack.ts';
+export { DISCORD_LIMITS, discordPayload } from './chat-discord.ts';
+export { TEAMS_LIMITS, teamsPayload, utf8Bytes } from './chat-teams.ts';

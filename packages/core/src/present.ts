@@ -20,6 +20,7 @@ export const presentSession = (s: SessionRecord): Session => ({
   title: s.title,
   agentName: s.agentName ?? s.id,
   turn: { number: s.turnNumber, state: s.turnState },
+  ...(s.externalId === null ? {} : { externalId: s.externalId }),
   createdAt: s.createdAt.toISOString(),
 });
 

@@ -1,5 +1,5 @@
 // The records the domain reads and writes through its ports (storage-agnostic shapes).
-import type { Role, RunMove, RunTask, Task, TaskStatus, TodoChanges, TodoCounts, TodoItem, TurnState } from '@agent-tasks/schema';
+import type { ChannelKind, Role, RunMove, RunTask, Task, TaskStatus, TodoChanges, TodoCounts, TodoDisplayItem, TurnState } from '@agent-tasks/schema';
 
 export interface WorkspaceRecord {
   id: string;
@@ -26,6 +26,8 @@ export interface SessionRecord {
   agentName: string | null;
   tokenHash: string;
   openedByKey: string;
+  /** The key another tool knows this session by (unique in the workspace), e.g. a Claude Code session id. */
+  externalId: string | null;
   turnNumber: number;
   turnState: TurnState;
   todoRevision: number;
@@ -37,7 +39,7 @@ export interface TodoUpdateRecord {
   sessionId: string;
   revision: number;
   turnNumber: number;
-  items: TodoItem[];
+  items: TodoDisplayItem[];
   changes: TodoChanges;
   counts: TodoCounts;
   createdAt: Date;
@@ -93,6 +95,8 @@ export interface ChannelRecord {
   id: string;
   workspaceId: string;
   name: string;
+  /** How a notification is written for this channel: our JSON, or a chat service's incoming-webhook message. */
+  kind: ChannelKind;
   url: string;
   createdAt: Date;
 }

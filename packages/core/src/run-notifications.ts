@@ -1,10 +1,18 @@
 // The two notifications of a checklist run (seed 002), in English: "Checklist ready" and "All tasks done".
+import type { RunMove } from '@agent-tasks/schema';
 import type { RunRecord } from './records.ts';
 import { FLOW_NAME } from './run-rules.ts';
 
 export type NotificationKind = 'checklist_ready' | 'all_tasks_done';
 
 export const runUrl = (publicUrl: string, runId: string) => `${publicUrl.replace(/\/+$/, '')}/runs/${runId}`;
+
+/** One checklist line: its mark, position and action ("▶ 1. Build the image"). */
+export const checklistLine = (t: { mark: string; position: number; action: string }) => `${t.mark} ${t.position}. ${t.action}`;
+
+/** Where the order differs from the written list, and why: a heading line, then one line per move (none when none). */
+export const orderChangeLines = (moves: readonly RunMove[]) =>
+  moves.length ? ['Order changed from the written list:', ...moves.map((m) => `- written task ${m.task} moved to position ${m.to}: ${m.because}`)] : [];
 
 /** ▶ on the first task and ○ on the rest when the checklist is ready; ✓ on every task when all are done. */
 export function notificationFor(kind: NotificationKind, run: Pick<RunRecord, 'id' | 'name' | 'tasks' | 'moves'>, publicUrl: string) {
@@ -15,10 +23,7 @@ export function notificationFor(kind: NotificationKind, run: Pick<RunRecord, 'id
   const heading = `${FLOW_NAME} — ${run.name ?? run.id}`;
   // Before any work starts, the author sees where the order differs from the written list, and why.
   const moves = kind === 'checklist_ready' ? run.moves : [];
-  const orderLines = moves.length
-    ? ['Order changed from the written list:', ...moves.map((m) => `- written task ${m.task} moved to position ${m.to}: ${m.because}`)]
-    : [];
-  const text = [heading, title, ...checklist.map((t) => `${t.mark} ${t.position}. ${t.action}`), ...orderLines, url].join('\n');
+  const text = [heading, title, ...checklist.map(checklistLine), ...orderChangeLines(moves), url].join('\n');
   return { kind, flow: FLOW_NAME, title, heading, run: { id: run.id, name: run.name, url }, checklist, moves, text };
 }
 

@@ -4,6 +4,7 @@ import { type Actor, requireRole } from './actor.ts';
 import { DomainError } from './errors.ts';
 import type { Deps, LiveEvent, Repositories } from './ports.ts';
 import type { RunRecord, RunStepRecordData } from './records.ts';
+import { notificationPayload } from './channel-payload.ts';
 import { type NotificationKind, notificationFor } from './run-notifications.ts';
 import { presentRun } from './run-present.ts';
 import { PENDING_OUTCOME, REVISE_LABEL, applyRevision, applyStep, orderChecklist, placeRemarks, taskLabel } from './run-rules.ts';
@@ -103,7 +104,7 @@ function publishRun(deps: Deps, run: RunRecord) {
 async function enqueueNotification(deps: Deps, repos: Repositories, run: RunRecord, kind: NotificationKind) {
   // A run started with skipNotificationCheck runs without notifications.
   if ((await repos.runs.getStart(run.workspaceId, run.startAttemptId))?.skipNotificationCheck) return;
-  const payload = notificationFor(kind, run, deps.publicUrl);
+  const notification = notificationFor(kind, run, deps.publicUrl);
   for (const channel of await repos.channels.list(run.workspaceId)) {
     const idempotencyKey = `${run.id}:${kind}:${channel.id}`;
     await repos.outbox.enqueue({
@@ -113,7 +114,7 @@ async function enqueueNotification(deps: Deps, repos: Repositories, run: RunReco
       url: channel.url,
       runId: run.id,
       kind,
-      payload: { ...payload, idempotencyKey },
+      payload: notificationPayload(channel.kind, notification, idempotencyKey),
       idempotencyKey,
       attempts: 0,
       nextAttemptAt: deps.clock.now(),

@@ -23,12 +23,27 @@ export async function latestOf(deps: Deps, session: SessionRecord) {
   return (await deps.store.todos.at(session.id, session.todoRevision)) ?? deps.store.todos.latest(session.id);
 }
 
+/** Further tokens kept for a session reopened by its external id: each reopen adds one, older ones stop working. */
+export const REOPEN_TOKENS_KEPT = 20;
+
 export async function openSession(
   deps: Deps,
   actor: Actor,
-  input: { title?: string | undefined; agentName?: string | undefined },
+  input: { title?: string | undefined; agentName?: string | undefined; externalId?: string | undefined },
 ) {
   requireRole(actor, 'agent');
+  if (input.externalId !== undefined) return openByExternalId(deps, actor, input.externalId, input);
+  const { session, token } = newSession(deps, actor, input, null);
+  await deps.store.transaction((repos) => repos.sessions.create(session));
+  return { session: presentSession(session), token };
+}
+
+function newSession(
+  deps: Deps,
+  actor: Actor,
+  input: { title?: string | undefined; agentName?: string | undefined },
+  externalId: string | null,
+): { session: SessionRecord; token: string } {
   const token = deps.ids.secret(SESSION_TOKEN_PREFIX.slice(0, -1));
   const session: SessionRecord = {
     id: deps.ids.id('ses'),
@@ -38,12 +53,50 @@ export async function openSession(
     agentName: input.agentName ?? null,
     tokenHash: deps.hasher.hash(token),
     openedByKey: actor.keyId,
+    externalId,
     turnNumber: 0,
     turnState: 'none',
     todoRevision: 0,
     createdAt: deps.clock.now(),
   };
-  await deps.store.transaction((repos) => repos.sessions.create(session));
+  return { session, token };
+}
+
+/**
+ * Find-or-open by a key another tool knows the session by: the first open creates the session (title and agent
+ * name apply then only); a later one returns the same session with a further token. Only the API key that opened
+ * it (directly or through a session token) may reopen it.
+ */
+async function openByExternalId(
+  deps: Deps,
+  actor: Actor,
+  externalId: string,
+  input: { title?: string | undefined; agentName?: string | undefined },
+) {
+  const found = await deps.store.sessions.findByExternalId(actor.workspaceId, externalId);
+  if (found) return reopen(deps, actor, found);
+  const { session, token } = newSession(deps, actor, input, externalId);
+  try {
+    await deps.store.transaction((repos) => repos.sessions.create(session));
+  } catch (error) {
+    // A concurrent first open with the same key won the insert (the key is unique in the workspace): reopen that one.
+    const winner = await deps.store.sessions.findByExternalId(actor.workspaceId, externalId);
+    if (!winner) throw error;
+    return reopen(deps, actor, winner);
+  }
+  return { session: presentSession(session), token };
+}
+
+async function reopen(deps: Deps, actor: Actor, session: SessionRecord) {
+  if (session.openedByKey !== actor.keyId) {
+    throw new DomainError(
+      'FORBIDDEN',
+      `Error: forbidden: the session with external id ${JSON.stringify(session.externalId)} was opened with another key.`,
+    );
+  }
+  const token = deps.ids.secret(SESSION_TOKEN_PREFIX.slice(0, -1));
+  const hash = deps.hasher.hash(token);
+  await deps.store.transaction((repos) => repos.sessions.addToken(session.id, hash, deps.clock.now(), REOPEN_TOKENS_KEPT));
   return { session: presentSession(session), token };
 }
 

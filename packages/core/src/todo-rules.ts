@@ -1,13 +1,19 @@
 // Seed 000's rules for a todo list: trimming, the exact refusals, the one-active rule, counts, diffs, the answer text.
-import type { TodoChanges, TodoCounts, TodoItem } from '@agent-tasks/schema';
+import type { TodoChanges, TodoCounts, TodoDisplayItem, TodoItem } from '@agent-tasks/schema';
 import { NON_EMPTY_CONTENT_ERROR } from '@agent-tasks/schema';
 import { DomainError } from './errors.ts';
 
 export const NO_OWNING_SESSION_ERROR = 'Error: todo_write requires an owning agent session before anything is written.';
 
-/** Trims every item's text and refuses empty or repeated text (seed 000, exact texts). */
-export function normalizeTodos(todos: readonly TodoItem[]): TodoItem[] {
-  const items = todos.map((t) => ({ content: t.content.trim(), status: t.status }));
+/**
+ * Trims every item's text and refuses empty or repeated text (seed 000, exact texts). A mirrored item's `activeForm`
+ * is kept, trimmed, as display text (dropped when empty); it is not part of the item's identity.
+ */
+export function normalizeTodos(todos: readonly TodoDisplayItem[]): TodoDisplayItem[] {
+  const items = todos.map(({ content, status, activeForm }) => {
+    const display = activeForm?.trim();
+    return display ? { content: content.trim(), status, activeForm: display } : { content: content.trim(), status };
+  });
   const seen = new Set<string>();
   for (const item of items) {
     if (item.content.length === 0) throw new DomainError('INVALID_TODOS', NON_EMPTY_CONTENT_ERROR);

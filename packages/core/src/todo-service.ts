@@ -1,5 +1,5 @@
 // The todo_write use case and the reads of a session's list, its update cards and their live feed.
-import type { TodoWriteInput } from '@agent-tasks/schema';
+import type { TodoDisplayItem } from '@agent-tasks/schema';
 import { type Actor, requireRole } from './actor.ts';
 import { DomainError } from './errors.ts';
 import type { Deps } from './ports.ts';
@@ -20,11 +20,12 @@ import {
 export const todoTopic = (sessionId: string) => `todo:${sessionId}`;
 
 /**
- * Records a whole new list for the caller's session, in one transaction, or refuses and records nothing. The
- * revision moves on in one compare-and-set statement (against `baseRevision` when given), so concurrent writers are
- * ordered by the store and none is lost.
+ * Records a whole new list for the caller's session, in one transaction, or refuses and records nothing. Serves
+ * todo_write and the mirror of another tool's list (whose items may carry an `activeForm` to display). The revision
+ * moves on in one compare-and-set statement (against `baseRevision` when given), so concurrent writers are ordered
+ * by the store and none is lost.
  */
-export async function writeTodos(deps: Deps, actor: Actor, input: TodoWriteInput) {
+export async function writeTodos(deps: Deps, actor: Actor, input: { todos: readonly TodoDisplayItem[]; baseRevision?: number | undefined }) {
   requireRole(actor, 'agent');
   const sessionId = actor.sessionId;
   if (!sessionId) throw new DomainError('NO_OWNING_SESSION', NO_OWNING_SESSION_ERROR);

@@ -12,6 +12,7 @@ const ses = (id: string, workspaceId = 'ws_1'): SessionRecord => ({
   agentName: null,
   tokenHash: `h:${id}`,
   openedByKey: 'key_1',
+  externalId: null,
   turnNumber: 0,
   turnState: 'none',
   todoRevision: 0,

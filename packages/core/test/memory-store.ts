@@ -42,6 +42,8 @@ export interface MemoryState {
   workspaces: Map<string, WorkspaceRecord>;
   keys: Map<string, ApiKeyRecord>;
   sessions: Map<string, SessionRecord>;
+  /** Further session tokens, in insertion order. */
+  sessionTokens: { tokenHash: string; sessionId: string; createdAt: Date }[];
   todos: TodoUpdateRecord[];
   taskLists: Map<string, TaskListRow>;
   tasks: Map<string, TaskRecord>;
@@ -73,6 +75,7 @@ const emptyState = (): MemoryState => ({
   workspaces: new Map(),
   keys: new Map(),
   sessions: new Map(),
+  sessionTokens: [],
   todos: [],
   taskLists: new Map(),
   tasks: new Map(),
@@ -264,11 +267,27 @@ export class MemoryStore implements Store {
           if (session.parentId !== null && !s.sessions.has(session.parentId)) {
             throw new ConstraintError(`session references missing parent ${session.parentId}`);
           }
+          if (session.externalId !== null && [...s.sessions.values()].some((x) => x.workspaceId === session.workspaceId && x.externalId === session.externalId)) {
+            throw new ConstraintError('session (workspaceId, externalId) must be unique');
+          }
           s.sessions.set(session.id, clone(session));
         }),
-        findByHash: hooked('sessions.findByHash', async (tokenHash: string) =>
-          clone([...state().sessions.values()].find((x) => x.tokenHash === tokenHash) ?? null),
+        findByHash: hooked('sessions.findByHash', async (tokenHash: string) => {
+          const s = state();
+          const sessionId = s.sessionTokens.find((t) => t.tokenHash === tokenHash)?.sessionId;
+          return clone([...s.sessions.values()].find((x) => x.tokenHash === tokenHash || x.id === sessionId) ?? null);
+        }),
+        findByExternalId: hooked('sessions.findByExternalId', async (workspaceId: string, externalId: string) =>
+          clone([...state().sessions.values()].find((x) => x.workspaceId === workspaceId && x.externalId === externalId) ?? null),
         ),
+        addToken: hooked('sessions.addToken', async (sessionId: string, tokenHash: string, at: Date, keep: number) => {
+          const s = state();
+          if (!s.sessions.has(sessionId)) throw new ConstraintError(`session token references missing session ${sessionId}`);
+          s.sessionTokens.push({ tokenHash, sessionId, createdAt: new Date(at.getTime()) });
+          const mine = s.sessionTokens.filter((t) => t.sessionId === sessionId);
+          const dropped = new Set(mine.slice(0, Math.max(0, mine.length - keep)).map((t) => t.tokenHash));
+          s.sessionTokens = s.sessionTokens.filter((t) => !dropped.has(t.tokenHash));
+        }),
         get: hooked('sessions.get', async (workspaceId: string, id: string) => {
           const session = state().sessions.get(id);
           return session && session.workspaceId === workspaceId ? clone(session) : null;

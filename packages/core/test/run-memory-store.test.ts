@@ -8,7 +8,7 @@ import { taskRecord } from './fixtures.ts';
 const T0 = new Date('2025-01-01T00:00:00.000Z');
 const at = (ms: number) => new Date(T0.getTime() + ms);
 const ws = (id: string): WorkspaceRecord => ({ id, name: id, oneActiveRule: true, createdAt: T0 });
-const channel = (id: string, workspaceId = 'ws_1', createdAt = T0): ChannelRecord => ({ id, workspaceId, name: id, url: `https://hooks.example.com/${id}`, createdAt });
+const channel = (id: string, workspaceId = 'ws_1', createdAt = T0): ChannelRecord => ({ id, workspaceId, name: id, kind: 'webhook', url: `https://hooks.example.com/${id}`, createdAt });
 const start = (id: string, workspaceId = 'ws_1'): RunStartRecord => ({
   id,
   workspaceId,

@@ -1,6 +1,6 @@
 // Unit tests of sessions: opening (and subagent sessions), turns, the standing plan across turns, and one list per session.
 import { beforeEach, describe, expect, it } from 'vitest';
-import { resolveActor, sessions, todos } from '../src/index.ts';
+import { resolveActor, sessions, todos, workspaces } from '../src/index.ts';
 import { type World, expectRefused, item, makeWorld } from './fixtures.ts';
 
 let w: World;
@@ -69,6 +69,45 @@ describe('opening sessions', () => {
       [w.sessionId, null],
       [sub.session.id, w.sessionId],
     ]);
+  });
+});
+
+describe('opening by an external id (find-or-open)', () => {
+  it('the first open creates the session; a later one returns it with a further token; every token acts as it', async () => {
+    const first = await sessions.openSession(w.deps, w.agent, { externalId: 'cc-4f2a', title: 'Claude Code: shop' });
+    expect(first.session).toMatchObject({ externalId: 'cc-4f2a', title: 'Claude Code: shop', parentId: null });
+    const again = await sessions.openSession(w.deps, w.agent, { externalId: 'cc-4f2a', title: 'ignored on reopen' });
+    expect(again.session).toEqual(first.session);
+    expect(again.token).not.toBe(first.token);
+    for (const token of [first.token, again.token]) {
+      expect((await resolveActor(w.deps, token)).sessionId).toBe(first.session.id);
+    }
+    expect([...w.store.snapshot().sessions.values()].filter((x) => x.externalId === 'cc-4f2a')).toHaveLength(1);
+    // A session opened without one shows no external id.
+    expect((await sessions.openSession(w.deps, w.agent, {})).session).not.toHaveProperty('externalId');
+  });
+
+  it('keys are per workspace and per opener: another key is refused and nothing is recorded', async () => {
+    await sessions.openSession(w.deps, w.agent, { externalId: 'cc-1' });
+    const otherKey = (await workspaces.createKey(w.deps, w.admin, { name: 'other', role: 'agent' })).token;
+    const other = await resolveActor(w.deps, otherKey);
+    const snapshot = w.store.snapshot();
+    await expectRefused(
+      sessions.openSession(w.deps, other, { externalId: 'cc-1' }),
+      'FORBIDDEN',
+      'Error: forbidden: the session with external id "cc-1" was opened with another key.',
+    );
+    expect(w.store.snapshot()).toEqual(snapshot);
+    // Through a session token of the same key, it is the same opener.
+    expect((await sessions.openSession(w.deps, w.session, { externalId: 'cc-1' })).session.externalId).toBe('cc-1');
+  });
+
+  it('keeps the 20 newest further tokens; the first token always works', async () => {
+    const first = await sessions.openSession(w.deps, w.agent, { externalId: 'cc-many' });
+    const reopened = [];
+    for (let i = 0; i < sessions.REOPEN_TOKENS_KEPT + 1; i++) reopened.push((await sessions.openSession(w.deps, w.agent, { externalId: 'cc-many' })).token);
+    await expect(resolveActor(w.deps, reopened[0]!)).rejects.toThrow('Error: unauthorized: unknown API key or session token.');
+    for (const token of [first.token, ...reopened.slice(1)]) expect((await resolveActor(w.deps, token)).sessionId).toBe(first.session.id);
   });
 });
 

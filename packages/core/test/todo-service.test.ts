@@ -13,6 +13,29 @@ const write = (input: Parameters<typeof todos.writeTodos>[2], actor = w.session)
 const list = (sessionId = w.sessionId) => todos.getTodoList(w.deps, w.admin, { sessionId });
 const history = (limit = 100, before?: number) => todos.todoHistory(w.deps, w.admin, { sessionId: w.sessionId, limit, before });
 
+describe("a mirrored list keeps each item's activeForm as display text", () => {
+  it('kept trimmed (dropped when blank), shown on the list and the card, never part of the diff or the counts', async () => {
+    await write({ todos: [{ content: 'Run tests', status: 'in_progress', activeForm: ' Running tests ' }, { content: 'Ship', status: 'pending', activeForm: '  ' }] });
+    expect((await list()).items).toEqual([{ content: 'Run tests', status: 'in_progress', activeForm: 'Running tests' }, { content: 'Ship', status: 'pending' }]);
+    const out = await write({ todos: [{ content: 'Run tests', status: 'in_progress', activeForm: 'Running the suite' }, { content: 'Ship', status: 'pending' }] });
+    expect(out.counts).toEqual({ pending: 1, inProgress: 1, completed: 0 });
+    expect((await history(1)).cards[0]).toMatchObject({
+      items: [{ content: 'Run tests', status: 'in_progress', activeForm: 'Running the suite' }, { content: 'Ship', status: 'pending' }],
+      changes: { added: [], removed: [], statusChanged: [] },
+    });
+  });
+
+  it('the same refusals as todo_write: duplicate content is refused whatever the activeForm', async () => {
+    const before = await recordedState(w, w.sessionId);
+    await expectRefused(
+      write({ todos: [{ content: 'Run tests', status: 'pending', activeForm: 'A' }, { content: 'Run tests', status: 'pending', activeForm: 'B' }] }),
+      'INVALID_TODOS',
+      'Error: invalid todos: duplicate content "Run tests"',
+    );
+    await expectNothingRecorded(w, w.sessionId, before);
+  });
+});
+
 describe('recording an update (seed 000: "How an update works")', () => {
   it('an unwritten session has an empty list at revision 0', async () => {
     expect(await list()).toEqual({

@@ -8,3 +8,4 @@ export * from './workspace.ts';
 export * from './format-error.ts';
 export * from './task.ts';
 export * from './run.ts';
+export * from './channel.ts';

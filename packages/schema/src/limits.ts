@@ -19,3 +19,4 @@ export const RUN_NOTE_MAX = 120;
 export const RUN_STEP_TEXT_MAX = 500;
 export const RUN_NAME_MAX = 200;
 export const CHANNEL_URL_MAX = 2000;
+export const EXTERNAL_ID_MAX = 200;

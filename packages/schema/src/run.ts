@@ -176,18 +176,6 @@ export const runWatchInput = z.strictObject({ runId: id, lastEventId: z.string()
 export const runEvent = z.object({ version: z.number().int(), run: runView });
 export type RunEvent = z.infer<typeof runEvent>;
 
-export const channel = z.object({ id: z.string(), name: z.string(), url: z.string(), createdAt: isoDate });
-export const channelCreateInput = z.strictObject(
-  {
-    name: bounded('name', 100),
-    url: z
-      .url({ protocol: /^https?$/, error: 'Error: invalid input: `url` must be an http(s) URL.' })
-      .max(2000, { error: 'Error: invalid input: `url` must be at most 2000 characters.' }),
-  },
-  { error: unknownField('{ name, url }') },
-);
-export const channelListOutput = z.object({ channels: z.array(channel) });
-export const channelDeleteInput = z.strictObject({ id }, { error: unknownField('{ id }') });
 export const runNotificationsOutput = z.object({
   notifications: z.array(
     z.object({ kind: z.enum(['checklist_ready', 'all_tasks_done']), channelId: z.string(), attempts: z.number().int(), delivered: z.boolean(), lastError: z.string().nullable() }),

@@ -1,8 +1,8 @@
 // Contracts of sessions: opening one (or a subagent), turns, and the session's view of its list and standing plan.
 import { z } from 'zod';
 import { isoDate } from './common.ts';
-import { TASK_OWNER_MAX, TITLE_MAX } from './limits.ts';
-import { todoListView, todoStatus } from './todo.ts';
+import { EXTERNAL_ID_MAX, TASK_OWNER_MAX, TITLE_MAX } from './limits.ts';
+import { todoDisplayItem, todoListView } from './todo.ts';
 
 export const turnState = z.enum(['none', 'running', 'ended']);
 export type TurnState = z.infer<typeof turnState>;
@@ -14,6 +14,7 @@ export const session = z.object({
   title: z.string().nullable(),
   agentName: z.string().describe('The name this session works under, e.g. as a task owner (default: the session id).'),
   turn: z.object({ number: z.number().int(), state: turnState }),
+  externalId: z.string().optional().describe('The key another tool knows this session by (e.g. a Claude Code session id), when opened with one.'),
   createdAt: isoDate,
 });
 export type Session = z.infer<typeof session>;
@@ -34,12 +35,21 @@ export const sessionOpenInput = z
         .max(TASK_OWNER_MAX, { error: `Error: invalid input: \`agentName\` must be at most ${TASK_OWNER_MAX} characters.` })
         .optional()
         .describe('Agent name, e.g. "researcher"; tasks this session claims are owned under it.'),
+      externalId: z
+        .string({ error: 'Error: invalid input: `externalId` must be a string.' })
+        .trim()
+        .min(1, { error: 'Error: invalid input: `externalId` must not be empty.' })
+        .max(EXTERNAL_ID_MAX, { error: `Error: invalid input: \`externalId\` must be at most ${EXTERNAL_ID_MAX} characters.` })
+        .optional()
+        .describe(
+          'A key another tool knows this session by (e.g. a Claude Code session id): the first open creates the session, a later open with the same key in the workspace returns it with a new token.',
+        ),
     },
     {
       error: (iss) =>
         iss.code === 'unrecognized_keys'
           ? `Error: invalid input: unknown field ${iss.keys.map((k) => `\`${k}\``).join(', ')}.`
-          : 'Error: invalid input: expected an object { title?, agentName? }.',
+          : 'Error: invalid input: expected an object { title?, agentName?, externalId? }.',
     },
   )
   .default({});
@@ -56,7 +66,7 @@ export const sessionView = z.object({
     .object({
       revision: z.number().int(),
       turnNumber: z.number().int(),
-      items: z.array(z.object({ content: z.string(), status: todoStatus })),
+      items: z.array(todoDisplayItem),
     })
     .nullable()
     .describe('The plan the chat shows: the list recorded in the current turn; cleared when the next turn starts.'),

@@ -80,11 +80,19 @@ export const todoChanges = z.object({
 });
 export type TodoChanges = z.infer<typeof todoChanges>;
 
+/**
+ * An item as recorded and shown: its text, its state and, for a list mirrored from another agent tool, the
+ * `activeForm` that tool displays while the item is in progress ("Running tests"). Display only: it takes no part in
+ * an item's identity, the duplicate check, the diff or the counts, and todo_write itself never sends it.
+ */
+export const todoDisplayItem = z.object({ content: z.string(), status: todoStatus, activeForm: z.string().optional() });
+export type TodoDisplayItem = z.infer<typeof todoDisplayItem>;
+
 export const todoCard = z.object({
   sessionId: z.string(),
   revision: z.number().int(),
   turnNumber: z.number().int(),
-  items: z.array(z.object({ content: z.string(), status: todoStatus })),
+  items: z.array(todoDisplayItem),
   changes: todoChanges,
   counts: todoCounts,
   createdAt: isoDate,
@@ -96,7 +104,7 @@ export const sessionRef = z.strictObject({ sessionId: id.optional() }).default({
 export const todoListView = z.object({
   sessionId: z.string(),
   revision: z.number().int(),
-  items: z.array(z.object({ content: z.string(), status: todoStatus })),
+  items: z.array(todoDisplayItem),
   counts: todoCounts,
   updatedAt: isoDate.nullable(),
 });
@@ -117,3 +125,42 @@ export const todoWatchInput = z.strictObject({
   sessionId: id.optional(),
   lastEventId: z.string().optional().describe('Resume after this event (an update revision).'),
 });
+
+/** A list kept by another agent tool (Claude Code's TodoWrite), recorded with todo_write's rules; `activeForm` is kept for display. */
+export const todoMirrorItem = z.strictObject(
+  {
+    content: todoItem.shape.content,
+    status: todoItem.shape.status,
+    activeForm: z
+      .string({ error: 'Error: invalid todo: `activeForm` must be a string.' })
+      .trim()
+      .max(TODO_MAX_CONTENT, {
+        error: (iss) => `Error: invalid todo: \`activeForm\` must be at most ${TODO_MAX_CONTENT} characters (got ${[...String(iss.input)].length}).`,
+      })
+      .optional()
+      .describe('What the tool shows while the item is in progress, e.g. "Running tests".'),
+  },
+  {
+    error: (iss) =>
+      iss.code === 'unrecognized_keys'
+        ? `Error: invalid todo: unknown field ${iss.keys.map((k) => `\`${k}\``).join(', ')}; a mirrored item is its \`content\`, \`status\` and \`activeForm\`.`
+        : 'Error: invalid todo: each item must be an object { content, status, activeForm? }.',
+  },
+);
+export const todoMirrorInput = z.strictObject(
+  {
+    todos: z
+      .array(todoMirrorItem, { error: 'Error: invalid todos: `todos` must be an array of { content, status, activeForm? } items.' })
+      .max(TODO_MAX_ITEMS, {
+        error: (iss) => `Error: invalid todos: at most ${TODO_MAX_ITEMS} items per list (got ${(iss.input as unknown[]).length}).`,
+      })
+      .describe('The whole list, as the other tool holds it. It replaces the previous list.'),
+  },
+  {
+    error: (iss) =>
+      iss.code === 'unrecognized_keys'
+        ? `Error: invalid input: unknown field ${iss.keys.map((k) => `\`${k}\``).join(', ')}.`
+        : 'Error: invalid input: expected an object { todos }.',
+  },
+);
+export type TodoMirrorInput = z.infer<typeof todoMirrorInput>;

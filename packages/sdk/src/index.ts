@@ -18,3 +18,4 @@ export {
   type ToolDefinition,
 } from './tools.ts';
 export type { AppRouter, RouterInputs, RouterOutputs } from '@agent-tasks/server';
+export { CLAUDE_CODE_HOOK_TIMEOUT_MS, claudeMirrorTaskId, claudeTaskListName, runClaudeCodeHook, type ClaudeCodeHookIo } from './claude-code-hook.ts';

@@ -6,8 +6,8 @@ import { type Actor, type Deps, resolveActor } from '@agent-tasks/core';
 export interface ActorCache {
   /** The caller behind a bearer token (refusals as `resolveActor`). */
   resolve(token: string | null | undefined): Promise<Actor>;
-  /** Drops every cached caller (a key was revoked). */
-  forget(): void;
+  /** Drops these tokens' callers (session tokens dropped), or every cached caller (a key was revoked). */
+  forget(tokenHashes?: string[]): void;
   stop(): void;
 }
 
@@ -26,9 +26,10 @@ export function actorCache(deps: Deps, options: ActorCacheOptions): ActorCache {
   // A lookup that began before a revocation must not store what it read.
   let generation = 0;
   let stamp: string | undefined;
-  const forget = () => {
+  const forget = (tokenHashes?: string[]) => {
     generation += 1;
-    entries.clear();
+    if (!tokenHashes) entries.clear();
+    else for (const hash of tokenHashes) entries.delete(hash);
   };
 
   let polling = false;

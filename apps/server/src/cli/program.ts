@@ -1,7 +1,8 @@
-// The `agent-tasks` command: serve (default), keys, tasks, mcp, migrate — each with --help and clear errors.
+// The `agent-tasks` command: serve (default), keys, tasks, mcp, migrate, hook — each with --help and clear errors.
 import { isDomainError } from '@agent-tasks/core';
 import { Command, CommanderError } from 'commander';
 import { ConfigError } from '../config.ts';
+import { hookCommand } from './hook-command.ts';
 import { keysCommand } from './keys-command.ts';
 import { migrateCommand } from './migrate-command.ts';
 import { CommandFailure } from './options.ts';
@@ -27,6 +28,7 @@ export function createProgram() {
 
   keysCommand(program);
   migrateCommand(program);
+  hookCommand(program);
   return program;
 }
 

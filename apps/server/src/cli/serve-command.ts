@@ -82,7 +82,7 @@ export async function serve(flags: ServeFlags): Promise<void> {
         ? {
             live: clusterLiveEvents(link),
             notifications: process.env[NOTIFIER_ENV] === '1',
-            keyRevoked: () => link.send({ at: 'auth:revoked' }),
+            revoked: (tokenHashes) => link.send({ at: 'auth:revoked', ...(tokenHashes ? { tokenHashes } : {}) }),
           }
         : {}),
     });
@@ -98,7 +98,7 @@ export async function serve(flags: ServeFlags): Promise<void> {
   const readyMs = Math.round(performance.now());
   if (link) {
     link.onMessage((message) => {
-      if (message.at === 'auth:forget') app.services.actors.forget();
+      if (message.at === 'auth:forget') app.services.actors.forget(message.tokenHashes);
     });
     log.info({ worker: link.id, readyMs }, `worker ${link.id} ready (${readyMs} ms)`);
   } else {

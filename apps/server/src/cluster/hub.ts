@@ -76,7 +76,7 @@ export function createHub() {
           acknowledged(message.ack, from);
           return;
         case 'auth:revoked':
-          for (const id of workers.keys()) if (id !== from) send(id, { at: 'auth:forget' });
+          for (const id of workers.keys()) if (id !== from) send(id, { at: 'auth:forget', ...(message.tokenHashes ? { tokenHashes: message.tokenHashes } : {}) });
           return;
       }
     },

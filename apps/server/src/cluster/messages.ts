@@ -7,7 +7,7 @@ export type ToPrimary =
   | { at: 'live:unsub'; topic: string }
   | { at: 'live:event'; event: LiveEvent; to: number[] }
   | { at: 'live:interest-ack'; ack: number }
-  | { at: 'auth:revoked' };
+  | { at: 'auth:revoked'; tokenHashes?: string[] };
 
 /** Primary → worker. */
 export type ToWorker =
@@ -15,7 +15,7 @@ export type ToWorker =
   /** The other workers listening on `topic` (the receiver forwards its events on it to them). */
   | { at: 'live:interest'; topic: string; workers: number[]; ack: number }
   | { at: 'live:subscribed'; ack: number }
-  | { at: 'auth:forget' };
+  | { at: 'auth:forget'; tokenHashes?: string[] };
 
 const KINDS = new Set(['live:sub', 'live:unsub', 'live:event', 'live:interest-ack', 'auth:revoked', 'live:interest', 'live:subscribed', 'auth:forget']);
 

@@ -35,7 +35,7 @@ export const prismaKeyRepository = (db: Tx, afterCommit: AfterCommit, revoked: (
     ),
   async revoke(id, at) {
     await db.apiKey.update({ where: { id }, data: { revokedAt: at }, select: { id: true } });
-    afterCommit(revoked);
+    afterCommit(() => revoked());
   },
   countActiveAdmins: (workspaceId) => db.apiKey.count({ where: { workspaceId, role: 'admin', revokedAt: null } }),
 });

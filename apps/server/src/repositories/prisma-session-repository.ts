@@ -1,7 +1,7 @@
 // Prisma implementation of the domain's SessionRepository.
 import type { SessionRecord, SessionRepository } from '@agent-tasks/core';
 import type { TurnState } from '@agent-tasks/schema';
-import type { Tx } from './tx.ts';
+import type { AfterCommit, Tx } from './tx.ts';
 
 const select = {
   id: true,
@@ -11,6 +11,7 @@ const select = {
   agentName: true,
   tokenHash: true,
   openedByKey: true,
+  externalId: true,
   turnNumber: true,
   turnState: true,
   todoRevision: true,
@@ -24,16 +25,36 @@ function toRecord(row: ({ turnState: string } & Omit<SessionRecord, 'turnState'>
   return row ? { ...row, turnState: row.turnState as TurnState } : null;
 }
 
-export const prismaSessionRepository = (db: Tx): SessionRepository => ({
+export const prismaSessionRepository = (db: Tx, afterCommit: AfterCommit, tokensDropped: (hashes: string[]) => void): SessionRepository => ({
   async create(session) {
     await db.session.create({ data: session, select: { id: true } });
   },
-  findByHash: async (tokenHash) => toRecord(await db.session.findUnique({ where: { tokenHash }, select })),
+  async findByHash(tokenHash) {
+    const first = await db.session.findUnique({ where: { tokenHash }, select });
+    if (first) return toRecord(first);
+    return toRecord((await db.sessionToken.findUnique({ where: { tokenHash }, select: { session: { select } } }))?.session ?? null);
+  },
+  findByExternalId: async (workspaceId, externalId) =>
+    toRecord(await db.session.findUnique({ where: { workspaceId_externalId: { workspaceId, externalId } }, select })),
+  async addToken(sessionId, tokenHash, at, keep) {
+    await db.sessionToken.create({ data: { tokenHash, sessionId, createdAt: at }, select: { tokenHash: true } });
+    const older = await db.sessionToken.findMany({
+      where: { sessionId },
+      orderBy: [{ createdAt: 'desc' }, { tokenHash: 'desc' }],
+      skip: keep,
+      select: { tokenHash: true },
+    });
+    if (older.length) {
+      const hashes = older.map((t) => t.tokenHash);
+      await db.sessionToken.deleteMany({ where: { tokenHash: { in: hashes } } });
+      afterCommit(() => tokensDropped(hashes));
+    }
+  },
   async get(workspaceId, id) {
     // Every read of a list names its session: a raw statement, as cheap as Prisma gets.
     const [row] = await db.$queryRaw<({ turnState: string } & Omit<SessionRecord, 'turnState'>)[]>`
-      SELECT "id", "workspaceId", "parentId", "title", "agentName", "tokenHash", "openedByKey", "turnNumber", "turnState",
-             "todoRevision", "createdAt"
+      SELECT "id", "workspaceId", "parentId", "title", "agentName", "tokenHash", "openedByKey", "externalId", "turnNumber",
+             "turnState", "todoRevision", "createdAt"
       FROM "Session" WHERE "id" = ${id} AND "workspaceId" = ${workspaceId}`;
     return toRecord(row ?? null);
   },

@@ -15,13 +15,14 @@ import type { AfterCommit, Tx } from './tx.ts';
 
 interface StoreState {
   todoCache: TodoCache;
-  revoked: () => void;
+  /** Tokens that stopped working: these session tokens, or (no list) everything an API key revocation touches. */
+  revoked: (tokenHashes?: string[]) => void;
 }
 
 const repositories = (db: Tx, state: StoreState, afterCommit: AfterCommit): Repositories => ({
   workspaces: prismaWorkspaceRepository(db),
   keys: prismaKeyRepository(db, afterCommit, state.revoked),
-  sessions: prismaSessionRepository(db),
+  sessions: prismaSessionRepository(db, afterCommit, state.revoked),
   todos: prismaTodoRepository(db, state.todoCache, afterCommit),
   tasks: prismaTaskRepository(db),
   channels: prismaChannelRepository(db),
@@ -35,8 +36,8 @@ const now: AfterCommit = (fn) => fn();
  * Reads outside a transaction go through their own connection, so they see only committed data and never queue
  * behind a write; every write runs in a transaction on the writer connection, batched by group commit.
  */
-export function prismaStore(writer: DbHandle, reader: Db, events: { keyRevoked?: () => void } = {}): Store {
-  const state: StoreState = { todoCache: new TodoCache(), revoked: () => events.keyRevoked?.() };
+export function prismaStore(writer: DbHandle, reader: Db, events: { revoked?: (tokenHashes?: string[]) => void } = {}): Store {
+  const state: StoreState = { todoCache: new TodoCache(), revoked: (hashes) => events.revoked?.(hashes) };
   const writes = groupCommit(writer);
   return {
     ...repositories(reader, state, now),

@@ -1,4 +1,4 @@
-// Todo router: todo_write, the current list, its update cards, and a resumable live feed of updates.
+// Todo router: todo_write (and the mirror of another tool's list), the current list, its update cards, and a resumable live feed of updates.
 import { sessions, todoTopic, todos } from '@agent-tasks/core';
 import {
   type TodoCard,
@@ -7,6 +7,7 @@ import {
   todoHistoryInput,
   todoHistoryOutput,
   todoListView,
+  todoMirrorInput,
   todoWatchInput,
   todoWriteInput,
   todoWriteOutput,
@@ -17,6 +18,11 @@ import { authedProcedure, router, streamOf } from '../trpc.ts';
 export const todoRouter = router({
   write: authedProcedure
     .input(todoWriteInput)
+    .output(todoWriteOutput)
+    .mutation(({ ctx, input }) => todos.writeTodos(ctx.deps, ctx.actor, input)),
+  /** Records a list kept by another agent tool (Claude Code's TodoWrite), with todo_write's rules, keeping `activeForm`. */
+  mirror: authedProcedure
+    .input(todoMirrorInput)
     .output(todoWriteOutput)
     .mutation(({ ctx, input }) => todos.writeTodos(ctx.deps, ctx.actor, input)),
   get: authedProcedure

@@ -1,0 +1,291 @@
+// Claude Code hook handler: keeps Claude Code's todo list and task tools in agent-tasks, and gives the plan back when a
+// session starts, resumes or is compacted. It never blocks the agent: any failure is one line on stderr and exit 0.
+//
+// Claude Code's documented hook input and output (https://code.claude.com/docs/en/hooks): one JSON object on stdin with
+// `session_id`, `transcript_path`, `cwd`, `hook_event_name` (and `agent_id`/`agent_type` inside a subagent); PostToolUse
+// adds `tool_name`, `tool_input`, `tool_response`, `tool_use_id`; SessionStart adds `source` (startup, resume, clear,
+// compact) and may answer `{ hookSpecificOutput: { hookEventName: "SessionStart", additionalContext } }` on stdout.
+// Tool inputs (https://code.claude.com/docs/en/agent-sdk/todo-tracking): TodoWrite `{ todos: [{ content, status,
+// activeForm }] }`; TaskCreate `{ subject, description, activeForm?, metadata? }` answering `{ task: { id, subject } }`;
+// TaskUpdate `{ taskId, status?, subject?, description?, activeForm?, owner?, metadata?, addBlocks?, addBlockedBy? }`.
+import { createHash } from 'node:crypto';
+import path from 'node:path';
+import type { Readable } from 'node:stream';
+import { z } from 'zod';
+import { type AgentTasksClient, createClient } from './client.ts';
+import { refusalOf } from './errors.ts';
+
+export interface ClaudeCodeHookIo {
+  /** The hook's JSON: as text, or a stream (the process's stdin). */
+  stdin: string | Readable;
+  stdout: { write(text: string): unknown };
+  stderr: { write(text: string): unknown };
+  /** AGENT_TASKS_URL, AGENT_TASKS_TOKEN (an agent key); CLAUDE_CODE_TASK_LIST_ID names a shared task list. */
+  env: Record<string, string | undefined>;
+}
+
+/** The longest the hook may take: past it, it reports on stderr and exits 0 (AGENT_TASKS_HOOK_TIMEOUT_MS overrides). */
+export const CLAUDE_CODE_HOOK_TIMEOUT_MS = 2000;
+/** Longest additional context given back at session start (characters). */
+const CONTEXT_MAX = 8000;
+
+const hookInput = z.looseObject({
+  session_id: z.string().min(1).max(200),
+  hook_event_name: z.string(),
+  cwd: z.string().optional(),
+  agent_id: z.string().min(1).max(100).optional(),
+  agent_type: z.string().optional(),
+  source: z.string().optional(),
+  tool_name: z.string().optional(),
+  tool_input: z.unknown().optional(),
+  tool_response: z.unknown().optional(),
+});
+type HookInput = z.infer<typeof hookInput>;
+
+const todoWriteInput = z.looseObject({
+  todos: z.array(z.looseObject({ content: z.string(), status: z.string(), activeForm: z.string().optional() })),
+});
+const taskCreateInput = z.looseObject({
+  subject: z.string(),
+  description: z.string().optional(),
+  activeForm: z.string().optional(),
+  metadata: z.record(z.string(), z.unknown()).optional(),
+});
+const taskCreateResponse = z.looseObject({ task: z.looseObject({ id: z.union([z.string(), z.number()]) }) });
+const taskUpdateInput = z.looseObject({
+  taskId: z.union([z.string(), z.number()]),
+  status: z.string().optional(),
+  subject: z.string().optional(),
+  description: z.string().optional(),
+  activeForm: z.string().optional(),
+  owner: z.string().optional(),
+  metadata: z.record(z.string(), z.unknown()).optional(),
+  addBlocks: z.array(z.union([z.string(), z.number()])).optional(),
+  addBlockedBy: z.array(z.union([z.string(), z.number()])).optional(),
+});
+
+/** A failure to report on stderr (the one line the hook writes there). */
+class HookProblem extends Error {}
+
+const sha = (text: string) => createHash('sha256').update(text).digest('hex');
+
+/** The agent-tasks list that mirrors Claude Code's task list: its list id (shared by env) or the session id. */
+export function claudeTaskListName(input: { session_id: string }, env: Record<string, string | undefined>): string {
+  const name = (env.CLAUDE_CODE_TASK_LIST_ID || input.session_id).replace(/[^A-Za-z0-9._-]/g, '-').slice(0, 100);
+  return name || 'claude-code';
+}
+
+/**
+ * The mirror of Claude Code task `taskId`: a T-… id derived from the workspace, the list and the Claude id, so every
+ * hook process finds the same task without keeping a map anywhere.
+ */
+export function claudeMirrorTaskId(workspaceId: string, listName: string, taskId: string | number): string {
+  const claude = String(taskId);
+  const tail = /^[A-Za-z0-9]{1,40}$/.test(claude) ? claude : sha(claude).slice(0, 12);
+  return `T-cc-${sha(`${workspaceId}\n${listName}`).slice(0, 16)}-${tail}`;
+}
+
+/** The Claude Code task id a mirror was made for, or null for a task made another way. */
+const claudeIdOf = (taskId: string) => /^T-cc-[0-9a-f]{16}-([A-Za-z0-9]+)$/.exec(taskId)?.[1] ?? null;
+
+async function readAll(stdin: string | Readable): Promise<string> {
+  if (typeof stdin === 'string') return stdin;
+  stdin.setEncoding('utf8');
+  let text = '';
+  for await (const chunk of stdin) text += chunk as string;
+  return text;
+}
+
+/** A client acting as the agent-tasks session of this Claude Code session (or of its subagent), opened on first sight. */
+async function sessionFor(url: string, agentKey: string, input: HookInput, signal: AbortSignal) {
+  const agent = createClient({ url, token: agentKey });
+  const project = input.cwd ? path.basename(input.cwd) : '';
+  const main = await agent.trpc.session.open.mutate(
+    { externalId: input.session_id, title: `Claude Code${project ? `: ${project}` : ''}` },
+    { signal },
+  );
+  let client = createClient({ url, token: main.token });
+  let session = main.session;
+  if (input.agent_id) {
+    // A subagent keeps its own list: a subagent session under the main one, keyed by both ids.
+    const sub = await client.trpc.session.open.mutate(
+      { externalId: `${input.session_id}/${input.agent_id}`, title: `Claude Code subagent${input.agent_type ? `: ${input.agent_type}` : ''}` },
+      { signal },
+    );
+    client = createClient({ url, token: sub.token });
+    session = sub.session;
+  }
+  return { client, session };
+}
+
+function parse<T>(schema: z.ZodType<T>, value: unknown, what: string): T {
+  const parsed = schema.safeParse(value);
+  if (!parsed.success) throw new HookProblem(`${what} is not in the shape Claude Code documents; nothing was recorded.`);
+  return parsed.data;
+}
+
+async function mirrorTodoWrite(client: AgentTasksClient, input: HookInput, signal: AbortSignal) {
+  const { todos } = parse(todoWriteInput, input.tool_input, 'the TodoWrite input');
+  const items = todos.map((t) => ({
+    content: t.content,
+    status: t.status as 'pending' | 'in_progress' | 'completed',
+    ...(t.activeForm?.trim() ? { activeForm: t.activeForm } : {}),
+  }));
+  await client.trpc.todo.mirror.mutate({ todos: items }, { signal });
+}
+
+async function mirrorTaskCreate(client: AgentTasksClient, workspaceId: string, listName: string, input: HookInput, signal: AbortSignal) {
+  const task = parse(taskCreateInput, input.tool_input, 'the TaskCreate input');
+  const { task: created } = parse(taskCreateResponse, input.tool_response, 'the TaskCreate answer');
+  const id = claudeMirrorTaskId(workspaceId, listName, created.id);
+  const file = {
+    id,
+    subject: task.subject,
+    description: task.description ?? '',
+    status: 'pending',
+    ...(task.activeForm?.trim() ? { activeForm: task.activeForm } : {}),
+    metadata: { ...task.metadata, claudeCode: { taskId: String(created.id), listName } },
+  };
+  try {
+    await client.trpc.task.import.mutate({ format: 'sisyphus', listName, files: [{ name: `${id}.json`, content: JSON.stringify(file) }] }, { signal });
+  } catch (error) {
+    // A hook delivered twice finds its mirror already there: nothing more to do.
+    if (refusalOf(error).message !== `Error: invalid import: task ${id} already exists.`) throw error;
+  }
+}
+
+async function mirrorTaskUpdate(client: AgentTasksClient, workspaceId: string, listName: string, input: HookInput, signal: AbortSignal) {
+  const update = parse(taskUpdateInput, input.tool_input, 'the TaskUpdate input');
+  const mirror = (claudeId: string | number) => claudeMirrorTaskId(workspaceId, listName, claudeId);
+  const { taskId, status, owner, addBlocks, addBlockedBy, subject, description, activeForm, metadata } = update;
+  await client.trpc.task.update.mutate(
+    {
+      listName,
+      id: mirror(taskId),
+      ...(status === undefined ? {} : { status: status as 'pending' | 'in_progress' | 'completed' | 'deleted' }),
+      ...(subject === undefined ? {} : { subject }),
+      ...(description === undefined ? {} : { description }),
+      ...(activeForm === undefined ? {} : { activeForm: activeForm.trim() ? activeForm : null }),
+      ...(owner === undefined ? {} : { owner: owner.trim() ? owner : null }),
+      ...(metadata === undefined ? {} : { metadata }),
+      ...(addBlocks?.length ? { addBlocks: addBlocks.map(mirror) } : {}),
+      ...(addBlockedBy?.length ? { addBlockedBy: addBlockedBy.map(mirror) } : {}),
+    },
+    { signal },
+  );
+}
+
+/** The plan given back to the model: the todo list, then the open tasks of the mirrored task list. */
+async function sessionContext(client: AgentTasksClient, listName: string, signal: AbortSignal): Promise<string | null> {
+  const [view, tasks] = await Promise.all([
+    client.trpc.session.get.query({}, { signal }),
+    client.trpc.task.list.query({ listName }, { signal }),
+  ]);
+  const lines: string[] = [];
+  const items = view.todo.items;
+  if (items.length) {
+    lines.push(`Todo list (kept by agent-tasks, revision ${view.todo.revision}; send the whole list again with TodoWrite when it changes):`);
+    for (const t of items) lines.push(`- [${t.status}] ${t.content}${t.status === 'in_progress' && t.activeForm ? ` (now: ${t.activeForm})` : ''}`);
+  }
+  const open = tasks.tasks.filter((t) => t.status === 'pending' || t.status === 'in_progress');
+  if (open.length) {
+    const name = (id: string) => {
+      const claude = claudeIdOf(id);
+      return claude ? `#${claude}` : id;
+    };
+    lines.push(`Open tasks of task list "${listName}" (kept by agent-tasks; update them with TaskUpdate):`);
+    for (const t of open) {
+      const blocked = t.blockedBy.length ? ` (blocked by ${t.blockedBy.map(name).join(', ')})` : '';
+      lines.push(`- ${name(t.id)} [${t.status}] ${t.subject}${blocked}`);
+    }
+  }
+  if (!lines.length) return null;
+  let text = '';
+  for (const [i, line] of lines.entries()) {
+    const more = `\n… and ${lines.length - i} more lines`;
+    if (text.length + line.length + 1 + more.length > CONTEXT_MAX) return `${text}${more}`;
+    text += (text ? '\n' : '') + line;
+  }
+  return text;
+}
+
+async function handle(io: ClaudeCodeHookIo, url: string, agentKey: string, signal: AbortSignal, read: { done: boolean }): Promise<string | null> {
+  let raw: unknown;
+  try {
+    raw = JSON.parse(await readAll(io.stdin));
+  } catch {
+    throw new HookProblem('the hook input on stdin is not JSON; nothing was recorded.');
+  } finally {
+    read.done = true;
+  }
+  const input = parse(hookInput, raw, 'the hook input');
+  const event = input.hook_event_name;
+  const tool = input.tool_name;
+  const known =
+    (event === 'PostToolUse' && (tool === 'TodoWrite' || tool === 'TaskCreate' || tool === 'TaskUpdate')) ||
+    (event === 'SessionStart' && input.source !== 'clear');
+  // Other events and tools (a broad matcher), and /clear (the user asked for a fresh start), need nothing.
+  if (!known) return null;
+  const { client, session } = await sessionFor(url, agentKey, input, signal);
+  const listName = claudeTaskListName(input, io.env);
+  if (event === 'SessionStart') {
+    const context = await sessionContext(client, listName, signal);
+    return context === null ? null : JSON.stringify({ hookSpecificOutput: { hookEventName: 'SessionStart', additionalContext: context } });
+  }
+  if (tool === 'TodoWrite') await mirrorTodoWrite(client, input, signal);
+  else if (tool === 'TaskCreate') await mirrorTaskCreate(client, session.workspaceId, listName, input, signal);
+  else await mirrorTaskUpdate(client, session.workspaceId, listName, input, signal);
+  return null;
+}
+
+/** The one stderr line for a failure: a refusal's own text, or why the server could not be reached. */
+function problemLine(error: unknown, url: string): string {
+  if (error instanceof HookProblem) return error.message;
+  const refusal = refusalOf(error);
+  if (refusal.httpStatus !== null) return refusal.message.replace(/^Error: /, 'agent-tasks refused: ');
+  // The deepest cause names the network failure (e.g. "connect ECONNREFUSED 127.0.0.1:9").
+  let root: unknown = error;
+  while (root instanceof Error && root.cause instanceof Error) root = root.cause;
+  const reason = root instanceof Error ? root.message : String(root);
+  return `could not reach agent-tasks at ${url} (${reason}); nothing was recorded.`;
+}
+
+/**
+ * Runs one Claude Code hook: reads its JSON from `io.stdin`, records or answers, and resolves with the exit code,
+ * always 0 so the agent is never blocked. A server that is down, refuses, or takes longer than 2 s is reported as one
+ * line on `io.stderr`. SessionStart's answer (the current plan as additional context) goes to `io.stdout`.
+ */
+export async function runClaudeCodeHook(io: ClaudeCodeHookIo): Promise<number> {
+  const say = (line: string) => io.stderr.write(`agent-tasks hook: ${line}\n`);
+  const url = io.env.AGENT_TASKS_URL;
+  const agentKey = io.env.AGENT_TASKS_TOKEN;
+  if (!url || !agentKey) {
+    say('set AGENT_TASKS_URL and AGENT_TASKS_TOKEN (an agent key); nothing was recorded.');
+    return 0;
+  }
+  const timeoutMs = Number(io.env.AGENT_TASKS_HOOK_TIMEOUT_MS) || CLAUDE_CODE_HOOK_TIMEOUT_MS;
+  const abort = new AbortController();
+  let timer: ReturnType<typeof setTimeout> | undefined;
+  const deadline = new Promise<'timeout'>((resolve) => {
+    timer = setTimeout(() => resolve('timeout'), timeoutMs);
+  });
+  // Settles either way, so the work left behind by a timeout cannot end in an unhandled rejection.
+  const read = { done: false };
+  const work = handle(io, url, agentKey, abort.signal, read).then(
+    (answer) => ({ answer }),
+    (error: unknown) => ({ error }),
+  );
+  const outcome = await Promise.race([work, deadline]);
+  clearTimeout(timer);
+  abort.abort();
+  if (outcome === 'timeout') {
+    say(
+      read.done
+        ? `agent-tasks at ${url} did not answer within ${timeoutMs / 1000} s; nothing was recorded.`
+        : `no hook input arrived on stdin within ${timeoutMs / 1000} s; nothing was recorded.`,
+    );
+  }
+  else if ('error' in outcome) say(problemLine(outcome.error, url));
+  else if (outcome.answer !== null) io.stdout.write(`${outcome.answer}\n`);
+  return 0;
+}

@@ -1,0 +1,102 @@
+// Black-box tests of find-or-open by an external id (sessions.open { externalId }) and of todo.mirror, the contract
+// the Claude Code hook writes through: same session for the same key, concurrent first opens, refusals that record nothing.
+import { createClient } from '@agent-tasks/sdk';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { adminClient, countRows, keyClient, refused } from './support/fixtures.ts';
+import { type RunningServer, startServer } from './support/server.ts';
+
+let server: RunningServer;
+beforeAll(async () => {
+  server = await startServer();
+});
+afterAll(() => server.stop());
+
+describe('sessions.open with an externalId', () => {
+  it('the first open creates the session, later ones return it with a further token; all tokens act as it', async () => {
+    const agent = await keyClient(server, 'agent');
+    const first = await agent.sessions.open({ externalId: '  2b1f-claude  ', title: 'Claude Code: api' });
+    expect(first.session).toMatchObject({ externalId: '2b1f-claude', title: 'Claude Code: api', parentId: null });
+    const again = await agent.sessions.open({ externalId: '2b1f-claude' });
+    expect(again.session).toEqual(first.session);
+    expect(again.token).not.toBe(first.token);
+    for (const token of [first.token, again.token]) {
+      expect((await createClient({ url: server.url, token }).whoami()).sessionId).toBe(first.session.id);
+    }
+    expect(countRows(server, 'Session', '"externalId" = ?', '2b1f-claude')).toBe(1);
+    expect(countRows(server, 'SessionToken', '"sessionId" = ?', first.session.id)).toBe(1);
+  });
+
+  it('ten concurrent first opens of one key end in one session', async () => {
+    const agent = await keyClient(server, 'agent');
+    const opened = await Promise.all(Array.from({ length: 10 }, () => agent.sessions.open({ externalId: 'race-1' })));
+    expect(new Set(opened.map((o) => o.session.id)).size).toBe(1);
+    expect(new Set(opened.map((o) => o.token)).size).toBe(10);
+    expect(countRows(server, 'Session', '"externalId" = ?', 'race-1')).toBe(1);
+    expect(countRows(server, 'SessionToken', '"sessionId" = ?', opened[0]!.session.id)).toBe(9);
+  });
+
+  it('refuses a bad external id, or another key reopening a session, and records nothing', async () => {
+    const agent = await keyClient(server, 'agent');
+    const other = await keyClient(server, 'agent');
+    await agent.sessions.open({ externalId: 'owned' });
+    const sessions = countRows(server, 'Session');
+    const tokens = countRows(server, 'SessionToken');
+    const cases: [Promise<unknown>, string][] = [
+      [agent.sessions.open({ externalId: '   ' }), 'Error: invalid input: `externalId` must not be empty.'],
+      [agent.sessions.open({ externalId: 'x'.repeat(201) }), 'Error: invalid input: `externalId` must be at most 200 characters.'],
+      [agent.sessions.open({ externalId: 42 } as never), 'Error: invalid input: `externalId` must be a string.'],
+      [other.sessions.open({ externalId: 'owned' }), 'Error: forbidden: the session with external id "owned" was opened with another key.'],
+    ];
+    for (const [call, text] of cases) expect((await refused(call)).message).toBe(text);
+    expect(countRows(server, 'Session')).toBe(sessions);
+    expect(countRows(server, 'SessionToken')).toBe(tokens);
+  });
+
+  it('the same external id in two workspaces names two sessions', async () => {
+    const a = await keyClient(server, 'agent');
+    const created = await adminClient(server).workspaces.create({ name: 'second' });
+    const adminB = createClient({ url: server.url, token: created.adminKey });
+    const b = createClient({ url: server.url, token: (await adminB.keys.create({ name: 'b', role: 'agent' })).token });
+    const inA = await a.sessions.open({ externalId: 'shared-name' });
+    const inB = await b.sessions.open({ externalId: 'shared-name' });
+    expect(inA.session.id).not.toBe(inB.session.id);
+    expect(inB.session.workspaceId).toBe(created.workspace.id);
+  });
+});
+
+describe('todo.mirror', () => {
+  it('records a list with todo_write\'s rules, keeping activeForm; todo_write itself still refuses activeForm', async () => {
+    const { token } = await (await keyClient(server, 'agent')).sessions.open({ externalId: 'mirror-1' });
+    const s = createClient({ url: server.url, token });
+    const answer = await s.trpc.todo.mirror.mutate({
+      todos: [
+        { content: ' Run tests ', status: 'in_progress', activeForm: 'Running tests' },
+        { content: 'Ship', status: 'pending' },
+      ],
+    });
+    expect(answer).toEqual({ message: 'Updated todo list: 1 pending, 1 in progress, 0 completed', revision: 1, counts: { pending: 1, inProgress: 1, completed: 0 } });
+    expect((await s.todo.get()).items).toEqual([{ content: 'Run tests', status: 'in_progress', activeForm: 'Running tests' }, { content: 'Ship', status: 'pending' }]);
+
+    const before = countRows(server, 'TodoUpdate');
+    const cases: [Promise<unknown>, string][] = [
+      [
+        s.todo.write({ todos: [{ content: 'Run tests', status: 'pending', activeForm: 'Running tests' }] } as never),
+        'Error: invalid todo: unknown field `activeForm`; an item is only its `content` and `status`.',
+      ],
+      [
+        s.trpc.todo.mirror.mutate({ todos: [{ content: 'Run tests', status: 'pending', id: '1' }] } as never),
+        'Error: invalid todo: unknown field `id`; a mirrored item is its `content`, `status` and `activeForm`.',
+      ],
+      [
+        s.trpc.todo.mirror.mutate({ todos: [{ content: 'Run tests', status: 'pending', activeForm: 'x'.repeat(1001) }] }),
+        'Error: invalid todo: `activeForm` must be at most 1000 characters (got 1001).',
+      ],
+      [
+        s.trpc.todo.mirror.mutate({ todos: [{ content: 'A', status: 'in_progress' }, { content: 'B', status: 'in_progress' }] }),
+        'Error: invalid todos: at most one task may be in_progress (got 2)',
+      ],
+    ];
+    for (const [call, text] of cases) expect((await refused(call)).message).toBe(text);
+    expect(countRows(server, 'TodoUpdate')).toBe(before);
+  });
+});
