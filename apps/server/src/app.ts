@@ -14,6 +14,7 @@ import { migrationsDir as defaultMigrationsDir, webRoot as defaultWebRoot } from
 import { migrationState, pendingMigrations } from './db/migration-state.ts';
 import { applyMigrations } from './db/schema-engine.ts';
 import { createHttpApp } from './http/http-app.ts';
+import { admitted } from './http/admission.ts';
 import { inFlightRequests } from './http/in-flight.ts';
 import { type Logger, createLogger } from './logger.ts';
 import { createMcpEndpoint } from './mcp/mcp-endpoint.ts';
@@ -33,6 +34,10 @@ export interface AppOptions {
   delivery?: { baseMs?: number; maxMs?: number; pollMs?: number };
   /** Browser origins allowed to call the API (CORS); empty for none, `*` for any (never with credentials). */
   corsOrigins?: string[];
+  /** Requests worked on at once; the rest queue, first come first served. */
+  maxConcurrent?: number;
+  /** Longest wait in that queue before a request is answered 503 (overloaded). */
+  maxQueueMs?: number;
   /** How long a write waits for another process's write lock before it is answered "busy" (503). */
   busyTimeoutMs?: number;
   /** How long a shutdown waits for in-flight requests before closing their connections. */
@@ -104,7 +109,12 @@ export async function startApp(options: AppOptions): Promise<App> {
     webRoot: options.webRoot ?? defaultWebRoot,
     ready: () => migrations.check(),
   });
-  const server = createAdaptorServer({ fetch: app.fetch, overrideGlobalObjects: false });
+  const gate = admitted(app.fetch, {
+    concurrency: options.maxConcurrent ?? 64,
+    maxWaitMs: options.maxQueueMs ?? 5_000,
+    onShed: (count) => log.warn({ shed: count }, `overloaded: answered ${count} requests 503 in the last interval`),
+  });
+  const server = createAdaptorServer({ fetch: gate.fetch, overrideGlobalObjects: false });
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject);
     server.listen(options.port ?? 0, options.host ?? '127.0.0.1', () => resolve());
@@ -131,6 +141,7 @@ export async function startApp(options: AppOptions): Promise<App> {
     await mcp.close();
     await worker?.stop();
     cache.stop();
+    gate.stop();
     if ('closeAllConnections' in server) server.closeAllConnections();
     await closed;
     await Promise.all([writer.db.$disconnect(), reader.db.$disconnect()]);

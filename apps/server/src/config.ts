@@ -53,6 +53,8 @@ export const configSchema = z.object({
   AGENT_TASKS_SHUTDOWN_TIMEOUT_MS: integer(0, 600_000).default(10_000),
   AGENT_TASKS_BUSY_TIMEOUT_MS: integer(0, 600_000).default(5_000),
   AGENT_TASKS_WORKERS: integer(1, 256).optional(),
+  AGENT_TASKS_MAX_CONCURRENT: integer(1, 100_000).default(64),
+  AGENT_TASKS_MAX_QUEUE_MS: integer(1, 600_000).default(5_000),
   LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'], {
     error: 'must be one of fatal, error, warn, info, debug, trace, silent',
   }).default('info'),
@@ -73,6 +75,8 @@ export interface Config {
   busyTimeoutMs: number;
   /** Server processes sharing the port and the database file (1: a single process). */
   workers: number;
+  maxConcurrent: number;
+  maxQueueMs: number;
   log: { level: string; format: 'json' | 'pretty' };
 }
 
@@ -120,6 +124,8 @@ export function loadConfig(env: NodeJS.ProcessEnv, flags: Partial<Record<keyof C
     shutdownTimeoutMs: c.AGENT_TASKS_SHUTDOWN_TIMEOUT_MS,
     busyTimeoutMs: c.AGENT_TASKS_BUSY_TIMEOUT_MS,
     workers: c.AGENT_TASKS_WORKERS ?? availableParallelism(),
+    maxConcurrent: c.AGENT_TASKS_MAX_CONCURRENT,
+    maxQueueMs: c.AGENT_TASKS_MAX_QUEUE_MS,
     log: { level: c.LOG_LEVEL, format: c.LOG_FORMAT ?? (process.stdout.isTTY ? 'pretty' : 'json') },
   };
 }
