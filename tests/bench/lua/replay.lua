@@ -1,0 +1,45 @@
+-- Replays prepared requests for wrk. Usage: wrk -s replay.lua <url> -- <file> [per-thread]
+-- <file> holds one request per line: METHOD <tab> PATH <tab> BEARER TOKEN <tab> JSON BODY (may be empty).
+-- Shared: every connection takes the next line in turn, round robin. Per-thread: thread i plays <file>.<i> in
+-- order (run with as many threads as connections, so each connection walks its own sequence, e.g. a run's steps).
+local threads = 0
+setup = function(thread)
+  thread:set("index", threads)
+  threads = threads + 1
+end
+
+local requests = {}
+local next = 0
+local statuses = {}
+
+local function load(path)
+  for line in io.lines(path) do
+    local method, p, token, body = line:match("^([^\t]*)\t([^\t]*)\t([^\t]*)\t?(.*)$")
+    local headers = { ["authorization"] = "Bearer " .. token }
+    if body ~= nil and body ~= "" then headers["content-type"] = "application/json" else body = nil end
+    requests[#requests + 1] = wrk.format(method, p, headers, body)
+  end
+end
+
+init = function(args)
+  local file = args[1]
+  if args[2] == "per-thread" then file = file .. "." .. index end
+  load(file)
+end
+
+request = function()
+  next = next % #requests + 1
+  return requests[next]
+end
+
+response = function(status, headers, body)
+  statuses[status] = (statuses[status] or 0) + 1
+  if status ~= 200 and (statuses[status] or 0) <= 2 then io.stderr:write("status " .. status .. ": " .. body:sub(1, 300) .. "\n") end
+end
+
+done = function(summary, latency, requests)
+  -- One parseable line for the bench.
+  io.write(string.format("BENCH requests=%d errors=%d p50=%.3f p90=%.3f p99=%.3f max=%.3f duration_us=%d\n",
+    summary.requests, summary.errors.connect + summary.errors.read + summary.errors.write + summary.errors.status + summary.errors.timeout,
+    latency:percentile(50) / 1000, latency:percentile(90) / 1000, latency:percentile(99) / 1000, latency.max / 1000, summary.duration))
+end
