@@ -1,4 +1,5 @@
-// Builds native addons (better-sqlite3) against the running Node's own headers, so node-gyp downloads nothing.
+// pnpm hooks: native addons (better-sqlite3) build against the running Node's own headers, so node-gyp downloads
+// nothing; and a packed package (the SDK's tarball) carries no devDependencies or development scripts.
 const fs = require('node:fs');
 const path = require('node:path');
 
@@ -10,6 +11,12 @@ module.exports = {
         return { ...config, extraEnv: { ...(config.extraEnv ?? {}), npm_config_nodedir: prefix } };
       }
       return config;
+    },
+    // Workspace-only dev dependencies (`@agent-tasks/core: workspace:*` is bundled into the SDK) mean nothing to
+    // an installer; the scripts build and test from sources the tarball does not ship.
+    beforePacking(pkg) {
+      const { devDependencies: _devDependencies, scripts: _scripts, ...packed } = pkg;
+      return packed;
     },
   },
 };

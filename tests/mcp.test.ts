@@ -1,4 +1,4 @@
-// Black-box tests of the MCP servers with the MCP SDK's own client: the stdio server (packages/sdk/bin/agent-tasks-mcp.mjs,
+// Black-box tests of the MCP servers with the MCP SDK's own client: the stdio server (packages/sdk/bin/agent-tasks-mcp.js,
 // configured by AGENT_TASKS_URL and AGENT_TASKS_TOKEN) and the main server's streamable HTTP endpoint at /mcp (bearer
 // auth). Each lists the tools, calls every one, returns refusals as tool errors with the seed's text, and the changes
 // show through the tRPC API.
@@ -13,6 +13,7 @@ import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { adminClient, sessionClient } from './support/fixtures.ts';
 import { type RunningServer, startServer } from './support/server.ts';
+import { sourceNodeArgs } from './support/source-node.ts';
 
 let server: RunningServer;
 beforeAll(async () => {
@@ -21,7 +22,8 @@ beforeAll(async () => {
 afterAll(() => server.stop());
 
 const repoRoot = path.resolve(import.meta.dirname, '..');
-const bin = path.join(repoRoot, 'packages/sdk/bin/agent-tasks-mcp.mjs');
+// The SDK's bin, run from the workspace's sources (the built package's bin is run by sdk-package.test.ts).
+const bin = [...sourceNodeArgs, path.join(repoRoot, 'packages/sdk/bin/agent-tasks-mcp.js')];
 
 const open: Client[] = [];
 afterEach(async () => {
@@ -33,11 +35,11 @@ async function agentKey() {
   return token;
 }
 
-/** The stdio server as an MCP client would start it: `node <repo>/packages/sdk/bin/agent-tasks-mcp.mjs` with env. */
-async function stdioClient(token: string) {
+/** The stdio server as an MCP client would start it: `node <bin>` with env, from another folder. */
+async function stdioClient(token: string, args: string[] = bin) {
   const transport = new StdioClientTransport({
     command: process.execPath,
-    args: [bin],
+    args,
     env: { AGENT_TASKS_URL: server.url, AGENT_TASKS_TOKEN: token },
     cwd: os.tmpdir(), // an MCP client starts it from anywhere
     stderr: 'pipe',
@@ -140,7 +142,7 @@ async function callEveryTool(client: Client) {
   return { listName, a, b, runId };
 }
 
-describe('stdio MCP server (packages/sdk/bin/agent-tasks-mcp.mjs)', () => {
+describe('stdio MCP server (packages/sdk/bin/agent-tasks-mcp.js)', () => {
   it('with an agent key: opens its own session, lists the tool kit, calls every tool, and the changes show through the API', async () => {
     const { client, stderr } = await stdioClient(await agentKey());
     expect(client.getServerVersion()?.name).toBe('agent-tasks');
@@ -179,7 +181,7 @@ describe('stdio MCP server (packages/sdk/bin/agent-tasks-mcp.mjs)', () => {
     const run = (env: Record<string, string>) =>
       new Promise<{ code: number | null; stderr: string }>((resolve) => {
         const { AGENT_TASKS_TOKEN: _t, AGENT_TASKS_URL: _u, ...rest } = process.env;
-        const child = spawn(process.execPath, [bin], { env: { ...rest, ...env }, stdio: ['pipe', 'pipe', 'pipe'] });
+        const child = spawn(process.execPath, bin, { env: { ...rest, ...env }, stdio: ['pipe', 'pipe', 'pipe'] });
         let stderr = '';
         child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
         child.once('exit', (code) => resolve({ code, stderr }));
@@ -189,6 +191,22 @@ describe('stdio MCP server (packages/sdk/bin/agent-tasks-mcp.mjs)', () => {
     expect(missing.stderr).toContain('set AGENT_TASKS_TOKEN');
     expect(bad.code).toBe(1);
     expect(bad.stderr).toMatch(/could not open a session: Error: /);
+  }, 60_000);
+});
+
+describe('`agent-tasks mcp` (the server command, built)', () => {
+  it('serves the same tool kit over stdio as its own session, and the changes show through the API', async () => {
+    const command = [path.join(repoRoot, 'apps/server/bin/agent-tasks.mjs'), 'mcp', '--title', 'from the command'];
+    const { client, stderr } = await stdioClient(await agentKey(), command);
+    await listsTheToolKit(client);
+    expect(await callTool(client, 'todo_write', { todos: [{ content: 'Via the command', status: 'pending' }] })).toEqual(
+      ok('Updated todo list: 1 pending, 0 in progress, 0 completed'),
+    );
+    const sessionId = stderr().match(/opened session (\S+)/)?.[1] as string;
+    expect(sessionId, stderr()).toBeDefined();
+    const admin = adminClient(server);
+    expect((await admin.sessions.get({ sessionId })).session.title).toBe('from the command');
+    expect((await admin.todo.get({ sessionId })).items).toEqual([{ content: 'Via the command', status: 'pending' }]);
   }, 60_000);
 });
 

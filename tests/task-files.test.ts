@@ -4,9 +4,11 @@ import { mkdtempSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { promisify } from 'node:util';
+import { runTasksCli } from '@agent-tasks/sdk/cli';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type AgentTasksClient, countRows, keyClient, refused, sessionClient } from './support/fixtures.ts';
 import { type RunningServer, startServer } from './support/server.ts';
+import { sourceNodeArgs } from './support/source-node.ts';
 
 const repoRoot = path.resolve(import.meta.dirname, '..');
 const run = promisify(execFile);
@@ -225,7 +227,7 @@ describe('export', () => {
 
 describe('the CLI', () => {
   const cli = (args: string[], env: Record<string, string>) =>
-    run(process.execPath, ['--import', 'tsx', 'packages/sdk/src/cli.ts', ...args], {
+    run(process.execPath, [...sourceNodeArgs, 'packages/sdk/bin/agent-tasks-files.js', ...args], {
       cwd: repoRoot,
       env: { ...process.env, AGENT_TASKS_URL: '', AGENT_TASKS_TOKEN: '', ...env },
     }).then(
@@ -279,5 +281,34 @@ describe('the CLI', () => {
       code: 1,
       stderr: 'Error: `--format` must be "claude" or "sisyphus".\n',
     });
+  });
+
+  it('prints its usage for --help and refuses an unknown flag', async () => {
+    const help = await cli(['import', '--help'], {});
+    expect(help).toMatchObject({ code: 0, stderr: '' });
+    expect(help.stdout).toMatch(/^usage: agent-tasks-files import\|export --format claude\|sisyphus --dir <folder> /);
+    expect(help.stdout).toContain('--list <name>     the task list; default "default"');
+    expect(await cli(['export', '--dir', tempDir(), '--bogus'], {})).toEqual({
+      code: 1,
+      stdout: '',
+      stderr: `Error: Unknown option '--bogus'. To specify a positional argument starting with a '-', place it at the end of the command after '--', as in '-- "--bogus"\n`,
+    });
+  });
+
+  it('runs in-process as runTasksCli(argv, options): the command name, environment and output are the caller\'s', async () => {
+    const s = await sessionClient(server);
+    const source = tempDir();
+    for (const f of seedExample()) writeFileSync(path.join(source, f.name), f.content);
+    const listName = freshList();
+    const out: string[] = [];
+    const err: string[] = [];
+    const io = { command: 'agent-tasks tasks', stdout: (line: string) => out.push(line), stderr: (line: string) => err.push(line) };
+
+    expect(await runTasksCli(['import', '--format', 'claude', '--dir', source, '--list', listName], { ...io, env: { AGENT_TASKS_URL: server.url, AGENT_TASKS_TOKEN: s.token } })).toBe(0);
+    expect(out).toEqual([`Imported 4 tasks into list "${listName}" from ${source}.`]);
+    expect(await runTasksCli(['--help'], { ...io, env: {} })).toBe(0);
+    expect(out[1]).toMatch(/^usage: agent-tasks tasks import\|export /);
+    expect(await runTasksCli(['import', '--format', 'claude', '--dir', source], { ...io, env: {} })).toBe(1);
+    expect(err).toEqual(['Error: set AGENT_TASKS_URL and AGENT_TASKS_TOKEN (or pass --url and --token).']);
   });
 });

@@ -25,7 +25,7 @@ export interface StartOptions {
   databaseFile?: string;
   /** Passed as AGENT_TASKS_ADMIN_KEY; null to let the server generate one. */
   adminKey?: string | null;
-  /** Extra environment variables for the server process (kept across restarts). */
+  /** Extra environment variables for the server process (kept across restarts; a PORT keeps the address across them). */
   env?: Record<string, string>;
 }
 
@@ -39,7 +39,7 @@ function spawnMain(databaseFile: string, adminKey: string | null, extraEnv: Reco
     AGENT_TASKS_WORKERS: workers,
     ...extraEnv,
     DATABASE_URL: `file:${databaseFile}`,
-    PORT: '0',
+    PORT: extraEnv.PORT ?? '0',
     HOST: '127.0.0.1',
   };
   if (adminKey) env.AGENT_TASKS_ADMIN_KEY = adminKey;

@@ -41,7 +41,7 @@ export interface WebhookReceiver {
 }
 
 /** A free port on 127.0.0.1, found by binding to port 0 and releasing it. */
-async function freePort(): Promise<number> {
+export async function freePort(): Promise<number> {
   const probe = http.createServer();
   await new Promise<void>((resolve) => probe.listen(0, '127.0.0.1', resolve));
   const { port } = probe.address() as AddressInfo;

@@ -1,5 +1,6 @@
-// Builds the `agent-tasks` command to dist/cli.js with esbuild: our workspace packages bundled, npm packages external.
-import { readFileSync } from 'node:fs';
+// Builds the `agent-tasks` command to dist/cli.js with esbuild: our workspace packages bundled (from source), npm
+// packages external; commands loaded on demand (tasks, mcp, hook) go to their own chunks, so `serve` never loads them.
+import { readFileSync, rmSync } from 'node:fs';
 import path from 'node:path';
 import { build } from 'esbuild';
 
@@ -10,9 +11,13 @@ const external = Object.keys(manifest.dependencies)
   .flatMap((name) => [name, `${name}/*`]);
 
 const started = performance.now();
+rmSync(path.join(root, 'dist'), { recursive: true, force: true });
 await build({
-  entryPoints: [path.join(root, 'src/main.ts')],
-  outfile: path.join(root, 'dist/cli.js'),
+  entryPoints: { cli: path.join(root, 'src/main.ts') },
+  outdir: path.join(root, 'dist'),
+  chunkNames: 'chunks/[name]-[hash]',
+  splitting: true,
+  conditions: ['@agent-tasks/source'],
   bundle: true,
   platform: 'node',
   format: 'esm',

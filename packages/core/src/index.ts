@@ -29,3 +29,5 @@ export { type ChatMessage, chatMessageOf, fitLines } from './chat-message.ts';
 export { SLACK_LIMITS, slackPayload } from './chat-slack.ts';
 export { DISCORD_LIMITS, discordPayload } from './chat-discord.ts';
 export { TEAMS_LIMITS, teamsPayload, utf8Bytes } from './chat-teams.ts';
+export * as dashboard from './dashboard-service.ts';
+export { publishSessionActivity, sessionsTopic } from './dashboard-service.ts';

@@ -63,6 +63,8 @@ export interface TodoRepository {
   page(sessionId: string, before: number | null, limit: number): Promise<TodoUpdateRecord[]>;
   /** Oldest first, revisions above `after`. */
   after(sessionId: string, after: number, limit: number): Promise<TodoUpdateRecord[]>;
+  /** The updates at these (session, revision) pairs: the latest card of many sessions in one read. */
+  atRevisions(refs: readonly { sessionId: string; revision: number }[]): Promise<TodoUpdateRecord[]>;
 }
 
 export interface TaskListFilter {
@@ -107,6 +109,14 @@ export interface TaskRepository {
   appendChange(change: TaskChangeRecord): Promise<void>;
   changesOf(taskId: string): Promise<TaskChangeRecord[]>;
   changesAfter(listId: string, seq: number, limit: number): Promise<TaskChangeRecord[]>;
+  /** Every task list of the workspace by name, with how many of its tasks are in each status. */
+  lists(workspaceId: string): Promise<TaskListSummary[]>;
+}
+
+export interface TaskListSummary extends TaskListRecord {
+  counts: Partial<Record<TaskStatus, number>>;
+  /** Position of the list's latest change in its feed. */
+  changeSeq: number;
 }
 
 export interface ChannelRepository {
@@ -143,6 +153,8 @@ export interface OutboxRepository {
   forRun(runId: string): Promise<OutboxRecord[]>;
   /** Drops a deleted channel's undelivered messages. */
   dropPending(channelId: string): Promise<void>;
+  /** The workspace's messages, newest first. */
+  recent(workspaceId: string, limit: number): Promise<OutboxRecord[]>;
 }
 
 /** Sends one notification to a webhook; resolves with the outcome, never throws. */

@@ -1,5 +1,6 @@
 // Sessions: open one (or a subagent session), list them, run turns, and read a session's view.
 import { type Actor, SESSION_TOKEN_PREFIX, requireRole } from './actor.ts';
+import { publishSessionActivity } from './dashboard-service.ts';
 import { DomainError } from './errors.ts';
 import type { Deps, Repositories } from './ports.ts';
 import { presentList, presentSession } from './present.ts';
@@ -35,6 +36,7 @@ export async function openSession(
   if (input.externalId !== undefined) return openByExternalId(deps, actor, input.externalId, input);
   const { session, token } = newSession(deps, actor, input, null);
   await deps.store.transaction((repos) => repos.sessions.create(session));
+  publishSessionActivity(deps.events, session, 'opened', session.createdAt);
   return { session: presentSession(session), token };
 }
 
@@ -84,6 +86,7 @@ async function openByExternalId(
     if (!winner) throw error;
     return reopen(deps, actor, winner);
   }
+  publishSessionActivity(deps.events, session, 'opened', session.createdAt);
   return { session: presentSession(session), token };
 }
 
@@ -121,6 +124,7 @@ async function changeTurn(deps: Deps, actor: Actor, next: typeof nextTurnOnStart
     await repos.sessions.setTurn(id, turn.turnNumber, turn.turnState);
     return { ...current, ...turn };
   });
+  publishSessionActivity(deps.events, session, 'turn', deps.clock.now());
   return { session: presentSession(session) };
 }
 

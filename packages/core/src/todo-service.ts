@@ -1,6 +1,7 @@
 // The todo_write use case and the reads of a session's list, its update cards and their live feed.
 import type { TodoDisplayItem } from '@agent-tasks/schema';
 import { type Actor, requireRole } from './actor.ts';
+import { publishSessionActivity } from './dashboard-service.ts';
 import { DomainError } from './errors.ts';
 import type { Deps } from './ports.ts';
 import { presentCard, presentList } from './present.ts';
@@ -57,6 +58,7 @@ export async function writeTodos(deps: Deps, actor: Actor, input: { todos: reado
   });
 
   deps.events.publish({ topic: todoTopic(sessionId), id: String(update.revision), data: presentCard(update) });
+  publishSessionActivity(deps.events, { id: sessionId, workspaceId: actor.workspaceId }, 'todo', update.createdAt);
   return { message: todoAnswer(update.counts), revision: update.revision, counts: update.counts };
 }
 

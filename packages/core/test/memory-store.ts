@@ -346,6 +346,9 @@ export class MemoryStore implements Store {
               .slice(0, limit),
           ),
         ),
+        atRevisions: hooked('todos.atRevisions', async (refs: readonly { sessionId: string; revision: number }[]) =>
+          clone(state().todos.filter((u) => refs.some((r) => r.sessionId === u.sessionId && r.revision === u.revision))),
+        ),
       },
       tasks: {
         findList: hooked('tasks.findList', async (workspaceId: string, name: string) => {
@@ -490,6 +493,17 @@ export class MemoryStore implements Store {
               .slice(0, limit),
           ),
         ),
+        lists: hooked('tasks.lists', async (workspaceId: string) => {
+          const s = state();
+          return [...s.taskLists.values()]
+            .filter((l) => l.workspaceId === workspaceId)
+            .sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0))
+            .map(({ taskSeq, ...list }) => {
+              const counts: Partial<Record<TaskStatus, number>> = {};
+              for (const t of s.tasks.values()) if (t.listId === list.id) counts[t.status] = (counts[t.status] ?? 0) + 1;
+              return { ...clone(list), counts };
+            });
+        }),
       },
       channels: {
         create: hooked('channels.create', async (channel: ChannelRecord) => {
@@ -615,6 +629,9 @@ export class MemoryStore implements Store {
           const s = state();
           for (const [id, m] of s.outbox) if (m.channelId === channelId && m.deliveredAt === null) s.outbox.delete(id);
         }),
+        recent: hooked('outbox.recent', async (workspaceId: string, limit: number) =>
+          clone(byCreatedAtThenId([...state().outbox.values()].filter((m) => m.workspaceId === workspaceId)).reverse().slice(0, limit)),
+        ),
       },
     };
     return repos;

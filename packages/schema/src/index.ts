@@ -9,3 +9,4 @@ export * from './format-error.ts';
 export * from './task.ts';
 export * from './run.ts';
 export * from './channel.ts';
+export * from './dashboard.ts';

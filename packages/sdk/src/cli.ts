@@ -1,14 +1,34 @@
-// agent-tasks-cli: imports and exports a task list as the JSON task files of sisyphus or Claude Code (run with tsx).
-//   agent-tasks-cli import --format claude|sisyphus --dir <folder> [--list <name>]
-//   agent-tasks-cli export --format claude|sisyphus --dir <folder> [--list <name>]
-// Server and credentials: AGENT_TASKS_URL and AGENT_TASKS_TOKEN, or --url and --token.
+// The task-file command: imports and exports a task list as the JSON task files of sisyphus or Claude Code.
+// `runTasksCli(argv)` is the whole command (the `agent-tasks-files` bin, and `agent-tasks tasks` in the server's CLI).
 import { mkdir, readdir, readFile, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { parseArgs } from 'node:util';
 import { createClient } from './client.ts';
 import { refusalOf } from './errors.ts';
 
-const USAGE = 'usage: agent-tasks-cli import|export --format claude|sisyphus --dir <folder> [--list <name>] [--url <url>] [--token <token>]';
+export interface TasksCliOptions {
+  /** How the usage text names the command; default `agent-tasks-files`. */
+  command?: string;
+  /** Where AGENT_TASKS_URL and AGENT_TASKS_TOKEN are read; default `process.env`. */
+  env?: Record<string, string | undefined>;
+  /** Receives each line of output (a result or the usage); default: standard output. */
+  stdout?: (line: string) => void;
+  /** Receives each error line; default: standard error. */
+  stderr?: (line: string) => void;
+}
+
+const usageOf = (command: string) =>
+  [
+    `usage: ${command} import|export --format claude|sisyphus --dir <folder> [--list <name>] [--url <url>] [--token <token>]`,
+    '  import            reads every *.json task file of <folder> into the list, all or nothing',
+    "  export            writes the list's tasks (deleted ones included) as task files into <folder>",
+    "  --format <name>   claude (Claude Code's ~/.claude/tasks/<list>/<n>.json) or sisyphus (.sisyphus/tasks/T-….json)",
+    '  --dir <folder>    the folder of task files',
+    '  --list <name>     the task list; default "default"',
+    '  --url <url>       the server; default AGENT_TASKS_URL',
+    '  --token <token>   an agent key or a session token; default AGENT_TASKS_TOKEN',
+    '  -h, --help        prints this help',
+  ].join('\n');
 
 class UsageError extends Error {}
 
@@ -22,7 +42,7 @@ async function readTaskFiles(dir: string) {
   return Promise.all(names.map(async (name) => ({ name, content: await readFile(path.join(dir, name), 'utf8') })));
 }
 
-async function run(argv: string[]): Promise<string> {
+async function run(argv: string[], usage: string, env: Record<string, string | undefined>): Promise<string> {
   const { values, positionals } = parseArgs({
     args: argv,
     allowPositionals: true,
@@ -32,14 +52,16 @@ async function run(argv: string[]): Promise<string> {
       list: { type: 'string' },
       url: { type: 'string' },
       token: { type: 'string' },
+      help: { type: 'boolean', short: 'h' },
     },
   });
+  if (values.help) return usage;
   const [command, ...extra] = positionals;
-  if ((command !== 'import' && command !== 'export') || extra.length > 0) throw new UsageError(USAGE);
+  if ((command !== 'import' && command !== 'export') || extra.length > 0) throw new UsageError(usage);
   if (values.format !== 'claude' && values.format !== 'sisyphus') throw new UsageError('`--format` must be "claude" or "sisyphus".');
   if (!values.dir) throw new UsageError('`--dir` names the folder of task files.');
-  const url = values.url ?? process.env.AGENT_TASKS_URL;
-  const token = values.token ?? process.env.AGENT_TASKS_TOKEN;
+  const url = values.url ?? env.AGENT_TASKS_URL;
+  const token = values.token ?? env.AGENT_TASKS_TOKEN;
   if (!url || !token) throw new UsageError('set AGENT_TASKS_URL and AGENT_TASKS_TOKEN (or pass --url and --token).');
 
   const client = createClient({ url, token });
@@ -65,10 +87,19 @@ async function run(argv: string[]): Promise<string> {
   return `Exported ${plural(result.files.length)} from list "${result.listName}" to ${dir}.`;
 }
 
-try {
-  console.log(await run(process.argv.slice(2)));
-} catch (error) {
-  const usage = error instanceof UsageError || (error as { code?: string }).code?.startsWith('ERR_PARSE_ARGS');
-  console.error(usage ? `Error: ${(error as Error).message}` : refusalOf(error).message);
-  process.exitCode = 1;
+/**
+ * Runs the task-file command on its arguments (without the program name): `import` or `export`, or `--help`.
+ * Prints the result, or one `Error: …` line (a usage error or the server's refusal); answers the exit code, 0 or 1.
+ */
+export async function runTasksCli(argv: string[], options: TasksCliOptions = {}): Promise<number> {
+  const stdout = options.stdout ?? ((line) => process.stdout.write(`${line}\n`));
+  const stderr = options.stderr ?? ((line) => process.stderr.write(`${line}\n`));
+  try {
+    stdout(await run(argv, usageOf(options.command ?? 'agent-tasks-files'), options.env ?? process.env));
+    return 0;
+  } catch (error) {
+    const usage = error instanceof UsageError || (error as { code?: string }).code?.startsWith('ERR_PARSE_ARGS');
+    stderr(usage ? `Error: ${(error as Error).message}` : refusalOf(error).message);
+    return 1;
+  }
 }

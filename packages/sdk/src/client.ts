@@ -1,5 +1,5 @@
 // The typed client for agent runtimes and dashboards: createClient({ url, token }) with one method per call.
-import type { AppRouter, RouterInputs } from '@agent-tasks/server';
+import type { AppRouter, RouterInputs } from './router-types.ts';
 import { createTRPCClient, httpLink, httpSubscriptionLink, splitLink } from '@trpc/client';
 import { EventSource } from 'eventsource';
 import type { RunEvent, TaskEvent, TodoCard } from '@agent-tasks/schema';

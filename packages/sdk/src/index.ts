@@ -1,5 +1,12 @@
 // Public surface of @agent-tasks/sdk.
-export { createClient, openSessionClient, type AgentTasksClient, type ClientOptions, type Subscription } from './client.ts';
+export {
+  createClient,
+  openSessionClient,
+  type AgentTasksClient,
+  type ClientOptions,
+  type Subscription,
+  type WatchHandlers,
+} from './client.ts';
 export { refusalOf, type Refusal } from './errors.ts';
 export {
   agentTools,
@@ -17,5 +24,7 @@ export {
   type ToolCall,
   type ToolDefinition,
 } from './tools.ts';
-export type { AppRouter, RouterInputs, RouterOutputs } from '@agent-tasks/server';
+export type { AppRouter, RouterInputs, RouterOutputs } from './router-types.ts';
+export type { ToolApi, ToolSpec } from '@agent-tasks/core';
+export type { ErrorCode, RunEvent, TaskEvent, TodoCard } from '@agent-tasks/schema';
 export { CLAUDE_CODE_HOOK_TIMEOUT_MS, claudeMirrorTaskId, claudeTaskListName, runClaudeCodeHook, type ClaudeCodeHookIo } from './claude-code-hook.ts';

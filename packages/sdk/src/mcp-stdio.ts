@@ -1,5 +1,5 @@
 // A stdio MCP server for any MCP-speaking agent: the tool kit bound to a remote agent-tasks server.
-//   AGENT_TASKS_URL=http://127.0.0.1:3000 AGENT_TASKS_TOKEN=<agent key or session token> tsx packages/sdk/src/mcp-stdio.ts
+// `runMcpStdio()` is the whole server (the `agent-tasks-mcp` bin, and `agent-tasks mcp` in the server's CLI).
 // With an agent (or admin) key it opens its own agent session at start; with a session token it acts as that session;
 // a viewer key acts as itself, read-only (as over HTTP at /mcp).
 import { toolHandlers } from '@agent-tasks/core';
@@ -9,36 +9,63 @@ import { CallToolRequestSchema, ListToolsRequestSchema } from '@modelcontextprot
 import { createClient, openSessionClient } from './client.ts';
 import { refusalOf } from './errors.ts';
 import { apiOf } from './tools.ts';
+import { SDK_VERSION } from './version.ts';
 
-const url = process.env.AGENT_TASKS_URL ?? 'http://127.0.0.1:3000';
-const token = process.env.AGENT_TASKS_TOKEN;
-if (!token) {
-  process.stderr.write('agent-tasks MCP: set AGENT_TASKS_TOKEN to an agent key or a session token (and AGENT_TASKS_URL).\n');
-  process.exit(2);
+export interface McpStdioOptions {
+  /** The agent-tasks server; default AGENT_TASKS_URL, else http://127.0.0.1:3000. */
+  url?: string;
+  /** An agent key, a session token or a viewer key; default AGENT_TASKS_TOKEN. */
+  token?: string;
+  /** The title of the session opened for an API key; default AGENT_TASKS_SESSION_TITLE, else "MCP (stdio)". */
+  sessionTitle?: string;
+  /** Where the defaults above are read; default `process.env`. */
+  env?: Record<string, string | undefined>;
 }
 
-let client = createClient({ url, token });
-if (!token.startsWith('ats_')) {
-  try {
-    // As over HTTP (/mcp): a viewer key acts as itself (read-only tools); an agent or admin key gets a session.
-    if ((await client.whoami()).role === 'viewer') {
-      process.stderr.write('agent-tasks MCP: viewer key: read-only, no session\n');
-    } else {
-      const opened = await openSessionClient(client, { title: process.env.AGENT_TASKS_SESSION_TITLE ?? 'MCP (stdio)' });
-      client = opened.client;
-      process.stderr.write(`agent-tasks MCP: opened session ${opened.session.id}\n`);
-    }
-  } catch (error) {
-    process.stderr.write(`agent-tasks MCP: could not open a session: ${refusalOf(error).message}\n`);
-    process.exit(1);
+const log = (line: string) => process.stderr.write(`agent-tasks MCP: ${line}\n`);
+
+/**
+ * Serves the tool kit over MCP on standard input and output until standard input ends; status lines go to standard
+ * error. Answers the exit code: 0 after a clean end, 2 without a token, 1 when no session could be opened.
+ */
+export async function runMcpStdio(options: McpStdioOptions = {}): Promise<number> {
+  const env = options.env ?? process.env;
+  const url = options.url ?? env.AGENT_TASKS_URL ?? 'http://127.0.0.1:3000';
+  const token = options.token ?? env.AGENT_TASKS_TOKEN;
+  if (!token) {
+    log('set AGENT_TASKS_TOKEN to an agent key or a session token (and AGENT_TASKS_URL).');
+    return 2;
   }
-}
 
-const tools = toolHandlers(apiOf(client), (error) => refusalOf(error).message);
-const server = new Server({ name: 'agent-tasks', version: '0.1.0' }, { capabilities: { tools: {} } });
-server.setRequestHandler(ListToolsRequestSchema, async () => ({ tools: tools.list() as never }));
-server.setRequestHandler(CallToolRequestSchema, async (request) => {
-  const { text, isError } = await tools.call(request.params.name, request.params.arguments);
-  return { content: [{ type: 'text', text }], isError };
-});
-await server.connect(new StdioServerTransport());
+  let client = createClient({ url, token });
+  if (!token.startsWith('ats_')) {
+    try {
+      // As over HTTP (/mcp): a viewer key acts as itself (read-only tools); an agent or admin key gets a session.
+      if ((await client.whoami()).role === 'viewer') {
+        log('viewer key: read-only, no session');
+      } else {
+        const opened = await openSessionClient(client, { title: options.sessionTitle ?? env.AGENT_TASKS_SESSION_TITLE ?? 'MCP (stdio)' });
+        client = opened.client;
+        log(`opened session ${opened.session.id}`);
+      }
+    } catch (error) {
+      log(`could not open a session: ${refusalOf(error).message}`);
+      return 1;
+    }
+  }
+
+  const tools = toolHandlers(apiOf(client), (error) => refusalOf(error).message);
+  const server = new Server({ name: 'agent-tasks', version: SDK_VERSION }, { capabilities: { tools: {} } });
+  server.setRequestHandler(ListToolsRequestSchema, async () => ({ tools: tools.list() as never }));
+  server.setRequestHandler(CallToolRequestSchema, async (request) => {
+    const { text, isError } = await tools.call(request.params.name, request.params.arguments);
+    return { content: [{ type: 'text', text }], isError };
+  });
+  const closed = new Promise<void>((resolve) => {
+    server.onclose = resolve;
+    process.stdin.once('end', () => void server.close());
+  });
+  await server.connect(new StdioServerTransport());
+  await closed;
+  return 0;
+}

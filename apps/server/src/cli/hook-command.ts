@@ -11,9 +11,8 @@ export function hookCommand(program: Command) {
         'Needs AGENT_TASKS_URL and AGENT_TASKS_TOKEN (an agent key); gives up after 2 s (AGENT_TASKS_HOOK_TIMEOUT_MS)',
     )
     .action(async () => {
-      // The handler is the SDK's (a client of the server); loaded only when this command runs. The SDK cannot be a
-      // package dependency of the server (it depends on the server's router type), so its source is imported by path.
-      const { runClaudeCodeHook } = await import('../../../../packages/sdk/src/claude-code-hook.ts');
+      // The handler is the SDK's (a client of the server), loaded only when this command runs.
+      const { runClaudeCodeHook } = await import('@agent-tasks/sdk');
       process.exitCode = await runClaudeCodeHook({ stdin: process.stdin, stdout: process.stdout, stderr: process.stderr, env: process.env });
     });
 }

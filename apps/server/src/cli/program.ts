@@ -2,6 +2,7 @@
 import { isDomainError } from '@agent-tasks/core';
 import { Command, CommanderError } from 'commander';
 import { ConfigError } from '../config.ts';
+import { clientCommands } from './client-commands.ts';
 import { hookCommand } from './hook-command.ts';
 import { keysCommand } from './keys-command.ts';
 import { migrateCommand } from './migrate-command.ts';
@@ -28,6 +29,7 @@ export function createProgram() {
 
   keysCommand(program);
   migrateCommand(program);
+  clientCommands(program);
   hookCommand(program);
   return program;
 }

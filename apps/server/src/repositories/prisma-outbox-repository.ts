@@ -45,4 +45,8 @@ export const prismaOutboxRepository = (db: Tx): OutboxRepository => ({
   async dropPending(channelId) {
     await db.outboxMessage.deleteMany({ where: { channelId, deliveredAt: null } });
   },
+  recent: async (workspaceId, limit) =>
+    (
+      await db.outboxMessage.findMany({ where: { workspaceId }, orderBy: [{ createdAt: 'desc' }, { id: 'desc' }], take: limit, select })
+    ).map(toRecord),
 });

@@ -168,4 +168,12 @@ export const prismaTaskRepository = (db: Tx): TaskRepository => ({
     (await db.taskChange.findMany({ where: { taskId }, orderBy: { seq: 'asc' }, select: changeSelect })).map(toChange),
   changesAfter: async (listId, seq, limit) =>
     (await db.taskChange.findMany({ where: { listId, seq: { gt: seq } }, orderBy: { seq: 'asc' }, take: limit, select: changeSelect })).map(toChange),
+  async lists(workspaceId) {
+    const lists = await db.taskList.findMany({ where: { workspaceId }, orderBy: { name: 'asc' }, select: { id: true, workspaceId: true, name: true, createdAt: true, changeSeq: true } });
+    const groups = await db.task.groupBy({ by: ['listId', 'status'], where: { listId: { in: lists.map((l) => l.id) } }, _count: { _all: true } });
+    return lists.map((list) => ({
+      ...list,
+      counts: Object.fromEntries(groups.filter((g) => g.listId === list.id).map((g) => [g.status, g._count._all])),
+    }));
+  },
 });

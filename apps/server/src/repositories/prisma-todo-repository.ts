@@ -71,4 +71,13 @@ export const prismaTodoRepository = (db: Tx, cache: TodoCache, afterCommit: Afte
         select,
       })
     ).map(toRecord),
+  async atRevisions(refs) {
+    const rows = [];
+    // Each pair is one lookup on the (sessionId, revision) index; chunked to stay under SQLite's variable limit.
+    for (let i = 0; i < refs.length; i += 400) {
+      const chunk = refs.slice(i, i + 400).map(({ sessionId, revision }) => ({ sessionId, revision }));
+      rows.push(...(await db.todoUpdate.findMany({ where: { OR: chunk }, select })));
+    }
+    return rows.map(toRecord);
+  },
 });

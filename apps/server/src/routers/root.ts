@@ -2,6 +2,7 @@
 import type { inferRouterInputs, inferRouterOutputs } from '@trpc/server';
 import { router } from '../trpc.ts';
 import { channelRouter } from './channel.ts';
+import { dashboardRouter } from './dashboard.ts';
 import { keysRouter } from './keys.ts';
 import { runRouter } from './run.ts';
 import { sessionRouter } from './session.ts';
@@ -17,6 +18,7 @@ export const appRouter = router({
   task: taskRouter,
   run: runRouter,
   channel: channelRouter,
+  dashboard: dashboardRouter,
 });
 
 export type AppRouter = typeof appRouter;

@@ -1,0 +1,68 @@
+// Dashboard router: the session tree and its live signal, task lists and graphs, the outbox (admin), a run link's live view.
+import { dashboard, runs, runTopic, sessionsTopic } from '@agent-tasks/core';
+import {
+  type RunEvent,
+  type SessionActivity,
+  noInput,
+  outboxListInput,
+  outboxListOutput,
+  runEvent,
+  runLinkWatchInput,
+  sessionActivity,
+  sessionTreeOutput,
+  sessionWatchTreeInput,
+  taskGraphInput,
+  taskGraphOutput,
+  taskListsOutput,
+} from '@agent-tasks/schema';
+import { TRPCError, tracked } from '@trpc/server';
+import { resumableFeed } from '../adapters/resumable-feed.ts';
+import { authedProcedure, publicProcedure, router, streamOf } from '../trpc.ts';
+
+const runNotFound = (runId: string) => new TRPCError({ code: 'NOT_FOUND', message: `Error: run ${runId} not found.` });
+
+export const dashboardRouter = router({
+  sessionTree: authedProcedure
+    .input(noInput)
+    .output(sessionTreeOutput)
+    .query(({ ctx }) => dashboard.sessionTree(ctx.deps, ctx.actor)),
+  /** Signals only (no replay): a reader refetches the tree when one arrives and whenever it reconnects. */
+  watchSessions: authedProcedure
+    .input(sessionWatchTreeInput)
+    .output(streamOf(sessionActivity))
+    .subscription(async function* ({ ctx, signal }) {
+      for await (const event of ctx.live.listen(sessionsTopic(ctx.actor.workspaceId), signal)) {
+        yield tracked(event.id, event.data as SessionActivity);
+      }
+    }),
+  taskLists: authedProcedure
+    .input(noInput)
+    .output(taskListsOutput)
+    .query(({ ctx }) => dashboard.taskLists(ctx.deps, ctx.actor)),
+  taskGraph: authedProcedure
+    .input(taskGraphInput)
+    .output(taskGraphOutput)
+    .query(({ ctx, input }) => dashboard.taskGraph(ctx.deps, ctx.actor, input)),
+  outbox: authedProcedure
+    .input(outboxListInput)
+    .output(outboxListOutput)
+    .query(({ ctx, input }) => dashboard.outboxMessages(ctx.deps, ctx.actor, input)),
+  /** A run's live view by its link: like `/runs/<id>`, the unguessable run id is the capability. */
+  watchRunLink: publicProcedure
+    .input(runLinkWatchInput)
+    .output(streamOf(runEvent))
+    .subscription(async ({ ctx, input, signal }) => {
+      if (!(await runs.getRunByLink(ctx.deps, input.runId))) throw runNotFound(input.runId);
+      return resumableFeed<RunEvent>({
+        live: ctx.live,
+        topic: runTopic(input.runId),
+        signal,
+        after: Number(input.lastEventId ?? 0) || 0,
+        replay: async (after) => {
+          const run = await runs.getRunByLink(ctx.deps, input.runId);
+          return { items: run && run.version > after ? [{ version: run.version, run }] : [], more: false };
+        },
+        position: (event) => event.version,
+      });
+    }),
+});

@@ -1,0 +1,106 @@
+// Admin → notification channels (add, delete) and the outbox: each message's delivery state and its last error.
+import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
+import { type FormEvent, useState } from 'react';
+import { ErrorMessage } from '../components/error-message.tsx';
+import { TimeAgo } from '../components/time-ago.tsx';
+import { useTRPC } from '../lib/api.ts';
+
+const kinds = { checklist_ready: 'Checklist ready', all_tasks_done: 'All tasks done' } as const;
+
+export function AdminChannels() {
+  const trpc = useTRPC();
+  const queryClient = useQueryClient();
+  const channels = useQuery(trpc.channel.list.queryOptions());
+  const outbox = useQuery({ ...trpc.dashboard.outbox.queryOptions({ limit: 50 }), refetchInterval: 5_000 });
+  const refresh = () => queryClient.invalidateQueries({ queryKey: trpc.channel.list.queryKey() });
+  const create = useMutation(trpc.channel.create.mutationOptions({ onSuccess: refresh }));
+  const remove = useMutation(trpc.channel.delete.mutationOptions({ onSuccess: refresh }));
+  const [name, setName] = useState('');
+  const [url, setUrl] = useState('');
+  const channelName = new Map(channels.data?.channels.map((c) => [c.id, c.name]));
+
+  const submit = (e: FormEvent) => {
+    e.preventDefault();
+    create.mutate({ name, url }, { onSuccess: () => (setName(''), setUrl('')) });
+  };
+
+  return (
+    <>
+      <section aria-labelledby="channels-title" className="panel">
+        <h2 id="channels-title">Notification channels</h2>
+        <p className="hint">Each webhook receives a JSON POST for "Checklist ready" and "All tasks done" of every run.</p>
+        <form className="inline-form" onSubmit={submit}>
+          <label>
+            Name <input value={name} onChange={(e) => setName(e.target.value)} required maxLength={100} />
+          </label>
+          <label>
+            Webhook URL <input type="url" value={url} onChange={(e) => setUrl(e.target.value)} required placeholder="https://…" />
+          </label>
+          <button type="submit" disabled={create.isPending}>
+            Add channel
+          </button>
+        </form>
+        <ErrorMessage error={create.error ?? remove.error ?? channels.error} />
+        {channels.data?.channels.length === 0 ? <p className="none">No channel: runs are refused unless started with skipNotificationCheck.</p> : null}
+        <ul className="channels">
+          {channels.data?.channels.map((c) => (
+            <li key={c.id}>
+              <strong>{c.name}</strong> <code>{c.url}</code>{' '}
+              <button
+                type="button"
+                aria-label={`Delete channel ${c.name}`}
+                onClick={() => {
+                  if (window.confirm(`Delete the channel "${c.name}"? Its undelivered messages are dropped.`)) remove.mutate({ id: c.id });
+                }}
+              >
+                Delete
+              </button>
+            </li>
+          ))}
+        </ul>
+      </section>
+      <section aria-labelledby="outbox-title" className="panel">
+        <h2 id="outbox-title">Deliveries</h2>
+        <ErrorMessage error={outbox.error} />
+        {outbox.data?.messages.length === 0 ? <p className="none">No notification sent yet.</p> : null}
+        {outbox.data && outbox.data.messages.length > 0 ? (
+          <div className="table-wrap">
+            <table className="grid">
+              <caption className="visually-hidden">Outbox messages, newest first</caption>
+              <thead>
+                <tr>
+                  <th scope="col">Message</th>
+                  <th scope="col">Channel</th>
+                  <th scope="col">State</th>
+                  <th scope="col">Attempts</th>
+                  <th scope="col">Last error</th>
+                </tr>
+              </thead>
+              <tbody>
+                {outbox.data.messages.map((m) => (
+                  <tr key={m.id}>
+                    <th scope="row">
+                      {kinds[m.kind]} · <a href={`/runs/${m.runId}`}>run</a> · <TimeAgo iso={m.createdAt} />
+                    </th>
+                    <td>{channelName.get(m.channelId) ?? m.url}</td>
+                    <td>
+                      <span className={`delivery delivery-${m.state}`}>{m.state}</span>
+                      {m.nextAttemptAt && m.state !== 'delivered' ? (
+                        <>
+                          {' '}
+                          · next <TimeAgo iso={m.nextAttemptAt} />
+                        </>
+                      ) : null}
+                    </td>
+                    <td>{m.attempts}</td>
+                    <td className="full">{m.lastError ?? '—'}</td>
+                  </tr>
+                ))}
+              </tbody>
+            </table>
+          </div>
+        ) : null}
+      </section>
+    </>
+  );
+}

@@ -1,0 +1,54 @@
+// Runs: the workspace's checklist runs, newest first, each linking to its run page.
+import { useQuery } from '@tanstack/react-query';
+import { Link } from 'wouter';
+import { ErrorMessage } from '../components/error-message.tsx';
+import { TimeAgo } from '../components/time-ago.tsx';
+import { useTRPC } from '../lib/api.ts';
+
+export function RunsPage() {
+  const trpc = useTRPC();
+  const runs = useQuery(trpc.run.list.queryOptions({}));
+  return (
+    <>
+      <h1>Checklist runs</h1>
+      <ErrorMessage error={runs.error} />
+      {runs.isPending ? <p aria-busy="true">Loading…</p> : null}
+      {runs.data?.runs.length === 0 ? (
+        <section className="empty">
+          <h2>No runs yet</h2>
+          <p>
+            An agent starts one with <code>checklist_prepare</code> then <code>checklist_execute</code> (or{' '}
+            <code>client.runs.prepare</code> / <code>execute</code> in the SDK) and walks it task by task.
+          </p>
+        </section>
+      ) : null}
+      {runs.data && runs.data.runs.length > 0 ? (
+        <table className="grid">
+          <caption className="visually-hidden">Checklist runs</caption>
+          <thead>
+            <tr>
+              <th scope="col">Run</th>
+              <th scope="col">Progress</th>
+              <th scope="col">Status</th>
+              <th scope="col">Updated</th>
+            </tr>
+          </thead>
+          <tbody>
+            {runs.data.runs.map((r) => (
+              <tr key={r.id}>
+                <th scope="row">
+                  <Link href={`/runs/${r.id}`}>{r.name ?? `Run ${r.id}`}</Link>
+                </th>
+                <td>{r.blocks.work.label}</td>
+                <td>{r.status}</td>
+                <td>
+                  <TimeAgo iso={r.updatedAt} />
+                </td>
+              </tr>
+            ))}
+          </tbody>
+        </table>
+      ) : null}
+    </>
+  );
+}

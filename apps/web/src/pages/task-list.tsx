@@ -1,0 +1,108 @@
+// One task list: a filtered, virtualised table or the dependency graph (loaded on demand), and a task panel; live.
+import { useQuery, useQueryClient } from '@tanstack/react-query';
+import { useSubscription } from '@trpc/tanstack-react-query';
+import { useCallback, useEffect, useRef, useState } from 'react';
+import { Link } from 'wouter';
+import { ErrorMessage } from '../components/error-message.tsx';
+import { useTRPC } from '../lib/api.ts';
+import { useLiveStatus } from '../lib/live.ts';
+import { TaskPanel } from './task-panel.tsx';
+import { TaskTable } from './task-table.tsx';
+
+type GraphView = (typeof import('./task-graph-view.tsx'))['default'];
+let graphView: Promise<GraphView> | null = null;
+/** The graph view's code (with the layout library), fetched once, when first wanted. */
+const loadGraphView = () => (graphView ??= import('./task-graph-view.tsx').then((m) => m.default));
+
+/**
+ * The graph view once its code is in. Loaded by hand rather than through lazy() and Suspense, whose reveal React
+ * holds back for a moment: the graph shows as soon as both its code and its data are there.
+ */
+function useGraphView(wanted: boolean) {
+  const [view, setView] = useState<{ Component: GraphView } | null>(null);
+  useEffect(() => {
+    if (!wanted || view) return;
+    let live = true;
+    void loadGraphView().then((Component) => live && setView({ Component }));
+    return () => {
+      live = false;
+    };
+  }, [wanted, view]);
+  return view?.Component ?? null;
+}
+
+export type View = 'table' | 'graph';
+
+export function TaskListPage({ listName }: { listName: string }) {
+  const name = decodeURIComponent(listName);
+  const trpc = useTRPC();
+  const queryClient = useQueryClient();
+  const graphQuery = trpc.dashboard.taskGraph.queryOptions({ listName: name });
+  const graph = useQuery(graphQuery);
+  const [view, setView] = useState<View>(() => (new URLSearchParams(window.location.search).get('view') === 'graph' ? 'graph' : 'table'));
+  const [selected, setSelected] = useState<string | null>(null);
+  // The graph view's code loads alongside the data, not after it.
+  const TaskGraphView = useGraphView(view === 'graph');
+
+  const timer = useRef<ReturnType<typeof setTimeout> | null>(null);
+  const refresh = useCallback(() => {
+    if (timer.current) return;
+    timer.current = setTimeout(() => {
+      timer.current = null;
+      void queryClient.invalidateQueries({ queryKey: graphQuery.queryKey });
+      void queryClient.invalidateQueries({ queryKey: trpc.task.history.queryKey() });
+    }, 200);
+  }, [queryClient, graphQuery.queryKey, trpc]);
+  // Changes after the graph as first loaded; tRPC resumes after the last event on a reconnect.
+  const [since, setSince] = useState<string | null>(null);
+  if (since === null && graph.data) setSince(String(graph.data.lastChangeSeq));
+  const subscription = useSubscription(
+    trpc.task.watch.subscriptionOptions({ listName: name, lastEventId: since ?? '0' }, { enabled: since !== null, onData: refresh }),
+  );
+  useLiveStatus(subscription, refresh);
+
+  const choose = (next: View) => {
+    setView(next);
+    const url = new URL(window.location.href);
+    url.searchParams.set('view', next);
+    window.history.replaceState(null, '', url);
+  };
+
+  return (
+    <>
+      <nav aria-label="Breadcrumb" className="crumbs">
+        <Link href="/tasks">Task lists</Link> › {name}
+      </nav>
+      <h1>Tasks: {name}</h1>
+      <div className="tabs" role="group" aria-label="View">
+        <button type="button" aria-pressed={view === 'table'} onClick={() => choose('table')}>
+          Table
+        </button>
+        <button type="button" aria-pressed={view === 'graph'} onClick={() => choose('graph')}>
+          Graph
+        </button>
+      </div>
+      <ErrorMessage error={graph.error} />
+      {graph.isPending ? <p aria-busy="true">Loading the tasks…</p> : null}
+      {graph.data && graph.data.tasks.length === 0 ? (
+        <p className="empty-inline">No tasks in this list yet: an agent's TaskCreate shows here live.</p>
+      ) : null}
+      {graph.data && graph.data.tasks.length > 0 ? (
+        <div className={selected ? 'with-panel' : undefined}>
+          <div className="task-view">
+            {view === 'table' ? (
+              <TaskTable graph={graph.data} onOpen={setSelected} selected={selected} />
+            ) : (
+              TaskGraphView ? (
+                <TaskGraphView graph={graph.data} onOpen={setSelected} selected={selected} />
+              ) : (
+                <p aria-busy="true">Loading the graph…</p>
+              )
+            )}
+          </div>
+          {selected ? <TaskPanel graph={graph.data} id={selected} onClose={() => setSelected(null)} /> : null}
+        </div>
+      ) : null}
+    </>
+  );
+}

@@ -1,0 +1,118 @@
+// The task table: filters by status, owner and readiness; rows virtualised so a thousand tasks scroll smoothly.
+import type { TaskGraph, TaskStatus } from '@agent-tasks/schema';
+import { useVirtualizer } from '@tanstack/react-virtual';
+import { useMemo, useRef, useState } from 'react';
+import { useSubjects } from '../lib/task-subjects.ts';
+
+const ROW = 41;
+const statuses: (TaskStatus | 'all')[] = ['all', 'pending', 'in_progress', 'completed'];
+
+export function TaskTable({ graph, onOpen, selected }: { graph: TaskGraph; onOpen: (id: string) => void; selected: string | null }) {
+  const [status, setStatus] = useState<TaskStatus | 'all'>('all');
+  const [owner, setOwner] = useState<string>('');
+  const [readyOnly, setReadyOnly] = useState(false);
+  const subjects = useSubjects(graph);
+  const owners = useMemo(() => [...new Set(graph.tasks.flatMap((t) => (t.owner ? [t.owner] : [])))].sort(), [graph]);
+  const critical = useMemo(() => new Set(graph.criticalPath), [graph]);
+  const rows = useMemo(
+    () =>
+      graph.tasks.filter(
+        (t) =>
+          (status === 'all' || t.status === status) &&
+          (owner === '' || (owner === '(none)' ? !t.owner : t.owner === owner)) &&
+          (!readyOnly || t.ready),
+      ),
+    [graph, status, owner, readyOnly],
+  );
+  const scroller = useRef<HTMLDivElement>(null);
+  const virtual = useVirtualizer({ count: rows.length, getScrollElement: () => scroller.current, estimateSize: () => ROW, overscan: 12 });
+  const items = virtual.getVirtualItems();
+  const top = items[0]?.start ?? 0;
+  const bottom = virtual.getTotalSize() - (items.at(-1)?.end ?? 0);
+
+  return (
+    <>
+      <form className="filters" aria-label="Filters" onSubmit={(e) => e.preventDefault()}>
+        <label>
+          Status{' '}
+          <select value={status} onChange={(e) => setStatus(e.target.value as TaskStatus | 'all')}>
+            {statuses.map((s) => (
+              <option key={s} value={s}>
+                {s === 'all' ? 'all' : s.replace('_', ' ')}
+              </option>
+            ))}
+          </select>
+        </label>
+        <label>
+          Owner{' '}
+          <select value={owner} onChange={(e) => setOwner(e.target.value)}>
+            <option value="">anyone</option>
+            <option value="(none)">no owner</option>
+            {owners.map((o) => (
+              <option key={o} value={o}>
+                {o}
+              </option>
+            ))}
+          </select>
+        </label>
+        <label>
+          <input type="checkbox" checked={readyOnly} onChange={(e) => setReadyOnly(e.target.checked)} /> Ready only
+        </label>
+        <output aria-live="polite">
+          {rows.length} of {graph.tasks.length} tasks
+        </output>
+      </form>
+      <div className="table-scroll" ref={scroller} tabIndex={-1}>
+        <table className="grid tasks" aria-rowcount={rows.length + 1}>
+          <caption className="visually-hidden">Tasks of {graph.listName}</caption>
+          <thead>
+            <tr>
+              <th scope="col">Task</th>
+              <th scope="col">Status</th>
+              <th scope="col">Owner</th>
+              <th scope="col">Ready</th>
+              <th scope="col">Blocked by</th>
+            </tr>
+          </thead>
+          <tbody>
+            {top > 0 ? (
+              <tr aria-hidden="true" style={{ height: top }}>
+                <td colSpan={5} />
+              </tr>
+            ) : null}
+            {items.map((item) => {
+              const t = rows[item.index];
+              if (!t) return null;
+              return (
+                <tr
+                  key={t.id}
+                  aria-rowindex={item.index + 2}
+                  data-status={t.status}
+                  className={`${t.id === selected ? 'selected' : ''} ${critical.has(t.id) ? 'critical' : ''}`}
+                  style={{ height: ROW }}
+                >
+                  <th scope="row">
+                    <button type="button" className="link" onClick={() => onOpen(t.id)} title={t.id}>
+                      {t.subject}
+                    </button>
+                  </th>
+                  <td>
+                    <span className={`status status-${t.status}`}>{t.status.replace('_', ' ')}</span>
+                  </td>
+                  <td>{t.owner ?? '—'}</td>
+                  <td>{t.ready ? <span className="ready">ready</span> : ''}</td>
+                  <td>{t.unresolvedBlockers.map((b) => subjects.get(b) ?? b).join(', ') || '—'}</td>
+                </tr>
+              );
+            })}
+            {bottom > 0 ? (
+              <tr aria-hidden="true" style={{ height: bottom }}>
+                <td colSpan={5} />
+              </tr>
+            ) : null}
+          </tbody>
+        </table>
+      </div>
+    </>
+  );
+}

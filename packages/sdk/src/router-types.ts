@@ -1,0 +1,20 @@
+// The server's router as a client sees it: every procedure with its input and output, and the error shape. Taken by a
+// relative type-only import, so the SDK declares no dependency on the server package (which depends on the SDK).
+import type { AnyProcedure, TRPCBuiltRouter, inferRouterInputs, inferRouterOutputs } from '@trpc/server';
+import type { AppRouter as ServerRouter } from '../../../apps/server/src/routers/root.ts';
+
+/**
+ * Never called: its inferred return type is the client router. The helper types are local to it, so the declaration
+ * emitter cannot name them and writes the router out in full — without the server's request context (its logger, its
+ * stores), which tRPC keeps on every router type but a client never sees.
+ */
+function clientRouter() {
+  type Types = ServerRouter['_def']['_config']['$types'];
+  type ClientRecord<R> = { [K in keyof R]: R[K] extends AnyProcedure ? R[K] : ClientRecord<R[K]> };
+  type Root = { ctx: object; meta: object; errorShape: Types['errorShape']; transformer: Types['transformer'] };
+  return null as unknown as TRPCBuiltRouter<Root, ClientRecord<ServerRouter['_def']['record']>>;
+}
+
+export type AppRouter = ReturnType<typeof clientRouter>;
+export type RouterInputs = inferRouterInputs<AppRouter>;
+export type RouterOutputs = inferRouterOutputs<AppRouter>;
