@@ -1,5 +1,5 @@
 // The task graph use cases (seed 001): TaskCreate, TaskGet, TaskList, TaskUpdate, claims, the plan, history, feed.
-import type { TaskClaimInput, TaskCreateInput, TaskListInput, TaskUpdateInput } from '@agent-tasks/schema';
+import type { Task, TaskClaimInput, TaskCreateInput, TaskListInput, TaskUpdateInput } from '@agent-tasks/schema';
 import { type Actor, requireRole } from './actor.ts';
 import { DomainError } from './errors.ts';
 import type { Deps, Repositories } from './ports.ts';
@@ -31,6 +31,12 @@ async function existingList(repos: Repositories, actor: Actor, name: string, id:
   return list;
 }
 
+/** What a write did: the work's result, and each changed task as committed (what a read would answer). */
+interface Written<T> {
+  result: T;
+  snapshotOf(id: string): Task | undefined;
+}
+
 /** Runs one write transaction, retrying when a concurrent writer won a compare-and-set; publishes after commit. */
 async function write<T>(
   deps: Deps,
@@ -39,19 +45,21 @@ async function write<T>(
   create: boolean,
   work: (changes: TaskChanges, repos: Repositories) => Promise<T>,
   missingList: () => DomainError = () => new DomainError('NOT_FOUND', `Error: task list "${listName}" not found.`),
-): Promise<T> {
+): Promise<Written<T>> {
   requireRole(actor, 'agent');
   for (let attempt = 1; ; attempt++) {
     try {
-      const { result, events } = await deps.store.transaction(async (repos) => {
+      const { result, events, records } = await deps.store.transaction(async (repos) => {
         const list = create ? await ensureList(deps, repos, actor, listName) : await findList(repos, actor, listName);
         if (!list) throw missingList();
         const changes = new TaskChanges(deps, repos, actor, list);
         const result = await work(changes, repos);
-        return { result, events: (await changes.commit()).events };
+        const committed = await changes.commit();
+        return { result, events: committed.events, records: committed.changes };
       });
       for (const event of events) deps.events.publish(event);
-      return result;
+      // The answer is the task as this transaction left it: no read after the write.
+      return { result, snapshotOf: (id) => records.findLast((r) => r.taskId === id)?.snapshot };
     } catch (error) {
       if (!(error instanceof LostTaskRace) || attempt >= MAX_ATTEMPTS) {
         if (error instanceof LostTaskRace) {
@@ -73,7 +81,7 @@ export async function createTask(deps: Deps, actor: Actor, input: TaskCreateInpu
     throw new DomainError('NO_OWNING_SESSION', 'Error: TaskCreate requires an owning agent session before anything is written.');
   }
   const threadId = actor.sessionId;
-  return write(deps, actor, listNameOf(input), true, async (changes, repos) => {
+  const written = await write(deps, actor, listNameOf(input), true, async (changes, repos) => {
     const now = deps.clock.now();
     const task: TaskRecord = {
       id: `T-${deps.ids.uuid()}`,
@@ -94,7 +102,8 @@ export async function createTask(deps: Deps, actor: Actor, input: TaskCreateInpu
     for (const blocker of input.blockedBy ?? []) await changes.addEdge(blocker, task.id);
     for (const blocked of input.blocks ?? []) await changes.addEdge(task.id, blocked);
     return task.id;
-  }).then((id) => getTask(deps, actor, { listName: input.listName, id }));
+  });
+  return written.snapshotOf(written.result) ?? getTask(deps, actor, { listName: input.listName, id: written.result });
 }
 
 export async function getTask(deps: Deps, actor: Actor, input: { listName?: string | undefined; id: string }) {
@@ -114,7 +123,7 @@ function staleVersion(task: TaskRecord, expected: number, current: unknown) {
 }
 
 export async function updateTask(deps: Deps, actor: Actor, input: TaskUpdateInput) {
-  await write(deps, actor, listNameOf(input), false, async (changes, repos) => {
+  const written = await write(deps, actor, listNameOf(input), false, async (changes, repos) => {
     const task = await changes.task(input.id);
     if (input.expectedVersion !== undefined && input.expectedVersion !== task.version) {
       throw staleVersion(task, input.expectedVersion, await present(repos, changes.list, task));
@@ -141,7 +150,7 @@ export async function updateTask(deps: Deps, actor: Actor, input: TaskUpdateInpu
       changes.set(task, 'status', input.status);
     }
   }, () => taskNotFound(input.id, listNameOf(input)));
-  return getTask(deps, actor, input);
+  return written.snapshotOf(input.id) ?? getTask(deps, actor, input);
 }
 
 /** Claims a named task, or the oldest ready one: status in_progress and owner set, atomically. */
@@ -154,7 +163,7 @@ export async function claimTask(deps: Deps, actor: Actor, input: TaskClaimInput)
   if (input.id === undefined && !(await findList(deps.store, actor, listNameOf(input)))) {
     return { task: null };
   }
-  const id = await write(deps, actor, listNameOf(input), false, async (changes, repos) => {
+  const written = await write(deps, actor, listNameOf(input), false, async (changes, repos) => {
     let task: TaskRecord | null;
     if (input.id === undefined) {
       task = await repos.tasks.firstReady(changes.list.id, agent);
@@ -173,7 +182,8 @@ export async function claimTask(deps: Deps, actor: Actor, input: TaskClaimInput)
     changes.kind(task.id, 'claimed');
     return task.id;
   }, () => taskNotFound(input.id ?? '', listNameOf(input)));
-  return { task: id === null ? null : await getTask(deps, actor, { listName: input.listName, id }) };
+  const id = written.result;
+  return { task: id === null ? null : (written.snapshotOf(id) ?? (await getTask(deps, actor, { listName: input.listName, id }))) };
 }
 
 export async function listTasks(deps: Deps, actor: Actor, input: TaskListInput) {

@@ -7,7 +7,7 @@ import { prismaKeyRepository } from './prisma-key-repository.ts';
 import { prismaOutboxRepository } from './prisma-outbox-repository.ts';
 import { prismaRunRepository } from './prisma-run-repository.ts';
 import { prismaSessionRepository } from './prisma-session-repository.ts';
-import { prismaTaskRepository } from './prisma-task-repository.ts';
+import { type TaskRepositoryState, prismaTaskRepository, taskRepositoryState } from './prisma-task-repository.ts';
 import { prismaTodoRepository } from './prisma-todo-repository.ts';
 import { prismaWorkspaceRepository } from './prisma-workspace-repository.ts';
 import { TodoCache } from './todo-cache.ts';
@@ -15,6 +15,7 @@ import type { AfterCommit, Tx } from './tx.ts';
 
 interface StoreState {
   todoCache: TodoCache;
+  tasks: TaskRepositoryState;
   /** Tokens that stopped working: these session tokens, or (no list) everything an API key revocation touches. */
   revoked: (tokenHashes?: string[]) => void;
 }
@@ -24,7 +25,7 @@ const repositories = (db: Tx, state: StoreState, afterCommit: AfterCommit): Repo
   keys: prismaKeyRepository(db, afterCommit, state.revoked),
   sessions: prismaSessionRepository(db, afterCommit, state.revoked),
   todos: prismaTodoRepository(db, state.todoCache, afterCommit),
-  tasks: prismaTaskRepository(db),
+  tasks: prismaTaskRepository(db, state.tasks, afterCommit),
   channels: prismaChannelRepository(db),
   runs: prismaRunRepository(db),
   outbox: prismaOutboxRepository(db),
@@ -37,7 +38,7 @@ const now: AfterCommit = (fn) => fn();
  * behind a write; every write runs in a transaction on the writer connection, batched by group commit.
  */
 export function prismaStore(writer: DbHandle, reader: Db, events: { revoked?: (tokenHashes?: string[]) => void } = {}): Store {
-  const state: StoreState = { todoCache: new TodoCache(), revoked: (hashes) => events.revoked?.(hashes) };
+  const state: StoreState = { todoCache: new TodoCache(), tasks: taskRepositoryState(), revoked: (hashes) => events.revoked?.(hashes) };
   const writes = groupCommit(writer);
   return {
     ...repositories(reader, state, now),

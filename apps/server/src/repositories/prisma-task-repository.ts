@@ -1,8 +1,9 @@
 // Prisma implementation of the domain's TaskRepository: tasks, their edges, and the change log.
-import type { TaskChangeRecord, TaskRecord, TaskRepository } from '@agent-tasks/core';
+import type { TaskChangeRecord, TaskListRecord, TaskRecord, TaskRepository } from '@agent-tasks/core';
 import type { TaskStatus } from '@agent-tasks/schema';
 import { Prisma } from '../generated/prisma/client.ts';
-import type { Tx } from './tx.ts';
+import { type RankedLists, rankForEdge, reachesByRank } from './task-ranks.ts';
+import type { AfterCommit, Tx } from './tx.ts';
 
 const taskSelect = {
   id: true,
@@ -63,14 +64,17 @@ const readyFor = (agent: string) => ({
   OR: [{ owner: null }, { owner: agent }],
 });
 
-/** Portable SQL (SQLite and PostgreSQL): a recursive walk along "blocks" edges, deduplicated by task. */
-const reachesSql = (from: string, to: string) => Prisma.sql`
-  WITH RECURSIVE walk(id) AS (
-    SELECT "blockedId" FROM "TaskEdge" WHERE "blockerId" = ${from}
-    UNION
-    SELECT e."blockedId" FROM "TaskEdge" e JOIN walk w ON e."blockerId" = w.id
-  )
-  SELECT 1 AS hit FROM walk WHERE id = ${to} LIMIT 1`;
+const TASK_COLUMNS = Prisma.raw(
+  '"id", "listId", "seq", "subject", "description", "status", "activeForm", "owner", "metadata", "threadId", "version", "createdAt", "updatedAt"',
+);
+
+/** Per store: lists by workspace and name (a list's id, name and workspace never change), and the ranked lists. */
+export interface TaskRepositoryState {
+  lists: Map<string, TaskListRecord>;
+  ranked: RankedLists;
+}
+
+export const taskRepositoryState = (): TaskRepositoryState => ({ lists: new Map(), ranked: new Set() });
 
 const refreshOpenBlockersSql = (ids: string[]) => Prisma.sql`
   UPDATE "Task" SET "openBlockers" = (
@@ -79,21 +83,40 @@ const refreshOpenBlockersSql = (ids: string[]) => Prisma.sql`
   )
   WHERE id IN (${Prisma.join(ids)})`;
 
-export const prismaTaskRepository = (db: Tx): TaskRepository => ({
-  findList: (workspaceId, name) =>
-    db.taskList.findUnique({ where: { workspaceId_name: { workspaceId, name } }, select: { id: true, workspaceId: true, name: true, createdAt: true } }),
+export const prismaTaskRepository = (db: Tx, state: TaskRepositoryState, afterCommit: AfterCommit): TaskRepository => ({
+  async findList(workspaceId, name) {
+    const key = `${workspaceId}\u0000${name}`;
+    const known = state.lists.get(key);
+    if (known) return known;
+    const list = await db.taskList.findUnique({
+      where: { workspaceId_name: { workspaceId, name } },
+      select: { id: true, workspaceId: true, name: true, createdAt: true },
+    });
+    if (list) {
+      afterCommit(() => {
+        if (state.lists.size >= 10_000) state.lists.delete(state.lists.keys().next().value as string);
+        state.lists.set(key, list);
+      });
+    }
+    return list;
+  },
   async createList(list) {
     await db.taskList.create({ data: list, select: { id: true } });
   },
   nextTaskSeq: async (listId) =>
     (await db.taskList.update({ where: { id: listId }, data: { taskSeq: { increment: 1 } }, select: { taskSeq: true } })).taskSeq,
-  nextChangeSeq: async (listId) =>
-    (await db.taskList.update({ where: { id: listId }, data: { changeSeq: { increment: 1 } }, select: { changeSeq: true } })).changeSeq,
+  async nextChangeSeq(listId) {
+    const [row] = await db.$queryRaw<{ changeSeq: number }[]>`
+      UPDATE "TaskList" SET "changeSeq" = "changeSeq" + 1 WHERE "id" = ${listId} RETURNING "changeSeq"`;
+    if (!row) throw new Error(`task list ${listId} is gone`);
+    return row.changeSeq;
+  },
   async insert(task) {
-    await db.task.create({ data: fromTask(task), select: { id: true } });
+    // A new task ranks after every task of its list (its seq is the list's highest), before any edge reaches it.
+    await db.task.create({ data: { ...fromTask(task), rank: task.seq }, select: { id: true } });
   },
   async get(listId, id) {
-    const row = await db.task.findFirst({ where: { id, listId }, select: taskSelect });
+    const [row] = await db.$queryRaw<TaskRow[]>`SELECT ${TASK_COLUMNS} FROM "Task" WHERE "id" = ${id} AND "listId" = ${listId}`;
     return row ? toTask(row) : null;
   },
   getMany: async (listId, ids) =>
@@ -102,19 +125,25 @@ export const prismaTaskRepository = (db: Tx): TaskRepository => ({
       .sort((a, b) => a.seq - b.seq),
   idTaken: async (id) => (await db.task.count({ where: { id } })) > 0,
   async update(task, fromVersion) {
-    const { id, listId, seq, createdAt, ...fields } = fromTask(task);
-    const { count } = await db.task.updateMany({ where: { id, version: fromVersion }, data: fields });
-    return count === 1;
+    const t = fromTask(task);
+    const changed = await db.$executeRaw`
+      UPDATE "Task" SET "subject" = ${t.subject}, "description" = ${t.description}, "status" = ${t.status},
+        "activeForm" = ${t.activeForm}, "owner" = ${t.owner}, "metadata" = ${t.metadata}, "threadId" = ${t.threadId},
+        "version" = ${t.version}, "updatedAt" = ${t.updatedAt}
+      WHERE "id" = ${t.id} AND "version" = ${fromVersion}`;
+    return changed === 1;
   },
   async edgesOf(ids) {
-    const rows = await inChunks(ids, (chunk) =>
-      db.taskEdge.findMany({ where: { OR: [{ blockerId: { in: chunk } }, { blockedId: { in: chunk } }] }, select: edgeSelect }),
-    );
+    const rows = await inChunks(ids, (chunk) => {
+      const list = Prisma.join(chunk);
+      return db.$queryRaw<EdgeRow[]>`
+        SELECT "id", "blockerId", "blockedId" FROM "TaskEdge" WHERE "blockerId" IN (${list}) OR "blockedId" IN (${list})`;
+    });
     return byEdgeOrder([...new Map(rows.map((r) => [r.id, r])).values()]);
   },
   blocksOf: async (ids) =>
     byEdgeOrder(await inChunks(ids, (chunk) => db.taskEdge.findMany({ where: { blockerId: { in: chunk } }, select: edgeSelect }))),
-  reaches: async (from, to) => (await db.$queryRaw<unknown[]>(reachesSql(from, to))).length > 0,
+  reaches: (from, to) => reachesByRank({ db, ranked: state.ranked, afterCommit }, from, to),
   async refreshOpenBlockers(ids) {
     if (ids.length === 0) return;
     await inChunks(ids, async (chunk) => {
@@ -123,7 +152,8 @@ export const prismaTaskRepository = (db: Tx): TaskRepository => ({
     });
   },
   async addEdge(listId, edge) {
-    await db.taskEdge.create({ data: { listId, ...edge }, select: { id: true } });
+    await rankForEdge({ db, ranked: state.ranked, afterCommit }, edge.blockerId, edge.blockedId);
+    await db.$executeRaw`INSERT INTO "TaskEdge" ("listId", "blockerId", "blockedId") VALUES (${listId}, ${edge.blockerId}, ${edge.blockedId})`;
   },
   async removeEdge(edge) {
     await db.taskEdge.deleteMany({ where: edge });
@@ -161,8 +191,11 @@ export const prismaTaskRepository = (db: Tx): TaskRepository => ({
     });
     return { tasks, edges: byEdgeOrder(edges) };
   },
-  async appendChange({ changes, snapshot, ...rest }) {
-    await db.taskChange.create({ data: { ...rest, changes: JSON.stringify(changes), snapshot: JSON.stringify(snapshot) }, select: { seq: true } });
+  async appendChange(c) {
+    await db.$executeRaw`
+      INSERT INTO "TaskChange" ("listId", "seq", "taskId", "kind", "sessionId", "keyId", "at", "changes", "snapshot")
+      VALUES (${c.listId}, ${c.seq}, ${c.taskId}, ${c.kind}, ${c.sessionId}, ${c.keyId}, ${c.at}, ${JSON.stringify(c.changes)},
+              ${JSON.stringify(c.snapshot)})`;
   },
   changesOf: async (taskId) =>
     (await db.taskChange.findMany({ where: { taskId }, orderBy: { seq: 'asc' }, select: changeSelect })).map(toChange),
