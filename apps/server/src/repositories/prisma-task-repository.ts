@@ -2,6 +2,7 @@
 import type { TaskChangeRecord, TaskListRecord, TaskRecord, TaskRepository } from '@agent-tasks/core';
 import type { TaskStatus } from '@agent-tasks/schema';
 import { Prisma } from '../generated/prisma/client.ts';
+import { assignmentsOf, columnsOf, insertOf } from './raw-sql.ts';
 import { type RankedLists, rankForEdge, reachesByRank } from './task-ranks.ts';
 import type { AfterCommit, Tx } from './tx.ts';
 
@@ -64,9 +65,7 @@ const readyFor = (agent: string) => ({
   OR: [{ owner: null }, { owner: agent }],
 });
 
-const TASK_COLUMNS = Prisma.raw(
-  '"id", "listId", "seq", "subject", "description", "status", "activeForm", "owner", "metadata", "threadId", "version", "createdAt", "updatedAt"',
-);
+const TASK_COLUMNS = columnsOf(taskSelect);
 
 /** Per store: lists by workspace and name (a list's id, name and workspace never change), and the ranked lists. */
 export interface TaskRepositoryState {
@@ -125,13 +124,8 @@ export const prismaTaskRepository = (db: Tx, state: TaskRepositoryState, afterCo
       .sort((a, b) => a.seq - b.seq),
   idTaken: async (id) => (await db.task.count({ where: { id } })) > 0,
   async update(task, fromVersion) {
-    const t = fromTask(task);
-    const changed = await db.$executeRaw`
-      UPDATE "Task" SET "subject" = ${t.subject}, "description" = ${t.description}, "status" = ${t.status},
-        "activeForm" = ${t.activeForm}, "owner" = ${t.owner}, "metadata" = ${t.metadata}, "threadId" = ${t.threadId},
-        "version" = ${t.version}, "updatedAt" = ${t.updatedAt}
-      WHERE "id" = ${t.id} AND "version" = ${fromVersion}`;
-    return changed === 1;
+    const { id, listId, seq, createdAt, ...fields } = fromTask(task);
+    return (await db.$executeRaw`UPDATE "Task" SET ${assignmentsOf(fields)} WHERE "id" = ${id} AND "version" = ${fromVersion}`) === 1;
   },
   async edgesOf(ids) {
     const rows = await inChunks(ids, (chunk) => {
@@ -191,11 +185,8 @@ export const prismaTaskRepository = (db: Tx, state: TaskRepositoryState, afterCo
     });
     return { tasks, edges: byEdgeOrder(edges) };
   },
-  async appendChange(c) {
-    await db.$executeRaw`
-      INSERT INTO "TaskChange" ("listId", "seq", "taskId", "kind", "sessionId", "keyId", "at", "changes", "snapshot")
-      VALUES (${c.listId}, ${c.seq}, ${c.taskId}, ${c.kind}, ${c.sessionId}, ${c.keyId}, ${c.at}, ${JSON.stringify(c.changes)},
-              ${JSON.stringify(c.snapshot)})`;
+  async appendChange({ changes, snapshot, ...rest }) {
+    await db.$executeRaw`INSERT INTO "TaskChange" ${insertOf({ ...rest, changes: JSON.stringify(changes), snapshot: JSON.stringify(snapshot) })}`;
   },
   changesOf: async (taskId) =>
     (await db.taskChange.findMany({ where: { taskId }, orderBy: { seq: 'asc' }, select: changeSelect })).map(toChange),
