@@ -81,8 +81,15 @@ function handle(child: ChildProcess, url: string): ServerProcess {
 }
 
 /** `agent-tasks serve` with its default logging (JSON lines at info, one per request), output discarded. */
-export async function startAgentTasks(options: { databaseFile: string; adminKey: string; workers: number; env?: Record<string, string> }) {
-  const child = spawn(process.execPath, [agentTasksBin, 'serve', '--workers', String(options.workers)], {
+export async function startAgentTasks(options: {
+  databaseFile: string;
+  adminKey: string;
+  workers: number;
+  env?: Record<string, string>;
+  /** Node flags for the server process, e.g. --cpu-prof. */
+  nodeArgs?: string[];
+}) {
+  const child = spawn(process.execPath, [...(options.nodeArgs ?? []), agentTasksBin, 'serve', '--workers', String(options.workers)], {
     cwd: repoRoot,
     env: {
       ...process.env,

@@ -198,7 +198,8 @@ export async function listTasks(deps: Deps, actor: Actor, input: TaskListInput) 
     readyFor: input.readyOnly ? (agent ?? '') : undefined,
     limit: input.limit ?? 1000,
   });
-  const unresolved = await deps.store.tasks.unresolvedBlockers(tasks.map((t) => t.id));
+  // A ready task has no unresolved blocker: only other pages look them up.
+  const unresolved = input.readyOnly ? [] : await deps.store.tasks.unresolvedBlockers(tasks.map((t) => t.id));
   return {
     listName: name,
     tasks: tasks.map((t) =>

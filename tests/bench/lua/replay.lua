@@ -24,6 +24,9 @@ end
 init = function(args)
   local file = args[1]
   if args[2] == "per-thread" then file = file .. "." .. index end
+  -- wrk calls request() once on the first thread to check it before sending anything: give it a request of its own,
+  -- or that thread's sequence would start at its second request.
+  if index == 0 then requests[1] = wrk.format("GET", "/healthz") end
   load(file)
 end
 

@@ -58,13 +58,6 @@ const toChange = (row: ChangeRow): TaskChangeRecord => ({
   snapshot: JSON.parse(row.snapshot),
 });
 
-/** Ready for `agent`: pending, unowned or its own, and no open blocker (an index lookup on the kept count). */
-const readyFor = (agent: string) => ({
-  status: 'pending',
-  openBlockers: 0,
-  OR: [{ owner: null }, { owner: agent }],
-});
-
 const TASK_COLUMNS = columnsOf(taskSelect);
 
 /** Per store: lists by workspace and name (a list's id, name and workspace never change), and the ranked lists. */
@@ -154,26 +147,33 @@ export const prismaTaskRepository = (db: Tx, state: TaskRepositoryState, afterCo
   },
   unresolvedBlockers: async (ids) =>
     byEdgeOrder(
-      await inChunks(ids, (chunk) =>
-        db.taskEdge.findMany({ where: { blockedId: { in: chunk }, blocker: { status: { notIn: RESOLVED } } }, select: edgeSelect }),
+      await inChunks(
+        ids,
+        (chunk) => db.$queryRaw<EdgeRow[]>`
+          SELECT e."id", e."blockerId", e."blockedId" FROM "TaskEdge" e JOIN "Task" b ON b."id" = e."blockerId"
+          WHERE e."blockedId" IN (${Prisma.join(chunk)}) AND b."status" NOT IN (${Prisma.join(RESOLVED)})`,
       ),
     ),
-  list: async (listId, filter) =>
-    (
-      await db.task.findMany({
-        where: {
-          listId,
-          status: { in: [...filter.statuses] },
-          ...(filter.owner === undefined ? {} : { owner: filter.owner }),
-          ...(filter.readyFor === undefined ? {} : { AND: [readyFor(filter.readyFor)] }),
-        },
-        orderBy: { seq: 'asc' },
-        take: filter.limit,
-        select: taskSelect,
-      })
-    ).map(toTask),
+  async list(listId, filter) {
+    if (filter.statuses.length === 0) return [];
+    // Ready: an index search on (listId, status, openBlockers, seq).
+    const rows = await db.$queryRaw<TaskRow[]>`
+      SELECT ${TASK_COLUMNS} FROM "Task"
+      WHERE "listId" = ${listId} AND "status" IN (${Prisma.join(filter.statuses)})
+      ${filter.owner === undefined ? Prisma.empty : Prisma.sql`AND "owner" = ${filter.owner}`}
+      ${
+        filter.readyFor === undefined
+          ? Prisma.empty
+          : Prisma.sql`AND "status" = 'pending' AND "openBlockers" = 0 AND ("owner" IS NULL OR "owner" = ${filter.readyFor})`
+      }
+      ORDER BY "seq" LIMIT ${filter.limit}`;
+    return rows.map(toTask);
+  },
   async firstReady(listId, agent) {
-    const row = await db.task.findFirst({ where: { listId, ...readyFor(agent) }, orderBy: { seq: 'asc' }, select: taskSelect });
+    const [row] = await db.$queryRaw<TaskRow[]>`
+      SELECT ${TASK_COLUMNS} FROM "Task"
+      WHERE "listId" = ${listId} AND "status" = 'pending' AND "openBlockers" = 0 AND ("owner" IS NULL OR "owner" = ${agent})
+      ORDER BY "seq" LIMIT 1`;
     return row ? toTask(row) : null;
   },
   async graph(listId, statuses) {

@@ -42,7 +42,8 @@ export const prismaTodoRepository = (db: Tx, cache: TodoCache, afterCommit: Afte
       FROM "TodoUpdate" WHERE "sessionId" = ${sessionId} AND "revision" = ${revision}`;
     if (!row) return null;
     const record = toRecord(row);
-    cache.remember(record);
+    // Inside a write it may be a row this very transaction wrote: remembered only once that is committed.
+    afterCommit(() => cache.remember(record));
     return record;
   },
   async insert(update) {
