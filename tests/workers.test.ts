@@ -2,6 +2,7 @@
 // correct across processes — live events, revocations, compare-and-set writes, claims, notifications, a worker crash.
 import { execFile } from 'node:child_process';
 import { createClient, openSessionClient } from '@agent-tasks/sdk';
+import Database from 'better-sqlite3';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { adminClient, countRows, sessionClient } from './support/fixtures.ts';
 import { type PinnedConnection, connectionsOnWorkers, pinnedConnection } from './support/pinned-connection.ts';
@@ -129,6 +130,21 @@ describe('agent-tasks serve --workers 2', () => {
     ).map((a) => a.revision);
     expect(revisions.sort((x, y) => x - y)).toEqual(Array.from({ length: 24 }, (_, i) => i + 1));
     expect(countRows(server, 'TodoUpdate', '"sessionId" = ?', s.session.id)).toBe(24);
+  });
+
+  it('writes through both workers wait for an outside process holding the write lock, and land once it lets go', async () => {
+    const s = await sessionClient(server);
+    await s.client.todo.get();
+    const [a, b] = await bothWorkers();
+    for (const worker of [a, b]) await worker.query('todo.get', undefined, s.token);
+    const lock = new Database(server.databaseFile);
+    lock.exec('BEGIN IMMEDIATE');
+    const writes = [a, b, a, b].map((worker, n) => worker.mutate<{ revision: number }>('todo.write', { todos: list(n) }, s.token));
+    await new Promise((resolve) => setTimeout(resolve, 500));
+    lock.exec('ROLLBACK');
+    lock.close();
+    const revisions = (await Promise.all(writes)).map((w) => w.revision).sort();
+    expect(revisions).toEqual([1, 2, 3, 4]);
   });
 
   it('claims through both workers take each ready task once', async () => {

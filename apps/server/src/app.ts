@@ -8,6 +8,7 @@ import { nodeIds } from './adapters/node-ids.ts';
 import { sha256Hasher } from './adapters/sha256-hasher.ts';
 import { systemClock } from './adapters/system-clock.ts';
 import { fetchWebhookSender } from './adapters/webhook-sender.ts';
+import type { WriteGate } from './cluster/write-lock.ts';
 import type { Services } from './context.ts';
 import { openDb } from './db/client.ts';
 import { migrationsDir as defaultMigrationsDir, webRoot as defaultWebRoot } from './db/database-file.ts';
@@ -49,6 +50,8 @@ export interface AppOptions {
   migrationsDir?: string;
   /** Live events; in-process unless given (the workers of `serve --workers N` relay them through the primary). */
   live?: LiveEvents;
+  /** With several workers: turns at SQLite's write lock, granted by the primary. */
+  writeGate?: WriteGate;
   /** Whether this process delivers notifications (with several workers, exactly one does). */
   notifications?: boolean;
   /** Told after this process revoked a key (no list) or dropped session tokens (the workers tell the others). */
@@ -73,7 +76,10 @@ export async function startApp(options: AppOptions): Promise<App> {
     const { applied } = await applyMigrations({ databaseFile: options.databaseFile, migrationsDir });
     log.info({ applied }, 'migrations applied');
   }
-  const writer = await openDb(options.databaseFile, { busyTimeoutMs: options.busyTimeoutMs });
+  const writer = await openDb(options.databaseFile, {
+    busyTimeoutMs: options.busyTimeoutMs,
+    ...(options.writeGate ? { writeGate: options.writeGate } : {}),
+  });
   const reader = await openDb(options.databaseFile, { busyTimeoutMs: options.busyTimeoutMs });
   const live = options.live ?? inProcessLiveEvents();
   let actors: ActorCache | undefined;

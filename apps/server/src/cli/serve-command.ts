@@ -5,6 +5,7 @@ import { isDomainError } from '@agent-tasks/core';
 import { type App, startApp } from '../app.ts';
 import { clusterLiveEvents } from '../cluster/cluster-live-events.ts';
 import { type PrimaryLink, type ToWorker, isOurs } from '../cluster/messages.ts';
+import { clusterWriteLock } from '../cluster/write-lock.ts';
 import { NOTIFIER_ENV, runPrimary } from '../cluster/primary.ts';
 import { type ConfigInput, ConfigError, loadConfig } from '../config.ts';
 import { createLogger } from '../logger.ts';
@@ -81,6 +82,7 @@ export async function serve(flags: ServeFlags): Promise<void> {
       ...(link
         ? {
             live: clusterLiveEvents(link),
+            writeGate: clusterWriteLock(link),
             notifications: process.env[NOTIFIER_ENV] === '1',
             revoked: (tokenHashes) => link.send({ at: 'auth:revoked', ...(tokenHashes ? { tokenHashes } : {}) }),
           }

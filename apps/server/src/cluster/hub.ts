@@ -1,5 +1,6 @@
 // The primary's side of the workers' messages: who listens on which topic, relaying live events to just those
-// workers, and telling every worker of a revocation. Knows workers only by id and a send function.
+// workers, telling every worker of a revocation, and the turns at SQLite's write lock (first come first served).
+// Knows workers only by id and a send function.
 import type { ToPrimary, ToWorker } from './messages.ts';
 
 interface Pending {
@@ -14,6 +15,20 @@ export function createHub() {
   /** Interest updates awaiting the receivers' acknowledgement, by ack id. */
   const pending = new Map<number, Pending>();
   let nextAck = 1;
+  /** The write lock's turns: who holds it, and who waits (worker id and its ticket), in order. */
+  let holder: number | null = null;
+  const queue: { id: number; ticket: number }[] = [];
+
+  function grantNext() {
+    while (holder === null && queue.length > 0) {
+      const next = queue.shift() as { id: number; ticket: number };
+      if (!workers.has(next.id)) continue;
+      holder = next.id;
+      send(next.id, { at: 'lock:granted', ticket: next.ticket });
+    }
+    // The holder keeps its turn until told that someone waits.
+    if (holder !== null && queue.length > 0) send(holder, { at: 'lock:wanted' });
+  }
 
   const send = (id: number, message: ToWorker) => workers.get(id)?.(message);
 
@@ -45,6 +60,10 @@ export function createHub() {
     },
     remove(id: number) {
       workers.delete(id);
+      // A dead worker's SQLite lock went with its process; its turn and its place in line go too.
+      for (let i = queue.length - 1; i >= 0; i--) if (queue[i]?.id === id) queue.splice(i, 1);
+      if (holder === id) holder = null;
+      grantNext();
       for (const ack of [...pending.keys()]) acknowledged(ack, id);
       for (const [topic, ids] of interest) {
         if (!ids.delete(id)) continue;
@@ -74,6 +93,20 @@ export function createHub() {
           return;
         case 'live:interest-ack':
           acknowledged(message.ack, from);
+          return;
+        case 'lock:want':
+          queue.push({ id: from, ticket: message.ticket });
+          if (holder === null) grantNext();
+          else if (queue.length === 1) send(holder, { at: 'lock:wanted' });
+          return;
+        case 'lock:cancel': {
+          const at = queue.findIndex((w) => w.id === from && w.ticket === message.ticket);
+          if (at >= 0) queue.splice(at, 1);
+          return;
+        }
+        case 'lock:release':
+          if (holder === from) holder = null;
+          grantNext();
           return;
         case 'auth:revoked':
           for (const id of workers.keys()) if (id !== from) send(id, { at: 'auth:forget', ...(message.tokenHashes ? { tokenHashes: message.tokenHashes } : {}) });

@@ -163,6 +163,8 @@ function driverError(error: unknown): never {
 export interface SqliteConnectionOptions {
   /** How long a statement or a transaction waits for another connection's write lock before "database busy". */
   busyTimeoutMs: number;
+  /** With several workers: a turn at the write lock, asked for before BEGIN IMMEDIATE and given back after. */
+  writeGate?: { acquire(timeoutMs: number): Promise<boolean>; release(): void };
   /** Prepared statements kept (least recently used dropped first). */
   statementCache?: number;
 }
@@ -180,6 +182,7 @@ export class SqliteConnection {
   readonly #cache = new Map<string, Prepared>();
   readonly #size: number;
   readonly #busyTimeoutMs: number;
+  readonly #gate: SqliteConnectionOptions['writeGate'];
   #queue: Promise<void> = Promise.resolve();
   /** Set while a transaction is open, with its own statements' handle. */
   inTransaction = false;
@@ -189,6 +192,7 @@ export class SqliteConnection {
     this.db = new Database(file, { timeout: 0 });
     this.#size = options.statementCache ?? 500;
     this.#busyTimeoutMs = options.busyTimeoutMs;
+    this.#gate = options.writeGate;
   }
 
   prepare(sql: string): Prepared {
@@ -262,20 +266,28 @@ export class SqliteConnection {
     this.#queue = new Promise<void>((resolve) => (release = resolve));
     await previous;
     const started = performance.now();
+    const gate = this.#gate;
+    if (gate && !(await gate.acquire(this.#busyTimeoutMs))) {
+      release();
+      throw new DriverAdapterError({ kind: 'SocketTimeout', originalCode: 'SQLITE_BUSY', originalMessage: 'no turn at the write lock in time' });
+    }
     for (let attempt = 0; ; attempt++) {
       try {
         this.prepare('BEGIN IMMEDIATE').statement.run();
         this.inTransaction = true;
         return () => {
           this.inTransaction = false;
+          gate?.release();
           release();
         };
       } catch (error) {
         if (!isBusy(error) || performance.now() - started > this.#busyTimeoutMs) {
+          gate?.release();
           release();
           driverError(error);
         }
       }
+      // Another process (not a worker: an operator command, say) holds the lock.
       await backoff(attempt);
     }
   }
