@@ -38,6 +38,7 @@ const RESOLVED = ['completed', 'deleted'];
 /** SQLite binds at most 999 values per statement: long id lists are queried in chunks. */
 const CHUNK = 400;
 async function inChunks<T>(ids: readonly string[], query: (chunk: string[]) => Promise<T[]>): Promise<T[]> {
+  if (ids.length === 0) return [];
   if (ids.length <= CHUNK) return query([...ids]);
   const rows: T[] = [];
   for (let i = 0; i < ids.length; i += CHUNK) rows.push(...(await query(ids.slice(i, i + CHUNK))));
