@@ -24,13 +24,17 @@ end
 init = function(args)
   local file = args[1]
   if args[2] == "per-thread" then file = file .. "." .. index end
-  -- wrk calls request() once on the first thread to check it before sending anything: give it a request of its own,
-  -- or that thread's sequence would start at its second request.
-  if index == 0 then requests[1] = wrk.format("GET", "/healthz") end
+  -- wrk calls request() once on the first thread to check it before sending anything: that call gets a request of
+  -- its own, or the thread's sequence would start at its second request.
+  checking = index == 0
   load(file)
 end
 
 request = function()
+  if checking then
+    checking = false
+    return wrk.format("GET", "/healthz")
+  end
   next = next % #requests + 1
   return requests[next]
 end
