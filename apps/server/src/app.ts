@@ -6,6 +6,7 @@ import { inProcessLiveEvents } from './adapters/live-events.ts';
 import { nodeIds } from './adapters/node-ids.ts';
 import { sha256Hasher } from './adapters/sha256-hasher.ts';
 import { systemClock } from './adapters/system-clock.ts';
+import { parseAllowList } from './adapters/receiver-address.ts';
 import { fetchWebhookSender } from './adapters/webhook-sender.ts';
 import type { Services } from './context.ts';
 import { openDb } from './db/client.ts';
@@ -26,8 +27,11 @@ export interface AppOptions {
   adminKey?: string | undefined;
   /** Base URL for links to run pages in notifications; defaults to the server's own URL. */
   publicUrl?: string | undefined;
-  /** Notification delivery: first retry delay, longest delay, and how often the outbox is polled. */
-  delivery?: { baseMs?: number; maxMs?: number; pollMs?: number };
+  /** Notification delivery: first retry delay, longest delay, how often the outbox is polled, how long a message is
+   * retried before it is given up, and how many channels are delivered to at once. */
+  delivery?: { baseMs?: number; maxMs?: number; pollMs?: number; maxAgeMs?: number; lanes?: number };
+  /** Reaching receivers: connect and total timeouts, answer bytes read, internal addresses allowed besides public ones. */
+  webhooks?: { connectTimeoutMs?: number; timeoutMs?: number; maxResponseBytes?: number; allowList?: string[] };
   /** Browser origins allowed to call the API (CORS); empty for none, `*` for any (never with credentials). */
   corsOrigins?: string[];
   /** How long a shutdown waits for in-flight requests before closing their connections. */
@@ -68,7 +72,13 @@ export async function startApp(options: AppOptions): Promise<App> {
     events: live,
     publicUrl: options.publicUrl ?? '',
   };
-  const services: Services = { deps, live, log };
+  const webhooks = fetchWebhookSender({
+    connectTimeoutMs: options.webhooks?.connectTimeoutMs ?? 3_000,
+    timeoutMs: options.webhooks?.timeoutMs ?? 10_000,
+    maxResponseBytes: options.webhooks?.maxResponseBytes ?? 16_384,
+    allow: parseAllowList(options.webhooks?.allowList ?? []),
+  });
+  const services: Services = { deps, live, log, webhooks };
   const firstRun = await workspaces.bootstrap(deps, options.adminKey);
 
   const inFlight = inFlightRequests();
@@ -90,11 +100,14 @@ export async function startApp(options: AppOptions): Promise<App> {
   const { port } = server.address() as AddressInfo;
   const url = `http://${options.host ?? '127.0.0.1'}:${port}`;
   deps.publicUrl ||= url;
-  const worker = startNotificationWorker(deps, fetchWebhookSender(), log, {
+  const worker = startNotificationWorker(deps, webhooks, log, {
     baseMs: options.delivery?.baseMs ?? 1_000,
     maxMs: options.delivery?.maxMs ?? 60_000,
     pollMs: options.delivery?.pollMs ?? 250,
+    maxAgeMs: options.delivery?.maxAgeMs ?? 86_400_000,
+    lanes: options.delivery?.lanes ?? 16,
     batch: 50,
+    jitter: Math.random,
   });
 
   let closing: Promise<void> | undefined;

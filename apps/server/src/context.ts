@@ -1,5 +1,5 @@
 // Request context: the inner part holds the dependencies; the adapter part reads the bearer token and request id from HTTP.
-import type { Deps } from '@agent-tasks/core';
+import type { Deps, WebhookSender } from '@agent-tasks/core';
 import type { FetchCreateContextFnOptions } from '@trpc/server/adapters/fetch';
 import type { LiveEvents } from './adapters/live-events.ts';
 import type { Logger } from './logger.ts';
@@ -7,6 +7,8 @@ import type { Logger } from './logger.ts';
 export interface Services {
   deps: Deps;
   live: LiveEvents;
+  /** Checks and reaches notification receivers (public addresses only, unless allow-listed). */
+  webhooks: WebhookSender;
   log: Logger;
 }
 

@@ -134,12 +134,20 @@ export interface RunRepository {
 }
 
 export interface OutboxRepository {
-  enqueue(message: OutboxRecord): Promise<void>;
-  /** Undelivered messages due at `now`, oldest first. */
-  due(now: Date, limit: number): Promise<OutboxRecord[]>;
+  /** Queues a new message (neither dead nor retried yet). */
+  enqueue(message: Omit<OutboxRecord, 'deadAt' | 'retriedAt'>): Promise<void>;
+  /** Messages neither delivered nor given up, due at `now`, oldest first; none of the channels in `skipChannels`. */
+  due(now: Date, limit: number, skipChannels?: readonly string[]): Promise<OutboxRecord[]>;
   /** Records the accepted attempt: `attempts` counts every try, the successful one included; clears the last error. */
   markDelivered(id: string, at: Date, attempts: number): Promise<void>;
+  /** Records a failed attempt and when to try again; the channel's other waiting messages wait at least as long. */
   markFailed(id: string, attempts: number, nextAttemptAt: Date, error: string): Promise<void>;
+  /** Gives up on a message (its retries outlived the maximum age): it stays, dead, until an admin retries it. */
+  markDead(id: string, attempts: number, at: Date, error: string): Promise<void>;
+  /** A message of the workspace, or null. */
+  get(workspaceId: string, id: string): Promise<OutboxRecord | null>;
+  /** Makes an undelivered message due now again, its maximum age counted from `at`. */
+  retry(id: string, at: Date): Promise<void>;
   forRun(runId: string): Promise<OutboxRecord[]>;
   /** Drops a deleted channel's undelivered messages. */
   dropPending(channelId: string): Promise<void>;
@@ -147,9 +155,23 @@ export interface OutboxRepository {
   recent(workspaceId: string, limit: number): Promise<OutboxRecord[]>;
 }
 
-/** Sends one notification to a webhook; resolves with the outcome, never throws. */
+/** An abort signal as the domain sees it (a web AbortSignal is one). */
+export interface StopSignal {
+  readonly aborted: boolean;
+  addEventListener(type: 'abort', listener: () => void, options?: { once?: boolean }): void;
+  removeEventListener(type: 'abort', listener: () => void): void;
+}
+
+/** Sends notifications to receivers that may be reached; resolves with the outcome, never throws. */
 export interface WebhookSender {
-  send(url: string, body: unknown, idempotencyKey: string): Promise<{ ok: true } | { ok: false; error: string }>;
+  /** Why `url` may not receive notifications (credentials, unresolvable, not a public address), or null when it may. */
+  check(url: string): Promise<string | null>;
+  send(
+    url: string,
+    body: unknown,
+    idempotencyKey: string,
+    options?: { timeoutMs?: number; signal?: StopSignal },
+  ): Promise<{ ok: true } | { ok: false; error: string }>;
 }
 
 export interface Repositories {

@@ -581,7 +581,8 @@ export class MemoryStore implements Store {
         ),
       },
       outbox: {
-        enqueue: hooked('outbox.enqueue', async (message: OutboxRecord) => {
+        enqueue: hooked('outbox.enqueue', async (queued: Omit<OutboxRecord, 'deadAt' | 'retriedAt'>) => {
+          const message: OutboxRecord = { ...queued, deadAt: null, retriedAt: null };
           const s = state();
           if (s.outbox.has(message.id)) throw new ConstraintError(`outbox message id ${message.id} already exists`);
           if ([...s.outbox.values()].some((m) => m.idempotencyKey === message.idempotencyKey)) {
@@ -590,12 +591,20 @@ export class MemoryStore implements Store {
           // Stored as JSON by the real store: what comes back is plain data.
           s.outbox.set(message.id, { ...clone(message), payload: JSON.parse(JSON.stringify(message.payload)) });
         }),
-        due: hooked('outbox.due', async (now: Date, limit: number) =>
+        due: hooked('outbox.due', async (now: Date, limit: number, skipChannels: readonly string[] = []) =>
           clone(
             [...state().outbox.values()]
               .map((m) => ({ m }))
-              .filter(({ m }) => m.deliveredAt === null && m.nextAttemptAt.getTime() <= now.getTime())
-              .sort((a, b) => a.m.nextAttemptAt.getTime() - b.m.nextAttemptAt.getTime() || compareIds(a.m.id, b.m.id))
+              .filter(
+                ({ m }) =>
+                  m.deliveredAt === null && m.deadAt === null && m.nextAttemptAt.getTime() <= now.getTime() && !skipChannels.includes(m.channelId),
+              )
+              .sort(
+                (a, b) =>
+                  a.m.nextAttemptAt.getTime() - b.m.nextAttemptAt.getTime() ||
+                  a.m.createdAt.getTime() - b.m.createdAt.getTime() ||
+                  compareIds(a.m.id, b.m.id),
+              )
               .map(({ m }) => m)
               .slice(0, limit),
           ),
@@ -614,6 +623,30 @@ export class MemoryStore implements Store {
           message.nextAttemptAt = new Date(nextAttemptAt.getTime());
           // Like the real store: the error is kept to its first 500 characters.
           message.lastError = error.slice(0, 500);
+          // The channel's other waiting messages wait as long.
+          for (const m of state().outbox.values()) {
+            if (m.channelId === message.channelId && m.deliveredAt === null && m.deadAt === null && m.nextAttemptAt < nextAttemptAt) {
+              m.nextAttemptAt = new Date(nextAttemptAt.getTime());
+            }
+          }
+        }),
+        markDead: hooked('outbox.markDead', async (id: string, attempts: number, at: Date, error: string) => {
+          const message = state().outbox.get(id);
+          if (!message) throw new ConstraintError(`outbox message ${id} does not exist`);
+          message.attempts = attempts;
+          message.deadAt = new Date(at.getTime());
+          message.lastError = error.slice(0, 500);
+        }),
+        get: hooked('outbox.get', async (workspaceId: string, id: string) => {
+          const message = state().outbox.get(id);
+          return message && message.workspaceId === workspaceId ? clone(message) : null;
+        }),
+        retry: hooked('outbox.retry', async (id: string, at: Date) => {
+          const message = state().outbox.get(id);
+          if (!message) throw new ConstraintError(`outbox message ${id} does not exist`);
+          message.deadAt = null;
+          message.retriedAt = new Date(at.getTime());
+          message.nextAttemptAt = new Date(at.getTime());
         }),
         forRun: hooked('outbox.forRun', async (runId: string) =>
           clone(byCreatedAtThenId([...state().outbox.values()].filter((m) => m.runId === runId))),
@@ -703,6 +736,13 @@ export class FakeSender implements WebhookSender {
   answer(...results: (true | string)[]): this {
     this.script.push(...results.map((r) => (r === true ? { ok: true as const } : { ok: false as const, error: r })));
     return this;
+  }
+
+  /** URLs the fake refuses to reach, with the reason (what a real sender says of an internal address). */
+  readonly refusals = new Map<string, string>();
+
+  async check(url: string) {
+    return this.refusals.get(url) ?? null;
   }
 
   async send(url: string, body: unknown, idempotencyKey: string) {

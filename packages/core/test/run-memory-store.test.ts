@@ -68,6 +68,8 @@ const message = (id: string, patch: Partial<OutboxRecord> = {}): OutboxRecord =>
   deliveredAt: null,
   lastError: null,
   createdAt: T0,
+  deadAt: null,
+  retriedAt: null,
   ...patch,
 });
 

@@ -59,13 +59,18 @@ export const outboxMessageView = z.object({
   url: z.string(),
   runId: z.string(),
   kind: z.enum(['checklist_ready', 'all_tasks_done']),
-  state: z.enum(['delivered', 'retrying', 'pending']).describe('retrying: at least one attempt failed'),
+  state: z
+    .enum(['delivered', 'retrying', 'pending', 'dead'])
+    .describe('retrying: at least one attempt failed; dead: retries outlived the maximum age and stopped (an admin can retry it)'),
   attempts: z.number().int(),
   lastError: z.string().nullable(),
-  nextAttemptAt: isoDate.nullable().describe('When the next attempt is due; null once delivered'),
+  nextAttemptAt: isoDate.nullable().describe('When the next attempt is due; null once delivered or dead'),
   deliveredAt: isoDate.nullable(),
+  deadAt: isoDate.nullable().describe('When delivery was given up; null unless dead'),
   createdAt: isoDate,
 });
+export type OutboxMessageView = z.infer<typeof outboxMessageView>;
+export const outboxRetryInput = z.strictObject({ id }, { error: unknownField('{ id }') });
 export const outboxListOutput = z.object({ messages: z.array(outboxMessageView) });
 
 export const runLinkWatchInput = z.strictObject({ runId: id, lastEventId: z.string().optional() }, { error: unknownField('{ runId, lastEventId? }') });
