@@ -36,6 +36,8 @@ export interface AppOptions {
   corsOrigins?: string[];
   /** How long a shutdown waits for in-flight requests before closing their connections. */
   shutdownTimeoutMs?: number;
+  /** Most calls in one tRPC batch request (default 50). */
+  maxBatch?: number;
   /** Defaults to a silent logger (tests, embedding); the command passes its own. */
   log?: Logger;
   /** The built dashboard; defaults to apps/web/dist. */
@@ -91,6 +93,7 @@ export async function startApp(options: AppOptions): Promise<App> {
     corsOrigins: options.corsOrigins ?? [],
     webRoot: options.webRoot ?? defaultWebRoot,
     ready: () => migrations.check(),
+    ...(options.maxBatch ? { maxBatch: options.maxBatch } : {}),
   });
   const server = createAdaptorServer({ fetch: app.fetch, overrideGlobalObjects: false });
   await new Promise<void>((resolve, reject) => {

@@ -64,6 +64,7 @@ export const configSchema = z.object({
   AGENT_TASKS_WEBHOOK_MAX_RESPONSE_BYTES: integer(0, 10_485_760).default(16_384),
   AGENT_TASKS_CHANNEL_ALLOWLIST: allowList.default([]),
   AGENT_TASKS_SHUTDOWN_TIMEOUT_MS: integer(0, 600_000).default(10_000),
+  AGENT_TASKS_MAX_BATCH: integer(10, 1_000).default(50),
   LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'], {
     error: 'must be one of fatal, error, warn, info, debug, trace, silent',
   }).default('info'),
@@ -82,6 +83,8 @@ export interface Config {
   delivery: { baseMs: number; maxMs: number; pollMs: number; maxAgeMs: number; lanes: number };
   webhooks: { connectTimeoutMs: number; timeoutMs: number; maxResponseBytes: number; allowList: string[] };
   shutdownTimeoutMs: number;
+  /** Most calls in one tRPC batch request. */
+  maxBatch: number;
   log: { level: string; format: 'json' | 'pretty' };
 }
 
@@ -138,6 +141,7 @@ export function loadConfig(env: NodeJS.ProcessEnv, flags: Partial<Record<keyof C
       allowList: c.AGENT_TASKS_CHANNEL_ALLOWLIST,
     },
     shutdownTimeoutMs: c.AGENT_TASKS_SHUTDOWN_TIMEOUT_MS,
+    maxBatch: c.AGENT_TASKS_MAX_BATCH,
     log: { level: c.LOG_LEVEL, format: c.LOG_FORMAT ?? (process.stdout.isTTY ? 'pretty' : 'json') },
   };
 }

@@ -25,6 +25,8 @@ export interface HttpAppOptions {
   /** Whether the database answers and every migration is applied. */
   ready(): Promise<{ ready: true } | { ready: false; reason: string }>;
   webRoot: string;
+  /** Most calls one tRPC batch request may carry; larger batches are refused whole with a 400. */
+  maxBatch?: number;
 }
 
 const json = (c: Context, status: number, body: unknown) => c.json(body as object, status as 200);
@@ -89,8 +91,22 @@ export function createHttpApp(options: HttpAppOptions) {
     return json(c, state.ready ? 200 : 503, state);
   });
 
+  const maxBatch = options.maxBatch ?? 50;
   app.use(
     '/trpc/*',
+    // Refused before anything runs: a batch is as many calls as its path names, and nothing bounds that but the URL.
+    async (c, next) => {
+      if (c.req.query('batch') !== '1') return next();
+      const calls = routeOf(c).split(',').length;
+      if (calls <= maxBatch) return next();
+      return json(c, 400, {
+        error: {
+          message: `Error: a batch may hold at most ${maxBatch} calls (this one has ${calls}); send fewer calls per request.`,
+          code: -32600,
+          data: { code: 'BAD_REQUEST', httpStatus: 400, appCode: 'INVALID_INPUT', details: null },
+        },
+      });
+    },
     bodyLimit({
       maxSize: MAX_BODY_BYTES,
       onError: (c) => json(c, 413, { error: { message: 'Error: the request body is larger than 16 MiB.', code: -32600 } }),
@@ -98,6 +114,7 @@ export function createHttpApp(options: HttpAppOptions) {
     trpcServer({
       router: appRouter,
       endpoint: '/trpc',
+      maxBatchSize: maxBatch,
       createContext: (opts, c) => adapterContext(opts, (c as Context<AppEnv>).get('info')) as unknown as Record<string, unknown>,
       onError({ error, ctx }) {
         // Refusals are answers, not faults; anything else is logged with its stack under the request's id.

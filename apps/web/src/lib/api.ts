@@ -24,7 +24,8 @@ export const trpcClient = createTRPCClient<AppRouter>({
           fetch: (input, init) => fetch(input, { ...init, headers: { ...init?.headers, ...authorization() } }),
         }),
       }),
-      false: httpBatchLink({ url, headers: authorization }),
+      // At most 10 calls a request: within any server's batch limit (AGENT_TASKS_MAX_BATCH is 10 or more).
+      false: httpBatchLink({ url, headers: authorization, maxItems: 10 }),
     }),
   ],
 });
