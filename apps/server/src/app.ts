@@ -7,6 +7,8 @@ import { nodeIds } from './adapters/node-ids.ts';
 import { sha256Hasher } from './adapters/sha256-hasher.ts';
 import { systemClock } from './adapters/system-clock.ts';
 import { parseAllowList } from './adapters/receiver-address.ts';
+import { authGuard } from './auth/auth-guard.ts';
+import { streamTickets } from './auth/stream-tickets.ts';
 import { fetchWebhookSender } from './adapters/webhook-sender.ts';
 import type { Services } from './context.ts';
 import { openDb } from './db/client.ts';
@@ -38,6 +40,10 @@ export interface AppOptions {
   shutdownTimeoutMs?: number;
   /** Most calls in one tRPC batch request (default 50). */
   maxBatch?: number;
+  /** The brake on failed authentications (defaults: 30 per address, 10 per token prefix, a 60 s window). */
+  authFailures?: { perAddress?: number; perKeyPrefix?: number; windowSeconds?: number };
+  /** How long a stream ticket stays valid (default 30 s). */
+  streamTicketTtlMs?: number;
   /** Defaults to a silent logger (tests, embedding); the command passes its own. */
   log?: Logger;
   /** The built dashboard; defaults to apps/web/dist. */
@@ -80,7 +86,16 @@ export async function startApp(options: AppOptions): Promise<App> {
     maxResponseBytes: options.webhooks?.maxResponseBytes ?? 16_384,
     allow: parseAllowList(options.webhooks?.allowList ?? []),
   });
-  const services: Services = { deps, live, log, webhooks };
+  const guard = authGuard(
+    {
+      perAddress: options.authFailures?.perAddress ?? 30,
+      perKeyPrefix: options.authFailures?.perKeyPrefix ?? 10,
+      windowSeconds: options.authFailures?.windowSeconds ?? 60,
+    },
+    sha256Hasher,
+  );
+  const tickets = streamTickets(writer, sha256Hasher, options.streamTicketTtlMs ?? 30_000);
+  const services: Services = { deps, live, log, webhooks, guard, tickets };
   const firstRun = await workspaces.bootstrap(deps, options.adminKey);
 
   const inFlight = inFlightRequests();

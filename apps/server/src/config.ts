@@ -65,6 +65,10 @@ export const configSchema = z.object({
   AGENT_TASKS_CHANNEL_ALLOWLIST: allowList.default([]),
   AGENT_TASKS_SHUTDOWN_TIMEOUT_MS: integer(0, 600_000).default(10_000),
   AGENT_TASKS_MAX_BATCH: integer(10, 1_000).default(50),
+  AGENT_TASKS_AUTH_FAILURES_PER_ADDRESS: integer(1, 1_000_000).default(30),
+  AGENT_TASKS_AUTH_FAILURES_PER_KEY_PREFIX: integer(1, 1_000_000).default(10),
+  AGENT_TASKS_AUTH_FAILURE_WINDOW_S: integer(1, 86_400).default(60),
+  AGENT_TASKS_STREAM_TICKET_TTL_MS: integer(1_000, 600_000).default(30_000),
   LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'], {
     error: 'must be one of fatal, error, warn, info, debug, trace, silent',
   }).default('info'),
@@ -85,6 +89,10 @@ export interface Config {
   shutdownTimeoutMs: number;
   /** Most calls in one tRPC batch request. */
   maxBatch: number;
+  /** The brake on failed authentications: per client address and per token prefix, in a window of seconds. */
+  authFailures: { perAddress: number; perKeyPrefix: number; windowSeconds: number };
+  /** How long a stream ticket stays valid. */
+  streamTicketTtlMs: number;
   log: { level: string; format: 'json' | 'pretty' };
 }
 
@@ -142,6 +150,12 @@ export function loadConfig(env: NodeJS.ProcessEnv, flags: Partial<Record<keyof C
     },
     shutdownTimeoutMs: c.AGENT_TASKS_SHUTDOWN_TIMEOUT_MS,
     maxBatch: c.AGENT_TASKS_MAX_BATCH,
+    authFailures: {
+      perAddress: c.AGENT_TASKS_AUTH_FAILURES_PER_ADDRESS,
+      perKeyPrefix: c.AGENT_TASKS_AUTH_FAILURES_PER_KEY_PREFIX,
+      windowSeconds: c.AGENT_TASKS_AUTH_FAILURE_WINDOW_S,
+    },
+    streamTicketTtlMs: c.AGENT_TASKS_STREAM_TICKET_TTL_MS,
     log: { level: c.LOG_LEVEL, format: c.LOG_FORMAT ?? (process.stdout.isTTY ? 'pretty' : 'json') },
   };
 }

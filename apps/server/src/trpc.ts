@@ -1,8 +1,9 @@
 // Initialises tRPC once: error formatting (exact refusal texts, stable codes), procedures, stream contracts.
-import { isDomainError, resolveActor } from '@agent-tasks/core';
+import { isDomainError } from '@agent-tasks/core';
 import { formatZodError } from '@agent-tasks/schema';
 import { initTRPC, type TrackedEnvelope, isTrackedEnvelope } from '@trpc/server';
 import { ZodError, z } from 'zod';
+import { authenticate } from './auth/authenticate.ts';
 import type { Context } from './context.ts';
 import { toTRPCError } from './error-map.ts';
 
@@ -54,8 +55,8 @@ const domainErrors = t.middleware(async ({ next }) => {
 
 export const publicProcedure = t.procedure.use(domainErrors);
 
-export const authedProcedure = publicProcedure.use(async ({ ctx, next }) => {
-  const actor = await resolveActor(ctx.deps, ctx.token);
+export const authedProcedure = publicProcedure.use(async ({ ctx, next, type }) => {
+  const actor = await authenticate(ctx, ctx.request.address, { ...ctx.credentials, stream: type === 'subscription' });
   ctx.request.actorId = actor.sessionId ?? actor.keyId;
   return next({ ctx: { actor } });
 });

@@ -17,5 +17,6 @@ export const errorCodes = [
   'INVALID_REVISION',
   'NO_CHANNEL',
   'STALE_STEP',
+  'RATE_LIMITED',
 ] as const;
 export type ErrorCode = (typeof errorCodes)[number];

@@ -10,3 +10,4 @@ export * from './task.ts';
 export * from './run.ts';
 export * from './channel.ts';
 export * from './dashboard.ts';
+export * from './auth.ts';

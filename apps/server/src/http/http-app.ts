@@ -1,4 +1,5 @@
 // The HTTP layer (Hono): access log and request ids, CORS, body limits, health, tRPC, MCP, run links, the dashboard.
+import { isDomainError } from '@agent-tasks/core';
 import type { HttpBindings } from '@hono/node-server';
 import { RESPONSE_ALREADY_SENT } from '@hono/node-server/utils/response';
 import { trpcServer } from '@hono/trpc-server';
@@ -29,6 +30,12 @@ export interface HttpAppOptions {
   maxBatch?: number;
 }
 
+/** Seconds to wait that a refusal carries (a rate limit), or null. */
+const retryAfterOf = (cause: unknown): number | null => {
+  const seconds = isDomainError(cause) ? cause.details?.retryAfterSeconds : undefined;
+  return typeof seconds === 'number' ? seconds : null;
+};
+
 const json = (c: Context, status: number, body: unknown) => c.json(body as object, status as 200);
 
 /** The procedures of a tRPC request path (`/trpc/todo.write,todo.get` → `todo.write,todo.get`). */
@@ -44,7 +51,7 @@ export function createHttpApp(options: HttpAppOptions) {
   // One access-log line per request: id, route or procedure, actor (never a token), status, duration.
   app.use(async (c, next) => {
     const started = performance.now();
-    const info: RequestInfo = { id: c.get('requestId') };
+    const info: RequestInfo = { id: c.get('requestId'), address: c.env.incoming?.socket.remoteAddress };
     c.set('info', info);
     if (!inFlight.enter()) {
       c.header('connection', 'close');
@@ -119,6 +126,12 @@ export function createHttpApp(options: HttpAppOptions) {
       onError({ error, ctx }) {
         // Refusals are answers, not faults; anything else is logged with its stack under the request's id.
         if (error.code === 'INTERNAL_SERVER_ERROR') log.error({ req: ctx?.request.id, err: error.cause ?? error }, 'unexpected error');
+        if (error.code === 'TOO_MANY_REQUESTS') log.warn({ req: ctx?.request.id, address: ctx?.request.address }, 'failed authentications: answered 429');
+      },
+      // A refusal that passes with time tells the client when to try again.
+      responseMeta: ({ errors }) => {
+        const waits = errors.map((e) => retryAfterOf(e.cause)).filter((n): n is number => n !== null);
+        return waits.length ? { headers: { 'retry-after': String(Math.max(...waits)) } } : {};
       },
     }),
   );

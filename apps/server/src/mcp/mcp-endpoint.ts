@@ -1,9 +1,10 @@
 // MCP over streamable HTTP at /mcp, behind the same bearer auth; an API key gets its own agent session per MCP session.
 import { randomUUID } from 'node:crypto';
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import { type Actor, type ToolApi, isDomainError, resolveActor, sessions } from '@agent-tasks/core';
+import { type Actor, type ToolApi, isDomainError, sessions } from '@agent-tasks/core';
 import type { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
 import { TRPCError } from '@trpc/server';
+import { authenticate } from '../auth/authenticate.ts';
 import { type Services, bearerToken, createInnerContext } from '../context.ts';
 import { appRouter } from '../routers/root.ts';
 import { createCallerFactory } from '../trpc.ts';
@@ -81,8 +82,12 @@ export function createMcpEndpoint(services: Services) {
     const token = bearerToken(req.headers.authorization);
     let actor: Actor;
     try {
-      actor = await resolveActor(services.deps, token);
+      actor = await authenticate(services, req.socket.remoteAddress, { token });
     } catch (error) {
+      if (isDomainError(error) && error.code === 'RATE_LIMITED') {
+        res.setHeader('retry-after', String(error.details?.retryAfterSeconds ?? 60));
+        return rpcError(res, 429, -32001, error.message);
+      }
       return rpcError(res, 401, -32001, isDomainError(error) ? error.message : 'Error: unauthorized.');
     }
     const sessionId = req.headers['mcp-session-id'];
