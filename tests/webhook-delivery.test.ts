@@ -51,7 +51,8 @@ async function workspace(on: RunningServer, name: string) {
 async function notify(s: AgentTasksClient, name: string) {
   const { startAttemptId } = await s.runs.prepare({ parentExecutionId: 'none' });
   const run = await s.runs.execute({ startAttemptId });
-  await s.runs.intake({ runId: run.id, name, tasks: [{ action: 'Do it', expected_result: 'Done' }], progress_checklist_outcome: 'One task' });
+  await s.runs.name({ runId: run.id, name });
+  await s.runs.intake({ runId: run.id, tasks: [{ action: 'Do it', expected_result: 'Done' }], progress_checklist_outcome: 'One task' });
   return run.id;
 }
 

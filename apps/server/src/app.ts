@@ -19,6 +19,7 @@ import { createHttpApp } from './http/http-app.ts';
 import { inFlightRequests } from './http/in-flight.ts';
 import { type Logger, createLogger } from './logger.ts';
 import { createMcpEndpoint } from './mcp/mcp-endpoint.ts';
+import { moiraKit } from './mcp/mcp-server.ts';
 import { prismaStore } from './repositories/prisma-store.ts';
 import { startNotificationWorker } from './workers/notification-worker.ts';
 
@@ -100,11 +101,13 @@ export async function startApp(options: AppOptions): Promise<App> {
 
   const inFlight = inFlightRequests();
   const mcp = createMcpEndpoint(services);
+  const moira = createMcpEndpoint(services, moiraKit);
   const migrations = migrationState(reader, migrationsDir);
   const app = createHttpApp({
     services,
     inFlight,
     mcp,
+    moira,
     corsOrigins: options.corsOrigins ?? [],
     webRoot: options.webRoot ?? defaultWebRoot,
     ready: () => migrations.check(),
@@ -134,7 +137,7 @@ export async function startApp(options: AppOptions): Promise<App> {
     live.close();
     const left = await inFlight.drain(options.shutdownTimeoutMs ?? 10_000);
     if (left > 0) log.warn({ left }, 'shutdown deadline passed with requests still running; closing their connections');
-    await mcp.close();
+    await Promise.all([mcp.close(), moira.close()]);
     await worker.stop();
     if ('closeAllConnections' in server) server.closeAllConnections();
     await closed;

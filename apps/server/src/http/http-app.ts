@@ -16,13 +16,17 @@ import { runLinks } from './run-links.ts';
 /** Largest request body accepted on /trpc (an import of many task files is the biggest legitimate one). */
 export const MAX_BODY_BYTES = 16 * 1024 * 1024;
 
+type McpHandler = { handle(req: HttpBindings['incoming'], res: HttpBindings['outgoing']): Promise<void> };
+
 export type AppEnv = { Bindings: HttpBindings; Variables: { requestId: string; info: RequestInfo } };
 
 export interface HttpAppOptions {
   services: Services;
   corsOrigins: string[];
   inFlight: InFlight;
-  mcp: { handle(req: HttpBindings['incoming'], res: HttpBindings['outgoing']): Promise<void> };
+  mcp: McpHandler;
+  /** The Moira-compatible MCP server (tools start and step). */
+  moira: McpHandler;
   /** Whether the database answers and every migration is applied. */
   ready(): Promise<{ ready: true } | { ready: false; reason: string }>;
   webRoot: string;
@@ -138,6 +142,10 @@ export function createHttpApp(options: HttpAppOptions) {
 
   app.all('/mcp', async (c) => {
     await options.mcp.handle(c.env.incoming, c.env.outgoing);
+    return RESPONSE_ALREADY_SENT;
+  });
+  app.all('/mcp/moira', async (c) => {
+    await options.moira.handle(c.env.incoming, c.env.outgoing);
     return RESPONSE_ALREADY_SENT;
   });
 

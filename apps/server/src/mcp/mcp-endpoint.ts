@@ -1,4 +1,5 @@
-// MCP over streamable HTTP at /mcp, behind the same bearer auth; an API key gets its own agent session per MCP session.
+// MCP over streamable HTTP (/mcp, and the moira tools at /mcp/moira), behind the same bearer auth; an API key gets its
+// own agent session per MCP session.
 import { randomUUID } from 'node:crypto';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { type Actor, type ToolApi, isDomainError, sessions } from '@agent-tasks/core';
@@ -8,7 +9,7 @@ import { authenticate } from '../auth/authenticate.ts';
 import { type Services, bearerToken, createInnerContext } from '../context.ts';
 import { appRouter } from '../routers/root.ts';
 import { createCallerFactory } from '../trpc.ts';
-import { createMcpServer } from './mcp-server.ts';
+import { type McpKit, agentTasksKit, createMcpServer } from './mcp-server.ts';
 
 const createCaller = createCallerFactory(appRouter);
 
@@ -58,7 +59,7 @@ interface McpSession {
 /** MCP sessions idle this long are closed (clients that never send DELETE would otherwise pile up). */
 const IDLE_MS = 60 * 60 * 1000;
 
-export function createMcpEndpoint(services: Services) {
+export function createMcpEndpoint(services: Services, kit: McpKit = agentTasksKit) {
   const open = new Map<string, McpSession>();
 
   /** The session token the tools act with: the caller's own, or a new agent session opened for an API key. */
@@ -125,7 +126,7 @@ export function createMcpEndpoint(services: Services) {
     transport.onclose = () => {
       if (transport.sessionId) open.delete(transport.sessionId);
     };
-    await (await createMcpServer(api, errorText)).connect(transport);
+    await (await createMcpServer(api, errorText, kit)).connect(transport);
     await transport.handleRequest(req, res, body);
   }
 
