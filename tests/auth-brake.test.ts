@@ -113,15 +113,15 @@ describe('no token in a URL: live streams open with single-use stream tickets', 
     expect(Date.parse(expiresAt) - Date.now()).toBeLessThanOrEqual(1_500);
     expect(countRows(s, 'StreamTicket' as never, 'id = ?', ticket)).toBe(0); // kept only as a hash
 
-    const first = await firstEvent(s, watchPath('todo.watch', { sessionId: session.id }, { ticket }));
+    const first = await firstEvent(s, watchPath('todo.watch', { sessionId: session.id, from: 'start' }, { ticket }));
     expect(first.event).toBe('data');
     const used = 'Error: unauthorized: this stream ticket is unknown, used or expired; get a new one from auth.streamTicket.';
-    const again = await firstEvent(s, watchPath('todo.watch', { sessionId: session.id }, { ticket }));
+    const again = await firstEvent(s, watchPath('todo.watch', { sessionId: session.id, from: 'start' }, { ticket }));
     expect(again).toMatchObject({ event: 'error', data: { message: used } });
 
     const late = await issue();
     await new Promise((resolve) => setTimeout(resolve, 1_700));
-    expect(await firstEvent(s, watchPath('todo.watch', { sessionId: session.id }, { ticket: late.ticket }))).toMatchObject({ event: 'error', data: { message: used } });
+    expect(await firstEvent(s, watchPath('todo.watch', { sessionId: session.id, from: 'start' }, { ticket: late.ticket }))).toMatchObject({ event: 'error', data: { message: used } });
 
     const forCall = await issue();
     const call = await fetch(`${s.url}/trpc/workspace.whoami?connectionParams=${encodeURIComponent(JSON.stringify({ ticket: forCall.ticket }))}`);
@@ -145,7 +145,7 @@ describe('no token in a URL: live streams open with single-use stream tickets', 
     const { session, client } = await sessionClient(s, 'watched');
     const watcher = createClient({ url: s.url, token: viewer.token, streams: 'ticket' });
     const seen: number[] = [];
-    const feed = watcher.todo.watch({ sessionId: session.id }, { onData: ({ data }) => seen.push(data.revision) });
+    const feed = watcher.todo.watch({ sessionId: session.id, from: 'start' }, { onData: ({ data }) => seen.push(data.revision) });
     try {
       await client.todo.write({ todos: [{ content: 'One', status: 'pending' }] });
       await waitFor('the update through a ticket-opened stream', () => seen.includes(1));
@@ -156,7 +156,7 @@ describe('no token in a URL: live streams open with single-use stream tickets', 
     const res = await fetch(`${s.url}/trpc/auth.streamTicket`, { method: 'POST', headers: viewerHeaders });
     const { ticket } = ((await res.json()) as { result: { data: { ticket: string } } }).result.data;
     await admin.keys.revoke({ id: viewer.key.id });
-    expect(await firstEvent(s, watchPath('todo.watch', { sessionId: session.id }, { ticket }))).toMatchObject({
+    expect(await firstEvent(s, watchPath('todo.watch', { sessionId: session.id, from: 'start' }, { ticket }))).toMatchObject({
       event: 'error',
       data: { message: 'Error: unauthorized: this API key has been revoked.' },
     });

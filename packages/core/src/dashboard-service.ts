@@ -3,6 +3,7 @@ import type { SessionActivity, SessionTreeNode, TaskGraph, TaskGraphNode } from 
 import { type Actor, requireRole } from './actor.ts';
 import type { Deps, EventPublisher } from './ports.ts';
 import { presentSession } from './present.ts';
+import { readableSessions } from './session-access.ts';
 import { presentOutboxMessage } from './channel-service.ts';
 import type { SessionRecord, TodoUpdateRecord } from './records.ts';
 import { isResolved, parallelPlan } from './task-graph.ts';
@@ -38,7 +39,7 @@ export function sessionTreeOrder(sessions: readonly SessionRecord[]): { session:
 }
 
 export async function sessionTree(deps: Deps, actor: Actor): Promise<{ sessions: SessionTreeNode[] }> {
-  const sessions = await deps.store.sessions.list(actor.workspaceId);
+  const sessions = readableSessions(actor, await deps.store.sessions.list(actor.workspaceId));
   const refs = sessions.filter((s) => s.todoRevision > 0).map((s) => ({ sessionId: s.id, revision: s.todoRevision }));
   const latest = new Map<string, TodoUpdateRecord>((await deps.store.todos.atRevisions(refs)).map((u) => [u.sessionId, u]));
   return {

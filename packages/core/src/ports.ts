@@ -129,8 +129,10 @@ export interface RunRepository {
   markStartExecuted(id: string, runId: string): Promise<boolean>;
   create(run: RunRecord): Promise<void>;
   get(workspaceId: string, id: string): Promise<RunRecord | null>;
-  /** A run by id alone: for run-page links, where the unguessable id is the capability. */
+  /** A run by id alone: for run-page links, where the unguessable id is the capability; null once its link is revoked. */
   getAnywhere(id: string): Promise<RunRecord | null>;
+  /** Revokes (a date) or restores (null) a run's link; false when the workspace has no such run. */
+  setLinkRevoked(workspaceId: string, id: string, at: Date | null): Promise<boolean>;
   /** Writes the run if its stored version is still `fromVersion`; false otherwise. */
   update(run: RunRecord, fromVersion: number): Promise<boolean>;
   list(workspaceId: string, filter: { sessionId?: string | undefined; limit: number }): Promise<RunRecord[]>;

@@ -2,19 +2,23 @@
 import { type Actor, SESSION_TOKEN_PREFIX, requireRole } from './actor.ts';
 import { publishSessionActivity } from './dashboard-service.ts';
 import { DomainError } from './errors.ts';
+import { canReadSession, readableSessions } from './session-access.ts';
 import type { Deps, Repositories } from './ports.ts';
 import { presentList, presentSession } from './present.ts';
 import type { SessionRecord } from './records.ts';
 import { nextTurnOnEnd, nextTurnOnStart, standingPlan } from './session-rules.ts';
 
-/** The session a call addresses: the named one in the caller's workspace, else the caller's own. */
+/** The session a call addresses: the named one in the caller's workspace (if the caller may read it), else the caller's own. */
 export async function targetSession(repos: Repositories, actor: Actor, sessionId?: string): Promise<SessionRecord> {
   const id = sessionId ?? actor.sessionId;
   if (!id) {
     throw new DomainError('INVALID_INPUT', 'Error: invalid input: name a `sessionId`, or call with a session token.');
   }
   const session = await repos.sessions.get(actor.workspaceId, id);
-  if (!session) throw new DomainError('NOT_FOUND', `Error: session ${id} not found.`);
+  // Another chat's session is as unknown as another workspace's: its existence is not told either.
+  if (!session || !(await canReadSession(actor, session, (parent) => repos.sessions.get(actor.workspaceId, parent)))) {
+    throw new DomainError('NOT_FOUND', `Error: session ${id} not found.`);
+  }
   return session;
 }
 
@@ -98,7 +102,7 @@ async function reopen(deps: Deps, actor: Actor, session: SessionRecord) {
 }
 
 export async function listSessions(deps: Deps, actor: Actor) {
-  const sessions = await deps.store.sessions.list(actor.workspaceId);
+  const sessions = readableSessions(actor, await deps.store.sessions.list(actor.workspaceId));
   return { sessions: sessions.map(presentSession) };
 }
 

@@ -52,6 +52,8 @@ export interface MemoryState {
   channels: Map<string, ChannelRecord>;
   runStarts: Map<string, RunStartRecord>;
   runs: Map<string, RunRecord>;
+  /** Runs whose link an admin revoked. */
+  revokedRunLinks: Set<string>;
   /** Rows keep insertion order; the key is (runId, seq). */
   runSteps: RunStepRecordData[];
   outbox: Map<string, OutboxRecord>;
@@ -84,6 +86,7 @@ const emptyState = (): MemoryState => ({
   channels: new Map(),
   runStarts: new Map(),
   runs: new Map(),
+  revokedRunLinks: new Set(),
   runSteps: [],
   outbox: new Map(),
 });
@@ -96,6 +99,7 @@ function clone<T>(value: T): T {
   if (value === null || typeof value !== 'object') return value;
   if (value instanceof Date) return new Date(value.getTime()) as T;
   if (value instanceof Map) return new Map([...value].map(([k, v]) => [k, clone(v)])) as T;
+  if (value instanceof Set) return new Set([...value].map(clone)) as T;
   if (Array.isArray(value)) return value.map(clone) as T;
   return Object.fromEntries(Object.entries(value).map(([k, v]) => [k, clone(v)])) as T;
 }
@@ -552,7 +556,14 @@ export class MemoryStore implements Store {
           const run = state().runs.get(id);
           return run && run.workspaceId === workspaceId ? clone(run) : null;
         }),
-        getAnywhere: hooked('runs.getAnywhere', async (id: string) => clone(state().runs.get(id) ?? null)),
+        getAnywhere: hooked('runs.getAnywhere', async (id: string) => (state().revokedRunLinks.has(id) ? null : clone(state().runs.get(id) ?? null))),
+        setLinkRevoked: hooked('runs.setLinkRevoked', async (workspaceId: string, id: string, at: Date | null) => {
+          const s = state();
+          if (s.runs.get(id)?.workspaceId !== workspaceId) return false;
+          if (at) s.revokedRunLinks.add(id);
+          else s.revokedRunLinks.delete(id);
+          return true;
+        }),
         update: hooked('runs.update', async (run: RunRecord, fromVersion: number) => {
           const row = state().runs.get(run.id);
           if (!row || row.version !== fromVersion) return false;

@@ -136,6 +136,10 @@ export const runBlockerInput = z.strictObject(
   { error: unknownField('{ runId, blocker }') },
 );
 export const runRef = z.strictObject({ runId: id }, { error: unknownField('{ runId }') });
+export const runLinkStateOutput = z.object({
+  runId: z.string(),
+  linkEnabled: z.boolean().describe('Whether /runs/<id>, its card and live view answer without a key'),
+});
 
 export const runStatus = z.enum(['intake', 'running', 'completed']);
 export const runMove = z.object({
