@@ -3,6 +3,7 @@ import { DomainError, isDomainError } from '@agent-tasks/core';
 import { formatZodError, inputProblem } from '@agent-tasks/schema';
 import { initTRPC, type TrackedEnvelope, isTrackedEnvelope } from '@trpc/server';
 import { ZodError, z } from 'zod';
+import { streamSignal } from './adapters/stream-auth.ts';
 import { authenticate } from './auth/authenticate.ts';
 import type { Context } from './context.ts';
 import { toTRPCError } from './error-map.ts';
@@ -66,10 +67,12 @@ const inputGuard = t.middleware(async ({ getRawInput, next }) => {
 
 export const publicProcedure = t.procedure.use(domainErrors).use(inputGuard);
 
-export const authedProcedure = publicProcedure.use(async ({ ctx, next, type }) => {
+export const authedProcedure = publicProcedure.use(async ({ ctx, next, type, signal }) => {
   const actor = await authenticate(ctx, ctx.request.address, { ...ctx.credentials, stream: type === 'subscription' });
   ctx.request.actorId = actor.sessionId ?? actor.keyId;
-  return next({ ctx: { actor } });
+  // A live stream ends when its caller's key is revoked or its session ends (`stream` replaces the request's signal).
+  const stream = type === 'subscription' ? streamSignal(ctx.deps, ctx.live, actor, signal) : signal;
+  return next({ ctx: { actor, stream } });
 });
 
 /** Output contract of a subscription: a stream of tracked events whose data each match `schema`. */

@@ -8,6 +8,7 @@ export * from './present.ts';
 export * from './todo-rules.ts';
 export * from './session-rules.ts';
 export * as workspaces from './workspace-service.ts';
+export { type Revocation, revocationsTopic } from './workspace-service.ts';
 export * as sessions from './session-service.ts';
 export * as todos from './todo-service.ts';
 export * as tasks from './task-service.ts';

@@ -96,8 +96,25 @@ export async function listKeys(deps: Deps, actor: Actor) {
   return { keys: keys.map(presentKey) };
 }
 
+/** Topic told when a key of the workspace is revoked: the live streams opened with it (or its sessions) end. */
+export const revocationsTopic = (workspaceId: string) => `revocations:${workspaceId}`;
+
+export interface Revocation {
+  /** The revoked key: streams of the key and of every session it opened end. */
+  keyId?: string;
+  /** A session that ended: its streams end. */
+  sessionId?: string;
+}
+
 export async function revokeKey(deps: Deps, actor: Actor, input: { id: string }) {
   requireRole(actor, 'admin');
+  const revoked = await revokeKeyNow(deps, actor, input);
+  const data: Revocation = { keyId: input.id };
+  deps.events.publish({ topic: revocationsTopic(actor.workspaceId), id: String(deps.clock.now().getTime()), data });
+  return revoked;
+}
+
+async function revokeKeyNow(deps: Deps, actor: Actor, input: { id: string }) {
   return deps.store.transaction(async (repos) => {
     const key = await repos.keys.get(actor.workspaceId, input.id);
     if (!key) throw new DomainError('NOT_FOUND', `Error: API key ${input.id} not found.`);

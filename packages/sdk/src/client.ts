@@ -28,6 +28,8 @@ export interface WatchHandlers<T> {
   onData(event: { id: string; data: T }): void;
   onError?(error: unknown): void;
   onStarted?(): void;
+  /** The server ended the stream (its key was revoked, its session ended, or its run link was revoked). */
+  onComplete?(): void;
 }
 
 export function createClient({ url, token, streams = 'header', ...options }: ClientOptions) {
@@ -65,6 +67,7 @@ export function createClient({ url, token, streams = 'header', ...options }: Cli
       onData: (event) => handlers.onData(event),
       onError: (error) => handlers.onError?.(error),
       onStarted: () => handlers.onStarted?.(),
+      onComplete: () => handlers.onComplete?.(),
     });
 
   const watchTasks = (input: RouterInputs['task']['watch'], handlers: WatchHandlers<TaskEvent>): Subscription =>
@@ -72,6 +75,7 @@ export function createClient({ url, token, streams = 'header', ...options }: Cli
       onData: (event) => handlers.onData(event),
       onError: (error) => handlers.onError?.(error),
       onStarted: () => handlers.onStarted?.(),
+      onComplete: () => handlers.onComplete?.(),
     });
 
   const watchRun = (input: RouterInputs['run']['watch'], handlers: WatchHandlers<RunEvent>): Subscription =>
@@ -79,6 +83,7 @@ export function createClient({ url, token, streams = 'header', ...options }: Cli
       onData: (event) => handlers.onData(event),
       onError: (error) => handlers.onError?.(error),
       onStarted: () => handlers.onStarted?.(),
+      onComplete: () => handlers.onComplete?.(),
     });
 
   return {

@@ -31,14 +31,14 @@ export const dashboardRouter = router({
   watchSessions: authedProcedure
     .input(sessionWatchTreeInput)
     .output(streamOf(sessionActivity))
-    .subscription(async function* ({ ctx, signal }) {
+    .subscription(async function* ({ ctx }) {
       // Signals of sessions the caller may not read are not told (a session sees itself and its subagents).
       const readable = new Map<string, boolean>();
       const mayRead = async (sessionId: string) => {
         if (!readable.has(sessionId)) readable.set(sessionId, await sessionReadable(ctx.deps, ctx.actor, sessionId));
         return readable.get(sessionId) as boolean;
       };
-      for await (const event of ctx.live.listen(sessionsTopic(ctx.actor.workspaceId), signal)) {
+      for await (const event of ctx.live.listen(sessionsTopic(ctx.actor.workspaceId), ctx.stream)) {
         const data = event.data as SessionActivity;
         if (await mayRead(data.sessionId)) yield tracked(event.id, data);
       }

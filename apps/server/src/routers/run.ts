@@ -91,12 +91,12 @@ export const runRouter = router({
   watch: authedProcedure
     .input(runWatchInput)
     .output(streamOf(runEvent))
-    .subscription(async ({ ctx, input, signal }) => {
+    .subscription(async ({ ctx, input }) => {
       await runs.getRun(ctx.deps, ctx.actor, input); // a refusal is an error response, not a broken stream
       return resumableFeed<RunEvent>({
         live: ctx.live,
         topic: runTopic(input.runId),
-        signal,
+        signal: ctx.stream,
         after: feedStart(input, async () => (await runs.getRun(ctx.deps, ctx.actor, input)).version),
         // The run's latest state stands for every version missed: one event brings a reconnecting viewer up to date.
         replay: async (after) => {

@@ -64,11 +64,11 @@ export const taskRouter = router({
   watch: authedProcedure
     .input(taskWatchInput)
     .output(streamOf(taskEvent))
-    .subscription(({ ctx, input, signal }) =>
+    .subscription(({ ctx, input }) =>
       resumableFeed<TaskEvent>({
         live: ctx.live,
         topic: taskTopic(ctx.actor.workspaceId, input.listName ?? tasks.DEFAULT_LIST),
-        signal,
+        signal: ctx.stream,
         after: feedStart(input, () => tasks.taskFeedPosition(ctx.deps, ctx.actor, input)),
         replay: async (after) => {
           const page = await tasks.taskChangesAfter(ctx.deps, ctx.actor, { listName: input.listName, after });
