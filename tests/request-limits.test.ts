@@ -1,4 +1,6 @@
-// Black-box tests of request-level limits: the tRPC batch cap (a larger batch is refused whole, before any call runs).
+// Black-box tests of request-level limits: the tRPC batch cap (a larger batch is refused whole, before any call runs),
+// and sockets that never finish their headers closed instead of held.
+import net from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { countRows, sessionClient } from './support/fixtures.ts';
 import { type RunningServer, startServer } from './support/server.ts';
@@ -52,5 +54,39 @@ describe('tRPC batches', () => {
     expect(((await res.json()) as { error: { message: string } }).error.message).toBe(
       'Error: a batch may hold at most 50 calls (this one has 60); send fewer calls per request.',
     );
+  });
+});
+
+describe('slow sockets', () => {
+  it('200 connections that never finish their headers are closed after the headers timeout; the server answers meanwhile', async () => {
+    const slow = await startServer({ env: { AGENT_TASKS_HEADERS_TIMEOUT_MS: '1000' } });
+    try {
+      const { port } = new URL(slow.url);
+      const opened = Date.now();
+      const closedAt = await Promise.all(
+        Array.from(
+          { length: 200 },
+          () =>
+            new Promise<number>((resolve) => {
+              const socket = net.connect(Number(port), '127.0.0.1', () => socket.write('GET /healthz HTTP/1.1\r\nHost: 127.0.0.1\r\nX-Slow: '));
+              socket.on('error', () => undefined);
+              socket.resume(); // reads the server's 408, so the close that follows is seen
+              socket.on('close', () => resolve(Date.now()));
+              setTimeout(() => socket.destroy(), 10_000).unref();
+            }),
+        ).concat([
+          (async () => {
+            expect((await fetch(`${slow.url}/healthz`)).status).toBe(200);
+            return opened;
+          })(),
+        ]),
+      );
+      // Closed by the server (well before the test's own 10 s), at about the 1 s timeout (checked every second).
+      const late = closedAt.filter((t) => t - opened >= 4_000).length;
+      expect(late, `${late} of 200 still open after 4 s`).toBe(0);
+      expect(Math.max(...closedAt) - opened).toBeGreaterThanOrEqual(900);
+    } finally {
+      await slow.stop();
+    }
   });
 });

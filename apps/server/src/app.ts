@@ -39,6 +39,8 @@ export interface AppOptions {
   corsOrigins?: string[];
   /** How long a shutdown waits for in-flight requests before closing their connections. */
   shutdownTimeoutMs?: number;
+  /** How long a client may take to send its headers, its whole request, and how long an idle keep-alive connection stays. */
+  sockets?: { headersTimeoutMs?: number; requestTimeoutMs?: number; keepAliveTimeoutMs?: number };
   /** Most calls in one tRPC batch request (default 50). */
   maxBatch?: number;
   /** The brake on failed authentications (defaults: 30 per address, 10 per token prefix, a 60 s window). */
@@ -113,7 +115,17 @@ export async function startApp(options: AppOptions): Promise<App> {
     ready: () => migrations.check(),
     ...(options.maxBatch ? { maxBatch: options.maxBatch } : {}),
   });
-  const server = createAdaptorServer({ fetch: app.fetch, overrideGlobalObjects: false });
+  // Sockets that never finish their headers (or their request) are closed, checked every second, instead of being held.
+  const server = createAdaptorServer({
+    fetch: app.fetch,
+    overrideGlobalObjects: false,
+    serverOptions: {
+      headersTimeout: options.sockets?.headersTimeoutMs ?? 10_000,
+      requestTimeout: options.sockets?.requestTimeoutMs ?? 30_000,
+      keepAliveTimeout: options.sockets?.keepAliveTimeoutMs ?? 5_000,
+      connectionsCheckingInterval: 1_000,
+    },
+  });
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject);
     server.listen(options.port ?? 0, options.host ?? '127.0.0.1', () => resolve());

@@ -65,6 +65,9 @@ export const configSchema = z.object({
   AGENT_TASKS_CHANNEL_ALLOWLIST: allowList.default([]),
   AGENT_TASKS_SHUTDOWN_TIMEOUT_MS: integer(0, 600_000).default(10_000),
   AGENT_TASKS_MAX_BATCH: integer(10, 1_000).default(50),
+  AGENT_TASKS_HEADERS_TIMEOUT_MS: integer(1_000, 600_000).default(10_000),
+  AGENT_TASKS_REQUEST_TIMEOUT_MS: integer(1_000, 3_600_000).default(30_000),
+  AGENT_TASKS_KEEP_ALIVE_TIMEOUT_MS: integer(100, 600_000).default(5_000),
   AGENT_TASKS_AUTH_FAILURES_PER_ADDRESS: integer(1, 1_000_000).default(30),
   AGENT_TASKS_AUTH_FAILURES_PER_KEY_PREFIX: integer(1, 1_000_000).default(10),
   AGENT_TASKS_AUTH_FAILURE_WINDOW_S: integer(1, 86_400).default(60),
@@ -89,6 +92,8 @@ export interface Config {
   shutdownTimeoutMs: number;
   /** Most calls in one tRPC batch request. */
   maxBatch: number;
+  /** Socket timeouts: headers, the whole request, idle keep-alive. */
+  sockets: { headersTimeoutMs: number; requestTimeoutMs: number; keepAliveTimeoutMs: number };
   /** The brake on failed authentications: per client address and per token prefix, in a window of seconds. */
   authFailures: { perAddress: number; perKeyPrefix: number; windowSeconds: number };
   /** How long a stream ticket stays valid. */
@@ -150,6 +155,11 @@ export function loadConfig(env: NodeJS.ProcessEnv, flags: Partial<Record<keyof C
     },
     shutdownTimeoutMs: c.AGENT_TASKS_SHUTDOWN_TIMEOUT_MS,
     maxBatch: c.AGENT_TASKS_MAX_BATCH,
+    sockets: {
+      headersTimeoutMs: c.AGENT_TASKS_HEADERS_TIMEOUT_MS,
+      requestTimeoutMs: c.AGENT_TASKS_REQUEST_TIMEOUT_MS,
+      keepAliveTimeoutMs: c.AGENT_TASKS_KEEP_ALIVE_TIMEOUT_MS,
+    },
     authFailures: {
       perAddress: c.AGENT_TASKS_AUTH_FAILURES_PER_ADDRESS,
       perKeyPrefix: c.AGENT_TASKS_AUTH_FAILURES_PER_KEY_PREFIX,
