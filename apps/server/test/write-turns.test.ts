@@ -1,6 +1,6 @@
 // Unit tests of the write lock's turns between workers: the primary's side (cluster/hub.ts) grants them first come
 // first served and tells the holder when someone waits; a worker (cluster/write-lock.ts) keeps its turn while nobody
-// waits and hands it over after its slice; a dead worker's turn and place in line go with it.
+// waits and hands it over when its transaction ends; a dead worker's turn and place in line go with it.
 import { describe, expect, it } from 'vitest';
 import { createHub } from '../src/cluster/hub.ts';
 import type { PrimaryLink, ToPrimary, ToWorker } from '../src/cluster/messages.ts';
@@ -64,14 +64,13 @@ describe('a worker’s write turns', () => {
     expect(sent).toEqual([{ at: 'lock:want', ticket: 1 }]);
   });
 
-  it('told that another worker waits, hands the turn over after its slice, at the end of a transaction', async () => {
+  it('told that another worker waits, hands the turn over when its transaction ends', async () => {
     const { end, sent, deliver } = link();
     const gate = clusterWriteLock(end);
     const granted = gate.acquire(1_000);
     deliver({ at: 'lock:granted', ticket: 1 });
     await granted;
     deliver({ at: 'lock:wanted' });
-    await new Promise((resolve) => setTimeout(resolve, 30));
     expect(sent.filter((m) => m.at === 'lock:release')).toEqual([]); // still in its transaction
     gate.release();
     expect(sent.at(-1)).toEqual({ at: 'lock:release' });

@@ -1,8 +1,9 @@
 // SQLite's write lock taken in turns by the workers. A worker asks the primary for the turn before BEGIN IMMEDIATE;
 // once it has the turn it keeps it — no message at all while nobody else writes — until the primary says another
-// worker waits, and then hands it back at the end of a transaction once it has had it for a time slice (or at once
-// when idle). Polling the lock across processes (every failed BEGIN an exception and a timer) cost more CPU than the
-// writes; turns cost a few messages per slice, and the writes that queue meanwhile are committed together.
+// worker waits, and then hands it over as soon as its transaction ends (at once when idle). Polling the lock across
+// processes (every failed BEGIN an exception and a timer) cost more CPU than the writes; a turn costs three small
+// messages, and the writes that queue meanwhile are committed together. (Keeping the turn for a time slice was
+// slower: the other worker, whose requests all waited on the lock, sat idle for the slice.)
 import type { PrimaryLink } from './messages.ts';
 
 /** The writer connection's gate (db/sqlite-adapter.ts): the turn before each write transaction, `done` after it. */
@@ -13,37 +14,22 @@ export interface WriteGate {
   release(): void;
 }
 
-/** How long a worker keeps the turn, once another worker waits for it, before handing it over. */
-const SLICE_MS = 8;
-
 export function clusterWriteLock(link: PrimaryLink): WriteGate {
   let nextTicket = 1;
   const waiting = new Map<number, (granted: boolean) => void>();
   let holding = false;
   let wanted = false;
   let inTransaction = false;
-  let since = 0;
-  let timer: NodeJS.Timeout | undefined;
 
   function handOver() {
-    clearTimeout(timer);
-    timer = undefined;
     holding = false;
     wanted = false;
     link.send({ at: 'lock:release' });
   }
 
-  /** Hands the turn over now if another worker waits and the slice is used up; else checks again when it is. */
+  /** Hands the turn over if another worker waits and no transaction of ours is running. */
   function maybeHandOver() {
-    if (!holding || !wanted || inTransaction) return;
-    const left = SLICE_MS - (performance.now() - since);
-    if (left <= 0) return handOver();
-    if (!timer) {
-      timer = setTimeout(() => {
-        timer = undefined;
-        maybeHandOver();
-      }, left);
-    }
+    if (holding && wanted && !inTransaction) handOver();
   }
 
   link.onMessage((message) => {
@@ -51,7 +37,6 @@ export function clusterWriteLock(link: PrimaryLink): WriteGate {
       const resolve = waiting.get(message.ticket);
       waiting.delete(message.ticket);
       holding = true;
-      since = performance.now();
       // A turn for a request that timed out meanwhile is handed straight back.
       if (resolve) resolve(true);
       else handOver();

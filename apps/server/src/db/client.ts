@@ -24,7 +24,7 @@ export async function openDb(
   const factory = new SqliteAdapterFactory(databaseFile, {
     busyTimeoutMs: options.busyTimeoutMs ?? DEFAULT_BUSY_TIMEOUT_MS,
     ...(options.writeGate ? { writeGate: options.writeGate } : {}),
-    pragmas: ['journal_mode = WAL', 'synchronous = NORMAL', 'foreign_keys = ON'],
+    pragmas: ['journal_mode = WAL', 'synchronous = NORMAL', 'foreign_keys = ON', 'mmap_size = 268435456'],
   });
   const db = new PrismaClient({ adapter: factory });
   await db.$connect();
