@@ -63,6 +63,8 @@ export interface RankContext {
   db: Tx;
   ranked: RankedLists;
   afterCommit: AfterCommit;
+  /** Within one transaction: edges (`blocker>blocked`) the cycle check already found in agreement with the order. */
+  agreeing: Set<string>;
 }
 
 /** The ranks of two tasks of one list, ranking the list first if it was made before ranks were kept. */
@@ -103,17 +105,23 @@ export async function reachesByRank(context: RankContext, from: string, to: stri
   const ranks = await ranksOf(context, from, to);
   if (!ranks) return false;
   const [rf, rt] = ranks;
-  if (rf > rt) return false;
+  if (rf > rt) {
+    // The edge to → from that is being checked agrees with the order: adding it needs no re-ranking.
+    context.agreeing.add(`${to}>${from}`);
+    return false;
+  }
   return (await forwardWithin(db, from, rt + 1)).some((r) => r.id === to);
 }
 
 /** Before adding blocker → blocked: when the edge runs against the order, re-ranks the tasks between its ends. */
 export async function rankForEdge(context: RankContext, blockerId: string, blockedId: string) {
   const { db } = context;
+  if (context.agreeing.has(`${blockerId}>${blockedId}`)) return;
   const ranks = await ranksOf(context, blockerId, blockedId);
   if (!ranks) return;
   const [upper, lower] = ranks;
   if (upper < lower) return;
+  context.agreeing.clear();
   // What the blocked task leads to (ranked before the blocker), and what leads to the blocker (ranked after the
   // blocked task): the first must all come after the second. Their ranks, reused in that order, make it so.
   const after = await forwardWithin(db, blockedId, upper);
