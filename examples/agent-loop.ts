@@ -61,7 +61,10 @@ function* scriptedModel(): Generator<Reply, void, string[]> {
     },
   ).map((text) => read(text, /^Created (T-\S+)/, 'a created task id'));
   ok(yield { toolCalls: [call('TaskCreate', { listName, subject: 'Run integration tests', blockedBy: [fe, be] })] });
-  const [it] = ok(yield { toolCalls: [call('TaskList', { listName })] }).map((text) => read(text, /^(T-\S+) \[pending\] Run integration tests/m, 'the integration task'));
+  // TaskList names a task with a long id by its short reference (#3), which every task tool takes in place of the id.
+  const [it] = ok(yield { toolCalls: [call('TaskList', { listName })] }).map((text) =>
+    read(text, /^(#\d+|T-\S+) +\[pending\] Run integration tests/m, 'the integration task'),
+  );
   ok(yield { toolCalls: [call('TaskPlan', { listName }), plan(['completed', 'in_progress', 'pending'])] });
 
   // Too early: the integration tests wait for both branches. The refusal comes back as text the model reads.
@@ -81,13 +84,14 @@ function* scriptedModel(): Generator<Reply, void, string[]> {
   const [prepared] = ok(yield { toolCalls: [call('checklist_prepare', { parentExecutionId: 'none', skipNotificationCheck: true })] });
   const startAttemptId = read(prepared, /startAttemptId "([^"]+)"/, 'a start attempt id');
   const [started] = ok(yield { toolCalls: [call('checklist_execute', { startAttemptId })] });
-  const runId = read(started, /^Run (\S+) started/, 'a run id');
+  const runId = read(started, /^Run (\S+) is at checklist intake/, 'a run id');
+  // The run's name is persisted through the naming call before the checklist is submitted.
+  ok(yield { toolCalls: [call('checklist_name', { runId, name: 'Release 1.0' })] });
   let [directive] = ok(
     yield {
       toolCalls: [
         call('checklist_intake', {
           runId,
-          name: 'Release 1.0',
           tasks: [
             { action: 'Publish the package', expected_result: 'The registry lists version 1.0' },
             { action: 'Tag the release', expected_result: 'Tag v1.0 exists' },
@@ -102,9 +106,9 @@ function* scriptedModel(): Generator<Reply, void, string[]> {
   );
   for (let steps = 0; !/^All tasks done/m.test(directive ?? ''); steps++) {
     if (steps > 10) throw new Error(`the run did not finish: ${directive}`);
-    const task = Number(read(directive, /call checklist_step with runId "[^"]+", task (\d+)/, 'the current task number'));
+    const attemptId = read(directive, /call checklist_step with runId "[^"]+", attemptId "([^"]+)"/, 'the step attempt id');
     const action = read(directive, /^Task \d+\/\d+: (.+)$/m, 'the current action');
-    [directive] = ok(yield { toolCalls: [call('checklist_step', { runId, task, evidence: `Done: ${action}`, progress_execution_outcome: `${action}: done` })] });
+    [directive] = ok(yield { toolCalls: [call('checklist_step', { runId, attemptId, evidence: `Done: ${action}`, progress_execution_outcome: `${action}: done` })] });
   }
   ok(yield { toolCalls: [call('checklist_get', { runId }), plan(['completed', 'completed', 'completed'])] });
 

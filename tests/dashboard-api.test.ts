@@ -2,7 +2,7 @@
 // graphs, the outbox (admin only), a run link's live feed without a key, and every admin procedure refused to viewers.
 import { createClient, openSessionClient } from '@agent-tasks/sdk';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { countRows, refused } from './support/fixtures.ts';
+import { acknowledge, countRows, nameAndIntake, refused } from './support/fixtures.ts';
 import { adminClient } from './support/fixtures.ts';
 import { type RunningServer, startServer } from './support/server.ts';
 import { startReceiver, waitFor } from './support/webhook-receiver.ts';
@@ -122,7 +122,7 @@ describe('outbox and run links', () => {
       const { client } = await openSessionClient(ws.agent, { title: 'runner' });
       const { startAttemptId } = await client.runs.prepare({ parentExecutionId: 'none' });
       const run = await client.runs.execute({ startAttemptId });
-      await client.runs.intake({ runId: run.id, name: 'Ship', progress_checklist_outcome: 'One', tasks: [{ action: 'a', expected_result: 'b' }] });
+      await nameAndIntake(client, { runId: run.id, name: 'Ship', progress_checklist_outcome: 'One', tasks: [{ action: 'a', expected_result: 'b' }] });
 
       const first = await waitFor('a failed attempt', async () => {
         const { messages } = await ws.admin.trpc.dashboard.outbox.query({});
@@ -152,14 +152,14 @@ describe('outbox and run links', () => {
     const { client } = await openSessionClient(ws.agent, { title: 'runner' });
     const { startAttemptId } = await client.runs.prepare({ parentExecutionId: 'none', skipNotificationCheck: true });
     const run = await client.runs.execute({ startAttemptId });
-    await client.runs.intake({ runId: run.id, name: 'Ship', progress_checklist_outcome: 'Two', tasks: [{ action: 'a', expected_result: 'b' }, { action: 'c', expected_result: 'd' }] });
+    await nameAndIntake(client, { runId: run.id, name: 'Ship', progress_checklist_outcome: 'Two', tasks: [{ action: 'a', expected_result: 'b' }, { action: 'c', expected_result: 'd' }] });
 
     const anonymous = createClient({ url: server.url, token: '' });
     const labels: string[] = [];
     const feed = anonymous.trpc.dashboard.watchRunLink.subscribe({ runId: run.id }, { onData: ({ data }) => labels.push(data.run.blocks.work.label) });
     try {
       await waitFor('the current view', () => labels.length >= 1 || null);
-      await client.runs.step({ runId: run.id, task: 1, evidence: 'e', progress_execution_outcome: 'o' });
+      await acknowledge(client, run.id, { task: 1, evidence: 'e', progress_execution_outcome: 'o' });
       await waitFor('the step', () => labels.length >= 2 || null);
       expect(labels).toEqual(['Task 1/2', 'Task 2/2']);
     } finally {

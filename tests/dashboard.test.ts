@@ -4,7 +4,7 @@
 import { type AgentTasksClient, createClient, openSessionClient } from '@agent-tasks/sdk';
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { adminClient } from './support/fixtures.ts';
+import { acknowledge, adminClient, nameAndIntake } from './support/fixtures.ts';
 import { launchBrowser, newContext, screenshot, signIn } from './support/browser.ts';
 import { type RunningServer, startServer } from './support/server.ts';
 import { freePort, startReceiver, waitFor } from './support/webhook-receiver.ts';
@@ -258,7 +258,7 @@ describe('runs', () => {
   async function startRun(client: AgentTasksClient, options: { skip: boolean }) {
     const { startAttemptId } = await client.runs.prepare({ parentExecutionId: 'none', skipNotificationCheck: options.skip });
     const run = await client.runs.execute({ startAttemptId });
-    await client.runs.intake({ runId: run.id, name: 'Release 1.2', progress_checklist_outcome: 'Three ordered tasks', tasks });
+    await nameAndIntake(client, { runId: run.id, name: 'Release 1.2', progress_checklist_outcome: 'Three ordered tasks', tasks });
     return run.id;
   }
 
@@ -273,9 +273,9 @@ describe('runs', () => {
     await p.locator('.connection[data-state="live"]').waitFor();
     await markDocument(p);
 
-    await client.runs.step({ runId, task: 1, evidence: 'docker push: digest sha256:abc', progress_execution_outcome: 'Image pushed' });
+    await acknowledge(client, runId, { task: 1, evidence: 'docker push: digest sha256:abc', progress_execution_outcome: 'Image pushed' });
     await p.getByTestId('work-label').getByText('Task 2/3').waitFor({ timeout: 2_000 });
-    await client.runs.step({ runId, task: 2, evidence: '412 tests passed', progress_execution_outcome: 'Suite green' });
+    await acknowledge(client, runId, { task: 2, evidence: '412 tests passed', progress_execution_outcome: 'Suite green' });
     await p.getByTestId('work-label').getByText('Task 3/3').waitFor({ timeout: 2_000 });
     // The complete current action, never cut.
     expect(await p.getByTestId('current-action').textContent()).toBe(tasks[2]!.action);
@@ -304,7 +304,7 @@ describe('runs', () => {
       expect(await p.getByTestId('work-label').textContent()).toBe('Task 1/3');
       expect(await p.getByTestId('current-action').textContent()).toBe('Build the image');
       await p.locator('.connection[data-state="live"]').waitFor();
-      await client.runs.step({ runId, task: 1, evidence: 'pushed', progress_execution_outcome: 'Image pushed' });
+      await acknowledge(client, runId, { task: 1, evidence: 'pushed', progress_execution_outcome: 'Image pushed' });
       await p.getByTestId('work-label').getByText('Task 2/3').waitFor({ timeout: 2_000 });
       expect(await p.getByRole('link', { name: 'Sign in' }).count()).toBeGreaterThan(0);
       await screenshot(p, 'run-link');
@@ -378,7 +378,7 @@ describe('admin', () => {
     const { client } = await openSessionClient(ws.agent, { title: 'notifying run' });
     const { startAttemptId } = await client.runs.prepare({ parentExecutionId: 'none' });
     const run = await client.runs.execute({ startAttemptId });
-    await client.runs.intake({ runId: run.id, name: 'Notify', progress_checklist_outcome: 'One task', tasks: [{ action: 'a', expected_result: 'b' }] });
+    await nameAndIntake(client, { runId: run.id, name: 'Notify', progress_checklist_outcome: 'One task', tasks: [{ action: 'a', expected_result: 'b' }] });
     await p.reload();
     await p.locator('.delivery-retrying').first().waitFor({ timeout: 10_000 });
     expect(await p.locator('#outbox-title ~ * td.full').first().textContent()).not.toBe('—');
@@ -388,6 +388,37 @@ describe('admin', () => {
     await p.getByLabel(/One-active rule/).and(p.locator(':not(:checked)')).waitFor();
     await waitFor('the setting to be saved', async () => (await ws.admin.workspaces.settings()).oneActiveRule === false || null);
     await screenshot(p, 'admin');
+  });
+});
+
+describe('chat channels', () => {
+  it('an admin adds a Slack channel and sends it a test message; a failing one shows why', async () => {
+    const ws = await workspace('chat');
+    const slack = await startReceiver({ kind: 'slack' });
+    try {
+      const p = await page();
+      await signIn(p, server.url, ws.adminKey, '/admin');
+      await p.getByRole('heading', { name: 'Notification channels' }).waitFor();
+      await p.getByLabel('Name', { exact: true }).nth(1).fill('team slack');
+      await p.getByLabel('Kind').selectOption('slack');
+      await p.getByLabel('Webhook URL').fill(slack.url);
+      await p.getByRole('button', { name: 'Add channel' }).click();
+      await p.getByRole('listitem').filter({ hasText: 'team slack' }).getByText('Slack', { exact: true }).waitFor();
+      expect((await ws.admin.channels.list()).channels).toMatchObject([{ name: 'team slack', kind: 'slack', url: slack.url }]);
+
+      await p.getByRole('button', { name: 'Send a test message to team slack' }).click();
+      await p.getByRole('status').filter({ hasText: 'Test message to team slack: delivered' }).waitFor();
+      const [hook] = slack.accepted();
+      expect(hook?.problems).toEqual([]);
+      expect(hook?.body).toMatchObject({ text: expect.any(String), blocks: expect.any(Array) });
+
+      await slack.down();
+      await p.getByRole('button', { name: 'Send a test message to team slack' }).click();
+      await p.getByRole('status').filter({ hasText: 'Test message to team slack: not delivered (connection refused)' }).waitFor();
+      await screenshot(p, 'admin-chat-channel');
+    } finally {
+      await slack.down();
+    }
   });
 });
 

@@ -6,7 +6,10 @@ import { type RunningServer, startServer } from './support/server.ts';
 
 let server: RunningServer;
 beforeAll(async () => {
-  server = await startServer({ env: { LOG_FORMAT: 'json', LOG_LEVEL: 'info', AGENT_TASKS_CORS_ORIGINS: 'https://dash.example.com' } });
+  // NODE_ENV=development: no answer may carry a stack whatever NODE_ENV says.
+  server = await startServer({
+    env: { NODE_ENV: 'development', LOG_FORMAT: 'json', LOG_LEVEL: 'info', AGENT_TASKS_CORS_ORIGINS: 'https://dash.example.com' },
+  });
 });
 afterAll(() => server.stop());
 
@@ -65,7 +68,14 @@ describe('no stack or internals in any answer', () => {
     expect(JSON.parse(noRoute.text)).toEqual({ error: 'Error: not found: GET /nowhere.' });
     const notJson = await call('/trpc/todo.write', { method: 'POST', headers: { authorization: `Bearer ${s.token}`, 'content-type': 'application/json' }, body: '{"todos":' });
     expect(notJson.status).toBe(400);
-    for (const answer of [bad, unauthenticated, forbidden, noProcedure, stale, noRoute, notJson]) {
+    const huge = await call('/trpc/todo.write', {
+      method: 'POST',
+      headers: { authorization: `Bearer ${s.token}`, 'content-type': 'application/json' },
+      body: JSON.stringify({ todos: [{ content: 'x'.repeat(17 * 1024 * 1024), status: 'pending' }] }),
+    });
+    expect(huge.status).toBe(413);
+    expect(messageOf(huge)).toBe('Error: the request body is larger than 16 MiB.');
+    for (const answer of [bad, unauthenticated, forbidden, noProcedure, stale, noRoute, notJson, huge]) {
       expectNoInternals(answer);
       expect(answer.requestId).toMatch(/^[\w-]+$/);
     }

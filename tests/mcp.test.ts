@@ -102,40 +102,44 @@ async function callEveryTool(client: Client) {
     refusal('Error: invalid todos: duplicate content "Run tests"'),
   );
   expect(await call('todo_write', { todos: [{ content: 'Run tests', status: 'pending', priority: 'high' }] })).toEqual(
-    refusal('Error: invalid todo: unknown field `priority`; an item is only its `content` and `status`.'),
+    refusal('Error: invalid todo: unknown field `todos[0].priority`; an item is only its `content` and `status`.'),
   );
 
-  const a = (await call('TaskCreate', { listName, subject: 'Build frontend' })).text.match(/^Created (T-\S+) \[pending\] Build frontend {2}blockedBy: \[\]$/)?.[1] as string;
+  const a = (await call('TaskCreate', { listName, subject: 'Build frontend' })).text.match(/^Created (T-\S+) \(#1\) \[pending\] Build frontend {2}blockedBy: \[\]$/)?.[1] as string;
   const b = (await call('TaskCreate', { listName, subject: 'Build backend' })).text.match(/^Created (T-\S+) /)?.[1] as string;
   expect(a).toBeDefined();
   expect(await call('TaskCreate', { listName, subject: 'Run integration tests', blockedBy: [a, b] })).toEqual(
-    ok(new RegExp(`^Created T-\\S+ \\[pending\\] Run integration tests {2}blockedBy: \\[${a}, ${b}\\]$`)),
+    ok(new RegExp(`^Created T-\\S+ \\(#3\\) \\[pending\\] Run integration tests {2}blockedBy: \\[${a}, ${b}\\]$`)),
   );
   expect(await call('TaskCreate', { listName, subject: '   ' })).toEqual(refusal('Error: invalid task: `subject` must be a non-empty string.'));
   expect(JSON.parse((await call('TaskGet', { listName, id: a })).text)).toMatchObject({ id: a, subject: 'Build frontend', status: 'pending' });
-  expect(await call('TaskList', { listName, readyOnly: true })).toEqual(ok(`${a} [pending] Build frontend  blockedBy: []\n${b} [pending] Build backend  blockedBy: []`));
+  expect(await call('TaskList', { listName, readyOnly: true })).toEqual(ok('#1 [pending] Build frontend     blockedBy: []\n#2 [pending] Build backend      blockedBy: []'));
   expect(await call('TaskPlan', { listName })).toEqual(ok(new RegExp(`^Wave 1: ${a}, ${b}\\nWave 2: T-\\S+\\nCritical path \\(2\\): `)));
   expect(await call('TaskClaim', { listName, id: a })).toEqual(ok(new RegExp(`^Claimed ${a} \\[in_progress\\] Build frontend as \\S+$`)));
   expect(await call('TaskUpdate', { listName, id: b, status: 'completed' })).toEqual(ok(new RegExp(`^Updated ${b} \\[completed\\] Build backend \\(version \\d+\\)`)));
-  expect(await call('TaskUpdate', { listName, id: b, addBlockedBy: [b] })).toEqual(refusal(`Error: invalid dependency: ${b} cannot depend on itself.`));
+  expect(await call('TaskUpdate', { listName, id: b, blockedBy: [b] })).toEqual(refusal(`Error: invalid dependency: ${b} cannot depend on itself.`));
 
   expect(await call('checklist_prepare', { parentExecutionId: 'none' })).toEqual(refusal(/^Error: Todo List notifies/));
   const startAttemptId = (await call('checklist_prepare', { parentExecutionId: 'none', skipNotificationCheck: true })).text.match(/startAttemptId "([^"]+)"/)?.[1];
-  const runId = (await call('checklist_execute', { startAttemptId })).text.match(/^Run (\S+) started/)?.[1] as string;
+  const started = (await call('checklist_execute', { startAttemptId })).text;
+  const runId = started.match(/^Run (\S+) is at checklist intake/)?.[1] as string;
   expect(runId).toBeDefined();
-  expect(await call('checklist_intake', { runId, name: 'MCP run', tasks: [step(1), step(2)], progress_checklist_outcome: 'Two steps' })).toEqual(
-    ok(/^Task 1\/2: Do step 1\n/),
-  );
+  const attemptOf = (r: { text: string }) => r.text.match(/attemptId "([^"]+)"/)?.[1] as string;
+  expect(await call('checklist_name', { runId, name: 'MCP run' })).toEqual(ok(/^Run \S+ is at checklist intake\.\nThen submit the checklist/));
+  const intake = await call('checklist_intake', { runId, tasks: [step(1), step(2)], progress_checklist_outcome: 'Two steps' });
+  expect(intake).toEqual(ok(/^Task 1\/2: Do step 1\n/));
   expect(await call('checklist_report_blocker', { runId, blocker: 'Waiting' })).toEqual(ok(/^Blocker recorded on Task 1\/2; the cursor stays\./));
-  expect(await call('checklist_step', { runId, task: 1, evidence: 'ok', progress_execution_outcome: 'ok' })).toEqual(ok(/^Task 2\/2: Do step 2\n/));
-  expect(await call('checklist_step', { runId, task: 1, evidence: 'ok', progress_execution_outcome: 'ok' })).toEqual(
+  const second = await call('checklist_step', { runId, attemptId: attemptOf(intake), evidence: 'ok', progress_execution_outcome: 'ok' });
+  expect(second).toEqual(ok(/^Task 2\/2: Do step 2\n/));
+  expect(await call('checklist_step', { runId, attemptId: attemptOf(second), task: 1, evidence: 'ok', progress_execution_outcome: 'ok' })).toEqual(
     refusal('Error: stale step: task 1/2 was already acknowledged; the current task is 2/2.'),
   );
+  expect(await call('checklist_teleport', { runId, teleportTo: 'teleport-revise-tasks' })).toEqual(ok(/^Revise checklist: /));
   expect(
     await call('checklist_revise', { runId, tasks: [step(1), step(2), step(3)], resume_from_task: 2, progress_checklist_outcome: 'Three', progress_execution_outcome: 'One more' }),
   ).toEqual(ok(/^Task 2\/3: Do step 2\n/));
   expect(await call('checklist_get', { runId })).toEqual(ok(/^Task 2\/3: Do step 2\n/));
-  expect(await call('checklist_step', { runId, task: 2, evidence: 'x'.repeat(501), progress_execution_outcome: 'ok' })).toEqual(
+  expect(await call('checklist_step', { runId, attemptId: 'a', evidence: 'x'.repeat(501), progress_execution_outcome: 'ok' })).toEqual(
     refusal('Error: invalid input: `evidence` must be at most 500 characters (got 501).'),
   );
   expect(await call('nope', {})).toEqual(refusal(/^Error: unknown tool "nope"; available tools: todo_write, TaskCreate/));
@@ -172,7 +176,7 @@ describe('stdio MCP server (packages/sdk/bin/agent-tasks-mcp.js)', () => {
     const { token } = await adminClient(server).keys.create({ name: 'stdio viewer', role: 'viewer' });
     const { client, stderr } = await stdioClient(token);
     await listsTheToolKit(client);
-    expect(await callTool(client, 'TaskPlan', { listName: 'nothing-here' })).toEqual(ok('No remaining tasks in list "nothing-here".'));
+    expect(await callTool(client, 'TaskPlan', { listName: 'nothing-here' })).toEqual(refusal(/^Error: task list "nothing-here" does not exist; /));
     expect(await callTool(client, 'TaskCreate', { subject: 'Sneak in' })).toEqual(refusal('Error: forbidden: viewer keys are read-only (this key is viewer).'));
     expect(stderr()).toContain('viewer key: read-only, no session');
   }, 60_000);

@@ -3,7 +3,7 @@
 import type { RunTask } from '@agent-tasks/schema';
 import { createClient } from '@agent-tasks/sdk';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { keyClient, refused, sessionClient } from './support/fixtures.ts';
+import { acknowledge, keyClient, refused, sessionClient } from './support/fixtures.ts';
 import { type RunningServer, startServer } from './support/server.ts';
 
 let server: RunningServer;
@@ -18,7 +18,8 @@ const task = (action: string): RunTask => ({ action, expected_result: `${action}
 async function runWith(s: Session, name: string, list: RunTask[]) {
   const { startAttemptId } = await s.client.runs.prepare({ parentExecutionId: 'none', skipNotificationCheck: true });
   const run = await s.client.runs.execute({ startAttemptId });
-  return s.client.runs.intake({ runId: run.id, name, tasks: list, progress_checklist_outcome: `${list.length} ordered tasks are ready` });
+  await s.client.runs.name({ runId: run.id, name });
+  return s.client.runs.intake({ runId: run.id, tasks: list, progress_checklist_outcome: `${list.length} ordered tasks are ready` });
 }
 
 const fetchCard = (runId: string) => fetch(`${server.url}/runs/${runId}/card.svg`);
@@ -46,7 +47,7 @@ describe('GET /runs/<id>/card.svg', () => {
   it('serves the card as image/svg+xml with no key: the unguessable run id is the capability', async () => {
     const s = await sessionClient(server);
     const run = await runWith(s, 'Ship <the> "release" & tell \'them\'', [task('Build the image'), task('Deploy the service'), task('Announce it')]);
-    await s.client.runs.step({ runId: run.id, task: 1, evidence: 'Image pushed.', progress_execution_outcome: 'The image is in the registry' });
+    await acknowledge(s.client, run.id, { task: 1, evidence: 'Image pushed.', progress_execution_outcome: 'The image is in the registry' });
 
     const res = await fetchCard(run.id);
     expect(res.status).toBe(200);
@@ -89,7 +90,7 @@ describe('GET /runs/<id>/card.svg', () => {
     const run = await runWith(s, 'A long checklist', list);
     const small = await (await fetchCard((await runWith(s, 'Short', [task('One')])).id)).text();
     for (let n = 1; n <= 100; n++) {
-      await s.client.runs.step({ runId: run.id, task: n, evidence: 'ok', progress_execution_outcome: `Outcome ${n}` });
+      await acknowledge(s.client, run.id, { task: n, evidence: 'ok', progress_execution_outcome: `Outcome ${n}` });
     }
     const svg = await (await fetchCard(run.id)).text();
     const height = (x: string) => Number(x.match(/<svg[^>]*\sheight="(\d+)"/)?.[1]);
@@ -103,8 +104,8 @@ describe('client.runs.card', () => {
   it('returns { svg }, the same image the link serves, to any key of the workspace', async () => {
     const s = await sessionClient(server);
     const run = await runWith(s, 'Card by client', [task('First'), task('Second')]);
-    await s.client.runs.step({ runId: run.id, task: 1, evidence: 'ok', progress_execution_outcome: 'First is done' });
-    await s.client.runs.step({ runId: run.id, task: 2, evidence: 'ok', progress_execution_outcome: 'Second is done' });
+    await acknowledge(s.client, run.id, { task: 1, evidence: 'ok', progress_execution_outcome: 'First is done' });
+    await acknowledge(s.client, run.id, { task: 2, evidence: 'ok', progress_execution_outcome: 'Second is done' });
     // A completed run no longer changes, so both ways draw the same card.
     const card = await s.client.runs.card({ runId: run.id });
     expect(Object.keys(card)).toEqual(['svg']);
@@ -124,5 +125,41 @@ describe('client.runs.card', () => {
     expect(await refused(createClient({ url: server.url, token: 'atk_unknown' }).runs.card({ runId: 'run_nope' }))).toMatchObject({
       code: 'UNAUTHENTICATED',
     });
+  });
+});
+
+describe('the complete current action (seed 002: "shows the complete current action")', () => {
+  it('wraps and grows, never cut: in the Prepare block, in the task row in progress, and on the run page', async () => {
+    const s = await sessionClient(server);
+    const words = Array.from({ length: 100 }, (_, i) => `word${i}`).join(' ');
+    const long = `${words} Supercalifragilisticexpialidocious${'x'.repeat(120)} END`;
+    expect(long.length).toBeLessThanOrEqual(1000);
+    const short = await runWith(s, 'Short action', [task('Deploy'), task('Check')]);
+    const run = await runWith(s, 'Long action', [{ action: long, expected_result: 'All of it is done' }, task('Check')]);
+
+    const svg = await (await fetchCard(run.id)).text();
+    const lines = linesOf(svg);
+    const start = lines.findIndex((l) => l.startsWith('word0 '));
+    expect(start).toBeGreaterThan(-1);
+    // The Prepare block: the lines after "Current action" join back to the whole action, with no ellipsis.
+    const prepare = [];
+    for (let i = start, text = ''; text.length < long.length; i++) {
+      prepare.push(lines[i] ?? '');
+      text = prepare.join(' ');
+      if (i > start + 60) break;
+    }
+    expect(prepare.join(' ').replace(/x+( x+)+/g, (m) => m.replaceAll(' ', ''))).toBe(long);
+    expect(prepare.join('')).not.toContain('…');
+    // The task row in progress draws the whole action too.
+    const row = svg.match(/<g class="task" data-task="1" data-state="in_progress">[\s\S]*?<\/g>/)?.[0] ?? '';
+    const rowText = linesOf(row).filter((l) => /word|^x+|END$|^Super/.test(l));
+    expect(rowText.join(' ').replace(/x+( x+)+/g, (m) => m.replaceAll(' ', ''))).toBe(long);
+    expect(row).not.toContain('…');
+    // The card grows to hold it.
+    const height = (text: string) => Number(text.match(/<svg [^>]*height="(\d+)"/)?.[1]);
+    expect(height(svg)).toBeGreaterThan(height(await (await fetchCard(short.id)).text()) + 200);
+    // The run page carries the complete action.
+    const page = (await (await fetch(`${server.url}/runs/${run.id}`)).json()) as { current: { action: string } };
+    expect(page.current.action).toBe(long);
   });
 });

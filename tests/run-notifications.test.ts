@@ -66,14 +66,15 @@ async function startRun(s: AgentTasksClient, options: { parent?: string; skip?: 
 }
 
 async function intake(s: AgentTasksClient, runId: string, name: string, actions: string[]) {
-  return s.runs.intake({ runId, name, tasks: checklist(...actions), progress_checklist_outcome: `${actions.length} ordered tasks are ready` });
+  await s.runs.name({ runId, name });
+  return s.runs.intake({ runId, tasks: checklist(...actions), progress_checklist_outcome: `${actions.length} ordered tasks are ready` });
 }
 
 /** Acknowledges tasks `from`..`to` in turn. */
 async function steps(s: AgentTasksClient, runId: string, from: number, to: number) {
   let view = await s.runs.get({ runId });
   for (let task = from; task <= to; task++) {
-    view = await s.runs.step({ runId, task, evidence: `Task ${task} checked.`, progress_execution_outcome: `Task ${task} is done` });
+    view = await s.runs.step({ runId, attemptId: view.attemptId ?? '', task, evidence: `Task ${task} checked.`, progress_execution_outcome: `Task ${task} is done` });
   }
   return view;
 }
@@ -279,9 +280,9 @@ describe('the two notifications', () => {
     const hook = await receiver();
     await w.admin.channels.create({ name: 'Hook', url: hook.url });
     const run = await startRun(w.session);
+    await w.session.runs.name({ runId: run.id, name: 'Migrate safely' });
     const view = await w.session.runs.intake({
       runId: run.id,
-      name: 'Migrate safely',
       tasks: checklist('Run the migration', 'Back up the database', 'Check the row counts'),
       needs: [{ task: 1, needs: [2] }],
       progress_checklist_outcome: 'Three tasks, backup first',
@@ -313,11 +314,12 @@ describe('the two notifications', () => {
     const run = await startRun(w.session);
     await intake(w.session, run.id, 'Fix the config', ['Inspect the config', 'Restart the service', 'Close the ticket']);
     await steps(w.session, run.id, 1, 1);
+    await w.session.runs.teleport({ runId: run.id, teleportTo: 'teleport-revise-tasks' });
+    await w.session.runs.name({ runId: run.id, name: 'Repair the config' });
     await w.session.runs.revise({
       runId: run.id,
       tasks: checklist('Inspect the config', 'Repair the config', 'Restart the service', 'Close the ticket'),
       resume_from_task: 2,
-      name: 'Repair the config',
       progress_checklist_outcome: 'The corrected list keeps the first task and adds a repair',
       progress_execution_outcome: 'The first task remains verified',
     });

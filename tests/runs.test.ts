@@ -2,7 +2,7 @@
 import type { RunTask } from '@agent-tasks/schema';
 import { createClient, runTools } from '@agent-tasks/sdk';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { adminClient, keyClient, refused, sessionClient } from './support/fixtures.ts';
+import { acknowledge, adminClient, keyClient, nameAndIntake, refused, sessionClient } from './support/fixtures.ts';
 import { type RunningServer, startServer } from './support/server.ts';
 
 let server: RunningServer;
@@ -22,7 +22,7 @@ async function startRun(s: Session, parentExecutionId = 'none') {
 
 async function runWith(s: Session, list: RunTask[], extra: Record<string, unknown> = {}) {
   const run = await startRun(s);
-  return s.client.runs.intake({ runId: run.id, name: 'Release 1.2', tasks: list, progress_checklist_outcome: `${list.length} tasks`, ...extra });
+  return nameAndIntake(s.client, { runId: run.id, name: 'Release 1.2', tasks: list, progress_checklist_outcome: `${list.length} tasks`, ...extra });
 }
 
 describe('start', () => {
@@ -91,12 +91,13 @@ describe('intake', () => {
   it('refuses two items that each need the other, naming them; nothing is recorded', async () => {
     const s = await sessionClient(server);
     const run = await startRun(s);
+    const named = await s.client.runs.name({ runId: run.id, name: 'x' });
     const refusal = await refused(
-      s.client.runs.intake({ runId: run.id, name: 'x', tasks: tasks(3), progress_checklist_outcome: 'x', needs: [{ task: 2, needs: [3] }, { task: 3, needs: [2] }] }),
+      s.client.runs.intake({ runId: run.id, tasks: tasks(3), progress_checklist_outcome: 'x', needs: [{ task: 2, needs: [3] }, { task: 3, needs: [2] }] }),
     );
-    expect(refusal.message).toBe("Error: invalid checklist: tasks 2 and 3 each need the other's result; no order satisfies both.");
+    expect(refusal.message).toBe('Error: invalid checklist: tasks 2 ("Do step 2") and 3 ("Do step 3") each need the other\'s result; no order satisfies both.');
     expect(refusal.code).toBe('INVALID_CHECKLIST');
-    expect(await s.client.runs.get({ runId: run.id })).toMatchObject({ status: 'intake', tasks: [], name: null, version: run.version });
+    expect(await s.client.runs.get({ runId: run.id })).toMatchObject({ status: 'intake', tasks: [], name: 'x', version: named.version });
   });
 
   it('attaches a whole-job remark to the tasks it constrains; it is never a task', async () => {
@@ -109,34 +110,36 @@ describe('intake', () => {
   it('enforces every limit with a clear error and records nothing', async () => {
     const s = await sessionClient(server);
     const run = await startRun(s);
-    const base = { runId: run.id, name: 'x', progress_checklist_outcome: 'x' };
+    await s.client.runs.name({ runId: run.id, name: 'x' });
+    const { version } = await s.client.runs.get({ runId: run.id });
+    const base = { runId: run.id, progress_checklist_outcome: 'x' };
     const cases: [unknown, string][] = [
       [{ ...base, tasks: [] }, 'Error: invalid input: a checklist holds 1 to 100 tasks (got 0).'],
       [{ ...base, tasks: tasks(101) }, 'Error: invalid input: a checklist holds 1 to 100 tasks (got 101).'],
-      [{ ...base, tasks: [{ action: ' ', expected_result: 'x' }] }, 'Error: invalid input: `action` must be a non-empty string.'],
-      [{ ...base, tasks: [{ action: 'a'.repeat(1001), expected_result: 'x' }] }, 'Error: invalid input: `action` must be at most 1000 characters (got 1001).'],
-      [{ ...base, tasks: [{ action: 'a', expected_result: 'x'.repeat(1001) }] }, 'Error: invalid input: `expected_result` must be at most 1000 characters (got 1001).'],
+      [{ ...base, tasks: [{ action: ' ', expected_result: 'x' }] }, 'Error: invalid input: `tasks[0].action` must be a non-empty string.'],
+      [{ ...base, tasks: [...tasks(7), { action: 'a'.repeat(1001), expected_result: 'x' }] }, 'Error: invalid input: `tasks[7].action` must be at most 1000 characters (got 1001).'],
+      [{ ...base, tasks: [{ action: 'a', expected_result: 'x'.repeat(1001) }] }, 'Error: invalid input: `tasks[0].expected_result` must be at most 1000 characters (got 1001).'],
       [
         { ...base, tasks: [{ action: 'a', expected_result: 'x', id: 1 }] },
-        'Error: invalid input: unknown task field `id`; a task is only `action` and `expected_result` (no ids, cursors, totals, statuses or result codes).',
+        'Error: invalid input: unknown task field `tasks[0].id`; a task is only `action` and `expected_result` (no ids, cursors, totals, statuses or result codes).',
       ],
       [{ ...base, tasks: tasks(1), execution_note: 'n'.repeat(121) }, 'Error: invalid input: `execution_note` must be at most 120 characters (got 121).'],
       [{ ...base, tasks: tasks(1), execution_note: '' }, 'Error: invalid input: `execution_note` must be a non-empty string.'],
       [{ ...base, tasks: tasks(2), needs: [{ task: 1, needs: [5] }] }, 'Error: invalid checklist: `needs` names task 5, but the checklist has 2 tasks.'],
     ];
     for (const [input, message] of cases) expect((await refused(s.client.runs.intake(input as never))).message).toBe(message);
-    expect((await s.client.runs.get({ runId: run.id })).version).toBe(run.version);
-    expect((await s.client.runs.history({ runId: run.id })).steps).toEqual([]);
+    expect((await s.client.runs.get({ runId: run.id })).version).toBe(version);
+    expect((await s.client.runs.history({ runId: run.id })).steps.map((st) => st.kind)).toEqual(['name']);
   });
 
   it("only the run's own session drives it; a second intake is refused", async () => {
     const s = await sessionClient(server);
     const run = await runWith(s, tasks(2));
     const other = await sessionClient(server);
-    expect((await refused(other.client.runs.step({ runId: run.id, task: 1, evidence: 'e', progress_execution_outcome: 'o' }))).message).toBe(
+    expect((await refused(acknowledge(other.client, run.id, { task: 1, evidence: 'e', progress_execution_outcome: 'o' }))).message).toBe(
       `Error: forbidden: run ${run.id} belongs to another session.`,
     );
-    expect((await refused(s.client.runs.intake({ runId: run.id, name: 'x', tasks: tasks(1), progress_checklist_outcome: 'x' }))).message).toBe(
+    expect((await refused(s.client.runs.intake({ runId: run.id, tasks: tasks(1), progress_checklist_outcome: 'x' }))).message).toBe(
       `Error: run ${run.id} already has its checklist; revise it instead.`,
     );
   });
@@ -147,12 +150,12 @@ describe('execution', () => {
     const s = await sessionClient(server);
     let run = await runWith(s, tasks(3));
     for (const n of [1, 2]) {
-      run = await s.client.runs.step({ runId: run.id, task: n, evidence: `evidence ${n}`, progress_execution_outcome: `outcome ${n}` });
+      run = await acknowledge(s.client, run.id, { task: n, evidence: `evidence ${n}`, progress_execution_outcome: `outcome ${n}` });
       expect(run.current?.label).toBe(`Task ${n + 1}/3`);
-      expect(run.blocks.work).toMatchObject({ done: n, inProgress: n + 1, currentTask: n + 1, totalTasks: 3, synopsis: `outcome ${n}` });
+      expect(run.blocks.work).toMatchObject({ role: 'task', done: n, inProgress: n + 1, current_task: n + 1, total_tasks: 3, synopsis: `outcome ${n}` });
     }
     expect(JSON.stringify(run)).not.toContain('evidence 1');
-    run = await s.client.runs.step({ runId: run.id, task: 3, evidence: 'evidence 3', progress_execution_outcome: 'outcome 3' });
+    run = await acknowledge(s.client, run.id, { task: 3, evidence: 'evidence 3', progress_execution_outcome: 'outcome 3' });
     expect(run).toMatchObject({ status: 'completed', output: {}, current: null });
     expect(run.blocks.work.tasks.map((t) => [t.title, t.state, t.outcome])).toEqual([
       ['Do step 1', 'done', 'outcome 1'],
@@ -161,35 +164,40 @@ describe('execution', () => {
     ]);
     const steps = (await s.client.runs.history({ runId: run.id })).steps;
     expect(steps.map((st) => [st.label, st.evidence])).toEqual([
+      ['Name', null],
       ['Checklist intake', null],
       ['Task 1/3', 'evidence 1'],
       ['Task 2/3', 'evidence 2'],
       ['Task 3/3', 'evidence 3'],
     ]);
-    expect((await refused(s.client.runs.step({ runId: run.id, task: 4, evidence: 'e', progress_execution_outcome: 'o' }))).message).toBe(
+    expect((await refused(acknowledge(s.client, run.id, { task: 4, evidence: 'e', progress_execution_outcome: 'o' }))).message).toBe(
       `Error: run ${run.id} is completed; it takes no more steps.`,
     );
   });
 
-  it('a stale or duplicated step never advances twice, also when sent concurrently', async () => {
+  it('the attempt keeps a step exactly once: the same attempt sent concurrently or retried advances once; a stale task guard is refused', async () => {
     const s = await sessionClient(server);
     const run = await runWith(s, tasks(3));
+    const ack = { runId: run.id, attemptId: run.attemptId ?? '', evidence: 'e', progress_execution_outcome: 'o' };
     const clients = Array.from({ length: 8 }, () => createClient({ url: server.url, token: s.token }));
-    const results = await Promise.allSettled(clients.map((c) => c.runs.step({ runId: run.id, task: 1, evidence: 'e', progress_execution_outcome: 'o' })));
-    expect(results.filter((r) => r.status === 'fulfilled')).toHaveLength(1);
-    for (const r of results.filter((r) => r.status === 'rejected')) {
-      expect((r as PromiseRejectedResult).reason.message).toBe('Error: stale step: task 1/3 was already acknowledged; the current task is 2/3.');
-    }
-    expect((await s.client.runs.get({ runId: run.id })).cursor).toBe(2);
+    const results = await Promise.all(clients.map((c) => c.runs.step(ack)));
+    expect(results.map((r) => r.cursor)).toEqual([2, 2, 2, 2, 2, 2, 2, 2]);
+    expect(new Set(results.map((r) => r.attemptId)).size).toBe(1);
+    expect((await s.client.runs.history({ runId: run.id })).steps.filter((st) => st.kind === 'step')).toHaveLength(1);
 
-    const retried = await Promise.all(
-      clients.slice(0, 4).map((c) => c.runs.step({ runId: run.id, task: 2, attemptId: 'attempt-2', evidence: 'e', progress_execution_outcome: 'o' })),
+    const next = results[0]?.attemptId ?? '';
+    expect((await refused(s.client.runs.step({ ...ack, attemptId: next, task: 1 }))).message).toBe(
+      'Error: stale step: task 1/3 was already acknowledged; the current task is 2/3.',
     );
-    expect(retried.map((r) => r.cursor)).toEqual([3, 3, 3, 3]);
-    expect((await s.client.runs.history({ runId: run.id })).steps.filter((st) => st.kind === 'step')).toHaveLength(2);
-    expect((await refused(s.client.runs.step({ runId: run.id, task: 3 + 1, evidence: 'e', progress_execution_outcome: 'o' }))).message).toBe(
-      'Error: stale step: task 4/3 is not current; the current task is 3/3.',
+    expect((await refused(s.client.runs.step({ ...ack, attemptId: next, task: 3 + 1 }))).message).toBe(
+      'Error: stale step: task 4/3 is not current; the current task is 2/3.',
     );
+    const unknown = await refused(s.client.runs.step({ ...ack, attemptId: 'att_never_issued' }));
+    expect(unknown.message).toBe(
+      `Error: stale attempt: att_never_issued is not the current step attempt of run ${run.id}; the current one is ${next}. Read the run and answer its current step.`,
+    );
+    expect(unknown.code).toBe('STALE_STEP');
+    expect(await s.client.runs.get({ runId: run.id })).toMatchObject({ cursor: 2, attemptId: next, version: results[0]?.version });
   });
 
   it('a blocker is recorded for display and never moves the cursor', async () => {
@@ -198,17 +206,17 @@ describe('execution', () => {
     const blocked = await s.client.runs.reportBlocker({ runId: run.id, blocker: 'The staging database is down' });
     expect(blocked).toMatchObject({ blocker: 'The staging database is down', cursor: 1 });
     expect(blocked.current?.label).toBe('Task 1/2');
-    const cleared = await s.client.runs.step({ runId: run.id, task: 1, evidence: 'e', progress_execution_outcome: 'o' });
+    const cleared = await acknowledge(s.client, run.id, { task: 1, evidence: 'e', progress_execution_outcome: 'o' });
     expect(cleared.blocker).toBeNull();
   });
 
   it('refuses step texts over 500 characters or empty', async () => {
     const s = await sessionClient(server);
     const run = await runWith(s, tasks(1));
-    expect((await refused(s.client.runs.step({ runId: run.id, task: 1, evidence: 'e'.repeat(501), progress_execution_outcome: 'o' }))).message).toBe(
+    expect((await refused(acknowledge(s.client, run.id, { task: 1, evidence: 'e'.repeat(501), progress_execution_outcome: 'o' }))).message).toBe(
       'Error: invalid input: `evidence` must be at most 500 characters (got 501).',
     );
-    expect((await refused(s.client.runs.step({ runId: run.id, task: 1, evidence: 'e', progress_execution_outcome: '' }))).message).toBe(
+    expect((await refused(acknowledge(s.client, run.id, { task: 1, evidence: 'e', progress_execution_outcome: '' }))).message).toBe(
       'Error: invalid input: `progress_execution_outcome` must be a non-empty string.',
     );
     expect((await s.client.runs.get({ runId: run.id })).cursor).toBe(1);
@@ -219,13 +227,14 @@ describe('revision', () => {
   it('keeps executed tasks, recomputes the total, resumes where told, and keeps the name for a reorder alone', async () => {
     const s = await sessionClient(server);
     let run = await runWith(s, tasks(4));
-    run = await s.client.runs.step({ runId: run.id, task: 1, evidence: 'e', progress_execution_outcome: 'first verified' });
+    run = await acknowledge(s.client, run.id, { task: 1, evidence: 'e', progress_execution_outcome: 'first verified' });
     const reordered = [task(1), task(3), task(2), task(4)];
+    await s.client.runs.teleport({ runId: run.id, teleportTo: 'teleport-revise-tasks' });
+    await s.client.runs.name({ runId: run.id, name: 'A new name' });
     run = await s.client.runs.revise({
       runId: run.id,
       tasks: reordered,
       resume_from_task: 2,
-      name: 'A new name',
       progress_checklist_outcome: 'Reordered',
       progress_execution_outcome: 'The first task remains verified',
     });
@@ -233,11 +242,12 @@ describe('revision', () => {
     expect(run.blocks.work.tasks.map((t) => t.outcome)).toEqual(['first verified', 'Pending', 'Pending', 'Pending']);
     expect(run.blocks.checklist.synopsis).toBe('Reordered');
 
+    await s.client.runs.teleport({ runId: run.id, teleportTo: 'teleport-revise-tasks' });
+    await s.client.runs.name({ runId: run.id, name: 'Release 1.2 with repair' });
     run = await s.client.runs.revise({
       runId: run.id,
       tasks: [task(1), task('repair'), task(3)],
       resume_from_task: 2,
-      name: 'Release 1.2 with repair',
       progress_checklist_outcome: 'The corrected list',
       progress_execution_outcome: 'The first task remains verified',
     });
@@ -248,7 +258,7 @@ describe('revision', () => {
   it('refuses a revision that changes an executed task, naming its position; nothing changes', async () => {
     const s = await sessionClient(server);
     let run = await runWith(s, tasks(3));
-    run = await s.client.runs.step({ runId: run.id, task: 1, evidence: 'e', progress_execution_outcome: 'o' });
+    run = await acknowledge(s.client, run.id, { task: 1, evidence: 'e', progress_execution_outcome: 'o' });
     const refusal = await refused(
       s.client.runs.revise({ runId: run.id, tasks: [task('changed'), task(2)], resume_from_task: 2, progress_checklist_outcome: 'x', progress_execution_outcome: 'x' }),
     );
@@ -260,21 +270,23 @@ describe('revision', () => {
   it('a position past the end of the new list completes the run', async () => {
     const s = await sessionClient(server);
     let run = await runWith(s, tasks(3));
-    run = await s.client.runs.step({ runId: run.id, task: 1, evidence: 'e', progress_execution_outcome: 'o' });
+    run = await acknowledge(s.client, run.id, { task: 1, evidence: 'e', progress_execution_outcome: 'o' });
     run = await s.client.runs.revise({ runId: run.id, tasks: [task(1)], resume_from_task: 2, progress_checklist_outcome: 'Only one task was needed', progress_execution_outcome: 'o' });
     expect(run).toMatchObject({ status: 'completed', output: {}, total: 1 });
   });
 });
 
 describe('run tools for LLM function calling', () => {
-  it('walk a run through prepare, execute, intake, step and revise, answering with the directive', async () => {
+  it('walk a run through prepare, execute, naming, intake, step and revise, answering with the directive', async () => {
     const s = await sessionClient(server);
     const tools = Object.fromEntries(runTools(s.client).map((t) => [t.name, t]));
     expect(Object.keys(tools)).toEqual([
       'checklist_prepare',
       'checklist_execute',
+      'checklist_name',
       'checklist_intake',
       'checklist_step',
+      'checklist_teleport',
       'checklist_revise',
       'checklist_report_blocker',
       'checklist_get',
@@ -284,15 +296,20 @@ describe('run tools for LLM function calling', () => {
     const ok = (await tools.checklist_prepare?.handler({ parentExecutionId: 'none', skipNotificationCheck: true })) ?? '';
     const attempt = ok.match(/startAttemptId "([^"]+)"/)?.[1];
     const started = (await tools.checklist_execute?.handler({ startAttemptId: attempt })) ?? '';
-    const runId = started.match(/^Run (\S+) started/)?.[1];
-    expect(runId).toBeDefined();
-    const first = await tools.checklist_intake?.handler({ runId, name: 'Tool run', tasks: tasks(2), progress_checklist_outcome: 'Two tasks' });
-    expect(first).toContain('Task 1/2: Do step 1\nExpected result: Step 1 is done\n');
-    expect(await tools.checklist_step?.handler({ runId, task: 1, evidence: 'ok', progress_execution_outcome: 'ok' })).toContain('Task 2/2: Do step 2');
-    expect(await tools.checklist_step?.handler({ runId, task: 1, evidence: 'ok', progress_execution_outcome: 'ok' })).toBe(
-      'Error: stale step: task 1/2 was already acknowledged; the current task is 2/2.',
+    const runId = started.match(/^Run (\S+) is at checklist intake/)?.[1] ?? '';
+    expect(started).toContain(`First persist the actual task name with checklist_name (runId "${runId}", name).`);
+    expect(await tools.checklist_intake?.handler({ runId, tasks: tasks(2), progress_checklist_outcome: 'Two tasks' })).toBe(
+      `Error: run ${runId} has no name yet: persist the actual task name first with checklist_name (runId "${runId}", name), then submit the checklist.`,
     );
-    expect(await tools.checklist_step?.handler({ runId, task: 2, evidence: 'ok', progress_execution_outcome: 'ok' })).toBe(
+    await tools.checklist_name?.handler({ runId, name: 'Tool run' });
+    const first = (await tools.checklist_intake?.handler({ runId, tasks: tasks(2), progress_checklist_outcome: 'Two tasks' })) ?? '';
+    expect(first).toContain('Task 1/2: Do step 1\nExpected result: Step 1 is done\n');
+    const attempt1 = first.match(/attemptId "([^"]+)"/)?.[1];
+    const second = (await tools.checklist_step?.handler({ runId, attemptId: attempt1, evidence: 'ok', progress_execution_outcome: 'ok' })) ?? '';
+    expect(second).toContain('Task 2/2: Do step 2');
+    expect(await tools.checklist_step?.handler({ runId, attemptId: attempt1, evidence: 'ok', progress_execution_outcome: 'ok' })).toBe(second);
+    const attempt2 = second.match(/attemptId "([^"]+)"/)?.[1];
+    expect(await tools.checklist_step?.handler({ runId, attemptId: attempt2, evidence: 'ok', progress_execution_outcome: 'ok' })).toBe(
       `All tasks done (2/2). Run ${runId} is complete; its output is {}.`,
     );
   });
@@ -317,13 +334,13 @@ describe('live run view', () => {
     const seen: { id: string; cursor: number }[] = [];
     let sub: { unsubscribe(): void } | undefined;
     await new Promise<void>((resolve) => {
-      sub = viewer.runs.watch({ runId: run.id }, { onData: (e) => seen.push({ id: e.id, cursor: e.data.run.cursor }), onStarted: resolve });
+      sub = viewer.runs.watch({ runId: run.id, from: 'start' }, { onData: (e) => seen.push({ id: e.id, cursor: e.data.run.cursor }), onStarted: resolve });
     });
     const until = async (n: number) => {
       for (let i = 0; i < 500 && seen.length < n; i++) await new Promise((r) => setTimeout(r, 20));
     };
     await until(1);
-    await s.client.runs.step({ runId: run.id, task: 1, evidence: 'e', progress_execution_outcome: 'o' });
+    await acknowledge(s.client, run.id, { task: 1, evidence: 'e', progress_execution_outcome: 'o' });
     await until(2);
     expect(seen).toEqual([
       { id: String(run.version), cursor: 1 },
@@ -331,7 +348,7 @@ describe('live run view', () => {
     ]);
     sub?.unsubscribe();
 
-    await s.client.runs.step({ runId: run.id, task: 2, evidence: 'e', progress_execution_outcome: 'o' });
+    await acknowledge(s.client, run.id, { task: 2, evidence: 'e', progress_execution_outcome: 'o' });
     const resumed: { id: string; cursor: number }[] = [];
     const again = viewer.runs.watch({ runId: run.id, lastEventId: String(run.version + 1) }, { onData: (e) => resumed.push({ id: e.id, cursor: e.data.run.cursor }) });
     for (let i = 0; i < 500 && resumed.length < 1; i++) await new Promise((r) => setTimeout(r, 20));
@@ -345,23 +362,24 @@ describe('run tool answers', () => {
     const s = await sessionClient(server);
     const tools = Object.fromEntries(runTools(s.client).map((t) => [t.name, t]));
     const run = await startRun(s);
+    await s.client.runs.name({ runId: run.id, name: 'Ordered' });
     const intake = await tools.checklist_intake?.handler({
       runId: run.id,
-      name: 'Ordered',
       tasks: [task('deploy'), task('build')],
       progress_checklist_outcome: 'Two tasks',
       needs: [{ task: 1, needs: [2] }],
     });
+    const { attemptId } = await s.client.runs.get({ runId: run.id });
     expect(intake).toBe(
       [
         'Order changed from the written list:',
         '- written task 1 moved to position 2: task 1 needs the result of task 2 (Do step build)',
         'Task 1/2: Do step build',
         'Expected result: Step build is done',
-        `Do the work and verify the expected result, then call checklist_step with runId "${run.id}", task 1, evidence and progress_execution_outcome. If the task is blocked or incomplete, do not step: report the blocker (checklist_report_blocker) and tell the user.`,
+        `Do the work and verify the expected result, then call checklist_step with runId "${run.id}", attemptId "${attemptId}", evidence and progress_execution_outcome. If the task is blocked or incomplete, do not step: report the blocker (checklist_report_blocker) and tell the user.`,
       ].join('\n'),
     );
-    const next = await tools.checklist_step?.handler({ runId: run.id, task: 1, evidence: 'built', progress_execution_outcome: 'built' });
+    const next = await tools.checklist_step?.handler({ runId: run.id, attemptId, evidence: 'built', progress_execution_outcome: 'built' });
     expect(next).toMatch(/^Task 2\/2: Do step deploy\n/);
   });
 });

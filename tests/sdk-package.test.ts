@@ -189,8 +189,8 @@ describe('installed with npm in a project outside the workspace', () => {
 
     const [first, second] = seen.graph.tasks as { id: string }[];
     expect(seen.graph.answers).toEqual([
-      `Created ${first?.id} [pending] Build the package  blockedBy: []`,
-      `Created ${second?.id} [pending] Install the package  blockedBy: [${first?.id}]`,
+      `Created ${first?.id} (#1) [pending] Build the package  blockedBy: []`,
+      `Created ${second?.id} (#2) [pending] Install the package  blockedBy: [${first?.id}]`,
       expect.stringMatching(new RegExp(`^Error: task ${second?.id} is blocked by ${first?.id}`)),
     ]);
     expect(seen.graph.tasks).toEqual([

@@ -81,15 +81,15 @@ describe('todo.mirror', () => {
     const cases: [Promise<unknown>, string][] = [
       [
         s.todo.write({ todos: [{ content: 'Run tests', status: 'pending', activeForm: 'Running tests' }] } as never),
-        'Error: invalid todo: unknown field `activeForm`; an item is only its `content` and `status`.',
+        'Error: invalid todo: unknown field `todos[0].activeForm`; an item is only its `content` and `status`.',
       ],
       [
         s.trpc.todo.mirror.mutate({ todos: [{ content: 'Run tests', status: 'pending', id: '1' }] } as never),
-        'Error: invalid todo: unknown field `id`; a mirrored item is its `content`, `status` and `activeForm`.',
+        'Error: invalid todo: unknown field `todos[0].id`; a mirrored item is its `content`, `status` and `activeForm`.',
       ],
       [
         s.trpc.todo.mirror.mutate({ todos: [{ content: 'Run tests', status: 'pending', activeForm: 'x'.repeat(1001) }] }),
-        'Error: invalid todo: `activeForm` must be at most 1000 characters (got 1001).',
+        'Error: invalid todo: `todos[0].activeForm` must be at most 1000 characters (got 1001).',
       ],
       [
         s.trpc.todo.mirror.mutate({ todos: [{ content: 'A', status: 'in_progress' }, { content: 'B', status: 'in_progress' }] }),

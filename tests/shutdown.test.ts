@@ -30,7 +30,11 @@ describe('graceful shutdown', () => {
       }
     });
 
-    await new Promise((resolve) => setTimeout(resolve, 400));
+    // Signal once the burst is under way: writes acknowledged and the live stream delivering.
+    const acked = () => [...acknowledged.values()].reduce((sum, acks) => sum + acks.length, 0);
+    for (let waited = 0; (acked() < 16 || watched.length === 0) && waited < 20_000; waited += 20) {
+      await new Promise((resolve) => setTimeout(resolve, 20));
+    }
     const signalled = Date.now();
     stopping = true;
     server.process().kill('SIGTERM');

@@ -139,14 +139,14 @@ describe('task tool definitions', () => {
     expect((tools.TaskCreate?.inputSchema as { required: string[] }).required).toEqual(['subject']);
     const listName = freshList();
     const created = await tools.TaskCreate?.handler({ listName, subject: 'Build frontend' });
-    const id = created?.match(/^Created (T-\S+) \[pending\] Build frontend {2}blockedBy: \[\]$/)?.[1];
+    const id = created?.match(/^Created (T-\S+) \(#1\) \[pending\] Build frontend {2}blockedBy: \[\]$/)?.[1];
     expect(id).toBeDefined();
-    expect(await tools.TaskList?.handler({ listName })).toBe(`${id} [pending] Build frontend  blockedBy: []`);
+    expect(await tools.TaskList?.handler({ listName })).toBe('#1 [pending] Build frontend     blockedBy: []');
     expect(JSON.parse((await tools.TaskGet?.handler({ listName, id })) ?? '{}')).toMatchObject({ id, subject: 'Build frontend' });
     expect(await tools.TaskUpdate?.handler({ listName, id, status: 'completed' })).toBe(
       `Updated ${id} [completed] Build frontend (version 2)  blockedBy: []`,
     );
-    expect(await tools.TaskUpdate?.handler({ listName, id, addBlockedBy: [id] })).toBe(`Error: invalid dependency: ${id} cannot depend on itself.`);
+    expect(await tools.TaskUpdate?.handler({ listName, id, blockedBy: [id] })).toBe(`Error: invalid dependency: ${id} cannot depend on itself.`);
     expect(await tools.TaskClaim?.handler({ listName })).toBe('No ready task to claim.');
     expect(await tools.TaskPlan?.handler({ listName })).toBe(`No remaining tasks in list "${listName}".`);
   });

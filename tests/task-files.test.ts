@@ -125,7 +125,8 @@ describe('import a Claude Code folder', () => {
     );
     expect(cycle.message).toBe('Error: invalid import: 1.json: dependency cycle 1 → 3 → 4 → 5 → 1.');
     expect(rows()).toEqual(before);
-    expect((await s.client.tasks.list({ listName })).tasks).toEqual([]);
+    // Nothing was recorded: not a task, not even the list.
+    expect((await refused(s.client.tasks.list({ listName }))).message).toMatch(new RegExp(`^Error: task list "${listName}" does not exist; `));
   });
 
   it('refuses a viewer key, and a format it does not know', async () => {

@@ -46,7 +46,7 @@ describe('todo_write tool definition', () => {
       'Error: invalid todos: duplicate content "Run tests"',
     );
     await expect(tool.handler({ todos: [{ content: 'x', status: 'pending', priority: 1 }] })).resolves.toBe(
-      'Error: invalid todo: unknown field `priority`; an item is only its `content` and `status`.',
+      'Error: invalid todo: unknown field `todos[0].priority`; an item is only its `content` and `status`.',
     );
     const agentOnly = todoWriteTool(await keyClient(server, 'agent'));
     await expect(agentOnly.handler({ todos: [] })).resolves.toBe(

@@ -100,7 +100,7 @@ describe('todo_write refusals record nothing', () => {
     await expectRefusedUnchanged(
       s,
       { todos: [{ content: 'Fine', status: 'pending' }, { content: '   ', status: 'pending' }] },
-      'Error: invalid todo: `content` must be a non-empty string.',
+      'Error: invalid todo: `content` must be a non-empty string. At `todos[1].content`.',
       'INVALID_TODOS',
     );
   });
@@ -145,13 +145,13 @@ describe('todo_write refusals record nothing', () => {
     await expectRefusedUnchanged(
       s,
       { todos: [{ content: 'A', status: 'pending', id: '1' }] },
-      'Error: invalid todo: unknown field `id`; an item is only its `content` and `status`.',
+      'Error: invalid todo: unknown field `todos[0].id`; an item is only its `content` and `status`.',
       'INVALID_INPUT',
     );
     await expectRefusedUnchanged(
       s,
       { todos: [{ content: 'A', status: 'pending', priority: 'high' }] },
-      'Error: invalid todo: unknown field `priority`; an item is only its `content` and `status`.',
+      'Error: invalid todo: unknown field `todos[0].priority`; an item is only its `content` and `status`.',
       'INVALID_INPUT',
     );
   });
@@ -161,7 +161,7 @@ describe('todo_write refusals record nothing', () => {
     await expectRefusedUnchanged(
       s,
       { todos: [{ content: 'A', status: 'done' }] },
-      'Error: invalid todo: `status` must be one of pending, in_progress, completed (got "done").',
+      'Error: invalid todo: `todos[0].status` must be one of pending, in_progress, completed (got "done").',
       'INVALID_INPUT',
     );
   });
@@ -171,7 +171,7 @@ describe('todo_write refusals record nothing', () => {
     await expectRefusedUnchanged(
       s,
       { todos: [{ content: 42, status: 'pending' }] },
-      'Error: invalid todo: `content` must be a non-empty string.',
+      'Error: invalid todo: `content` must be a non-empty string. At `todos[0].content`.',
       'INVALID_INPUT',
     );
   });
@@ -188,7 +188,7 @@ describe('todo_write refusals record nothing', () => {
     await expectRefusedUnchanged(
       s,
       { todos: [{ content: 'x'.repeat(1001), status: 'pending' }] },
-      'Error: invalid todo: `content` must be at most 1000 characters (got 1001).',
+      'Error: invalid todo: `todos[0].content` must be at most 1000 characters (got 1001).',
       'INVALID_INPUT',
     );
     expect((await s.client.todo.write({ todos: [{ content: 'x'.repeat(1000), status: 'pending' }] })).revision).toBe(1);

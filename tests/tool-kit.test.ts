@@ -96,7 +96,7 @@ async function walkEveryTool(call: Caller, agentName: string) {
 
   // task graph: two parallel branches joined by a third task
   const created = (text: string, subject: string) => {
-    const id = text.match(new RegExp(`^Created (T-\\S+) \\[pending\\] ${subject} {2}blockedBy: \\[\\]$`))?.[1];
+    const id = text.match(new RegExp(`^Created (T-\\S+) \\(#\\d+\\) \\[pending\\] ${subject} {2}blockedBy: \\[\\]$`))?.[1];
     expect(id, text).toBeDefined();
     return id as string;
   };
@@ -104,12 +104,18 @@ async function walkEveryTool(call: Caller, agentName: string) {
   const b = created(await call('TaskCreate', { listName, subject: 'Build backend', description: 'API and storage', metadata: { area: 'api' } }), 'Build backend');
   const joined = await call('TaskCreate', { listName, subject: 'Run integration tests', blockedBy: [a, b] });
   const c = joined.match(/^Created (T-\S+) /)?.[1] as string;
-  expect(joined).toBe(`Created ${c} [pending] Run integration tests  blockedBy: [${a}, ${b}]`);
+  expect(joined).toBe(`Created ${c} (#3) [pending] Run integration tests  blockedBy: [${a}, ${b}]`);
   expect(JSON.parse(await call('TaskGet', { listName, id: c }))).toMatchObject({ id: c, listName, subject: 'Run integration tests', status: 'pending', blockedBy: [a, b] });
+  // Long ids read as their #n references, in the seed's columns; every tool takes them.
   expect(await call('TaskList', { listName })).toBe(
-    [`${a} [pending] Build frontend  blockedBy: []`, `${b} [pending] Build backend  blockedBy: []`, `${c} [pending] Run integration tests  blockedBy: [${a}, ${b}]`].join('\n'),
+    [
+      '#1 [pending] Build frontend            blockedBy: []',
+      '#2 [pending] Build backend             blockedBy: []',
+      '#3 [pending] Run integration tests     blockedBy: [#1, #2]',
+    ].join('\n'),
   );
-  expect(await call('TaskList', { listName, readyOnly: true })).toBe([`${a} [pending] Build frontend  blockedBy: []`, `${b} [pending] Build backend  blockedBy: []`].join('\n'));
+  expect(await call('TaskList', { listName, readyOnly: true })).toBe(['#1 [pending] Build frontend     blockedBy: []', '#2 [pending] Build backend      blockedBy: []'].join('\n'));
+  expect(JSON.parse(await call('TaskGet', { listName, id: '#3' }))).toMatchObject({ id: c, ref: '#3' });
   expect(await call('TaskPlan', { listName })).toMatch(
     new RegExp(`^Wave 1: ${a}, ${b}\\nWave 2: ${c}\\nCritical path \\(2\\): (${a}|${b}) → ${c}$`),
   );
@@ -139,17 +145,24 @@ async function walkEveryTool(call: Caller, agentName: string) {
   const startAttemptId = prepared.match(/^Start attempt (\S+) prepared\. Call checklist_execute with startAttemptId "\1"\.$/)?.[1] as string;
   expect(startAttemptId, prepared).toBeDefined();
   const started = await call('checklist_execute', { startAttemptId });
-  const runId = started.match(/^Run (\S+) started\./)?.[1] as string;
-  expect(started).toBe(`Run ${runId} started. Submit the checklist with checklist_intake (runId: "${runId}").`);
+  const runId = started.match(/^Run (\S+) is at checklist intake\./)?.[1] as string;
+  const attemptOf = (text: string) => text.match(/attemptId "([^"]+)"/)?.[1] as string;
+  expect(started).toBe(
+    `Run ${runId} is at checklist intake.\nFirst persist the actual task name with checklist_name (runId "${runId}", name).\nThen submit the checklist with checklist_intake (runId "${runId}").`,
+  );
   expect(await call('checklist_execute', { startAttemptId })).toMatch(/^Error: /);
-  const intake = await call('checklist_intake', { runId, name: 'Release 1.2', tasks: [step(1), step(2)], progress_checklist_outcome: 'Two steps' });
+  expect(await call('checklist_name', { runId, name: 'Release 1.2' })).toBe(`Run ${runId} is at checklist intake.\nThen submit the checklist with checklist_intake (runId "${runId}").`);
+  const intake = await call('checklist_intake', { runId, tasks: [step(1), step(2)], progress_checklist_outcome: 'Two steps' });
   expect(intake).toMatch(/^Task 1\/2: Do step 1\nExpected result: Step 1 is done\nDo the work and verify the expected result, then call checklist_step with runId "/);
   expect(await call('checklist_report_blocker', { runId, blocker: 'Waiting for the build machine' })).toBe(`Blocker recorded on Task 1/2; the cursor stays. ${intake}`);
   expect(await call('checklist_report_blocker', { runId, blocker: null })).toBe(`Blocker cleared on Task 1/2; the cursor stays. ${intake}`);
-  expect(await call('checklist_step', { runId, task: 1, evidence: 'Step 1 verified', progress_execution_outcome: 'Step 1 done' })).toContain('Task 2/2: Do step 2');
-  expect(await call('checklist_step', { runId, task: 1, evidence: 'again', progress_execution_outcome: 'again' })).toBe(
+  const second = await call('checklist_step', { runId, attemptId: attemptOf(intake), evidence: 'Step 1 verified', progress_execution_outcome: 'Step 1 done' });
+  expect(second).toContain('Task 2/2: Do step 2');
+  expect(await call('checklist_step', { runId, attemptId: attemptOf(second), task: 1, evidence: 'again', progress_execution_outcome: 'again' })).toBe(
     'Error: stale step: task 1/2 was already acknowledged; the current task is 2/2.',
   );
+  const jumped = await call('checklist_teleport', { runId, teleportTo: 'teleport-revise-tasks' });
+  expect(jumped).toMatch(/^Revise checklist: send the complete corrected checklist with checklist_revise/);
   const revised = await call('checklist_revise', {
     runId,
     tasks: [step(1), step(2), step(3)],
@@ -159,8 +172,9 @@ async function walkEveryTool(call: Caller, agentName: string) {
   });
   expect(revised).toContain('Task 2/3: Do step 2\nExpected result: Step 2 is done\n');
   expect(await call('checklist_get', { runId })).toBe(revised);
-  expect(await call('checklist_step', { runId, task: 2, evidence: 'Step 2 verified', progress_execution_outcome: 'Step 2 done' })).toContain('Task 3/3: Do step 3');
-  expect(await call('checklist_step', { runId, task: 3, evidence: 'Step 3 verified', progress_execution_outcome: 'Step 3 done' })).toBe(
+  const third = await call('checklist_step', { runId, attemptId: attemptOf(revised), evidence: 'Step 2 verified', progress_execution_outcome: 'Step 2 done' });
+  expect(third).toContain('Task 3/3: Do step 3');
+  expect(await call('checklist_step', { runId, attemptId: attemptOf(third), evidence: 'Step 3 verified', progress_execution_outcome: 'Step 3 done' })).toBe(
     `All tasks done (3/3). Run ${runId} is complete; its output is {}.`,
   );
   expect(await call('checklist_get', { runId })).toBe(`All tasks done (3/3). Run ${runId} is complete; its output is {}.`);
@@ -198,14 +212,14 @@ describe('every tool through every shape against the real server', () => {
     const dispatch = createDispatcher(tools);
     const todoWrite = tools.find((t) => t.name === 'todo_write');
     const bad = { todos: [{ content: 'Run tests', status: 'done' }] };
-    const text = 'Error: invalid todo: `status` must be one of pending, in_progress, completed (got "done").';
+    const text = 'Error: invalid todo: `todos[0].status` must be one of pending, in_progress, completed (got "done").';
     expect(await todoWrite?.handler(bad)).toBe(text);
     expect(await dispatch({ name: 'todo_write', arguments: JSON.stringify(bad) })).toBe(text); // OpenAI: JSON text
     expect(await dispatch({ name: 'todo_write', arguments: bad })).toBe(text); // Anthropic: the input object
     expect(await dispatch({ name: 'TaskCreate', arguments: { subject: 'x'.repeat(201) } })).toBe(
       'Error: invalid task: `subject` must be at most 200 characters (got 201).',
     );
-    expect(await dispatch({ name: 'checklist_step', arguments: '{"runId":"r","task":0,"evidence":"e","progress_execution_outcome":"p"}' })).toBe(
+    expect(await dispatch({ name: 'checklist_step', arguments: '{"runId":"r","attemptId":"att_1","task":0,"evidence":"e","progress_execution_outcome":"p"}' })).toBe(
       'Error: invalid input: `task` must be a task position (a whole number from 1).',
     );
     expect(await dispatch({ name: 'TaskList', arguments: '{"limit":' })).toMatch(/^Error: invalid arguments for TaskList: not valid JSON/);

@@ -17,6 +17,8 @@ import { describe, expect, it } from 'vitest';
  *    accepted by zod. The oracle trims exactly these paths before asking ajv (`*` is any array index).
  * 2. `metadata` (TaskCreate, TaskUpdate) must be at most TASK_METADATA_MAX_BYTES of JSON.stringify (a refinement
  *    JSON Schema cannot express). The oracle applies that limit itself.
+ * 4. Whole numbers beyond ±(2^53 - 1) are refused by zod's `.int()`; the JSON Schema leaves out those bounds (they cost a
+ *    model tokens and tell it nothing). The oracle refuses such an integer itself.
  * 3. (Not generated: not JSON.) TaskList and TaskPlan default to `{}` when the input is `undefined`; ajv refuses
  *    `undefined`. The tool kit sends `{}` for missing arguments, so a model never sees this.
  */
@@ -28,11 +30,13 @@ const TRIMMED: Record<string, readonly string[]> = {
   TaskUpdate: ['listName', 'subject', 'description', 'activeForm', 'owner'],
   TaskClaim: ['listName', 'owner'],
   TaskPlan: ['listName'],
-  checklist_prepare: [],
+  checklist_prepare: ['taskContext.tasks.*.action', 'taskContext.tasks.*.expected_result'],
   checklist_execute: [],
-  checklist_intake: ['name', 'tasks.*.action', 'tasks.*.expected_result', 'progress_checklist_outcome', 'execution_note', 'remarks.*.text'],
+  checklist_name: ['name'],
+  checklist_intake: ['tasks.*.action', 'tasks.*.expected_result', 'progress_checklist_outcome', 'execution_note', 'remarks.*.text'],
   checklist_step: ['evidence', 'progress_execution_outcome'],
-  checklist_revise: ['tasks.*.action', 'tasks.*.expected_result', 'name', 'progress_checklist_outcome', 'progress_execution_outcome'],
+  checklist_teleport: [],
+  checklist_revise: ['tasks.*.action', 'tasks.*.expected_result', 'progress_checklist_outcome', 'progress_execution_outcome'],
   checklist_report_blocker: ['blocker'],
   checklist_get: [],
 };
@@ -42,7 +46,7 @@ const WITH_METADATA = new Set(['TaskCreate', 'TaskUpdate']);
 const NUM_RUNS = Number(process.env.FC_NUM_RUNS ?? 200);
 
 interface Schema {
-  type?: string;
+  type?: string | string[];
   properties?: Record<string, Schema>;
   required?: string[];
   additionalProperties?: boolean | Schema;
@@ -53,12 +57,14 @@ interface Schema {
   maxLength?: number;
   pattern?: string;
   enum?: string[];
+  const?: string;
   minimum?: number;
   maximum?: number;
   anyOf?: Schema[];
 }
 
-const ajv = new Ajv2020({ strict: true });
+// Nullable fields are written `type: [T, "null"]`, a union type strict mode asks to allow explicitly.
+const ajv = new Ajv2020({ strict: true, allowUnionTypes: true });
 const tools = toolKit.map((spec) => {
   const schema = jsonSchemaOf(spec.input);
   return { spec, schema: schema as Schema, validate: ajv.compile(schema) };
@@ -86,7 +92,18 @@ const metadataFits = (name: string, x: unknown) => {
   return !m || typeof m !== 'object' || Array.isArray(m) || JSON.stringify(m).length <= TASK_METADATA_MAX_BYTES;
 };
 
-type Verdict = 'agree' | 'trim' | 'metadata';
+/** Difference 4: every whole number at an integer node is a safe integer. */
+function safeIntegers(schema: Schema, x: unknown): boolean {
+  const types = Array.isArray(schema.type) ? schema.type : [schema.type];
+  if (types.includes('integer') && typeof x === 'number' && Number.isInteger(x)) return Number.isSafeInteger(x);
+  if (schema.items && Array.isArray(x)) return x.every((v) => safeIntegers(schema.items as Schema, v));
+  if (schema.properties && x && typeof x === 'object' && !Array.isArray(x)) {
+    return Object.entries(schema.properties).every(([k, p]) => !Object.hasOwn(x, k) || safeIntegers(p, (x as Record<string, unknown>)[k]));
+  }
+  return true;
+}
+
+type Verdict = 'agree' | 'trim' | 'metadata' | 'integer';
 
 /** Asserts the contract and the JSON Schema agree on x (up to the documented differences); says which applied. */
 function check(tool: (typeof tools)[number], raw: unknown): { zodOk: boolean; verdict: Verdict } {
@@ -95,11 +112,11 @@ function check(tool: (typeof tools)[number], raw: unknown): { zodOk: boolean; ve
   const zodOk = tool.spec.input.safeParse(x).success;
   const ajvOk = tool.validate(x) as boolean;
   const trimmed = trimAt(x, TRIMMED[name] ?? []);
-  const expected = (tool.validate(trimmed) as boolean) && metadataFits(name, x);
+  const expected = (tool.validate(trimmed) as boolean) && metadataFits(name, x) && safeIntegers(tool.schema, x);
   if (zodOk !== expected) {
     throw new Error(`${name}: zod says ${zodOk}, JSON Schema (after the documented differences) says ${expected} for ${JSON.stringify(x).slice(0, 500)}`);
   }
-  return { zodOk, verdict: ajvOk === zodOk ? 'agree' : metadataFits(name, x) ? 'trim' : 'metadata' };
+  return { zodOk, verdict: ajvOk === zodOk ? 'agree' : !safeIntegers(tool.schema, x) ? 'integer' : metadataFits(name, x) ? 'trim' : 'metadata' };
 }
 
 // ---- arbitraries derived from the JSON Schema -----------------------------------------------------------------
@@ -147,6 +164,7 @@ function withKey(base: Record<string, unknown>, key: string, value: unknown) {
 /** Values the JSON Schema accepts. */
 function valid(s: Schema): fc.Arbitrary<unknown> {
   if (s.anyOf) return fc.oneof(...s.anyOf.map(valid));
+  if (Array.isArray(s.type)) return fc.oneof(...s.type.map((type) => valid({ ...s, type })));
   switch (s.type) {
     case 'null':
       return fc.constant(null);
@@ -158,6 +176,7 @@ function valid(s: Schema): fc.Arbitrary<unknown> {
       return fc.oneof({ weight: 4, arbitrary: fc.integer({ min, max: Math.min(max, min + 100) }) }, { weight: 1, arbitrary: fc.constantFrom(min, max) });
     }
     case 'string': {
+      if (s.const !== undefined) return fc.constant(s.const);
       if (s.enum) return fc.constantFrom(...s.enum);
       const min = s.minLength ?? 0;
       const max = s.maxLength ?? 30;
@@ -191,6 +210,7 @@ function valid(s: Schema): fc.Arbitrary<unknown> {
 /** Values one step outside the JSON Schema (or inside it by the documented differences): a near miss at some node. */
 function nearMiss(s: Schema): fc.Arbitrary<unknown> {
   if (s.anyOf) return fc.oneof(...s.anyOf.map(nearMiss));
+  if (Array.isArray(s.type)) return fc.oneof(...s.type.filter((t) => t !== 'null').map((type) => nearMiss({ ...s, type })));
   switch (s.type) {
     case 'null':
       return wrongType;
@@ -304,7 +324,8 @@ describe('tool JSON Schemas', () => {
     for (const { spec, schema } of tools) {
       const raw = jsonSchemaOf(spec.input);
       expect(ajv.validateSchema(raw), `${spec.name}: ${ajv.errorsText(ajv.errors)}`).toBe(true);
-      expect(raw.$schema).toBe('https://json-schema.org/draft/2020-12/schema');
+      // Draft 2020-12 without the `$schema` line: every tool would repeat it, and a model reads none of it.
+      expect(raw.$schema).toBeUndefined();
       expect(schema.type, spec.name).toBe('object');
       expect(schema.additionalProperties, spec.name).toBe(false);
       // OpenAI function names: ^[a-zA-Z0-9_-]{1,64}$; Anthropic tool names: ^[a-zA-Z0-9_-]{1,128}$
@@ -334,7 +355,7 @@ describe('tool JSON Schemas', () => {
     };
     // 1. zod trims: whitespace-only passes minLength, padding past maxLength or outside the pattern fails JSON Schema
     expect(both('TaskCreate', { subject: '   ' })).toEqual({ jsonSchema: true, zod: false });
-    expect(both('checklist_step', { runId: 'r', task: 1, evidence: '\n', progress_execution_outcome: 'ok' })).toEqual({ jsonSchema: true, zod: false });
+    expect(both('checklist_step', { runId: 'r', attemptId: 'a', task: 1, evidence: '\n', progress_execution_outcome: 'ok' })).toEqual({ jsonSchema: true, zod: false });
     expect(both('todo_write', { todos: [{ content: `${'a'.repeat(1000)} `, status: 'pending' }] })).toEqual({ jsonSchema: false, zod: true });
     expect(both('TaskList', { listName: ' my-list ' })).toEqual({ jsonSchema: false, zod: true });
     // not trimmed: ids and the parent execution id agree
@@ -391,7 +412,7 @@ describe('tool JSON Schemas', () => {
   it('the generators exercise each documented difference, and only where documented', () => {
     // seeded, so this count never flakes; the properties above draw fresh inputs on every run
     for (const tool of tools) {
-      const counts: Record<Verdict, number> = { agree: 0, trim: 0, metadata: 0 };
+      const counts: Record<Verdict, number> = { agree: 0, trim: 0, metadata: 0, integer: 0 };
       for (const x of fc.sample(fc.oneof(valid(tool.schema), deepMiss(tool.schema)), { numRuns: 120, seed: 7 })) counts[check(tool, x).verdict]++;
       expect(counts.trim > 0, `${tool.spec.name} trim differences`).toBe((TRIMMED[tool.spec.name] ?? []).length > 0);
       expect(counts.metadata > 0, `${tool.spec.name} metadata differences`).toBe(WITH_METADATA.has(tool.spec.name));
@@ -425,9 +446,9 @@ describe('invalid arguments from a model', () => {
   it('name the field', async () => {
     const cases: [string, unknown, string][] = [
       ['todo_write', {}, '`todos`'],
-      ['todo_write', { todos: [{ content: 'a', status: 'done' }] }, '`status`'],
+      ['todo_write', { todos: [{ content: 'a', status: 'done' }] }, '`todos[0].status`'],
       ['todo_write', { todos: [], baseRevision: -1 }, '`baseRevision`'],
-      ['todo_write', { todos: [{ content: 'a', status: 'pending', priority: 'high' }] }, '`priority`'],
+      ['todo_write', { todos: [{ content: 'a', status: 'pending', priority: 'high' }] }, '`todos[0].priority`'],
       ['TaskCreate', { subject: 'a'.repeat(201) }, '`subject`'],
       ['TaskCreate', { subject: 'a', blockedBy: 'T-1' }, '`blockedBy`'],
       ['TaskCreate', { subject: 'a', metadata: [] }, '`metadata`'],
@@ -436,18 +457,18 @@ describe('invalid arguments from a model', () => {
       ['TaskList', { limit: 0 }, '`limit`'],
       ['TaskUpdate', { id: 'T-1', status: 'done' }, '`status`'],
       ['TaskUpdate', { id: 'T-1', owner: '' }, '`owner`'],
-      ['TaskUpdate', { id: 'T-1', addBlockedBy: Array.from({ length: 101 }, (_, i) => `T-${i}`) }, '`addBlockedBy`'],
+      ['TaskUpdate', { id: 'T-1', blockedBy: Array.from({ length: 101 }, (_, i) => `T-${i}`) }, '`blockedBy`'],
       ['checklist_prepare', {}, '`parentExecutionId`'],
       ['checklist_execute', { startAttemptId: 7 }, '`startAttemptId`'],
-      ['checklist_intake', { runId: 'r', name: 'n', tasks: [], progress_checklist_outcome: 'p' }, 'a checklist holds 1 to 100 tasks (got 0)'],
-      ['checklist_intake', { runId: 'r', name: 'n', tasks: [{ action: 'a', expected_result: 'b', id: 1 }], progress_checklist_outcome: 'p' }, '`id`'],
-      ['checklist_intake', { runId: 'r', name: 'n', tasks: [{ action: 'a', expected_result: 'b' }], progress_checklist_outcome: 'p', needs: [{ task: 0, needs: [1] }] }, '`needs.task`'],
-      ['checklist_step', { runId: 'r', task: 1, evidence: 'e'.repeat(501), progress_execution_outcome: 'p' }, '`evidence`'],
+      ['checklist_intake', { runId: 'r', tasks: [], progress_checklist_outcome: 'p' }, 'a checklist holds 1 to 100 tasks (got 0)'],
+      ['checklist_intake', { runId: 'r', tasks: [{ action: 'a', expected_result: 'b', id: 1 }], progress_checklist_outcome: 'p' }, '`tasks[0].id`'],
+      ['checklist_intake', { runId: 'r', tasks: [{ action: 'a', expected_result: 'b' }], progress_checklist_outcome: 'p', needs: [{ task: 0, needs: [1] }] }, '`needs[0].task`'],
+      ['checklist_step', { runId: 'r', attemptId: 'a', task: 1, evidence: 'e'.repeat(501), progress_execution_outcome: 'p' }, '`evidence`'],
       ['checklist_revise', { runId: 'r', tasks: [{ action: 'a', expected_result: 'b' }], progress_checklist_outcome: 'p', progress_execution_outcome: 'p' }, '`resume_from_task`'],
       ['checklist_report_blocker', { runId: 'r' }, '`blocker`'],
       ['checklist_get', { runId: '' }, '`runId`'],
-      ['TaskCreate', { subject: 'a', blockedBy: ['x'] }, '`blockedBy`: "x" is not a task id (T-…)'],
-      ['TaskGet', {}, '`id` must be a task id like "T-…"'],
+      ['TaskCreate', { subject: 'a', blockedBy: ['x'] }, '`blockedBy[0]`: "x" is not a task id (T-… or #n)'],
+      ['TaskGet', {}, '`id` must be a task id like "T-…" or "#3"'],
     ];
     for (const [name, args, field] of cases) {
       const text = await dispatch({ name, arguments: JSON.stringify(args) });

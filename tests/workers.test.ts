@@ -219,9 +219,11 @@ describe('agent-tasks serve --workers 2', () => {
           const { startAttemptId } = await client.runs.prepare({ parentExecutionId: 'none' });
           const run = await client.runs.execute({ startAttemptId });
           const tasks = ['First', 'Second'].map((action) => ({ action, expected_result: `${action}: verified` }));
-          await client.runs.intake({ runId: run.id, name: `Run ${i}`, tasks, progress_checklist_outcome: '2 ordered tasks are ready' });
+          await client.runs.name({ runId: run.id, name: `Run ${i}` });
+          let { attemptId } = await client.runs.intake({ runId: run.id, tasks, progress_checklist_outcome: '2 ordered tasks are ready' });
           for (const task of [1, 2]) {
-            await client.runs.step({ runId: run.id, task, evidence: `Task ${task} checked.`, progress_execution_outcome: `Task ${task} is done` });
+            const view = await client.runs.step({ runId: run.id, attemptId: attemptId ?? '', evidence: `Task ${task} checked.`, progress_execution_outcome: `Task ${task} is done` });
+            attemptId = view.attemptId;
           }
           return run.id;
         }),

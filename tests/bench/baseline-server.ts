@@ -40,6 +40,7 @@ function noopTrpc() {
     corsOrigins: [],
     inFlight: inFlightRequests(),
     mcp: { handle: async () => new Response(null, { status: 404 }) },
+    moira: { handle: async () => new Response(null, { status: 404 }) },
     ready: async () => ({ ready: true }),
     webRoot: '/nonexistent',
     router: noopRouter,

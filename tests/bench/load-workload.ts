@@ -16,8 +16,8 @@ export interface Workload {
   readyPages: Request[];
   todoGets: Request[];
   runViews: Request[];
-  /** Per connection, the steps of its runs in order (each worker count has its own runs). */
-  runSteps(workers: number): Request[][];
+  /** Per connection, its runs ready for their first step (each worker count has its own runs). */
+  runSteps(workers: number): { runId: string; attemptId: string; token: string }[][];
   describe: string;
 }
 
@@ -49,11 +49,13 @@ const checklist = Array.from({ length: RUN_TASKS }, (_, i) => ({
   expected_result: `Step ${i + 1} is verified by its check`,
 }));
 
+/** A run named and given its checklist: its id and the attempt its first step answers. */
 async function readyRun(client: AgentTasksClient, name: string) {
   const { startAttemptId } = await client.runs.prepare({ parentExecutionId: 'none', skipNotificationCheck: true });
   const run = await client.runs.execute({ startAttemptId });
-  await client.runs.intake({ runId: run.id, name, tasks: checklist, progress_checklist_outcome: `${RUN_TASKS} tasks are ready` });
-  return run.id;
+  await client.runs.name({ runId: run.id, name });
+  const ready = await client.runs.intake({ runId: run.id, tasks: checklist, progress_checklist_outcome: `${RUN_TASKS} tasks are ready` });
+  return { runId: run.id, attemptId: ready.attemptId ?? '' };
 }
 
 export async function prepareWorkload(options: {
@@ -101,20 +103,21 @@ export async function prepareWorkload(options: {
     // Runs: a few to view, and per worker count enough for every connection to step for the whole measurement.
     const runners = writers.slice(0, CONNECTIONS);
     const viewed = await Promise.all(runners.slice(0, 4).map((r, i) => readyRun(r.client, `Viewed run ${i}`)));
-    for (const [i, runId] of viewed.entries()) {
+    for (const [i, { runId, attemptId: first }] of viewed.entries()) {
       const client = runners[i]?.client as AgentTasksClient;
+      let attemptId = first;
       for (let task = 1; task <= 50; task++) {
-        await client.runs.step({ runId, task, evidence: `check ${task} passed`, progress_execution_outcome: `step ${task} verified` });
+        attemptId = (await client.runs.step({ runId, attemptId, evidence: `check ${task} passed`, progress_execution_outcome: `step ${task} verified` })).attemptId ?? '';
       }
     }
     const perConnection = Math.ceil((MAX_STEPS_PER_SECOND * (options.seconds + 1)) / CONNECTIONS / RUN_TASKS) + 1;
-    const runs = new Map<number, string[][]>();
+    const runs = new Map<number, { runId: string; attemptId: string; token: string }[][]>();
     for (const workers of options.workers) {
       options.log(`preparing ${perConnection * CONNECTIONS} runs of ${RUN_TASKS} tasks for workers ${workers}…`);
       runs.set(workers, await Promise.all(runners.map(async (r, c) => {
-        const ids: string[] = [];
-        for (let k = 0; k < perConnection; k++) ids.push(await readyRun(r.client, `Bench run ${workers}.${c}.${k}`));
-        return ids;
+        const ready: { runId: string; attemptId: string; token: string }[] = [];
+        for (let k = 0; k < perConnection; k++) ready.push({ ...(await readyRun(r.client, `Bench run ${workers}.${c}.${k}`)), token: r.token });
+        return ready;
       })));
     }
 
@@ -128,18 +131,8 @@ export async function prepareWorkload(options: {
       edgeAdds,
       readyPages: runners.map((r) => ({ method: 'GET' as const, path: query('task.list', { listName, readyOnly: true, limit: 50 }), token: r.token })),
       todoGets: runners.map((r) => ({ method: 'GET' as const, path: '/trpc/todo.get', token: r.token })),
-      runViews: viewed.map((runId, i) => ({ method: 'GET' as const, path: query('run.get', { runId }), token: runners[i]?.token ?? '' })),
-      runSteps: (workers) =>
-        (runs.get(workers) ?? []).map((ids, c) =>
-          ids.flatMap((runId) =>
-            Array.from({ length: RUN_TASKS }, (_, t) => ({
-              method: 'POST' as const,
-              path: '/trpc/run.step',
-              token: runners[c]?.token ?? '',
-              body: { runId, task: t + 1, evidence: `check ${t + 1} passed`, progress_execution_outcome: `step ${t + 1} verified` },
-            })),
-          ),
-        ),
+      runViews: viewed.map(({ runId }, i) => ({ method: 'GET' as const, path: query('run.get', { runId }), token: runners[i]?.token ?? '' })),
+      runSteps: (workers) => runs.get(workers) ?? [],
       describe: `${TASKS} tasks / ${seeded.edges} edges (window ${shape.window}), 200 sessions, ${perConnection} runs of ${RUN_TASKS} tasks per connection and worker count`,
     };
   } finally {

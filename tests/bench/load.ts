@@ -12,7 +12,7 @@ import { openRawStore } from './raw-sqlite.ts';
 import { type ServerProcess, startAgentTasks, startBaseline } from './server-process.ts';
 import { fixed, textTable } from './text-table.ts';
 import { listAt } from './todo-lists.ts';
-import { type Request, type WrkResult, wrk, wrkVersion, writeRequests } from './wrk.ts';
+import { type Request, type WrkResult, wrk, wrkVersion, writeRequests, writeRuns } from './wrk.ts';
 
 const envInt = (name: string, fallback: number) => {
   const value = Number(process.env[name]);
@@ -44,16 +44,18 @@ const dir = mkdtempSync(path.join(os.tmpdir(), 'agent-tasks-bench-load-'));
 async function measure(
   server: ServerProcess,
   label: { system: string; scenario: string; workers: number | '-' },
-  requests: Request[] | Request[][],
+  requests: Request[] | { runs: { runId: string; attemptId: string; token: string }[][] },
   connections: number,
-  perThread = false,
 ): Promise<WrkResult> {
   const file = path.join(dir, `${label.system}-${label.scenario}-${label.workers}`.replace(/[^\w.-]+/g, '_'));
-  writeRequests(file, requests);
+  const steps = !Array.isArray(requests);
+  if (steps) writeRuns(file, requests.runs);
+  else writeRequests(file, requests);
   log(`${label.system} · ${label.scenario} · workers ${label.workers} · ${connections} connections…`);
-  if (!perThread) await wrk({ url: server.url, file, connections, seconds: 2 });
+  // Run steps are used up as they go: no warm-up on them.
+  if (!steps) await wrk({ url: server.url, file, connections, seconds: 2 });
   const cpuBefore = server.cpuSeconds();
-  const result = await wrk({ url: server.url, file, connections, seconds: SECONDS, perThread });
+  const result = await wrk({ url: server.url, file, connections, seconds: SECONDS, mode: steps ? 'run-steps' : 'shared' });
   const cpu = server.cpuSeconds() - cpuBefore;
   rows.push({
     ...label,
@@ -90,7 +92,7 @@ async function ours(workload: Workload, databaseFile: string, workers: number) {
   try {
     await measure(server, { system, scenario: 'todo.write, 10 items, 32 sessions', workers }, workload.todoWrites, 32);
     await measure(server, { system, scenario: 'task.update metadata, 10k tasks / 20k edges', workers }, workload.taskUpdates, 32);
-    await measure(server, { system, scenario: 'run.step, 100-task runs', workers }, workload.runSteps(workers), 32, true);
+    await measure(server, { system, scenario: 'run.step, 100-task runs', workers }, { runs: workload.runSteps(workers) }, 32);
     await measure(server, { system, scenario: 'todo.get', workers }, workload.todoGets, 32);
     await measure(server, { system, scenario: 'task.list readyOnly, 50 of 10k', workers }, workload.readyPages, 32);
     await measure(server, { system, scenario: 'run.get (run view, 100 tasks)', workers }, workload.runViews, 32);

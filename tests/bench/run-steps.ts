@@ -28,11 +28,13 @@ export async function runStepsBench(options: { runs: number; tasks: number; log:
       options.log(`run steps: ${warmup ? 'warm-up' : `run ${r}/${options.runs}`} (${options.tasks} tasks)…`);
       const { startAttemptId } = await client.runs.prepare({ parentExecutionId: 'none', skipNotificationCheck: true });
       const run = await client.runs.execute({ startAttemptId });
-      await client.runs.intake({ runId: run.id, name: `Bench run ${r}`, tasks: checklist, progress_checklist_outcome: `${options.tasks} tasks` });
+      await client.runs.name({ runId: run.id, name: `Bench run ${r}` });
+      let view = await client.runs.intake({ runId: run.id, tasks: checklist, progress_checklist_outcome: `${options.tasks} tasks` });
       const started = performance.now();
       for (let task = 1; task <= options.tasks; task++) {
         const t0 = performance.now();
-        await client.runs.step({ runId: run.id, task, evidence: `check ${task} passed`, progress_execution_outcome: `step ${task} verified` });
+        // Each step answers with the run's next step attempt.
+        view = await client.runs.step({ runId: run.id, attemptId: view.attemptId ?? '', task, evidence: `check ${task} passed`, progress_execution_outcome: `step ${task} verified` });
         const ms = performance.now() - t0;
         if (warmup) continue;
         all.push(ms);

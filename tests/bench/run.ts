@@ -1,5 +1,6 @@
 // `pnpm bench`: todo_write throughput/latency (1 and 32 sessions) against bare-HTTP and raw-SQLite baselines, and a history-growth check;
-// then the task graph at two list sizes (task-graph.ts). `pnpm bench -- --only todo|tasks|runs` or BENCH_ONLY=… runs one part.
+// then the task graph at two list sizes (task-graph.ts), checklist runs, and what a model reads in tokens (token-budget.ts).
+// `pnpm bench -- --only todo|tasks|runs|tokens` or BENCH_ONLY=… runs one part.
 import { reportRunSteps, runStepsBench } from './run-steps.ts';
 import { mkdtempSync, rmSync } from 'node:fs';
 import os from 'node:os';
@@ -15,6 +16,7 @@ import { runLoad, settle } from './run-load.ts';
 import { installSqlProbe, type SqlTally } from './sql-probe.ts';
 import { type Summary, summarize } from './stats.ts';
 import { reportTaskBench, runTaskBench } from './task-graph.ts';
+import { reportTokenBudget, tokenBudgetBench } from './token-budget.ts';
 import { fixed, ratio, textTable } from './text-table.ts';
 import { LIST_SIZE, listAt } from './todo-lists.ts';
 
@@ -37,11 +39,11 @@ function selectedParts(): Set<string> {
     const arg = args[i] ?? '';
     if (arg === '--only') only = args[++i];
     else if (arg.startsWith('--only=')) only = arg.slice('--only='.length);
-    else throw new Error(`unknown argument ${arg} (expected --only todo|tasks|runs)`);
+    else throw new Error(`unknown argument ${arg} (expected --only todo|tasks|runs|tokens)`);
   }
   const parts = new Set((only ?? '').split(',').map((p) => p.trim()).filter((p) => p && p !== 'all'));
-  for (const part of parts) if (!['todo', 'tasks', 'runs'].includes(part)) throw new Error(`--only ${part}: expected todo, tasks or runs`);
-  return parts.size ? parts : new Set(['todo', 'tasks', 'runs']);
+  for (const part of parts) if (!['todo', 'tasks', 'runs', 'tokens'].includes(part)) throw new Error(`--only ${part}: expected todo, tasks, runs or tokens`);
+  return parts.size ? parts : new Set(['todo', 'tasks', 'runs', 'tokens']);
 }
 
 interface Scenario {
@@ -83,6 +85,7 @@ async function main() {
     const result = await runStepsBench({ runs: envInt('BENCH_RUNS', 5), tasks: 100, log });
     process.stdout.write(`\n${reportRunSteps(result)}\n${loadLine()}\n`);
   }
+  if (parts.has('tokens')) process.stdout.write(`\n${reportTokenBudget(await tokenBudgetBench(log))}\n`);
 }
 
 function machineLine() {

@@ -24,7 +24,7 @@ export interface WrkResult {
   problems: string[];
 }
 
-const script = path.join(import.meta.dirname, 'lua', 'replay.lua');
+const scripts = { replay: path.join(import.meta.dirname, 'lua', 'replay.lua'), runSteps: path.join(import.meta.dirname, 'lua', 'run-steps.lua') };
 
 export function wrkVersion(): string | null {
   const ran = spawnSync('wrk', ['--version'], { encoding: 'utf8' });
@@ -40,10 +40,24 @@ export function writeRequests(file: string, requests: Request[] | Request[][]) {
   else writeFileSync(file, (requests as Request[]).map(line).join('\n'));
 }
 
-export async function wrk(options: { url: string; file: string; connections: number; seconds: number; perThread?: boolean }): Promise<WrkResult> {
-  const threads = options.perThread ? options.connections : 1;
+/** The runs each connection steps through (run-steps.lua), one file per connection (`<file>.<i>`). */
+export function writeRuns(file: string, runs: { runId: string; attemptId: string; token: string }[][]) {
+  runs.forEach((list, i) => writeFileSync(`${file}.${i}`, list.map((r) => `${r.runId}\t${r.attemptId}\t${r.token}`).join('\n')));
+}
+
+export async function wrk(options: {
+  url: string;
+  file: string;
+  connections: number;
+  seconds: number;
+  /** replay.lua with one request file per connection, or run-steps.lua (always one per connection). */
+  mode?: 'shared' | 'per-thread' | 'run-steps';
+}): Promise<WrkResult> {
+  const mode = options.mode ?? 'shared';
+  const threads = mode === 'shared' ? 1 : options.connections;
+  const script = mode === 'run-steps' ? scripts.runSteps : scripts.replay;
   const args = ['-t', String(threads), '-c', String(options.connections), '-d', `${options.seconds}s`, '--latency', '--timeout', '30s', '-s', script, options.url, '--', options.file];
-  if (options.perThread) args.push('per-thread');
+  if (mode === 'per-thread') args.push('per-thread');
   const child = spawn('wrk', args, { stdio: ['ignore', 'pipe', 'pipe'] });
   let out = '';
   let err = '';

@@ -39,3 +39,22 @@ export function countRows(server: RunningServer, table: 'TodoUpdate' | 'Session'
 }
 
 export type { AgentTasksClient };
+
+type RunIntake = Parameters<AgentTasksClient['runs']['intake']>[0];
+
+/** Names a run (the naming call) and submits its checklist: the two calls the seed's intake takes. */
+export async function nameAndIntake(client: AgentTasksClient, input: RunIntake & { name: string }) {
+  const { name, ...intake } = input;
+  await client.runs.name({ runId: input.runId, name });
+  return client.runs.intake(intake);
+}
+
+/** Acknowledges the run's current task with the step attempt the run issued (read from the run first). */
+export async function acknowledge(
+  client: AgentTasksClient,
+  runId: string,
+  fields: { evidence: string; progress_execution_outcome: string; task?: number },
+) {
+  const { attemptId } = await client.runs.get({ runId });
+  return client.runs.step({ runId, attemptId: attemptId ?? 'none', ...fields });
+}

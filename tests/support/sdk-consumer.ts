@@ -43,19 +43,24 @@ const secondId = /^Created (T-\S+)/.exec(secondAnswer)?.[1] ?? 'none';
 const tooEarly = await dispatch({ name: 'TaskUpdate', arguments: { listName, id: secondId, status: 'in_progress' } });
 const graph = await client.tasks.list({ listName });
 
-// 3. A checklist run through typed calls: prepare (no notification channel needed), execute, intake, one step.
+// 3. A checklist run through typed calls: prepare (no notification channel needed), execute, name, intake, one step.
 const { startAttemptId } = await client.runs.prepare({ parentExecutionId: 'none', skipNotificationCheck: true });
 const run = await client.runs.execute({ startAttemptId });
+await client.runs.name({ runId: run.id, name: 'Release the SDK' });
 const intake = await client.runs.intake({
   runId: run.id,
-  name: 'Release the SDK',
   progress_checklist_outcome: 'Pack, then install',
   tasks: [
     { action: 'Pack the SDK', expected_result: 'A tarball' },
     { action: 'Install the tarball', expected_result: 'It type-checks and runs' },
   ],
 });
-const step = await client.runs.step({ runId: run.id, task: 1, evidence: 'agent-tasks-sdk-0.1.0.tgz', progress_execution_outcome: 'Packed' });
+const step = await client.runs.step({
+  runId: run.id,
+  attemptId: intake.attemptId ?? 'none',
+  evidence: 'agent-tasks-sdk-0.1.0.tgz',
+  progress_execution_outcome: 'Packed',
+});
 
 console.log(
   JSON.stringify({

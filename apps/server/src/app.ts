@@ -19,6 +19,7 @@ import { admitted } from './http/admission.ts';
 import { inFlightRequests } from './http/in-flight.ts';
 import { type Logger, createLogger } from './logger.ts';
 import { createMcpEndpoint } from './mcp/mcp-endpoint.ts';
+import { moiraKit } from './mcp/mcp-server.ts';
 import { revocationStamp } from './repositories/prisma-key-repository.ts';
 import { prismaMcpSessionRepository } from './repositories/prisma-mcp-session-repository.ts';
 import { prismaStore } from './repositories/prisma-store.ts';
@@ -105,12 +106,15 @@ export async function startApp(options: AppOptions): Promise<App> {
   const firstRun = await workspaces.bootstrap(deps, options.adminKey);
 
   const inFlight = inFlightRequests();
-  const mcp = createMcpEndpoint(services, prismaMcpSessionRepository(reader.db));
+  const mcpSessions = prismaMcpSessionRepository(reader.db);
+  const mcp = createMcpEndpoint(services, mcpSessions);
+  const moira = createMcpEndpoint(services, mcpSessions, moiraKit);
   const migrations = migrationState(reader.db, migrationsDir);
   const app = createHttpApp({
     services,
     inFlight,
     mcp,
+    moira,
     corsOrigins: options.corsOrigins ?? [],
     webRoot: options.webRoot ?? defaultWebRoot,
     ready: () => migrations.check(),
@@ -144,7 +148,7 @@ export async function startApp(options: AppOptions): Promise<App> {
     live.close();
     const left = await inFlight.drain(options.shutdownTimeoutMs ?? 10_000);
     if (left > 0) log.warn({ left }, 'shutdown deadline passed with requests still running; closing their connections');
-    await mcp.close();
+    await Promise.all([mcp.close(), moira.close()]);
     await worker?.stop();
     cache.stop();
     gate.stop();

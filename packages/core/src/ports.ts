@@ -77,9 +77,15 @@ export interface TaskListFilter {
 
 export interface TaskRepository {
   findList(workspaceId: string, name: string): Promise<TaskListRecord | null>;
+  /** The names of the workspace's task lists. */
+  listNames(workspaceId: string): Promise<string[]>;
+  /** The id of the task created `seq`-th in the list (its short reference `#seq`), or null. */
+  idOfSeq(listId: string, seq: number): Promise<string | null>;
   createList(list: TaskListRecord): Promise<void>;
   /** Increments and returns the list's task counter (creation order). */
   nextTaskSeq(listId: string): Promise<number>;
+  /** The list's change counter: the feed position of its last change. */
+  feedPosition(listId: string): Promise<number>;
   /** Increments and returns the list's change counter (feed position). */
   nextChangeSeq(listId: string): Promise<number>;
   insert(task: TaskRecord): Promise<void>;

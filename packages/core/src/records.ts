@@ -107,6 +107,8 @@ export interface RunStartRecord {
   sessionId: string;
   parentRunId: string | null;
   skipNotificationCheck: boolean;
+  /** The caller's ready checklist, handed to the run's intake. */
+  taskContext: RunTask[] | null;
   runId: string | null;
   createdAt: Date;
 }
@@ -117,6 +119,13 @@ export interface RunRemark {
   tasks: number[];
 }
 
+/** A child run that reached its End node: the parent's "success connection" (no evidence carried). */
+export interface RunConnectionRecord {
+  runId: string;
+  name: string | null;
+  at: Date;
+}
+
 export interface RunRecord {
   id: string;
   workspaceId: string;
@@ -124,8 +133,20 @@ export interface RunRecord {
   parentRunId: string | null;
   startAttemptId: string;
   name: string | null;
+  /** A name given within the open revision; applied when the revision changes the scope, dropped otherwise. */
+  pendingName: string | null;
   executionNote: string | null;
   status: 'intake' | 'running' | 'completed';
+  /** At the revision node: the run takes the corrected checklist next. */
+  revising: boolean;
+  /** The current step attempt (issued by the run; consumed once by intake, step, teleport or revision); null once completed. */
+  attemptId: string | null;
+  /** The caller's ready checklist, which intake must submit unchanged. */
+  taskContext: RunTask[] | null;
+  /** Child runs that completed. */
+  connections: RunConnectionRecord[];
+  /** What the last change did besides its own effect; cleared by the next change. */
+  notice: string | null;
   /** The authoritative ordered checklist. */
   tasks: RunTask[];
   moves: RunMove[];
@@ -150,7 +171,7 @@ export interface RunRecord {
 export interface RunStepRecordData {
   runId: string;
   seq: number;
-  kind: 'intake' | 'step' | 'revise' | 'blocker';
+  kind: 'name' | 'intake' | 'step' | 'teleport' | 'revise' | 'blocker' | 'connection';
   label: string;
   task: number | null;
   attemptId: string | null;

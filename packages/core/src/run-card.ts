@@ -242,7 +242,7 @@ function connector(canvas: Canvas) {
 }
 
 const statusWord = (view: RunView) =>
-  view.status === 'completed' ? 'Completed' : view.status === 'intake' ? 'Checklist intake' : view.blocker ? 'Blocked' : 'Running';
+  view.status === 'completed' ? 'Completed' : view.status === 'intake' ? 'Checklist intake' : view.revising ? 'Revising' : view.blocker ? 'Blocked' : 'Running';
 const statusColor = (view: RunView) =>
   view.status === 'completed' ? COLORS.done : view.status === 'intake' ? COLORS.pending : view.blocker ? COLORS.blocker : COLORS.in_progress;
 
@@ -289,16 +289,18 @@ function prepareBlock(c: Canvas, view: RunView) {
   }
   c.y += 22;
   c.lines(LEFT, 'Current action', { max: INNER, maxLines: 1, cls: 'label' });
-  const none = view.status === 'intake' ? 'Waiting for the checklist' : 'None: the checklist is exhausted';
-  c.lines(LEFT, action ?? none, { max: INNER, maxLines: 4, cls: action ? 'body' : 'muted' });
+  const none =
+    view.status === 'intake' ? 'Waiting for the checklist' : view.revising ? 'None: the checklist is being revised' : 'None: the checklist is exhausted';
+  // The complete current action: it wraps and the card grows; it is never cut.
+  c.lines(LEFT, action ?? none, { max: INNER, maxLines: Number.POSITIVE_INFINITY, cls: action ? 'body' : 'muted' });
 }
 
 function workBlock(c: Canvas, view: RunView) {
   const work = view.blocks.work;
-  const doneText = `${work.done} of ${work.totalTasks} done`;
+  const doneText = `${work.done} of ${work.total_tasks} done`;
   c.push(text(LEFT, c.y + 17, work.label, { class: 'label-big' }), text(RIGHT, c.y + 17, doneText, { class: 'muted', 'text-anchor': 'end' }));
   c.y += 26;
-  const fraction = work.totalTasks > 0 ? work.done / work.totalTasks : 0;
+  const fraction = work.total_tasks > 0 ? work.done / work.total_tasks : 0;
   c.push(
     `<rect${attrs({ x: LEFT, y: c.y, width: INNER, height: 6, rx: 3, fill: COLORS.line })}/>`,
     fraction > 0 ? `<rect${attrs({ x: LEFT, y: c.y, width: INNER * fraction, height: 6, rx: 3, fill: COLORS.done })}/>` : '',
@@ -320,7 +322,9 @@ function workBlock(c: Canvas, view: RunView) {
     const top = c.y;
     const row = new Canvas(top + 8);
     const number = i + 1;
-    row.lines(titleX, task.title, { max: titleMax, maxLines: 2, lineHeight: 19, cls: 'title' });
+    // The task in progress shows its whole action; the others keep to two lines.
+    const titleLines = task.state === 'in_progress' ? Number.POSITIVE_INFINITY : 2;
+    row.lines(titleX, task.title, { max: titleMax, maxLines: titleLines, lineHeight: 19, cls: 'title' });
     const outcome =
       task.state !== 'done' && task.outcome === 'Pending' ? STATE_WORDS[task.state] : `${STATE_WORDS[task.state]} · ${task.outcome}`;
     row.lines(titleX, outcome, { max: RIGHT - titleX, maxLines: 1, cls: 'muted' });
@@ -360,7 +364,7 @@ export function renderRunCard(view: RunView): string {
   });
   const height = Math.ceil(canvas.y + PAD - 8);
   const title = `${view.flow} — ${displayText(view.name ?? view.id)}`;
-  const desc = `${view.blocks.work.label} · ${view.blocks.work.done} of ${view.blocks.work.totalTasks} tasks done`;
+  const desc = `${view.blocks.work.label} · ${view.blocks.work.done} of ${view.blocks.work.total_tasks} tasks done`;
   const font = "system-ui, -apple-system, 'Segoe UI', Roboto, 'Helvetica Neue', Arial, 'Noto Sans', 'DejaVu Sans', sans-serif";
   const style = [
     `text{font-family:${font};fill:${COLORS.text}}`,

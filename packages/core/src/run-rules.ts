@@ -63,7 +63,8 @@ export function orderChecklist(tasks: readonly RunTask[], needsInput: readonly {
       const cycle = findNeedCycle(remaining, needs);
       if (cycle.length === 3) {
         const [a, b] = [cycle[0] ?? 0, cycle[1] ?? 0].sort((x, y) => x - y);
-        throw invalidChecklist(`tasks ${a} and ${b} each need the other's result; no order satisfies both.`);
+        const action = (t: number | undefined) => quote(tasks[(t ?? 0) - 1]?.action ?? '');
+        throw invalidChecklist(`tasks ${a} (${action(a)}) and ${b} (${action(b)}) each need the other's result; no order satisfies both.`);
       }
       throw invalidChecklist(`tasks ${cycle.join(' → ')} need each other's results in a cycle; no order satisfies them.`);
     }
@@ -105,6 +106,80 @@ export function requireRunning(run: Pick<RunRecord, 'id' | 'status'>) {
   if (run.status === 'completed') throw new DomainError('CONFLICT', `Error: run ${run.id} is completed; it takes no more steps.`);
 }
 
+const revisingRefusal = (run: Pick<RunRecord, 'id'>) =>
+  new DomainError(
+    'CONFLICT',
+    `Error: run ${run.id} is at its revision node (Revise checklist): send the complete corrected checklist with resume_from_task; tasks are acknowledged only outside a revision.`,
+  );
+
+/**
+ * The guarded naming contract: the run's actual task name is persisted before intake (required), and within an open
+ * revision, where it applies only if the revision changes the scope. Refused otherwise, with the reason.
+ */
+export function applyName(run: RunRecord, name: string): RunRecord {
+  if (run.status === 'completed') throw new DomainError('CONFLICT', `Error: run ${run.id} is completed; its name no longer changes.`);
+  if (run.status === 'intake') {
+    run.name = name;
+  } else if (run.revising) {
+    run.pendingName = name;
+  } else {
+    throw new DomainError(
+      'CONFLICT',
+      `Error: run ${run.id} already has its checklist; its name changes only within a checklist revision that changes the scope (jump to "teleport-revise-tasks" first, then name it, then send the revision).`,
+    );
+  }
+  return run;
+}
+
+/** Intake takes the checklist only once the run has its name (persisted through the naming call). */
+export function requireName(run: Pick<RunRecord, 'id' | 'name'>) {
+  if (run.name === null) {
+    throw new DomainError(
+      'CONFLICT',
+      `Error: run ${run.id} has no name yet: persist the actual task name first with checklist_name (runId "${run.id}", name), then submit the checklist.`,
+    );
+  }
+}
+
+const taskKey = (t: RunTask) => JSON.stringify([t.action, t.expected_result]);
+const quote = (text: string) => JSON.stringify(text.length > 80 ? `${text.slice(0, 79)}…` : text);
+
+/**
+ * A run started with a ready checklist in its task context takes exactly that content at intake: every item with its
+ * wording and scope unchanged, nothing dropped, nothing added. The order is the executor's (needs may reorder it).
+ */
+export function checkTaskContext(context: readonly RunTask[] | null, submitted: readonly RunTask[]) {
+  if (!context) return;
+  const left = new Map<string, number>();
+  for (const t of context) left.set(taskKey(t), (left.get(taskKey(t)) ?? 0) + 1);
+  submitted.forEach((t, i) => {
+    const n = left.get(taskKey(t)) ?? 0;
+    if (n === 0) {
+      throw invalidChecklist(
+        `this run's task context holds a ready checklist; submit it unchanged (wording and scope as written, nothing added): \`tasks[${i}]\` (${quote(t.action)}) is not in it.`,
+      );
+    }
+    left.set(taskKey(t), n - 1);
+  });
+  const missing = context.findIndex((t) => (left.get(taskKey(t)) ?? 0) > 0);
+  if (missing >= 0) {
+    throw invalidChecklist(
+      `this run's task context holds a ready checklist; submit it unchanged (nothing dropped): its task ${missing + 1} (${quote(context[missing]?.action ?? '')}) is missing.`,
+    );
+  }
+}
+
+/** The jump to the revision node: no step leads into it, so a revision is always a deliberate decision. */
+export function applyTeleport(run: RunRecord, now: Date): RunRecord {
+  requireRunning(run);
+  if (run.revising) throw new DomainError('CONFLICT', `Error: run ${run.id} is already at its revision node; send the corrected checklist.`);
+  closePass(run, now);
+  run.currentSince = null;
+  run.revising = true;
+  run.blocker = null;
+  return run;
+}
+
 /** Time the current task has been current, added to its tally. */
 function closePass(run: RunRecord, now: Date) {
   const index = run.cursor - 1;
@@ -114,10 +189,11 @@ function closePass(run: RunRecord, now: Date) {
 }
 
 /** A schema-valid acknowledgement of the current task advances the cursor exactly once. */
-export function applyStep(run: RunRecord, task: number, outcome: string, now: Date): RunRecord {
+export function applyStep(run: RunRecord, task: number | undefined, outcome: string, now: Date): RunRecord {
   requireRunning(run);
+  if (run.revising) throw revisingRefusal(run);
   const total = run.tasks.length;
-  if (task !== run.cursor) {
+  if (task !== undefined && task !== run.cursor) {
     throw new DomainError(
       'STALE_STEP',
       task < run.cursor
@@ -127,9 +203,9 @@ export function applyStep(run: RunRecord, task: number, outcome: string, now: Da
     );
   }
   closePass(run, now);
-  run.taskOutcomes[task - 1] = outcome;
+  run.taskOutcomes[run.cursor - 1] = outcome;
   run.executionOutcome = outcome;
-  run.cursor = task + 1;
+  run.cursor += 1;
   run.blocker = null;
   run.currentSince = now;
   if (run.cursor > total) run.status = 'completed';
@@ -147,11 +223,12 @@ const scopeKey = (tasks: readonly RunTask[]) =>
 
 /**
  * A deliberate revision: the complete corrected checklist and the position to continue from. Executed tasks keep
- * their positions unchanged; everything before `resumeFrom` counts as done; a position past the end completes.
+ * their positions unchanged; everything before `resumeFrom` counts as done; a position past the end completes. A name
+ * given within the revision applies only when the scope changed; ordering alone retains the name.
  */
 export function applyRevision(
   run: RunRecord,
-  input: { tasks: readonly RunTask[]; resumeFrom: number; name?: string | undefined; checklistOutcome: string; executionOutcome: string },
+  input: { tasks: readonly RunTask[]; resumeFrom: number; checklistOutcome: string; executionOutcome: string },
   now: Date,
 ): RunRecord {
   requireRunning(run);
@@ -183,7 +260,14 @@ export function applyRevision(
   run.cursor = input.resumeFrom;
   run.checklistOutcome = input.checklistOutcome;
   run.executionOutcome = input.executionOutcome;
-  if (scopeChanged && input.name !== undefined) run.name = input.name;
+  if (run.pendingName !== null) {
+    if (scopeChanged) run.name = run.pendingName;
+    else {
+      run.notice = `The name stays ${JSON.stringify(run.name)}: this revision only reorders the checklist, and ordering alone retains the name (a new name applies only when the scope changes).`;
+    }
+  }
+  run.pendingName = null;
+  run.revising = false;
   run.revision += 1;
   run.blocker = null;
   run.currentSince = now;

@@ -1,13 +1,25 @@
 // The checklist run use cases (seed 002): two-phase start, intake, steps, revision, blockers, reads, notifications.
-import type { RunIntakeInput } from '@agent-tasks/schema';
+import type { RunIntakeInput, RunReviseInput, RunStepInput, RunTask } from '@agent-tasks/schema';
 import { type Actor, requireRole } from './actor.ts';
 import { DomainError } from './errors.ts';
 import type { Deps, LiveEvent, Repositories } from './ports.ts';
-import type { RunRecord, RunStepRecordData } from './records.ts';
+import type { RunConnectionRecord, RunRecord, RunStepRecordData } from './records.ts';
 import { notificationPayload } from './channel-payload.ts';
 import { type NotificationKind, notificationFor } from './run-notifications.ts';
-import { presentRun } from './run-present.ts';
-import { PENDING_OUTCOME, REVISE_LABEL, applyRevision, applyStep, orderChecklist, placeRemarks, taskLabel } from './run-rules.ts';
+import { presentConnection, presentRun } from './run-present.ts';
+import {
+  PENDING_OUTCOME,
+  REVISE_LABEL,
+  applyName,
+  applyRevision,
+  applyStep,
+  applyTeleport,
+  checkTaskContext,
+  orderChecklist,
+  placeRemarks,
+  requireName,
+  taskLabel,
+} from './run-rules.ts';
 
 export const runTopic = (runId: string) => `run:${runId}`;
 
@@ -29,7 +41,11 @@ async function findRun(repos: Repositories, actor: Actor, runId: string) {
 }
 
 /** Prepare: refuses without a notification channel unless told to skip the check; returns the start attempt id. */
-export async function prepareStart(deps: Deps, actor: Actor, input: { parentExecutionId: string; skipNotificationCheck?: boolean | undefined }) {
+export async function prepareStart(
+  deps: Deps,
+  actor: Actor,
+  input: { parentExecutionId: string; skipNotificationCheck?: boolean | undefined; taskContext?: { tasks: RunTask[] } | undefined },
+) {
   const sessionId = requireSession(actor);
   return deps.store.transaction(async (repos) => {
     const parent = input.parentExecutionId === 'none' ? null : await findRun(repos, actor, input.parentExecutionId);
@@ -45,6 +61,7 @@ export async function prepareStart(deps: Deps, actor: Actor, input: { parentExec
       sessionId,
       parentRunId: parent?.id ?? null,
       skipNotificationCheck: input.skipNotificationCheck ?? false,
+      taskContext: input.taskContext?.tasks ?? null,
       runId: null,
       createdAt: deps.clock.now(),
     };
@@ -69,8 +86,14 @@ export async function executeStart(deps: Deps, actor: Actor, input: { startAttem
       parentRunId: start.parentRunId,
       startAttemptId: start.id,
       name: null,
+      pendingName: null,
       executionNote: null,
       status: 'intake',
+      revising: false,
+      attemptId: deps.ids.id('att'),
+      taskContext: start.taskContext,
+      connections: [],
+      notice: null,
       tasks: [],
       moves: [],
       remarks: [],
@@ -95,9 +118,10 @@ export async function executeStart(deps: Deps, actor: Actor, input: { startAttem
   return publishRun(deps, run);
 }
 
-function publishRun(deps: Deps, run: RunRecord) {
+function publishRun(deps: Deps, run: RunRecord, connection?: RunConnectionRecord) {
   const view = presentRun(run, deps.clock.now());
-  deps.events.publish({ topic: runTopic(run.id), id: String(run.version), data: { version: run.version, run: view } } satisfies LiveEvent);
+  const data = { version: run.version, run: view, ...(connection ? { connection: presentConnection(connection) } : {}) };
+  deps.events.publish({ topic: runTopic(run.id), id: String(run.version), data } satisfies LiveEvent);
   return view;
 }
 
@@ -125,40 +149,81 @@ async function enqueueNotification(deps: Deps, repos: Repositories, run: RunReco
   }
 }
 
+type StepData = Omit<RunStepRecordData, 'runId' | 'seq' | 'at' | 'attemptId'>;
+
+/** Writes a changed run with a version check and records its step (every change bumps the version once, one step each). */
+async function saveRun(repos: Repositories, run: RunRecord, from: number, step: StepData & { attemptId: string | null }, now: Date) {
+  run.version = from + 1;
+  run.updatedAt = now;
+  if (!(await repos.runs.update(run, from))) throw new LostRunRace();
+  await repos.runs.appendStep({ ...step, runId: run.id, seq: run.version - 1, at: now });
+}
+
+/** A child that reached its End node gives its parent the success connection: a line in its view and an event on its feed. */
+async function connectParent(repos: Repositories, child: RunRecord, now: Date) {
+  if (!child.parentRunId) return null;
+  const parent = await repos.runs.get(child.workspaceId, child.parentRunId);
+  if (!parent) return null;
+  const connection: RunConnectionRecord = { runId: child.id, name: child.name, at: now };
+  parent.connections = [...parent.connections, connection];
+  parent.notice = null;
+  const line = presentConnection(connection).line;
+  await saveRun(repos, parent, parent.version, { kind: 'connection', label: 'Success connection', task: null, evidence: null, outcome: line, attemptId: null }, now);
+  return { parent, connection };
+}
+
+const staleAttempt = (run: RunRecord, attemptId: string) =>
+  new DomainError(
+    'STALE_STEP',
+    `Error: stale attempt: ${attemptId} is not the current step attempt of run ${run.id}; the current one is ${run.attemptId}. Read the run and answer its current step.`,
+    { attemptId: run.attemptId },
+  );
+
 /**
  * Loads the caller's own run, lets `change` mutate it, then writes it with a version check, records the step and
- * queues notifications, all in one transaction; publishes the new view after commit.
+ * queues notifications, all in one transaction; publishes the new view after commit. A call that `consumes` the step
+ * attempt (intake, step, teleport, revision) answers the current one: a retried, already consumed attempt replays the
+ * run as it is, without changing it; any other attempt is refused.
  */
 async function changeRun(
   deps: Deps,
   actor: Actor,
   runId: string,
-  change: (run: RunRecord, repos: Repositories, now: Date) => Promise<Omit<RunStepRecordData, 'runId' | 'seq' | 'at'> | { replay: RunRecord }>,
+  options: { consumes: boolean; attemptId?: string | undefined },
+  change: (run: RunRecord, repos: Repositories, now: Date) => Promise<StepData> | StepData,
 ) {
   const sessionId = requireSession(actor);
   for (let attempt = 1; ; attempt++) {
     try {
-      const { run, changed } = await deps.store.transaction(async (repos) => {
+      const { run, changed, connected } = await deps.store.transaction(async (repos) => {
         const run = await findRun(repos, actor, runId);
         if (run.sessionId !== sessionId) {
           throw new DomainError('FORBIDDEN', `Error: forbidden: run ${runId} belongs to another session.`);
+        }
+        if (options.attemptId !== undefined && options.attemptId !== run.attemptId) {
+          if (await repos.runs.findStepByAttempt(run.id, options.attemptId)) return { run, changed: false, connected: null };
+          if (run.status === 'completed') throw new DomainError('CONFLICT', `Error: run ${run.id} is completed; it takes no more steps.`);
+          throw staleAttempt(run, options.attemptId);
         }
         const now = deps.clock.now();
         const wasCompleted = run.status === 'completed';
         const wasIntake = run.status === 'intake';
         const from = run.version;
+        const consumed = options.consumes ? run.attemptId : null;
+        run.notice = null;
         const step = await change(run, repos, now);
-        if ('replay' in step) return { run: step.replay, changed: false };
-        run.version = from + 1;
-        run.updatedAt = now;
+        if (options.consumes) run.attemptId = run.status === 'completed' ? null : deps.ids.id('att');
         if (wasIntake && run.status === 'running') await enqueueNotification(deps, repos, run, 'checklist_ready');
-        if (!wasCompleted && run.status === 'completed') await enqueueNotification(deps, repos, run, 'all_tasks_done');
-        if (!(await repos.runs.update(run, from))) throw new LostRunRace();
-        // Every change bumps the version once and records one step (execute made version 1 with none).
-        await repos.runs.appendStep({ ...step, runId: run.id, seq: run.version - 1, at: now });
-        return { run, changed: true };
+        let connected: Awaited<ReturnType<typeof connectParent>> = null;
+        if (!wasCompleted && run.status === 'completed') {
+          await enqueueNotification(deps, repos, run, 'all_tasks_done');
+          connected = await connectParent(repos, run, now);
+        }
+        await saveRun(repos, run, from, { ...step, attemptId: consumed }, now);
+        return { run, changed: true, connected };
       });
-      // A replayed step changed nothing, so it publishes nothing.
+      if (connected) publishRun(deps, connected.parent, connected.connection);
+      // A replayed attempt changed nothing, so it publishes nothing.
       return changed ? publishRun(deps, run) : presentRun(run, deps.clock.now());
     } catch (error) {
       if (!(error instanceof LostRunRace)) throw error;
@@ -167,14 +232,23 @@ async function changeRun(
   }
 }
 
-/** Intake: the run's name and its checklist, ordered so every prerequisite comes first; work starts on task 1. */
+/** The naming call: before intake (required there), or within an open revision; refused otherwise with the reason. */
+export async function nameRun(deps: Deps, actor: Actor, input: { runId: string; name: string }) {
+  return changeRun(deps, actor, input.runId, { consumes: false }, (run) => {
+    applyName(run, input.name);
+    return { kind: 'name', label: 'Name', task: null, evidence: null, outcome: input.name };
+  });
+}
+
+/** Intake: the checklist, ordered so every prerequisite comes first; work starts on task 1. The name must be persisted. */
 export async function intake(deps: Deps, actor: Actor, input: RunIntakeInput) {
-  return changeRun(deps, actor, input.runId, async (run, _repos, now) => {
+  return changeRun(deps, actor, input.runId, { consumes: true, attemptId: input.attemptId }, (run, _repos, now) => {
     if (run.status !== 'intake') {
       throw new DomainError('CONFLICT', `Error: run ${run.id} already has its checklist; revise it instead.`);
     }
+    requireName(run);
+    checkTaskContext(run.taskContext, input.tasks);
     const ordered = orderChecklist(input.tasks, input.needs ?? []);
-    run.name = input.name;
     run.executionNote = input.execution_note ?? null;
     run.tasks = ordered.tasks;
     run.moves = ordered.moves;
@@ -185,58 +259,53 @@ export async function intake(deps: Deps, actor: Actor, input: RunIntakeInput) {
     run.cursor = 1;
     run.currentSince = now;
     run.status = 'running';
-    return { kind: 'intake', label: 'Checklist intake', task: null, attemptId: null, evidence: null, outcome: input.progress_checklist_outcome };
+    return { kind: 'intake', label: 'Checklist intake', task: null, evidence: null, outcome: input.progress_checklist_outcome };
   });
 }
 
-/** Step: acknowledges the current task with its evidence; a retried attempt answers the same, never advancing twice. */
-export async function step(
-  deps: Deps,
-  actor: Actor,
-  input: { runId: string; task: number; attemptId?: string | undefined; evidence: string; progress_execution_outcome: string },
-) {
-  return changeRun(deps, actor, input.runId, async (run, repos, now) => {
-    if (input.attemptId && (await repos.runs.findStepByAttempt(run.id, input.attemptId))) return { replay: run };
-    const label = taskLabel(input.task, run.tasks.length);
+/** Step: acknowledges the current task with its evidence, exactly once per attempt; `task`, when given, guards the position. */
+export async function step(deps: Deps, actor: Actor, input: RunStepInput) {
+  return changeRun(deps, actor, input.runId, { consumes: true, attemptId: input.attemptId }, (run, _repos, now) => {
+    const label = taskLabel(run.cursor, run.tasks.length);
+    const position = run.cursor;
     applyStep(run, input.task, input.progress_execution_outcome, now);
-    return { kind: 'step', label, task: input.task, attemptId: input.attemptId ?? null, evidence: input.evidence, outcome: input.progress_execution_outcome };
+    return { kind: 'step', label, task: position, evidence: input.evidence, outcome: input.progress_execution_outcome };
   });
 }
 
-export async function revise(
-  deps: Deps,
-  actor: Actor,
-  input: {
-    runId: string;
-    tasks: RunRecord['tasks'];
-    resume_from_task: number;
-    name?: string | undefined;
-    progress_checklist_outcome: string;
-    progress_execution_outcome: string;
-  },
-) {
-  return changeRun(deps, actor, input.runId, async (run, _repos, now) => {
+/** The jump to the revision node ("teleport-revise-tasks"): the Work block's role becomes Revise checklist. */
+export async function teleport(deps: Deps, actor: Actor, input: { runId: string; attemptId?: string | undefined }) {
+  return changeRun(deps, actor, input.runId, { consumes: true, attemptId: input.attemptId }, (run, _repos, now) => {
+    applyTeleport(run, now);
+    return { kind: 'teleport', label: REVISE_LABEL, task: run.cursor, evidence: null, outcome: null };
+  });
+}
+
+/** The revision: from the revision node, or straight from a task (the jump and the revision in one call). */
+export async function revise(deps: Deps, actor: Actor, input: RunReviseInput) {
+  return changeRun(deps, actor, input.runId, { consumes: true, attemptId: input.attemptId }, (run, _repos, now) => {
     applyRevision(
       run,
       {
         tasks: input.tasks,
         resumeFrom: input.resume_from_task,
-        name: input.name,
         checklistOutcome: input.progress_checklist_outcome,
         executionOutcome: input.progress_execution_outcome,
       },
       now,
     );
-    return { kind: 'revise', label: REVISE_LABEL, task: input.resume_from_task, attemptId: null, evidence: null, outcome: input.progress_execution_outcome };
+    return { kind: 'revise', label: REVISE_LABEL, task: input.resume_from_task, evidence: null, outcome: input.progress_execution_outcome };
   });
 }
 
 /** Records a verified blocker for display; the cursor stays where it is. */
 export async function reportBlocker(deps: Deps, actor: Actor, input: { runId: string; blocker: string | null }) {
-  return changeRun(deps, actor, input.runId, async (run) => {
-    if (run.status !== 'running') throw new DomainError('CONFLICT', `Error: run ${run.id} is not running; there is no task to be blocked.`);
+  return changeRun(deps, actor, input.runId, { consumes: false }, (run) => {
+    if (run.status !== 'running' || run.revising) {
+      throw new DomainError('CONFLICT', `Error: run ${run.id} ${run.revising ? 'is at its revision node' : 'is not running'}; there is no task to be blocked.`);
+    }
     run.blocker = input.blocker;
-    return { kind: 'blocker', label: 'Blocker', task: run.cursor, attemptId: null, evidence: null, outcome: input.blocker };
+    return { kind: 'blocker', label: 'Blocker', task: run.cursor, evidence: null, outcome: input.blocker };
   });
 }
 

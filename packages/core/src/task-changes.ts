@@ -3,7 +3,7 @@ import { DomainError } from './errors.ts';
 import type { Actor } from './actor.ts';
 import type { Deps, LiveEvent, Repositories } from './ports.ts';
 import type { TaskChangeKind, TaskChangeRecord, TaskEdge, TaskListRecord, TaskRecord } from './records.ts';
-import type { TaskStatus } from '@agent-tasks/schema';
+import { TASK_REF, type TaskStatus } from '@agent-tasks/schema';
 import { cycleError, findCycle, isResolved, selfDependencyError } from './task-graph.ts';
 import { presentChange, presentTask } from './task-present.ts';
 
@@ -11,6 +11,12 @@ export const taskTopic = (workspaceId: string, listName: string) => `tasks:${wor
 
 /** Thrown when a compare-and-set on a task version lost to a concurrent writer; the use case retries. */
 export class LostTaskRace extends Error {}
+
+/** The id a reference names: `#n` is the task created n-th in the list; anything else is an id already. */
+export async function resolveRef(repos: Pick<Repositories, 'tasks'>, listId: string, ref: string): Promise<string> {
+  if (!TASK_REF.test(ref)) return ref;
+  return (await repos.tasks.idOfSeq(listId, Number(ref.slice(1)))) ?? ref;
+}
 
 export const taskNotFound = (id: string, listName: string) =>
   new DomainError('NOT_FOUND', `Error: task ${id} not found in list "${listName}".`);
@@ -39,12 +45,18 @@ export class TaskChanges {
     readonly list: TaskListRecord,
   ) {}
 
+  /** The id a reference names: a task id as it is, `#n` the task created n-th in this list (itself when there is none). */
+  async resolve(ref: string): Promise<string> {
+    return resolveRef(this.repos, this.list.id, ref);
+  }
+
   /** A task of this list (deleted ones too: callers decide), loaded once per transaction. */
-  async task(id: string): Promise<TaskRecord> {
+  async task(ref: string): Promise<TaskRecord> {
+    const id = await this.resolve(ref);
     const known = this.tasks.get(id);
     if (known) return known;
     const task = await this.repos.tasks.get(this.list.id, id);
-    if (!task) throw taskNotFound(id, this.list.name);
+    if (!task) throw taskNotFound(ref, this.list.name);
     this.tasks.set(id, task);
     this.fromVersion.set(id, task.version);
     return task;
@@ -76,14 +88,15 @@ export class TaskChanges {
   }
 
   /** Adds blocker → blocked after checking both ends and that it closes no cycle. */
-  async addEdge(blockerId: string, blockedId: string) {
-    if (blockerId === blockedId) throw selfDependencyError(blockerId);
-    for (const id of [blockerId, blockedId]) {
-      const task = await this.task(id).catch(() => null);
+  async addEdge(blockerRef: string, blockedRef: string) {
+    for (const ref of [blockerRef, blockedRef]) {
+      const task = await this.task(ref).catch(() => null);
       if (!task || task.status === 'deleted') {
-        throw new DomainError('INVALID_DEPENDENCY', `Error: invalid dependency: task ${id} not found in list "${this.list.name}".`);
+        throw new DomainError('INVALID_DEPENDENCY', `Error: invalid dependency: task ${ref} not found in list "${this.list.name}".`);
       }
     }
+    const [blockerId, blockedId] = [await this.resolve(blockerRef), await this.resolve(blockedRef)];
+    if (blockerId === blockedId) throw selfDependencyError(blockerRef);
     const existing = await this.repos.tasks.edgesOf([blockedId]);
     if (existing.some((e) => e.blockerId === blockerId && e.blockedId === blockedId)) return;
     // One reachability query settles the common case; only a refusal walks the graph to name the cycle.
@@ -95,7 +108,8 @@ export class TaskChanges {
     if (!takeOut(this.removed, blockerId, blockedId)) this.added.push({ blockerId, blockedId });
   }
 
-  async removeEdge(blockerId: string, blockedId: string) {
+  async removeEdge(blockerRef: string, blockedRef: string) {
+    const [blockerId, blockedId] = [await this.resolve(blockerRef), await this.resolve(blockedRef)];
     const existing = await this.repos.tasks.edgesOf([blockedId]);
     if (!existing.some((e) => e.blockerId === blockerId && e.blockedId === blockedId)) return;
     await this.repos.tasks.removeEdge({ blockerId, blockedId });

@@ -212,9 +212,17 @@ function topologicalOrder(ids: readonly string[], edges: readonly TaskEdge[]): {
 
 const json = (value: unknown) => `${JSON.stringify(value, null, 2)}\n`;
 
+/** The same JSON value with every object's keys in order, so equal metadata always renders to the same bytes. */
+function sortedKeys(value: unknown): unknown {
+  if (Array.isArray(value)) return value.map(sortedKeys);
+  if (!value || typeof value !== 'object') return value;
+  return Object.fromEntries(Object.keys(value).sort().map((k) => [k, sortedKeys((value as Record<string, unknown>)[k])]));
+}
+
 /**
  * Writes a list's tasks as files of `format`, in creation order: sisyphus keeps the T-… ids (`<id>.json`), claude
- * numbers the tasks 1..n (`<n>.json`) and names edges by those numbers. Edges to tasks not given are left out.
+ * numbers the tasks 1..n (`<n>.json`) and names edges by those numbers. Edges to tasks not given are left out. Edges
+ * are listed in creation order and metadata keys sorted, so two exports of the same graph are byte-identical.
  */
 export function renderTaskFiles(format: TaskFileFormat, tasks: readonly TaskRecord[], edges: readonly TaskEdge[]): TaskFile[] {
   const ordered = [...tasks].sort((a, b) => a.seq - b.seq);
@@ -235,7 +243,7 @@ export function renderTaskFiles(format: TaskFileFormat, tasks: readonly TaskReco
     const blockedBy = named(blockedByOf.get(task.id));
     const activeForm = task.activeForm === null ? {} : { activeForm: task.activeForm };
     const owner = task.owner === null ? {} : { owner: task.owner };
-    const metadata = Object.keys(task.metadata).length ? { metadata: task.metadata } : {};
+    const metadata = Object.keys(task.metadata).length ? { metadata: sortedKeys(task.metadata) } : {};
     const body =
       format === 'claude'
         ? { id, subject: task.subject, description: task.description, ...activeForm, status: task.status, blocks, blockedBy, ...owner, ...metadata }

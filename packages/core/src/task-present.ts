@@ -6,6 +6,7 @@ import { isReady } from './task-graph.ts';
 export function presentTask(task: TaskRecord, edges: readonly TaskEdge[], listName: string): Task {
   return {
     id: task.id,
+    ref: `#${task.seq}`,
     listName,
     subject: task.subject,
     description: task.description,
@@ -25,6 +26,7 @@ export function presentTask(task: TaskRecord, edges: readonly TaskEdge[], listNa
 export function presentSummary(task: TaskRecord, unresolved: readonly string[], agent: string | null): TaskSummary {
   return {
     id: task.id,
+    ref: `#${task.seq}`,
     subject: task.subject,
     status: task.status,
     ...(task.owner === null ? {} : { owner: task.owner }),

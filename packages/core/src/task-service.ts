@@ -4,7 +4,8 @@ import { type Actor, requireRole } from './actor.ts';
 import { DomainError } from './errors.ts';
 import type { Deps, Repositories } from './ports.ts';
 import type { TaskListRecord, TaskRecord } from './records.ts';
-import { LostTaskRace, TaskChanges, taskNotFound } from './task-changes.ts';
+import { LostTaskRace, TaskChanges, resolveRef, taskNotFound } from './task-changes.ts';
+import { nearestNames } from './nearest-names.ts';
 import { checkStatusMove, mergeMetadata, parallelPlan } from './task-graph.ts';
 import { presentChange, presentSummary, presentTask } from './task-present.ts';
 
@@ -25,9 +26,18 @@ async function ensureList(deps: Deps, repos: Repositories, actor: Actor, name: s
   return list;
 }
 
-async function existingList(repos: Repositories, actor: Actor, name: string, id: string) {
+/** A list that does not exist, said plainly, with the workspace's nearest list names. */
+async function listMissing(repos: Pick<Repositories, 'tasks'>, actor: Actor, name: string) {
+  const names = await repos.tasks.listNames(actor.workspaceId);
+  const hint = names.length
+    ? `the nearest names are ${nearestNames(name, names).map((n) => JSON.stringify(n)).join(', ')}`
+    : 'this workspace has no task lists yet (TaskCreate starts one)';
+  return new DomainError('NOT_FOUND', `Error: task list ${JSON.stringify(name)} does not exist; ${hint}.`);
+}
+
+async function existingList(repos: Repositories, actor: Actor, name: string) {
   const list = await findList(repos, actor, name);
-  if (!list) throw taskNotFound(id, name);
+  if (!list) throw await listMissing(repos, actor, name);
   return list;
 }
 
@@ -44,14 +54,13 @@ async function write<T>(
   listName: string,
   create: boolean,
   work: (changes: TaskChanges, repos: Repositories) => Promise<T>,
-  missingList: () => DomainError = () => new DomainError('NOT_FOUND', `Error: task list "${listName}" not found.`),
 ): Promise<Written<T>> {
   requireRole(actor, 'agent');
   for (let attempt = 1; ; attempt++) {
     try {
       const { result, events, records } = await deps.store.transaction(async (repos) => {
         const list = create ? await ensureList(deps, repos, actor, listName) : await findList(repos, actor, listName);
-        if (!list) throw missingList();
+        if (!list) throw await listMissing(repos, actor, listName);
         const changes = new TaskChanges(deps, repos, actor, list);
         const result = await work(changes, repos);
         const committed = await changes.commit();
@@ -108,11 +117,17 @@ export async function createTask(deps: Deps, actor: Actor, input: TaskCreateInpu
 
 export async function getTask(deps: Deps, actor: Actor, input: { listName?: string | undefined; id: string }) {
   const name = listNameOf(input);
-  const list = await existingList(deps.store, actor, name, input.id);
-  const task = await deps.store.tasks.get(list.id, input.id);
+  const list = await existingList(deps.store, actor, name);
+  const task = await deps.store.tasks.get(list.id, await resolveRef(deps.store, list.id, input.id));
   if (!task) throw taskNotFound(input.id, name);
   return present(deps.store, list, task);
 }
+
+const wholeOrDelta = (field: 'blockedBy' | 'blocks') =>
+  new DomainError(
+    'INVALID_INPUT',
+    `Error: invalid input: \`${field}\` sets the whole list; send it alone, or change it with \`add${field[0]?.toUpperCase()}${field.slice(1)}\`/\`remove${field[0]?.toUpperCase()}${field.slice(1)}\`, not both.`,
+  );
 
 function staleVersion(task: TaskRecord, expected: number, current: unknown) {
   return new DomainError(
@@ -136,6 +151,21 @@ export async function updateTask(deps: Deps, actor: Actor, input: TaskUpdateInpu
     if (input.activeForm !== undefined) changes.set(task, 'activeForm', input.activeForm);
     if (input.owner !== undefined) changes.set(task, 'owner', input.owner);
     if (input.metadata !== undefined) changes.set(task, 'metadata', mergeMetadata(task.metadata, input.metadata));
+    if (input.blockedBy !== undefined && (input.addBlockedBy || input.removeBlockedBy)) throw wholeOrDelta('blockedBy');
+    if (input.blocks !== undefined && (input.addBlocks || input.removeBlocks)) throw wholeOrDelta('blocks');
+    // A whole list replaces the edges on its side: edges it drops go first, so the cycle check sees the new graph.
+    const edges = await repos.tasks.edgesOf([task.id]);
+    const ids = async (refs: readonly string[]) => new Set(await Promise.all(refs.map((r) => changes.resolve(r))));
+    if (input.blockedBy !== undefined) {
+      const keep = await ids(input.blockedBy);
+      for (const e of edges) if (e.blockedId === task.id && !keep.has(e.blockerId)) await changes.removeEdge(e.blockerId, task.id);
+    }
+    if (input.blocks !== undefined) {
+      const keep = await ids(input.blocks);
+      for (const e of edges) if (e.blockerId === task.id && !keep.has(e.blockedId)) await changes.removeEdge(task.id, e.blockedId);
+    }
+    for (const id of new Set(input.blockedBy ?? [])) await changes.addEdge(id, task.id);
+    for (const id of new Set(input.blocks ?? [])) await changes.addEdge(task.id, id);
     for (const id of input.removeBlockedBy ?? []) await changes.removeEdge(id, task.id);
     for (const id of input.removeBlocks ?? []) await changes.removeEdge(task.id, id);
     for (const id of input.addBlockedBy ?? []) await changes.addEdge(id, task.id);
@@ -149,8 +179,22 @@ export async function updateTask(deps: Deps, actor: Actor, input: TaskUpdateInpu
       checkStatusMove(task.id, input.status, unresolved);
       changes.set(task, 'status', input.status);
     }
-  }, () => taskNotFound(input.id, listNameOf(input)));
+  });
   return written.snapshotOf(input.id) ?? getTask(deps, actor, input);
+}
+
+/** How recent another agent's claim must be for "nothing ready" to read as a lost race. */
+const RACE_WINDOW_MS = 5_000;
+
+/** The latest claim by another agent in the last few seconds: why a claim-next found nothing ready, if it was a race. */
+async function lostRace(deps: Deps, actor: Actor, listName: string, agent: string) {
+  const list = await findList(deps.store, actor, listName);
+  if (!list) return null;
+  const position = await deps.store.tasks.feedPosition(list.id);
+  const recent = await deps.store.tasks.changesAfter(list.id, Math.max(0, position - 50), 50);
+  const since = deps.clock.now().getTime() - RACE_WINDOW_MS;
+  const claim = recent.findLast((c) => c.kind === 'claimed' && c.at.getTime() >= since && c.snapshot.owner !== agent);
+  return claim ? { id: claim.taskId, ref: claim.snapshot.ref ?? claim.taskId, owner: claim.snapshot.owner ?? '' } : null;
 }
 
 /** Claims a named task, or the oldest ready one: status in_progress and owner set, atomically. */
@@ -161,6 +205,7 @@ export async function claimTask(deps: Deps, actor: Actor, input: TaskClaimInput)
     throw new DomainError('NO_OWNING_SESSION', 'Error: a claim needs an agent name: call with a session token or name an `owner`.');
   }
   if (input.id === undefined && !(await findList(deps.store, actor, listNameOf(input)))) {
+    if (input.listName !== undefined) throw await listMissing(deps.store, actor, input.listName);
     return { task: null };
   }
   const written = await write(deps, actor, listNameOf(input), false, async (changes, repos) => {
@@ -181,14 +226,16 @@ export async function claimTask(deps: Deps, actor: Actor, input: TaskClaimInput)
     changes.set(task, 'owner', agent);
     changes.kind(task.id, 'claimed');
     return task.id;
-  }, () => taskNotFound(input.id ?? '', listNameOf(input)));
+  });
   const id = written.result;
-  return { task: id === null ? null : (written.snapshotOf(id) ?? (await getTask(deps, actor, { listName: input.listName, id }))) };
+  if (id === null) return { task: null, lostRace: await lostRace(deps, actor, listNameOf(input), agent) };
+  return { task: written.snapshotOf(id) ?? (await getTask(deps, actor, { listName: input.listName, id })) };
 }
 
 export async function listTasks(deps: Deps, actor: Actor, input: TaskListInput) {
   const name = listNameOf(input);
   const list = await findList(deps.store, actor, name);
+  if (!list && input.listName !== undefined) throw await listMissing(deps.store, actor, name);
   if (!list) return { listName: name, tasks: [] };
   const statuses = input.status ?? (input.includeCompleted ? ['pending', 'in_progress', 'completed'] : ['pending', 'in_progress']);
   const agent = actor.agentName;
@@ -212,6 +259,7 @@ export async function listTasks(deps: Deps, actor: Actor, input: TaskListInput) 
 export async function planTasks(deps: Deps, actor: Actor, input: { listName?: string | undefined }) {
   const name = listNameOf(input);
   const list = await findList(deps.store, actor, name);
+  if (!list && input.listName !== undefined) throw await listMissing(deps.store, actor, name);
   if (!list) return { listName: name, waves: [], criticalPath: [], criticalPathLength: 0 };
   const { tasks, edges } = await deps.store.tasks.graph(list.id, ['pending', 'in_progress']);
   const ids = [...tasks].sort((a, b) => a.seq - b.seq).map((t) => t.id);
@@ -221,6 +269,12 @@ export async function planTasks(deps: Deps, actor: Actor, input: { listName?: st
 export async function taskHistory(deps: Deps, actor: Actor, input: { listName?: string | undefined; id: string }) {
   const task = await getTask(deps, actor, input);
   return { changes: (await deps.store.tasks.changesOf(task.id)).map(presentChange) };
+}
+
+/** The list feed's current position (its last change), 0 when the list does not exist yet. */
+export async function taskFeedPosition(deps: Deps, actor: Actor, input: { listName?: string | undefined }) {
+  const list = await findList(deps.store, actor, listNameOf(input));
+  return list ? deps.store.tasks.feedPosition(list.id) : 0;
 }
 
 /** One page of the list's changes after `after`, oldest first, each with the task as it stood: the feed's replay. */

@@ -15,8 +15,9 @@ export function normalizeTodos(todos: readonly TodoDisplayItem[]): TodoDisplayIt
     return display ? { content: content.trim(), status, activeForm: display } : { content: content.trim(), status };
   });
   const seen = new Set<string>();
-  for (const item of items) {
-    if (item.content.length === 0) throw new DomainError('INVALID_TODOS', NON_EMPTY_CONTENT_ERROR);
+  for (const [i, item] of items.entries()) {
+    // The seed's text word for word, then which item it is.
+    if (item.content.length === 0) throw new DomainError('INVALID_TODOS', `${NON_EMPTY_CONTENT_ERROR} At \`todos[${i}].content\`.`);
     if (seen.has(item.content)) {
       throw new DomainError('INVALID_TODOS', `Error: invalid todos: duplicate content "${item.content}"`);
     }

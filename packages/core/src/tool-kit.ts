@@ -8,11 +8,13 @@ import {
   runBlockerInput,
   runExecuteInput,
   runIntakeInput,
+  runNameInput,
   runPrepareInput,
   runPrepareOutput,
   runRef,
   runReviseInput,
   runStepInput,
+  runTeleportInput,
   runView,
   task,
   taskClaimInput,
@@ -28,6 +30,7 @@ import {
   todoWriteOutput,
 } from '@agent-tasks/schema';
 import type { z } from 'zod';
+import { isDomainError } from './errors.ts';
 
 type In<T extends z.ZodType> = z.input<T>;
 type Out<T extends z.ZodType> = z.output<T>;
@@ -46,6 +49,8 @@ export interface ToolApi {
   run: {
     prepare(input: In<typeof runPrepareInput>): Promise<Out<typeof runPrepareOutput>>;
     execute(input: In<typeof runExecuteInput>): Promise<Out<typeof runView>>;
+    name(input: In<typeof runNameInput>): Promise<Out<typeof runView>>;
+    teleport(input: In<typeof runTeleportInput>): Promise<Out<typeof runView>>;
     intake(input: In<typeof runIntakeInput>): Promise<Out<typeof runView>>;
     step(input: In<typeof runStepInput>): Promise<Out<typeof runView>>;
     revise(input: In<typeof runReviseInput>): Promise<Out<typeof runView>>;
@@ -62,7 +67,8 @@ export interface ToolSpec {
   answer(output: never): string;
 }
 
-const spec = <S extends z.ZodType, O>(
+/** A tool from its parts; the call's output type flows into the answer. */
+export const spec = <S extends z.ZodType, O>(
   name: string,
   description: string,
   input: S,
@@ -71,20 +77,46 @@ const spec = <S extends z.ZodType, O>(
 ): ToolSpec => ({ name, description, input, call: call as ToolSpec['call'], answer: answer as ToolSpec['answer'] });
 
 export const TODO_WRITE_DESCRIPTION = [
-  'Record your task list for the current multi-step work (one item per concrete step) and mark items as the work moves.',
-  'Every call sends the WHOLE list and replaces the previous one: to change one item, send the complete list with that item changed; to drop an item, send the list without it.',
-  'Each item is only { content, status }: a short imperative line and one of pending, in_progress, completed. No ids, no priorities.',
-  'Item text is trimmed; empty or repeated text is refused. Unless the workspace allows several, at most one item may be in_progress (the one-active rule).',
-  'A single-step task needs no list. An empty list clears it.',
+  'Record the task list of multi-step work as it moves.',
+  'Each call sends the WHOLE list, replacing the last. An item is only { content, status }: no ids, no priorities.',
+  'Empty or repeated text (trimmed) is refused; at most one item in_progress unless the workspace allows several.',
 ].join(' ');
 
-/** The seed's TaskList line: `T-001 [pending] Build frontend  blockedBy: []`. */
+/** TaskUpdate as a model calls it (seed 001): edges are set as whole lists; the API's add/remove fields stay out of its definition. */
+const taskUpdateToolInput = taskUpdateInput.omit({ addBlockedBy: true, removeBlockedBy: true, addBlocks: true, removeBlocks: true });
+
+/** One task as a TaskList line: `T-001 [pending] Build frontend  blockedBy: []`. */
 export const taskLine = (t: TaskSummary) =>
   `${t.id} [${t.status}] ${t.subject}${t.owner ? ` (owner: ${t.owner})` : ''}  blockedBy: [${t.blockedBy.join(', ')}]`;
 
-const TASK_RULES =
-  'Tasks live in a named list shared by every agent of the workspace (listName, default "default") and survive restarts. ' +
-  'A task with unfinished blockers (blockedBy) cannot be started or completed; tasks with an empty blockedBy can run in parallel.';
+/** Spaces between the longest subject and the blockedBy column, as the seed lays TaskList out. */
+const SUBJECT_GAP = 5;
+/** Ids up to this length are shown as they are (the seed's `T-001`); longer ones (`T-{uuid}`) by their `#n` reference. */
+const SHORT_ID = 12;
+
+/**
+ * The TaskList text, in columns as the seed shows them: id, [status], subject, then blockedBy, each column as wide as
+ * its widest entry:
+ *   T-001 [pending] Build frontend        blockedBy: []
+ *   T-003 [pending] Integration tests     blockedBy: [T-001, T-002]
+ * A long id is shown by its short reference `#n`, which every task tool takes in place of the id; a blocker not in the
+ * listing is shown by its id.
+ */
+export function taskListText(tasks: readonly TaskSummary[]): string {
+  const shown = new Map(tasks.map((t) => [t.id, t.id.length <= SHORT_ID ? t.id : t.ref]));
+  const rows = tasks.map((t) => ({
+    id: shown.get(t.id) ?? t.id,
+    status: `[${t.status}]`,
+    subject: `${t.subject}${t.owner ? ` (owner: ${t.owner})` : ''}`,
+    blockedBy: `blockedBy: [${t.blockedBy.map((b) => shown.get(b) ?? b).join(', ')}]`,
+  }));
+  const width = (key: 'id' | 'status' | 'subject') => Math.max(0, ...rows.map((r) => [...r[key]].length));
+  const pad = (text: string, n: number) => text + ' '.repeat(Math.max(0, n - [...text].length));
+  const [id, status, subject] = [width('id'), width('status'), width('subject') + SUBJECT_GAP];
+  return rows.map((r) => `${pad(r.id, id)} ${pad(r.status, status)} ${pad(r.subject, subject)}${r.blockedBy}`).join('\n');
+}
+
+const TASK_RULES = 'Lists (listName, default "default") are shared by the workspace. A task with unfinished blockers cannot start or complete.';
 
 /** The intake's answer: how the order differs from the written list (shown once, before any work), then the directive. */
 export function intakeAnswer(run: RunView): string {
@@ -93,27 +125,38 @@ export function intakeAnswer(run: RunView): string {
   return ['Order changed from the written list:', ...moves, runDirective(run)].join('\n');
 }
 
-/** What an agent reads after each run call: the current task's directive, or that the run is done. */
+/** What an agent reads after each run call: what to do next in the run's current phase, or that the run is done. */
 export function runDirective(run: RunView): string {
   const lines: string[] = [];
+  const ids = `runId "${run.id}", attemptId "${run.attemptId}"`;
+  if (run.notice) lines.push(run.notice);
   if (run.status === 'intake') {
-    lines.push(`Run ${run.id} started. Submit the checklist with checklist_intake (runId: "${run.id}").`);
+    lines.push(`Run ${run.id} is at checklist intake.`);
+    if (run.taskContext) {
+      lines.push(`Its task context holds a ready checklist of ${run.taskContext.tasks.length} tasks; submit it unchanged: ${JSON.stringify(run.taskContext.tasks)}`);
+    }
+    if (run.name === null) lines.push(`First persist the actual task name with checklist_name (runId "${run.id}", name).`);
+    lines.push(`Then submit the checklist with checklist_intake (runId "${run.id}").`);
   } else if (run.status === 'completed') {
     lines.push(`All tasks done (${run.total}/${run.total}). Run ${run.id} is complete; its output is {}.`);
+  } else if (run.revising) {
+    lines.push(
+      `Revise checklist: send the complete corrected checklist with checklist_revise (${ids}), executed tasks 1-${run.cursor - 1} unchanged at their positions, and resume_from_task. ` +
+        'If the scope changes, rename the run first with checklist_name; ordering alone keeps the name.',
+    );
   } else if (run.current) {
     const remarks = run.blocks.work.tasks[run.cursor - 1]?.remarks ?? [];
     lines.push(`${run.current.label}: ${run.current.action}`, `Expected result: ${run.current.expected_result}`);
     for (const r of remarks) lines.push(`Remark: ${r}`);
     lines.push(
-      `Do the work and verify the expected result, then call checklist_step with runId "${run.id}", task ${run.cursor}, evidence and progress_execution_outcome. ` +
+      `Do the work and verify the expected result, then call checklist_step with ${ids}, evidence and progress_execution_outcome. ` +
         'If the task is blocked or incomplete, do not step: report the blocker (checklist_report_blocker) and tell the user.',
     );
   }
   return lines.join('\n');
 }
 
-const RUN_RULES =
-  'A checklist run walks an ordered checklist one task at a time: 1-100 tasks, each only { action, expected_result } (both non-empty, at most 1,000 characters); position is identity.';
+const RUN_RULES = 'A checklist run walks an ordered checklist one task at a time.';
 
 export const todoTools: readonly ToolSpec[] = [
   spec('todo_write', TODO_WRITE_DESCRIPTION, todoWriteInput, (api, input) => api.todo.write(input), (r) => r.message),
@@ -122,38 +165,43 @@ export const todoTools: readonly ToolSpec[] = [
 export const taskToolSpecs: readonly ToolSpec[] = [
   spec(
     'TaskCreate',
-    `Create a task with an auto-generated id (T-{uuid}). subject is imperative ("Run tests"); activeForm is present continuous ("Running tests"); blockedBy lists tasks that must complete first. ${TASK_RULES}`,
+    'Create a task (id T-{uuid}, ref #n). subject: imperative ("Run tests"); activeForm: "Running tests"; blockedBy: tasks to complete first.',
     taskCreateInput,
     (api, input) => api.task.create(input),
-    (t) => `Created ${t.id} [${t.status}] ${t.subject}  blockedBy: [${t.blockedBy.join(', ')}]`,
+    (t) => `Created ${t.id} (${t.ref}) [${t.status}] ${t.subject}  blockedBy: [${t.blockedBy.join(', ')}]`,
   ),
-  spec('TaskGet', `Retrieve a task's full details by id, including deleted tasks. ${TASK_RULES}`, taskGetInput, (api, input) => api.task.get(input), (t) =>
+  spec('TaskGet', "A task's full details (by id or #n).", taskGetInput, (api, input) => api.task.get(input), (t) =>
     JSON.stringify(t, null, 2),
   ),
   spec(
     'TaskList',
-    `List active tasks (pending and in progress) with their unresolved blockers. Filters: status, owner, readyOnly (tasks you can start now), includeCompleted. ${TASK_RULES}`,
+    `Active tasks: id (#n if long), [status], subject, unresolved blockedBy. readyOnly: startable now. ${TASK_RULES}`,
     taskListInput,
     (api, input) => api.task.list(input),
-    (r) => (r.tasks.length ? r.tasks.map(taskLine).join('\n') : `No tasks match in list "${r.listName}".`),
+    (r) => (r.tasks.length ? taskListText(r.tasks) : `No tasks match in list "${r.listName}".`),
   ),
   spec(
     'TaskUpdate',
-    `Update a task: status (pending, in_progress, completed, deleted), subject, description, activeForm, owner, metadata (merged; a key set to null is removed), and dependencies (addBlockedBy, removeBlockedBy, addBlocks, removeBlocks). Pass expectedVersion to refuse the update if the task changed since you read it. ${TASK_RULES}`,
-    taskUpdateInput,
+    'Update a task (id or #n): status, subject, description, activeForm, owner, metadata (merged; null removes a key); blockedBy and blocks set the whole list. expectedVersion: refused if the task changed since.',
+    taskUpdateToolInput,
     (api, input) => api.task.update(input),
     (t) => `Updated ${t.id} [${t.status}] ${t.subject} (version ${t.version})  blockedBy: [${t.blockedBy.join(', ')}]`,
   ),
   spec(
     'TaskClaim',
-    `Claim a task atomically: it becomes in_progress and yours. Name an id, or omit it to claim the oldest ready task. ${TASK_RULES}`,
+    'Claim a task atomically (in_progress, yours): by id, or without one the oldest ready task.',
     taskClaimInput,
     (api, input) => api.task.claim(input),
-    (r) => (r.task ? `Claimed ${r.task.id} [in_progress] ${r.task.subject} as ${r.task.owner}` : 'No ready task to claim.'),
+    (r) =>
+      r.task
+        ? `Claimed ${r.task.id} [in_progress] ${r.task.subject} as ${r.task.owner}`
+        : r.lostRace
+          ? `Lost the race: ${r.lostRace.owner} claimed ${r.lostRace.ref} (${r.lostRace.id}) first, moments ago; no other task is ready now.`
+          : 'No ready task to claim.',
   ),
   spec(
     'TaskPlan',
-    `The remaining tasks as parallel waves (tasks in one wave can run together) and the critical path. ${TASK_RULES}`,
+    'The remaining tasks as parallel waves and the critical path.',
     taskPlanInput,
     (api, input) => api.task.plan(input),
     (p) =>
@@ -166,41 +214,55 @@ export const taskToolSpecs: readonly ToolSpec[] = [
 export const runToolSpecs: readonly ToolSpec[] = [
   spec(
     'checklist_prepare',
-    `Prepare to start a checklist run (phase one). parentExecutionId is the parent run's id for a child run, or "none". Refused when the workspace has no notification channel unless skipNotificationCheck is true. ${RUN_RULES}`,
+    `${RUN_RULES} Prepare a start: parentExecutionId (parent run or "none"); taskContext: a ready checklist to submit unchanged. Needs a notification channel unless skipNotificationCheck.`,
     runPrepareInput,
     (api, input) => api.run.prepare(input),
     (r) => `Start attempt ${r.startAttemptId} prepared. Call checklist_execute with startAttemptId "${r.startAttemptId}".`,
   ),
-  spec('checklist_execute', `Start the run from a prepared attempt (phase two), once. ${RUN_RULES}`, runExecuteInput, (api, input) => api.run.execute(input), runDirective),
+  spec('checklist_execute', 'Start the run from the prepared attempt, once.', runExecuteInput, (api, input) => api.run.execute(input), runDirective),
+  spec(
+    'checklist_name',
+    "Persist the run's name: required before intake; later only in a revision that changes the scope.",
+    runNameInput,
+    (api, input) => api.run.name(input),
+    runDirective,
+  ),
   spec(
     'checklist_intake',
-    `Submit the run's name and its checklist. A ready list from the caller is submitted as written. needs says which tasks need which others' results (positions in your list); the service orders the checklist so prerequisites come first and shows any moves. remarks attach a whole-job remark to the tasks it constrains. ${RUN_RULES}`,
-    runIntakeInput,
+    "Submit the checklist: 1-100 tasks, each only { action, expected_result }; position is identity. needs: positions needing others' results (those go first); remarks: whole-job notes on the tasks they constrain.",
+    runIntakeInput.omit({ attemptId: true }),
     (api, input) => api.run.intake(input),
     intakeAnswer,
   ),
   spec(
     'checklist_step',
-    'Acknowledge the current task after doing it and verifying its expected result: evidence (the concrete acknowledgement) and progress_execution_outcome (display only), both at most 500 characters. Advances the cursor exactly once; never call it for a blocked or incomplete task.',
+    'Acknowledge the current task once done and verified: attemptId from the run, evidence, progress_execution_outcome. Once per attempt; never for blocked work.',
     runStepInput,
     (api, input) => api.run.step(input),
     runDirective,
   ),
   spec(
+    'checklist_teleport',
+    'Jump to Revise checklist when remaining tasks are wrong, missing or misordered; not for a hard task.',
+    runTeleportInput.omit({ attemptId: true }),
+    (api, input) => api.run.teleport(input),
+    runDirective,
+  ),
+  spec(
     'checklist_revise',
-    'Revise checklist: when the remaining tasks are obsolete, missing or in the wrong order, send the complete corrected checklist (executed tasks unchanged at their positions) and resume_from_task. Not an escape from a hard or blocked task.',
+    'Send the complete corrected checklist (executed tasks unchanged at their positions) and resume_from_task.',
     runReviseInput,
     (api, input) => api.run.revise(input),
     runDirective,
   ),
   spec(
     'checklist_report_blocker',
-    'Record a verified blocker on the current task for display (null clears it). The cursor stays where it is.',
+    'Record a verified blocker on the current task (null clears it); the cursor stays.',
     runBlockerInput,
     (api, input) => api.run.reportBlocker(input),
     (run) => `Blocker ${run.blocker === null ? 'cleared' : 'recorded'} on ${run.current?.label ?? 'the run'}; the cursor stays. ${runDirective(run)}`,
   ),
-  spec('checklist_get', 'Read a run: its current task and progress.', runRef, (api, input) => api.run.get(input), runDirective),
+  spec('checklist_get', "Read a run's current step and directive.", runRef, (api, input) => api.run.get(input), runDirective),
 ];
 
 export const toolKit: readonly ToolSpec[] = [...todoTools, ...taskToolSpecs, ...runToolSpecs];
@@ -215,7 +277,8 @@ export async function runTool(spec: ToolSpec, api: ToolApi, args: unknown, error
   try {
     return { text: spec.answer((await spec.call(api, parsed.data as never)) as never), isError: false };
   } catch (error) {
-    return { text: errorText(error), isError: true };
+    // A refusal the tool itself raised (before or between its calls) carries its own text.
+    return { text: isDomainError(error) ? error.message : errorText(error), isError: true };
   }
 }
 

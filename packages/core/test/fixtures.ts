@@ -169,19 +169,20 @@ export async function startRun(
   return runs.executeStart(w.deps, actor, { startAttemptId });
 }
 
-/** Starts a run and submits its checklist (default: three tasks); the run is running on task 1. */
+/** Starts a run, names it and submits its checklist (default: three tasks); the run is running on task 1. */
 export async function startedRun(
   w: Pick<World, 'deps' | 'session'>,
-  intake: Partial<Omit<RunIntakeInput, 'runId'>> = {},
+  intake: Partial<Omit<RunIntakeInput, 'runId'>> & { name?: string } = {},
   options: { actor?: Actor; skipNotificationCheck?: boolean; parentExecutionId?: string } = {},
 ) {
   const started = await startRun(w, options);
+  const { name = 'Ship the release', ...rest } = intake;
+  await runs.nameRun(w.deps, options.actor ?? w.session, { runId: started.id, name });
   return runs.intake(w.deps, options.actor ?? w.session, {
     runId: started.id,
-    name: 'Ship the release',
     tasks: runTasks(3),
     progress_checklist_outcome: 'Three ordered tasks are ready',
-    ...intake,
+    ...rest,
   });
 }
 
@@ -213,8 +214,14 @@ export function runRecord(tasks: RunTask[], patch: Partial<RunRecord> = {}): Run
     parentRunId: null,
     startAttemptId: 'start_1',
     name: 'Ship the release',
+    pendingName: null,
     executionNote: null,
     status: 'running',
+    revising: false,
+    attemptId: 'att_1',
+    taskContext: null,
+    connections: [],
+    notice: null,
     tasks: [...tasks],
     moves: [],
     remarks: [],

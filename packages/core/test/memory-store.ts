@@ -385,6 +385,13 @@ export class MemoryStore implements Store {
           }
           s.tasks.set(task.id, clone(task));
         }),
+        listNames: hooked('tasks.listNames', async (workspaceId: string) =>
+          [...state().taskLists.values()].filter((l) => l.workspaceId === workspaceId).map((l) => l.name).sort(),
+        ),
+        feedPosition: hooked('tasks.feedPosition', async (listId: string) => state().taskLists.get(listId)?.changeSeq ?? 0),
+        idOfSeq: hooked('tasks.idOfSeq', async (listId: string, seq: number) =>
+          [...state().tasks.values()].find((t) => t.listId === listId && t.seq === seq)?.id ?? null,
+        ),
         get: hooked('tasks.get', async (listId: string, id: string) => {
           const task = state().tasks.get(id);
           return task && task.listId === listId ? clone(task) : null;

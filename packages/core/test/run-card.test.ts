@@ -277,10 +277,10 @@ describe('long text and many tasks', () => {
     expect(heights[4]! - heights[3]!).toBeGreaterThan(50 * 40);
   });
 
-  it('wraps a long action to two lines ending in an ellipsis, within the row, keeping the whole text as a tooltip', () => {
+  it('wraps a long action of a task not in progress to two lines ending in an ellipsis, keeping the whole text as a tooltip', () => {
     const long = `${'Refactor the parser so that it is reentrant and thread safe. '.repeat(16)}END`.trim();
-    const { root } = draw(viewOf(record([runTask(long), runTask('Short')])));
-    const row = byAttr(root, 'data-task')[0]!;
+    const { root } = draw(viewOf(record([runTask('Short'), runTask(long)])));
+    const row = byAttr(root, 'data-task')[1]!;
     const title = elements(row).filter((e) => e.attrs.class === 'title');
     expect(title).toHaveLength(2);
     expect(textOf(title[1]!).endsWith('…')).toBe(true);
@@ -344,7 +344,7 @@ describe('the run.card use case', () => {
 
   it('draws the run of the caller workspace (a viewer included) as { svg }', async () => {
     const run = await startedRun(w);
-    await runs.step(w.deps, w.session, { runId: run.id, task: 1, evidence: 'e', progress_execution_outcome: 'First done' });
+    await runs.step(w.deps, w.session, { runId: run.id, attemptId: run.attemptId ?? '', evidence: 'e', progress_execution_outcome: 'First done' });
     const card = await runCard(w.deps, w.viewer, { runId: run.id });
     expect(Object.keys(card)).toEqual(['svg']);
     expect(card.svg).toBe(renderRunCard(await runs.getRun(w.deps, w.viewer, { runId: run.id })));

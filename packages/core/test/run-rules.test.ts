@@ -4,8 +4,10 @@ import type { RunTask } from '@agent-tasks/schema';
 import {
   PENDING_OUTCOME,
   type RunRecord,
+  applyName,
   applyRevision,
   applyStep,
+  applyTeleport,
   currentTask,
   orderChecklist,
   placeRemarks,
@@ -28,13 +30,14 @@ function advanced(tasks: RunTask[], done: number): RunRecord {
 }
 
 const actions = (tasks: readonly RunTask[]) => tasks.map((t) => t.action);
-const revision = (tasks: RunTask[], resumeFrom: number, extra: { name?: string } = {}) => ({
+const revision = (tasks: RunTask[], resumeFrom: number) => ({
   tasks,
   resumeFrom,
   checklistOutcome: 'Revised list',
   executionOutcome: 'Revised work',
-  ...extra,
 });
+/** A run at its revision node, given a new name within the revision (the naming call, then the jump's revision). */
+const namedInRevision = (run: RunRecord, name: string) => applyName(applyTeleport(run, at(0)), name);
 
 describe('orderChecklist: a ready list keeps its written order where it can', () => {
   it('with no prerequisites: the written order, no moves, the same tasks', () => {
@@ -120,7 +123,7 @@ describe('orderChecklist refusals', () => {
         { task: 3, needs: [2] },
       ]),
       'INVALID_CHECKLIST',
-      "Error: invalid checklist: tasks 2 and 3 each need the other's result; no order satisfies both.",
+      "Error: invalid checklist: tasks 2 (\"Task 2\") and 3 (\"Task 3\") each need the other's result; no order satisfies both.",
     );
   });
 
@@ -131,7 +134,7 @@ describe('orderChecklist refusals', () => {
         { task: 3, needs: [2] },
         { task: 2, needs: [3] },
       ]),
-    ).toThrow(/^Error: invalid checklist: tasks 2 and 3 each need the other's result; no order satisfies both\.$/);
+    ).toThrow(/^Error: invalid checklist: tasks 2 \("Task 2"\) and 3 \("Task 3"\) each need the other's result; no order satisfies both\.$/);
   });
 
   it('a longer cycle is named the whole way round', () => {
@@ -358,21 +361,26 @@ describe('applyRevision: the complete corrected checklist and the position to co
     expect(run.taskTimes).toEqual([60_000, 600_000, 0]);
   });
 
-  it('a reorder alone never changes the name, even when one is given', () => {
+  it('a reorder alone never changes the name, even when one was given within the revision; the notice says why', () => {
     const run = advanced(runTasks(4), 1);
     const [t1, t2, t3, t4] = runTasks(4) as [RunTask, RunTask, RunTask, RunTask];
-    applyRevision(run, revision([t1, t4, t2, t3], 2, { name: 'A new name' }), at(0));
-    expect(run.name).toBe('Ship the release');
+    namedInRevision(run, 'A new name');
+    expect(run).toMatchObject({ name: 'Ship the release', pendingName: 'A new name', revising: true });
+    applyRevision(run, revision([t1, t4, t2, t3], 2), at(0));
+    expect(run).toMatchObject({ name: 'Ship the release', pendingName: null, revising: false });
+    expect(run.notice).toBe(
+      'The name stays "Ship the release": this revision only reorders the checklist, and ordering alone retains the name (a new name applies only when the scope changes).',
+    );
     expect(actions(run.tasks)).toEqual(['Task 1', 'Task 4', 'Task 2', 'Task 3']);
   });
 
-  it('a change of scope takes the new name when one is given, and keeps the old one otherwise', () => {
-    const added = advanced(runTasks(2), 1);
-    applyRevision(added, revision([...runTasks(2), runTask('Task 3')], 2, { name: 'Ship and announce' }), at(0));
-    expect(added.name).toBe('Ship and announce');
+  it('a change of scope takes the name given within the revision, and keeps the old one otherwise', () => {
+    const added = namedInRevision(advanced(runTasks(2), 1), 'Ship and announce');
+    applyRevision(added, revision([...runTasks(2), runTask('Task 3')], 2), at(0));
+    expect(added).toMatchObject({ name: 'Ship and announce', notice: null });
 
-    const dropped = advanced(runTasks(3), 1);
-    applyRevision(dropped, revision(runTasks(2), 2, { name: 'Ship less' }), at(0));
+    const dropped = namedInRevision(advanced(runTasks(3), 1), 'Ship less');
+    applyRevision(dropped, revision(runTasks(2), 2), at(0));
     expect(dropped.name).toBe('Ship less');
 
     const unnamed = advanced(runTasks(2), 1);

@@ -14,11 +14,14 @@ beforeEach(async () => {
 const NO_CHANNEL =
   'Error: Todo List notifies when the checklist is ready and when all tasks are done, but this workspace has no notification channel. Ask an admin to add one, or prepare the start again with skipNotificationCheck: true.';
 
-const step = (runId: string, task: number, extra: { attemptId?: string; actor?: Actor; outcome?: string } = {}) =>
+/** The run's current step attempt, as its view shows it. */
+const currentAttempt = async (runId: string) => (await runs.getRun(w.deps, w.admin, { runId })).attemptId ?? 'none';
+
+const step = async (runId: string, task: number, extra: { attemptId?: string; actor?: Actor; outcome?: string } = {}) =>
   runs.step(w.deps, extra.actor ?? w.session, {
     runId,
     task,
-    attemptId: extra.attemptId,
+    attemptId: extra.attemptId ?? (await currentAttempt(runId)),
     evidence: `Checked task ${task}`,
     progress_execution_outcome: extra.outcome ?? `Task ${task} verified`,
   });
@@ -124,7 +127,7 @@ describe('execute: starts the run from its attempt, once', () => {
 
 describe('intake: the checklist, ordered by prerequisites; work starts on task 1', () => {
   it('limits: 1 to 100 tasks of action and expected_result only, each 1 to 1,000 characters; a note of at most 120', () => {
-    const base = { runId: 'run_1', name: 'N', progress_checklist_outcome: 'Ready' };
+    const base = { runId: 'run_1', progress_checklist_outcome: 'Ready' };
     const message = (input: unknown) => {
       const parsed = runIntakeInput.safeParse(input);
       return parsed.success ? 'ok' : parsed.error.issues[0]?.message;
@@ -153,8 +156,9 @@ describe('intake: the checklist, ordered by prerequisites; work starts on task 1
       runTask('Same action', 'Second result'),
       ...runTasks(96, 'Item'),
     ];
-    const parsed = runIntakeInput.parse({ runId: 'run_1', name: 'Caller list', tasks: written, progress_checklist_outcome: 'One hundred ordered tasks are ready' });
+    const parsed = runIntakeInput.parse({ runId: 'run_1', tasks: written, progress_checklist_outcome: 'One hundred ordered tasks are ready' });
     const run = await startRun(w);
+    await runs.nameRun(w.deps, w.session, { runId: run.id, name: 'Caller list' });
     const view = await runs.intake(w.deps, w.session, { ...parsed, runId: run.id });
     expect(view.tasks).toEqual(written);
     expect(view.total).toBe(100);
@@ -165,9 +169,9 @@ describe('intake: the checklist, ordered by prerequisites; work starts on task 1
 
   it('orders by `needs`, shows each move and its dependency, and attaches remarks to the tasks they constrain', async () => {
     const run = await startRun(w);
+    await runs.nameRun(w.deps, w.session, { runId: run.id, name: 'Deploy' });
     const view = await runs.intake(w.deps, w.session, {
       runId: run.id,
-      name: 'Deploy',
       tasks: [runTask('Deploy the service'), runTask('Write the changelog'), runTask('Build the image')],
       needs: [{ task: 1, needs: [3] }],
       remarks: [{ text: 'Never deploy on a Friday', tasks: [1] }],
@@ -178,21 +182,22 @@ describe('intake: the checklist, ordered by prerequisites; work starts on task 1
     expect(view.moves).toEqual([{ task: 1, from: 1, to: 3, because: 'task 1 needs the result of task 3 (Build the image)' }]);
     expect(view.remarks).toEqual([{ text: 'Never deploy on a Friday', tasks: [3] }]);
     expect(view.blocks.work.tasks.map((t) => t.remarks)).toEqual([[], [], ['Never deploy on a Friday']]);
-    expect(view).toMatchObject({ status: 'running', cursor: 1, name: 'Deploy', executionNote: 'Reordered by dependency', version: 2 });
+    expect(view).toMatchObject({ status: 'running', cursor: 1, name: 'Deploy', executionNote: 'Reordered by dependency', version: 3 });
     expect(view.blocks.checklist.synopsis).toBe('Three tasks, reordered');
     expect(await stepsOf(run.id)).toEqual([
-      { seq: 1, label: 'Checklist intake', kind: 'intake', task: null, evidence: null, outcome: 'Three tasks, reordered', at: '2025-01-01T00:00:00.000Z' },
+      { seq: 1, label: 'Name', kind: 'name', task: null, evidence: null, outcome: 'Deploy', at: '2025-01-01T00:00:00.000Z' },
+      { seq: 2, label: 'Checklist intake', kind: 'intake', task: null, evidence: null, outcome: 'Three tasks, reordered', at: '2025-01-01T00:00:00.000Z' },
     ]);
   });
 
   it('a refused checklist (a cycle) records nothing: the run stays in intake', async () => {
     await addChannel(w);
     const run = await startRun(w);
+    await runs.nameRun(w.deps, w.session, { runId: run.id, name: 'Cycle' });
     const before = state();
     await expectRefused(
       runs.intake(w.deps, w.session, {
         runId: run.id,
-        name: 'Cycle',
         tasks: runTasks(3),
         needs: [
           { task: 2, needs: [3] },
@@ -201,7 +206,7 @@ describe('intake: the checklist, ordered by prerequisites; work starts on task 1
         progress_checklist_outcome: 'x',
       }),
       'INVALID_CHECKLIST',
-      "Error: invalid checklist: tasks 2 and 3 each need the other's result; no order satisfies both.",
+      "Error: invalid checklist: tasks 2 (\"Task 2\") and 3 (\"Task 3\") each need the other's result; no order satisfies both.",
     );
     expectUnchanged(before);
     expect(outbox()).toEqual([]);
@@ -211,7 +216,7 @@ describe('intake: the checklist, ordered by prerequisites; work starts on task 1
     const run = await startedRun(w);
     const before = state();
     await expectRefused(
-      runs.intake(w.deps, w.session, { runId: run.id, name: 'Again', tasks: runTasks(1), progress_checklist_outcome: 'x' }),
+      runs.intake(w.deps, w.session, { runId: run.id, tasks: runTasks(1), progress_checklist_outcome: 'x' }),
       'CONFLICT',
       `Error: run ${run.id} already has its checklist; revise it instead.`,
     );
@@ -224,11 +229,11 @@ describe('step: a schema-valid acknowledgement advances the cursor exactly once'
     const run = await startedRun(w);
     w.clock.advance(45_000);
     const view = await step(run.id, 1);
-    expect(view).toMatchObject({ cursor: 2, version: 3, current: { label: 'Task 2/3', action: 'Task 2' } });
+    expect(view).toMatchObject({ cursor: 2, version: 4, current: { label: 'Task 2/3', action: 'Task 2' } });
     expect(view.blocks.work).toMatchObject({ label: 'Task 2/3', done: 1, inProgress: 2, synopsis: 'Task 1 verified' });
     expect(view.blocks.work.tasks[0]).toMatchObject({ state: 'done', outcome: 'Task 1 verified', timeMs: 45_000 });
     expect((await stepsOf(run.id)).at(-1)).toEqual({
-      seq: 2,
+      seq: 3,
       label: 'Task 1/3',
       kind: 'step',
       task: 1,
@@ -236,14 +241,15 @@ describe('step: a schema-valid acknowledgement advances the cursor exactly once'
       outcome: 'Task 1 verified',
       at: '2025-01-01T00:00:45.000Z',
     });
-    expect(w.events.published.at(-1)).toMatchObject({ topic: runTopic(run.id), id: '3' });
+    expect(w.events.published.at(-1)).toMatchObject({ topic: runTopic(run.id), id: '4' });
   });
 
   it('a replayed attempt publishes no second live event', async () => {
     const run = await startedRun(w);
-    await step(run.id, 1, { attemptId: 'attempt-1' });
+    const attemptId = run.attemptId ?? '';
+    await step(run.id, 1, { attemptId });
     const published = w.events.published.length;
-    await step(run.id, 1, { attemptId: 'attempt-1' });
+    await step(run.id, 1, { attemptId });
     expect(w.events.published.length).toBe(published);
   });
 
@@ -254,17 +260,37 @@ describe('step: a schema-valid acknowledgement advances the cursor exactly once'
     expect(outbox()).toEqual([]);
   });
 
-  it('a retried attempt answers without advancing again, and records one step', async () => {
+  it('the run issues each step attempt; a retried attempt answers without advancing again, and records one step', async () => {
     const run = await startedRun(w);
-    const first = await step(run.id, 1, { attemptId: 'attempt-1' });
-    const again = await step(run.id, 1, { attemptId: 'attempt-1' });
+    const attempt1 = run.attemptId ?? '';
+    expect(attempt1).toMatch(/^att_/);
+    const first = await step(run.id, 1, { attemptId: attempt1 });
+    expect(first.attemptId).not.toBe(attempt1);
+    const again = await step(run.id, 1, { attemptId: attempt1 });
     expect(again.cursor).toBe(2);
     expect(again.version).toBe(first.version);
+    expect(again.attemptId).toBe(first.attemptId);
     // A retry of an earlier attempt after the run moved on does not advance either.
-    await step(run.id, 2, { attemptId: 'attempt-2' });
-    const late = await step(run.id, 1, { attemptId: 'attempt-1' });
+    await step(run.id, 2, { attemptId: first.attemptId ?? '' });
+    const late = await step(run.id, 1, { attemptId: attempt1 });
     expect(late.cursor).toBe(3);
     expect((await stepsOf(run.id)).filter((s) => s.kind === 'step').map((s) => s.task)).toEqual([1, 2]);
+  });
+
+  it('without the task guard, the attempt alone keeps the step exactly once; an attempt the run never issued is refused', async () => {
+    const run = await startedRun(w);
+    const attemptId = run.attemptId ?? '';
+    const ack = { runId: run.id, attemptId, evidence: 'The focused test command passed.', progress_execution_outcome: 'The affected test suite passed' };
+    const first = await runs.step(w.deps, w.session, ack);
+    const retried = await runs.step(w.deps, w.session, ack);
+    expect([first.cursor, retried.cursor]).toEqual([2, 2]);
+    const before = state();
+    await expectRefused(
+      runs.step(w.deps, w.session, { ...ack, attemptId: 'att_made_up' }),
+      'STALE_STEP',
+      `Error: stale attempt: att_made_up is not the current step attempt of run ${run.id}; the current one is ${first.attemptId}. Read the run and answer its current step.`,
+    );
+    expectUnchanged(before);
   });
 
   it('refuses a stale or future task number with the exact text, recording nothing', async () => {
@@ -297,12 +323,16 @@ describe('step: a schema-valid acknowledgement advances the cursor exactly once'
       const parsed = runStepInput.safeParse(input);
       return parsed.success ? 'ok' : parsed.error.issues[0]?.message;
     };
-    const ok = { runId: 'run_1', task: 1, evidence: 'e', progress_execution_outcome: 'o' };
+    const ok = { runId: 'run_1', attemptId: 'att_1', evidence: 'e', progress_execution_outcome: 'o' };
     expect(message(ok)).toBe('ok');
+    expect(message({ ...ok, task: 1 })).toBe('ok');
+    const { attemptId: _, ...withoutAttempt } = ok;
+    expect(message(withoutAttempt)).toBe('Error: invalid input: `attemptId` must be the step attempt id of the run (its `attemptId`).');
     expect(message({ ...ok, evidence: 'e'.repeat(501) })).toBe('Error: invalid input: `evidence` must be at most 500 characters (got 501).');
     expect(message({ ...ok, progress_execution_outcome: '' })).toBe('Error: invalid input: `progress_execution_outcome` must be a non-empty string.');
     expect(message({ ...ok, task: 0 })).toBe('Error: invalid input: `task` must be a task position (a whole number from 1).');
     expect(message({ ...ok, cursor: 2 })).toBe('Error: invalid input: unknown field `cursor`.');
+    expect(Object.keys(runStepInput.shape).sort()).toEqual(['attemptId', 'evidence', 'progress_execution_outcome', 'runId', 'task']);
   });
 });
 
@@ -334,11 +364,12 @@ describe('revise: a deliberate correction of the checklist', () => {
   it('replaces the checklist, continues from resume_from_task and records a Revise checklist step', async () => {
     const run = await startedRun(w);
     await step(run.id, 1);
+    await runs.teleport(w.deps, w.session, { runId: run.id });
+    await runs.nameRun(w.deps, w.session, { runId: run.id, name: 'Ship after the repair' });
     const input = runReviseInput.parse({
       runId: run.id,
       tasks: [runTask('Task 1'), runTask('Repair the configuration the first task revealed as wrong', 'The service starts'), runTask('Task 3')],
       resume_from_task: 2,
-      name: 'Ship after the repair',
       progress_checklist_outcome: 'The corrected list contains the preserved prefix and two remaining tasks',
       progress_execution_outcome: 'The first task remains verified',
     });
@@ -547,7 +578,7 @@ describe('the run belongs to its session', () => {
       forbidden(run.id),
     );
     await expectRefused(
-      runs.intake(w.deps, other, { runId: intakeRun.id, name: 'Mine now', tasks: runTasks(1), progress_checklist_outcome: 'x' }),
+      runs.intake(w.deps, other, { runId: intakeRun.id, tasks: runTasks(1), progress_checklist_outcome: 'x' }),
       'FORBIDDEN',
       forbidden(intakeRun.id),
     );
@@ -593,7 +624,7 @@ describe('concurrent changes', () => {
     };
     rival(1);
     const retried = await step(run.id, 1);
-    expect(retried).toMatchObject({ cursor: 2, version: 3 });
+    expect(retried).toMatchObject({ cursor: 2, version: 4 });
     expect(w.store.rollbacks).toBeGreaterThan(0);
     rival(5);
     const before = state();

@@ -102,7 +102,7 @@ describe('parseTaskFiles refusals: one exact line naming the file and the reason
     ['bad JSON', 'claude', [claude('1'), file('2.json', '{"id": "2",')], 'Error: invalid import: 2.json: not valid JSON.'],
     ['a JSON array', 'claude', [file('1.json', '[]')], 'Error: invalid import: 1.json: expected a JSON object.'],
     ['an empty subject', 'claude', [claude('3', { subject: '  ' })], 'Error: invalid import: 3.json: `subject` must be a non-empty string.'],
-    ['a missing subject', 'claude', [claude('3', { subject: undefined })], 'Error: invalid import: 3.json: `subject` must be a string.'],
+    ['a missing subject', 'claude', [claude('3', { subject: undefined })], 'Error: invalid import: 3.json: `subject` is required: a short imperative line naming the task, such as "Run tests".'],
     [
       'a subject over the limit',
       'claude',

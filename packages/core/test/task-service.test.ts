@@ -88,6 +88,7 @@ describe("the seed's example", () => {
     const t = await create(w.session, 'Run tests', { description: 'all of them', activeForm: 'Running tests' });
     expect(t).toEqual({
       id: 'T-00000000-0000-4000-8000-000000000001',
+      ref: '#1',
       listName: 'default',
       subject: 'Run tests',
       description: 'all of them',
@@ -435,7 +436,8 @@ describe('listTasks', () => {
     const a = (await create(w.session, 'A', { listName: 'sprint-1' })).id;
     await create(w.session, 'B');
     expect(ids(await list(w.viewer, { listName: 'sprint-1' }))).toEqual([a]);
-    expect(await list(w.viewer, { listName: 'never' })).toEqual({ listName: 'never', tasks: [] });
+    await expectRefused(list(w.viewer, { listName: 'never' }), 'NOT_FOUND', 'Error: task list "never" does not exist; the nearest names are "default", "sprint-1".');
+    expect(await list(w.viewer)).toMatchObject({ listName: 'default' });
     await expectRefused(tasks.getTask(w.deps, w.viewer, { id: a }), 'NOT_FOUND', `Error: task ${a} not found in list "default".`);
   });
 
@@ -444,7 +446,7 @@ describe('listTasks', () => {
     const other = await workspaces.createWorkspace(w.deps, w.admin, { name: 'other' });
     const outsider = await resolveActor(w.deps, other.adminKey);
     expect(await list(outsider)).toEqual({ listName: 'default', tasks: [] });
-    await expectRefused(tasks.getTask(w.deps, outsider, { id: a }), 'NOT_FOUND', `Error: task ${a} not found in list "default".`);
+    await expectRefused(tasks.getTask(w.deps, outsider, { id: a }), 'NOT_FOUND', 'Error: task list "default" does not exist; %s.'.replace('%s', 'this workspace has no task lists yet (TaskCreate starts one)'));
   });
 });
 
@@ -497,18 +499,20 @@ describe('claims', () => {
     // B is bob's: alice skips it.
     expect((await tasks.claimTask(w.deps, alice, {})).task).toMatchObject({ id: c, owner: 'alice' });
     const before = taskState(w);
-    expect(await tasks.claimTask(w.deps, alice, {})).toEqual({ task: null });
+    expect(await tasks.claimTask(w.deps, alice, {})).toEqual({ task: null, lostRace: null });
     expectNoTaskChange(w, before);
     expect((await tasks.claimTask(w.deps, bob, {})).task).toMatchObject({ id: b, owner: 'bob' });
-    expect(await tasks.claimTask(w.deps, bob, {})).toEqual({ task: null });
+    // C was ready for bob too, and alice claimed it moments ago: nothing is ready because of a lost race.
+    expect(await tasks.claimTask(w.deps, bob, {})).toEqual({ task: null, lostRace: { id: c, ref: '#3', owner: 'alice' } });
 
     await update(alice, { id: a, status: 'completed' });
     expect((await tasks.claimTask(w.deps, bob, {})).task).toMatchObject({ id: d, owner: 'bob' });
   });
 
-  it('claim-next on a list that does not exist is null and creates nothing', async () => {
+  it('claim-next on a named list that does not exist is refused and creates nothing; on the default list it is null', async () => {
     const before = taskState(w);
-    expect(await tasks.claimTask(w.deps, alice, { listName: 'nothing-here' })).toEqual({ task: null });
+    await expectRefused(tasks.claimTask(w.deps, alice, { listName: 'nothing-here' }), 'NOT_FOUND', 'Error: task list "nothing-here" does not exist; this workspace has no task lists yet (TaskCreate starts one).');
+    expect(await tasks.claimTask(w.deps, alice, {})).toEqual({ task: null });
     expectNoTaskChange(w, before);
   });
 
@@ -675,7 +679,8 @@ describe('planTasks', () => {
   });
 
   it('a list never written has an empty plan', async () => {
-    expect(await tasks.planTasks(w.deps, w.viewer, { listName: 'none' })).toEqual({ listName: 'none', waves: [], criticalPath: [], criticalPathLength: 0 });
+    expect(await tasks.planTasks(w.deps, w.viewer, {})).toEqual({ listName: 'default', waves: [], criticalPath: [], criticalPathLength: 0 });
+    await expectRefused(tasks.planTasks(w.deps, w.viewer, { listName: 'none' }), 'NOT_FOUND', 'Error: task list "none" does not exist; this workspace has no task lists yet (TaskCreate starts one).');
   });
 });
 
@@ -723,7 +728,7 @@ describe('threads and roles', () => {
   });
 
   it('updating an unknown task or in an unknown list is not found', async () => {
-    await expectRefused(update(alice, { id: 'T-unknown', subject: 'x' }), 'NOT_FOUND', 'Error: task T-unknown not found in list "default".');
+    await expectRefused(update(alice, { id: 'T-unknown', subject: 'x' }), 'NOT_FOUND', 'Error: task list "default" does not exist; this workspace has no task lists yet (TaskCreate starts one).');
     await create(alice, 'A');
     await expectRefused(update(alice, { id: 'T-unknown', subject: 'x' }), 'NOT_FOUND', 'Error: task T-unknown not found in list "default".');
   });

@@ -40,7 +40,7 @@ describe('normalizeTodos', () => {
   });
 
   it.each(['', ' ', '   \t\n '])('refuses text that is empty once trimmed (%j)', (content) => {
-    expectThrows(() => normalizeTodos([item('Plan'), item(content)]), 'INVALID_TODOS', 'Error: invalid todo: `content` must be a non-empty string.');
+    expectThrows(() => normalizeTodos([item('Plan'), item(content)]), 'INVALID_TODOS', 'Error: invalid todo: `content` must be a non-empty string. At `todos[1].content`.');
   });
 
   it('refuses the same text twice, comparing after trimming, naming the trimmed text', () => {
@@ -64,7 +64,7 @@ describe('normalizeTodos', () => {
   });
 
   it('reports the first problem in list order', () => {
-    expectThrows(() => normalizeTodos([item(' '), item('A'), item('A')]), 'INVALID_TODOS', NON_EMPTY_CONTENT_ERROR);
+    expectThrows(() => normalizeTodos([item(' '), item('A'), item('A')]), 'INVALID_TODOS', `${NON_EMPTY_CONTENT_ERROR} At \`todos[0].content\`.`);
     expectThrows(
       () => normalizeTodos([item('A'), item('A'), item(' ')]),
       'INVALID_TODOS',

@@ -141,14 +141,14 @@ describe('recording an update (seed 000: "How an update works")', () => {
 describe('refusals record nothing (seed 000 exact texts)', () => {
   it('refuses text that is empty once trimmed', async () => {
     const before = await recordedState(w, w.sessionId);
-    await expectRefused(write({ todos: [item('Plan'), item('   ')] }), 'INVALID_TODOS', 'Error: invalid todo: `content` must be a non-empty string.');
+    await expectRefused(write({ todos: [item('Plan'), item('   ')] }), 'INVALID_TODOS', 'Error: invalid todo: `content` must be a non-empty string. At `todos[1].content`.');
     await expectNothingRecorded(w, w.sessionId, before);
   });
 
   it('refuses an empty text that reached the service through the contract (the schema trims but lets it through)', async () => {
     const input = todoWriteInput.parse({ todos: [{ content: '  ', status: 'pending' }] });
     const before = await recordedState(w, w.sessionId);
-    await expectRefused(write(input), 'INVALID_TODOS', 'Error: invalid todo: `content` must be a non-empty string.');
+    await expectRefused(write(input), 'INVALID_TODOS', 'Error: invalid todo: `content` must be a non-empty string. At `todos[0].content`.');
     await expectNothingRecorded(w, w.sessionId, before);
   });
 

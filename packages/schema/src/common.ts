@@ -14,6 +14,15 @@ export const role = z.enum(['admin', 'agent', 'viewer'], {
 });
 export type Role = z.infer<typeof role>;
 
+/**
+ * Where a live feed starts when no lastEventId is given: "now" (the default) streams only what changes from here on;
+ * "start" first replays what was recorded. A lastEventId always resumes right after that event.
+ */
+export const feedFrom = z
+  .enum(['now', 'start'], { error: 'Error: invalid input: `from` must be "now" or "start".' })
+  .optional()
+  .describe('Without lastEventId: "now" (default) streams new events only; "start" replays what was recorded first');
+
 /** Input contract of a procedure that takes nothing. */
 export const noInput = z.void();
 

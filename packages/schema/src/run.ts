@@ -1,6 +1,6 @@
 // Contracts of the checklist run tool (seed 002): start, intake, step, revise, blockers, the run view and its card.
 import { z } from 'zod';
-import { id, isoDate, unknownField } from './common.ts';
+import { feedFrom, id, isoDate, unknownField } from './common.ts';
 import { RUN_NAME_MAX, RUN_NOTE_MAX, RUN_STEP_TEXT_MAX, RUN_TASKS_MAX, RUN_TEXT_MAX } from './limits.ts';
 
 const bounded = (field: string, max: number) =>
@@ -13,8 +13,8 @@ const bounded = (field: string, max: number) =>
 /** A checklist task: exactly an action and its expected result; its position is its identity. */
 export const runTask = z.strictObject(
   {
-    action: bounded('action', RUN_TEXT_MAX).describe('The self-contained work to perform'),
-    expected_result: bounded('expected_result', RUN_TEXT_MAX).describe('The observable condition that proves completion'),
+    action: bounded('action', RUN_TEXT_MAX),
+    expected_result: bounded('expected_result', RUN_TEXT_MAX),
   },
   {
     error: (iss) =>
@@ -38,71 +38,101 @@ const position = (field: string) =>
     .int({ error: `Error: invalid input: \`${field}\` must be a task position (a whole number from 1).` })
     .min(1, { error: `Error: invalid input: \`${field}\` must be a task position (a whole number from 1).` });
 
+/** A ready checklist the caller already holds (seed 002 "Supplying an existing checklist"); the run's first step submits it unchanged. */
+export const runTaskContext = z.strictObject(
+  { tasks: runTasks },
+  { error: unknownField('{ tasks }') },
+);
+export type RunTaskContext = z.infer<typeof runTaskContext>;
+
 export const runPrepareInput = z.strictObject(
   {
     parentExecutionId: z
       .string({ error: 'Error: invalid input: `parentExecutionId` must be a run id or "none".' })
-      .min(1)
-      .max(100)
-      .describe('The parent run of a child run, or "none"'),
-    skipNotificationCheck: z.boolean().optional().describe('Start even though the workspace has no notification channel'),
+      .min(1, { error: 'Error: invalid input: `parentExecutionId` must be a run id or "none".' })
+      .max(100, { error: 'Error: invalid input: `parentExecutionId` must be a run id or "none".' }),
+    skipNotificationCheck: z
+      .boolean({ error: 'Error: invalid input: `skipNotificationCheck` must be true or false.' })
+      .optional(),
+    taskContext: runTaskContext.optional(),
   },
-  { error: unknownField('{ parentExecutionId, skipNotificationCheck? }') },
+  { error: unknownField('{ parentExecutionId, skipNotificationCheck?, taskContext? }') },
 );
 export const runPrepareOutput = z.object({ startAttemptId: z.string() });
 export const runExecuteInput = z.strictObject({ startAttemptId: id }, { error: unknownField('{ startAttemptId }') });
 
+/** The step attempt a call answers (issued by the run: `attemptId` of its view); a retried attempt answers the same. */
+const attemptId = z
+  .string({ error: 'Error: invalid input: `attemptId` must be the step attempt id of the run (its `attemptId`).' })
+  .min(1, { error: 'Error: invalid input: `attemptId` must be the step attempt id of the run (its `attemptId`).' })
+  .max(100, { error: 'Error: invalid input: `attemptId` must be the step attempt id of the run (its `attemptId`).' });
+
+export const runNameInput = z.strictObject(
+  { runId: id, name: bounded('name', RUN_NAME_MAX) },
+  { error: unknownField('{ runId, name }') },
+);
+
 export const runIntakeInput = z.strictObject(
   {
     runId: id,
-    name: bounded('name', RUN_NAME_MAX).describe('The actual task name: the run heading'),
     tasks: runTasks,
-    progress_checklist_outcome: bounded('progress_checklist_outcome', RUN_STEP_TEXT_MAX).describe('Checklist synopsis shown on the card'),
-    execution_note: bounded('execution_note', RUN_NOTE_MAX).optional().describe('Free note; never a heading'),
+    progress_checklist_outcome: bounded('progress_checklist_outcome', RUN_STEP_TEXT_MAX),
+    execution_note: bounded('execution_note', RUN_NOTE_MAX).optional(),
     needs: z
-      .array(z.strictObject({ task: position('needs.task'), needs: z.array(position('needs.needs')).min(1).max(RUN_TASKS_MAX) }), {
+      .array(z.strictObject({ task: position('task'), needs: z.array(position('needs')).min(1).max(RUN_TASKS_MAX) }), {
         error: 'Error: invalid input: `needs` must be an array of { task, needs: [positions] }.',
       })
       .max(RUN_TASKS_MAX)
-      .optional()
-      .describe('Which tasks need which others\' results (positions in the written list)'),
+      .optional(),
     remarks: z
-      .array(z.strictObject({ text: bounded('remarks.text', RUN_TEXT_MAX), tasks: z.array(position('remarks.tasks')).min(1).max(RUN_TASKS_MAX) }), {
+      .array(z.strictObject({ text: bounded('text', RUN_TEXT_MAX), tasks: z.array(position('tasks')).min(1).max(RUN_TASKS_MAX) }), {
         error: 'Error: invalid input: `remarks` must be an array of { text, tasks: [positions] }.',
       })
       .max(RUN_TASKS_MAX)
-      .optional()
-      .describe('Remarks that govern the whole job, attached to the tasks they constrain; never executed as tasks'),
+      .optional(),
+    attemptId: attemptId.optional(),
   },
-  { error: unknownField('{ runId, name, tasks, progress_checklist_outcome, execution_note?, needs?, remarks? }') },
+  { error: unknownField('{ runId, tasks, progress_checklist_outcome, execution_note?, needs?, remarks?, attemptId? }') },
 );
 export type RunIntakeInput = z.infer<typeof runIntakeInput>;
 
 export const runStepInput = z.strictObject(
   {
     runId: id,
-    task: position('task').describe('The task number this acknowledges (the current one); a stale number is refused'),
-    attemptId: z.string().min(1).max(100).optional().describe('Idempotency key: a retried step with the same attempt answers the same'),
+    attemptId: attemptId,
     evidence: bounded('evidence', RUN_STEP_TEXT_MAX),
     progress_execution_outcome: bounded('progress_execution_outcome', RUN_STEP_TEXT_MAX),
+    task: position('task').optional(),
   },
-  { error: unknownField('{ runId, task, evidence, progress_execution_outcome, attemptId? }') },
+  { error: unknownField('{ runId, attemptId, evidence, progress_execution_outcome, task? }') },
+);
+export type RunStepInput = z.infer<typeof runStepInput>;
+
+export const REVISE_TELEPORT = 'teleport-revise-tasks';
+export const runTeleportInput = z.strictObject(
+  {
+    runId: id,
+    attemptId: attemptId.optional(),
+    teleportTo: z.literal(REVISE_TELEPORT, { error: `Error: invalid input: \`teleportTo\` must be "${REVISE_TELEPORT}".` }),
+  },
+  { error: unknownField('{ runId, teleportTo, attemptId? }') },
 );
 
 export const runReviseInput = z.strictObject(
   {
     runId: id,
-    tasks: runTasks.describe('The complete corrected checklist; executed tasks keep their positions unchanged'),
+    tasks: runTasks,
     resume_from_task: position('resume_from_task'),
-    name: bounded('name', RUN_NAME_MAX).optional().describe('New run name; applied only when the scope changed'),
     progress_checklist_outcome: bounded('progress_checklist_outcome', RUN_STEP_TEXT_MAX),
     progress_execution_outcome: bounded('progress_execution_outcome', RUN_STEP_TEXT_MAX),
+    attemptId: attemptId.optional(),
   },
-  { error: unknownField('{ runId, tasks, resume_from_task, progress_checklist_outcome, progress_execution_outcome, name? }') },
+  { error: unknownField('{ runId, tasks, resume_from_task, progress_checklist_outcome, progress_execution_outcome, attemptId? }') },
 );
+export type RunReviseInput = z.infer<typeof runReviseInput>;
 
 export const runBlockerInput = z.strictObject(
-  { runId: id, blocker: bounded('blocker', RUN_STEP_TEXT_MAX).nullable().describe('The verified blocker; null clears it') },
+  { runId: id, blocker: bounded('blocker', RUN_STEP_TEXT_MAX).nullable() },
   { error: unknownField('{ runId, blocker }') },
 );
 export const runRef = z.strictObject({ runId: id }, { error: unknownField('{ runId }') });
@@ -124,14 +154,25 @@ export const runWorkTask = z.object({
   remarks: z.array(z.string()),
 });
 
+export const runConnection = z.object({
+  runId: z.string(),
+  name: z.string().nullable(),
+  at: isoDate,
+  line: z.string().describe('The success connection as one line: the child reached its End node (no evidence is carried)'),
+});
+
 export const runView = z.object({
   id: z.string(),
   flow: z.literal('Todo List'),
   name: z.string().nullable(),
+  pendingName: z.string().nullable().describe('A name given within the open revision; applied only if the revision changes the scope'),
   status: runStatus,
+  revising: z.boolean().describe('The run is at its revision node (Revise checklist): it takes the corrected checklist'),
+  attemptId: z.string().nullable().describe('The current step attempt: send it with the next intake, step, teleport or revision'),
   sessionId: z.string(),
   parentRunId: z.string().nullable(),
   executionNote: z.string().nullable(),
+  taskContext: z.object({ tasks: z.array(z.object({ action: z.string(), expected_result: z.string() })) }).nullable(),
   tasks: z.array(z.object({ action: z.string(), expected_result: z.string() })),
   cursor: z.number().int(),
   total: z.number().int(),
@@ -139,14 +180,17 @@ export const runView = z.object({
   moves: z.array(runMove),
   remarks: z.array(z.object({ text: z.string(), tasks: z.array(z.number().int()) })),
   blocker: z.string().nullable(),
+  notice: z.string().nullable().describe('What the last change did besides its own effect (e.g. a name kept by a reorder-only revision)'),
+  connections: z.array(runConnection).describe('Child runs that completed: one success connection each'),
   blocks: z.object({
     checklist: z.object({ synopsis: z.string() }),
     prepare: z.object({ length: z.number().int(), cursor: z.number().int(), action: z.string().nullable(), expected_result: z.string().nullable() }),
     work: z.object({
+      role: z.enum(['intake', 'task', 'revise', 'done']).describe('What the Work block shows: intake, Task N/M, Revise checklist, or done'),
       label: z.string(),
       tasks: z.array(runWorkTask),
-      currentTask: z.number().int(),
-      totalTasks: z.number().int(),
+      current_task: z.number().int().describe('The index in progress (one-based)'),
+      total_tasks: z.number().int(),
       done: z.number().int(),
       inProgress: z.number().int().nullable(),
       synopsis: z.string(),
@@ -162,8 +206,8 @@ export type RunView = z.infer<typeof runView>;
 
 export const runStepRecord = z.object({
   seq: z.number().int(),
-  label: z.string().describe('"Task N/M", "Revise checklist", "Checklist intake" or "Blocker"'),
-  kind: z.enum(['intake', 'step', 'revise', 'blocker']),
+  label: z.string().describe('"Checklist intake", "Task N/M", "Revise checklist", "Name", "Blocker" or "Success connection"'),
+  kind: z.enum(['name', 'intake', 'step', 'teleport', 'revise', 'blocker', 'connection']),
   task: z.number().int().nullable(),
   evidence: z.string().nullable(),
   outcome: z.string().nullable(),
@@ -172,8 +216,12 @@ export const runStepRecord = z.object({
 export const runHistoryOutput = z.object({ steps: z.array(runStepRecord) });
 export const runListOutput = z.object({ runs: z.array(runView) });
 export const runCardOutput = z.object({ svg: z.string() });
-export const runWatchInput = z.strictObject({ runId: id, lastEventId: z.string().optional() });
-export const runEvent = z.object({ version: z.number().int(), run: runView });
+export const runWatchInput = z.strictObject({ runId: id, lastEventId: z.string().optional(), from: feedFrom });
+export const runEvent = z.object({
+  version: z.number().int(),
+  run: runView,
+  connection: runConnection.optional().describe('Set on the event that brings a child run\'s success connection'),
+});
 export type RunEvent = z.infer<typeof runEvent>;
 
 export const runNotificationsOutput = z.object({

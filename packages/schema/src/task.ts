@@ -1,6 +1,6 @@
 // Contracts of the task graph tool (seed 001): TaskCreate, TaskGet, TaskList, TaskUpdate, claims, plan, history, feed.
 import { z } from 'zod';
-import { isoDate, unknownField } from './common.ts';
+import { feedFrom, isoDate, unknownField } from './common.ts';
 import {
   IMPORT_FILES_MAX,
   TASK_ACTIVE_FORM_MAX,
@@ -21,18 +21,29 @@ export const taskStatus = z.enum(taskStatuses, {
 export type TaskStatus = z.infer<typeof taskStatus>;
 
 const text = (field: string, max: number, { required }: { required: boolean }) => {
-  const base = z.string({ error: `Error: invalid task: \`${field}\` must be a string.` }).trim();
+  const base = z
+    .string({
+      error: (iss) =>
+        iss.input === undefined && field === 'subject'
+          ? 'Error: invalid task: `subject` is required: a short imperative line naming the task, such as "Run tests".'
+          : `Error: invalid task: \`${field}\` must be a string.`,
+    })
+    .trim();
   const bounded = base.max(max, {
     error: (iss) => `Error: invalid task: \`${field}\` must be at most ${max} characters (got ${[...String(iss.input)].length}).`,
   });
   return required ? bounded.min(1, { error: `Error: invalid task: \`${field}\` must be a non-empty string.` }) : bounded;
 };
 
-/** A task id (`T-…`) in the named field; its errors name the field and the bad value. */
+/** A task's short reference within its list: `#` and its creation number (TaskList shows it in place of a long id). */
+export const TASK_REF = /^#\d{1,9}$/;
+
+/** A task id (`T-…`) or its short reference (`#n`) in the named field; its errors name the field and the bad value. */
 export const taskIdIn = (field: string) =>
   z
-    .string({ error: `Error: invalid input: \`${field}\` must be a task id like "T-…".` })
-    .regex(/^T-[A-Za-z0-9-]{1,64}$/, { error: (iss) => `Error: invalid input: \`${field}\`: ${JSON.stringify(iss.input)} is not a task id (T-…).` });
+    .string({ error: `Error: invalid input: \`${field}\` must be a task id like "T-…" or "#3".` })
+    .max(66, { error: (iss) => `Error: invalid input: \`${field}\`: ${JSON.stringify(iss.input)} is not a task id (T-… or #n).` })
+    .regex(/^(T-[\w-]+|#\d+)$/, { error: (iss) => `Error: invalid input: \`${field}\`: ${JSON.stringify(iss.input)} is not a task id (T-… or #n).` });
 export const taskId = taskIdIn('id');
 /** A task id whose errors leave the field to the caller (which names it by the issue's path, as the importer does). */
 export const pathTaskId = z
@@ -44,8 +55,7 @@ export const listName = z
   .trim()
   .min(1, { error: 'Error: invalid input: `listName` must not be empty.' })
   .max(TASK_LIST_NAME_MAX, { error: `Error: invalid input: \`listName\` must be at most ${TASK_LIST_NAME_MAX} characters.` })
-  .regex(/^[A-Za-z0-9._-]+$/, { error: 'Error: invalid input: `listName` may hold only letters, digits, ".", "_" and "-".' })
-  .describe('Task list name within the workspace; "default" when omitted.');
+  .regex(/^[\w.-]+$/, { error: 'Error: invalid input: `listName` may hold only letters, digits, ".", "_" and "-".' });
 
 const taskIds = (field: string) =>
   z
@@ -58,20 +68,26 @@ export const metadata = z
     error: `Error: invalid task: \`metadata\` must be at most ${TASK_METADATA_MAX_BYTES} characters of JSON.`,
   });
 
-export const owner = text('owner', TASK_OWNER_MAX, { required: true }).describe('Agent name');
+/** The error of a task object: `threadID` is set from the session, other unknown fields are named. */
+const taskFields = (what: string) => (iss: { code?: string; keys?: string[] }) =>
+  iss.code === 'unrecognized_keys' && iss.keys?.includes('threadID')
+    ? 'Error: invalid input: `threadID` is set from the session that creates the task; leave it out.'
+    : unknownField(what)(iss);
+
+export const owner = text('owner', TASK_OWNER_MAX, { required: true });
 
 export const taskCreateInput = z.strictObject(
   {
     listName: listName.optional(),
-    subject: text('subject', TASK_SUBJECT_MAX, { required: true }).describe('Imperative: "Run tests"'),
+    subject: text('subject', TASK_SUBJECT_MAX, { required: true }),
     description: text('description', TASK_DESCRIPTION_MAX, { required: false }).default(''),
-    activeForm: text('activeForm', TASK_ACTIVE_FORM_MAX, { required: true }).optional().describe('Present continuous: "Running tests"'),
+    activeForm: text('activeForm', TASK_ACTIVE_FORM_MAX, { required: true }).optional(),
     owner: owner.optional(),
     metadata: metadata.optional(),
-    blockedBy: taskIds('blockedBy').optional().describe('Tasks that must complete before this one'),
-    blocks: taskIds('blocks').optional().describe('Tasks that wait for this one'),
+    blockedBy: taskIds('blockedBy').optional(),
+    blocks: taskIds('blocks').optional(),
   },
-  { error: unknownField('{ subject, description?, activeForm?, owner?, metadata?, blockedBy?, blocks?, listName? }') },
+  { error: taskFields('{ subject, description?, activeForm?, owner?, metadata?, blockedBy?, blocks?, listName? }') },
 );
 export type TaskCreateInput = z.infer<typeof taskCreateInput>;
 
@@ -83,20 +99,21 @@ export const taskUpdateInput = z.strictObject(
       .number({ error: 'Error: invalid input: `expectedVersion` must be a whole number.' })
       .int({ error: 'Error: invalid input: `expectedVersion` must be a whole number.' })
       .min(1, { error: 'Error: invalid input: `expectedVersion` must be a whole number.' })
-      .optional()
-      .describe('The version you read; refused if the task changed since.'),
+      .optional(),
     subject: text('subject', TASK_SUBJECT_MAX, { required: true }).optional(),
     description: text('description', TASK_DESCRIPTION_MAX, { required: false }).optional(),
     activeForm: text('activeForm', TASK_ACTIVE_FORM_MAX, { required: true }).nullable().optional(),
     status: taskStatus.optional(),
-    owner: owner.nullable().optional().describe('Agent name; null clears it'),
-    metadata: metadata.optional().describe('Merged into the metadata; a key set to null is removed'),
+    owner: owner.nullable().optional(),
+    metadata: metadata.optional(),
+    blockedBy: taskIds('blockedBy').optional(),
+    blocks: taskIds('blocks').optional(),
     addBlockedBy: taskIds('addBlockedBy').optional(),
     removeBlockedBy: taskIds('removeBlockedBy').optional(),
     addBlocks: taskIds('addBlocks').optional(),
     removeBlocks: taskIds('removeBlocks').optional(),
   },
-  { error: unknownField('{ id, status?, subject?, description?, activeForm?, owner?, metadata?, addBlockedBy?, … }') },
+  { error: taskFields('{ id, status?, subject?, description?, activeForm?, owner?, metadata?, blockedBy?, blocks?, addBlockedBy?, … }') },
 );
 export type TaskUpdateInput = z.infer<typeof taskUpdateInput>;
 
@@ -106,10 +123,10 @@ export const taskListInput = z
   .strictObject(
     {
       listName: listName.optional(),
-      status: z.array(taskStatus).optional().describe('Only these statuses'),
-      owner: owner.optional().describe('Only tasks owned by this agent'),
-      readyOnly: z.boolean().optional().describe('Only tasks ready to start for the caller'),
-      includeCompleted: z.boolean().optional().describe('Also list completed tasks'),
+      status: z.array(taskStatus).optional(),
+      owner: owner.optional(),
+      readyOnly: z.boolean().optional(),
+      includeCompleted: z.boolean().optional(),
       limit: z.number().int().min(1).max(TASK_LIST_PAGE_MAX).optional(),
     },
     { error: unknownField('{ listName?, status?, owner?, readyOnly?, includeCompleted?, limit? }') },
@@ -120,15 +137,18 @@ export type TaskListInput = z.infer<typeof taskListInput>;
 export const taskClaimInput = z.strictObject(
   {
     listName: listName.optional(),
-    id: taskId.optional().describe('The task to claim; omitted: the oldest ready task'),
-    owner: owner.optional().describe("Agent name to claim as; defaults to the session's agent name"),
+    id: taskId.optional(),
+    owner: owner.optional(),
   },
   { error: unknownField('{ id?, owner?, listName? }') },
 );
 export type TaskClaimInput = z.infer<typeof taskClaimInput>;
 
+const ref = z.string().describe('Short reference "#n" (creation number in the list), accepted wherever a task id is');
+
 export const task = z.object({
   id: z.string(),
+  ref: ref.optional(), // change snapshots recorded before short references existed carry none
   listName: z.string(),
   subject: z.string(),
   description: z.string(),
@@ -147,6 +167,7 @@ export type Task = z.infer<typeof task>;
 
 export const taskSummary = z.object({
   id: z.string(),
+  ref,
   subject: z.string(),
   status: taskStatus,
   owner: z.string().optional(),
@@ -158,7 +179,14 @@ export const taskSummary = z.object({
 export type TaskSummary = z.infer<typeof taskSummary>;
 
 export const taskListOutput = z.object({ listName: z.string(), tasks: z.array(taskSummary) });
-export const taskClaimOutput = z.object({ task: task.nullable() });
+export const taskClaimOutput = z.object({
+  task: task.nullable(),
+  lostRace: z
+    .object({ id: z.string(), ref: z.string(), owner: z.string() })
+    .nullable()
+    .optional()
+    .describe('Nothing was ready because another agent claimed the last ready task moments ago'),
+});
 
 export const taskPlanInput = z.strictObject({ listName: listName.optional() }, { error: unknownField('{ listName? }') }).default({});
 export const taskPlanOutput = z.object({
@@ -184,6 +212,7 @@ export const taskHistoryOutput = z.object({ changes: z.array(taskChange) });
 
 export const taskWatchInput = z.strictObject({
   listName: listName.optional(),
+  from: feedFrom,
   lastEventId: z.string().optional(),
 });
 export const taskEvent = taskChange.extend({ task });

@@ -1,6 +1,6 @@
 // Contracts of the todo list tool (seed 000): items, todo_write, the list, its update cards and live events.
 import { z } from 'zod';
-import { id, isoDate, pageLimit } from './common.ts';
+import { feedFrom, id, isoDate, pageLimit, unknownField } from './common.ts';
 import { TODO_MAX_CONTENT, TODO_MAX_ITEMS } from './limits.ts';
 
 export const todoStatuses = ['pending', 'in_progress', 'completed'] as const;
@@ -20,9 +20,8 @@ export const todoItem = z.strictObject(
       .max(TODO_MAX_CONTENT, {
         error: (iss) =>
           `Error: invalid todo: \`content\` must be at most ${TODO_MAX_CONTENT} characters (got ${[...String(iss.input)].length}).`,
-      })
-      .describe('A short line naming one concrete step, in the imperative ("Run tests").'),
-    status: todoStatus.describe('pending (not started), in_progress (being worked on now) or completed (finished).'),
+      }),
+    status: todoStatus,
   },
   {
     error: (iss) =>
@@ -42,13 +41,12 @@ export const todoList = z
 
 export const todoWriteInput = z.strictObject(
   {
-    todos: todoList.describe('The whole list, every item with its state. It replaces the previous list.'),
+    todos: todoList,
     baseRevision: z
       .number({ error: 'Error: invalid input: `baseRevision` must be a whole number.' })
       .int({ error: 'Error: invalid input: `baseRevision` must be a whole number.' })
       .min(0, { error: 'Error: invalid input: `baseRevision` must be a whole number.' })
-      .optional()
-      .describe('The list revision this update was based on; refused if the list has moved on since.'),
+      .optional(),
   },
   {
     error: (iss) =>
@@ -121,8 +119,34 @@ export const todoHistoryOutput = z.object({
 });
 export type TodoHistory = z.infer<typeof todoHistoryOutput>;
 
+export const todoCardInput = z
+  .strictObject(
+    {
+      sessionId: id.optional(),
+      revision: z
+        .number({ error: 'Error: invalid input: `revision` must be a whole number from 1.' })
+        .int({ error: 'Error: invalid input: `revision` must be a whole number from 1.' })
+        .min(1, { error: 'Error: invalid input: `revision` must be a whole number from 1.' })
+        .optional()
+        .describe('The update whose card to render; the latest when omitted.'),
+    },
+    { error: unknownField('{ sessionId?, revision? }') },
+  )
+  .default({});
+/** The "Update to-do list" card: the groups and what changed as data, and the same as text for models and terminals. */
+export const todoCardView = z.object({
+  sessionId: z.string(),
+  revision: z.number().int(),
+  groups: z.object({ pending: z.array(z.string()), inProgress: z.array(z.string()), completed: z.array(z.string()) }),
+  changes: todoChanges,
+  createdAt: isoDate,
+  text: z.string(),
+});
+export type TodoCardView = z.infer<typeof todoCardView>;
+
 export const todoWatchInput = z.strictObject({
   sessionId: id.optional(),
+  from: feedFrom,
   lastEventId: z.string().optional().describe('Resume after this event (an update revision).'),
 });
 

@@ -179,7 +179,11 @@ async function mirrorTaskUpdate(client: AgentTasksClient, workspaceId: string, l
 async function sessionContext(client: AgentTasksClient, listName: string, signal: AbortSignal): Promise<string | null> {
   const [view, tasks] = await Promise.all([
     client.trpc.session.get.query({}, { signal }),
-    client.trpc.task.list.query({ listName }, { signal }),
+    // No task mirrored yet means no list yet: that is an empty plan, not a failure.
+    client.trpc.task.list.query({ listName }, { signal }).catch((error: unknown) => {
+      if (refusalOf(error).code === 'NOT_FOUND') return { tasks: [] };
+      throw error;
+    }),
   ]);
   const lines: string[] = [];
   const items = view.todo.items;

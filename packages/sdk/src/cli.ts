@@ -1,10 +1,12 @@
-// The task-file command: imports and exports a task list as the JSON task files of sisyphus or Claude Code.
-// `runTasksCli(argv)` is the whole command (the `agent-tasks-files` bin, and `agent-tasks tasks` in the server's CLI).
+// The task-file command: imports and exports a task list as the JSON task files of sisyphus or Claude Code, and
+// mirrors a list live into a folder of sisyphus task files. `runTasksCli(argv)` is the whole command (the
+// `agent-tasks-files` bin, and `agent-tasks tasks` in the server's CLI).
 import { mkdir, readdir, readFile, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { parseArgs } from 'node:util';
 import { createClient } from './client.ts';
 import { refusalOf } from './errors.ts';
+import { mirrorTaskList } from './task-mirror.ts';
 
 export interface TasksCliOptions {
   /** How the usage text names the command; default `agent-tasks-files`. */
@@ -20,8 +22,10 @@ export interface TasksCliOptions {
 const usageOf = (command: string) =>
   [
     `usage: ${command} import|export --format claude|sisyphus --dir <folder> [--list <name>] [--url <url>] [--token <token>]`,
+    `       ${command} mirror --dir <folder> [--list <name>] [--url <url>] [--token <token>]`,
     '  import            reads every *.json task file of <folder> into the list, all or nothing',
     "  export            writes the list's tasks (deleted ones included) as task files into <folder>",
+    '  mirror            keeps <folder> in step with the list (one sisyphus file per task) until interrupted',
     "  --format <name>   claude (Claude Code's ~/.claude/tasks/<list>/<n>.json) or sisyphus (.sisyphus/tasks/T-….json)",
     '  --dir <folder>    the folder of task files',
     '  --list <name>     the task list; default "default"',
@@ -57,7 +61,8 @@ async function run(argv: string[], usage: string, env: Record<string, string | u
   });
   if (values.help) return usage;
   const [command, ...extra] = positionals;
-  if ((command !== 'import' && command !== 'export') || extra.length > 0) throw new UsageError(usage);
+  if ((command !== 'import' && command !== 'export' && command !== 'mirror') || extra.length > 0) throw new UsageError(usage);
+  if (command === 'mirror') return mirror(values, env);
   if (values.format !== 'claude' && values.format !== 'sisyphus') throw new UsageError('`--format` must be "claude" or "sisyphus".');
   if (!values.dir) throw new UsageError('`--dir` names the folder of task files.');
   const url = values.url ?? env.AGENT_TASKS_URL;
@@ -85,6 +90,32 @@ async function run(argv: string[], usage: string, env: Record<string, string | u
     await writeFile(path.join(dir, file.name), file.content);
   }
   return `Exported ${plural(result.files.length)} from list "${result.listName}" to ${dir}.`;
+}
+
+/** Mirrors the list into the folder until SIGINT or SIGTERM, printing each sync. */
+async function mirror(
+  values: { dir?: string | undefined; list?: string | undefined; url?: string | undefined; token?: string | undefined },
+  env: Record<string, string | undefined>,
+) {
+  if (!values.dir) throw new UsageError('`--dir` names the folder of task files.');
+  const url = values.url ?? env.AGENT_TASKS_URL;
+  const token = values.token ?? env.AGENT_TASKS_TOKEN;
+  if (!url || !token) throw new UsageError('set AGENT_TASKS_URL and AGENT_TASKS_TOKEN (or pass --url and --token).');
+  const dir = path.resolve(values.dir);
+  const list = values.list ?? 'default';
+  const mirrored = mirrorTaskList({
+    client: createClient({ url, token }),
+    dir,
+    listName: values.list,
+    onSync: (s) => console.log(`Mirrored list "${list}" to ${dir}: ${plural(s.tasks)} (${s.written} written, ${s.removed} removed).`),
+    onError: (error) => console.error(refusalOf(error).message),
+  });
+  await new Promise<void>((resolve) => {
+    process.once('SIGINT', resolve);
+    process.once('SIGTERM', resolve);
+  });
+  await mirrored.stop();
+  return 'Mirror stopped.';
 }
 
 /**

@@ -88,6 +88,8 @@ export function createClient({ url, token }: ClientOptions) {
       write: (input: RouterInputs['todo']['write']) => trpc.todo.write.mutate(input),
       get: (input: RouterInputs['todo']['get'] = {}) => trpc.todo.get.query(input),
       history: (input: RouterInputs['todo']['history'] = {}) => trpc.todo.history.query(input),
+      /** The "Update to-do list" card as text (Pending / In progress / Completed, what changed) and as data. */
+      card: (input: RouterInputs['todo']['card'] = {}) => trpc.todo.card.query(input),
       watch: watchTodo,
     },
     tasks: {
@@ -110,8 +112,12 @@ export function createClient({ url, token }: ClientOptions) {
       prepare: (input: RouterInputs['run']['prepare']) => trpc.run.prepare.mutate(input),
       /** Phase two: starts the run from the attempt, once. */
       execute: (input: RouterInputs['run']['execute']) => trpc.run.execute.mutate(input),
+      /** The naming call: before intake (required), or within an open revision. */
+      name: (input: RouterInputs['run']['name']) => trpc.run.name.mutate(input),
       intake: (input: RouterInputs['run']['intake']) => trpc.run.intake.mutate(input),
       step: (input: RouterInputs['run']['step']) => trpc.run.step.mutate(input),
+      /** The jump to the revision node (`teleportTo: "teleport-revise-tasks"`). */
+      teleport: (input: RouterInputs['run']['teleport']) => trpc.run.teleport.mutate(input),
       revise: (input: RouterInputs['run']['revise']) => trpc.run.revise.mutate(input),
       reportBlocker: (input: RouterInputs['run']['reportBlocker']) => trpc.run.reportBlocker.mutate(input),
       get: (input: RouterInputs['run']['get']) => trpc.run.get.query(input),

@@ -2,7 +2,8 @@
 // `runMcpStdio()` is the whole server (the `agent-tasks-mcp` bin, and `agent-tasks mcp` in the server's CLI).
 // With an agent (or admin) key it opens its own agent session at start; with a session token it acts as that session;
 // a viewer key acts as itself, read-only (as over HTTP at /mcp).
-import { toolHandlers } from '@agent-tasks/core';
+// `--moira` (or AGENT_TASKS_MCP_SERVER=moira) serves the Moira-compatible server `moira` (tools start and step) instead.
+import { MOIRA_SERVER, moiraTools, toolHandlers, toolKit } from '@agent-tasks/core';
 import { Server } from '@modelcontextprotocol/sdk/server/index.js';
 import { StdioServerTransport } from '@modelcontextprotocol/sdk/server/stdio.js';
 import { CallToolRequestSchema, ListToolsRequestSchema } from '@modelcontextprotocol/sdk/types.js';
@@ -18,6 +19,8 @@ export interface McpStdioOptions {
   token?: string;
   /** The title of the session opened for an API key; default AGENT_TASKS_SESSION_TITLE, else "MCP (stdio)". */
   sessionTitle?: string;
+  /** Serve the Moira-compatible `moira` tools (start, step); default: `--moira` in argv or AGENT_TASKS_MCP_SERVER=moira. */
+  moira?: boolean;
   /** Where the defaults above are read; default `process.env`. */
   env?: Record<string, string | undefined>;
 }
@@ -54,8 +57,9 @@ export async function runMcpStdio(options: McpStdioOptions = {}): Promise<number
     }
   }
 
-  const tools = toolHandlers(apiOf(client), (error) => refusalOf(error).message);
-  const server = new Server({ name: 'agent-tasks', version: SDK_VERSION }, { capabilities: { tools: {} } });
+  const moira = options.moira ?? (process.argv.includes('--moira') || env.AGENT_TASKS_MCP_SERVER === MOIRA_SERVER);
+  const tools = toolHandlers(apiOf(client), (error) => refusalOf(error).message, moira ? moiraTools : toolKit);
+  const server = new Server({ name: moira ? MOIRA_SERVER : 'agent-tasks', version: SDK_VERSION }, { capabilities: { tools: {} } });
   server.setRequestHandler(ListToolsRequestSchema, async () => ({ tools: tools.list() as never }));
   server.setRequestHandler(CallToolRequestSchema, async (request) => {
     const { text, isError } = await tools.call(request.params.name, request.params.arguments);

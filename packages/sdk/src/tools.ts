@@ -31,6 +31,8 @@ export function apiOf(client: AgentTasksClient): ToolApi {
     run: {
       prepare: client.runs.prepare,
       execute: client.runs.execute,
+      name: client.runs.name,
+      teleport: client.runs.teleport,
       intake: client.runs.intake,
       step: client.runs.step,
       revise: client.runs.revise,

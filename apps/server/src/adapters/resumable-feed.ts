@@ -6,11 +6,17 @@ export interface FeedSource<T> {
   live: LiveEvents;
   topic: string;
   signal: AbortSignal | undefined;
-  /** Position of the last event the client saw (0 for none). */
-  after: number;
+  /** Position of the last event the client saw (0 for none), or where "now" is, read once listening has begun. */
+  after: number | (() => Promise<number>);
   /** One page of recorded events after `after`, oldest first. */
   replay(after: number): Promise<{ items: T[]; more: boolean }>;
   position(item: T): number;
+}
+
+/** Where a feed starts: after the client's last event id; else from the start, or (the default) from now. */
+export function feedStart(input: { lastEventId?: string | undefined; from?: 'now' | 'start' | undefined }, now: () => Promise<number>) {
+  if (input.lastEventId !== undefined) return Number(input.lastEventId) || 0;
+  return input.from === 'start' ? 0 : now;
 }
 
 export async function* resumableFeed<T>(source: FeedSource<T>) {
@@ -18,7 +24,7 @@ export async function* resumableFeed<T>(source: FeedSource<T>) {
   const listener = source.live.listen(source.topic, source.signal);
   try {
     await listener.ready;
-    let last = source.after;
+    let last = typeof source.after === 'number' ? source.after : await source.after();
     for (let more = true; more; ) {
       const page = await source.replay(last);
       for (const item of page.items) {

@@ -14,8 +14,25 @@ export function fetchWebhookSender(timeoutMs = 10_000): WebhookSender {
         await response.arrayBuffer().catch(() => undefined);
         return response.ok ? { ok: true } : { ok: false, error: `HTTP ${response.status}` };
       } catch (error) {
-        return { ok: false, error: error instanceof Error ? `${error.name}: ${error.message}` : String(error) };
+        return { ok: false, error: failureText(error, timeoutMs) };
       }
     },
   };
+}
+
+/** Why a delivery failed, in words an admin can act on (fetch's own "fetch failed" says nothing). */
+function failureText(error: unknown, timeoutMs: number): string {
+  if (error instanceof Error && (error.name === 'TimeoutError' || error.name === 'AbortError')) return `no answer within ${timeoutMs / 1000} s`;
+  const code = (error as { cause?: { code?: unknown } } | null)?.cause?.code;
+  const reasons: Record<string, string> = {
+    ECONNREFUSED: 'connection refused',
+    ECONNRESET: 'connection reset by the receiver',
+    ENOTFOUND: 'host name not found',
+    EAI_AGAIN: 'host name lookup failed',
+    EHOSTUNREACH: 'host unreachable',
+    ETIMEDOUT: 'connection timed out',
+    UND_ERR_SOCKET: 'connection closed by the receiver',
+  };
+  if (typeof code === 'string') return reasons[code] ?? `network error (${code})`;
+  return 'network error';
 }

@@ -20,8 +20,13 @@ export function clientCommands(program: Command) {
     .description('serve the agent tools as a stdio MCP server, bound to a running server (AGENT_TASKS_URL, AGENT_TASKS_TOKEN)')
     .option('--url <url>', 'the server (AGENT_TASKS_URL, default http://127.0.0.1:3000)')
     .option('--title <title>', 'title of the agent session it opens with an agent key (AGENT_TASKS_SESSION_TITLE)')
-    .action(async (flags: { url?: string; title?: string }) => {
+    .option('--moira', 'serve the Moira-compatible `moira` server (tools start and step) instead of the agent-tasks tools')
+    .action(async (flags: { url?: string; title?: string; moira?: boolean }) => {
       const { runMcpStdio } = await import('@agent-tasks/sdk/mcp');
-      process.exitCode = await runMcpStdio({ ...(flags.url ? { url: flags.url } : {}), ...(flags.title ? { sessionTitle: flags.title } : {}) });
+      process.exitCode = await runMcpStdio({
+        ...(flags.url ? { url: flags.url } : {}),
+        ...(flags.title ? { sessionTitle: flags.title } : {}),
+        ...(flags.moira ? { moira: true } : {}),
+      });
     });
 }

@@ -1,6 +1,6 @@
 // Options and failure handling shared by the operator commands.
 import type { Command } from 'commander';
-import { ConfigError, loadConfig } from '../config.ts';
+import { loadConfig } from '../config.ts';
 
 export interface DatabaseFlags {
   database?: string;
@@ -27,5 +27,3 @@ export class CommandFailure extends Error {
 export function fail(message: string, exitCode = 2): never {
   throw new CommandFailure(message, exitCode);
 }
-
-export const isConfigError = (error: unknown) => error instanceof ConfigError;

@@ -17,13 +17,18 @@ import { runLinks } from './run-links.ts';
 /** Largest request body accepted on /trpc (an import of many task files is the biggest legitimate one). */
 export const MAX_BODY_BYTES = 16 * 1024 * 1024;
 
+/** An MCP endpoint: a web request in, its answer out (streamed when it is SSE). */
+type McpHandler = { handle(request: Request): Promise<Response> };
+
 export type AppEnv = { Bindings: HttpBindings; Variables: { requestId: string; info: RequestInfo } };
 
 export interface HttpAppOptions {
   services: Services;
   corsOrigins: string[];
   inFlight: InFlight;
-  mcp: { handle(request: Request): Promise<Response> };
+  mcp: McpHandler;
+  /** The Moira-compatible MCP server (tools start and step). */
+  moira: McpHandler;
   /** Whether the database answers and every migration is applied. */
   ready(): Promise<{ ready: true } | { ready: false; reason: string }>;
   webRoot: string;
@@ -120,6 +125,7 @@ export function createHttpApp(options: HttpAppOptions) {
   );
 
   app.all('/mcp', (c) => options.mcp.handle(c.req.raw));
+  app.all('/mcp/moira', (c) => options.moira.handle(c.req.raw));
 
   app.route('/runs', runLinks(services.deps, options.webRoot));
   app.route('/', dashboard(options.webRoot));

@@ -1,6 +1,6 @@
-// MCP over streamable HTTP at /mcp, behind the same bearer auth; an API key gets its own agent session per MCP session.
-// MCP sessions are kept in the database, so whichever worker a request lands on serves it (a worker that has not
-// seen the session yet resumes it).
+// MCP over streamable HTTP (/mcp, and the moira tools at /mcp/moira), behind the same bearer auth; an API key gets its
+// own agent session per MCP session. MCP sessions are kept in the database, so whichever worker a request lands on
+// serves it (a worker that has not seen the session yet resumes it).
 import { randomUUID } from 'node:crypto';
 import { type Actor, type ToolApi, isDomainError, sessions } from '@agent-tasks/core';
 import type { WebStandardStreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js';
@@ -10,7 +10,7 @@ import { BUSY_MESSAGE, isDatabaseBusy } from '../db/busy.ts';
 import type { McpSessionRecord, McpSessionRepository } from '../repositories/prisma-mcp-session-repository.ts';
 import { appRouter } from '../routers/root.ts';
 import { createCallerFactory } from '../trpc.ts';
-import { createMcpServer } from './mcp-server.ts';
+import { type McpKit, agentTasksKit, createMcpServer } from './mcp-server.ts';
 
 const createCaller = createCallerFactory(appRouter);
 
@@ -59,7 +59,7 @@ interface Served {
   touchedAt: number;
 }
 
-export function createMcpEndpoint(services: Services, store: McpSessionRepository) {
+export function createMcpEndpoint(services: Services, store: McpSessionRepository, kit: McpKit = agentTasksKit) {
   /** The transports this process holds, by MCP session id. */
   const served = new Map<string, Served>();
   const now = () => services.deps.clock.now();
@@ -87,7 +87,7 @@ export function createMcpEndpoint(services: Services, store: McpSessionRepositor
     transport.onclose = () => {
       if (served.get(record.id)?.transport === transport) served.delete(record.id);
     };
-    await (await createMcpServer(callerApi(services, await toolActor(record, caller)), errorText)).connect(transport);
+    await (await createMcpServer(callerApi(services, await toolActor(record, caller)), errorText, kit)).connect(transport);
     if (resume) {
       // The client initialized this session through another worker (or before a restart): this transport is
       // brought to the same state by an initialize of its own, whose answer nobody reads.
@@ -121,6 +121,7 @@ export function createMcpEndpoint(services: Services, store: McpSessionRepositor
       keyId: caller.keyId,
       callerSessionId: caller.sessionId,
       agentSessionId,
+      server: kit.name,
       createdAt: at,
       lastSeenAt: at,
       closedAt: null,
@@ -140,7 +141,11 @@ export function createMcpEndpoint(services: Services, store: McpSessionRepositor
     }
     const sessionId = request.headers.get('mcp-session-id');
     const record = sessionId ? await store.get(sessionId) : null;
-    const live = record && record.closedAt === null && record.lastSeenAt.getTime() > Date.now() - IDLE_MS ? record : null;
+    // A session of the other MCP server (/mcp and /mcp/moira share the table) is not one of ours.
+    const live =
+      record && record.server === kit.name && record.closedAt === null && record.lastSeenAt.getTime() > Date.now() - IDLE_MS
+        ? record
+        : null;
     if (sessionId && !live) drop(sessionId);
     if (live) {
       if (live.keyId !== caller.keyId) return rpcError(403, -32001, 'Error: forbidden: this MCP session belongs to another key.');

@@ -9,6 +9,8 @@ export interface McpSessionRecord {
   callerSessionId: string | null;
   /** The agent session opened for an API key, which the tools act as; null: they act as the caller. */
   agentSessionId: string | null;
+  /** Which MCP server it belongs to (agent-tasks at /mcp, moira at /mcp/moira). */
+  server: string;
   createdAt: Date;
   lastSeenAt: Date;
   closedAt: Date | null;
@@ -20,6 +22,7 @@ const select = {
   keyId: true,
   callerSessionId: true,
   agentSessionId: true,
+  server: true,
   createdAt: true,
   lastSeenAt: true,
   closedAt: true,

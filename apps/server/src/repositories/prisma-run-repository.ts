@@ -1,5 +1,5 @@
 // Prisma implementation of the domain's RunRepository: start attempts, runs (JSON columns) and their steps.
-import type { RunRecord, RunRepository, RunStepRecordData } from '@agent-tasks/core';
+import type { RunRecord, RunRepository, RunStartRecord, RunStepRecordData } from '@agent-tasks/core';
 import { assignmentsOf, columnsOf, insertOf } from './raw-sql.ts';
 import type { Tx } from './tx.ts';
 
@@ -10,8 +10,14 @@ const runSelect = {
   parentRunId: true,
   startAttemptId: true,
   name: true,
+  pendingName: true,
   executionNote: true,
   status: true,
+  revising: true,
+  attemptId: true,
+  taskContext: true,
+  connections: true,
+  notice: true,
   tasks: true,
   moves: true,
   remarks: true,
@@ -28,11 +34,14 @@ const runSelect = {
   updatedAt: true,
 } as const;
 const RUN_COLUMNS = columnsOf(runSelect);
-const startSelect = { id: true, workspaceId: true, sessionId: true, parentRunId: true, skipNotificationCheck: true, runId: true, createdAt: true } as const;
+const startSelect = { id: true, workspaceId: true, sessionId: true, parentRunId: true, skipNotificationCheck: true, taskContext: true, runId: true, createdAt: true } as const;
 const stepSelect = { runId: true, seq: true, kind: true, label: true, task: true, attemptId: true, evidence: true, outcome: true, at: true } as const;
 
-const JSON_FIELDS = ['tasks', 'moves', 'remarks', 'taskOutcomes', 'taskTimes'] as const;
-type RunRow = Omit<RunRecord, (typeof JSON_FIELDS)[number] | 'status'> & { status: string } & Record<(typeof JSON_FIELDS)[number], string>;
+const JSON_FIELDS = ['tasks', 'moves', 'remarks', 'taskOutcomes', 'taskTimes', 'connections'] as const;
+type RunRow = Omit<RunRecord, (typeof JSON_FIELDS)[number] | 'status' | 'taskContext'> & { status: string; taskContext: string | null } & Record<
+    (typeof JSON_FIELDS)[number],
+    string
+  >;
 
 const toRun = (row: RunRow): RunRecord => ({
   ...row,
@@ -42,6 +51,8 @@ const toRun = (row: RunRow): RunRecord => ({
   remarks: JSON.parse(row.remarks),
   taskOutcomes: JSON.parse(row.taskOutcomes),
   taskTimes: JSON.parse(row.taskTimes),
+  taskContext: row.taskContext === null ? null : JSON.parse(row.taskContext),
+  connections: (JSON.parse(row.connections) as { runId: string; name: string | null; at: string }[]).map((c) => ({ ...c, at: new Date(c.at) })),
 });
 const fromRun = (run: RunRecord) => ({
   ...run,
@@ -50,14 +61,20 @@ const fromRun = (run: RunRecord) => ({
   remarks: JSON.stringify(run.remarks),
   taskOutcomes: JSON.stringify(run.taskOutcomes),
   taskTimes: JSON.stringify(run.taskTimes),
+  taskContext: run.taskContext === null ? null : JSON.stringify(run.taskContext),
+  connections: JSON.stringify(run.connections),
 });
+type StartRow = Omit<RunStartRecord, 'taskContext'> & { taskContext: string | null };
+const toStart = (row: StartRow | null): RunStartRecord | null =>
+  row && { ...row, taskContext: row.taskContext === null ? null : JSON.parse(row.taskContext) };
 const toStep = (row: Omit<RunStepRecordData, 'kind'> & { kind: string }): RunStepRecordData => ({ ...row, kind: row.kind as RunStepRecordData['kind'] });
 
 export const prismaRunRepository = (db: Tx): RunRepository => ({
   async createStart(start) {
-    await db.runStart.create({ data: start, select: { id: true } });
+    const taskContext = start.taskContext === null ? null : JSON.stringify(start.taskContext);
+    await db.runStart.create({ data: { ...start, taskContext }, select: { id: true } });
   },
-  getStart: (workspaceId, id) => db.runStart.findFirst({ where: { id, workspaceId }, select: startSelect }),
+  getStart: async (workspaceId, id) => toStart(await db.runStart.findFirst({ where: { id, workspaceId }, select: startSelect })),
   markStartExecuted: async (id, runId) => (await db.runStart.updateMany({ where: { id, runId: null }, data: { runId } })).count === 1,
   async create(run) {
     await db.run.create({ data: fromRun(run), select: { id: true } });

@@ -98,6 +98,10 @@ export function prismaTaskRepository(db: Tx, state: TaskRepositoryState, afterCo
     async createList(list) {
       await db.taskList.create({ data: list, select: { id: true } });
     },
+    listNames: async (workspaceId) =>
+      (await db.taskList.findMany({ where: { workspaceId }, select: { name: true }, orderBy: { name: 'asc' } })).map((l) => l.name),
+    idOfSeq: async (listId, seq) => (await db.task.findUnique({ where: { listId_seq: { listId, seq } }, select: { id: true } }))?.id ?? null,
+    feedPosition: async (listId) => (await db.taskList.findUnique({ where: { id: listId }, select: { changeSeq: true } }))?.changeSeq ?? 0,
     nextTaskSeq: async (listId) =>
       (await db.taskList.update({ where: { id: listId }, data: { taskSeq: { increment: 1 } }, select: { taskSeq: true } })).taskSeq,
     async nextChangeSeq(listId) {

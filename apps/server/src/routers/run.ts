@@ -1,4 +1,4 @@
-// Checklist run router (seed 002): prepare/execute, intake, step, revise, blockers, the view, its card and its feed.
+// Checklist run router (seed 002): prepare/execute, naming, intake, step, the revision jump and revision, blockers, the view, its card and its feed.
 import { channels, runCard, runs, runTopic } from '@agent-tasks/core';
 import {
   type RunEvent,
@@ -10,16 +10,18 @@ import {
   runIntakeInput,
   runListInput,
   runListOutput,
+  runNameInput,
   runNotificationsOutput,
   runPrepareInput,
   runPrepareOutput,
   runRef,
   runReviseInput,
   runStepInput,
+  runTeleportInput,
   runView,
   runWatchInput,
 } from '@agent-tasks/schema';
-import { resumableFeed } from '../adapters/resumable-feed.ts';
+import { feedStart, resumableFeed } from '../adapters/resumable-feed.ts';
 import { authedProcedure, router, streamOf } from '../trpc.ts';
 
 export const runRouter = router({
@@ -31,6 +33,10 @@ export const runRouter = router({
     .input(runExecuteInput)
     .output(runView)
     .mutation(({ ctx, input }) => runs.executeStart(ctx.deps, ctx.actor, input)),
+  name: authedProcedure
+    .input(runNameInput)
+    .output(runView)
+    .mutation(({ ctx, input }) => runs.nameRun(ctx.deps, ctx.actor, input)),
   intake: authedProcedure
     .input(runIntakeInput)
     .output(runView)
@@ -39,6 +45,10 @@ export const runRouter = router({
     .input(runStepInput)
     .output(runView)
     .mutation(({ ctx, input }) => runs.step(ctx.deps, ctx.actor, input)),
+  teleport: authedProcedure
+    .input(runTeleportInput)
+    .output(runView)
+    .mutation(({ ctx, input }) => runs.teleport(ctx.deps, ctx.actor, input)),
   revise: authedProcedure
     .input(runReviseInput)
     .output(runView)
@@ -76,7 +86,7 @@ export const runRouter = router({
         live: ctx.live,
         topic: runTopic(input.runId),
         signal,
-        after: Number(input.lastEventId ?? 0) || 0,
+        after: feedStart(input, async () => (await runs.getRun(ctx.deps, ctx.actor, input)).version),
         // The run's latest state stands for every version missed: one event brings a reconnecting viewer up to date.
         replay: async (after) => {
           const run = await runs.getRun(ctx.deps, ctx.actor, input);

@@ -21,7 +21,7 @@ import {
   taskUpdateInput,
   taskWatchInput,
 } from '@agent-tasks/schema';
-import { resumableFeed } from '../adapters/resumable-feed.ts';
+import { feedStart, resumableFeed } from '../adapters/resumable-feed.ts';
 import { authedProcedure, router, streamOf } from '../trpc.ts';
 
 export const taskRouter = router({
@@ -69,7 +69,7 @@ export const taskRouter = router({
         live: ctx.live,
         topic: taskTopic(ctx.actor.workspaceId, input.listName ?? tasks.DEFAULT_LIST),
         signal,
-        after: Number(input.lastEventId ?? 0) || 0,
+        after: feedStart(input, () => tasks.taskFeedPosition(ctx.deps, ctx.actor, input)),
         replay: async (after) => {
           const page = await tasks.taskChangesAfter(ctx.deps, ctx.actor, { listName: input.listName, after });
           return { items: page.events, more: page.more };

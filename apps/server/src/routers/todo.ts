@@ -1,9 +1,12 @@
-// Todo router: todo_write (and the mirror of another tool's list), the current list, its update cards, and a resumable live feed of updates.
-import { sessions, todoTopic, todos } from '@agent-tasks/core';
+// Todo router: todo_write (and the mirror of another tool's list), the current list, its update cards (also rendered as
+// text), and a resumable live feed of updates.
+import { sessions, todoCardOf, todoTopic, todos } from '@agent-tasks/core';
 import {
   type TodoCard,
   sessionRef,
   todoCard,
+  todoCardInput,
+  todoCardView,
   todoHistoryInput,
   todoHistoryOutput,
   todoListView,
@@ -12,7 +15,7 @@ import {
   todoWriteInput,
   todoWriteOutput,
 } from '@agent-tasks/schema';
-import { resumableFeed } from '../adapters/resumable-feed.ts';
+import { feedStart, resumableFeed } from '../adapters/resumable-feed.ts';
 import { authedProcedure, router, streamOf } from '../trpc.ts';
 
 export const todoRouter = router({
@@ -33,6 +36,11 @@ export const todoRouter = router({
     .input(todoHistoryInput)
     .output(todoHistoryOutput)
     .query(({ ctx, input }) => todos.todoHistory(ctx.deps, ctx.actor, input)),
+  /** The "Update to-do list" card of the latest (or a given) update, as text and as the groups it shows. */
+  card: authedProcedure
+    .input(todoCardInput)
+    .output(todoCardView)
+    .query(({ ctx, input }) => todoCardOf(ctx.deps, ctx.actor, input)),
   watch: authedProcedure
     .input(todoWatchInput)
     .output(streamOf(todoCard))
@@ -43,7 +51,7 @@ export const todoRouter = router({
         live: ctx.live,
         topic: todoTopic(sessionId),
         signal,
-        after: Number(input.lastEventId ?? 0) || 0,
+        after: feedStart(input, async () => (await todos.getTodoList(ctx.deps, ctx.actor, { sessionId })).revision),
         replay: async (after) => {
           const page = await todos.todoCardsAfter(ctx.deps, ctx.actor, { sessionId, afterRevision: after });
           return { items: page.cards, more: page.more };

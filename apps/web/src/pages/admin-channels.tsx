@@ -1,4 +1,5 @@
-// Admin → notification channels (add, delete) and the outbox: each message's delivery state and its last error.
+// Admin → notification channels (add in a kind, send a test message, delete) and the outbox: each message's delivery
+// state and its last error.
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { type FormEvent, useState } from 'react';
 import { ErrorMessage } from '../components/error-message.tsx';
@@ -6,6 +7,8 @@ import { TimeAgo } from '../components/time-ago.tsx';
 import { useTRPC } from '../lib/api.ts';
 
 const kinds = { checklist_ready: 'Checklist ready', all_tasks_done: 'All tasks done' } as const;
+const channelKinds = { webhook: 'Webhook (JSON)', slack: 'Slack', discord: 'Discord', teams: 'Microsoft Teams' } as const;
+type ChannelKind = keyof typeof channelKinds;
 
 export function AdminChannels() {
   const trpc = useTRPC();
@@ -15,23 +18,38 @@ export function AdminChannels() {
   const refresh = () => queryClient.invalidateQueries({ queryKey: trpc.channel.list.queryKey() });
   const create = useMutation(trpc.channel.create.mutationOptions({ onSuccess: refresh }));
   const remove = useMutation(trpc.channel.delete.mutationOptions({ onSuccess: refresh }));
+  const sendTest = useMutation(trpc.channel.sendTest.mutationOptions());
   const [name, setName] = useState('');
+  const [kind, setKind] = useState<ChannelKind>('webhook');
   const [url, setUrl] = useState('');
   const channelName = new Map(channels.data?.channels.map((c) => [c.id, c.name]));
 
   const submit = (e: FormEvent) => {
     e.preventDefault();
-    create.mutate({ name, url }, { onSuccess: () => (setName(''), setUrl('')) });
+    create.mutate({ name, kind, url }, { onSuccess: () => (setName(''), setUrl('')) });
   };
 
   return (
     <>
       <section aria-labelledby="channels-title" className="panel">
         <h2 id="channels-title">Notification channels</h2>
-        <p className="hint">Each webhook receives a JSON POST for "Checklist ready" and "All tasks done" of every run.</p>
+        <p className="hint">
+          Each channel receives "Checklist ready" and "All tasks done" of every run: a webhook as our JSON, Slack, Discord and Teams as
+          their incoming-webhook messages.
+        </p>
         <form className="inline-form" onSubmit={submit}>
           <label>
             Name <input value={name} onChange={(e) => setName(e.target.value)} required maxLength={100} />
+          </label>
+          <label>
+            Kind{' '}
+            <select value={kind} onChange={(e) => setKind(e.target.value as ChannelKind)}>
+              {Object.entries(channelKinds).map(([value, label]) => (
+                <option key={value} value={value}>
+                  {label}
+                </option>
+              ))}
+            </select>
           </label>
           <label>
             Webhook URL <input type="url" value={url} onChange={(e) => setUrl(e.target.value)} required placeholder="https://…" />
@@ -40,12 +58,21 @@ export function AdminChannels() {
             Add channel
           </button>
         </form>
-        <ErrorMessage error={create.error ?? remove.error ?? channels.error} />
+        <ErrorMessage error={create.error ?? remove.error ?? sendTest.error ?? channels.error} />
+        {sendTest.data ? (
+          <p role="status" className={sendTest.data.delivered ? 'test-sent' : 'test-failed'}>
+            Test message to {channelName.get(sendTest.data.channelId) ?? sendTest.data.channelId}:{' '}
+            {sendTest.data.delivered ? 'delivered' : `not delivered (${sendTest.data.error ?? 'unknown error'})`}
+          </p>
+        ) : null}
         {channels.data?.channels.length === 0 ? <p className="none">No channel: runs are refused unless started with skipNotificationCheck.</p> : null}
         <ul className="channels">
           {channels.data?.channels.map((c) => (
             <li key={c.id}>
-              <strong>{c.name}</strong> <code>{c.url}</code>{' '}
+              <strong>{c.name}</strong> <span className="kind">{channelKinds[c.kind]}</span> <code>{c.url}</code>{' '}
+              <button type="button" aria-label={`Send a test message to ${c.name}`} disabled={sendTest.isPending} onClick={() => sendTest.mutate({ id: c.id })}>
+                Send test message
+              </button>{' '}
               <button
                 type="button"
                 aria-label={`Delete channel ${c.name}`}

@@ -140,7 +140,7 @@ export function RunPage({ id }: { id: string }) {
             </p>
           ) : null}
           <p className="meta">
-            {work.done} of {work.totalTasks} done{work.synopsis ? ` · ${work.synopsis}` : ''}
+            {work.done} of {work.total_tasks} done{work.synopsis ? ` · ${work.synopsis}` : ''}
           </p>
           <ol className="work-tasks">
             {work.tasks.map((t, i) => (

@@ -1,0 +1,190 @@
+// The Moira-compatible surface of a checklist run (seed 002): the tools `start` and `step` of an MCP server named
+// `moira`, so the seed's own calls work verbatim. They make the same calls as the agent-tasks tools (the ToolApi);
+// every rule stays in the run use cases.
+import {
+  type RunView,
+  REVISE_TELEPORT,
+  formatZodError,
+  runIntakeInput,
+  runReviseInput,
+  runStepInput,
+  runTaskContext,
+  unknownField,
+} from '@agent-tasks/schema';
+import { z } from 'zod';
+import { DomainError } from './errors.ts';
+import { type ToolApi, type ToolSpec, spec } from './tool-kit.ts';
+
+export const MOIRA_SERVER = 'moira';
+export const MOIRA_WORKFLOW = 'moira/todo-list';
+
+const text = (field: string) =>
+  z
+    .string({ error: `Error: invalid input: \`${field}\` must be a non-empty string.` })
+    .min(1, { error: `Error: invalid input: \`${field}\` must be a non-empty string.` })
+    .max(100, { error: `Error: invalid input: \`${field}\` must be at most 100 characters.` });
+
+const required = (ctx: z.core.$RefinementCtx, field: string, why: string) =>
+  ctx.addIssue({ code: 'custom', path: [field], message: `Error: invalid input: \`${field}\` is required ${why}.` });
+
+export const moiraStartInput = z
+  .strictObject(
+    {
+      action: z.enum(['prepare', 'execute'], { error: 'Error: invalid input: `action` must be "prepare" or "execute".' }),
+      workflowId: z.string({ error: `Error: invalid input: \`workflowId\` must be "${MOIRA_WORKFLOW}".` }).optional(),
+      parentExecutionId: text('parentExecutionId').optional().describe('prepare: the parent run, or "none"'),
+      startAttemptId: text('startAttemptId').optional().describe('execute: the start attempt from prepare'),
+      skipNotificationCheck: z.boolean({ error: 'Error: invalid input: `skipNotificationCheck` must be true or false.' }).optional(),
+      taskContext: runTaskContext.optional().describe("prepare: the caller's ready checklist"),
+    },
+    { error: unknownField('{ action, workflowId?, parentExecutionId?, startAttemptId?, skipNotificationCheck?, taskContext? }') },
+  )
+  .superRefine((input, ctx) => {
+    if (input.action === 'prepare') {
+      if (input.workflowId !== MOIRA_WORKFLOW) {
+        ctx.addIssue({
+          code: 'custom',
+          path: ['workflowId'],
+          message: `Error: invalid input: \`workflowId\` must be "${MOIRA_WORKFLOW}" (the workflow this server runs; got ${JSON.stringify(input.workflowId) ?? 'nothing'}).`,
+        });
+      }
+      if (input.parentExecutionId === undefined) required(ctx, 'parentExecutionId', 'to prepare: the parent run, or "none"');
+    } else if (input.startAttemptId === undefined) {
+      required(ctx, 'startAttemptId', 'to execute: the start attempt ID from prepare');
+    }
+  });
+
+export const moiraStepInput = z
+  .strictObject(
+    {
+      processId: text('processId').describe('The run, from start'),
+      attemptId: text('attemptId').describe('The step attempt ID of the current step'),
+      input: z
+        .record(z.string(), z.unknown(), { error: 'Error: invalid input: `input` must be an object: the step response.' })
+        .optional()
+        .describe('The step response the current step asks for'),
+      teleportTo: z.literal(REVISE_TELEPORT, { error: `Error: invalid input: \`teleportTo\` must be "${REVISE_TELEPORT}".` }).optional(),
+    },
+    { error: unknownField('{ processId, attemptId, input?, teleportTo? }') },
+  )
+  .superRefine((step, ctx) => {
+    if (step.teleportTo && step.input !== undefined) {
+      ctx.addIssue({ code: 'custom', path: ['input'], message: 'Error: invalid input: when teleporting, send no `input`; the revision node presents its own directive.' });
+    }
+  });
+
+/** The step responses each node takes, checked under `input` so a refusal names e.g. `input.tasks[7].action`. */
+const responses = {
+  intake: z.strictObject({ input: runIntakeInput.omit({ runId: true, attemptId: true }) }),
+  task: z.strictObject({ input: runStepInput.omit({ runId: true, attemptId: true }) }),
+  revise: z.strictObject({ input: runReviseInput.omit({ runId: true, attemptId: true }) }),
+};
+
+function response<K extends keyof typeof responses>(node: K, input: unknown): z.output<(typeof responses)[K]>['input'] {
+  const parsed = responses[node].safeParse({ input: input ?? {} });
+  if (!parsed.success) throw new DomainError('INVALID_INPUT', formatZodError(parsed.error));
+  return parsed.data.input as z.output<(typeof responses)[K]>['input'];
+}
+
+const call = (processId: string, attemptId: string, input: string) => `step({ processId: "${processId}", attemptId: "${attemptId}", ${input} })`;
+
+/** What the agent reads after start(execute) and each step: the ids, then the current node's directive. */
+export function moiraPresentation(run: RunView, options: { intake?: boolean } = {}): string {
+  const lines = [`Process ID: ${run.id}`];
+  if (run.attemptId) lines.push(`Step attempt ID: ${run.attemptId}`);
+  if (run.notice) lines.push(run.notice);
+  const next = (input: string) => call(run.id, run.attemptId ?? '', input);
+  if (run.status === 'intake') {
+    lines.push('Todo List: checklist intake.');
+    if (run.taskContext) {
+      lines.push(
+        `Your task context holds a ready checklist of ${run.taskContext.tasks.length} tasks: submit it unchanged (wording and scope as written, nothing dropped or added; place items where their prerequisites hold): ${JSON.stringify(run.taskContext.tasks)}`,
+      );
+    } else {
+      lines.push('Plan the checklist once from the current goal: 1-100 tasks, each only { action, expected_result } (non-empty, at most 1,000 characters); array position is task identity.');
+    }
+    if (run.name === null) lines.push(`First persist the actual task name (naming keeps this attempt): ${next('input: { name: "…" }')}`);
+    lines.push(`Then submit: ${next('input: { tasks, progress_checklist_outcome, execution_note? }')}`);
+  } else if (run.status === 'completed') {
+    lines.push(`All tasks done (${run.total}/${run.total}). Todo List is complete; its terminal output is {}.`);
+  } else if (run.revising) {
+    lines.push(
+      `Revise checklist: send the complete corrected checklist and the position to continue from: ${next('input: { tasks, resume_from_task, progress_checklist_outcome, progress_execution_outcome }')}`,
+      `Tasks 1-${run.cursor - 1} were executed: keep them unchanged at their positions. If the actual scope changes, first update the name: ${next('input: { name: "…" }')}; ordering alone keeps it.`,
+    );
+  } else if (run.current) {
+    if (options.intake && run.moves.length) {
+      lines.push('Order changed from the written list:', ...run.moves.map((m) => `- written task ${m.task} moved to position ${m.to}: ${m.because}`));
+    }
+    lines.push(`${run.current.label}: ${run.current.action}`, `Expected result: ${run.current.expected_result}`);
+    for (const remark of run.blocks.work.tasks[run.cursor - 1]?.remarks ?? []) lines.push(`Remark: ${remark}`);
+    lines.push(
+      `Do the work and verify the expected result, then: ${next('input: { evidence, progress_execution_outcome }')}`,
+      'If the task is blocked or incomplete, do not step: report the verified blocker to the user.',
+      `If the checklist itself is wrong: ${next(`teleportTo: "${REVISE_TELEPORT}"`)}`,
+    );
+  }
+  return lines.join('\n');
+}
+
+type StartOutput = { prepared: string } | { run: RunView };
+type StepOutput = { run: RunView; intake: boolean };
+
+async function moiraStep(api: ToolApi, args: z.output<typeof moiraStepInput>): Promise<StepOutput> {
+  const { processId: runId, attemptId } = args;
+  if (args.teleportTo) return { run: await api.run.teleport({ runId, attemptId, teleportTo: args.teleportTo }), intake: false };
+  const input = args.input ?? {};
+  // The naming contract keeps the current attempt; the use case decides whether naming is allowed here.
+  if (Object.keys(input).length === 1 && 'name' in input) {
+    return { run: await api.run.name({ runId, name: input.name as string }), intake: false };
+  }
+  const run = await api.run.get({ runId });
+  // Not the current attempt: a retry of an answered step replays (or an unknown attempt is refused) before any node
+  // reads the response. The jump is the call that carries nothing else.
+  if (attemptId !== run.attemptId) return { run: await api.run.teleport({ runId, attemptId, teleportTo: REVISE_TELEPORT }), intake: false };
+  if (run.status === 'intake') {
+    const intake = response('intake', input);
+    if (run.name === null) {
+      throw new DomainError(
+        'CONFLICT',
+        `Error: run ${runId} has no name yet: persist the actual task name first with ${call(runId, attemptId, 'input: { name: "…" }')} (naming keeps this attempt), then submit the checklist.`,
+      );
+    }
+    return { run: await api.run.intake({ runId, attemptId, ...intake }), intake: true };
+  }
+  if (run.status === 'completed') throw new DomainError('CONFLICT', `Error: run ${runId} is completed (output {}); it takes no more steps.`);
+  if (run.revising) return { run: await api.run.revise({ runId, attemptId, ...response('revise', input) }), intake: false };
+  return { run: await api.run.step({ runId, attemptId, ...response('task', input) }), intake: false };
+}
+
+export const moiraTools: readonly ToolSpec[] = [
+  spec(
+    'start',
+    `Start the "${MOIRA_WORKFLOW}" workflow (Todo List: one goal as an ordered checklist, one task at a time) in two phases. ` +
+      `prepare: { action: "prepare", workflowId: "${MOIRA_WORKFLOW}", parentExecutionId: a parent process ID or "none", taskContext?: { tasks } } returns a start attempt ID; ` +
+      'refused when no notification channel is configured, unless skipNotificationCheck: true. execute: { action: "execute", startAttemptId } starts it once and returns the process ID and the first step.',
+    moiraStartInput,
+    async (api, input): Promise<StartOutput> => {
+      if (input.action === 'execute') return { run: await api.run.execute({ startAttemptId: input.startAttemptId ?? '' }) };
+      const { startAttemptId } = await api.run.prepare({
+        parentExecutionId: input.parentExecutionId ?? 'none',
+        ...(input.skipNotificationCheck === undefined ? {} : { skipNotificationCheck: input.skipNotificationCheck }),
+        ...(input.taskContext ? { taskContext: input.taskContext } : {}),
+      });
+      return { prepared: startAttemptId };
+    },
+    (out) =>
+      'prepared' in out
+        ? `Start attempt ID: ${out.prepared}\nNext: start({ action: "execute", startAttemptId: "${out.prepared}" })`
+        : moiraPresentation(out.run),
+  ),
+  spec(
+    'step',
+    'Answer the current step of a process: { processId, attemptId, input } with the step response the directive asks for, ' +
+      `or { processId, attemptId, teleportTo: "${REVISE_TELEPORT}" } to revise a checklist that no longer describes the work (not for a task that is merely hard or blocked). ` +
+      'A retried attempt answers the same and never advances twice.',
+    moiraStepInput,
+    moiraStep,
+    (out: StepOutput) => moiraPresentation(out.run, { intake: out.intake }),
+  ),
+];
