@@ -4,6 +4,7 @@
 import { refusalOf } from '@agent-tasks/sdk';
 import Database from 'better-sqlite3';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { prng } from './bench/task-graph-seed.ts';
 import { sessionClient } from './support/fixtures.ts';
 import { type RunningServer, startServer } from './support/server.ts';
 
@@ -12,18 +13,6 @@ beforeAll(async () => {
   server = await startServer();
 });
 afterAll(() => server.stop());
-
-/** mulberry32: the same edges on every run. */
-function prng(seed: number) {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
 
 /** What the file says: every edge of the list with its two ranks. */
 function edgesWithRanks(listName: string) {

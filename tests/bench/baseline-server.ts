@@ -1,29 +1,18 @@
 // The baselines as their own processes, for the load generator: `tsx baseline-server.ts bare|noop-trpc [port]`.
 // bare: node:http reading and parsing the JSON body, answering a fixed body. noop-trpc: a tRPC mutation that does
-// nothing, served by the server's own HTTP stack (Hono, @hono/trpc-server, request ids, access log, body limit).
+// nothing, served by the server's own HTTP stack (admission, Hono, @hono/trpc-server, request ids, access log, body
+// limit).
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { createHttpApp, createLogger, inFlightRequests, publicProcedure, router } from '@agent-tasks/server';
+import { admitted, createHttpApp, createLogger, inFlightRequests, publicProcedure, router } from '@agent-tasks/server';
 import { createAdaptorServer } from '@hono/node-server';
+import { bareHandler } from './bare-http-server.ts';
 import { z } from 'zod';
 
 /** What a todo.write answers, byte for byte the same size, for the bare server. */
 const ANSWER = JSON.stringify({ result: { data: { message: 'Updated todo list: 8 pending, 1 in progress, 1 completed', revision: 1234, counts: { pending: 8, inProgress: 1, completed: 1 } } } });
 
-function bare() {
-  return http.createServer((req, res) => {
-    const chunks: Buffer[] = [];
-    req.on('data', (chunk: Buffer) => chunks.push(chunk));
-    req.on('end', () => {
-      try {
-        JSON.parse(Buffer.concat(chunks).toString('utf8'));
-        res.writeHead(200, { 'content-type': 'application/json' }).end(ANSWER);
-      } catch {
-        res.writeHead(400, { 'content-type': 'application/json' }).end('{"error":"bad json"}');
-      }
-    });
-  });
-}
+const bare = () => http.createServer(bareHandler(ANSWER));
 
 const noopRouter = router({
   noop: publicProcedure
@@ -45,7 +34,9 @@ function noopTrpc() {
     webRoot: '/nonexistent',
     router: noopRouter,
   });
-  return createAdaptorServer({ fetch: app.fetch, overrideGlobalObjects: false });
+  // Admission as `agent-tasks serve` sets it by default (64 at once, a 5 s line).
+  const gate = admitted(app.fetch, { concurrency: 64, maxWaitMs: 5_000 });
+  return createAdaptorServer({ fetch: gate.fetch, overrideGlobalObjects: false });
 }
 
 const kind = process.argv[2];

@@ -2,11 +2,7 @@
 -- <file> holds one request per line: METHOD <tab> PATH <tab> BEARER TOKEN <tab> JSON BODY (may be empty).
 -- Shared: every connection takes the next line in turn, round robin. Per-thread: thread i plays <file>.<i> in
 -- order (run with as many threads as connections, so each connection walks its own sequence, e.g. a run's steps).
-local threads = 0
-setup = function(thread)
-  thread:set("index", threads)
-  threads = threads + 1
-end
+dofile(debug.getinfo(1, "S").source:sub(2):match("(.*/)") .. "common.lua")
 
 local requests = {}
 local next = 0
@@ -42,11 +38,4 @@ end
 response = function(status, headers, body)
   statuses[status] = (statuses[status] or 0) + 1
   if status ~= 200 and (statuses[status] or 0) <= 2 then io.stderr:write("status " .. status .. ": " .. body:sub(1, 300) .. "\n") end
-end
-
-done = function(summary, latency, requests)
-  -- One parseable line for the bench.
-  io.write(string.format("BENCH requests=%d errors=%d p50=%.3f p90=%.3f p99=%.3f max=%.3f duration_us=%d\n",
-    summary.requests, summary.errors.connect + summary.errors.read + summary.errors.write + summary.errors.status + summary.errors.timeout,
-    latency:percentile(50) / 1000, latency:percentile(90) / 1000, latency:percentile(99) / 1000, latency.max / 1000, summary.duration))
 end

@@ -2,11 +2,7 @@
 -- RUN ID <tab> FIRST STEP ATTEMPT <tab> BEARER TOKEN. Each step answers with the run's next attempt, which the next
 -- step sends; a run done (no attempt left) moves the thread on to its next run.
 -- Usage: wrk -t N -c N -s run-steps.lua <url> -- <file>
-local threads = 0
-setup = function(thread)
-  thread:set("index", threads)
-  threads = threads + 1
-end
+dofile(debug.getinfo(1, "S").source:sub(2):match("(.*/)") .. "common.lua")
 
 local runs = {}
 local current = 1
@@ -48,10 +44,4 @@ response = function(status, headers, body)
     attempt = runs[current].first
     step = 0
   end
-end
-
-done = function(summary, latency, requests)
-  io.write(string.format("BENCH requests=%d errors=%d p50=%.3f p90=%.3f p99=%.3f max=%.3f duration_us=%d\n",
-    summary.requests, summary.errors.connect + summary.errors.read + summary.errors.write + summary.errors.status + summary.errors.timeout,
-    latency:percentile(50) / 1000, latency:percentile(90) / 1000, latency:percentile(99) / 1000, latency.max / 1000, summary.duration))
 end

@@ -59,17 +59,14 @@ export async function serve(flags: ServeFlags): Promise<void> {
     process.exit(2);
   }
   const log = createLogger(config.log);
+  /** A start that failed: a refusal's own text on stderr, anything else logged with its stack; exit 1. */
+  const cannotStart: (error: unknown) => never = (error) => {
+    if (isDomainError(error)) process.stderr.write(`${error.message}\n`);
+    else log.fatal({ err: error }, 'the server could not start');
+    process.exit(1);
+  };
   if (config.workers > 1 && cluster.isPrimary) {
-    try {
-      await runPrimary(config, log, printFirstRun);
-    } catch (error) {
-      if (isDomainError(error)) {
-        process.stderr.write(`${error.message}\n`);
-        process.exit(1);
-      }
-      log.fatal({ err: error }, 'the server could not start');
-      process.exit(1);
-    }
+    await runPrimary(config, log, printFirstRun).catch(cannotStart);
     return;
   }
 
@@ -89,12 +86,7 @@ export async function serve(flags: ServeFlags): Promise<void> {
         : {}),
     });
   } catch (error) {
-    if (isDomainError(error)) {
-      process.stderr.write(`${error.message}\n`);
-      process.exit(1);
-    }
-    log.fatal({ err: error }, 'the server could not start');
-    process.exit(1);
+    cannotStart(error);
   }
   // performance.now() counts from the process's start: the figure covers module loading, migrations and listening.
   const readyMs = Math.round(performance.now());
