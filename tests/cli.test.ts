@@ -1,11 +1,12 @@
 // Black-box tests of the `agent-tasks` command: help and usage errors, configuration refusals, keys and migrate.
 import { execFile } from 'node:child_process';
 import { existsSync } from 'node:fs';
-import { createClient } from '@agent-tasks/sdk';
+import { createClient, refusalOf } from '@agent-tasks/sdk';
 import Database from 'better-sqlite3';
 import { describe, expect, it } from 'vitest';
 import { countRows, refused } from './support/fixtures.ts';
 import { agentTasksBin, startServer, tempDatabaseFile } from './support/server.ts';
+import { waitFor } from './support/webhook-receiver.ts';
 
 interface Ran {
   code: number;
@@ -133,7 +134,20 @@ describe('agent-tasks keys and migrate', () => {
 
       const revoked = await agentTasks(['keys', 'revoke', id ?? '', '--database', database]);
       expect(revoked.stdout).toBe(`Revoked key ${id} "night runner".\n`);
-      expect((await refused(agent.whoami())).message).toBe('Error: unauthorized: this API key has been revoked.');
+      // The running server caches callers; a revocation made by another process reaches it within a second.
+      const refusal = await waitFor(
+        'the revoked key refused',
+        async () => {
+          try {
+            await agent.whoami();
+            return null;
+          } catch (error) {
+            return refusalOf(error);
+          }
+        },
+        1_000,
+      );
+      expect(refusal.message).toBe('Error: unauthorized: this API key has been revoked.');
       const twice = await agentTasks(['keys', 'revoke', id ?? '', '--database', database]);
       expect(twice.code).toBe(1);
       expect(twice.stderr.trim()).toBe(`Error: API key ${id} is already revoked.`);

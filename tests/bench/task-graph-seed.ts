@@ -155,6 +155,8 @@ export function seedTaskGraph(databaseFile: string, listName: string, firstTaskI
         const added = insertChange.run(list.id, i + 1, id, at(i), JSON.stringify(changes), JSON.stringify(snapshot), list.id);
         if (added.changes !== 1) throw new Error('the first task has no change row to copy the actor from');
       }
+      // Ranks (the topological order the server keeps): blockers are always older, or always newer when mirrored.
+      db.prepare(`UPDATE "Task" SET "rank" = ${shape.reversed ? `${shape.size + 1} - "seq"` : '"seq"'} WHERE "listId" = ?`).run(list.id);
       // The kept count of open blockers that readiness queries use, as the server maintains it.
       db.prepare(
         `UPDATE "Task" SET "openBlockers" = (SELECT COUNT(*) FROM "TaskEdge" e JOIN "Task" b ON b.id = e."blockerId"

@@ -32,7 +32,16 @@ export interface StartOptions {
 export const tempDatabaseFile = () => path.join(mkdtempSync(path.join(os.tmpdir(), 'agent-tasks-')), 'test.db');
 
 function spawnMain(databaseFile: string, adminKey: string | null, extraEnv: Record<string, string> = {}) {
-  const env: NodeJS.ProcessEnv = { ...process.env, ...extraEnv, DATABASE_URL: `file:${databaseFile}`, PORT: extraEnv.PORT ?? '0', HOST: '127.0.0.1' };
+  // One process unless a test asks for workers (TEST_WORKERS=2 runs the whole suite against `--workers 2`).
+  const workers = process.env.TEST_WORKERS ?? '1';
+  const env: NodeJS.ProcessEnv = {
+    ...process.env,
+    AGENT_TASKS_WORKERS: workers,
+    ...extraEnv,
+    DATABASE_URL: `file:${databaseFile}`,
+    PORT: extraEnv.PORT ?? '0',
+    HOST: '127.0.0.1',
+  };
   if (adminKey) env.AGENT_TASKS_ADMIN_KEY = adminKey;
   else delete env.AGENT_TASKS_ADMIN_KEY;
   const child = spawn(process.execPath, [agentTasksBin, 'serve'], { cwd: repoRoot, env, stdio: ['ignore', 'pipe', 'pipe'] });

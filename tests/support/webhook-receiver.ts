@@ -49,8 +49,11 @@ export async function freePort(): Promise<number> {
   return port;
 }
 
-/** Starts a receiver; with `{ down: true }` its port stays closed until `up()`; with a `kind`, it checks chat payloads. */
-export async function startReceiver(options: { down?: boolean; path?: string; kind?: ChatKind } = {}): Promise<WebhookReceiver> {
+/** Starts a receiver; with `{ down: true }` its port stays closed until `up()`; with a `kind`, it checks chat payloads;
+ * `answerAfterMs` makes it slow. */
+export async function startReceiver(
+  options: { down?: boolean; path?: string; kind?: ChatKind; answerAfterMs?: number } = {},
+): Promise<WebhookReceiver> {
   const port = await freePort();
   let server: http.Server | null = null;
   const receiver: WebhookReceiver = {
@@ -76,7 +79,9 @@ export async function startReceiver(options: { down?: boolean; path?: string; ki
           const hook = { at: Date.now(), method: req.method ?? '', path: req.url ?? '', headers: req.headers, raw, body, problems };
           const status = receiver.respond(hook, receiver.received.length);
           receiver.received.push({ ...hook, status });
-          res.writeHead(status, { 'content-type': 'application/json' }).end(status < 300 ? '{"ok":true}' : '{"error":"try later"}');
+          const answer = () => res.writeHead(status, { 'content-type': 'application/json' }).end(status < 300 ? '{"ok":true}' : '{"error":"try later"}');
+          if (options.answerAfterMs) setTimeout(answer, options.answerAfterMs);
+          else answer();
         });
       });
       await new Promise<void>((resolve, reject) => {

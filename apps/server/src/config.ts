@@ -1,4 +1,5 @@
 // The server's configuration: one zod schema for every environment variable and `serve` flag, with clear refusals.
+import { availableParallelism } from 'node:os';
 import { z } from 'zod';
 import { databaseFileFrom } from './db/database-file.ts';
 
@@ -50,6 +51,10 @@ export const configSchema = z.object({
   AGENT_TASKS_RETRY_MAX_MS: integer(1, 86_400_000).default(60_000),
   AGENT_TASKS_OUTBOX_POLL_MS: integer(10, 600_000).default(250),
   AGENT_TASKS_SHUTDOWN_TIMEOUT_MS: integer(0, 600_000).default(10_000),
+  AGENT_TASKS_BUSY_TIMEOUT_MS: integer(0, 600_000).default(5_000),
+  AGENT_TASKS_WORKERS: integer(1, 256).optional(),
+  AGENT_TASKS_MAX_CONCURRENT: integer(1, 100_000).default(64),
+  AGENT_TASKS_MAX_QUEUE_MS: integer(1, 600_000).default(5_000),
   LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'], {
     error: 'must be one of fatal, error, warn, info, debug, trace, silent',
   }).default('info'),
@@ -67,6 +72,11 @@ export interface Config {
   corsOrigins: string[];
   delivery: { baseMs: number; maxMs: number; pollMs: number };
   shutdownTimeoutMs: number;
+  busyTimeoutMs: number;
+  /** Server processes sharing the port and the database file (1: a single process). */
+  workers: number;
+  maxConcurrent: number;
+  maxQueueMs: number;
   log: { level: string; format: 'json' | 'pretty' };
 }
 
@@ -80,6 +90,7 @@ export const flagOf: Partial<Record<keyof ConfigInput, string>> = {
   DATABASE_URL: '--database',
   AGENT_TASKS_PUBLIC_URL: '--public-url',
   LOG_LEVEL: '--log-level',
+  AGENT_TASKS_WORKERS: '--workers',
 };
 
 const quote = (value: unknown) => JSON.stringify(String(value).slice(0, 60));
@@ -111,6 +122,10 @@ export function loadConfig(env: NodeJS.ProcessEnv, flags: Partial<Record<keyof C
     corsOrigins: c.AGENT_TASKS_CORS_ORIGINS,
     delivery: { baseMs: c.AGENT_TASKS_RETRY_BASE_MS, maxMs: c.AGENT_TASKS_RETRY_MAX_MS, pollMs: c.AGENT_TASKS_OUTBOX_POLL_MS },
     shutdownTimeoutMs: c.AGENT_TASKS_SHUTDOWN_TIMEOUT_MS,
+    busyTimeoutMs: c.AGENT_TASKS_BUSY_TIMEOUT_MS,
+    workers: c.AGENT_TASKS_WORKERS ?? availableParallelism(),
+    maxConcurrent: c.AGENT_TASKS_MAX_CONCURRENT,
+    maxQueueMs: c.AGENT_TASKS_MAX_QUEUE_MS,
     log: { level: c.LOG_LEVEL, format: c.LOG_FORMAT ?? (process.stdout.isTTY ? 'pretty' : 'json') },
   };
 }

@@ -1,11 +1,14 @@
 // Request context: the inner part holds the dependencies; the adapter part reads the bearer token and request id from HTTP.
-import type { Deps } from '@agent-tasks/core';
+import type { Actor, Deps } from '@agent-tasks/core';
 import type { FetchCreateContextFnOptions } from '@trpc/server/adapters/fetch';
+import type { ActorCache } from './adapters/actor-cache.ts';
 import type { LiveEvents } from './adapters/live-events.ts';
 import type { Logger } from './logger.ts';
 
 export interface Services {
   deps: Deps;
+  /** Resolves bearer tokens to callers, cached until a revocation. */
+  actors: ActorCache;
   live: LiveEvents;
   log: Logger;
 }
@@ -19,12 +22,20 @@ export interface RequestInfo {
 export interface InnerContext extends Services {
   token: string | null;
   request: RequestInfo;
+  /** A caller already known (an MCP session's tools act as its agent session): used instead of the token. */
+  caller?: Actor;
 }
 
-export const createInnerContext = (services: Services, token: string | null, request: RequestInfo = { id: 'in-process' }): InnerContext => ({
+export const createInnerContext = (
+  services: Services,
+  token: string | null,
+  request: RequestInfo = { id: 'in-process' },
+  caller?: Actor,
+): InnerContext => ({
   ...services,
   token,
   request,
+  ...(caller ? { caller } : {}),
 });
 
 export function bearerToken(header: string | string[] | null | undefined): string | null {

@@ -23,6 +23,7 @@ export const trpcCodeOf: Record<ErrorCode, TRPCCode> = {
   INVALID_REVISION: 'BAD_REQUEST',
   NO_CHANNEL: 'PRECONDITION_FAILED',
   STALE_STEP: 'CONFLICT',
+  UNAVAILABLE: 'SERVICE_UNAVAILABLE',
 };
 
 export const toTRPCError = (error: DomainError) =>

@@ -1,9 +1,10 @@
 // Initialises tRPC once: error formatting (exact refusal texts, stable codes), procedures, stream contracts.
-import { isDomainError, resolveActor } from '@agent-tasks/core';
+import { isDomainError } from '@agent-tasks/core';
 import { formatZodError } from '@agent-tasks/schema';
 import { initTRPC, type TrackedEnvelope, isTrackedEnvelope } from '@trpc/server';
 import { ZodError, z } from 'zod';
 import type { Context } from './context.ts';
+import { databaseBusy, isDatabaseBusy } from './db/busy.ts';
 import { toTRPCError } from './error-map.ts';
 
 /** The answer's data: the tRPC code and HTTP status, the stable app code and details; never a stack or a file path. */
@@ -49,13 +50,15 @@ export const createCallerFactory = t.createCallerFactory;
 const domainErrors = t.middleware(async ({ next }) => {
   const result = await next();
   if (!result.ok && isDomainError(result.error.cause)) throw toTRPCError(result.error.cause);
+  // The write lock stayed taken past the busy timeout: 503 with Retry-After (set by the HTTP layer), not a fault.
+  if (!result.ok && isDatabaseBusy(result.error.cause)) throw toTRPCError(databaseBusy());
   return result;
 });
 
 export const publicProcedure = t.procedure.use(domainErrors);
 
 export const authedProcedure = publicProcedure.use(async ({ ctx, next }) => {
-  const actor = await resolveActor(ctx.deps, ctx.token);
+  const actor = ctx.caller ?? (await ctx.actors.resolve(ctx.token));
   ctx.request.actorId = actor.sessionId ?? actor.keyId;
   return next({ ctx: { actor } });
 });

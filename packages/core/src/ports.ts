@@ -42,12 +42,22 @@ export interface SessionRepository {
   get(workspaceId: string, id: string): Promise<SessionRecord | null>;
   list(workspaceId: string): Promise<SessionRecord[]>;
   setTurn(id: string, turnNumber: number, turnState: SessionRecord['turnState']): Promise<void>;
-  /** Moves the todo revision from `from` to `to`; false when it was no longer `from` (a concurrent write won). */
-  advanceTodoRevision(id: string, from: number, to: number): Promise<boolean>;
+  /**
+   * Moves the session's todo revision on by one in a single statement — only if it is still `expected`, when given —
+   * and returns the new revision with the session's turn; null when the session is not in the workspace or the
+   * revision was no longer `expected`.
+   */
+  advanceTodoRevision(
+    workspaceId: string,
+    id: string,
+    expected: number | undefined,
+  ): Promise<{ todoRevision: number; turnNumber: number } | null>;
 }
 
 export interface TodoRepository {
   latest(sessionId: string): Promise<TodoUpdateRecord | null>;
+  /** The update recorded at this revision (recorded updates never change). */
+  at(sessionId: string, revision: number): Promise<TodoUpdateRecord | null>;
   insert(update: TodoUpdateRecord): Promise<void>;
   /** Newest first, revisions below `before` (all when null). */
   page(sessionId: string, before: number | null, limit: number): Promise<TodoUpdateRecord[]>;

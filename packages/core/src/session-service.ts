@@ -18,6 +18,12 @@ export async function targetSession(repos: Repositories, actor: Actor, sessionId
   return session;
 }
 
+/** The session's current list: the update at the revision its row names (none before the first write). */
+export async function latestOf(deps: Deps, session: SessionRecord) {
+  if (session.todoRevision === 0) return null;
+  return (await deps.store.todos.at(session.id, session.todoRevision)) ?? deps.store.todos.latest(session.id);
+}
+
 /** Further tokens kept for a session reopened by its external id: each reopen adds one, older ones stop working. */
 export const REOPEN_TOKENS_KEPT = 20;
 
@@ -127,7 +133,7 @@ export const endTurn = (deps: Deps, actor: Actor) => changeTurn(deps, actor, nex
 
 export async function getSessionView(deps: Deps, actor: Actor, input: { sessionId?: string | undefined }) {
   const session = await targetSession(deps.store, actor, input.sessionId);
-  const latest = await deps.store.todos.latest(session.id);
+  const latest = await latestOf(deps, session);
   return {
     session: presentSession(session),
     todo: presentList(session.id, latest),

@@ -1,5 +1,5 @@
 // The task graph use cases (seed 001): TaskCreate, TaskGet, TaskList, TaskUpdate, claims, the plan, history, feed.
-import type { TaskClaimInput, TaskCreateInput, TaskListInput, TaskUpdateInput } from '@agent-tasks/schema';
+import type { Task, TaskClaimInput, TaskCreateInput, TaskListInput, TaskUpdateInput } from '@agent-tasks/schema';
 import { type Actor, requireRole } from './actor.ts';
 import { DomainError } from './errors.ts';
 import type { Deps, Repositories } from './ports.ts';
@@ -41,6 +41,12 @@ async function existingList(repos: Repositories, actor: Actor, name: string) {
   return list;
 }
 
+/** What a write did: the work's result, and each changed task as committed (what a read would answer). */
+interface Written<T> {
+  result: T;
+  snapshotOf(id: string): Task | undefined;
+}
+
 /** Runs one write transaction, retrying when a concurrent writer won a compare-and-set; publishes after commit. */
 async function write<T>(
   deps: Deps,
@@ -48,19 +54,21 @@ async function write<T>(
   listName: string,
   create: boolean,
   work: (changes: TaskChanges, repos: Repositories) => Promise<T>,
-): Promise<T> {
+): Promise<Written<T>> {
   requireRole(actor, 'agent');
   for (let attempt = 1; ; attempt++) {
     try {
-      const { result, events } = await deps.store.transaction(async (repos) => {
+      const { result, events, records } = await deps.store.transaction(async (repos) => {
         const list = create ? await ensureList(deps, repos, actor, listName) : await findList(repos, actor, listName);
         if (!list) throw await listMissing(repos, actor, listName);
         const changes = new TaskChanges(deps, repos, actor, list);
         const result = await work(changes, repos);
-        return { result, events: (await changes.commit()).events };
+        const committed = await changes.commit();
+        return { result, events: committed.events, records: committed.changes };
       });
       for (const event of events) deps.events.publish(event);
-      return result;
+      // The answer is the task as this transaction left it: no read after the write.
+      return { result, snapshotOf: (id) => records.findLast((r) => r.taskId === id)?.snapshot };
     } catch (error) {
       if (!(error instanceof LostTaskRace) || attempt >= MAX_ATTEMPTS) {
         if (error instanceof LostTaskRace) {
@@ -82,7 +90,7 @@ export async function createTask(deps: Deps, actor: Actor, input: TaskCreateInpu
     throw new DomainError('NO_OWNING_SESSION', 'Error: TaskCreate requires an owning agent session before anything is written.');
   }
   const threadId = actor.sessionId;
-  return write(deps, actor, listNameOf(input), true, async (changes, repos) => {
+  const written = await write(deps, actor, listNameOf(input), true, async (changes, repos) => {
     const now = deps.clock.now();
     const task: TaskRecord = {
       id: `T-${deps.ids.uuid()}`,
@@ -103,7 +111,8 @@ export async function createTask(deps: Deps, actor: Actor, input: TaskCreateInpu
     for (const blocker of input.blockedBy ?? []) await changes.addEdge(blocker, task.id);
     for (const blocked of input.blocks ?? []) await changes.addEdge(task.id, blocked);
     return task.id;
-  }).then((id) => getTask(deps, actor, { listName: input.listName, id }));
+  });
+  return written.snapshotOf(written.result) ?? getTask(deps, actor, { listName: input.listName, id: written.result });
 }
 
 export async function getTask(deps: Deps, actor: Actor, input: { listName?: string | undefined; id: string }) {
@@ -129,7 +138,7 @@ function staleVersion(task: TaskRecord, expected: number, current: unknown) {
 }
 
 export async function updateTask(deps: Deps, actor: Actor, input: TaskUpdateInput) {
-  await write(deps, actor, listNameOf(input), false, async (changes, repos) => {
+  const written = await write(deps, actor, listNameOf(input), false, async (changes, repos) => {
     const task = await changes.task(input.id);
     if (input.expectedVersion !== undefined && input.expectedVersion !== task.version) {
       throw staleVersion(task, input.expectedVersion, await present(repos, changes.list, task));
@@ -171,7 +180,7 @@ export async function updateTask(deps: Deps, actor: Actor, input: TaskUpdateInpu
       changes.set(task, 'status', input.status);
     }
   });
-  return getTask(deps, actor, input);
+  return written.snapshotOf(input.id) ?? getTask(deps, actor, input);
 }
 
 /** How recent another agent's claim must be for "nothing ready" to read as a lost race. */
@@ -199,7 +208,7 @@ export async function claimTask(deps: Deps, actor: Actor, input: TaskClaimInput)
     if (input.listName !== undefined) throw await listMissing(deps.store, actor, input.listName);
     return { task: null };
   }
-  const id = await write(deps, actor, listNameOf(input), false, async (changes, repos) => {
+  const written = await write(deps, actor, listNameOf(input), false, async (changes, repos) => {
     let task: TaskRecord | null;
     if (input.id === undefined) {
       task = await repos.tasks.firstReady(changes.list.id, agent);
@@ -218,8 +227,9 @@ export async function claimTask(deps: Deps, actor: Actor, input: TaskClaimInput)
     changes.kind(task.id, 'claimed');
     return task.id;
   });
+  const id = written.result;
   if (id === null) return { task: null, lostRace: await lostRace(deps, actor, listNameOf(input), agent) };
-  return { task: await getTask(deps, actor, { listName: input.listName, id }) };
+  return { task: written.snapshotOf(id) ?? (await getTask(deps, actor, { listName: input.listName, id })) };
 }
 
 export async function listTasks(deps: Deps, actor: Actor, input: TaskListInput) {
@@ -235,7 +245,8 @@ export async function listTasks(deps: Deps, actor: Actor, input: TaskListInput) 
     readyFor: input.readyOnly ? (agent ?? '') : undefined,
     limit: input.limit ?? 1000,
   });
-  const unresolved = await deps.store.tasks.unresolvedBlockers(tasks.map((t) => t.id));
+  // A ready task has no unresolved blocker: only other pages look them up.
+  const unresolved = input.readyOnly ? [] : await deps.store.tasks.unresolvedBlockers(tasks.map((t) => t.id));
   return {
     listName: name,
     tasks: tasks.map((t) =>

@@ -26,10 +26,13 @@ export function normalizeTodos(todos: readonly TodoDisplayItem[]): TodoDisplayIt
   return items;
 }
 
+/** How many tasks of the list are in progress. */
+export const activeCount = (items: readonly TodoItem[]) => items.filter((t) => t.status === 'in_progress').length;
+
 /** The one-active rule, checked only when an update is sent. */
 export function checkOneActive(items: readonly TodoItem[], oneActiveRule: boolean): void {
   if (!oneActiveRule) return;
-  const active = items.filter((t) => t.status === 'in_progress').length;
+  const active = activeCount(items);
   if (active > 1) {
     throw new DomainError('INVALID_TODOS', `Error: invalid todos: at most one task may be in_progress (got ${active})`);
   }

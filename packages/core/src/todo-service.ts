@@ -6,9 +6,10 @@ import { DomainError } from './errors.ts';
 import type { Deps } from './ports.ts';
 import { presentCard, presentList } from './present.ts';
 import type { TodoUpdateRecord } from './records.ts';
-import { targetSession } from './session-service.ts';
+import { latestOf, targetSession } from './session-service.ts';
 import {
   NO_OWNING_SESSION_ERROR,
+  activeCount,
   checkOneActive,
   countTodos,
   diffTodos,
@@ -19,26 +20,11 @@ import {
 
 export const todoTopic = (sessionId: string) => `todo:${sessionId}`;
 
-/** A write without a base revision that lost a compare-and-set race: it is simply tried again. */
-class LostRace extends Error {}
-const MAX_WRITE_ATTEMPTS = 5;
-
-async function retryLostRaces<T>(attempt: () => Promise<T>): Promise<T> {
-  for (let tries = 1; ; tries++) {
-    try {
-      return await attempt();
-    } catch (error) {
-      if (!(error instanceof LostRace)) throw error;
-      if (tries >= MAX_WRITE_ATTEMPTS) {
-        throw new DomainError('CONFLICT', 'Error: the list kept changing under concurrent writers; send the update again.');
-      }
-    }
-  }
-}
-
 /**
  * Records a whole new list for the caller's session, in one transaction, or refuses and records nothing. Serves
- * todo_write and the mirror of another tool's list (whose items may carry an `activeForm` to display).
+ * todo_write and the mirror of another tool's list (whose items may carry an `activeForm` to display). The revision
+ * moves on in one compare-and-set statement (against `baseRevision` when given), so concurrent writers are ordered
+ * by the store and none is lost.
  */
 export async function writeTodos(deps: Deps, actor: Actor, input: { todos: readonly TodoDisplayItem[]; baseRevision?: number | undefined }) {
   requireRole(actor, 'agent');
@@ -46,34 +32,30 @@ export async function writeTodos(deps: Deps, actor: Actor, input: { todos: reado
   if (!sessionId) throw new DomainError('NO_OWNING_SESSION', NO_OWNING_SESSION_ERROR);
   const items = normalizeTodos(input.todos);
 
-  const update = await retryLostRaces(() => deps.store.transaction(async (repos): Promise<TodoUpdateRecord> => {
-    const workspace = await repos.workspaces.get(actor.workspaceId);
-    checkOneActive(items, workspace?.oneActiveRule ?? true);
-    const session = await targetSession(repos, actor, sessionId);
-    const current = session.todoRevision;
-    if (input.baseRevision !== undefined && input.baseRevision !== current) {
-      throw staleRevisionError(input.baseRevision, current);
+  const update = await deps.store.transaction(async (repos): Promise<TodoUpdateRecord> => {
+    // The workspace's one-active rule matters only to a list with more than one task in progress.
+    if (activeCount(items) > 1) checkOneActive(items, (await repos.workspaces.get(actor.workspaceId))?.oneActiveRule ?? true);
+    const moved = await repos.sessions.advanceTodoRevision(actor.workspaceId, sessionId, input.baseRevision);
+    if (!moved) {
+      const session = await targetSession(repos, actor, sessionId); // not in the workspace: NOT_FOUND
+      if (input.baseRevision === undefined) throw new Error(`session ${sessionId}: the todo revision did not move`);
+      throw staleRevisionError(input.baseRevision, session.todoRevision);
     }
-    const previous = current === 0 ? null : await repos.todos.latest(sessionId);
+    const revision = moved.todoRevision;
+    const previous = revision === 1 ? null : await repos.todos.at(sessionId, revision - 1);
     const record: TodoUpdateRecord = {
       id: deps.ids.id('tdu'),
       sessionId,
-      revision: current + 1,
-      turnNumber: session.turnNumber,
+      revision,
+      turnNumber: moved.turnNumber,
       items,
       changes: diffTodos(previous?.items ?? [], items),
       counts: countTodos(items),
       createdAt: deps.clock.now(),
     };
-    if (!(await repos.sessions.advanceTodoRevision(sessionId, current, record.revision))) {
-      // A concurrent writer moved the list between our read and our compare-and-set.
-      const moved = (await targetSession(repos, actor, sessionId)).todoRevision;
-      if (input.baseRevision !== undefined) throw staleRevisionError(input.baseRevision, moved);
-      throw new LostRace();
-    }
     await repos.todos.insert(record);
     return record;
-  }));
+  });
 
   deps.events.publish({ topic: todoTopic(sessionId), id: String(update.revision), data: presentCard(update) });
   publishSessionActivity(deps.events, { id: sessionId, workspaceId: actor.workspaceId }, 'todo', update.createdAt);
@@ -82,7 +64,7 @@ export async function writeTodos(deps: Deps, actor: Actor, input: { todos: reado
 
 export async function getTodoList(deps: Deps, actor: Actor, input: { sessionId?: string | undefined }) {
   const session = await targetSession(deps.store, actor, input.sessionId);
-  return presentList(session.id, await deps.store.todos.latest(session.id));
+  return presentList(session.id, await latestOf(deps, session));
 }
 
 export async function todoHistory(

@@ -70,7 +70,7 @@ describe('MemoryStore transactions', () => {
       store.transaction(async (repos) => {
         const s = await repos.sessions.get('ws_1', 'ses_1');
         for (let i = 0; i < 10; i++) await Promise.resolve(); // let rival work interleave if it could
-        return repos.sessions.advanceTodoRevision('ses_1', s!.todoRevision, s!.todoRevision + 1);
+        return (await repos.sessions.advanceTodoRevision('ws_1', 'ses_1', s!.todoRevision)) !== null;
       });
     expect(await Promise.all([bump(), bump(), bump()])).toEqual([true, true, true]);
     expect((await store.sessions.get('ws_1', 'ses_1'))!.todoRevision).toBe(3);

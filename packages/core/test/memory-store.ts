@@ -301,12 +301,16 @@ export class MemoryStore implements Store {
           session.turnNumber = turnNumber;
           session.turnState = turnState;
         }),
-        advanceTodoRevision: hooked('sessions.advanceTodoRevision', async (id: string, from: number, to: number) => {
-          const session = state().sessions.get(id);
-          if (!session || session.todoRevision !== from) return false;
-          session.todoRevision = to;
-          return true;
-        }),
+        advanceTodoRevision: hooked(
+          'sessions.advanceTodoRevision',
+          async (workspaceId: string, id: string, expected: number | undefined) => {
+            const session = state().sessions.get(id);
+            if (!session || session.workspaceId !== workspaceId) return null;
+            if (expected !== undefined && session.todoRevision !== expected) return null;
+            session.todoRevision += 1;
+            return { todoRevision: session.todoRevision, turnNumber: session.turnNumber };
+          },
+        ),
       },
       todos: {
         latest: hooked('todos.latest', async (sessionId: string) => {
@@ -314,6 +318,9 @@ export class MemoryStore implements Store {
           const top = rows.reduce<TodoUpdateRecord | null>((best, u) => (!best || u.revision > best.revision ? u : best), null);
           return clone(top);
         }),
+        at: hooked('todos.at', async (sessionId: string, revision: number) =>
+          clone(state().todos.find((u) => u.sessionId === sessionId && u.revision === revision) ?? null),
+        ),
         insert: hooked('todos.insert', async (update: TodoUpdateRecord) => {
           const s = state();
           if (!s.sessions.has(update.sessionId)) throw new ConstraintError(`todo update references missing session ${update.sessionId}`);

@@ -295,9 +295,9 @@ describe('baseRevision', () => {
   it('when a rival write moves the revision inside the transaction, the update is refused as stale and nothing lands', async () => {
     await write({ todos: [item('A')] });
     const before = await recordedState(w, w.sessionId);
-    // The rival advances the revision between the read and the compare-and-set (as a concurrent writer would).
+    // The rival advances the revision just before our compare-and-set (as a concurrent writer would).
     w.store.once('sessions.advanceTodoRevision', async (repos) => {
-      expect(await repos.sessions.advanceTodoRevision(w.sessionId, 1, 2)).toBe(true);
+      expect(await repos.sessions.advanceTodoRevision(w.workspaceId, w.sessionId, 1)).toEqual({ todoRevision: 2, turnNumber: 0 });
     });
     const e = await expectRefused(
       write({ todos: [item('B')], baseRevision: 1 }),
@@ -314,7 +314,8 @@ describe('lost compare-and-set races', () => {
     await write({ todos: [item('A')] });
     const before = await recordedState(w, w.sessionId);
     w.store.once('sessions.advanceTodoRevision', async (repos) => {
-      expect(await repos.sessions.advanceTodoRevision(w.sessionId, 1, 3)).toBe(true);
+      await repos.sessions.advanceTodoRevision(w.workspaceId, w.sessionId, 1);
+      await repos.sessions.advanceTodoRevision(w.workspaceId, w.sessionId, 2);
     });
     const e = await expectRefused(
       write({ todos: [item('B')], baseRevision: 1 }),
@@ -325,14 +326,14 @@ describe('lost compare-and-set races', () => {
     await expectNothingRecorded(w, w.sessionId, before);
   });
 
-  it('a write without a base revision that loses a race is tried again instead of refused', async () => {
+  it('a write without a base revision lands on top of a rival that moved the revision first', async () => {
     await write({ todos: [item('A')] });
     w.store.once('sessions.advanceTodoRevision', async (repos) => {
-      expect(await repos.sessions.advanceTodoRevision(w.sessionId, 1, 2)).toBe(true);
+      expect(await repos.sessions.advanceTodoRevision(w.workspaceId, w.sessionId, undefined)).toEqual({ todoRevision: 2, turnNumber: 0 });
     });
     const answer = await write({ todos: [item('B')] });
-    // The simulated rival ran inside the lost attempt, which rolled back; the retry then landed.
-    expect(answer.revision).toBe(2);
+    // Never refused, never retried: the store orders the two, and ours is recorded as the next revision.
+    expect(answer.revision).toBe(3);
     expect((await todos.getTodoList(w.deps, w.session, {})).items).toEqual([item('B')]);
   });
 });

@@ -17,5 +17,7 @@ export const errorCodes = [
   'INVALID_REVISION',
   'NO_CHANNEL',
   'STALE_STEP',
+  // Not a refusal: the server could not take the call now (database busy, overloaded); retry after Retry-After.
+  'UNAVAILABLE',
 ] as const;
 export type ErrorCode = (typeof errorCodes)[number];

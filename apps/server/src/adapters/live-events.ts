@@ -1,10 +1,18 @@
-// Live events behind one small interface: in-process fan-out now; a PostgreSQL LISTEN/NOTIFY one can replace it.
+// Live events behind one small interface: in-process fan-out here; across workers in cluster/cluster-live-events.ts;
+// a PostgreSQL LISTEN/NOTIFY one can replace them.
 import { EventEmitter, on } from 'node:events';
 import type { EventPublisher, LiveEvent } from '@agent-tasks/core';
 
+/** The events of one topic from the moment `listen` was called; from every process once `ready` resolves. */
+export interface LiveListener extends AsyncIterable<LiveEvent> {
+  ready: Promise<void>;
+  /** Ends the subscription when the events were never iterated (iterating to the end ends it too). */
+  close(): void;
+}
+
 export interface LiveEvents extends EventPublisher {
   /** Events published on `topic` from now on, until `signal` aborts or the events are closed. */
-  listen(topic: string, signal: AbortSignal | undefined): AsyncIterable<LiveEvent>;
+  listen(topic: string, signal: AbortSignal | undefined): LiveListener;
   /** Ends every listener (their streams finish cleanly); used at shutdown. */
   close(): void;
 }
@@ -15,13 +23,21 @@ export function inProcessLiveEvents(): LiveEvents {
   const closing = new AbortController();
   return {
     publish: (event) => void emitter.emit(event.topic, event),
-    async *listen(topic, signal) {
+    listen(topic, signal) {
       const stop = signal ? AbortSignal.any([signal, closing.signal]) : closing.signal;
-      try {
-        for await (const [event] of on(emitter, topic, { signal: stop })) yield event as LiveEvent;
-      } catch (error) {
-        if (!stop.aborted) throw error;
-      }
+      // Registered now, not at the first read, so nothing published after this call is missed.
+      const events = on(emitter, topic, { signal: stop });
+      return {
+        ready: Promise.resolve(),
+        async *[Symbol.asyncIterator]() {
+          try {
+            for await (const [event] of events) yield event as LiveEvent;
+          } catch (error) {
+            if (!stop.aborted) throw error;
+          }
+        },
+        close: () => void events.return?.(),
+      };
     },
     close: () => closing.abort(),
   };

@@ -20,21 +20,26 @@ export function feedStart(input: { lastEventId?: string | undefined; from?: 'now
 }
 
 export async function* resumableFeed<T>(source: FeedSource<T>) {
-  const incoming = source.live.listen(source.topic, source.signal)[Symbol.asyncIterator]();
-  const first = incoming.next(); // listening before the replay read, so nothing falls between the two
-  let last = typeof source.after === 'number' ? source.after : await source.after();
-  for (let more = true; more; ) {
-    const page = await source.replay(last);
-    for (const item of page.items) {
+  // Listening (in every worker) before the replay read, so nothing falls between the two.
+  const listener = source.live.listen(source.topic, source.signal);
+  try {
+    await listener.ready;
+    let last = typeof source.after === 'number' ? source.after : await source.after();
+    for (let more = true; more; ) {
+      const page = await source.replay(last);
+      for (const item of page.items) {
+        last = source.position(item);
+        yield tracked(String(last), item);
+      }
+      more = page.more;
+    }
+    for await (const event of listener) {
+      const item = event.data as T;
+      if (source.position(item) <= last) continue;
       last = source.position(item);
       yield tracked(String(last), item);
     }
-    more = page.more;
-  }
-  for (let next = await first; !next.done; next = await incoming.next()) {
-    const item = next.value.data as T;
-    if (source.position(item) <= last) continue;
-    last = source.position(item);
-    yield tracked(String(last), item);
+  } finally {
+    listener.close();
   }
 }

@@ -12,10 +12,11 @@ import { prismaStore } from '../repositories/prisma-store.ts';
 /** Opens the file (applying pending migrations), runs `work` with core dependencies, and closes it. */
 export async function withLocalDatabase<T>(databaseFile: string, work: (deps: Deps, workspaceIds: () => Promise<string[]>) => Promise<T>) {
   if (pendingMigrations(databaseFile, migrationsDir).length > 0) await applyMigrations({ databaseFile, migrationsDir });
-  const db = await openDb(databaseFile);
+  const handle = await openDb(databaseFile);
+  const db = handle.db;
   try {
     const deps: Deps = {
-      store: prismaStore(db, db),
+      store: prismaStore(handle, db),
       clock: systemClock,
       ids: nodeIds,
       hasher: sha256Hasher,

@@ -24,6 +24,7 @@ export function createProgram() {
     .option('--database <url>', 'SQLite file, file:<path> or a path (DATABASE_URL, default data/agent-tasks.db)')
     .option('--public-url <url>', 'base URL used in notification links (AGENT_TASKS_PUBLIC_URL)')
     .option('--log-level <level>', 'fatal, error, warn, info, debug, trace or silent (LOG_LEVEL, default info)')
+    .option('--workers <n>', 'server processes sharing the port and database (AGENT_TASKS_WORKERS, default: one per core; 1: one process)')
     .action((flags: ServeFlags) => serve(flags));
 
   keysCommand(program);

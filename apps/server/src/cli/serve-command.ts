@@ -1,6 +1,12 @@
-// `agent-tasks serve`: starts the server from the configuration, prints the first-run key once, stops gracefully.
+// `agent-tasks serve`: starts the server from the configuration — one process, or a primary and N workers sharing
+// the port (`--workers N`) — prints the first-run key once, stops gracefully.
+import cluster from 'node:cluster';
 import { isDomainError } from '@agent-tasks/core';
-import { startApp } from '../app.ts';
+import { type App, startApp } from '../app.ts';
+import { clusterLiveEvents } from '../cluster/cluster-live-events.ts';
+import { type PrimaryLink, type ToWorker, isOurs } from '../cluster/messages.ts';
+import { clusterWriteLock } from '../cluster/write-lock.ts';
+import { NOTIFIER_ENV, runPrimary } from '../cluster/primary.ts';
 import { type ConfigInput, ConfigError, loadConfig } from '../config.ts';
 import { createLogger } from '../logger.ts';
 
@@ -10,6 +16,29 @@ export interface ServeFlags {
   database?: string;
   publicUrl?: string;
   logLevel?: string;
+  workers?: string;
+}
+
+/** The first-run key is a one-time banner on stdout, deliberately not a log line (logs are often shipped elsewhere). */
+function printFirstRun(firstRun: App['firstRun']) {
+  if (firstRun?.generated) {
+    process.stdout.write(`First run: created workspace ${firstRun.workspaceId} with an admin key (shown only now):\n`);
+    process.stdout.write(`  AGENT_TASKS_ADMIN_KEY=${firstRun.adminKey}\n`);
+  } else if (firstRun) {
+    process.stdout.write(`First run: created workspace ${firstRun.workspaceId}; its admin key is AGENT_TASKS_ADMIN_KEY.\n`);
+  }
+}
+
+/** A worker's end of the IPC channel to its primary. */
+function primaryLink(): PrimaryLink {
+  const id = cluster.worker?.id ?? 0;
+  return {
+    id,
+    send: (message) => {
+      if (process.connected) process.send?.(message);
+    },
+    onMessage: (handler) => process.on('message', (message: unknown) => isOurs(message) && handler(message as ToWorker)),
+  };
 }
 
 export async function serve(flags: ServeFlags): Promise<void> {
@@ -19,6 +48,7 @@ export async function serve(flags: ServeFlags): Promise<void> {
     DATABASE_URL: flags.database,
     AGENT_TASKS_PUBLIC_URL: flags.publicUrl,
     LOG_LEVEL: flags.logLevel,
+    AGENT_TASKS_WORKERS: flags.workers,
   };
   let config;
   try {
@@ -29,27 +59,46 @@ export async function serve(flags: ServeFlags): Promise<void> {
     process.exit(2);
   }
   const log = createLogger(config.log);
-  let app;
-  try {
-    app = await startApp({ ...config, log });
-  } catch (error) {
-    if (isDomainError(error)) {
-      process.stderr.write(`${error.message}\n`);
-      process.exit(1);
-    }
-    log.fatal({ err: error }, 'the server could not start');
+  /** A start that failed: a refusal's own text on stderr, anything else logged with its stack; exit 1. */
+  const cannotStart: (error: unknown) => never = (error) => {
+    if (isDomainError(error)) process.stderr.write(`${error.message}\n`);
+    else log.fatal({ err: error }, 'the server could not start');
     process.exit(1);
+  };
+  if (config.workers > 1 && cluster.isPrimary) {
+    await runPrimary(config, log, printFirstRun).catch(cannotStart);
+    return;
   }
-  // The first-run key is a one-time banner on stdout, deliberately not a log line (logs are often shipped elsewhere).
-  if (app.firstRun?.generated) {
-    process.stdout.write(`First run: created workspace ${app.firstRun.workspaceId} with an admin key (shown only now):\n`);
-    process.stdout.write(`  AGENT_TASKS_ADMIN_KEY=${app.firstRun.adminKey}\n`);
-  } else if (app.firstRun) {
-    process.stdout.write(`First run: created workspace ${app.firstRun.workspaceId}; its admin key is AGENT_TASKS_ADMIN_KEY.\n`);
+
+  const link = cluster.isWorker ? primaryLink() : null;
+  let app: App;
+  try {
+    app = await startApp({
+      ...config,
+      log,
+      ...(link
+        ? {
+            live: clusterLiveEvents(link),
+            writeGate: clusterWriteLock(link),
+            notifications: process.env[NOTIFIER_ENV] === '1',
+            revoked: (tokenHashes) => link.send({ at: 'auth:revoked', ...(tokenHashes ? { tokenHashes } : {}) }),
+          }
+        : {}),
+    });
+  } catch (error) {
+    cannotStart(error);
   }
   // performance.now() counts from the process's start: the figure covers module loading, migrations and listening.
   const readyMs = Math.round(performance.now());
-  log.info({ url: app.url, database: config.databaseFile, readyMs }, `agent-tasks listening on ${app.url} (ready in ${readyMs} ms)`);
+  if (link) {
+    link.onMessage((message) => {
+      if (message.at === 'auth:forget') app.services.actors.forget(message.tokenHashes);
+    });
+    log.info({ worker: link.id, readyMs }, `worker ${link.id} ready (${readyMs} ms)`);
+  } else {
+    printFirstRun(app.firstRun);
+    log.info({ url: app.url, database: config.databaseFile, readyMs }, `agent-tasks listening on ${app.url} (ready in ${readyMs} ms)`);
+  }
 
   const stop = (signal: string) => {
     log.info({ signal }, 'shutting down');
@@ -66,4 +115,6 @@ export async function serve(flags: ServeFlags): Promise<void> {
   };
   process.once('SIGINT', () => stop('SIGINT'));
   process.once('SIGTERM', () => stop('SIGTERM'));
+  // A worker whose primary is gone (killed) stops too, rather than hold the database open without a listener.
+  if (link) process.once('disconnect', () => stop('primary gone'));
 }

@@ -2,11 +2,13 @@
 import type { HttpBindings } from '@hono/node-server';
 import { RESPONSE_ALREADY_SENT } from '@hono/node-server/utils/response';
 import { trpcServer } from '@hono/trpc-server';
+import type { AnyTRPCRouter } from '@trpc/server';
 import { type Context, Hono } from 'hono';
 import { bodyLimit } from 'hono/body-limit';
 import { cors } from 'hono/cors';
 import { requestId } from 'hono/request-id';
 import { type RequestInfo, type Services, createContextFactory } from '../context.ts';
+import { BUSY_MESSAGE, RETRY_AFTER_SECONDS, isDatabaseBusy } from '../db/busy.ts';
 import { appRouter } from '../routers/root.ts';
 import { dashboard } from './dashboard.ts';
 import { type InFlight } from './in-flight.ts';
@@ -15,7 +17,8 @@ import { runLinks } from './run-links.ts';
 /** Largest request body accepted on /trpc (an import of many task files is the biggest legitimate one). */
 export const MAX_BODY_BYTES = 16 * 1024 * 1024;
 
-type McpHandler = { handle(req: HttpBindings['incoming'], res: HttpBindings['outgoing']): Promise<void> };
+/** An MCP endpoint: a web request in, its answer out (streamed when it is SSE). */
+type McpHandler = { handle(request: Request): Promise<Response> };
 
 export type AppEnv = { Bindings: HttpBindings; Variables: { requestId: string; info: RequestInfo } };
 
@@ -29,6 +32,8 @@ export interface HttpAppOptions {
   /** Whether the database answers and every migration is applied. */
   ready(): Promise<{ ready: true } | { ready: false; reason: string }>;
   webRoot: string;
+  /** The API served at /trpc; the application's own unless given (the bench serves a no-op one on the same stack). */
+  router?: AnyTRPCRouter;
 }
 
 const json = (c: Context, status: number, body: unknown) => c.json(body as object, status as 200);
@@ -82,6 +87,11 @@ export function createHttpApp(options: HttpAppOptions) {
 
   app.onError((error, c) => {
     const id = c.get('requestId') ?? 'unknown';
+    if (isDatabaseBusy(error)) {
+      log.warn({ req: id, route: routeOf(c) }, 'database busy: answered 503');
+      c.header('retry-after', String(RETRY_AFTER_SECONDS));
+      return json(c, 503, { error: BUSY_MESSAGE });
+    }
     log.error({ req: id, err: error }, 'unexpected error');
     return json(c, 500, { error: `Error: internal server error (request ${id}).` });
   });
@@ -100,24 +110,22 @@ export function createHttpApp(options: HttpAppOptions) {
       onError: (c) => json(c, 413, { error: { message: 'Error: the request body is larger than 16 MiB.', code: -32600 } }),
     }),
     trpcServer({
-      router: appRouter,
+      router: options.router ?? appRouter,
       endpoint: '/trpc',
       createContext: (opts, c) => adapterContext(opts, (c as Context<AppEnv>).get('info')) as unknown as Record<string, unknown>,
-      onError({ error, ctx }) {
+      onError({ error, ctx, path }) {
         // Refusals are answers, not faults; anything else is logged with its stack under the request's id.
         if (error.code === 'INTERNAL_SERVER_ERROR') log.error({ req: ctx?.request.id, err: error.cause ?? error }, 'unexpected error');
+        if (error.code === 'SERVICE_UNAVAILABLE') log.warn({ req: ctx?.request.id, route: path }, 'database busy: answered 503');
       },
+      // A call that could not run now tells the client when to try again.
+      responseMeta: ({ errors }) =>
+        errors.some((e) => e.code === 'SERVICE_UNAVAILABLE') ? { headers: { 'retry-after': String(RETRY_AFTER_SECONDS) } } : {},
     }),
   );
 
-  app.all('/mcp', async (c) => {
-    await options.mcp.handle(c.env.incoming, c.env.outgoing);
-    return RESPONSE_ALREADY_SENT;
-  });
-  app.all('/mcp/moira', async (c) => {
-    await options.moira.handle(c.env.incoming, c.env.outgoing);
-    return RESPONSE_ALREADY_SENT;
-  });
+  app.all('/mcp', (c) => options.mcp.handle(c.req.raw));
+  app.all('/mcp/moira', (c) => options.moira.handle(c.req.raw));
 
   app.route('/runs', runLinks(services.deps, options.webRoot));
   app.route('/', dashboard(options.webRoot));

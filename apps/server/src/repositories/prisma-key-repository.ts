@@ -1,7 +1,7 @@
 // Prisma implementation of the domain's ApiKeyRepository.
 import type { ApiKeyRecord, ApiKeyRepository } from '@agent-tasks/core';
 import type { Role } from '@agent-tasks/schema';
-import type { Tx } from './tx.ts';
+import type { AfterCommit, Tx } from './tx.ts';
 
 const select = {
   id: true,
@@ -16,7 +16,14 @@ const select = {
 const toRecord = <T extends { role: string } | null>(row: T) =>
   (row ? { ...row, role: row.role as Role } : null) as T extends null ? null : ApiKeyRecord;
 
-export const prismaKeyRepository = (db: Tx): ApiKeyRepository => ({
+/** Changes whenever a key is revoked anywhere in the file: how many are revoked, and the latest revocation time. */
+export async function revocationStamp(db: Tx): Promise<string> {
+  const [row] = await db.$queryRaw<{ n: number; last: number | null }[]>`
+    SELECT COUNT(*) AS n, MAX("revokedAt") AS last FROM "ApiKey" WHERE "revokedAt" IS NOT NULL`;
+  return `${row?.n ?? 0}:${row?.last ?? ''}`;
+}
+
+export const prismaKeyRepository = (db: Tx, afterCommit: AfterCommit, revoked: () => void): ApiKeyRepository => ({
   async create(key) {
     await db.apiKey.create({ data: key, select: { id: true } });
   },
@@ -28,6 +35,7 @@ export const prismaKeyRepository = (db: Tx): ApiKeyRepository => ({
     ),
   async revoke(id, at) {
     await db.apiKey.update({ where: { id }, data: { revokedAt: at }, select: { id: true } });
+    afterCommit(() => revoked());
   },
   countActiveAdmins: (workspaceId) => db.apiKey.count({ where: { workspaceId, role: 'admin', revokedAt: null } }),
 });

@@ -1,5 +1,6 @@
 // Prisma implementation of the domain's RunRepository: start attempts, runs (JSON columns) and their steps.
 import type { RunRecord, RunRepository, RunStartRecord, RunStepRecordData } from '@agent-tasks/core';
+import { assignmentsOf, columnsOf, insertOf } from './raw-sql.ts';
 import type { Tx } from './tx.ts';
 
 const runSelect = {
@@ -32,6 +33,7 @@ const runSelect = {
   createdAt: true,
   updatedAt: true,
 } as const;
+const RUN_COLUMNS = columnsOf(runSelect);
 const startSelect = { id: true, workspaceId: true, sessionId: true, parentRunId: true, skipNotificationCheck: true, taskContext: true, runId: true, createdAt: true } as const;
 const stepSelect = { runId: true, seq: true, kind: true, label: true, task: true, attemptId: true, evidence: true, outcome: true, at: true } as const;
 
@@ -78,7 +80,8 @@ export const prismaRunRepository = (db: Tx): RunRepository => ({
     await db.run.create({ data: fromRun(run), select: { id: true } });
   },
   async get(workspaceId, id) {
-    const row = await db.run.findFirst({ where: { id, workspaceId }, select: runSelect });
+    // A step reads and writes the whole run: raw statements, the cheapest Prisma offers.
+    const [row] = await db.$queryRaw<RunRow[]>`SELECT ${RUN_COLUMNS} FROM "Run" WHERE "id" = ${id} AND "workspaceId" = ${workspaceId}`;
     return row ? toRun(row) : null;
   },
   async getAnywhere(id) {
@@ -87,7 +90,7 @@ export const prismaRunRepository = (db: Tx): RunRepository => ({
   },
   async update(run, fromVersion) {
     const { id, workspaceId, sessionId, parentRunId, startAttemptId, createdAt, ...fields } = fromRun(run);
-    return (await db.run.updateMany({ where: { id, version: fromVersion }, data: fields })).count === 1;
+    return (await db.$executeRaw`UPDATE "Run" SET ${assignmentsOf(fields)} WHERE "id" = ${id} AND "version" = ${fromVersion}`) === 1;
   },
   list: async (workspaceId, filter) =>
     (
@@ -99,7 +102,7 @@ export const prismaRunRepository = (db: Tx): RunRepository => ({
       })
     ).map(toRun),
   async appendStep(step) {
-    await db.runStep.create({ data: step, select: { seq: true } });
+    await db.$executeRaw`INSERT INTO "RunStep" ${insertOf(step)}`;
   },
   steps: async (runId) => (await db.runStep.findMany({ where: { runId }, orderBy: { seq: 'asc' }, select: stepSelect })).map(toStep),
   async findStepByAttempt(runId, attemptId) {

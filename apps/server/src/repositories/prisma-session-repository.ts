@@ -1,7 +1,7 @@
 // Prisma implementation of the domain's SessionRepository.
 import type { SessionRecord, SessionRepository } from '@agent-tasks/core';
 import type { TurnState } from '@agent-tasks/schema';
-import type { Tx } from './tx.ts';
+import type { AfterCommit, Tx } from './tx.ts';
 
 const select = {
   id: true,
@@ -25,7 +25,7 @@ function toRecord(row: ({ turnState: string } & Omit<SessionRecord, 'turnState'>
   return row ? { ...row, turnState: row.turnState as TurnState } : null;
 }
 
-export const prismaSessionRepository = (db: Tx): SessionRepository => ({
+export const prismaSessionRepository = (db: Tx, afterCommit: AfterCommit, tokensDropped: (hashes: string[]) => void): SessionRepository => ({
   async create(session) {
     await db.session.create({ data: session, select: { id: true } });
   },
@@ -44,16 +44,37 @@ export const prismaSessionRepository = (db: Tx): SessionRepository => ({
       skip: keep,
       select: { tokenHash: true },
     });
-    if (older.length) await db.sessionToken.deleteMany({ where: { tokenHash: { in: older.map((t) => t.tokenHash) } } });
+    if (older.length) {
+      const hashes = older.map((t) => t.tokenHash);
+      await db.sessionToken.deleteMany({ where: { tokenHash: { in: hashes } } });
+      afterCommit(() => tokensDropped(hashes));
+    }
   },
-  get: async (workspaceId, id) => toRecord(await db.session.findFirst({ where: { id, workspaceId }, select })),
+  async get(workspaceId, id) {
+    // Every read of a list names its session: a raw statement, as cheap as Prisma gets.
+    const [row] = await db.$queryRaw<({ turnState: string } & Omit<SessionRecord, 'turnState'>)[]>`
+      SELECT "id", "workspaceId", "parentId", "title", "agentName", "tokenHash", "openedByKey", "externalId", "turnNumber",
+             "turnState", "todoRevision", "createdAt"
+      FROM "Session" WHERE "id" = ${id} AND "workspaceId" = ${workspaceId}`;
+    return toRecord(row ?? null);
+  },
   list: async (workspaceId) =>
     (await db.session.findMany({ where: { workspaceId }, orderBy: { createdAt: 'asc' }, select })).map((r) => toRecord(r)),
   async setTurn(id, turnNumber, turnState) {
     await db.session.update({ where: { id }, data: { turnNumber, turnState }, select: { id: true } });
   },
-  async advanceTodoRevision(id, from, to) {
-    const { count } = await db.session.updateMany({ where: { id, todoRevision: from }, data: { todoRevision: to } });
-    return count === 1;
+  async advanceTodoRevision(workspaceId, id, expected) {
+    // One statement: the compare-and-set and the read of the new revision (RETURNING works on SQLite and PostgreSQL).
+    const [row] =
+      expected === undefined
+        ? await db.$queryRaw<{ todoRevision: number; turnNumber: number }[]>`
+            UPDATE "Session" SET "todoRevision" = "todoRevision" + 1
+            WHERE "id" = ${id} AND "workspaceId" = ${workspaceId}
+            RETURNING "todoRevision", "turnNumber"`
+        : await db.$queryRaw<{ todoRevision: number; turnNumber: number }[]>`
+            UPDATE "Session" SET "todoRevision" = "todoRevision" + 1
+            WHERE "id" = ${id} AND "workspaceId" = ${workspaceId} AND "todoRevision" = ${expected}
+            RETURNING "todoRevision", "turnNumber"`;
+    return row ?? null;
   },
 });

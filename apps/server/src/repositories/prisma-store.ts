@@ -1,34 +1,47 @@
-// The domain's Store port over Prisma: repositories bound to the client, and one transaction per write.
+// The domain's Store port over Prisma: repositories bound to a connection, and writes through group commit.
 import type { Repositories, Store } from '@agent-tasks/core';
-import type { Db } from '../db/client.ts';
+import type { Db, DbHandle } from '../db/client.ts';
+import { groupCommit } from './group-commit.ts';
 import { prismaChannelRepository } from './prisma-channel-repository.ts';
 import { prismaKeyRepository } from './prisma-key-repository.ts';
 import { prismaOutboxRepository } from './prisma-outbox-repository.ts';
 import { prismaRunRepository } from './prisma-run-repository.ts';
 import { prismaSessionRepository } from './prisma-session-repository.ts';
-import { prismaTaskRepository } from './prisma-task-repository.ts';
+import { type TaskRepositoryState, prismaTaskRepository, taskRepositoryState } from './prisma-task-repository.ts';
 import { prismaTodoRepository } from './prisma-todo-repository.ts';
 import { prismaWorkspaceRepository } from './prisma-workspace-repository.ts';
-import type { Tx } from './tx.ts';
+import { TodoCache } from './todo-cache.ts';
+import type { AfterCommit, Tx } from './tx.ts';
 
-const repositories = (db: Tx): Repositories => ({
+interface StoreState {
+  todoCache: TodoCache;
+  tasks: TaskRepositoryState;
+  /** Tokens that stopped working: these session tokens, or (no list) everything an API key revocation touches. */
+  revoked: (tokenHashes?: string[]) => void;
+}
+
+const repositories = (db: Tx, state: StoreState, afterCommit: AfterCommit): Repositories => ({
   workspaces: prismaWorkspaceRepository(db),
-  keys: prismaKeyRepository(db),
-  sessions: prismaSessionRepository(db),
-  todos: prismaTodoRepository(db),
-  tasks: prismaTaskRepository(db),
+  keys: prismaKeyRepository(db, afterCommit, state.revoked),
+  sessions: prismaSessionRepository(db, afterCommit, state.revoked),
+  todos: prismaTodoRepository(db, state.todoCache, afterCommit),
+  tasks: prismaTaskRepository(db, state.tasks, afterCommit),
   channels: prismaChannelRepository(db),
   runs: prismaRunRepository(db),
   outbox: prismaOutboxRepository(db),
 });
 
+const now: AfterCommit = (fn) => fn();
+
 /**
  * Reads outside a transaction go through their own connection, so they see only committed data and never queue
- * behind a write; every write runs in one transaction on the writer connection.
+ * behind a write; every write runs in a transaction on the writer connection, batched by group commit.
  */
-export function prismaStore(writer: Db, reader: Db): Store {
+export function prismaStore(writer: DbHandle, reader: Db, events: { revoked?: (tokenHashes?: string[]) => void } = {}): Store {
+  const state: StoreState = { todoCache: new TodoCache(), tasks: taskRepositoryState(), revoked: (hashes) => events.revoked?.(hashes) };
+  const writes = groupCommit(writer);
   return {
-    ...repositories(reader),
-    transaction: (work) => writer.$transaction((tx) => work(repositories(tx)), { maxWait: 10_000, timeout: 30_000 }),
+    ...repositories(reader, state, now),
+    transaction: (work) => writes.run((tx, afterCommit) => work(repositories(tx, state, afterCommit))),
   };
 }

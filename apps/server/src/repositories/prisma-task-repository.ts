@@ -1,8 +1,10 @@
 // Prisma implementation of the domain's TaskRepository: tasks, their edges, and the change log.
-import type { TaskChangeRecord, TaskRecord, TaskRepository } from '@agent-tasks/core';
+import type { TaskChangeRecord, TaskListRecord, TaskRecord, TaskRepository } from '@agent-tasks/core';
 import type { TaskStatus } from '@agent-tasks/schema';
 import { Prisma } from '../generated/prisma/client.ts';
-import type { Tx } from './tx.ts';
+import { assignmentsOf, columnsOf, insertOf } from './raw-sql.ts';
+import { type RankContext, type RankedLists, rankForEdge, reachesByRank } from './task-ranks.ts';
+import type { AfterCommit, Tx } from './tx.ts';
 
 const taskSelect = {
   id: true,
@@ -36,6 +38,7 @@ const RESOLVED = ['completed', 'deleted'];
 /** SQLite binds at most 999 values per statement: long id lists are queried in chunks. */
 const CHUNK = 400;
 async function inChunks<T>(ids: readonly string[], query: (chunk: string[]) => Promise<T[]>): Promise<T[]> {
+  if (ids.length === 0) return [];
   if (ids.length <= CHUNK) return query([...ids]);
   const rows: T[] = [];
   for (let i = 0; i < ids.length; i += CHUNK) rows.push(...(await query(ids.slice(i, i + CHUNK))));
@@ -56,21 +59,15 @@ const toChange = (row: ChangeRow): TaskChangeRecord => ({
   snapshot: JSON.parse(row.snapshot),
 });
 
-/** Ready for `agent`: pending, unowned or its own, and no open blocker (an index lookup on the kept count). */
-const readyFor = (agent: string) => ({
-  status: 'pending',
-  openBlockers: 0,
-  OR: [{ owner: null }, { owner: agent }],
-});
+const TASK_COLUMNS = columnsOf(taskSelect);
 
-/** Portable SQL (SQLite and PostgreSQL): a recursive walk along "blocks" edges, deduplicated by task. */
-const reachesSql = (from: string, to: string) => Prisma.sql`
-  WITH RECURSIVE walk(id) AS (
-    SELECT "blockedId" FROM "TaskEdge" WHERE "blockerId" = ${from}
-    UNION
-    SELECT e."blockedId" FROM "TaskEdge" e JOIN walk w ON e."blockerId" = w.id
-  )
-  SELECT 1 AS hit FROM walk WHERE id = ${to} LIMIT 1`;
+/** Per store: lists by workspace and name (a list's id, name and workspace never change), and the ranked lists. */
+export interface TaskRepositoryState {
+  lists: Map<string, TaskListRecord>;
+  ranked: RankedLists;
+}
+
+export const taskRepositoryState = (): TaskRepositoryState => ({ lists: new Map(), ranked: new Set() });
 
 const refreshOpenBlockersSql = (ids: string[]) => Prisma.sql`
   UPDATE "Task" SET "openBlockers" = (
@@ -79,104 +76,136 @@ const refreshOpenBlockersSql = (ids: string[]) => Prisma.sql`
   )
   WHERE id IN (${Prisma.join(ids)})`;
 
-export const prismaTaskRepository = (db: Tx): TaskRepository => ({
-  findList: (workspaceId, name) =>
-    db.taskList.findUnique({ where: { workspaceId_name: { workspaceId, name } }, select: { id: true, workspaceId: true, name: true, createdAt: true } }),
-  async createList(list) {
-    await db.taskList.create({ data: list, select: { id: true } });
-  },
-  listNames: async (workspaceId) => (await db.taskList.findMany({ where: { workspaceId }, select: { name: true }, orderBy: { name: 'asc' } })).map((l) => l.name),
-  idOfSeq: async (listId, seq) => (await db.task.findUnique({ where: { listId_seq: { listId, seq } }, select: { id: true } }))?.id ?? null,
-  nextTaskSeq: async (listId) =>
-    (await db.taskList.update({ where: { id: listId }, data: { taskSeq: { increment: 1 } }, select: { taskSeq: true } })).taskSeq,
-  feedPosition: async (listId) => (await db.taskList.findUnique({ where: { id: listId }, select: { changeSeq: true } }))?.changeSeq ?? 0,
-  nextChangeSeq: async (listId) =>
-    (await db.taskList.update({ where: { id: listId }, data: { changeSeq: { increment: 1 } }, select: { changeSeq: true } })).changeSeq,
-  async insert(task) {
-    await db.task.create({ data: fromTask(task), select: { id: true } });
-  },
-  async get(listId, id) {
-    const row = await db.task.findFirst({ where: { id, listId }, select: taskSelect });
-    return row ? toTask(row) : null;
-  },
-  getMany: async (listId, ids) =>
-    (await inChunks(ids, (chunk) => db.task.findMany({ where: { listId, id: { in: chunk } }, select: taskSelect })))
-      .map(toTask)
-      .sort((a, b) => a.seq - b.seq),
-  idTaken: async (id) => (await db.task.count({ where: { id } })) > 0,
-  async update(task, fromVersion) {
-    const { id, listId, seq, createdAt, ...fields } = fromTask(task);
-    const { count } = await db.task.updateMany({ where: { id, version: fromVersion }, data: fields });
-    return count === 1;
-  },
-  async edgesOf(ids) {
-    const rows = await inChunks(ids, (chunk) =>
-      db.taskEdge.findMany({ where: { OR: [{ blockerId: { in: chunk } }, { blockedId: { in: chunk } }] }, select: edgeSelect }),
-    );
-    return byEdgeOrder([...new Map(rows.map((r) => [r.id, r])).values()]);
-  },
-  blocksOf: async (ids) =>
-    byEdgeOrder(await inChunks(ids, (chunk) => db.taskEdge.findMany({ where: { blockerId: { in: chunk } }, select: edgeSelect }))),
-  reaches: async (from, to) => (await db.$queryRaw<unknown[]>(reachesSql(from, to))).length > 0,
-  async refreshOpenBlockers(ids) {
-    if (ids.length === 0) return;
-    await inChunks(ids, async (chunk) => {
-      await db.$executeRaw(refreshOpenBlockersSql(chunk));
-      return [];
-    });
-  },
-  async addEdge(listId, edge) {
-    await db.taskEdge.create({ data: { listId, ...edge }, select: { id: true } });
-  },
-  async removeEdge(edge) {
-    await db.taskEdge.deleteMany({ where: edge });
-  },
-  unresolvedBlockers: async (ids) =>
-    byEdgeOrder(
-      await inChunks(ids, (chunk) =>
-        db.taskEdge.findMany({ where: { blockedId: { in: chunk }, blocker: { status: { notIn: RESOLVED } } }, select: edgeSelect }),
+export function prismaTaskRepository(db: Tx, state: TaskRepositoryState, afterCommit: AfterCommit): TaskRepository {
+  const ranks: RankContext = { db, ranked: state.ranked, afterCommit, agreeing: new Set() };
+  return {
+    async findList(workspaceId, name) {
+      const key = `${workspaceId}\u0000${name}`;
+      const known = state.lists.get(key);
+      if (known) return known;
+      const list = await db.taskList.findUnique({
+        where: { workspaceId_name: { workspaceId, name } },
+        select: { id: true, workspaceId: true, name: true, createdAt: true },
+      });
+      if (list) {
+        afterCommit(() => {
+          if (state.lists.size >= 10_000) state.lists.delete(state.lists.keys().next().value as string);
+          state.lists.set(key, list);
+        });
+      }
+      return list;
+    },
+    async createList(list) {
+      await db.taskList.create({ data: list, select: { id: true } });
+    },
+    listNames: async (workspaceId) =>
+      (await db.taskList.findMany({ where: { workspaceId }, select: { name: true }, orderBy: { name: 'asc' } })).map((l) => l.name),
+    idOfSeq: async (listId, seq) => (await db.task.findUnique({ where: { listId_seq: { listId, seq } }, select: { id: true } }))?.id ?? null,
+    feedPosition: async (listId) => (await db.taskList.findUnique({ where: { id: listId }, select: { changeSeq: true } }))?.changeSeq ?? 0,
+    nextTaskSeq: async (listId) =>
+      (await db.taskList.update({ where: { id: listId }, data: { taskSeq: { increment: 1 } }, select: { taskSeq: true } })).taskSeq,
+    async nextChangeSeq(listId) {
+      const [row] = await db.$queryRaw<{ changeSeq: number }[]>`
+        UPDATE "TaskList" SET "changeSeq" = "changeSeq" + 1 WHERE "id" = ${listId} RETURNING "changeSeq"`;
+      if (!row) throw new Error(`task list ${listId} is gone`);
+      return row.changeSeq;
+    },
+    async insert(task) {
+      // A new task ranks after every task of its list (its seq is the list's highest), before any edge reaches it.
+      await db.task.create({ data: { ...fromTask(task), rank: task.seq }, select: { id: true } });
+    },
+    async get(listId, id) {
+      const [row] = await db.$queryRaw<TaskRow[]>`SELECT ${TASK_COLUMNS} FROM "Task" WHERE "id" = ${id} AND "listId" = ${listId}`;
+      return row ? toTask(row) : null;
+    },
+    getMany: async (listId, ids) =>
+      (await inChunks(ids, (chunk) => db.task.findMany({ where: { listId, id: { in: chunk } }, select: taskSelect })))
+        .map(toTask)
+        .sort((a, b) => a.seq - b.seq),
+    idTaken: async (id) => (await db.task.count({ where: { id } })) > 0,
+    async update(task, fromVersion) {
+      const { id, listId, seq, createdAt, ...fields } = fromTask(task);
+      return (await db.$executeRaw`UPDATE "Task" SET ${assignmentsOf(fields)} WHERE "id" = ${id} AND "version" = ${fromVersion}`) === 1;
+    },
+    async edgesOf(ids) {
+      const rows = await inChunks(ids, (chunk) => {
+        const list = Prisma.join(chunk);
+        return db.$queryRaw<EdgeRow[]>`
+          SELECT "id", "blockerId", "blockedId" FROM "TaskEdge" WHERE "blockerId" IN (${list}) OR "blockedId" IN (${list})`;
+      });
+      return byEdgeOrder([...new Map(rows.map((r) => [r.id, r])).values()]);
+    },
+    blocksOf: async (ids) =>
+      byEdgeOrder(await inChunks(ids, (chunk) => db.taskEdge.findMany({ where: { blockerId: { in: chunk } }, select: edgeSelect }))),
+    reaches: (from, to) => reachesByRank(ranks, from, to),
+    async refreshOpenBlockers(ids) {
+      if (ids.length === 0) return;
+      await inChunks(ids, async (chunk) => {
+        await db.$executeRaw(refreshOpenBlockersSql(chunk));
+        return [];
+      });
+    },
+    async addEdge(listId, edge) {
+      await rankForEdge(ranks, edge.blockerId, edge.blockedId);
+      await db.$executeRaw`INSERT INTO "TaskEdge" ("listId", "blockerId", "blockedId") VALUES (${listId}, ${edge.blockerId}, ${edge.blockedId})`;
+    },
+    async removeEdge(edge) {
+      await db.taskEdge.deleteMany({ where: edge });
+    },
+    unresolvedBlockers: async (ids) =>
+      byEdgeOrder(
+        await inChunks(
+          ids,
+          (chunk) => db.$queryRaw<EdgeRow[]>`
+            SELECT e."id", e."blockerId", e."blockedId" FROM "TaskEdge" e JOIN "Task" b ON b."id" = e."blockerId"
+            WHERE e."blockedId" IN (${Prisma.join(chunk)}) AND b."status" NOT IN (${Prisma.join(RESOLVED)})`,
+        ),
       ),
-    ),
-  list: async (listId, filter) =>
-    (
-      await db.task.findMany({
-        where: {
-          listId,
-          status: { in: [...filter.statuses] },
-          ...(filter.owner === undefined ? {} : { owner: filter.owner }),
-          ...(filter.readyFor === undefined ? {} : { AND: [readyFor(filter.readyFor)] }),
-        },
-        orderBy: { seq: 'asc' },
-        take: filter.limit,
-        select: taskSelect,
-      })
-    ).map(toTask),
-  async firstReady(listId, agent) {
-    const row = await db.task.findFirst({ where: { listId, ...readyFor(agent) }, orderBy: { seq: 'asc' }, select: taskSelect });
-    return row ? toTask(row) : null;
-  },
-  async graph(listId, statuses) {
-    const tasks = (await db.task.findMany({ where: { listId, status: { in: [...statuses] } }, orderBy: { seq: 'asc' }, select: taskSelect })).map(toTask);
-    const edges = await db.taskEdge.findMany({
-      where: { listId, blocker: { status: { in: [...statuses] } }, blocked: { status: { in: [...statuses] } } },
-      orderBy: { id: 'asc' },
-      select: edgeSelect,
-    });
-    return { tasks, edges: byEdgeOrder(edges) };
-  },
-  async appendChange({ changes, snapshot, ...rest }) {
-    await db.taskChange.create({ data: { ...rest, changes: JSON.stringify(changes), snapshot: JSON.stringify(snapshot) }, select: { seq: true } });
-  },
-  changesOf: async (taskId) =>
-    (await db.taskChange.findMany({ where: { taskId }, orderBy: { seq: 'asc' }, select: changeSelect })).map(toChange),
-  changesAfter: async (listId, seq, limit) =>
-    (await db.taskChange.findMany({ where: { listId, seq: { gt: seq } }, orderBy: { seq: 'asc' }, take: limit, select: changeSelect })).map(toChange),
-  async lists(workspaceId) {
-    const lists = await db.taskList.findMany({ where: { workspaceId }, orderBy: { name: 'asc' }, select: { id: true, workspaceId: true, name: true, createdAt: true, changeSeq: true } });
-    const groups = await db.task.groupBy({ by: ['listId', 'status'], where: { listId: { in: lists.map((l) => l.id) } }, _count: { _all: true } });
-    return lists.map((list) => ({
-      ...list,
-      counts: Object.fromEntries(groups.filter((g) => g.listId === list.id).map((g) => [g.status, g._count._all])),
-    }));
-  },
-});
+    async list(listId, filter) {
+      if (filter.statuses.length === 0) return [];
+      // Ready: an index search on (listId, status, openBlockers, seq).
+      const rows = await db.$queryRaw<TaskRow[]>`
+        SELECT ${TASK_COLUMNS} FROM "Task"
+        WHERE "listId" = ${listId} AND "status" IN (${Prisma.join(filter.statuses)})
+        ${filter.owner === undefined ? Prisma.empty : Prisma.sql`AND "owner" = ${filter.owner}`}
+        ${
+          filter.readyFor === undefined
+            ? Prisma.empty
+            : Prisma.sql`AND "status" = 'pending' AND "openBlockers" = 0 AND ("owner" IS NULL OR "owner" = ${filter.readyFor})`
+        }
+        ORDER BY "seq" LIMIT ${filter.limit}`;
+      return rows.map(toTask);
+    },
+    async firstReady(listId, agent) {
+      const [row] = await db.$queryRaw<TaskRow[]>`
+        SELECT ${TASK_COLUMNS} FROM "Task"
+        WHERE "listId" = ${listId} AND "status" = 'pending' AND "openBlockers" = 0 AND ("owner" IS NULL OR "owner" = ${agent})
+        ORDER BY "seq" LIMIT 1`;
+      return row ? toTask(row) : null;
+    },
+    async graph(listId, statuses) {
+      const tasks = (await db.task.findMany({ where: { listId, status: { in: [...statuses] } }, orderBy: { seq: 'asc' }, select: taskSelect })).map(toTask);
+      const edges = await db.taskEdge.findMany({
+        where: { listId, blocker: { status: { in: [...statuses] } }, blocked: { status: { in: [...statuses] } } },
+        orderBy: { id: 'asc' },
+        select: edgeSelect,
+      });
+      return { tasks, edges: byEdgeOrder(edges) };
+    },
+    async appendChange({ changes, snapshot, ...rest }) {
+      await db.$executeRaw`INSERT INTO "TaskChange" ${insertOf({ ...rest, changes: JSON.stringify(changes), snapshot: JSON.stringify(snapshot) })}`;
+    },
+    changesOf: async (taskId) =>
+      (await db.taskChange.findMany({ where: { taskId }, orderBy: { seq: 'asc' }, select: changeSelect })).map(toChange),
+    changesAfter: async (listId, seq, limit) =>
+      (await db.taskChange.findMany({ where: { listId, seq: { gt: seq } }, orderBy: { seq: 'asc' }, take: limit, select: changeSelect })).map(toChange),
+    async lists(workspaceId) {
+      const lists = await db.taskList.findMany({ where: { workspaceId }, orderBy: { name: 'asc' }, select: { id: true, workspaceId: true, name: true, createdAt: true, changeSeq: true } });
+      const groups = await db.task.groupBy({ by: ['listId', 'status'], where: { listId: { in: lists.map((l) => l.id) } }, _count: { _all: true } });
+      return lists.map((list) => ({
+        ...list,
+        counts: Object.fromEntries(groups.filter((g) => g.listId === list.id).map((g) => [g.status, g._count._all])),
+      }));
+    },
+  };
+}

@@ -1,6 +1,8 @@
-// Prisma implementation of the domain's TodoRepository; items and changes are stored as JSON text.
+// Prisma implementation of the domain's TodoRepository; items and changes are stored as JSON text. The write path's
+// statements are raw SQL (portable), and the latest update of recently written sessions is served from memory.
 import type { TodoRepository, TodoUpdateRecord } from '@agent-tasks/core';
-import type { Tx } from './tx.ts';
+import type { TodoCache } from './todo-cache.ts';
+import type { AfterCommit, Tx } from './tx.ts';
 
 const select = {
   id: true,
@@ -27,16 +29,30 @@ const toRecord = ({ items, changes, pending, inProgress, completed, ...rest }: R
   counts: { pending, inProgress, completed },
 });
 
-export const prismaTodoRepository = (db: Tx): TodoRepository => ({
+export const prismaTodoRepository = (db: Tx, cache: TodoCache, afterCommit: AfterCommit): TodoRepository => ({
   async latest(sessionId) {
     const row = await db.todoUpdate.findFirst({ where: { sessionId }, orderBy: { revision: 'desc' }, select });
     return row ? toRecord(row) : null;
   },
-  async insert({ items, changes, counts, ...rest }) {
-    await db.todoUpdate.create({
-      data: { ...rest, items: JSON.stringify(items), changes: JSON.stringify(changes), ...counts },
-      select: { id: true },
-    });
+  async at(sessionId, revision) {
+    const cached = cache.get(sessionId, revision);
+    if (cached) return cached;
+    const [row] = await db.$queryRaw<Row[]>`
+      SELECT "id", "sessionId", "revision", "turnNumber", "items", "changes", "pending", "inProgress", "completed", "createdAt"
+      FROM "TodoUpdate" WHERE "sessionId" = ${sessionId} AND "revision" = ${revision}`;
+    if (!row) return null;
+    const record = toRecord(row);
+    // Inside a write it may be a row this very transaction wrote: remembered only once that is committed.
+    afterCommit(() => cache.remember(record));
+    return record;
+  },
+  async insert(update) {
+    const { id, sessionId, revision, turnNumber, items, changes, counts, createdAt } = update;
+    await db.$executeRaw`
+      INSERT INTO "TodoUpdate" ("id", "sessionId", "revision", "turnNumber", "items", "changes", "pending", "inProgress", "completed", "createdAt")
+      VALUES (${id}, ${sessionId}, ${revision}, ${turnNumber}, ${JSON.stringify(items)}, ${JSON.stringify(changes)},
+              ${counts.pending}, ${counts.inProgress}, ${counts.completed}, ${createdAt})`;
+    afterCommit(() => cache.remember(update));
   },
   page: async (sessionId, before, limit) =>
     (

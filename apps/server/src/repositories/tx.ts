@@ -3,3 +3,6 @@ import type { Db } from '../db/client.ts';
 import type { Prisma } from '../generated/prisma/client.ts';
 
 export type Tx = Db | Prisma.TransactionClient;
+
+/** Work a repository defers until the surrounding write transaction has committed (at once outside a transaction). */
+export type AfterCommit = (fn: () => void) => void;

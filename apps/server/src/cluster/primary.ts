@@ -1,0 +1,103 @@
+// `serve --workers N`: the primary migrates the file and creates the first workspace before any worker opens it,
+// forks the workers (they share the port), relays their messages, replaces a worker that dies, and stops them all
+// on SIGTERM/SIGINT.
+import cluster, { type Worker } from 'node:cluster';
+import { workspaces } from '@agent-tasks/core';
+import { withLocalDatabase } from '../cli/local-database.ts';
+import type { Config } from '../config.ts';
+import type { Logger } from '../logger.ts';
+import { createHub } from './hub.ts';
+import { type ToPrimary, isOurs } from './messages.ts';
+
+/** Set in the environment of the one worker that delivers notifications (so each is delivered once). */
+export const NOTIFIER_ENV = 'AGENT_TASKS_NOTIFIER';
+
+/** More crashes than this within a minute and the primary gives up instead of forking forever. */
+const MAX_CRASHES_PER_MINUTE = 10;
+
+export async function runPrimary(config: Config, log: Logger, banner: (firstRun: Awaited<ReturnType<typeof workspaces.bootstrap>>) => void) {
+  // Before any worker opens the file: only one process may run the schema engine.
+  const firstRun = await withLocalDatabase(config.databaseFile, (deps) => workspaces.bootstrap(deps, config.adminKey));
+  banner(firstRun);
+
+  const hub = createHub();
+  const notifierOf = new Map<number, boolean>();
+  const crashes: number[] = [];
+  let stopping = false;
+  let announced = false;
+  const listening = new Set<number>();
+
+  function fork(notifier: boolean) {
+    const worker = cluster.fork(notifier ? { [NOTIFIER_ENV]: '1' } : {});
+    notifierOf.set(worker.id, notifier);
+    hub.add(worker.id, (message) => {
+      if (worker.isConnected()) worker.send(message);
+    });
+    worker.on('message', (message: unknown) => {
+      if (isOurs(message)) hub.receive(worker.id, message as ToPrimary);
+    });
+    return worker;
+  }
+
+  cluster.on('listening', (worker: Worker, address) => {
+    listening.add(worker.id);
+    if (announced || listening.size < config.workers) return;
+    announced = true;
+    const url = `http://${config.host}:${address.port}`;
+    const readyMs = Math.round(performance.now());
+    log.info(
+      { url, workers: config.workers, database: config.databaseFile, readyMs },
+      `agent-tasks listening on ${url} (${config.workers} workers, ready in ${readyMs} ms)`,
+    );
+  });
+
+  cluster.on('exit', (worker: Worker, code, signal) => {
+    const notifier = notifierOf.get(worker.id) ?? false;
+    notifierOf.delete(worker.id);
+    listening.delete(worker.id);
+    hub.remove(worker.id);
+    if (stopping) {
+      if (Object.keys(cluster.workers ?? {}).length === 0) {
+        log.info('stopped');
+        process.exit(exitCode);
+      }
+      return;
+    }
+    if (code === 0 && signal === null) {
+      // Stopped on its own request (or by an operator's signal to it alone): not replaced.
+      log.warn({ worker: worker.id, pid: worker.process.pid }, 'worker exited');
+      if (Object.keys(cluster.workers ?? {}).length === 0) process.exit(0);
+      return;
+    }
+    const now = Date.now();
+    crashes.push(now);
+    while (crashes.length > 0 && (crashes[0] ?? now) < now - 60_000) crashes.shift();
+    if (crashes.length > MAX_CRASHES_PER_MINUTE) {
+      log.fatal({ crashes: crashes.length }, 'workers keep dying; stopping the server');
+      stop('crash loop', 1);
+      return;
+    }
+    log.error({ worker: worker.id, pid: worker.process.pid, code, signal }, 'worker died; starting a new one');
+    fork(notifier);
+  });
+
+  let exitCode = 0;
+  function stop(reason: string, code = 0) {
+    if (stopping) return;
+    stopping = true;
+    exitCode = code;
+    log.info({ signal: reason }, 'shutting down');
+    const workers = Object.values(cluster.workers ?? {}).filter((w): w is Worker => w !== undefined);
+    if (workers.length === 0) process.exit(exitCode);
+    for (const worker of workers) worker.process.kill('SIGTERM');
+    // A worker that does not finish its graceful shutdown in time is killed.
+    setTimeout(() => {
+      for (const worker of Object.values(cluster.workers ?? {})) worker?.process.kill('SIGKILL');
+      process.exit(exitCode || 1);
+    }, config.shutdownTimeoutMs + 5_000).unref();
+  }
+  process.once('SIGINT', () => stop('SIGINT'));
+  process.once('SIGTERM', () => stop('SIGTERM'));
+
+  for (let i = 0; i < config.workers; i++) fork(i === 0);
+}

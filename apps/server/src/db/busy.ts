@@ -1,0 +1,25 @@
+// "Database busy": another process held SQLite's write lock past the busy timeout. Callers answer 503 + Retry-After.
+import { DomainError } from '@agent-tasks/core';
+
+interface MaybeBusy {
+  code?: unknown;
+  meta?: { driverAdapterError?: { cause?: { kind?: unknown; originalCode?: unknown } } };
+  cause?: unknown;
+}
+
+/** Whether an error (a Prisma error, or one wrapping it) is our adapter's "busy" (Prisma P1008 / SQLITE_BUSY). */
+export function isDatabaseBusy(error: unknown): boolean {
+  for (let e = error as MaybeBusy | undefined, depth = 0; e && typeof e === 'object' && depth < 5; e = e.cause as MaybeBusy, depth++) {
+    const driver = e.meta?.driverAdapterError?.cause;
+    if (e.code === 'P1008' || driver?.kind === 'SocketTimeout') return true;
+    if (typeof driver?.originalCode === 'string' && driver.originalCode.startsWith('SQLITE_BUSY')) return true;
+  }
+  return false;
+}
+
+export const BUSY_MESSAGE = 'Error: the database is busy (another process held its write lock too long); retry shortly.';
+
+/** Seconds a client should wait before retrying a call answered "busy" or "overloaded". */
+export const RETRY_AFTER_SECONDS = 1;
+
+export const databaseBusy = () => new DomainError('UNAVAILABLE', BUSY_MESSAGE);

@@ -1,0 +1,408 @@
+// Prisma's driver adapter for better-sqlite3, made for a server: prepared statements kept, write transactions
+// that take SQLite's write lock up front (BEGIN IMMEDIATE) and wait for it without blocking the event loop, and a
+// "database busy" error (Prisma P1008) once the busy timeout has passed.
+import {
+  type ArgType,
+  type ColumnType,
+  ColumnTypeEnum,
+  DriverAdapterError,
+  type IsolationLevel,
+  type SqlDriverAdapter,
+  type SqlDriverAdapterFactory,
+  type SqlQuery,
+  type SqlResultSet,
+  type Transaction,
+} from '@prisma/driver-adapter-utils';
+import Database from 'better-sqlite3';
+
+type Statement = Database.Statement<unknown[]>;
+
+const ADAPTER_NAME = 'agent-tasks-sqlite';
+
+/** SQLite column declarations as Prisma's column types (null: infer from the values). */
+function declaredType(decl: string | null): ColumnType | null {
+  switch ((decl ?? '').toUpperCase()) {
+    case 'INTEGER':
+    case 'INT':
+    case 'SMALLINT':
+    case 'TINYINT':
+    case 'MEDIUMINT':
+    case 'INT2':
+    case 'SERIAL':
+      return ColumnTypeEnum.Int32;
+    case 'BIGINT':
+    case 'INT8':
+    case 'UNSIGNED BIG INT':
+      return ColumnTypeEnum.Int64;
+    case 'REAL':
+    case 'DOUBLE':
+    case 'DOUBLE PRECISION':
+    case 'NUMERIC':
+      return ColumnTypeEnum.Double;
+    case 'FLOAT':
+      return ColumnTypeEnum.Float;
+    case 'DECIMAL':
+      return ColumnTypeEnum.Numeric;
+    case 'DATETIME':
+    case 'TIMESTAMP':
+      return ColumnTypeEnum.DateTime;
+    case 'DATE':
+      return ColumnTypeEnum.Date;
+    case 'TIME':
+      return ColumnTypeEnum.Time;
+    case 'TEXT':
+    case 'CLOB':
+    case 'VARCHAR':
+    case 'CHARACTER':
+    case 'NVARCHAR':
+    case 'NCHAR':
+    case 'VARYING CHARACTER':
+    case 'NATIVE CHARACTER':
+      return ColumnTypeEnum.Text;
+    case 'BLOB':
+      return ColumnTypeEnum.Bytes;
+    case 'BOOLEAN':
+      return ColumnTypeEnum.Boolean;
+    case 'JSONB':
+      return ColumnTypeEnum.Json;
+    default:
+      return null;
+  }
+}
+
+function inferredType(value: unknown): ColumnType {
+  switch (typeof value) {
+    case 'string':
+      return ColumnTypeEnum.Text;
+    case 'bigint':
+      return ColumnTypeEnum.Int64;
+    case 'number':
+      return ColumnTypeEnum.UnknownNumber;
+    case 'boolean':
+      return ColumnTypeEnum.Boolean;
+    default:
+      return value instanceof Uint8Array ? ColumnTypeEnum.Bytes : ColumnTypeEnum.Int32;
+  }
+}
+
+/** A statement prepared once, with what Prisma needs to read its rows. */
+interface Prepared {
+  statement: Statement;
+  reader: boolean;
+  names: string[];
+  declared: (ColumnType | null)[];
+  /** Whether any column's type has to be inferred from the values. */
+  untyped: boolean;
+}
+
+function toArg(value: unknown, type: ArgType | undefined, dates: 'unixepoch-ms' | 'iso8601'): unknown {
+  if (value === null || value === undefined) return null;
+  if (typeof value === 'boolean') return value ? 1 : 0;
+  if (typeof value === 'string') {
+    switch (type?.scalarType) {
+      case 'int':
+        return Number.parseInt(value, 10);
+      case 'float':
+      case 'decimal':
+        return Number.parseFloat(value);
+      case 'bigint':
+        return BigInt(value);
+      case 'bytes':
+        return Buffer.from(value, 'base64');
+      case 'datetime':
+        value = new Date(value);
+        break;
+      default:
+        return value;
+    }
+  }
+  if (value instanceof Date) return dates === 'unixepoch-ms' ? value.getTime() : value.toISOString().replace('Z', '+00:00');
+  return value;
+}
+
+function toRow(row: unknown[], types: ColumnType[]): unknown[] {
+  for (let i = 0; i < row.length; i++) {
+    const value = row[i];
+    if (typeof value === 'number') {
+      const type = types[i];
+      if (type === ColumnTypeEnum.DateTime) row[i] = new Date(value).toISOString();
+      else if ((type === ColumnTypeEnum.Int32 || type === ColumnTypeEnum.Int64) && !Number.isInteger(value)) row[i] = Math.trunc(value);
+    } else if (typeof value === 'bigint') {
+      const asNumber = Number(value);
+      row[i] = Number.isSafeInteger(asNumber) ? asNumber : value.toString();
+    }
+  }
+  return row;
+}
+
+/** An error code better-sqlite3 gives for a locked database (SQLITE_BUSY and its extended codes). */
+export const isBusy = (error: unknown) => typeof (error as { code?: unknown })?.code === 'string' && (error as { code: string }).code.startsWith('SQLITE_BUSY');
+
+function driverError(error: unknown): never {
+  const e = error as { code?: unknown; message?: unknown };
+  if (typeof e?.code !== 'string' || typeof e.message !== 'string') throw error;
+  const code = e.code;
+  const message = e.message;
+  const base = { originalCode: code, originalMessage: message };
+  const fields = () => message.split('constraint failed: ').at(1)?.split(', ').map((f) => f.split('.').pop() ?? f);
+  if (code === 'SQLITE_CONSTRAINT_UNIQUE' || code === 'SQLITE_CONSTRAINT_PRIMARYKEY') {
+    const list = fields();
+    throw new DriverAdapterError({ ...base, kind: 'UniqueConstraintViolation', ...(list ? { constraint: { fields: list } } : {}) });
+  }
+  if (code === 'SQLITE_CONSTRAINT_NOTNULL') {
+    const list = fields();
+    throw new DriverAdapterError({ ...base, kind: 'NullConstraintViolation', ...(list ? { constraint: { fields: list } } : {}) });
+  }
+  if (code === 'SQLITE_CONSTRAINT_FOREIGNKEY' || code === 'SQLITE_CONSTRAINT_TRIGGER') {
+    throw new DriverAdapterError({ ...base, kind: 'ForeignKeyConstraintViolation', constraint: { foreignKey: {} } });
+  }
+  if (isBusy(error)) throw new DriverAdapterError({ ...base, kind: 'SocketTimeout' });
+  throw new DriverAdapterError({ ...base, kind: 'sqlite', extendedCode: 1, message });
+}
+
+export interface SqliteConnectionOptions {
+  /** How long a statement or a transaction waits for another connection's write lock before "database busy". */
+  busyTimeoutMs: number;
+  /** With several workers: a turn at the write lock, asked for before BEGIN IMMEDIATE and given back after. */
+  writeGate?: { acquire(timeoutMs: number): Promise<boolean>; release(): void };
+  /** Prepared statements kept (least recently used dropped first). */
+  statementCache?: number;
+}
+
+/** Waits that let the event loop run while another connection holds the write lock: 0, 1, 2, 4 … 20 ms. */
+const backoff = (attempt: number) =>
+  new Promise<void>((resolve) => (attempt === 0 ? setImmediate(resolve) : setTimeout(resolve, Math.min(20, 2 ** (attempt - 1)))));
+
+/**
+ * One SQLite connection. Prisma's queries run on it; the store's group commit also uses `savepoint`/`release`/
+ * `rollbackTo` directly. Only one transaction is open at a time (callers queue for it).
+ */
+export class SqliteConnection {
+  readonly db: Database.Database;
+  readonly #cache = new Map<string, Prepared>();
+  readonly #size: number;
+  readonly #busyTimeoutMs: number;
+  readonly #gate: SqliteConnectionOptions['writeGate'];
+  #queue: Promise<void> = Promise.resolve();
+  /** Set while a transaction is open, with its own statements' handle. */
+  inTransaction = false;
+
+  constructor(file: string, options: SqliteConnectionOptions) {
+    // busy_timeout 0: SQLite's own busy handler sleeps on this thread; we wait asynchronously instead.
+    this.db = new Database(file, { timeout: 0 });
+    this.#size = options.statementCache ?? 500;
+    this.#busyTimeoutMs = options.busyTimeoutMs;
+    this.#gate = options.writeGate;
+  }
+
+  prepare(sql: string): Prepared {
+    let prepared = this.#cache.get(sql);
+    if (prepared) {
+      // Map keeps insertion order: re-inserting marks it recently used.
+      this.#cache.delete(sql);
+      this.#cache.set(sql, prepared);
+      return prepared;
+    }
+    const statement = this.db.prepare(sql) as Statement;
+    const reader = statement.reader;
+    const columns = reader ? statement.columns() : [];
+    const declared = columns.map((c) => declaredType(c.type));
+    prepared = { statement, reader, names: columns.map((c) => c.name), declared, untyped: declared.includes(null) };
+    if (reader) statement.raw(true);
+    this.#cache.set(sql, prepared);
+    if (this.#cache.size > this.#size) {
+      const oldest = this.#cache.keys().next().value;
+      if (oldest !== undefined) this.#cache.delete(oldest);
+    }
+    return prepared;
+  }
+
+  /** Runs a statement now; SQLITE_BUSY outside a transaction is retried asynchronously up to the busy timeout. */
+  async run<T>(work: () => T): Promise<T> {
+    const started = performance.now();
+    for (let attempt = 0; ; attempt++) {
+      try {
+        return work();
+      } catch (error) {
+        if (!isBusy(error) || this.inTransaction || performance.now() - started > this.#busyTimeoutMs) driverError(error);
+      }
+      await backoff(attempt);
+    }
+  }
+
+  query(query: SqlQuery, dates: 'unixepoch-ms' | 'iso8601'): SqlResultSet {
+    const prepared = this.prepare(query.sql);
+    const args = query.args.map((a, i) => toArg(a, query.argTypes[i], dates));
+    if (!prepared.reader) {
+      const info = prepared.statement.run(args);
+      return { columnNames: [], columnTypes: [], rows: [], lastInsertId: String(info.lastInsertRowid) };
+    }
+    const rows = prepared.statement.all(args) as unknown[][];
+    let types = prepared.declared as ColumnType[];
+    if (prepared.untyped) {
+      types = prepared.declared.map((t, i) => {
+        if (t !== null) return t;
+        const sample = rows.find((row) => row[i] !== null)?.[i];
+        return sample === undefined ? ColumnTypeEnum.Int32 : inferredType(sample);
+      });
+    }
+    for (const row of rows) toRow(row, types);
+    return { columnNames: prepared.names, columnTypes: types, rows };
+  }
+
+  execute(query: SqlQuery, dates: 'unixepoch-ms' | 'iso8601'): number {
+    const prepared = this.prepare(query.sql);
+    return prepared.statement.run(query.args.map((a, i) => toArg(a, query.argTypes[i], dates))).changes;
+  }
+
+  /**
+   * Opens a write transaction: waits for this connection's previous transaction, then takes SQLite's write lock
+   * (BEGIN IMMEDIATE), retrying while another connection or process holds it; "busy" past the busy timeout.
+   * Resolves with the function that ends it (after COMMIT or ROLLBACK).
+   */
+  async begin(): Promise<() => void> {
+    let release!: () => void;
+    const previous = this.#queue;
+    this.#queue = new Promise<void>((resolve) => (release = resolve));
+    await previous;
+    const started = performance.now();
+    const gate = this.#gate;
+    if (gate && !(await gate.acquire(this.#busyTimeoutMs))) {
+      release();
+      throw new DriverAdapterError({ kind: 'SocketTimeout', originalCode: 'SQLITE_BUSY', originalMessage: 'no turn at the write lock in time' });
+    }
+    for (let attempt = 0; ; attempt++) {
+      try {
+        this.prepare('BEGIN IMMEDIATE').statement.run();
+        this.inTransaction = true;
+        return () => {
+          this.inTransaction = false;
+          gate?.release();
+          release();
+        };
+      } catch (error) {
+        if (!isBusy(error) || performance.now() - started > this.#busyTimeoutMs) {
+          gate?.release();
+          release();
+          driverError(error);
+        }
+      }
+      // Another process (not a worker: an operator command, say) holds the lock.
+      await backoff(attempt);
+    }
+  }
+
+  exec(sql: string): void {
+    try {
+      this.prepare(sql).statement.run();
+    } catch (error) {
+      driverError(error);
+    }
+  }
+
+  close(): void {
+    this.#cache.clear();
+    this.db.close();
+  }
+}
+
+class SqliteQueryable {
+  readonly provider = 'sqlite' as const;
+  readonly adapterName = ADAPTER_NAME;
+  constructor(
+    protected readonly conn: SqliteConnection,
+    protected readonly dates: 'unixepoch-ms' | 'iso8601',
+  ) {}
+
+  queryRaw(query: SqlQuery): Promise<SqlResultSet> {
+    return this.conn.run(() => this.conn.query(query, this.dates));
+  }
+
+  executeRaw(query: SqlQuery): Promise<number> {
+    return this.conn.run(() => this.conn.execute(query, this.dates));
+  }
+}
+
+class SqliteTransaction extends SqliteQueryable implements Transaction {
+  // Prisma sends COMMIT and ROLLBACK itself as statements; commit()/rollback() then only end our bookkeeping.
+  readonly options = { usePhantomQuery: false };
+  constructor(
+    conn: SqliteConnection,
+    dates: 'unixepoch-ms' | 'iso8601',
+    private readonly end: () => void,
+  ) {
+    super(conn, dates);
+  }
+
+  commit(): Promise<void> {
+    this.end();
+    return Promise.resolve();
+  }
+
+  rollback(): Promise<void> {
+    if (this.conn.db.inTransaction) this.conn.exec('ROLLBACK');
+    this.end();
+    return Promise.resolve();
+  }
+
+  createSavepoint(name: string): Promise<void> {
+    this.conn.exec(`SAVEPOINT ${name}`);
+    return Promise.resolve();
+  }
+
+  rollbackToSavepoint(name: string): Promise<void> {
+    this.conn.exec(`ROLLBACK TO ${name}`);
+    return Promise.resolve();
+  }
+
+  releaseSavepoint(name: string): Promise<void> {
+    this.conn.exec(`RELEASE ${name}`);
+    return Promise.resolve();
+  }
+}
+
+class SqliteAdapter extends SqliteQueryable implements SqlDriverAdapter {
+  executeScript(script: string): Promise<void> {
+    try {
+      this.conn.db.exec(script);
+    } catch (error) {
+      driverError(error);
+    }
+    return Promise.resolve();
+  }
+
+  async startTransaction(isolationLevel?: IsolationLevel): Promise<Transaction> {
+    if (isolationLevel && isolationLevel !== 'SERIALIZABLE') {
+      throw new DriverAdapterError({ kind: 'InvalidIsolationLevel', level: isolationLevel });
+    }
+    const end = await this.conn.begin();
+    return new SqliteTransaction(this.conn, this.dates, end);
+  }
+
+  dispose(): Promise<void> {
+    this.conn.close();
+    return Promise.resolve();
+  }
+}
+
+/** The factory Prisma's client takes; `connection` is the one connection it opened (for the store's savepoints). */
+export class SqliteAdapterFactory implements SqlDriverAdapterFactory {
+  readonly provider = 'sqlite' as const;
+  readonly adapterName = ADAPTER_NAME;
+  connection: SqliteConnection | undefined;
+
+  constructor(
+    private readonly file: string,
+    private readonly options: SqliteConnectionOptions & { pragmas?: string[] },
+  ) {}
+
+  connect(): Promise<SqlDriverAdapter> {
+    const conn = new SqliteConnection(this.file, this.options);
+    // Opening may wait for another process (switching to WAL needs a moment alone): blocking here is fine.
+    conn.db.pragma(`busy_timeout = ${this.options.busyTimeoutMs}`);
+    for (const pragma of this.options.pragmas ?? []) conn.db.pragma(pragma);
+    conn.db.pragma('busy_timeout = 0');
+    this.connection = conn;
+    return Promise.resolve(new SqliteAdapter(conn, 'unixepoch-ms'));
+  }
+}

@@ -1,0 +1,140 @@
+// Admission under overload: at most `concurrency` requests are worked on at once, and at most `perTurn` start in one
+// turn of the event loop; the rest wait in one queue, first come first served. Node accepts one new connection per
+// turn of its event loop, so short turns are what let a new connection in quickly (with 200 busy connections, long
+// turns kept new ones waiting for seconds). A request that waited past `maxWaitMs` is answered 503 with
+// Retry-After at once (it costs almost nothing), which bounds latency.
+import { RETRY_AFTER_SECONDS } from '../db/busy.ts';
+
+export const OVERLOADED_MESSAGE = 'Error: the server is overloaded; retry shortly.';
+
+export interface AdmissionOptions {
+  /** Requests worked on at once. */
+  concurrency: number;
+  /** Requests started in one turn of the event loop. */
+  perTurn?: number;
+  /** Longest wait in the queue before the request is answered 503. */
+  maxWaitMs: number;
+  /** Told, about once a second, how many requests were turned away. */
+  onShed?(count: number): void;
+}
+
+interface Waiting {
+  since: number;
+  admit(): void;
+  shed(): void;
+}
+
+/** The answer to a request turned away: tRPC's error shape on /trpc (clients read it like any refusal). */
+export function overloadedResponse(url: string): Response {
+  const headers = { 'content-type': 'application/json', 'retry-after': String(RETRY_AFTER_SECONDS) };
+  const trpc = new URL(url).pathname.startsWith('/trpc/');
+  const body = trpc
+    ? {
+        error: {
+          message: OVERLOADED_MESSAGE,
+          code: -32603,
+          data: { code: 'SERVICE_UNAVAILABLE', httpStatus: 503, appCode: 'UNAVAILABLE', details: null },
+        },
+      }
+    : { error: OVERLOADED_MESSAGE };
+  return new Response(JSON.stringify(body), { status: 503, headers });
+}
+
+export function admission(options: AdmissionOptions) {
+  const perTurn = options.perTurn ?? 8;
+  let running = 0;
+  let startedThisTurn = 0;
+  let turnScheduled = false;
+  // A queue as an array with a moving head: O(1) at both ends.
+  let queue: Waiting[] = [];
+  let head = 0;
+  let shed = 0;
+
+  const waiting = () => queue.length - head;
+
+  /** Counts a start against this turn's budget; the next turn (after the loop polled again) resets it. */
+  function startOne() {
+    running += 1;
+    startedThisTurn += 1;
+    if (!turnScheduled) {
+      turnScheduled = true;
+      setImmediate(() => {
+        turnScheduled = false;
+        startedThisTurn = 0;
+        next();
+      });
+    }
+  }
+
+  const canStart = () => running < options.concurrency && startedThisTurn < perTurn;
+
+  function next() {
+    while (canStart() && waiting() > 0) {
+      const item = queue[head++] as Waiting;
+      if (performance.now() - item.since > options.maxWaitMs) {
+        shed += 1;
+        item.shed();
+        continue;
+      }
+      startOne();
+      item.admit();
+    }
+    if (head > 1024 && head * 2 > queue.length) {
+      queue = queue.slice(head);
+      head = 0;
+    }
+  }
+
+  // Requests still waiting past the limit are answered even while every slot stays taken.
+  const sweep = setInterval(() => {
+    const now = performance.now();
+    while (waiting() > 0 && now - (queue[head] as Waiting).since > options.maxWaitMs) {
+      shed += 1;
+      (queue[head++] as Waiting).shed();
+    }
+    if (shed > 0) {
+      options.onShed?.(shed);
+      shed = 0;
+    }
+  }, 100);
+  sweep.unref();
+
+  return {
+    /** Runs `work` when a slot is free (the slot is held until its response is ready, not while a stream flows). */
+    run(work: () => Promise<Response>, refuse: () => Response): Promise<Response> {
+      if (canStart() && waiting() === 0) {
+        startOne();
+        return work().finally(done);
+      }
+      return new Promise<Response>((resolve, reject) => {
+        queue.push({
+          since: performance.now(),
+          admit: () => work().finally(done).then(resolve, reject),
+          shed: () => resolve(refuse()),
+        });
+      });
+    },
+    stop: () => clearInterval(sweep),
+  };
+
+  function done() {
+    running -= 1;
+    next();
+  }
+}
+
+/** A fetch handler behind admission; health checks skip the queue (a balancer must see a busy server alive). */
+export function admitted<E>(fetch: (request: Request, env: E) => Response | Promise<Response>, options: AdmissionOptions) {
+  const gate = admission(options);
+  return {
+    fetch(request: Request, env: E): Promise<Response> {
+      const path = request.url.slice(request.url.indexOf('/', request.url.indexOf('//') + 2));
+      if (path === '/healthz' || path === '/readyz') return Promise.resolve(fetch(request, env));
+      return gate.run(
+        () => Promise.resolve(fetch(request, env)),
+        () => overloadedResponse(request.url),
+      );
+    },
+    stop: gate.stop,
+  };
+}

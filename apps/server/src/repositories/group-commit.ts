@@ -1,0 +1,112 @@
+// Group commit: the write transactions that queue while one runs share the next BEGIN IMMEDIATE … COMMIT, each in
+// its own savepoint, so a refusal rolls back only its own writes and a burst of writes pays for one transaction.
+import type { DbHandle } from '../db/client.ts';
+import type { Prisma } from '../generated/prisma/client.ts';
+import type { AfterCommit } from './tx.ts';
+
+type Work<T> = (tx: Prisma.TransactionClient, afterCommit: AfterCommit) => Promise<T>;
+
+interface Job {
+  work: Work<unknown>;
+  resolve(value: unknown): void;
+  reject(error: unknown): void;
+}
+
+interface Done {
+  job: Job;
+  ok: boolean;
+  value: unknown;
+  hooks: (() => void)[];
+}
+
+export interface GroupCommitOptions {
+  /** Most writes in one transaction. */
+  maxBatch?: number;
+  /** How long one batch may run before Prisma rolls it back. */
+  timeoutMs?: number;
+  /** How long to wait to begin (the adapter answers "busy" at its own busy timeout first). */
+  maxWaitMs?: number;
+}
+
+const runHooks = (hooks: (() => void)[]) => {
+  for (const hook of hooks) hook();
+};
+
+export function groupCommit({ db, connection }: DbHandle, options: GroupCommitOptions = {}) {
+  const maxBatch = options.maxBatch ?? 256;
+  const queue: Job[] = [];
+  let active = false;
+
+  /** One transaction for what is queued when the write lock is ours. */
+  async function runBatch() {
+    let batch: Job[] = [];
+    const done: Done[] = [];
+    try {
+      await db.$transaction(
+        async (tx) => {
+          batch = queue.splice(0, maxBatch);
+          const [only] = batch;
+          if (batch.length === 1 && only) {
+            // Alone: no savepoint; a refusal rolls the whole transaction back.
+            const hooks: (() => void)[] = [];
+            done.push({ job: only, ok: true, value: await only.work(tx, (fn) => hooks.push(fn)), hooks });
+            return;
+          }
+          for (const job of batch) {
+            const hooks: (() => void)[] = [];
+            connection.exec('SAVEPOINT group_commit');
+            try {
+              const value = await job.work(tx, (fn) => hooks.push(fn));
+              connection.exec('RELEASE group_commit');
+              done.push({ job, ok: true, value, hooks });
+            } catch (error) {
+              connection.exec('ROLLBACK TO group_commit');
+              connection.exec('RELEASE group_commit');
+              done.push({ job, ok: false, value: error, hooks: [] });
+            }
+          }
+        },
+        { maxWait: options.maxWaitMs ?? 60_000, timeout: options.timeoutMs ?? 30_000 },
+      );
+    } catch (error) {
+      // Nothing committed: a lone write's own refusal, a failed COMMIT, or the write lock never came ("busy"),
+      // in which case everything still queued fails with it.
+      if (batch.length === 0) batch = queue.splice(0);
+      for (const job of batch) job.reject(error);
+      return;
+    }
+    for (const { job, ok, value, hooks } of done) {
+      if (!ok) {
+        job.reject(value);
+        continue;
+      }
+      runHooks(hooks);
+      job.resolve(value);
+    }
+  }
+
+  async function drain() {
+    try {
+      while (queue.length > 0) await runBatch();
+    } finally {
+      active = false;
+    }
+  }
+
+  return {
+    /**
+     * Queues `work` for the next transaction and resolves with its result once that transaction has committed.
+     * The first write after a quiet spell starts in the next turn of the event loop, so the writes whose requests
+     * arrived together are committed together.
+     */
+    run<T>(work: Work<T>): Promise<T> {
+      return new Promise<T>((resolve, reject) => {
+        queue.push({ work, resolve: resolve as (value: unknown) => void, reject });
+        if (!active) {
+          active = true;
+          setImmediate(() => void drain());
+        }
+      });
+    },
+  };
+}

@@ -1,0 +1,134 @@
+// Task ranks: a topological order of each list kept in `Task.rank` (every edge runs from a lower rank to a higher).
+// An edge that agrees with the order cannot close a cycle, so the check is one lookup; an edge against it walks only
+// the tasks ranked between its ends, and is then made to agree by re-ranking just those (Pearce–Kelly). Portable SQL.
+import { Prisma } from '../generated/prisma/client.ts';
+import type { AfterCommit, Tx } from './tx.ts';
+
+type Ranked = { id: string; rank: number };
+
+/** Lists whose every task is known to carry a rank (tasks get one when inserted; older lists are ranked once). */
+export type RankedLists = Set<string>;
+
+const CHUNK = 400;
+
+async function setRanks(db: Tx, ranks: Ranked[]) {
+  for (let i = 0; i < ranks.length; i += CHUNK) {
+    const chunk = ranks.slice(i, i + CHUNK);
+    const cases = Prisma.join(
+      chunk.map((r) => Prisma.sql`WHEN ${r.id} THEN ${r.rank}`),
+      ' ',
+    );
+    await db.$executeRaw`UPDATE "Task" SET "rank" = CASE "id" ${cases} END WHERE "id" IN (${Prisma.join(chunk.map((r) => r.id))})`;
+  }
+}
+
+/**
+ * Ranks a list made before ranks were kept: blockers before what they block (Kahn's algorithm); true when
+ * it wrote ranks. Remembered once committed, so a ranked list is checked once per process.
+ */
+export async function ensureRanked(db: Tx, listId: string, ranked: RankedLists, afterCommit: AfterCommit): Promise<boolean> {
+  if (ranked.has(listId)) return false;
+  const [unranked] = await db.$queryRaw<unknown[]>`SELECT 1 AS "x" FROM "Task" WHERE "listId" = ${listId} AND "rank" = 0 LIMIT 1`;
+  if (unranked) {
+    const tasks = await db.$queryRaw<{ id: string; seq: number }[]>`SELECT "id", "seq" FROM "Task" WHERE "listId" = ${listId} ORDER BY "seq"`;
+    const edges = await db.$queryRaw<{ blockerId: string; blockedId: string }[]>`
+      SELECT "blockerId", "blockedId" FROM "TaskEdge" WHERE "listId" = ${listId}`;
+    const waiting = new Map(tasks.map((t) => [t.id, 0]));
+    const next = new Map<string, string[]>();
+    for (const e of edges) {
+      waiting.set(e.blockedId, (waiting.get(e.blockedId) ?? 0) + 1);
+      const list = next.get(e.blockerId);
+      if (list) list.push(e.blockedId);
+      else next.set(e.blockerId, [e.blockedId]);
+    }
+    // Kahn's algorithm, first come first ranked: tasks free of blockers in creation order, then as they come free.
+    const queue = tasks.filter((t) => waiting.get(t.id) === 0).map((t) => t.id);
+    const order: Ranked[] = [];
+    for (let head = 0; head < queue.length; head++) {
+      const id = queue[head] as string;
+      order.push({ id, rank: order.length + 1 });
+      for (const blocked of next.get(id) ?? []) {
+        const left = (waiting.get(blocked) ?? 1) - 1;
+        waiting.set(blocked, left);
+        if (left === 0) queue.push(blocked);
+      }
+    }
+    await setRanks(db, order);
+  }
+  afterCommit(() => ranked.add(listId));
+  return Boolean(unranked);
+}
+
+export interface RankContext {
+  db: Tx;
+  ranked: RankedLists;
+  afterCommit: AfterCommit;
+  /** Within one transaction: edges (`blocker>blocked`) the cycle check already found in agreement with the order. */
+  agreeing: Set<string>;
+}
+
+/** The ranks of two tasks of one list, ranking the list first if it was made before ranks were kept. */
+async function ranksOf({ db, ranked, afterCommit }: RankContext, a: string, b: string): Promise<[number, number] | null> {
+  const read = async () => {
+    const rows = await db.$queryRaw<(Ranked & { listId: string })[]>`SELECT "id", "rank", "listId" FROM "Task" WHERE "id" IN (${a}, ${b})`;
+    return [rows.find((r) => r.id === a), rows.find((r) => r.id === b)] as const;
+  };
+  let [ra, rb] = await read();
+  if (!ra || !rb) return null;
+  if (!ranked.has(ra.listId) && (await ensureRanked(db, ra.listId, ranked, afterCommit))) [ra, rb] = await read();
+  return ra && rb ? [ra.rank, rb.rank] : null;
+}
+
+/** `from` and every task reachable from it along "blocks" edges whose rank is below `below`. */
+const forwardWithin = (db: Tx, from: string, below: number) => db.$queryRaw<Ranked[]>`
+  WITH RECURSIVE "walk"("id") AS (
+    SELECT ${from}
+    UNION
+    SELECT e."blockedId" FROM "TaskEdge" e JOIN "walk" w ON e."blockerId" = w."id" JOIN "Task" t ON t."id" = e."blockedId"
+    WHERE t."rank" < ${below}
+  )
+  SELECT t."id", t."rank" FROM "walk" w JOIN "Task" t ON t."id" = w."id"`;
+
+/** `to` and every task that reaches it along "blocks" edges whose rank is above `above`. */
+const backwardWithin = (db: Tx, to: string, above: number) => db.$queryRaw<Ranked[]>`
+  WITH RECURSIVE "walk"("id") AS (
+    SELECT ${to}
+    UNION
+    SELECT e."blockerId" FROM "TaskEdge" e JOIN "walk" w ON e."blockedId" = w."id" JOIN "Task" t ON t."id" = e."blockerId"
+    WHERE t."rank" > ${above}
+  )
+  SELECT t."id", t."rank" FROM "walk" w JOIN "Task" t ON t."id" = w."id"`;
+
+/** Whether `to` can be reached from `from`: never when `from` ranks after `to`; else a walk between their ranks. */
+export async function reachesByRank(context: RankContext, from: string, to: string): Promise<boolean> {
+  const { db } = context;
+  const ranks = await ranksOf(context, from, to);
+  if (!ranks) return false;
+  const [rf, rt] = ranks;
+  if (rf > rt) {
+    // The edge to → from that is being checked agrees with the order: adding it needs no re-ranking.
+    context.agreeing.add(`${to}>${from}`);
+    return false;
+  }
+  return (await forwardWithin(db, from, rt + 1)).some((r) => r.id === to);
+}
+
+/** Before adding blocker → blocked: when the edge runs against the order, re-ranks the tasks between its ends. */
+export async function rankForEdge(context: RankContext, blockerId: string, blockedId: string) {
+  const { db } = context;
+  if (context.agreeing.has(`${blockerId}>${blockedId}`)) return;
+  const ranks = await ranksOf(context, blockerId, blockedId);
+  if (!ranks) return;
+  const [upper, lower] = ranks;
+  if (upper < lower) return;
+  context.agreeing.clear();
+  // What the blocked task leads to (ranked before the blocker), and what leads to the blocker (ranked after the
+  // blocked task): the first must all come after the second. Their ranks, reused in that order, make it so.
+  const after = await forwardWithin(db, blockedId, upper);
+  if (after.some((r) => r.id === blockerId)) throw new Error(`edge ${blockerId} -> ${blockedId} would close a cycle`);
+  const before = await backwardWithin(db, blockerId, lower);
+  const byRank = (a: Ranked, b: Ranked) => a.rank - b.rank;
+  const pool = [...before, ...after].map((r) => r.rank).sort((a, b) => a - b);
+  const moved = [...before.sort(byRank), ...after.sort(byRank)].map((r, i) => ({ id: r.id, rank: pool[i] as number }));
+  await setRanks(db, moved);
+}

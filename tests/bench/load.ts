@@ -1,0 +1,229 @@
+// `pnpm bench`: the server under load from a separate load generator (wrk), next to its baselines measured in the
+// same run — bare node:http, a no-op tRPC mutation on the same HTTP stack, raw better-sqlite3 and the file-per-task +
+// lock store — printed as one table with the ratios and the targets of issue 10. Options: BENCH_SECONDS (per
+// measurement, default 10), BENCH_WORKERS (the "all cores" configuration, default: the number of cores).
+import { mkdtempSync, rmSync } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { fileStoreUpdates } from './file-task-store.ts';
+import { probeNewConnections } from './new-connections.ts';
+import { prepareWorkload, type Workload } from './load-workload.ts';
+import { openRawStore } from './raw-sqlite.ts';
+import { type ServerProcess, startAgentTasks, startBaseline } from './server-process.ts';
+import { fixed, textTable } from './text-table.ts';
+import { listAt } from './todo-lists.ts';
+import { type Request, type WrkResult, wrk, wrkVersion, writeRequests, writeRuns } from './wrk.ts';
+
+const envInt = (name: string, fallback: number) => {
+  const value = Number(process.env[name]);
+  return Number.isInteger(value) && value > 0 ? value : fallback;
+};
+const SECONDS = envInt('BENCH_SECONDS', 10);
+const CORES = os.availableParallelism();
+const WORKERS = envInt('BENCH_WORKERS', CORES);
+const ADMIN_KEY = `atk_bench_${Math.random().toString(36).slice(2)}_${Date.now()}`;
+const log = (line: string) => process.stderr.write(`[bench] ${line}\n`);
+
+interface Row {
+  system: string;
+  scenario: string;
+  workers: number | '-';
+  connections: number | '-';
+  perSecond: number;
+  p50: number | null;
+  p99: number | null;
+  /** Server CPU per request, µs (all its processes). */
+  cpuUs: number | null;
+  errors: number;
+}
+
+const rows: Row[] = [];
+const dir = mkdtempSync(path.join(os.tmpdir(), 'agent-tasks-bench-load-'));
+
+/** One wrk measurement of `server`, after a short warm-up on the same requests. */
+async function measure(
+  server: ServerProcess,
+  label: { system: string; scenario: string; workers: number | '-' },
+  requests: Request[] | { runs: { runId: string; attemptId: string; token: string }[][] },
+  connections: number,
+): Promise<WrkResult> {
+  const file = path.join(dir, `${label.system}-${label.scenario}-${label.workers}`.replace(/[^\w.-]+/g, '_'));
+  const steps = !Array.isArray(requests);
+  if (steps) writeRuns(file, requests.runs);
+  else writeRequests(file, requests);
+  log(`${label.system} · ${label.scenario} · workers ${label.workers} · ${connections} connections…`);
+  // Run steps are used up as they go: no warm-up on them.
+  if (!steps) await wrk({ url: server.url, file, connections, seconds: 2 });
+  const cpuBefore = server.cpuSeconds();
+  const result = await wrk({ url: server.url, file, connections, seconds: SECONDS, mode: steps ? 'run-steps' : 'shared' });
+  const cpu = server.cpuSeconds() - cpuBefore;
+  rows.push({
+    ...label,
+    connections,
+    perSecond: result.perSecond,
+    p50: result.p50,
+    p99: result.p99,
+    cpuUs: result.requests ? (cpu * 1e6) / result.requests : null,
+    errors: result.errors,
+  });
+  for (const problem of result.problems) log(`  ${problem}`);
+  return result;
+}
+
+const find = (system: string, scenario: string, workers: number | '-') =>
+  rows.find((r) => r.system === system && r.scenario === scenario && r.workers === workers);
+
+async function baselines() {
+  const body = { todos: listAt(5) };
+  for (const kind of ['bare', 'noop-trpc'] as const) {
+    const server = await startBaseline(kind);
+    try {
+      const path = kind === 'bare' ? '/trpc/todo.write' : '/trpc/noop';
+      await measure(server, { system: kind === 'bare' ? 'bare node:http' : 'no-op tRPC mutation, same stack', scenario: '10-item body', workers: 1 }, [{ method: 'POST', path, token: 'x', body }], 32);
+    } finally {
+      await server.stop();
+    }
+  }
+}
+
+async function ours(workload: Workload, databaseFile: string, workers: number) {
+  const server = await startAgentTasks({ databaseFile, adminKey: ADMIN_KEY, workers });
+  const system = 'agent-tasks';
+  try {
+    await measure(server, { system, scenario: 'todo.write, 10 items, 32 sessions', workers }, workload.todoWrites, 32);
+    await measure(server, { system, scenario: 'task.update metadata, 10k tasks / 20k edges', workers }, workload.taskUpdates, 32);
+    await measure(server, { system, scenario: 'run.step, 100-task runs', workers }, { runs: workload.runSteps(workers) }, 32);
+    await measure(server, { system, scenario: 'todo.get', workers }, workload.todoGets, 32);
+    await measure(server, { system, scenario: 'task.list readyOnly, 50 of 10k', workers }, workload.readyPages, 32);
+    await measure(server, { system, scenario: 'run.get (run view, 100 tasks)', workers }, workload.runViews, 32);
+    if (workers === 1) {
+      const edges = await measure(server, { system, scenario: 'edge add + cycle check, 10k tasks (sequential)', workers }, workload.edgeAdds, 1);
+      log(`  edge add p50 ${fixed(edges.p50)} ms`);
+    }
+    log(`overload: 200 connections writing, new connections probed (workers ${workers})…`);
+    const probe = probeNewConnections({ url: server.url, token: workload.probeToken, seconds: Math.max(2, SECONDS - 3), delayMs: 3_000 });
+    const overload = await measure(server, { system, scenario: 'todo.write, 200 connections (overload)', workers }, workload.todoWrites200, 200);
+    const probed = await probe;
+    rows.push({
+      system,
+      scenario: 'overload: first request of a new connection',
+      workers,
+      connections: 1,
+      perSecond: probed.count / Math.max(2, SECONDS - 3),
+      p50: probed.p50,
+      p99: probed.max,
+      cpuUs: null,
+      errors: probed.errors,
+    });
+    void overload;
+  } finally {
+    await server.stop();
+  }
+}
+
+function rawBaselines() {
+  log('raw better-sqlite3: the same todo write transaction, in-process…');
+  const raw = openRawStore(path.join(dir, 'raw.db'), 32, { wal: true });
+  try {
+    const started = performance.now();
+    let writes = 0;
+    while (performance.now() - started < SECONDS * 500) raw.write(writes % 32, listAt(writes++));
+    rows.push({ system: 'raw better-sqlite3 (WAL)', scenario: 'todo write transaction, in-process', workers: '-', connections: '-', perSecond: writes / ((performance.now() - started) / 1000), p50: null, p99: null, cpuUs: null, errors: 0 });
+  } finally {
+    raw.close();
+  }
+}
+
+async function fileStore() {
+  for (const tasks of [1_000, 10_000]) {
+    log(`file-per-task + lock store (proper-lockfile), ${tasks} tasks, in-process…`);
+    const { perSecond } = await fileStoreUpdates(tasks, SECONDS / 2);
+    rows.push({ system: 'file-per-task + lock store', scenario: `task update, ${tasks / 1000}k tasks, in-process`, workers: '-', connections: '-', perSecond, p50: null, p99: null, cpuUs: null, errors: 0 });
+  }
+}
+
+function report(startLoad: number[], workload: Workload) {
+  const fmt = (n: number | null, digits = 1) => (n === null ? '-' : fixed(n, digits));
+  const table = textTable(
+    ['system', 'scenario', 'workers', 'conns', 'req/s', 'p50 ms', 'p99 ms', 'server CPU µs/req', 'errors'],
+    rows.map((r) => [r.system, r.scenario, String(r.workers), String(r.connections), fixed(r.perSecond, 0), fmt(r.p50, 2), fmt(r.p99, 2), fmt(r.cpuUs, 0), String(r.errors)]),
+  );
+  const rate = (system: string, scenario: string, workers: number | '-') => find(system, scenario, workers)?.perSecond ?? 0;
+  const todo1 = rate('agent-tasks', 'todo.write, 10 items, 32 sessions', 1);
+  const todoN = rate('agent-tasks', 'todo.write, 10 items, 32 sessions', WORKERS);
+  const noop = rate('no-op tRPC mutation, same stack', '10-item body', 1);
+  const bare = rate('bare node:http', '10-item body', 1);
+  const rawSqlite = rate('raw better-sqlite3 (WAL)', 'todo write transaction, in-process', '-');
+  const files1k = rate('file-per-task + lock store', 'task update, 1k tasks, in-process', '-');
+  const todoRow = find('agent-tasks', 'todo.write, 10 items, 32 sessions', 1);
+  const edge = find('agent-tasks', 'edge add + cycle check, 10k tasks (sequential)', 1);
+  const best = (scenario: string) => Math.max(rate('agent-tasks', scenario, 1), rate('agent-tasks', scenario, WORKERS));
+  const overloadRow = find('agent-tasks', 'todo.write, 200 connections (overload)', WORKERS);
+  const probeRow = find('agent-tasks', 'overload: first request of a new connection', WORKERS);
+  const x = (a: number, b: number) => (b > 0 ? `${(a / b).toFixed(2)}x` : '-');
+  const target = (ok: boolean) => (ok ? 'met' : 'NOT met');
+  const ratios = textTable(
+    ['ratio', 'value'],
+    [
+      ['todo.write (1 process) / no-op tRPC mutation, same stack', x(todo1, noop)],
+      ['todo.write (1 process) / bare node:http', x(todo1, bare)],
+      [`todo.write (${WORKERS} workers) / todo.write (1 process)`, x(todoN, todo1)],
+      ['todo.write (1 process) / raw better-sqlite3 transaction', x(todo1, rawSqlite)],
+      ['task.update, 10k tasks (best) / file-per-task + lock store, 1k tasks', x(best('task.update metadata, 10k tasks / 20k edges'), files1k)],
+      ['no-op tRPC mutation / bare node:http', x(noop, bare)],
+    ],
+  );
+  const targets = textTable(
+    ['target (issue 10)', 'measured', ''],
+    [
+      ['todo.write, 32 sessions, 1 process: >= 2,000 writes/s', fixed(todo1, 0), target(todo1 >= 2000)],
+      ['  p99 <= 50 ms', fmt(todoRow?.p99 ?? null, 1), target((todoRow?.p99 ?? Infinity) <= 50)],
+      ['  >= 50% of a no-op tRPC mutation on the same stack', x(todo1, noop), target(todo1 >= noop / 2)],
+      [`all cores (${WORKERS} workers): >= 1.6x one process on todo.write`, x(todoN, todo1), target(todoN >= 1.6 * todo1)],
+      ['task.update, 10k tasks / 20k edges: >= 1,500/s', fixed(best('task.update metadata, 10k tasks / 20k edges'), 0), target(best('task.update metadata, 10k tasks / 20k edges') >= 1500)],
+      ['edge add + cycle check, 10k tasks: p50 <= 5 ms', fmt(edge?.p50 ?? null, 2), target((edge?.p50 ?? Infinity) <= 5)],
+      ['run.step, 100-task run: >= 1,500/s', fixed(best('run.step, 100-task runs'), 0), target(best('run.step, 100-task runs') >= 1500)],
+      ['todo.get: >= 4,000/s', fixed(best('todo.get'), 0), target(best('todo.get') >= 4000)],
+      ['task.list readyOnly page of 50: >= 4,000/s', fixed(best('task.list readyOnly, 50 of 10k'), 0), target(best('task.list readyOnly, 50 of 10k') >= 4000)],
+      ['run view: >= 4,000/s', fixed(best('run.get (run view, 100 tasks)'), 0), target(best('run.get (run view, 100 tasks)') >= 4000)],
+      [
+        'overload (200 connections): a new connection waits about as long as the others',
+        `new p50 ${fmt(probeRow?.p50 ?? null, 0)} / max ${fmt(probeRow?.p99 ?? null, 0)} ms; others p99 ${fmt(overloadRow?.p99 ?? null, 0)} ms`,
+        target((probeRow?.p99 ?? Infinity) <= 2 * Math.max(overloadRow?.p99 ?? 0, 1000)),
+      ],
+    ],
+  );
+  const cpus = os.cpus();
+  return [
+    `agent-tasks load bench — ${new Date().toISOString()}`,
+    `machine: ${cpus.length} x ${cpus[0]?.model ?? '?'}, ${Math.round(os.totalmem() / 2 ** 30)} GiB, ${os.platform()} ${os.release()}, Node ${process.version}; load generator: ${wrkVersion()} (-t1 unless noted; run.step: one thread per connection)`,
+    `each measurement ${SECONDS} s after a 2 s warm-up; servers log at info (one JSON line per request, discarded); workload: ${workload.describe}`,
+    `load average (1/5/15 min) at the start: ${startLoad.map((v) => v.toFixed(2)).join(' / ')}; at the end: ${os.loadavg().map((v) => v.toFixed(2)).join(' / ')} (other work on the machine skews absolutes; ratios come from one run)`,
+    '',
+    table,
+    '',
+    ratios,
+    '',
+    targets,
+  ].join('\n');
+}
+
+async function main() {
+  if (!wrkVersion()) throw new Error('pnpm bench needs wrk (a separate load generator): apt-get install -y wrk');
+  const startLoad = os.loadavg();
+  const databaseFile = path.join(dir, 'bench.db');
+  try {
+    await baselines();
+    log('preparing the workload (sessions, a 10,000-task list with ~20,000 edges, checklist runs)…');
+    const workload = await prepareWorkload({ databaseFile, adminKey: ADMIN_KEY, seconds: SECONDS, workers: [1, WORKERS], log });
+    await ours(workload, databaseFile, 1);
+    if (WORKERS !== 1) await ours(workload, databaseFile, WORKERS);
+    rawBaselines();
+    await fileStore();
+    process.stdout.write(`${report(startLoad, workload)}\n`);
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+}
+
+await main();

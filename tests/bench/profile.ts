@@ -1,0 +1,35 @@
+// `pnpm bench:profile`: a CPU profile of one server process (node --cpu-prof) under 32 connections of todo.write
+// from wrk, and its top entries (self time by package and by function). BENCH_SECONDS sets the length (default 20).
+import { mkdtempSync, readFileSync, readdirSync, rmSync } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { createClient, openSessionClient } from '@agent-tasks/sdk';
+import { summarize } from './cpu-profile-top.ts';
+import { startAgentTasks } from './server-process.ts';
+import { listAt } from './todo-lists.ts';
+import { wrk, writeRequests } from './wrk.ts';
+
+const seconds = Number(process.env.BENCH_SECONDS ?? 20);
+const dir = mkdtempSync(path.join(os.tmpdir(), 'agent-tasks-profile-'));
+const adminKey = `atk_profile_${Date.now()}_0123456789`;
+try {
+  const server = await startAgentTasks({
+    databaseFile: path.join(dir, 'profile.db'),
+    adminKey,
+    workers: 1,
+    nodeArgs: ['--cpu-prof', `--cpu-prof-dir=${dir}`],
+  });
+  const admin = createClient({ url: server.url, token: adminKey });
+  const agent = createClient({ url: server.url, token: (await admin.keys.create({ name: 'profile', role: 'agent' })).token });
+  const sessions = await Promise.all(Array.from({ length: 32 }, (_, i) => openSessionClient(agent, { title: `profiled ${i}` })));
+  const file = path.join(dir, 'writes');
+  writeRequests(file, sessions.flatMap(({ token }) => Array.from({ length: 11 }, (_, step) => ({ method: 'POST' as const, path: '/trpc/todo.write', token, body: { todos: listAt(step) } }))));
+  const result = await wrk({ url: server.url, file, connections: 32, seconds });
+  await server.stop();
+  const profile = readdirSync(dir).find((f) => f.endsWith('.cpuprofile'));
+  if (!profile) throw new Error('no .cpuprofile written');
+  process.stdout.write(`todo.write, 32 connections, ${seconds} s: ${Math.round(result.perSecond)} writes/s, p50 ${result.p50} ms, p99 ${result.p99} ms (profiler on)\n\n`);
+  process.stdout.write(`${summarize(JSON.parse(readFileSync(path.join(dir, profile), 'utf8')), 25)}\n`);
+} finally {
+  rmSync(dir, { recursive: true, force: true });
+}

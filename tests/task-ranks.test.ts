@@ -1,0 +1,107 @@
+// Black-box tests of the cycle check kept fast by task ranks (a topological order the server maintains): random edge
+// adds, forward and backward, against an in-test oracle; every edge in the file runs from a lower rank to a higher
+// one; a list made before ranks existed (all ranks 0) is ranked on its next edge and stays correct.
+import { refusalOf } from '@agent-tasks/sdk';
+import Database from 'better-sqlite3';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { prng } from './bench/task-graph-seed.ts';
+import { sessionClient } from './support/fixtures.ts';
+import { type RunningServer, startServer } from './support/server.ts';
+
+let server: RunningServer;
+beforeAll(async () => {
+  server = await startServer();
+});
+afterAll(() => server.stop());
+
+/** What the file says: every edge of the list with its two ranks. */
+function edgesWithRanks(listName: string) {
+  const db = new Database(server.databaseFile, { readonly: true });
+  try {
+    return db
+      .prepare(
+        `SELECT e."blockerId", e."blockedId", a."rank" AS "blockerRank", b."rank" AS "blockedRank"
+         FROM "TaskEdge" e JOIN "Task" a ON a."id" = e."blockerId" JOIN "Task" b ON b."id" = e."blockedId"
+         JOIN "TaskList" l ON l."id" = e."listId" WHERE l."name" = ?`,
+      )
+      .all(listName) as { blockerId: string; blockedId: string; blockerRank: number; blockedRank: number }[];
+  } finally {
+    db.close();
+  }
+}
+
+type Client = Awaited<ReturnType<typeof sessionClient>>['client'];
+
+/** Adds `count` random edges through the API and checks each answer against reachability computed here. */
+async function randomEdges(client: Client, listName: string, ids: string[], blocks: Map<string, Set<string>>, seed: number, count: number) {
+  const random = prng(seed);
+  const reaches = (from: string, to: string) => {
+    const seen = new Set([from]);
+    for (const queue = [from]; queue.length; ) {
+      for (const next of blocks.get(queue.pop() as string) ?? []) {
+        if (next === to) return true;
+        if (!seen.has(next)) seen.add(next), queue.push(next);
+      }
+    }
+    return false;
+  };
+  let accepted = 0;
+  let refused = 0;
+  for (let n = 0; n < count; n++) {
+    const blocker = ids[Math.floor(random() * ids.length)] as string;
+    const blocked = ids[Math.floor(random() * ids.length)] as string;
+    if (blocker === blocked || blocks.get(blocker)?.has(blocked)) continue;
+    const closesCycle = reaches(blocked, blocker);
+    try {
+      await client.tasks.update({ listName, id: blocked, addBlockedBy: [blocker] });
+      expect(closesCycle, `${blocker} -> ${blocked} was accepted but closes a cycle`).toBe(false);
+      blocks.set(blocker, (blocks.get(blocker) ?? new Set()).add(blocked));
+      accepted++;
+    } catch (error) {
+      const refusal = refusalOf(error);
+      expect(closesCycle, `${blocker} -> ${blocked} was refused: ${refusal.message}`).toBe(true);
+      expect(refusal.code).toBe('INVALID_DEPENDENCY');
+      expect(refusal.message).toMatch(/would close a cycle/);
+      refused++;
+    }
+  }
+  return { accepted, refused };
+}
+
+function expectTopologicalRanks(listName: string, edges: number) {
+  const rows = edgesWithRanks(listName);
+  expect(rows).toHaveLength(edges);
+  for (const row of rows) expect(row.blockerRank, `${row.blockerId} -> ${row.blockedId}`).toBeLessThan(row.blockedRank);
+}
+
+describe('edge adds against the kept topological order', () => {
+  it('random edges, forward and backward in creation order: cycles refused, the rest accepted, ranks stay in order', async () => {
+    const { client } = await sessionClient(server, 'ranks');
+    const listName = 'ranked';
+    const ids: string[] = [];
+    for (let i = 0; i < 24; i++) ids.push((await client.tasks.create({ listName, subject: `Task ${i}` })).id);
+    const blocks = new Map<string, Set<string>>();
+    const { accepted, refused } = await randomEdges(client, listName, ids, blocks, 42, 220);
+    expect(accepted).toBeGreaterThan(30);
+    expect(refused).toBeGreaterThan(10);
+    expectTopologicalRanks(listName, accepted);
+  });
+
+  it('a list from before ranks were kept (every rank 0) is ranked on its next edge, and stays correct', async () => {
+    const { client } = await sessionClient(server, 'old list');
+    const listName = 'unranked';
+    const ids: string[] = [];
+    for (let i = 0; i < 16; i++) ids.push((await client.tasks.create({ listName, subject: `Old task ${i}` })).id);
+    const blocks = new Map<string, Set<string>>();
+    const first = await randomEdges(client, listName, ids, blocks, 7, 60);
+    // As a file migrated from before ranks: the column exists, every value 0; a restart forgets what was ranked.
+    const db = new Database(server.databaseFile);
+    db.prepare('UPDATE "Task" SET "rank" = 0 WHERE "listId" = (SELECT "id" FROM "TaskList" WHERE "name" = ?)').run(listName);
+    db.close();
+    await server.restart();
+    const { client: again } = await sessionClient(server, 'old list, later');
+    const second = await randomEdges(again, listName, ids, blocks, 8, 120);
+    expect(second.accepted + second.refused).toBeGreaterThan(20);
+    expectTopologicalRanks(listName, first.accepted + second.accepted);
+  });
+});

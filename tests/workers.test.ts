@@ -1,0 +1,257 @@
+// Black-box tests of `agent-tasks serve --workers 2`: two processes share the port and the SQLite file, and stay
+// correct across processes — live events, revocations, compare-and-set writes, claims, notifications, a worker crash.
+import { execFile } from 'node:child_process';
+import { createClient, openSessionClient } from '@agent-tasks/sdk';
+import Database from 'better-sqlite3';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { adminClient, countRows, sessionClient } from './support/fixtures.ts';
+import { type PinnedConnection, connectionsOnWorkers, pinnedConnection } from './support/pinned-connection.ts';
+import { type RunningServer, agentTasksBin, startServer } from './support/server.ts';
+import { startReceiver, waitFor } from './support/webhook-receiver.ts';
+
+let server: RunningServer;
+const open: PinnedConnection[] = [];
+beforeAll(async () => {
+  server = await startServer({ env: { AGENT_TASKS_WORKERS: '2', AGENT_TASKS_OUTBOX_POLL_MS: '50' } });
+});
+afterAll(async () => {
+  for (const connection of open) connection.close();
+  await server.stop();
+});
+
+/** One kept-alive connection on each of the two workers. */
+async function bothWorkers() {
+  const [a, b] = await connectionsOnWorkers(server, 2);
+  if (!a || !b) throw new Error('expected two workers');
+  open.push(a, b);
+  return [a, b] as const;
+}
+
+const list = (n: number) => [{ content: `Step ${n}`, status: 'in_progress' as const }, { content: 'Ship it', status: 'pending' as const }];
+
+describe('agent-tasks serve --workers 2', () => {
+  it('runs two worker processes besides the primary, and both answer requests', async () => {
+    const [a, b] = await bothWorkers();
+    const primary = server.process().pid;
+    expect(a.pid).not.toBe(b.pid);
+    expect([a.pid, b.pid]).not.toContain(primary);
+    expect(server.output()).toMatch(/listening on http:\/\/127\.0\.0\.1:\d+ \(2 workers, ready in \d+ ms\)/);
+  });
+
+  it('a write through one worker reaches an SSE subscriber on the other within 100 ms, every one in order', async () => {
+    const s = await sessionClient(server, 'watched across workers');
+    const [watcher, writer] = await bothWorkers();
+    const viewer = (await adminClient(server).keys.create({ name: 'dashboard', role: 'viewer' })).token;
+    const stream = watcher.watch('todo.watch', { sessionId: s.session.id }, viewer);
+    await stream.opened;
+    await new Promise((resolve) => setTimeout(resolve, 200)); // the stream's replay is done
+    const delays: number[] = [];
+    for (let n = 1; n <= 20; n++) {
+      const { revision } = await writer.mutate<{ revision: number }>('todo.write', { todos: list(n) }, s.token);
+      const acknowledged = performance.now();
+      const event = await waitFor(`event ${revision}`, () => stream.events.find((e) => e.id === String(revision)), 5_000, 1);
+      delays.push(Math.max(0, event.at - acknowledged));
+    }
+    stream.stop();
+    expect(stream.events.map((e) => e.id)).toEqual(Array.from({ length: 20 }, (_, i) => String(i + 1)));
+    expect((stream.events[19]?.data as { items: unknown[] }).items).toEqual(list(20));
+    expect(Math.max(...delays)).toBeLessThan(100);
+  });
+
+  it('a key revoked through one worker is refused by the other within 1 s', async () => {
+    const admin = adminClient(server);
+    const created = await admin.keys.create({ name: 'to revoke', role: 'agent' });
+    const [a, b] = await bothWorkers();
+    // Both workers have resolved (and cached) the key.
+    for (const worker of [a, b]) expect(await worker.query<{ role: string }>('workspace.whoami', undefined, created.token)).toMatchObject({ role: 'agent' });
+    await a.mutate('keys.revoke', { id: created.key.id }, server.adminKey);
+    const revokedAt = performance.now();
+    const refusal = await waitFor(
+      'the other worker refusing the key',
+      async () => {
+        const answer = await b.request('GET', '/trpc/workspace.whoami', { token: created.token });
+        return answer.status === 401 ? answer : null;
+      },
+      1_000,
+      5,
+    );
+    expect(performance.now() - revokedAt).toBeLessThan(1_000);
+    expect(JSON.parse(refusal.body).error.message).toBe('Error: unauthorized: this API key has been revoked.');
+  });
+
+  it('a key revoked by `agent-tasks keys revoke` on the file is refused by every worker within 1 s', async () => {
+    const created = await adminClient(server).keys.create({ name: 'revoked by the operator', role: 'agent' });
+    const [a, b] = await bothWorkers();
+    for (const worker of [a, b]) await worker.query('workspace.whoami', undefined, created.token);
+    await new Promise<void>((resolve, reject) =>
+      execFile(process.execPath, [agentTasksBin, 'keys', 'revoke', created.key.id, '--database', server.databaseFile], (error) =>
+        error ? reject(error) : resolve(),
+      ),
+    );
+    const revokedAt = performance.now();
+    for (const worker of [a, b]) {
+      await waitFor(
+        `worker ${worker.pid} refusing the key`,
+        async () => (await worker.request('GET', '/trpc/workspace.whoami', { token: created.token })).status === 401,
+        1_000,
+        5,
+      );
+    }
+    expect(performance.now() - revokedAt).toBeLessThan(1_000);
+  });
+
+  it('writers racing on one base revision through both workers: exactly one wins, the rest are refused as stale', async () => {
+    const s = await sessionClient(server);
+    await s.client.todo.write({ todos: list(0) });
+    const connections = await Promise.all(Array.from({ length: 8 }, () => pinnedConnection(server)));
+    open.push(...connections);
+    expect(new Set(connections.map((c) => c.pid)).size).toBe(2);
+    const answers = await Promise.all(
+      connections.map((c, i) => c.request('POST', '/trpc/todo.write', { token: s.token, body: { todos: list(i + 1), baseRevision: 1 } })),
+    );
+    expect(answers.filter((a) => a.status === 200)).toHaveLength(1);
+    for (const lost of answers.filter((a) => a.status !== 200)) {
+      expect(lost.status).toBe(409);
+      expect(JSON.parse(lost.body).error.message).toBe(
+        'Error: stale revision: this update was based on revision 1, but the list is at revision 2; read the list again and send the whole list.',
+      );
+    }
+    expect(countRows(server, 'TodoUpdate', '"sessionId" = ?', s.session.id)).toBe(2);
+  });
+
+  it('writers without a base revision through both workers are all recorded, each on its own revision', async () => {
+    const s = await sessionClient(server);
+    const connections = await Promise.all(Array.from({ length: 8 }, () => pinnedConnection(server)));
+    open.push(...connections);
+    const revisions = (
+      await Promise.all(
+        connections.flatMap((c, i) => [0, 1, 2].map((k) => c.mutate<{ revision: number }>('todo.write', { todos: list(i * 3 + k) }, s.token))),
+      )
+    ).map((a) => a.revision);
+    expect(revisions.sort((x, y) => x - y)).toEqual(Array.from({ length: 24 }, (_, i) => i + 1));
+    expect(countRows(server, 'TodoUpdate', '"sessionId" = ?', s.session.id)).toBe(24);
+  });
+
+  it('writes through both workers wait for an outside process holding the write lock, and land once it lets go', async () => {
+    const s = await sessionClient(server);
+    await s.client.todo.get();
+    const [a, b] = await bothWorkers();
+    for (const worker of [a, b]) await worker.query('todo.get', undefined, s.token);
+    const lock = new Database(server.databaseFile);
+    lock.exec('BEGIN IMMEDIATE');
+    const writes = [a, b, a, b].map((worker, n) => worker.mutate<{ revision: number }>('todo.write', { todos: list(n) }, s.token));
+    await new Promise((resolve) => setTimeout(resolve, 500));
+    lock.exec('ROLLBACK');
+    lock.close();
+    const revisions = (await Promise.all(writes)).map((w) => w.revision).sort();
+    expect(revisions).toEqual([1, 2, 3, 4]);
+  });
+
+  it('claims through both workers take each ready task once', async () => {
+    const s = await sessionClient(server);
+    const listName = `claims-${Date.now()}`;
+    for (let i = 0; i < 6; i++) await s.client.tasks.create({ subject: `Task ${i}`, listName });
+    const agents = await Promise.all(Array.from({ length: 3 }, (_, i) => s.client.sessions.open({ title: `claimer ${i}`, agentName: `agent-${i}` })));
+    const connections = await Promise.all(Array.from({ length: 6 }, () => pinnedConnection(server)));
+    open.push(...connections);
+    const claims = await Promise.all(
+      connections.flatMap((c, i) => [0, 1].map(() => c.request('POST', '/trpc/task.claim', { token: agents[i % 3]?.token, body: { listName } }))),
+    );
+    const taken = claims
+      .filter((a) => a.status === 200)
+      .map((a) => (JSON.parse(a.body).result.data as { task: { id: string } | null }).task?.id)
+      .filter((id): id is string => Boolean(id));
+    expect(taken).toHaveLength(6);
+    expect(new Set(taken).size).toBe(6);
+  });
+
+  it('an MCP session opened through one worker keeps working through the other, and closing it anywhere closes it', async () => {
+    const s = await sessionClient(server, 'mcp across workers');
+    const [a, b] = await bothWorkers();
+    const headers = { accept: 'application/json, text/event-stream', 'mcp-protocol-version': '2025-06-18' };
+    /** One JSON-RPC call over a pinned connection; the answer (JSON, or the first SSE data line). */
+    const rpc = async (on: PinnedConnection, body: unknown, session?: string, method = 'POST') => {
+      const answer = await on.request(method, '/mcp', {
+        token: s.token,
+        body,
+        headers: { ...headers, ...(session ? { 'mcp-session-id': session } : {}) },
+      });
+      const data = answer.body.split('\n').find((line) => line.startsWith('data: '));
+      return { ...answer, json: (data ? JSON.parse(data.slice(6)) : answer.body ? JSON.parse(answer.body) : null) as Record<string, any> | null };
+    };
+    const init = await rpc(a, {
+      jsonrpc: '2.0',
+      id: 1,
+      method: 'initialize',
+      params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 'test', version: '1' } },
+    });
+    expect(init.status).toBe(200);
+    const session = init.headers['mcp-session-id'] as string;
+    expect(session).toBeTruthy();
+    expect((await rpc(a, { jsonrpc: '2.0', method: 'notifications/initialized' }, session)).status).toBe(202);
+
+    const tools = await rpc(b, { jsonrpc: '2.0', id: 2, method: 'tools/list' }, session);
+    expect(tools.status).toBe(200);
+    expect((tools.json?.result.tools as { name: string }[]).map((t) => t.name)).toContain('todo_write');
+    for (const [n, on] of [b, a, b].entries()) {
+      const call = await rpc(on, { jsonrpc: '2.0', id: 10 + n, method: 'tools/call', params: { name: 'todo_write', arguments: { todos: list(n) } } }, session);
+      expect(call.status).toBe(200);
+      expect(call.json?.result).toEqual({ content: [{ type: 'text', text: 'Updated todo list: 1 pending, 1 in progress, 0 completed' }], isError: false });
+    }
+    expect((await s.client.todo.get()).revision).toBe(3);
+
+    expect((await rpc(b, undefined, session, 'DELETE')).status).toBe(200);
+    const closed = await rpc(a, { jsonrpc: '2.0', id: 20, method: 'tools/list' }, session);
+    expect(closed.status).toBe(404);
+    expect(closed.json?.error.message).toBe('Error: MCP session not found (closed or idle too long); initialize a new one.');
+  });
+
+  it('each notification is delivered once, whichever worker recorded it', async () => {
+    const admin = adminClient(server);
+    // A slow receiver: two workers polling the same outbox would both pick a message up while it answers.
+    const hook = await startReceiver({ answerAfterMs: 300 });
+    try {
+      await admin.channels.create({ name: 'once', url: hook.url });
+      const agent = createClient({ url: server.url, token: (await admin.keys.create({ name: 'runner', role: 'agent' })).token });
+      const runs = await Promise.all(
+        Array.from({ length: 4 }, async (_, i) => {
+          const { client } = await openSessionClient(agent, { title: `runner ${i}` });
+          const { startAttemptId } = await client.runs.prepare({ parentExecutionId: 'none' });
+          const run = await client.runs.execute({ startAttemptId });
+          const tasks = ['First', 'Second'].map((action) => ({ action, expected_result: `${action}: verified` }));
+          await client.runs.name({ runId: run.id, name: `Run ${i}` });
+          let { attemptId } = await client.runs.intake({ runId: run.id, tasks, progress_checklist_outcome: '2 ordered tasks are ready' });
+          for (const task of [1, 2]) {
+            const view = await client.runs.step({ runId: run.id, attemptId: attemptId ?? '', evidence: `Task ${task} checked.`, progress_execution_outcome: `Task ${task} is done` });
+            attemptId = view.attemptId;
+          }
+          return run.id;
+        }),
+      );
+      await waitFor('every notification accepted', () => hook.accepted().length >= 8, 15_000);
+      await new Promise((resolve) => setTimeout(resolve, 1_500)); // several more outbox polls on every worker
+      const keys = hook.received.map((h) => (h.body as { idempotencyKey: string }).idempotencyKey);
+      expect(keys).toHaveLength(8);
+      expect(new Set(keys).size).toBe(8);
+      const runsSeen = hook.received.map((h) => (h.body as { run: { id: string } }).run.id);
+      for (const id of runs) expect(runsSeen.filter((r) => r === id)).toHaveLength(2);
+    } finally {
+      await hook.down();
+    }
+  });
+
+  it('a worker killed with SIGKILL is replaced, and the server keeps answering', async () => {
+    const s = await sessionClient(server);
+    const [a] = await bothWorkers();
+    process.kill(a.pid, 'SIGKILL');
+    await waitFor('the primary to log the replacement', () => server.output().includes('worker died; starting a new one'), 10_000);
+    const workers = await waitFor('two live workers again', async () => {
+      const connections = await Promise.all(Array.from({ length: 4 }, () => pinnedConnection(server)));
+      open.push(...connections);
+      const pids = new Set(connections.map((c) => c.pid));
+      return pids.size === 2 && !pids.has(a.pid) ? pids : null;
+    }, 15_000, 100);
+    expect(workers.size).toBe(2);
+    expect((await s.client.todo.write({ todos: list(1) })).revision).toBe(1);
+  });
+});
