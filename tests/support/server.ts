@@ -32,7 +32,8 @@ export interface StartOptions {
 export const tempDatabaseFile = () => path.join(mkdtempSync(path.join(os.tmpdir(), 'agent-tasks-')), 'test.db');
 
 function spawnMain(databaseFile: string, adminKey: string | null, extraEnv: Record<string, string> = {}) {
-  const env: NodeJS.ProcessEnv = { ...process.env, ...extraEnv, DATABASE_URL: `file:${databaseFile}`, PORT: extraEnv.PORT ?? '0', HOST: '127.0.0.1' };
+  // Test receivers listen on 127.0.0.1: allowed as an internal receiver unless a test sets its own allow-list.
+  const env: NodeJS.ProcessEnv = { ...process.env, AGENT_TASKS_CHANNEL_ALLOWLIST: '127.0.0.1', ...extraEnv, DATABASE_URL: `file:${databaseFile}`, PORT: extraEnv.PORT ?? '0', HOST: '127.0.0.1' };
   if (adminKey) env.AGENT_TASKS_ADMIN_KEY = adminKey;
   else delete env.AGENT_TASKS_ADMIN_KEY;
   const child = spawn(process.execPath, [agentTasksBin, 'serve'], { cwd: repoRoot, env, stdio: ['ignore', 'pipe', 'pipe'] });

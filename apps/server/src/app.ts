@@ -6,6 +6,9 @@ import { inProcessLiveEvents } from './adapters/live-events.ts';
 import { nodeIds } from './adapters/node-ids.ts';
 import { sha256Hasher } from './adapters/sha256-hasher.ts';
 import { systemClock } from './adapters/system-clock.ts';
+import { parseAllowList } from './adapters/receiver-address.ts';
+import { authGuard } from './auth/auth-guard.ts';
+import { streamTickets } from './auth/stream-tickets.ts';
 import { fetchWebhookSender } from './adapters/webhook-sender.ts';
 import type { Services } from './context.ts';
 import { openDb } from './db/client.ts';
@@ -15,7 +18,8 @@ import { applyMigrations } from './db/schema-engine.ts';
 import { createHttpApp } from './http/http-app.ts';
 import { inFlightRequests } from './http/in-flight.ts';
 import { type Logger, createLogger } from './logger.ts';
-import { createMcpEndpoint } from './mcp/mcp-endpoint.ts';
+import { closeMcpSession, createMcpEndpoint } from './mcp/mcp-endpoint.ts';
+import { mcpSessionRegistry } from './mcp/mcp-sessions.ts';
 import { moiraKit } from './mcp/mcp-server.ts';
 import { prismaStore } from './repositories/prisma-store.ts';
 import { startNotificationWorker } from './workers/notification-worker.ts';
@@ -27,12 +31,31 @@ export interface AppOptions {
   adminKey?: string | undefined;
   /** Base URL for links to run pages in notifications; defaults to the server's own URL. */
   publicUrl?: string | undefined;
-  /** Notification delivery: first retry delay, longest delay, and how often the outbox is polled. */
-  delivery?: { baseMs?: number; maxMs?: number; pollMs?: number };
+  /** Notification delivery: first retry delay, longest delay, how often the outbox is polled, how long a message is
+   * retried before it is given up, and how many channels are delivered to at once. */
+  delivery?: { baseMs?: number; maxMs?: number; pollMs?: number; maxAgeMs?: number; lanes?: number };
+  /** Reaching receivers: connect and total timeouts, answer bytes read, internal addresses allowed besides public ones. */
+  webhooks?: { connectTimeoutMs?: number; timeoutMs?: number; maxResponseBytes?: number; allowList?: string[] };
   /** Browser origins allowed to call the API (CORS); empty for none, `*` for any (never with credentials). */
   corsOrigins?: string[];
   /** How long a shutdown waits for in-flight requests before closing their connections. */
   shutdownTimeoutMs?: number;
+  /** How long a client may take to send its headers, its whole request, and how long an idle keep-alive connection stays. */
+  sockets?: { headersTimeoutMs?: number; requestTimeoutMs?: number; keepAliveTimeoutMs?: number };
+  /** MCP sessions: at most `perKey` per key and `total` in all; closed after `idleMs` without a request. */
+  mcp?: { perKey?: number; total?: number; idleMs?: number };
+  /** How long a write waits for another process's write lock before it is answered busy (503); default 5 s. */
+  busyTimeoutMs?: number;
+  /** Load shedding: API requests worked on at once (64), the longest wait in line (5 s) and its length (2,000). */
+  maxConcurrent?: number;
+  maxQueueMs?: number;
+  maxQueue?: number;
+  /** Most calls in one tRPC batch request (default 50). */
+  maxBatch?: number;
+  /** The brake on failed authentications (defaults: 30 per address, 10 per token prefix, a 60 s window). */
+  authFailures?: { perAddress?: number; perKeyPrefix?: number; windowSeconds?: number };
+  /** How long a stream ticket stays valid (default 30 s). */
+  streamTicketTtlMs?: number;
   /** Defaults to a silent logger (tests, embedding); the command passes its own. */
   log?: Logger;
   /** The built dashboard; defaults to apps/web/dist. */
@@ -62,19 +85,45 @@ export async function startApp(options: AppOptions): Promise<App> {
   const reader = await openDb(options.databaseFile);
   const live = inProcessLiveEvents();
   const deps: Deps = {
-    store: prismaStore(writer, reader),
+    store: prismaStore(writer, reader, { busyTimeoutMs: options.busyTimeoutMs }),
     clock: systemClock,
     ids: nodeIds,
     hasher: sha256Hasher,
     events: live,
     publicUrl: options.publicUrl ?? '',
+    // better-sqlite3 answers at once: a long transaction is one chain of promises that never lets a socket in.
+    pause: () => new Promise((resolve) => setImmediate(resolve)),
   };
-  const services: Services = { deps, live, log };
+  const webhooks = fetchWebhookSender({
+    connectTimeoutMs: options.webhooks?.connectTimeoutMs ?? 3_000,
+    timeoutMs: options.webhooks?.timeoutMs ?? 10_000,
+    maxResponseBytes: options.webhooks?.maxResponseBytes ?? 16_384,
+    allow: parseAllowList(options.webhooks?.allowList ?? []),
+  });
+  const guard = authGuard(
+    {
+      perAddress: options.authFailures?.perAddress ?? 30,
+      perKeyPrefix: options.authFailures?.perKeyPrefix ?? 10,
+      windowSeconds: options.authFailures?.windowSeconds ?? 60,
+    },
+    sha256Hasher,
+  );
+  const tickets = streamTickets(writer, sha256Hasher, options.streamTicketTtlMs ?? 30_000);
+  const services: Services = { deps, live, log, webhooks, guard, tickets };
   const firstRun = await workspaces.bootstrap(deps, options.adminKey);
 
   const inFlight = inFlightRequests();
-  const mcp = createMcpEndpoint(services);
-  const moira = createMcpEndpoint(services, moiraKit);
+  // One registry for both MCP endpoints: the caps count every open MCP session.
+  const mcpSessions = mcpSessionRegistry(
+    {
+      perKey: options.mcp?.perKey ?? 20,
+      total: options.mcp?.total ?? 500,
+      idleMs: options.mcp?.idleMs ?? 600_000,
+    },
+    (session) => closeMcpSession(services, session),
+  );
+  const mcp = createMcpEndpoint(services, mcpSessions);
+  const moira = createMcpEndpoint(services, mcpSessions, moiraKit);
   const migrations = migrationState(reader, migrationsDir);
   const app = createHttpApp({
     services,
@@ -84,8 +133,20 @@ export async function startApp(options: AppOptions): Promise<App> {
     corsOrigins: options.corsOrigins ?? [],
     webRoot: options.webRoot ?? defaultWebRoot,
     ready: () => migrations.check(),
+    ...(options.maxBatch ? { maxBatch: options.maxBatch } : {}),
+    admission: { concurrency: options.maxConcurrent ?? 64, maxWaitMs: options.maxQueueMs ?? 5_000, maxQueue: options.maxQueue ?? 2_000 },
   });
-  const server = createAdaptorServer({ fetch: app.fetch, overrideGlobalObjects: false });
+  // Sockets that never finish their headers (or their request) are closed, checked every second, instead of being held.
+  const server = createAdaptorServer({
+    fetch: app.fetch,
+    overrideGlobalObjects: false,
+    serverOptions: {
+      headersTimeout: options.sockets?.headersTimeoutMs ?? 10_000,
+      requestTimeout: options.sockets?.requestTimeoutMs ?? 30_000,
+      keepAliveTimeout: options.sockets?.keepAliveTimeoutMs ?? 5_000,
+      connectionsCheckingInterval: 1_000,
+    },
+  });
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject);
     server.listen(options.port ?? 0, options.host ?? '127.0.0.1', () => resolve());
@@ -93,11 +154,14 @@ export async function startApp(options: AppOptions): Promise<App> {
   const { port } = server.address() as AddressInfo;
   const url = `http://${options.host ?? '127.0.0.1'}:${port}`;
   deps.publicUrl ||= url;
-  const worker = startNotificationWorker(deps, fetchWebhookSender(), log, {
+  const worker = startNotificationWorker(deps, webhooks, log, {
     baseMs: options.delivery?.baseMs ?? 1_000,
     maxMs: options.delivery?.maxMs ?? 60_000,
     pollMs: options.delivery?.pollMs ?? 250,
+    maxAgeMs: options.delivery?.maxAgeMs ?? 86_400_000,
+    lanes: options.delivery?.lanes ?? 16,
     batch: 50,
+    jitter: Math.random,
   });
 
   let closing: Promise<void> | undefined;

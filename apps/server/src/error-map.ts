@@ -23,6 +23,8 @@ export const trpcCodeOf: Record<ErrorCode, TRPCCode> = {
   INVALID_REVISION: 'BAD_REQUEST',
   NO_CHANNEL: 'PRECONDITION_FAILED',
   STALE_STEP: 'CONFLICT',
+  RATE_LIMITED: 'TOO_MANY_REQUESTS',
+  BUSY: 'SERVICE_UNAVAILABLE',
 };
 
 export const toTRPCError = (error: DomainError) =>

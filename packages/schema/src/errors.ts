@@ -17,5 +17,7 @@ export const errorCodes = [
   'INVALID_REVISION',
   'NO_CHANNEL',
   'STALE_STEP',
+  'RATE_LIMITED',
+  'BUSY',
 ] as const;
 export type ErrorCode = (typeof errorCodes)[number];

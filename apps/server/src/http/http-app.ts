@@ -1,4 +1,5 @@
 // The HTTP layer (Hono): access log and request ids, CORS, body limits, health, tRPC, MCP, run links, the dashboard.
+import { isDomainError } from '@agent-tasks/core';
 import type { HttpBindings } from '@hono/node-server';
 import { RESPONSE_ALREADY_SENT } from '@hono/node-server/utils/response';
 import { trpcServer } from '@hono/trpc-server';
@@ -7,8 +8,10 @@ import { bodyLimit } from 'hono/body-limit';
 import { cors } from 'hono/cors';
 import { requestId } from 'hono/request-id';
 import { type RequestInfo, type Services, createContextFactory } from '../context.ts';
+import { BUSY_RETRY_AFTER_SECONDS, databaseBusy, isDatabaseBusy } from '../db/busy.ts';
 import { appRouter } from '../routers/root.ts';
 import { dashboard } from './dashboard.ts';
+import { type AdmissionLimits, admission } from './admission.ts';
 import { type InFlight } from './in-flight.ts';
 import { runLinks } from './run-links.ts';
 
@@ -29,7 +32,17 @@ export interface HttpAppOptions {
   /** Whether the database answers and every migration is applied. */
   ready(): Promise<{ ready: true } | { ready: false; reason: string }>;
   webRoot: string;
+  /** Most calls one tRPC batch request may carry; larger batches are refused whole with a 400. */
+  maxBatch?: number;
+  /** Load shedding: requests worked on at once, the longest wait in line, the longest line. */
+  admission?: AdmissionLimits;
 }
+
+/** Seconds to wait that a refusal carries (a rate limit), or null. */
+const retryAfterOf = (cause: unknown): number | null => {
+  const seconds = isDomainError(cause) ? cause.details?.retryAfterSeconds : undefined;
+  return typeof seconds === 'number' ? seconds : null;
+};
 
 const json = (c: Context, status: number, body: unknown) => c.json(body as object, status as 200);
 
@@ -46,7 +59,7 @@ export function createHttpApp(options: HttpAppOptions) {
   // One access-log line per request: id, route or procedure, actor (never a token), status, duration.
   app.use(async (c, next) => {
     const started = performance.now();
-    const info: RequestInfo = { id: c.get('requestId') };
+    const info: RequestInfo = { id: c.get('requestId'), address: c.env.incoming?.socket.remoteAddress };
     c.set('info', info);
     if (!inFlight.enter()) {
       c.header('connection', 'close');
@@ -62,6 +75,25 @@ export function createHttpApp(options: HttpAppOptions) {
         { req: info.id, method: c.req.method, route: routeOf(c), actor: info.actorId, status, ms: Math.round((performance.now() - started) * 10) / 10 },
         'request',
       );
+    }
+  });
+
+  // Past the line's limits a request is answered 503 at once; live streams (which last) and health checks skip the line.
+  const gate = admission(options.admission ?? { concurrency: 64, maxWaitMs: 5_000, maxQueue: 2_000 });
+  app.use(async (c, next) => {
+    const path = c.req.path;
+    const api = path.startsWith('/trpc/') || path === '/mcp' || path === '/mcp/moira';
+    if (!api || c.req.header('accept')?.includes('text/event-stream') || c.req.method === 'GET' && path.startsWith('/mcp')) return next();
+    const leave = await gate.enter();
+    if (!leave) {
+      log.warn({ req: c.get('requestId'), route: routeOf(c), ...gate.stats() }, 'overloaded: answered 503');
+      c.header('retry-after', '1');
+      return json(c, 503, { error: { message: 'Error: the server is overloaded; try again in 1 s.', code: -32603, data: { code: 'SERVICE_UNAVAILABLE', httpStatus: 503, appCode: null, details: null } } });
+    }
+    try {
+      await next();
+    } finally {
+      leave();
     }
   });
 
@@ -82,6 +114,11 @@ export function createHttpApp(options: HttpAppOptions) {
 
   app.onError((error, c) => {
     const id = c.get('requestId') ?? 'unknown';
+    if (isDatabaseBusy(error)) {
+      log.warn({ req: id, route: routeOf(c) }, 'database busy: answered 503');
+      c.header('retry-after', String(BUSY_RETRY_AFTER_SECONDS));
+      return json(c, 503, { error: databaseBusy().message });
+    }
     log.error({ req: id, err: error }, 'unexpected error');
     return json(c, 500, { error: `Error: internal server error (request ${id}).` });
   });
@@ -93,8 +130,22 @@ export function createHttpApp(options: HttpAppOptions) {
     return json(c, state.ready ? 200 : 503, state);
   });
 
+  const maxBatch = options.maxBatch ?? 50;
   app.use(
     '/trpc/*',
+    // Refused before anything runs: a batch is as many calls as its path names, and nothing bounds that but the URL.
+    async (c, next) => {
+      if (c.req.query('batch') !== '1') return next();
+      const calls = routeOf(c).split(',').length;
+      if (calls <= maxBatch) return next();
+      return json(c, 400, {
+        error: {
+          message: `Error: a batch may hold at most ${maxBatch} calls (this one has ${calls}); send fewer calls per request.`,
+          code: -32600,
+          data: { code: 'BAD_REQUEST', httpStatus: 400, appCode: 'INVALID_INPUT', details: null },
+        },
+      });
+    },
     bodyLimit({
       maxSize: MAX_BODY_BYTES,
       onError: (c) => json(c, 413, { error: { message: 'Error: the request body is larger than 16 MiB.', code: -32600 } }),
@@ -102,10 +153,18 @@ export function createHttpApp(options: HttpAppOptions) {
     trpcServer({
       router: appRouter,
       endpoint: '/trpc',
+      maxBatchSize: maxBatch,
       createContext: (opts, c) => adapterContext(opts, (c as Context<AppEnv>).get('info')) as unknown as Record<string, unknown>,
-      onError({ error, ctx }) {
+      onError({ error, ctx, path }) {
         // Refusals are answers, not faults; anything else is logged with its stack under the request's id.
         if (error.code === 'INTERNAL_SERVER_ERROR') log.error({ req: ctx?.request.id, err: error.cause ?? error }, 'unexpected error');
+        if (error.code === 'TOO_MANY_REQUESTS') log.warn({ req: ctx?.request.id, address: ctx?.request.address }, 'failed authentications: answered 429');
+        if (error.code === 'SERVICE_UNAVAILABLE') log.warn({ req: ctx?.request.id, route: path }, 'database busy: answered 503');
+      },
+      // A refusal that passes with time tells the client when to try again.
+      responseMeta: ({ errors }) => {
+        const waits = errors.map((e) => retryAfterOf(e.cause)).filter((n): n is number => n !== null);
+        return waits.length ? { headers: { 'retry-after': String(Math.max(...waits)) } } : {};
       },
     }),
   );

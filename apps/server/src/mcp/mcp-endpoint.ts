@@ -2,13 +2,15 @@
 // own agent session per MCP session.
 import { randomUUID } from 'node:crypto';
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import { type Actor, type ToolApi, isDomainError, resolveActor, sessions } from '@agent-tasks/core';
+import { type Actor, type ToolApi, isDomainError, sessions } from '@agent-tasks/core';
 import type { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
 import { TRPCError } from '@trpc/server';
+import { authenticate } from '../auth/authenticate.ts';
 import { type Services, bearerToken, createInnerContext } from '../context.ts';
 import { appRouter } from '../routers/root.ts';
 import { createCallerFactory } from '../trpc.ts';
 import { type McpKit, agentTasksKit, createMcpServer } from './mcp-server.ts';
+import type { McpSessionRegistry, OpenMcpSession } from './mcp-sessions.ts';
 
 const createCaller = createCallerFactory(appRouter);
 
@@ -16,6 +18,18 @@ const createCaller = createCallerFactory(appRouter);
 function callerApi(services: Services, token: string): ToolApi {
   const caller = createCaller(createInnerContext(services, token));
   return { todo: caller.todo, task: caller.task, run: caller.run };
+}
+
+/**
+ * The same calls with the session token found on the first call: an API key's MCP session opens its agent session
+ * only when a tool first needs it, so sessions that are opened and dropped leave no row behind.
+ */
+function lazyCallerApi(services: Services, token: () => Promise<string>): ToolApi {
+  let api: Promise<ToolApi> | undefined;
+  const resolved = () => (api ??= token().then((t) => callerApi(services, t)));
+  const router = (name: keyof ToolApi) =>
+    new Proxy({}, { get: (_, procedure: string) => async (input: unknown) => ((await resolved())[name] as Record<string, (i: unknown) => unknown>)[procedure]?.(input) });
+  return { todo: router('todo'), task: router('task'), run: router('run') } as unknown as ToolApi;
 }
 
 function errorText(error: unknown): string {
@@ -47,43 +61,26 @@ async function readJson(req: IncomingMessage): Promise<unknown> {
   return text ? JSON.parse(text) : undefined;
 }
 
-interface McpSession {
-  transport: StreamableHTTPServerTransport;
-  keyId: string;
-  /** The session token's session, when the MCP session was opened with one (null for an API key). */
-  sessionId: string | null;
-  lastSeen: number;
+/**
+ * Closes an MCP session's leftovers: the agent session opened for it is removed when it recorded nothing, and the
+ * live streams acting as it end.
+ */
+export async function closeMcpSession(services: Services, session: OpenMcpSession) {
+  if (!session.opened) return;
+  await sessions.removeUnusedSession(services.deps, { workspaceId: session.workspaceId, id: session.opened.id });
 }
 
-/** MCP sessions idle this long are closed (clients that never send DELETE would otherwise pile up). */
-const IDLE_MS = 60 * 60 * 1000;
-
-export function createMcpEndpoint(services: Services, kit: McpKit = agentTasksKit) {
-  const open = new Map<string, McpSession>();
-
-  /** The session token the tools act with: the caller's own, or a new agent session opened for an API key. */
-  async function sessionToken(actor: Actor, token: string) {
-    if (actor.sessionId || actor.role === 'viewer') return token;
-    const opened = await sessions.openSession(services.deps, actor, { title: 'MCP session' });
-    return opened.token;
-  }
-
-  function closeIdle(now: number) {
-    for (const [id, session] of open) {
-      if (now - session.lastSeen > IDLE_MS) {
-        open.delete(id);
-        void session.transport.close();
-      }
-    }
-  }
-
+export function createMcpEndpoint(services: Services, open: McpSessionRegistry, kit: McpKit = agentTasksKit) {
   async function handle(req: IncomingMessage, res: ServerResponse) {
-    closeIdle(Date.now());
     const token = bearerToken(req.headers.authorization);
     let actor: Actor;
     try {
-      actor = await resolveActor(services.deps, token);
+      actor = await authenticate(services, req.socket.remoteAddress, { token });
     } catch (error) {
+      if (isDomainError(error) && error.code === 'RATE_LIMITED') {
+        res.setHeader('retry-after', String(error.details?.retryAfterSeconds ?? 60));
+        return rpcError(res, 429, -32001, error.message);
+      }
       return rpcError(res, 401, -32001, isDomainError(error) ? error.message : 'Error: unauthorized.');
     }
     const sessionId = req.headers['mcp-session-id'];
@@ -92,7 +89,7 @@ export function createMcpEndpoint(services: Services, kit: McpKit = agentTasksKi
       if (existing.keyId !== actor.keyId) return rpcError(res, 403, -32001, 'Error: forbidden: this MCP session belongs to another key.');
       if (existing.sessionId !== actor.sessionId) return rpcError(res, 403, -32001, 'Error: forbidden: this MCP session belongs to another session.');
       existing.lastSeen = Date.now();
-      return existing.transport.handleRequest(req, res);
+      return existing.handle(req, res);
     }
     // An unknown session id (closed, or lost when the server restarted) is a 404, so the client initializes anew
     // (MCP streamable HTTP, session management); no session id at all is a 400.
@@ -113,16 +110,45 @@ export function createMcpEndpoint(services: Services, kit: McpKit = agentTasksKi
       import('@modelcontextprotocol/sdk/types.js'),
     ]);
     if (!isInitializeRequest(body)) return noSession();
-    const api = callerApi(services, await sessionToken(actor, token ?? ''));
+    const place = open.reserve(actor.keyId);
+    if ('refusal' in place) {
+      res.setHeader('retry-after', String(Math.max(1, Math.ceil(open.limits.idleMs / 1000))));
+      return rpcError(res, 429, -32001, place.refusal);
+    }
+    const session: OpenMcpSession = {
+      keyId: actor.keyId,
+      workspaceId: actor.workspaceId,
+      sessionId: actor.sessionId,
+      opened: null,
+      lastSeen: Date.now(),
+      handle: (request, response) => transport.handleRequest(request, response),
+      close: () => transport.close(),
+    };
+    // The session token the tools act with: the caller's own, or an agent session opened for an API key when first needed.
+    const api =
+      actor.sessionId || actor.role === 'viewer'
+        ? callerApi(services, token ?? '')
+        : lazyCallerApi(services, async () => {
+            const opened = await sessions.openSession(services.deps, actor, { title: 'MCP session' });
+            session.opened = { id: opened.session.id };
+            return opened.token;
+          });
     const transport: StreamableHTTPServerTransport = new StreamableHTTPServerTransport({
       sessionIdGenerator: () => randomUUID(),
-      onsessioninitialized: (id) => void open.set(id, { transport, keyId: actor.keyId, sessionId: actor.sessionId, lastSeen: Date.now() }),
+      onsessioninitialized: (id) => {
+        open.add(id, session);
+        place.release();
+      },
     });
     transport.onclose = () => {
-      if (transport.sessionId) open.delete(transport.sessionId);
+      if (transport.sessionId) open.closed(transport.sessionId);
     };
-    await (await createMcpServer(api, errorText, kit)).connect(transport);
-    await transport.handleRequest(req, res, body);
+    try {
+      await (await createMcpServer(api, errorText, kit)).connect(transport);
+      await transport.handleRequest(req, res, body);
+    } finally {
+      place.release(); // a session that never initialized gives its place back
+    }
   }
 
   return {
@@ -132,8 +158,7 @@ export function createMcpEndpoint(services: Services, kit: McpKit = agentTasksKi
         if (!res.headersSent) rpcError(res, 500, -32603, 'Error: internal server error.');
       }),
     async close() {
-      await Promise.all([...open.values()].map((s) => s.transport.close()));
-      open.clear();
+      await open.closeAll();
     },
   };
 }

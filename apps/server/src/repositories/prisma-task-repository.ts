@@ -48,6 +48,15 @@ type TaskRow = Omit<TaskRecord, 'status' | 'metadata'> & { status: string; metad
 const toTask = (row: TaskRow): TaskRecord => ({ ...row, status: row.status as TaskStatus, metadata: JSON.parse(row.metadata) });
 const fromTask = ({ metadata, ...rest }: TaskRecord) => ({ ...rest, metadata: JSON.stringify(metadata) });
 
+/** Rows per bulk insert: a few statements for a whole import, each well under SQLite's variable limit. */
+const BULK_ROWS = 200;
+
+/**
+ * Lets the event loop take other requests between bulk statements: better-sqlite3 answers at once, so a run of
+ * statements is one chain of promises that would otherwise keep every socket waiting until the import is done.
+ */
+const letOthersIn = () => new Promise<void>((resolve) => setImmediate(resolve));
+
 type ChangeRow = Omit<TaskChangeRecord, 'kind' | 'changes' | 'snapshot'> & { kind: string; changes: string; snapshot: string };
 const toChange = (row: ChangeRow): TaskChangeRecord => ({
   ...row,
@@ -92,6 +101,31 @@ export const prismaTaskRepository = (db: Tx): TaskRepository => ({
   feedPosition: async (listId) => (await db.taskList.findUnique({ where: { id: listId }, select: { changeSeq: true } }))?.changeSeq ?? 0,
   nextChangeSeq: async (listId) =>
     (await db.taskList.update({ where: { id: listId }, data: { changeSeq: { increment: 1 } }, select: { changeSeq: true } })).changeSeq,
+  reserveTaskSeqs: async (listId, count) =>
+    (await db.taskList.update({ where: { id: listId }, data: { taskSeq: { increment: count } }, select: { taskSeq: true } })).taskSeq - count + 1,
+  reserveChangeSeqs: async (listId, count) =>
+    (await db.taskList.update({ where: { id: listId }, data: { changeSeq: { increment: count } }, select: { changeSeq: true } })).changeSeq - count + 1,
+  async insertMany(tasks) {
+    for (let i = 0; i < tasks.length; i += BULK_ROWS) {
+      await letOthersIn();
+      await db.task.createMany({ data: tasks.slice(i, i + BULK_ROWS).map(fromTask) });
+    }
+  },
+  async addEdges(listId, edges) {
+    for (let i = 0; i < edges.length; i += BULK_ROWS) {
+      await letOthersIn();
+      await db.taskEdge.createMany({ data: edges.slice(i, i + BULK_ROWS).map((e) => ({ listId, ...e })) });
+    }
+  },
+  async appendChanges(changes) {
+    for (let i = 0; i < changes.length; i += BULK_ROWS) {
+      await letOthersIn();
+      await db.taskChange.createMany({
+        data: changes.slice(i, i + BULK_ROWS).map(({ changes: c, snapshot, ...rest }) => ({ ...rest, changes: JSON.stringify(c), snapshot: JSON.stringify(snapshot) })),
+      });
+    }
+  },
+  takenIds: async (ids) => (await inChunks(ids, (chunk) => db.task.findMany({ where: { id: { in: chunk } }, select: { id: true } }))).map((r) => r.id),
   async insert(task) {
     await db.task.create({ data: fromTask(task), select: { id: true } });
   },
