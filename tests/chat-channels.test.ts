@@ -88,7 +88,7 @@ describe('channel kinds', () => {
   it('an admin creates channels of each kind (webhook by default); an unknown kind is refused and nothing recorded', async () => {
     const w = await workspace('kinds');
     const plain = await w.admin.channels.create({ name: 'Plain', url: 'http://127.0.0.1:9/plain' });
-    const slack = await w.admin.channels.create({ name: 'Team chat', url: 'https://hooks.slack.example/T0/B0/x', kind: 'slack' });
+    const slack = await w.admin.channels.create({ name: 'Team chat', url: 'http://127.0.0.1:9/services/T0/B0/x', kind: 'slack' });
     expect(plain).toMatchObject({ kind: 'webhook' });
     expect(slack).toMatchObject({ name: 'Team chat', kind: 'slack' });
     expect((await w.admin.channels.list()).channels.map((c) => c.kind)).toEqual(['webhook', 'slack']);

@@ -176,7 +176,7 @@ describe('admin procedures refuse viewer keys, and record nothing', () => {
   it('keys, channels, settings and the outbox', async () => {
     const ws = await workspace('refusals');
     const { key } = await ws.admin.keys.create({ name: 'target', role: 'agent' });
-    const channel = await ws.admin.channels.create({ name: 'chat', url: 'https://hooks.example.com/x' });
+    const channel = await ws.admin.channels.create({ name: 'chat', url: 'http://127.0.0.1:9/x' });
     const forbidden = 'Error: forbidden: viewer keys are read-only (this key is viewer).';
     const keys = () => countRows(server, 'ApiKey', 'workspaceId = ?', ws.id);
     const channels = () => countRows(server, 'NotificationChannel', 'workspaceId = ?', ws.id);

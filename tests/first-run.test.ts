@@ -31,10 +31,10 @@ describe('first run', () => {
   });
 
   it('takes the admin key from AGENT_TASKS_ADMIN_KEY and does not print it', async () => {
-    const server = await startServer({ adminKey: 'atk_from_the_environment_0123456789' });
+    const server = await startServer({ adminKey: 'atk_from_the_environment_4f9c2e7a1d' });
     try {
-      expect(server.output()).not.toContain('atk_from_the_environment_0123456789');
-      const admin = createClient({ url: server.url, token: 'atk_from_the_environment_0123456789' });
+      expect(server.output()).not.toContain('atk_from_the_environment_4f9c2e7a1d');
+      const admin = createClient({ url: server.url, token: 'atk_from_the_environment_4f9c2e7a1d' });
       expect(await admin.whoami()).toMatchObject({ role: 'admin' });
       expect((await refused(createClient({ url: server.url, token: 'atk_other' }).whoami())).code).toBe('UNAUTHENTICATED');
     } finally {

@@ -33,10 +33,12 @@ export const tempDatabaseFile = () => path.join(mkdtempSync(path.join(os.tmpdir(
 
 function spawnMain(databaseFile: string, adminKey: string | null, extraEnv: Record<string, string> = {}) {
   // One process unless a test asks for workers (TEST_WORKERS=2 runs the whole suite against `--workers 2`).
+  // Test receivers listen on 127.0.0.1: allowed as an internal receiver unless a test sets its own allow-list.
   const workers = process.env.TEST_WORKERS ?? '1';
   const env: NodeJS.ProcessEnv = {
     ...process.env,
     AGENT_TASKS_WORKERS: workers,
+    AGENT_TASKS_CHANNEL_ALLOWLIST: '127.0.0.1',
     ...extraEnv,
     DATABASE_URL: `file:${databaseFile}`,
     PORT: extraEnv.PORT ?? '0',

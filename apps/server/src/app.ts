@@ -7,6 +7,9 @@ import { type LiveEvents, inProcessLiveEvents } from './adapters/live-events.ts'
 import { nodeIds } from './adapters/node-ids.ts';
 import { sha256Hasher } from './adapters/sha256-hasher.ts';
 import { systemClock } from './adapters/system-clock.ts';
+import { parseAllowList } from './adapters/receiver-address.ts';
+import { authGuard } from './auth/auth-guard.ts';
+import { streamTickets } from './auth/stream-tickets.ts';
 import { fetchWebhookSender } from './adapters/webhook-sender.ts';
 import type { WriteGate } from './cluster/write-lock.ts';
 import type { Services } from './context.ts';
@@ -32,18 +35,32 @@ export interface AppOptions {
   adminKey?: string | undefined;
   /** Base URL for links to run pages in notifications; defaults to the server's own URL. */
   publicUrl?: string | undefined;
-  /** Notification delivery: first retry delay, longest delay, and how often the outbox is polled. */
-  delivery?: { baseMs?: number; maxMs?: number; pollMs?: number };
+  /** Notification delivery: first retry delay, longest delay, how often the outbox is polled, how long a message is
+   * retried before it is given up, and how many channels are delivered to at once. */
+  delivery?: { baseMs?: number; maxMs?: number; pollMs?: number; maxAgeMs?: number; lanes?: number };
+  /** Reaching receivers: connect and total timeouts, answer bytes read, internal addresses allowed besides public ones. */
+  webhooks?: { connectTimeoutMs?: number; timeoutMs?: number; maxResponseBytes?: number; allowList?: string[] };
   /** Browser origins allowed to call the API (CORS); empty for none, `*` for any (never with credentials). */
   corsOrigins?: string[];
-  /** Requests worked on at once; the rest queue, first come first served. */
-  maxConcurrent?: number;
-  /** Longest wait in that queue before a request is answered 503 (overloaded). */
-  maxQueueMs?: number;
-  /** How long a write waits for another process's write lock before it is answered "busy" (503). */
-  busyTimeoutMs?: number;
   /** How long a shutdown waits for in-flight requests before closing their connections. */
   shutdownTimeoutMs?: number;
+  /** How long a client may take to send its headers, its whole request, and how long an idle keep-alive connection stays. */
+  sockets?: { headersTimeoutMs?: number; requestTimeoutMs?: number; keepAliveTimeoutMs?: number };
+  /** MCP sessions: at most `perKey` per key and `total` in all; closed after `idleMs` without a request. */
+  mcp?: { perKey?: number; total?: number; idleMs?: number };
+  /** How long a write waits for another process's write lock before it is answered busy (503); default 5 s. */
+  busyTimeoutMs?: number;
+  /** Load shedding: API requests worked on at once (64; the rest queue, first come first served), the longest wait in
+   * line (5 s) and its length (2,000); past either, 503 (overloaded). */
+  maxConcurrent?: number;
+  maxQueueMs?: number;
+  maxQueue?: number;
+  /** Most calls in one tRPC batch request (default 50). */
+  maxBatch?: number;
+  /** The brake on failed authentications (defaults: 30 per address, 10 per token prefix, a 60 s window). */
+  authFailures?: { perAddress?: number; perKeyPrefix?: number; windowSeconds?: number };
+  /** How long a stream ticket stays valid (default 30 s). */
+  streamTicketTtlMs?: number;
   /** Defaults to a silent logger (tests, embedding); the command passes its own. */
   log?: Logger;
   /** The built dashboard; defaults to apps/web/dist. */
@@ -96,19 +113,38 @@ export async function startApp(options: AppOptions): Promise<App> {
     hasher: sha256Hasher,
     events: live,
     publicUrl: options.publicUrl ?? '',
+    // better-sqlite3 answers at once: a long transaction is one chain of promises that never lets a socket in.
+    pause: () => new Promise((resolve) => setImmediate(resolve)),
   };
   const cache = actorCache(deps, {
     revocationStamp: () => revocationStamp(reader.db),
     onError: (error) => log.warn({ err: error }, 'revocation poll failed'),
   });
   actors = cache;
-  const services: Services = { deps, actors: cache, live, log };
+  const webhooks = fetchWebhookSender({
+    connectTimeoutMs: options.webhooks?.connectTimeoutMs ?? 3_000,
+    timeoutMs: options.webhooks?.timeoutMs ?? 10_000,
+    maxResponseBytes: options.webhooks?.maxResponseBytes ?? 16_384,
+    allow: parseAllowList(options.webhooks?.allowList ?? []),
+  });
+  const guard = authGuard(
+    {
+      perAddress: options.authFailures?.perAddress ?? 30,
+      perKeyPrefix: options.authFailures?.perKeyPrefix ?? 10,
+      windowSeconds: options.authFailures?.windowSeconds ?? 60,
+    },
+    sha256Hasher,
+  );
+  const tickets = streamTickets(reader.db, sha256Hasher, options.streamTicketTtlMs ?? 30_000);
+  const services: Services = { deps, actors: cache, live, log, webhooks, guard, tickets };
   const firstRun = await workspaces.bootstrap(deps, options.adminKey);
 
   const inFlight = inFlightRequests();
+  // MCP sessions live in the database (any worker serves them); the caps count both endpoints' open sessions.
   const mcpSessions = prismaMcpSessionRepository(reader.db);
-  const mcp = createMcpEndpoint(services, mcpSessions);
-  const moira = createMcpEndpoint(services, mcpSessions, moiraKit);
+  const mcpLimits = { perKey: options.mcp?.perKey ?? 20, total: options.mcp?.total ?? 500, idleMs: options.mcp?.idleMs ?? 600_000 };
+  const mcp = createMcpEndpoint(services, mcpSessions, mcpLimits);
+  const moira = createMcpEndpoint(services, mcpSessions, mcpLimits, moiraKit);
   const migrations = migrationState(reader.db, migrationsDir);
   const app = createHttpApp({
     services,
@@ -118,13 +154,25 @@ export async function startApp(options: AppOptions): Promise<App> {
     corsOrigins: options.corsOrigins ?? [],
     webRoot: options.webRoot ?? defaultWebRoot,
     ready: () => migrations.check(),
+    ...(options.maxBatch ? { maxBatch: options.maxBatch } : {}),
   });
   const gate = admitted(app.fetch, {
     concurrency: options.maxConcurrent ?? 64,
     maxWaitMs: options.maxQueueMs ?? 5_000,
+    maxQueue: options.maxQueue ?? 2_000,
     onShed: (count) => log.warn({ shed: count }, `overloaded: answered ${count} requests 503 in the last interval`),
   });
-  const server = createAdaptorServer({ fetch: gate.fetch, overrideGlobalObjects: false });
+  // Sockets that never finish their headers (or their request) are closed, checked every second, instead of being held.
+  const server = createAdaptorServer({
+    fetch: gate.fetch,
+    overrideGlobalObjects: false,
+    serverOptions: {
+      headersTimeout: options.sockets?.headersTimeoutMs ?? 10_000,
+      requestTimeout: options.sockets?.requestTimeoutMs ?? 30_000,
+      keepAliveTimeout: options.sockets?.keepAliveTimeoutMs ?? 5_000,
+      connectionsCheckingInterval: 1_000,
+    },
+  });
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject);
     server.listen(options.port ?? 0, options.host ?? '127.0.0.1', () => resolve());
@@ -135,11 +183,14 @@ export async function startApp(options: AppOptions): Promise<App> {
   const worker =
     options.notifications === false
       ? null
-      : startNotificationWorker(deps, fetchWebhookSender(), log, {
+      : startNotificationWorker(deps, webhooks, log, {
           baseMs: options.delivery?.baseMs ?? 1_000,
           maxMs: options.delivery?.maxMs ?? 60_000,
           pollMs: options.delivery?.pollMs ?? 250,
+          maxAgeMs: options.delivery?.maxAgeMs ?? 86_400_000,
+          lanes: options.delivery?.lanes ?? 16,
           batch: 50,
+          jitter: Math.random,
         });
 
   let closing: Promise<void> | undefined;

@@ -1,6 +1,7 @@
 // The server's configuration: one zod schema for every environment variable and `serve` flag, with clear refusals.
 import { availableParallelism } from 'node:os';
 import { z } from 'zod';
+import { isAllowListEntry } from './adapters/receiver-address.ts';
 import { databaseFileFrom } from './db/database-file.ts';
 
 const integer = (min: number, max: number) =>
@@ -35,6 +36,13 @@ const origins = z
     message: 'must be a comma-separated list of origins such as https://dash.example.com (scheme and host, no path), or *',
   });
 
+const allowList = z
+  .string()
+  .transform((s) => s.split(',').map((o) => o.trim()).filter(Boolean))
+  .refine((list) => list.every(isAllowListEntry), {
+    message: 'must be a comma-separated list of IP addresses or CIDR ranges such as 127.0.0.1,10.0.0.0/8,::1',
+  });
+
 /** Every setting, by its environment variable; `serve` flags map onto the same names. */
 export const configSchema = z.object({
   DATABASE_URL: z
@@ -50,11 +58,29 @@ export const configSchema = z.object({
   AGENT_TASKS_RETRY_BASE_MS: integer(1, 3_600_000).default(1_000),
   AGENT_TASKS_RETRY_MAX_MS: integer(1, 86_400_000).default(60_000),
   AGENT_TASKS_OUTBOX_POLL_MS: integer(10, 600_000).default(250),
+  AGENT_TASKS_DELIVERY_MAX_AGE_MS: integer(1_000, 2_592_000_000).default(86_400_000),
+  AGENT_TASKS_DELIVERY_LANES: integer(1, 1_000).default(16),
+  AGENT_TASKS_WEBHOOK_CONNECT_TIMEOUT_MS: integer(100, 600_000).default(3_000),
+  AGENT_TASKS_WEBHOOK_TIMEOUT_MS: integer(100, 600_000).default(10_000),
+  AGENT_TASKS_WEBHOOK_MAX_RESPONSE_BYTES: integer(0, 10_485_760).default(16_384),
+  AGENT_TASKS_CHANNEL_ALLOWLIST: allowList.default([]),
   AGENT_TASKS_SHUTDOWN_TIMEOUT_MS: integer(0, 600_000).default(10_000),
-  AGENT_TASKS_BUSY_TIMEOUT_MS: integer(0, 600_000).default(5_000),
-  AGENT_TASKS_WORKERS: integer(1, 256).optional(),
+  AGENT_TASKS_MAX_BATCH: integer(10, 1_000).default(50),
   AGENT_TASKS_MAX_CONCURRENT: integer(1, 100_000).default(64),
   AGENT_TASKS_MAX_QUEUE_MS: integer(1, 600_000).default(5_000),
+  AGENT_TASKS_MAX_QUEUE: integer(0, 1_000_000).default(2_000),
+  AGENT_TASKS_BUSY_TIMEOUT_MS: integer(0, 600_000).default(5_000),
+  AGENT_TASKS_WORKERS: integer(1, 256).optional(),
+  AGENT_TASKS_MCP_SESSIONS_PER_KEY: integer(1, 10_000).default(20),
+  AGENT_TASKS_MCP_SESSIONS_MAX: integer(1, 100_000).default(500),
+  AGENT_TASKS_MCP_IDLE_MS: integer(1_000, 86_400_000).default(600_000),
+  AGENT_TASKS_HEADERS_TIMEOUT_MS: integer(1_000, 600_000).default(10_000),
+  AGENT_TASKS_REQUEST_TIMEOUT_MS: integer(1_000, 3_600_000).default(30_000),
+  AGENT_TASKS_KEEP_ALIVE_TIMEOUT_MS: integer(100, 600_000).default(5_000),
+  AGENT_TASKS_AUTH_FAILURES_PER_ADDRESS: integer(1, 1_000_000).default(30),
+  AGENT_TASKS_AUTH_FAILURES_PER_KEY_PREFIX: integer(1, 1_000_000).default(10),
+  AGENT_TASKS_AUTH_FAILURE_WINDOW_S: integer(1, 86_400).default(60),
+  AGENT_TASKS_STREAM_TICKET_TTL_MS: integer(1_000, 600_000).default(30_000),
   LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'], {
     error: 'must be one of fatal, error, warn, info, debug, trace, silent',
   }).default('info'),
@@ -70,13 +96,27 @@ export interface Config {
   adminKey: string | undefined;
   publicUrl: string | undefined;
   corsOrigins: string[];
-  delivery: { baseMs: number; maxMs: number; pollMs: number };
+  delivery: { baseMs: number; maxMs: number; pollMs: number; maxAgeMs: number; lanes: number };
+  webhooks: { connectTimeoutMs: number; timeoutMs: number; maxResponseBytes: number; allowList: string[] };
   shutdownTimeoutMs: number;
+  /** Most calls in one tRPC batch request. */
+  maxBatch: number;
+  /** Load shedding: requests at once, the longest wait in line, the longest line. */
+  maxConcurrent: number;
+  maxQueueMs: number;
+  maxQueue: number;
+  /** How long a write waits for another writer's lock before answering 503. */
   busyTimeoutMs: number;
   /** Server processes sharing the port and the database file (1: a single process). */
   workers: number;
-  maxConcurrent: number;
-  maxQueueMs: number;
+  /** Open MCP sessions: per key, in all, and how long an idle one stays. */
+  mcp: { perKey: number; total: number; idleMs: number };
+  /** Socket timeouts: headers, the whole request, idle keep-alive. */
+  sockets: { headersTimeoutMs: number; requestTimeoutMs: number; keepAliveTimeoutMs: number };
+  /** The brake on failed authentications: per client address and per token prefix, in a window of seconds. */
+  authFailures: { perAddress: number; perKeyPrefix: number; windowSeconds: number };
+  /** How long a stream ticket stays valid. */
+  streamTicketTtlMs: number;
   log: { level: string; format: 'json' | 'pretty' };
 }
 
@@ -120,12 +160,38 @@ export function loadConfig(env: NodeJS.ProcessEnv, flags: Partial<Record<keyof C
     adminKey: c.AGENT_TASKS_ADMIN_KEY,
     publicUrl: c.AGENT_TASKS_PUBLIC_URL,
     corsOrigins: c.AGENT_TASKS_CORS_ORIGINS,
-    delivery: { baseMs: c.AGENT_TASKS_RETRY_BASE_MS, maxMs: c.AGENT_TASKS_RETRY_MAX_MS, pollMs: c.AGENT_TASKS_OUTBOX_POLL_MS },
+    delivery: {
+      baseMs: c.AGENT_TASKS_RETRY_BASE_MS,
+      maxMs: c.AGENT_TASKS_RETRY_MAX_MS,
+      pollMs: c.AGENT_TASKS_OUTBOX_POLL_MS,
+      maxAgeMs: c.AGENT_TASKS_DELIVERY_MAX_AGE_MS,
+      lanes: c.AGENT_TASKS_DELIVERY_LANES,
+    },
+    webhooks: {
+      connectTimeoutMs: c.AGENT_TASKS_WEBHOOK_CONNECT_TIMEOUT_MS,
+      timeoutMs: c.AGENT_TASKS_WEBHOOK_TIMEOUT_MS,
+      maxResponseBytes: c.AGENT_TASKS_WEBHOOK_MAX_RESPONSE_BYTES,
+      allowList: c.AGENT_TASKS_CHANNEL_ALLOWLIST,
+    },
     shutdownTimeoutMs: c.AGENT_TASKS_SHUTDOWN_TIMEOUT_MS,
-    busyTimeoutMs: c.AGENT_TASKS_BUSY_TIMEOUT_MS,
-    workers: c.AGENT_TASKS_WORKERS ?? availableParallelism(),
+    maxBatch: c.AGENT_TASKS_MAX_BATCH,
     maxConcurrent: c.AGENT_TASKS_MAX_CONCURRENT,
     maxQueueMs: c.AGENT_TASKS_MAX_QUEUE_MS,
+    maxQueue: c.AGENT_TASKS_MAX_QUEUE,
+    busyTimeoutMs: c.AGENT_TASKS_BUSY_TIMEOUT_MS,
+    workers: c.AGENT_TASKS_WORKERS ?? availableParallelism(),
+    mcp: { perKey: c.AGENT_TASKS_MCP_SESSIONS_PER_KEY, total: c.AGENT_TASKS_MCP_SESSIONS_MAX, idleMs: c.AGENT_TASKS_MCP_IDLE_MS },
+    sockets: {
+      headersTimeoutMs: c.AGENT_TASKS_HEADERS_TIMEOUT_MS,
+      requestTimeoutMs: c.AGENT_TASKS_REQUEST_TIMEOUT_MS,
+      keepAliveTimeoutMs: c.AGENT_TASKS_KEEP_ALIVE_TIMEOUT_MS,
+    },
+    authFailures: {
+      perAddress: c.AGENT_TASKS_AUTH_FAILURES_PER_ADDRESS,
+      perKeyPrefix: c.AGENT_TASKS_AUTH_FAILURES_PER_KEY_PREFIX,
+      windowSeconds: c.AGENT_TASKS_AUTH_FAILURE_WINDOW_S,
+    },
+    streamTicketTtlMs: c.AGENT_TASKS_STREAM_TICKET_TTL_MS,
     log: { level: c.LOG_LEVEL, format: c.LOG_FORMAT ?? (process.stdout.isTTY ? 'pretty' : 'json') },
   };
 }

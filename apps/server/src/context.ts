@@ -1,8 +1,11 @@
 // Request context: the inner part holds the dependencies; the adapter part reads the bearer token and request id from HTTP.
-import type { Actor, Deps } from '@agent-tasks/core';
+import type { Actor, Deps, WebhookSender } from '@agent-tasks/core';
 import type { FetchCreateContextFnOptions } from '@trpc/server/adapters/fetch';
 import type { ActorCache } from './adapters/actor-cache.ts';
 import type { LiveEvents } from './adapters/live-events.ts';
+import type { AuthGuard } from './auth/auth-guard.ts';
+import type { Credentials } from './auth/authenticate.ts';
+import type { StreamTickets } from './auth/stream-tickets.ts';
 import type { Logger } from './logger.ts';
 
 export interface Services {
@@ -10,6 +13,12 @@ export interface Services {
   /** Resolves bearer tokens to callers, cached until a revocation. */
   actors: ActorCache;
   live: LiveEvents;
+  /** Checks and reaches notification receivers (public addresses only, unless allow-listed). */
+  webhooks: WebhookSender;
+  /** The brake on failed authentications. */
+  guard: AuthGuard;
+  /** Single-use tickets that open a live stream without a token in its URL. */
+  tickets: StreamTickets;
   log: Logger;
 }
 
@@ -17,10 +26,15 @@ export interface Services {
 export interface RequestInfo {
   id: string;
   actorId?: string;
+  /** The client's address (failed authentications are counted per address). */
+  address?: string;
 }
 
 export interface InnerContext extends Services {
+  /** The bearer token from the Authorization header. */
   token: string | null;
+  /** Everything the request offers to prove who it is (the header's token, a stream ticket, a token in the URL). */
+  credentials: Credentials;
   request: RequestInfo;
   /** A caller already known (an MCP session's tools act as its agent session): used instead of the token. */
   caller?: Actor;
@@ -30,10 +44,12 @@ export const createInnerContext = (
   services: Services,
   token: string | null,
   request: RequestInfo = { id: 'in-process' },
+  credentials: Credentials = { token },
   caller?: Actor,
 ): InnerContext => ({
   ...services,
   token,
+  credentials,
   request,
   ...(caller ? { caller } : {}),
 });
@@ -44,11 +60,16 @@ export function bearerToken(header: string | string[] | null | undefined): strin
   return match?.[1] ?? null;
 }
 
-/** The adapter part: a token from the Authorization header, or from SSE connection params (EventSource has no headers). */
+/**
+ * The adapter part: the token from the Authorization header; a live stream opened by a client whose EventSource sends
+ * no headers brings a stream ticket in its connection params (a token there is noted, to be refused).
+ */
 export function createContextFactory(services: Services) {
   return ({ req, info }: FetchCreateContextFnOptions, request: RequestInfo) => {
-    const token = bearerToken(req.headers.get('authorization')) ?? info.connectionParams?.token ?? null;
-    return createInnerContext(services, token, request);
+    const token = bearerToken(req.headers.get('authorization'));
+    const params = info.connectionParams ?? {};
+    const credentials: Credentials = { token, ticket: params.ticket, tokenInUrl: params.token !== undefined };
+    return createInnerContext(services, token, request, credentials);
   };
 }
 

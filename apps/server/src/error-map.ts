@@ -24,6 +24,7 @@ export const trpcCodeOf: Record<ErrorCode, TRPCCode> = {
   NO_CHANNEL: 'PRECONDITION_FAILED',
   STALE_STEP: 'CONFLICT',
   UNAVAILABLE: 'SERVICE_UNAVAILABLE',
+  RATE_LIMITED: 'TOO_MANY_REQUESTS',
 };
 
 export const toTRPCError = (error: DomainError) =>

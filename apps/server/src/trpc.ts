@@ -1,8 +1,10 @@
 // Initialises tRPC once: error formatting (exact refusal texts, stable codes), procedures, stream contracts.
-import { isDomainError } from '@agent-tasks/core';
-import { formatZodError } from '@agent-tasks/schema';
+import { DomainError, isDomainError } from '@agent-tasks/core';
+import { formatZodError, inputProblem } from '@agent-tasks/schema';
 import { initTRPC, type TrackedEnvelope, isTrackedEnvelope } from '@trpc/server';
 import { ZodError, z } from 'zod';
+import { streamSignal } from './adapters/stream-auth.ts';
+import { authenticate } from './auth/authenticate.ts';
 import type { Context } from './context.ts';
 import { databaseBusy, isDatabaseBusy } from './db/busy.ts';
 import { toTRPCError } from './error-map.ts';
@@ -13,13 +15,17 @@ function safeData(shape: { data: { code: string; httpStatus: number; path?: stri
   return { code, httpStatus, ...(path === undefined ? {} : { path }), appCode, details };
 }
 
+/** Longest refusal text: values are quoted short (see `shown`); this bounds anything that still echoes input. */
+export const MESSAGE_MAX = 2_000;
+const bounded = (message: string) => (message.length > MESSAGE_MAX ? `${message.slice(0, MESSAGE_MAX)}…` : message);
+
 const t = initTRPC.context<Context>().create({
   // Stack traces stay in the server's log whatever NODE_ENV is.
   isDev: false,
   errorFormatter({ shape, error, ctx }) {
     const cause = error.cause;
-    if (cause instanceof ZodError) return { ...shape, message: formatZodError(cause), data: safeData(shape, 'INVALID_INPUT', null) };
-    if (isDomainError(cause)) return { ...shape, message: cause.message, data: safeData(shape, cause.code, cause.details ?? null) };
+    if (cause instanceof ZodError) return { ...shape, message: bounded(formatZodError(cause)), data: safeData(shape, 'INVALID_INPUT', null) };
+    if (isDomainError(cause)) return { ...shape, message: bounded(cause.message), data: safeData(shape, cause.code, cause.details ?? null) };
     const message =
       error.code === 'INTERNAL_SERVER_ERROR'
         ? `Error: internal server error (request ${ctx?.request.id ?? 'unknown'}).`
@@ -55,12 +61,22 @@ const domainErrors = t.middleware(async ({ next }) => {
   return result;
 });
 
-export const publicProcedure = t.procedure.use(domainErrors);
+/** Before any contract: refuses inputs nested too deep, with unpaired surrogates or prototype keys (see inputProblem). */
+const inputGuard = t.middleware(async ({ getRawInput, next }) => {
+  const problem = inputProblem(await getRawInput());
+  if (problem) throw new DomainError('INVALID_INPUT', problem);
+  return next();
+});
 
-export const authedProcedure = publicProcedure.use(async ({ ctx, next }) => {
-  const actor = ctx.caller ?? (await ctx.actors.resolve(ctx.token));
+export const publicProcedure = t.procedure.use(domainErrors).use(inputGuard);
+
+export const authedProcedure = publicProcedure.use(async ({ ctx, next, type, signal }) => {
+  // An MCP session's tools act as a caller already authenticated when the session was opened.
+  const actor = ctx.caller ?? (await authenticate(ctx, ctx.request.address, { ...ctx.credentials, stream: type === 'subscription' }));
   ctx.request.actorId = actor.sessionId ?? actor.keyId;
-  return next({ ctx: { actor } });
+  // A live stream ends when its caller's key is revoked or its session ends (`stream` replaces the request's signal).
+  const stream = type === 'subscription' ? streamSignal(ctx.deps, ctx.live, actor, signal) : signal;
+  return next({ ctx: { actor, stream } });
 });
 
 /** Output contract of a subscription: a stream of tracked events whose data each match `schema`. */

@@ -83,6 +83,21 @@ describe('admission', () => {
     }
   });
 
+  it('a request arriving behind a full line (maxQueue) is answered 503 at once; the line still drains', async () => {
+    const gate = admission({ concurrency: 1, perTurn: 100, maxWaitMs: 10_000, maxQueue: 2 });
+    try {
+      const requests = Array.from({ length: 4 }, request);
+      const answers = requests.map((r) => gate.run(r.work, refuse));
+      // One at work, two in line, the fourth refused without waiting.
+      expect((await answers[3])?.status).toBe(503);
+      expect(requests[3]?.started()).toBe(false);
+      for (const r of requests.slice(0, 3)) r.finish();
+      expect((await Promise.all(answers.slice(0, 3))).map((a) => a.status)).toEqual([200, 200, 200]);
+    } finally {
+      gate.stop();
+    }
+  });
+
   it('a refused tRPC call gets tRPC’s error shape with the overloaded text, 503 and Retry-After', async () => {
     const answer = overloadedResponse('http://127.0.0.1:3000/trpc/todo.write');
     expect(answer.status).toBe(503);

@@ -30,9 +30,13 @@ export async function resolveActor(deps: Deps, token: string | null | undefined)
   if (!token) {
     throw new DomainError('UNAUTHENTICATED', 'Error: unauthorized: send an API key or session token as `Authorization: Bearer <token>`.');
   }
-  const hash = deps.hasher.hash(token);
   // Session tokens are always minted with this prefix, so one lookup decides (API keys may be operator-chosen).
-  if (!token.startsWith(SESSION_TOKEN_PREFIX)) {
+  return resolveActorByHash(deps, deps.hasher.hash(token), token.startsWith(SESSION_TOKEN_PREFIX));
+}
+
+/** The caller behind a token known only by its hash (a stream ticket keeps the hash, never the token). */
+export async function resolveActorByHash(deps: Deps, hash: string, sessionToken: boolean): Promise<Actor> {
+  if (!sessionToken) {
     const key = await deps.store.keys.findByHash(hash);
     if (key) {
       if (key.revokedAt) throw new DomainError('UNAUTHENTICATED', 'Error: unauthorized: this API key has been revoked.');

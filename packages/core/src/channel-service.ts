@@ -2,15 +2,24 @@
 import type { ChannelKind } from '@agent-tasks/schema';
 import { type Actor, requireRole } from './actor.ts';
 import { DomainError } from './errors.ts';
-import type { Deps, WebhookSender } from './ports.ts';
-import type { ChannelRecord } from './records.ts';
+import type { Deps, StopSignal, WebhookSender } from './ports.ts';
+import type { ChannelRecord, OutboxRecord } from './records.ts';
 import { testPayload } from './channel-payload.ts';
 import { retryDelay } from './run-notifications.ts';
 
 const present = (c: ChannelRecord) => ({ id: c.id, name: c.name, kind: c.kind, url: c.url, createdAt: c.createdAt.toISOString() });
 
-export async function createChannel(deps: Deps, actor: Actor, input: { name: string; url: string; kind?: ChannelKind | undefined }) {
+/** The refusal of a receiver URL that may not be reached, with the operator's way out for internal receivers. */
+function unreachable(problem: string) {
+  const hint = problem.includes('public address') ? ' (an operator can allow internal receivers with AGENT_TASKS_CHANNEL_ALLOWLIST)' : '';
+  return new DomainError('INVALID_INPUT', `Error: invalid input: \`url\` ${problem}${hint}.`);
+}
+
+/** Adds a channel; its URL must reach a public address after DNS resolution (or one the operator allowed). */
+export async function createChannel(deps: Deps, sender: WebhookSender, actor: Actor, input: { name: string; url: string; kind?: ChannelKind | undefined }) {
   requireRole(actor, 'admin');
+  const problem = await sender.check(input.url);
+  if (problem) throw unreachable(problem);
   const channel: ChannelRecord = {
     id: deps.ids.id('ch'),
     workspaceId: actor.workspaceId,
@@ -39,6 +48,9 @@ export async function deleteChannel(deps: Deps, actor: Actor, input: { id: strin
   return listChannels(deps, actor);
 }
 
+/** A test message is one attempt, answered while the admin waits: a shorter timeout than queued deliveries. */
+export const TEST_MESSAGE_TIMEOUT_MS = 5_000;
+
 /**
  * Sends a test message to one channel now, in the channel's kind, and answers whether its receiver accepted it. Not
  * queued and not retried: the answer is the outcome of this one attempt, and nothing is recorded.
@@ -48,40 +60,128 @@ export async function sendTestMessage(deps: Deps, sender: WebhookSender, actor: 
   const channel = (await deps.store.channels.list(actor.workspaceId)).find((c) => c.id === input.id);
   if (!channel) throw new DomainError('NOT_FOUND', `Error: notification channel ${input.id} not found.`);
   const idempotencyKey = `test:${channel.id}:${deps.ids.uuid()}`;
-  const result = await sender.send(channel.url, testPayload(channel, idempotencyKey), idempotencyKey);
+  const result = await sender.send(channel.url, testPayload(channel, idempotencyKey), idempotencyKey, { timeoutMs: TEST_MESSAGE_TIMEOUT_MS });
   return { channelId: channel.id, kind: channel.kind, delivered: result.ok, error: result.ok ? null : result.error };
 }
 
 export interface DeliveryPolicy {
   baseMs: number;
   maxMs: number;
+  /** How long a message is retried, from its creation (or an admin's retry), before it is given up as dead. */
+  maxAgeMs: number;
   batch: number;
+  /** A number in [0, 1): each retry delay is stretched by up to half of itself, so retries spread out. */
+  jitter?: () => number;
+}
+
+/** The delay before the next attempt: the exponential backoff, stretched by a random 0–50 %. */
+export function jitteredDelay(attempts: number, policy: DeliveryPolicy) {
+  const delay = retryDelay(attempts, policy.baseMs, policy.maxMs);
+  return Math.round(delay * (1 + (policy.jitter?.() ?? 0) / 2));
+}
+
+export type DeliveryOutcome = 'delivered' | 'retrying' | 'dead';
+
+/**
+ * One attempt at one message: delivered, or retried later with backoff — the channel's other waiting messages wait
+ * as long, so a failing receiver is not hammered — or, when the next attempt would fall past the message's maximum
+ * age, given up as dead (kept, with its last error, for an admin to see and retry).
+ */
+export async function deliverMessage(
+  deps: Deps,
+  sender: WebhookSender,
+  policy: DeliveryPolicy,
+  message: OutboxRecord,
+  signal?: StopSignal,
+): Promise<DeliveryOutcome> {
+  const result = await sender.send(message.url, message.payload, message.idempotencyKey, signal ? { signal } : {});
+  const now = deps.clock.now();
+  const attempts = message.attempts + 1;
+  if (result.ok) {
+    await deps.store.transaction((repos) => repos.outbox.markDelivered(message.id, now, attempts));
+    return 'delivered';
+  }
+  const next = new Date(now.getTime() + jitteredDelay(attempts, policy));
+  const giveUpAt = (message.retriedAt ?? message.createdAt).getTime() + policy.maxAgeMs;
+  if (next.getTime() > giveUpAt) {
+    await deps.store.transaction((repos) => repos.outbox.markDead(message.id, attempts, now, result.error));
+    return 'dead';
+  }
+  await deps.store.transaction((repos) => repos.outbox.markFailed(message.id, attempts, next, result.error));
+  return 'retrying';
 }
 
 /**
- * Delivers the due notifications: each is POSTed with its idempotency key; a failure is retried later with
- * exponential backoff. At least once: a message is marked delivered only after its receiver accepted it.
+ * A channel's due messages, in order, one at a time; stops at the first that is not delivered (the rest wait with
+ * it), and before the next message once `signal` aborts.
+ */
+export async function deliverLane(
+  deps: Deps,
+  sender: WebhookSender,
+  policy: DeliveryPolicy,
+  messages: readonly OutboxRecord[],
+  signal?: StopSignal,
+) {
+  let delivered = 0;
+  for (const message of messages) {
+    if (signal?.aborted) break;
+    if ((await deliverMessage(deps, sender, policy, message, signal)) !== 'delivered') break;
+    delivered++;
+  }
+  return delivered;
+}
+
+/** Due messages grouped by channel, each channel's in order. */
+export function lanesOf(messages: readonly OutboxRecord[]): Map<string, OutboxRecord[]> {
+  const lanes = new Map<string, OutboxRecord[]>();
+  for (const m of messages) lanes.set(m.channelId, [...(lanes.get(m.channelId) ?? []), m]);
+  return lanes;
+}
+
+/**
+ * One delivery pass: the due notifications, each channel's in order and the channels side by side, so one slow
+ * receiver holds up only its own channel. At least once: a message is marked delivered only after its receiver
+ * accepted it. (The worker runs lanes without waiting for a whole pass; this is the same work, awaited.)
  */
 export async function deliverDue(deps: Deps, sender: WebhookSender, policy: DeliveryPolicy) {
   const due = await deps.store.outbox.due(deps.clock.now(), policy.batch);
-  // Sent side by side, so one slow receiver does not hold up the others.
-  const results = await Promise.all(
-    due.map(async (message) => ({ message, result: await sender.send(message.url, message.payload, message.idempotencyKey) })),
-  );
-  let delivered = 0;
-  for (const { message, result } of results) {
-    const now = deps.clock.now();
-    const attempts = message.attempts + 1;
-    if (result.ok) {
-      await deps.store.transaction((repos) => repos.outbox.markDelivered(message.id, now, attempts));
-      delivered++;
-    } else {
-      const next = new Date(now.getTime() + retryDelay(attempts, policy.baseMs, policy.maxMs));
-      await deps.store.transaction((repos) => repos.outbox.markFailed(message.id, attempts, next, result.error));
-    }
-  }
-  return { attempted: due.length, delivered };
+  const counts = await Promise.all([...lanesOf(due).values()].map((lane) => deliverLane(deps, sender, policy, lane)));
+  return { attempted: due.length, delivered: counts.reduce((a, b) => a + b, 0) };
 }
+
+/** An admin makes an undelivered message (dead, or waiting for its next attempt) due now, with a fresh maximum age. */
+export async function retryDelivery(deps: Deps, actor: Actor, input: { id: string }) {
+  requireRole(actor, 'admin');
+  const message = await deps.store.transaction(async (repos) => {
+    const found = await repos.outbox.get(actor.workspaceId, input.id);
+    if (!found) throw new DomainError('NOT_FOUND', `Error: notification ${input.id} not found.`);
+    if (found.deliveredAt) throw new DomainError('CONFLICT', `Error: notification ${input.id} was already delivered.`);
+    const now = deps.clock.now();
+    await repos.outbox.retry(found.id, now);
+    return { ...found, deadAt: null, retriedAt: now, nextAttemptAt: now };
+  });
+  return presentOutboxMessage(message);
+}
+
+/** Where a message stands: delivered, dead (given up), retrying (an attempt failed) or pending (not tried yet). */
+export const outboxState = (m: OutboxRecord): 'delivered' | 'dead' | 'retrying' | 'pending' =>
+  m.deliveredAt ? 'delivered' : m.deadAt ? 'dead' : m.attempts > 0 ? 'retrying' : 'pending';
+
+/** A message as the admin's delivery table shows it. */
+export const presentOutboxMessage = (m: OutboxRecord) => ({
+  id: m.id,
+  channelId: m.channelId,
+  url: m.url,
+  runId: m.runId,
+  kind: m.kind,
+  state: outboxState(m),
+  attempts: m.attempts,
+  lastError: m.lastError,
+  nextAttemptAt: m.deliveredAt || m.deadAt ? null : m.nextAttemptAt.toISOString(),
+  deliveredAt: m.deliveredAt ? m.deliveredAt.toISOString() : null,
+  deadAt: m.deadAt ? m.deadAt.toISOString() : null,
+  createdAt: m.createdAt.toISOString(),
+});
 
 export async function runNotifications(deps: Deps, actor: Actor, input: { runId: string }) {
   const run = await deps.store.runs.get(actor.workspaceId, input.runId);
@@ -92,7 +192,8 @@ export async function runNotifications(deps: Deps, actor: Actor, input: { runId:
       channelId: m.channelId,
       attempts: m.attempts,
       delivered: m.deliveredAt !== null,
-      lastError: m.lastError,
+      // Why a delivery failed can tell open ports from closed ones: only an admin reads it.
+      lastError: actor.role === 'admin' ? m.lastError : null,
     })),
   };
 }

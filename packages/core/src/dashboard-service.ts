@@ -3,7 +3,9 @@ import type { SessionActivity, SessionTreeNode, TaskGraph, TaskGraphNode } from 
 import { type Actor, requireRole } from './actor.ts';
 import type { Deps, EventPublisher } from './ports.ts';
 import { presentSession } from './present.ts';
-import type { OutboxRecord, SessionRecord, TodoUpdateRecord } from './records.ts';
+import { readableSessions } from './session-access.ts';
+import { presentOutboxMessage } from './channel-service.ts';
+import type { SessionRecord, TodoUpdateRecord } from './records.ts';
 import { isResolved, parallelPlan } from './task-graph.ts';
 import { presentTask } from './task-present.ts';
 import { countTodos } from './todo-rules.ts';
@@ -37,7 +39,7 @@ export function sessionTreeOrder(sessions: readonly SessionRecord[]): { session:
 }
 
 export async function sessionTree(deps: Deps, actor: Actor): Promise<{ sessions: SessionTreeNode[] }> {
-  const sessions = await deps.store.sessions.list(actor.workspaceId);
+  const sessions = readableSessions(actor, await deps.store.sessions.list(actor.workspaceId));
   const refs = sessions.filter((s) => s.todoRevision > 0).map((s) => ({ sessionId: s.id, revision: s.todoRevision }));
   const latest = new Map<string, TodoUpdateRecord>((await deps.store.todos.atRevisions(refs)).map((u) => [u.sessionId, u]));
   return {
@@ -92,25 +94,9 @@ export async function taskGraph(deps: Deps, actor: Actor, input: { listName?: st
   return { listName, tasks: nodes, waves, criticalPath, lastChangeSeq: list.changeSeq };
 }
 
-const outboxState = (m: OutboxRecord): 'delivered' | 'retrying' | 'pending' => (m.deliveredAt ? 'delivered' : m.attempts > 0 ? 'retrying' : 'pending');
-
 /** The workspace's notifications, newest first, each with its delivery state and last error (admin only). */
 export async function outboxMessages(deps: Deps, actor: Actor, input: { limit: number }) {
   requireRole(actor, 'admin');
   const messages = await deps.store.outbox.recent(actor.workspaceId, input.limit);
-  return {
-    messages: messages.map((m) => ({
-      id: m.id,
-      channelId: m.channelId,
-      url: m.url,
-      runId: m.runId,
-      kind: m.kind,
-      state: outboxState(m),
-      attempts: m.attempts,
-      lastError: m.lastError,
-      nextAttemptAt: m.deliveredAt ? null : m.nextAttemptAt.toISOString(),
-      deliveredAt: m.deliveredAt ? m.deliveredAt.toISOString() : null,
-      createdAt: m.createdAt.toISOString(),
-    })),
-  };
+  return { messages: messages.map(presentOutboxMessage) };
 }

@@ -9,6 +9,7 @@ import {
   runReviseInput,
   runStepInput,
   runTaskContext,
+  shown,
   unknownField,
 } from '@agent-tasks/schema';
 import { z } from 'zod';
@@ -45,7 +46,7 @@ export const moiraStartInput = z
         ctx.addIssue({
           code: 'custom',
           path: ['workflowId'],
-          message: `Error: invalid input: \`workflowId\` must be "${MOIRA_WORKFLOW}" (the workflow this server runs; got ${JSON.stringify(input.workflowId) ?? 'nothing'}).`,
+          message: `Error: invalid input: \`workflowId\` must be "${MOIRA_WORKFLOW}" (the workflow this server runs; got ${shown(input.workflowId)}).`,
         });
       }
       if (input.parentExecutionId === undefined) required(ctx, 'parentExecutionId', 'to prepare: the parent run, or "none"');

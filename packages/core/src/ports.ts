@@ -43,6 +43,11 @@ export interface SessionRepository {
   list(workspaceId: string): Promise<SessionRecord[]>;
   setTurn(id: string, turnNumber: number, turnState: SessionRecord['turnState']): Promise<void>;
   /**
+   * Removes a session that recorded nothing — no todo update, run, run start, task or subagent session — and its
+   * tokens; false when it has any of those (it stays) or does not exist.
+   */
+  deleteIfUnused(workspaceId: string, id: string): Promise<boolean>;
+  /**
    * Moves the session's todo revision on by one in a single statement — only if it is still `expected`, when given —
    * and returns the new revision with the session's turn; null when the session is not in the workspace or the
    * revision was no longer `expected`.
@@ -84,6 +89,18 @@ export interface TaskRepository {
   createList(list: TaskListRecord): Promise<void>;
   /** Increments and returns the list's task counter (creation order). */
   nextTaskSeq(listId: string): Promise<number>;
+  /** Reserves `count` task counters at once (an import): the first of them. */
+  reserveTaskSeqs(listId: string, count: number): Promise<number>;
+  /** Reserves `count` change counters at once (an import): the first of them. */
+  reserveChangeSeqs(listId: string, count: number): Promise<number>;
+  /** Inserts many new tasks in few statements (an import). */
+  insertMany(tasks: readonly TaskRecord[]): Promise<void>;
+  /** Adds many edges between tasks of one list in few statements (an import's edges were checked before). */
+  addEdges(listId: string, edges: readonly TaskEdge[]): Promise<void>;
+  /** Appends many change records in few statements (an import). */
+  appendChanges(changes: readonly TaskChangeRecord[]): Promise<void>;
+  /** Which of these ids are taken anywhere (one read for a whole import). */
+  takenIds(ids: readonly string[]): Promise<string[]>;
   /** The list's change counter: the feed position of its last change. */
   feedPosition(listId: string): Promise<number>;
   /** Increments and returns the list's change counter (feed position). */
@@ -139,8 +156,10 @@ export interface RunRepository {
   markStartExecuted(id: string, runId: string): Promise<boolean>;
   create(run: RunRecord): Promise<void>;
   get(workspaceId: string, id: string): Promise<RunRecord | null>;
-  /** A run by id alone: for run-page links, where the unguessable id is the capability. */
+  /** A run by id alone: for run-page links, where the unguessable id is the capability; null once its link is revoked. */
   getAnywhere(id: string): Promise<RunRecord | null>;
+  /** Revokes (a date) or restores (null) a run's link; false when the workspace has no such run. */
+  setLinkRevoked(workspaceId: string, id: string, at: Date | null): Promise<boolean>;
   /** Writes the run if its stored version is still `fromVersion`; false otherwise. */
   update(run: RunRecord, fromVersion: number): Promise<boolean>;
   list(workspaceId: string, filter: { sessionId?: string | undefined; limit: number }): Promise<RunRecord[]>;
@@ -150,12 +169,20 @@ export interface RunRepository {
 }
 
 export interface OutboxRepository {
-  enqueue(message: OutboxRecord): Promise<void>;
-  /** Undelivered messages due at `now`, oldest first. */
-  due(now: Date, limit: number): Promise<OutboxRecord[]>;
+  /** Queues a new message (neither dead nor retried yet). */
+  enqueue(message: Omit<OutboxRecord, 'deadAt' | 'retriedAt'>): Promise<void>;
+  /** Messages neither delivered nor given up, due at `now`, oldest first; none of the channels in `skipChannels`. */
+  due(now: Date, limit: number, skipChannels?: readonly string[]): Promise<OutboxRecord[]>;
   /** Records the accepted attempt: `attempts` counts every try, the successful one included; clears the last error. */
   markDelivered(id: string, at: Date, attempts: number): Promise<void>;
+  /** Records a failed attempt and when to try again; the channel's other waiting messages wait at least as long. */
   markFailed(id: string, attempts: number, nextAttemptAt: Date, error: string): Promise<void>;
+  /** Gives up on a message (its retries outlived the maximum age): it stays, dead, until an admin retries it. */
+  markDead(id: string, attempts: number, at: Date, error: string): Promise<void>;
+  /** A message of the workspace, or null. */
+  get(workspaceId: string, id: string): Promise<OutboxRecord | null>;
+  /** Makes an undelivered message due now again, its maximum age counted from `at`. */
+  retry(id: string, at: Date): Promise<void>;
   forRun(runId: string): Promise<OutboxRecord[]>;
   /** Drops a deleted channel's undelivered messages. */
   dropPending(channelId: string): Promise<void>;
@@ -163,9 +190,23 @@ export interface OutboxRepository {
   recent(workspaceId: string, limit: number): Promise<OutboxRecord[]>;
 }
 
-/** Sends one notification to a webhook; resolves with the outcome, never throws. */
+/** An abort signal as the domain sees it (a web AbortSignal is one). */
+export interface StopSignal {
+  readonly aborted: boolean;
+  addEventListener(type: 'abort', listener: () => void, options?: { once?: boolean }): void;
+  removeEventListener(type: 'abort', listener: () => void): void;
+}
+
+/** Sends notifications to receivers that may be reached; resolves with the outcome, never throws. */
 export interface WebhookSender {
-  send(url: string, body: unknown, idempotencyKey: string): Promise<{ ok: true } | { ok: false; error: string }>;
+  /** Why `url` may not receive notifications (credentials, unresolvable, not a public address), or null when it may. */
+  check(url: string): Promise<string | null>;
+  send(
+    url: string,
+    body: unknown,
+    idempotencyKey: string,
+    options?: { timeoutMs?: number; signal?: StopSignal },
+  ): Promise<{ ok: true } | { ok: false; error: string }>;
 }
 
 export interface Repositories {
@@ -219,4 +260,9 @@ export interface Deps {
   ids: Ids;
   hasher: TokenHasher;
   events: EventPublisher;
+  /**
+   * Lets other work run (the event loop's timers and sockets) in the middle of a long piece of work, such as a large
+   * import; absent, long work runs straight through.
+   */
+  pause?: () => Promise<void>;
 }

@@ -194,4 +194,8 @@ export interface OutboxRecord {
   deliveredAt: Date | null;
   lastError: string | null;
   createdAt: Date;
+  /** Set when retries outlived the maximum age: given up until an admin retries it. */
+  deadAt: Date | null;
+  /** When an admin last retried it: its maximum age counts from here (from `createdAt` before). */
+  retriedAt: Date | null;
 }

@@ -2,19 +2,24 @@
 import { type Actor, SESSION_TOKEN_PREFIX, requireRole } from './actor.ts';
 import { publishSessionActivity } from './dashboard-service.ts';
 import { DomainError } from './errors.ts';
+import { type Revocation, revocationsTopic } from './workspace-service.ts';
+import { canReadSession, readableSessions } from './session-access.ts';
 import type { Deps, Repositories } from './ports.ts';
 import { presentList, presentSession } from './present.ts';
 import type { SessionRecord } from './records.ts';
 import { nextTurnOnEnd, nextTurnOnStart, standingPlan } from './session-rules.ts';
 
-/** The session a call addresses: the named one in the caller's workspace, else the caller's own. */
+/** The session a call addresses: the named one in the caller's workspace (if the caller may read it), else the caller's own. */
 export async function targetSession(repos: Repositories, actor: Actor, sessionId?: string): Promise<SessionRecord> {
   const id = sessionId ?? actor.sessionId;
   if (!id) {
     throw new DomainError('INVALID_INPUT', 'Error: invalid input: name a `sessionId`, or call with a session token.');
   }
   const session = await repos.sessions.get(actor.workspaceId, id);
-  if (!session) throw new DomainError('NOT_FOUND', `Error: session ${id} not found.`);
+  // Another chat's session is as unknown as another workspace's: its existence is not told either.
+  if (!session || !(await canReadSession(actor, session, (parent) => repos.sessions.get(actor.workspaceId, parent)))) {
+    throw new DomainError('NOT_FOUND', `Error: session ${id} not found.`);
+  }
   return session;
 }
 
@@ -104,7 +109,7 @@ async function reopen(deps: Deps, actor: Actor, session: SessionRecord) {
 }
 
 export async function listSessions(deps: Deps, actor: Actor) {
-  const sessions = await deps.store.sessions.list(actor.workspaceId);
+  const sessions = readableSessions(actor, await deps.store.sessions.list(actor.workspaceId));
   return { sessions: sessions.map(presentSession) };
 }
 
@@ -139,4 +144,15 @@ export async function getSessionView(deps: Deps, actor: Actor, input: { sessionI
     todo: presentList(session.id, latest),
     standingPlan: standingPlan(session, latest),
   };
+}
+
+/**
+ * Ends a session opened for a client that went away (an idle MCP session): removed when it recorded nothing, and its
+ * live streams told to end either way. Answers whether the row was removed.
+ */
+export async function removeUnusedSession(deps: Deps, session: { workspaceId: string; id: string }) {
+  const removed = await deps.store.transaction((repos) => repos.sessions.deleteIfUnused(session.workspaceId, session.id));
+  const data: Revocation = { sessionId: session.id };
+  deps.events.publish({ topic: revocationsTopic(session.workspaceId), id: String(deps.clock.now().getTime()), data });
+  return removed;
 }

@@ -5,6 +5,7 @@ import {
   TASK_EDGES_MAX,
   taskCreateInput,
   pathTaskId,
+  shown,
   taskStatus,
   type TaskFileFormat,
   type TaskStatus,
@@ -46,7 +47,7 @@ const edgeList = (field: string, item: typeof claudeId) =>
   item.array().max(TASK_EDGES_MAX, { error: `Error: invalid input: \`${field}\` may name at most ${TASK_EDGES_MAX} tasks.` });
 
 const claudeId = boundedText.regex(/^[0-9]{1,9}$/, {
-  error: (iss) => `Error: invalid input: ${JSON.stringify(iss.input)} is not a Claude Code task id (a number like "1").`,
+  error: (iss) => `Error: invalid input: ${shown(iss.input)} is not a Claude Code task id (a number like "1").`,
 });
 
 /** The fields both formats share, with the task contracts' limits and messages; unknown fields are ignored. */

@@ -3,15 +3,13 @@ import { type TaskFileFormat, taskStatuses } from '@agent-tasks/schema';
 import { type Actor, requireRole } from './actor.ts';
 import { DomainError } from './errors.ts';
 import type { Deps, LiveEvent, Repositories } from './ports.ts';
-import type { TaskListRecord, TaskRecord } from './records.ts';
-import { TaskChanges } from './task-changes.ts';
+import type { TaskChangeRecord, TaskEdge, TaskListRecord, TaskRecord } from './records.ts';
+import { taskTopic } from './task-changes.ts';
+import { presentChange, presentTask } from './task-present.ts';
 import { type TaskFile, parseTaskFiles, renderTaskFiles } from './task-files.ts';
 import { DEFAULT_LIST } from './task-service.ts';
 
 export { parseTaskFiles, renderTaskFiles, type ParsedTask, type ParsedTaskFiles, type TaskFile } from './task-files.ts';
-
-/** Tasks per change collector: its commit reads the edges of all its tasks in one query, kept under SQLite's 999 parameters. */
-const COMMIT_CHUNK = 200;
 
 async function findOrCreateList(deps: Deps, repos: Repositories, actor: Actor, name: string): Promise<TaskListRecord> {
   const found = await repos.tasks.findList(actor.workspaceId, name);
@@ -21,13 +19,20 @@ async function findOrCreateList(deps: Deps, repos: Repositories, actor: Actor, n
   return list;
 }
 
+/** The fields a new task starts with, as its first change records them (from nothing to its value). */
+function initialFields(task: TaskRecord): Record<string, { from: unknown; to: unknown }> {
+  const { id, listId, seq, version, createdAt, updatedAt, threadId, ...fields } = task;
+  const initial = Object.entries({ ...fields, threadID: threadId }).filter(([, v]) => v !== null);
+  return Object.fromEntries(initial.map(([k, v]) => [k, { from: null, to: v }]));
+}
+
 /**
  * Imports a batch of task files into a list, all or nothing, in one transaction: sisyphus ids are kept (refused when
  * one is taken), claude ids become new T-… ids; edges are kept. Each task is recorded as one 'imported' change.
  *
- * Every task written is new, so no compare-and-set can lose a race and nothing needs a retry. The batch's edges were
- * checked by parseTaskFiles (known, not self, no cycle, none to a deleted task) and only join tasks created here, so
- * they are stored directly; the changes are committed by collectors of COMMIT_CHUNK tasks, after all edges are in.
+ * The files are parsed and checked before the transaction (known edges, no self edge, no cycle, none to a deleted
+ * task), and every task written is new, so the transaction is a handful of bulk statements — counters reserved once,
+ * tasks, edges and changes inserted in batches — and holds the writer briefly, however large the import.
  */
 export async function importTasks(
   deps: Deps,
@@ -38,44 +43,64 @@ export async function importTasks(
   const parsed = parseTaskFiles(input.format, input.files);
   const listName = input.listName ?? DEFAULT_LIST;
   const thread = actor.sessionId ?? `import:${actor.keyId}`;
-  const { ids, events } = await deps.store.transaction(async (repos) => {
-    const ids = new Map<string, string>();
-    for (const task of parsed.tasks) {
-      const id = input.format === 'sisyphus' ? task.id : `T-${deps.ids.uuid()}`;
-      if (input.format === 'sisyphus' && (await repos.tasks.idTaken(id))) {
-        throw new DomainError('INVALID_IMPORT', `Error: invalid import: task ${id} already exists.`);
-      }
-      ids.set(task.id, id);
+  const ids = new Map(parsed.tasks.map((task) => [task.id, input.format === 'sisyphus' ? task.id : `T-${deps.ids.uuid()}`]));
+  const edges = parsed.edges.map((e) => ({ blockerId: ids.get(e.blockerId) as string, blockedId: ids.get(e.blockedId) as string }));
+  const edgesOf = new Map<string, TaskEdge[]>();
+  for (const e of edges) for (const end of [e.blockerId, e.blockedId]) edgesOf.set(end, [...(edgesOf.get(end) ?? []), e]);
+  await deps.pause?.();
+
+  const events = await deps.store.transaction(async (repos) => {
+    if (input.format === 'sisyphus') {
+      const takenIds = new Set(await repos.tasks.takenIds([...ids.values()]));
+      const taken = [...ids.values()].find((id) => takenIds.has(id));
+      if (taken) throw new DomainError('INVALID_IMPORT', `Error: invalid import: task ${taken} already exists.`);
     }
     const list = await findOrCreateList(deps, repos, actor, listName);
-    const collectors: TaskChanges[] = [];
-    for (const [i, task] of parsed.tasks.entries()) {
-      if (i % COMMIT_CHUNK === 0) collectors.push(new TaskChanges(deps, repos, actor, list));
-      const now = deps.clock.now();
-      const record: TaskRecord = {
-        id: ids.get(task.id) as string,
+    const now = deps.clock.now();
+    const firstSeq = await repos.tasks.reserveTaskSeqs(list.id, parsed.tasks.length);
+    const records: TaskRecord[] = parsed.tasks.map((task, i) => ({
+      id: ids.get(task.id) as string,
+      listId: list.id,
+      seq: firstSeq + i,
+      subject: task.subject,
+      description: task.description,
+      status: task.status,
+      activeForm: task.activeForm,
+      owner: task.owner,
+      metadata: task.metadata,
+      threadId: task.threadId ?? thread,
+      version: 1,
+      createdAt: now,
+      updatedAt: now,
+    }));
+    await repos.tasks.insertMany(records);
+    await repos.tasks.addEdges(list.id, edges);
+    await deps.pause?.();
+    await repos.tasks.refreshOpenBlockers([...new Set(edges.map((e) => e.blockedId))]);
+    const firstChange = await repos.tasks.reserveChangeSeqs(list.id, records.length);
+    const changes: TaskChangeRecord[] = [];
+    for (const [i, task] of records.entries()) {
+      if (i % 200 === 0) await deps.pause?.();
+      const own = edgesOf.get(task.id) ?? [];
+      const fields = initialFields(task);
+      const blocks = own.filter((e) => e.blockerId === task.id).map((e) => e.blockedId);
+      const blockedBy = own.filter((e) => e.blockedId === task.id).map((e) => e.blockerId);
+      if (blocks.length) fields.blocks = { from: [], to: blocks };
+      if (blockedBy.length) fields.blockedBy = { from: [], to: blockedBy };
+      changes.push({
         listId: list.id,
-        seq: await repos.tasks.nextTaskSeq(list.id),
-        subject: task.subject,
-        description: task.description,
-        status: task.status,
-        activeForm: task.activeForm,
-        owner: task.owner,
-        metadata: task.metadata,
-        threadId: task.threadId ?? thread,
-        version: 1,
-        createdAt: now,
-        updatedAt: now,
-      };
-      await collectors[collectors.length - 1]?.created(record, 'imported');
+        seq: firstChange + i,
+        taskId: task.id,
+        kind: 'imported',
+        sessionId: actor.sessionId,
+        keyId: actor.keyId,
+        at: now,
+        changes: fields,
+        snapshot: presentTask(task, own, list.name),
+      });
     }
-    for (const edge of parsed.edges) {
-      await repos.tasks.addEdge(list.id, { blockerId: ids.get(edge.blockerId) as string, blockedId: ids.get(edge.blockedId) as string });
-    }
-    await repos.tasks.refreshOpenBlockers([...new Set(parsed.edges.map((e) => ids.get(e.blockedId) as string))]);
-    const events: LiveEvent[] = [];
-    for (const changes of collectors) events.push(...(await changes.commit()).events);
-    return { ids, events };
+    await repos.tasks.appendChanges(changes);
+    return changes.map((r): LiveEvent => ({ topic: taskTopic(list.workspaceId, list.name), id: String(r.seq), data: { ...presentChange(r), task: r.snapshot } }));
   });
   for (const event of events) deps.events.publish(event);
   return { listName, imported: parsed.tasks.length, ids: Object.fromEntries(ids) };

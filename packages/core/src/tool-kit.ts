@@ -16,6 +16,7 @@ import {
   runStepInput,
   runTeleportInput,
   runView,
+  shown,
   task,
   taskClaimInput,
   taskClaimOutput,
@@ -289,7 +290,7 @@ export function toolHandlers(api: ToolApi, errorText: (error: unknown) => string
     list: () => specs.map((s) => ({ name: s.name, description: s.description, inputSchema: jsonSchemaOf(s.input) })),
     async call(name: string, args: unknown): Promise<{ text: string; isError: boolean }> {
       const spec = byName.get(name);
-      if (!spec) return { text: `Error: unknown tool "${name}"; available tools: ${[...byName.keys()].join(', ')}.`, isError: true };
+      if (!spec) return { text: `Error: unknown tool ${shown(name)}; available tools: ${[...byName.keys()].join(', ')}.`, isError: true };
       return runTool(spec, api, args, errorText);
     },
   };

@@ -2,11 +2,12 @@
 import type { Role } from '@agent-tasks/schema';
 import { type Actor, requireRole } from './actor.ts';
 import { DomainError } from './errors.ts';
+import { MIN_KEY_LENGTH, keyWeakness } from './key-strength.ts';
 import type { Deps, Repositories } from './ports.ts';
 import { presentKey, presentWorkspace } from './present.ts';
 import type { WorkspaceRecord } from './records.ts';
 
-export const MIN_ADMIN_KEY_LENGTH = 24;
+export const MIN_ADMIN_KEY_LENGTH = MIN_KEY_LENGTH;
 
 async function createWorkspaceWithAdmin(deps: Deps, repos: Repositories, name: string, token: string) {
   const now = deps.clock.now();
@@ -24,11 +25,16 @@ async function createWorkspaceWithAdmin(deps: Deps, repos: Repositories, name: s
   return workspace;
 }
 
-/** On an empty store, creates the first workspace and its admin key (given, or generated and returned once). */
+/**
+ * On an empty store, creates the first workspace and its admin key (given, or generated and returned once). A given
+ * key that is too weak stops the start whether or not this is the first one, so the operator hears of it.
+ */
 export async function bootstrap(deps: Deps, given?: string): Promise<{ workspaceId: string; adminKey: string; generated: boolean } | null> {
   if (given !== undefined && given.length < MIN_ADMIN_KEY_LENGTH) {
     throw new DomainError('INVALID_INPUT', `Error: AGENT_TASKS_ADMIN_KEY must be at least ${MIN_ADMIN_KEY_LENGTH} characters.`);
   }
+  const weakness = given === undefined ? null : keyWeakness(given);
+  if (weakness) throw new DomainError('INVALID_INPUT', `Error: AGENT_TASKS_ADMIN_KEY is too weak: ${weakness}.`);
   return deps.store.transaction(async (repos) => {
     if ((await repos.workspaces.count()) > 0) return null;
     const adminKey = given ?? deps.ids.secret('atk');
@@ -90,8 +96,25 @@ export async function listKeys(deps: Deps, actor: Actor) {
   return { keys: keys.map(presentKey) };
 }
 
+/** Topic told when a key of the workspace is revoked: the live streams opened with it (or its sessions) end. */
+export const revocationsTopic = (workspaceId: string) => `revocations:${workspaceId}`;
+
+export interface Revocation {
+  /** The revoked key: streams of the key and of every session it opened end. */
+  keyId?: string;
+  /** A session that ended: its streams end. */
+  sessionId?: string;
+}
+
 export async function revokeKey(deps: Deps, actor: Actor, input: { id: string }) {
   requireRole(actor, 'admin');
+  const revoked = await revokeKeyNow(deps, actor, input);
+  const data: Revocation = { keyId: input.id };
+  deps.events.publish({ topic: revocationsTopic(actor.workspaceId), id: String(deps.clock.now().getTime()), data });
+  return revoked;
+}
+
+async function revokeKeyNow(deps: Deps, actor: Actor, input: { id: string }) {
   return deps.store.transaction(async (repos) => {
     const key = await repos.keys.get(actor.workspaceId, input.id);
     if (!key) throw new DomainError('NOT_FOUND', `Error: API key ${input.id} not found.`);

@@ -15,7 +15,7 @@ import {
   todos,
   workspaces,
 } from '../src/index.ts';
-import { type MemoryStore, type RecordingEvents, makeDeps } from './memory-store.ts';
+import { FakeSender, type MemoryStore, type RecordingEvents, makeDeps } from './memory-store.ts';
 
 /** A regex that matches exactly `text` (toThrow with a bare string only checks "contains"). */
 export const exactly = (text: string) => new RegExp(`^${text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}$`);
@@ -149,7 +149,7 @@ export const runTasks = (n: number, prefix = 'Task') => Array.from({ length: n }
 
 /** Adds a notification channel to the workspace (as its admin). */
 export function addChannel(w: Pick<World, 'deps' | 'admin'>, name = 'ops', url = `https://hooks.example.com/${name}`) {
-  return channels.createChannel(w.deps, w.admin, { name, url });
+  return channels.createChannel(w.deps, new FakeSender(), w.admin, { name, url });
 }
 
 /**

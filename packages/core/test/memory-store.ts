@@ -52,6 +52,8 @@ export interface MemoryState {
   channels: Map<string, ChannelRecord>;
   runStarts: Map<string, RunStartRecord>;
   runs: Map<string, RunRecord>;
+  /** Runs whose link an admin revoked. */
+  revokedRunLinks: Set<string>;
   /** Rows keep insertion order; the key is (runId, seq). */
   runSteps: RunStepRecordData[];
   outbox: Map<string, OutboxRecord>;
@@ -84,6 +86,7 @@ const emptyState = (): MemoryState => ({
   channels: new Map(),
   runStarts: new Map(),
   runs: new Map(),
+  revokedRunLinks: new Set(),
   runSteps: [],
   outbox: new Map(),
 });
@@ -96,6 +99,7 @@ function clone<T>(value: T): T {
   if (value === null || typeof value !== 'object') return value;
   if (value instanceof Date) return new Date(value.getTime()) as T;
   if (value instanceof Map) return new Map([...value].map(([k, v]) => [k, clone(v)])) as T;
+  if (value instanceof Set) return new Set([...value].map(clone)) as T;
   if (Array.isArray(value)) return value.map(clone) as T;
   return Object.fromEntries(Object.entries(value).map(([k, v]) => [k, clone(v)])) as T;
 }
@@ -301,6 +305,20 @@ export class MemoryStore implements Store {
           session.turnNumber = turnNumber;
           session.turnState = turnState;
         }),
+        deleteIfUnused: hooked('sessions.deleteIfUnused', async (workspaceId: string, id: string) => {
+          const s = state();
+          const session = s.sessions.get(id);
+          if (!session || session.workspaceId !== workspaceId || session.todoRevision !== 0) return false;
+          const used =
+            [...s.sessions.values()].some((c) => c.parentId === id) ||
+            [...s.runs.values()].some((r) => r.sessionId === id) ||
+            [...s.runStarts.values()].some((r) => r.sessionId === id) ||
+            [...s.tasks.values()].some((t) => t.threadId === id);
+          if (used) return false;
+          s.sessions.delete(id);
+          s.sessionTokens = s.sessionTokens.filter((t) => t.sessionId !== id);
+          return true;
+        }),
         advanceTodoRevision: hooked(
           'sessions.advanceTodoRevision',
           async (workspaceId: string, id: string, expected: number | undefined) => {
@@ -376,6 +394,28 @@ export class MemoryStore implements Store {
           if (!list) throw new ConstraintError(`task list ${listId} does not exist`);
           return ++list.changeSeq;
         }),
+        reserveTaskSeqs: hooked('tasks.reserveTaskSeqs', async (listId: string, count: number) => {
+          const list = state().taskLists.get(listId);
+          if (!list) throw new ConstraintError(`task list ${listId} does not exist`);
+          list.taskSeq += count;
+          return list.taskSeq - count + 1;
+        }),
+        reserveChangeSeqs: hooked('tasks.reserveChangeSeqs', async (listId: string, count: number) => {
+          const list = state().taskLists.get(listId);
+          if (!list) throw new ConstraintError(`task list ${listId} does not exist`);
+          list.changeSeq += count;
+          return list.changeSeq - count + 1;
+        }),
+        insertMany: hooked('tasks.insertMany', async (tasks: readonly TaskRecord[]) => {
+          for (const task of tasks) await repos.tasks.insert(task);
+        }),
+        addEdges: hooked('tasks.addEdges', async (listId: string, edges: readonly TaskEdge[]) => {
+          for (const edge of edges) await repos.tasks.addEdge(listId, edge);
+        }),
+        appendChanges: hooked('tasks.appendChanges', async (changes: readonly TaskChangeRecord[]) => {
+          for (const change of changes) await repos.tasks.appendChange(change);
+        }),
+        takenIds: hooked('tasks.takenIds', async (ids: readonly string[]) => ids.filter((id) => state().tasks.has(id))),
         insert: hooked('tasks.insert', async (task: TaskRecord) => {
           const s = state();
           if (s.tasks.has(task.id)) throw new ConstraintError(`task id ${task.id} already exists`);
@@ -559,7 +599,14 @@ export class MemoryStore implements Store {
           const run = state().runs.get(id);
           return run && run.workspaceId === workspaceId ? clone(run) : null;
         }),
-        getAnywhere: hooked('runs.getAnywhere', async (id: string) => clone(state().runs.get(id) ?? null)),
+        getAnywhere: hooked('runs.getAnywhere', async (id: string) => (state().revokedRunLinks.has(id) ? null : clone(state().runs.get(id) ?? null))),
+        setLinkRevoked: hooked('runs.setLinkRevoked', async (workspaceId: string, id: string, at: Date | null) => {
+          const s = state();
+          if (s.runs.get(id)?.workspaceId !== workspaceId) return false;
+          if (at) s.revokedRunLinks.add(id);
+          else s.revokedRunLinks.delete(id);
+          return true;
+        }),
         update: hooked('runs.update', async (run: RunRecord, fromVersion: number) => {
           const row = state().runs.get(run.id);
           if (!row || row.version !== fromVersion) return false;
@@ -595,7 +642,8 @@ export class MemoryStore implements Store {
         ),
       },
       outbox: {
-        enqueue: hooked('outbox.enqueue', async (message: OutboxRecord) => {
+        enqueue: hooked('outbox.enqueue', async (queued: Omit<OutboxRecord, 'deadAt' | 'retriedAt'>) => {
+          const message: OutboxRecord = { ...queued, deadAt: null, retriedAt: null };
           const s = state();
           if (s.outbox.has(message.id)) throw new ConstraintError(`outbox message id ${message.id} already exists`);
           if ([...s.outbox.values()].some((m) => m.idempotencyKey === message.idempotencyKey)) {
@@ -604,12 +652,20 @@ export class MemoryStore implements Store {
           // Stored as JSON by the real store: what comes back is plain data.
           s.outbox.set(message.id, { ...clone(message), payload: JSON.parse(JSON.stringify(message.payload)) });
         }),
-        due: hooked('outbox.due', async (now: Date, limit: number) =>
+        due: hooked('outbox.due', async (now: Date, limit: number, skipChannels: readonly string[] = []) =>
           clone(
             [...state().outbox.values()]
               .map((m) => ({ m }))
-              .filter(({ m }) => m.deliveredAt === null && m.nextAttemptAt.getTime() <= now.getTime())
-              .sort((a, b) => a.m.nextAttemptAt.getTime() - b.m.nextAttemptAt.getTime() || compareIds(a.m.id, b.m.id))
+              .filter(
+                ({ m }) =>
+                  m.deliveredAt === null && m.deadAt === null && m.nextAttemptAt.getTime() <= now.getTime() && !skipChannels.includes(m.channelId),
+              )
+              .sort(
+                (a, b) =>
+                  a.m.nextAttemptAt.getTime() - b.m.nextAttemptAt.getTime() ||
+                  a.m.createdAt.getTime() - b.m.createdAt.getTime() ||
+                  compareIds(a.m.id, b.m.id),
+              )
               .map(({ m }) => m)
               .slice(0, limit),
           ),
@@ -628,6 +684,30 @@ export class MemoryStore implements Store {
           message.nextAttemptAt = new Date(nextAttemptAt.getTime());
           // Like the real store: the error is kept to its first 500 characters.
           message.lastError = error.slice(0, 500);
+          // The channel's other waiting messages wait as long.
+          for (const m of state().outbox.values()) {
+            if (m.channelId === message.channelId && m.deliveredAt === null && m.deadAt === null && m.nextAttemptAt < nextAttemptAt) {
+              m.nextAttemptAt = new Date(nextAttemptAt.getTime());
+            }
+          }
+        }),
+        markDead: hooked('outbox.markDead', async (id: string, attempts: number, at: Date, error: string) => {
+          const message = state().outbox.get(id);
+          if (!message) throw new ConstraintError(`outbox message ${id} does not exist`);
+          message.attempts = attempts;
+          message.deadAt = new Date(at.getTime());
+          message.lastError = error.slice(0, 500);
+        }),
+        get: hooked('outbox.get', async (workspaceId: string, id: string) => {
+          const message = state().outbox.get(id);
+          return message && message.workspaceId === workspaceId ? clone(message) : null;
+        }),
+        retry: hooked('outbox.retry', async (id: string, at: Date) => {
+          const message = state().outbox.get(id);
+          if (!message) throw new ConstraintError(`outbox message ${id} does not exist`);
+          message.deadAt = null;
+          message.retriedAt = new Date(at.getTime());
+          message.nextAttemptAt = new Date(at.getTime());
         }),
         forRun: hooked('outbox.forRun', async (runId: string) =>
           clone(byCreatedAtThenId([...state().outbox.values()].filter((m) => m.runId === runId))),
@@ -717,6 +797,13 @@ export class FakeSender implements WebhookSender {
   answer(...results: (true | string)[]): this {
     this.script.push(...results.map((r) => (r === true ? { ok: true as const } : { ok: false as const, error: r })));
     return this;
+  }
+
+  /** URLs the fake refuses to reach, with the reason (what a real sender says of an internal address). */
+  readonly refusals = new Map<string, string>();
+
+  async check(url: string) {
+    return this.refusals.get(url) ?? null;
   }
 
   async send(url: string, body: unknown, idempotencyKey: string) {

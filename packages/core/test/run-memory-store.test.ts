@@ -75,6 +75,8 @@ const message = (id: string, patch: Partial<OutboxRecord> = {}): OutboxRecord =>
   deliveredAt: null,
   lastError: null,
   createdAt: T0,
+  deadAt: null,
+  retriedAt: null,
   ...patch,
 });
 

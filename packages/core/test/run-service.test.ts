@@ -477,7 +477,7 @@ describe('notifications: checklist ready and all tasks done, once per channel', 
 
   it('child runs notify like top-level runs; channels of another workspace are not used', async () => {
     const other = await workspaces.createWorkspace(w.deps, w.admin, { name: 'other' });
-    await channels.createChannel(w.deps, await resolveActor(w.deps, other.adminKey), { name: 'theirs', url: 'https://hooks.example.com/theirs' });
+    await channels.createChannel(w.deps, new FakeSender(), await resolveActor(w.deps, other.adminKey), { name: 'theirs', url: 'https://hooks.example.com/theirs' });
     const ours = await addChannel(w, 'ours');
     const parent = await startedRun(w);
     const child = await startedRun(w, { name: 'Child work', tasks: runTasks(1) }, { parentExecutionId: parent.id });
@@ -491,7 +491,7 @@ describe('notifications: checklist ready and all tasks done, once per channel', 
 });
 
 describe('deliverDue: at-least-once delivery with exponential backoff', () => {
-  const policy = { baseMs: 1_000, maxMs: 8_000, batch: 50 };
+  const policy = { baseMs: 1_000, maxMs: 8_000, maxAgeMs: 86_400_000, batch: 50 };
 
   it('posts each due message with its idempotency key and marks it delivered', async () => {
     await addChannel(w, 'ops');
@@ -545,12 +545,91 @@ describe('deliverDue: at-least-once delivery with exponential backoff', () => {
   });
 });
 
+describe('delivery gives up after the maximum age, per channel, with jitter; an admin retries', () => {
+  const policy = { baseMs: 1_000, maxMs: 8_000, maxAgeMs: 10_000, batch: 50 };
+
+  it('a message whose next attempt would fall past its maximum age is dead: no more attempts until an admin retries it', async () => {
+    await addChannel(w, 'ops');
+    await startedRun(w);
+    const sender = new FakeSender();
+    sender.fallback = { ok: false, error: 'HTTP 503' };
+    // Attempts at 0, 1 s, 3 s, 7 s; the next would be at 15 s, past 10 s: dead after the fourth.
+    for (let i = 0; i < 4; i++) {
+      await channels.deliverDue(w.deps, sender, policy);
+      w.clock.set(outbox()[0]!.nextAttemptAt);
+    }
+    expect(outbox()[0]).toMatchObject({ attempts: 4, deadAt: expect.any(Date), lastError: 'HTTP 503', deliveredAt: null });
+    expect(channels.outboxState(outbox()[0]!)).toBe('dead');
+    w.clock.advance(60_000);
+    expect(await channels.deliverDue(w.deps, sender, policy)).toEqual({ attempted: 0, delivered: 0 });
+    expect(sender.calls).toHaveLength(4);
+
+    // Only an admin retries it; it is due at once, with a fresh maximum age.
+    const id = outbox()[0]!.id;
+    await expectRefused(channels.retryDelivery(w.deps, w.session, { id }), 'FORBIDDEN', 'Error: forbidden: this call needs an admin key (this key is agent).');
+    await expectRefused(channels.retryDelivery(w.deps, w.admin, { id: 'msg_nope' }), 'NOT_FOUND', 'Error: notification msg_nope not found.');
+    const retried = await channels.retryDelivery(w.deps, w.admin, { id });
+    expect(retried).toMatchObject({ id, state: 'retrying', deadAt: null, nextAttemptAt: w.clock.now().toISOString(), lastError: 'HTTP 503' });
+    sender.fallback = { ok: true };
+    expect(await channels.deliverDue(w.deps, sender, policy)).toEqual({ attempted: 1, delivered: 1 });
+    expect(outbox()[0]).toMatchObject({ attempts: 5, deadAt: null, lastError: null });
+    await expectRefused(channels.retryDelivery(w.deps, w.admin, { id }), 'CONFLICT', `Error: notification ${id} was already delivered.`);
+  });
+
+  it('retry delays are stretched by a random 0–50 %', async () => {
+    expect(channels.jitteredDelay(1, { ...policy, jitter: () => 0 })).toBe(1_000);
+    expect(channels.jitteredDelay(1, { ...policy, jitter: () => 0.999 })).toBe(1_500);
+    expect(channels.jitteredDelay(3, { ...policy, jitter: () => 0.5 })).toBe(5_000);
+    expect(channels.jitteredDelay(9, { ...policy, jitter: () => 0.5 })).toBe(10_000);
+  });
+
+  it("a failure stops its channel's lane and defers the channel's other messages; other channels go on", async () => {
+    const ops = await addChannel(w, 'ops');
+    await addChannel(w, 'dev');
+    const run = await startedRun(w);
+    await step(run.id, 1);
+    await step(run.id, 2);
+    await step(run.id, 3);
+    const sender = new FakeSender();
+    sender.answer('HTTP 500'); // ops' checklist_ready (first in line) fails
+    expect(await channels.deliverDue(w.deps, sender, policy)).toEqual({ attempted: 4, delivered: 2 });
+    const opsMessages = outbox().filter((m) => m.channelId === ops.id);
+    expect(sender.calls.filter((c) => c.url.endsWith('/ops'))).toHaveLength(1);
+    expect(opsMessages.map((m) => [m.kind, m.attempts, m.deliveredAt])).toEqual([
+      ['checklist_ready', 1, null],
+      ['all_tasks_done', 0, null],
+    ]);
+    // Both wait for the failed one's retry time; dev's two were delivered in order.
+    expect(opsMessages.map((m) => m.nextAttemptAt.getTime())).toEqual([opsMessages[0]!.nextAttemptAt.getTime(), opsMessages[0]!.nextAttemptAt.getTime()]);
+    expect(sender.calls.filter((c) => c.url.endsWith('/dev')).map((c) => c.idempotencyKey.split(':')[1])).toEqual(['checklist_ready', 'all_tasks_done']);
+  });
+
+  it('a run notification shows its last error to an admin only', async () => {
+    await addChannel(w, 'ops');
+    const run = await startedRun(w);
+    await channels.deliverDue(w.deps, new FakeSender().answer('connection refused'), policy);
+    expect((await channels.runNotifications(w.deps, w.admin, { runId: run.id })).notifications[0]).toMatchObject({ lastError: 'connection refused' });
+    expect((await channels.runNotifications(w.deps, w.session, { runId: run.id })).notifications[0]).toMatchObject({ attempts: 1, lastError: null });
+  });
+
+  it('a channel whose URL may not be reached is refused with the reason and nothing is recorded', async () => {
+    const sender = new FakeSender();
+    sender.refusals.set('http://127.0.0.1/hook', 'must point to a public address: 127.0.0.1 is a loopback address');
+    await expectRefused(
+      channels.createChannel(w.deps, sender, w.admin, { name: 'internal', url: 'http://127.0.0.1/hook' }),
+      'INVALID_INPUT',
+      'Error: invalid input: `url` must point to a public address: 127.0.0.1 is a loopback address (an operator can allow internal receivers with AGENT_TASKS_CHANNEL_ALLOWLIST).',
+    );
+    expect(w.store.snapshot().channels.size).toBe(0);
+  });
+});
+
 describe('deleting a channel', () => {
   it('drops its undelivered messages and keeps the delivered ones and those of other channels', async () => {
     const ops = await addChannel(w, 'ops');
     const dev = await addChannel(w, 'dev');
     const run = await startedRun(w);
-    await channels.deliverDue(w.deps, new FakeSender().answer(true, 'down'), { baseMs: 1_000, maxMs: 8_000, batch: 50 });
+    await channels.deliverDue(w.deps, new FakeSender().answer(true, 'down'), { baseMs: 1_000, maxMs: 8_000, maxAgeMs: 86_400_000, batch: 50 });
     await step(run.id, 1);
     await step(run.id, 2);
     await step(run.id, 3);

@@ -134,10 +134,24 @@ describe('one chat, one list (seed 000: "Where the list lives")', () => {
     await expect(write([item('Run tests')], other)).resolves.toMatchObject({ revision: 1 });
   });
 
-  it('a session token always writes its own list, even when it could read another', async () => {
-    const other = await sessions.openSession(w.deps, w.agent, {});
+  it('a session token always writes its own list, even when it could read another (its subagent\'s)', async () => {
+    const subagent = await sessions.openSession(w.deps, w.session, {});
     await write([item('Mine')]);
-    expect((await todos.getTodoList(w.deps, w.session, { sessionId: other.session.id })).revision).toBe(0);
+    expect((await todos.getTodoList(w.deps, w.session, { sessionId: subagent.session.id })).revision).toBe(0);
+  });
+
+  it("another chat's list is not readable by a session (nothing is shared between chats), nor told to exist", async () => {
+    const sibling = await sessions.openSession(w.deps, w.agent, {});
+    const subagent = await sessions.openSession(w.deps, w.session, {});
+    const subActor = await resolveActor(w.deps, subagent.token);
+    const missing = (id: string) => `Error: session ${id} not found.`;
+    await expectRefused(todos.getTodoList(w.deps, w.session, { sessionId: sibling.session.id }), 'NOT_FOUND', missing(sibling.session.id));
+    await expectRefused(sessions.getSessionView(w.deps, w.session, { sessionId: sibling.session.id }), 'NOT_FOUND', missing(sibling.session.id));
+    // A subagent does not read the session above it; that session reads the subagent.
+    await expectRefused(todos.getTodoList(w.deps, subActor, { sessionId: w.sessionId }), 'NOT_FOUND', missing(w.sessionId));
+    expect((await todos.getTodoList(w.deps, w.session, { sessionId: subagent.session.id })).sessionId).toBe(subagent.session.id);
+    expect((await sessions.listSessions(w.deps, w.session)).sessions.map((s) => s.id).sort()).toEqual([w.sessionId, subagent.session.id].sort());
+    expect((await sessions.listSessions(w.deps, subActor)).sessions.map((s) => s.id)).toEqual([subagent.session.id]);
   });
 });
 

@@ -1,6 +1,6 @@
 // Unit tests of workspace administration: first-run bootstrap, API keys by role, revocation rules, settings and new workspaces.
 import { beforeEach, describe, expect, it } from 'vitest';
-import { resolveActor, todos, workspaces } from '../src/index.ts';
+import { keyWeakness, resolveActor, todos, workspaces } from '../src/index.ts';
 import { type World, expectRefused, item, makeWorld } from './fixtures.ts';
 import { makeDeps } from './memory-store.ts';
 
@@ -34,7 +34,7 @@ describe('bootstrap', () => {
     await workspaces.bootstrap(deps);
     const snapshot = store.snapshot();
     expect(await workspaces.bootstrap(deps)).toBeNull();
-    expect(await workspaces.bootstrap(deps, 'y'.repeat(40))).toBeNull();
+    expect(await workspaces.bootstrap(deps, 'y7Rq2mKx9vLp4TzW8nB3cF6h')).toBeNull();
     expect(store.snapshot()).toEqual(snapshot);
     expect(store.snapshot().workspaces.size).toBe(1);
     expect(store.snapshot().keys.size).toBe(1);
@@ -42,7 +42,7 @@ describe('bootstrap', () => {
 
   it('honours a given admin key (stored as its hash), and says it was not generated', async () => {
     const { deps, store } = makeDeps();
-    const given = 'my-admin-key-0123456789ab';
+    const given = 'my-admin-key-4f9c2e7a1d6b';
     const boot = await workspaces.bootstrap(deps, given);
     expect(boot).toEqual({ workspaceId: 'ws_1', adminKey: given, generated: false });
     expect([...store.snapshot().keys.values()][0]!.tokenHash).toBe(`h:${given}`);
@@ -52,7 +52,28 @@ describe('bootstrap', () => {
   it('accepts a given key of exactly the minimum length', async () => {
     expect(workspaces.MIN_ADMIN_KEY_LENGTH).toBe(24);
     const { deps } = makeDeps();
-    await expect(workspaces.bootstrap(deps, 'k'.repeat(24))).resolves.toMatchObject({ generated: false });
+    await expect(workspaces.bootstrap(deps, 'Zq7mP2vL9xR4tK8wB3nF6yHd')).resolves.toMatchObject({ generated: false });
+  });
+
+  it('refuses a weak given key — one character, a run of consecutive ones, little entropy — even when not the first start', async () => {
+    const advice = 'use at least 24 random characters (for example `openssl rand -hex 24`).';
+    const cases: [string, string][] = [
+      ['a'.repeat(24), 'it uses only 1 distinct character'],
+      ['abababababababababababab', 'it uses only 2 distinct characters'],
+      ['abcdefghijklmnopqrstuvwx', 'it contains a run of 24 consecutive characters'],
+      ['key-0123456789-for-admin', 'it contains a run of 10 consecutive characters'],
+      ['aaaaaaaaaaaaaaaaaaaaa1b2c3d4', 'its characters repeat too much (about 42 bits of entropy, 64 needed)'],
+    ];
+    for (const [key, why] of cases) {
+      const { deps, store } = makeDeps();
+      await expectRefused(workspaces.bootstrap(deps, key), 'INVALID_INPUT', `Error: AGENT_TASKS_ADMIN_KEY is too weak: ${why}; ${advice}`);
+      expect(store.snapshot().workspaces.size).toBe(0);
+    }
+    const { deps } = makeDeps();
+    await workspaces.bootstrap(deps);
+    await expectRefused(workspaces.bootstrap(deps, 'a'.repeat(30)), 'INVALID_INPUT', `Error: AGENT_TASKS_ADMIN_KEY is too weak: it uses only 1 distinct character; ${advice}`);
+    // A key generated the way the server makes them (32 random bytes, base64url) passes.
+    expect(keyWeakness('atk_5FmMtice_70Pultb3f_y1d1l-l_MZy2-NKUkVYgm7s0')).toBeNull();
   });
 
   it('refuses a too-short given key and creates nothing', async () => {

@@ -1,12 +1,13 @@
 // Contracts of notification channels: their kind (webhook or a chat service), creation, listing and the test message.
 import { z } from 'zod';
+import { shown } from './shown.ts';
 import { id, isoDate, unknownField } from './common.ts';
 import { CHANNEL_URL_MAX, NAME_MAX } from './limits.ts';
 
 export const channelKinds = ['webhook', 'slack', 'discord', 'teams'] as const;
 export const channelKind = z
   .enum(channelKinds, {
-    error: (iss) => `Error: invalid input: \`kind\` must be one of webhook, slack, discord, teams (got ${JSON.stringify(iss.input) ?? 'nothing'}).`,
+    error: (iss) => `Error: invalid input: \`kind\` must be one of webhook, slack, discord, teams (got ${shown(iss.input)}).`,
   })
   .describe('webhook: our JSON; slack, discord, teams: that service\'s incoming-webhook message');
 export type ChannelKind = z.infer<typeof channelKind>;

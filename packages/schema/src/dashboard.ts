@@ -1,6 +1,6 @@
 // Contracts of the dashboard's reads: the session tree, task lists and graphs, the outbox, and the live signals behind them.
 import { z } from 'zod';
-import { id, isoDate, pageLimit, unknownField } from './common.ts';
+import { id, isoDate, lastEventId, pageLimit, unknownField } from './common.ts';
 import { session } from './session.ts';
 import { listName, task } from './task.ts';
 import { todoCounts } from './todo.ts';
@@ -25,7 +25,7 @@ export const sessionActivity = z.object({
 });
 export type SessionActivity = z.infer<typeof sessionActivity>;
 export const sessionWatchTreeInput = z
-  .strictObject({ lastEventId: z.string().optional() }, { error: unknownField('{ lastEventId? }') })
+  .strictObject({ lastEventId: lastEventId.optional() }, { error: unknownField('{ lastEventId? }') })
   .default({});
 
 export const taskListInfo = z.object({
@@ -59,13 +59,18 @@ export const outboxMessageView = z.object({
   url: z.string(),
   runId: z.string(),
   kind: z.enum(['checklist_ready', 'all_tasks_done']),
-  state: z.enum(['delivered', 'retrying', 'pending']).describe('retrying: at least one attempt failed'),
+  state: z
+    .enum(['delivered', 'retrying', 'pending', 'dead'])
+    .describe('retrying: at least one attempt failed; dead: retries outlived the maximum age and stopped (an admin can retry it)'),
   attempts: z.number().int(),
   lastError: z.string().nullable(),
-  nextAttemptAt: isoDate.nullable().describe('When the next attempt is due; null once delivered'),
+  nextAttemptAt: isoDate.nullable().describe('When the next attempt is due; null once delivered or dead'),
   deliveredAt: isoDate.nullable(),
+  deadAt: isoDate.nullable().describe('When delivery was given up; null unless dead'),
   createdAt: isoDate,
 });
+export type OutboxMessageView = z.infer<typeof outboxMessageView>;
+export const outboxRetryInput = z.strictObject({ id }, { error: unknownField('{ id }') });
 export const outboxListOutput = z.object({ messages: z.array(outboxMessageView) });
 
-export const runLinkWatchInput = z.strictObject({ runId: id, lastEventId: z.string().optional() }, { error: unknownField('{ runId, lastEventId? }') });
+export const runLinkWatchInput = z.strictObject({ runId: id, lastEventId: lastEventId.optional() }, { error: unknownField('{ runId, lastEventId? }') });

@@ -19,5 +19,6 @@ export const errorCodes = [
   'STALE_STEP',
   // Not a refusal: the server could not take the call now (database busy, overloaded); retry after Retry-After.
   'UNAVAILABLE',
+  'RATE_LIMITED',
 ] as const;
 export type ErrorCode = (typeof errorCodes)[number];

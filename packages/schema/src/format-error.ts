@@ -1,5 +1,6 @@
 // Turns a zod validation failure into the one clear "Error: …" line a caller (or a model) reads; JSON Schema export.
 import { toJSONSchema, type z } from 'zod';
+import { shown, shownKeys } from './shown.ts';
 import { NON_EMPTY_CONTENT_ERROR } from './todo.ts';
 
 /** Texts a seed gives word for word: never rewritten, the item's place is added after them. */
@@ -40,7 +41,7 @@ const KINDS: Record<string, string> = {
   object: 'an object',
   null: 'null',
 };
-const got = (input: unknown) => (input === undefined ? '' : ` (got ${JSON.stringify(input)?.slice(0, 40) ?? String(input)})`);
+const got = (input: unknown) => (input === undefined ? '' : ` (got ${shown(input)})`);
 const unit = (origin: unknown, n: unknown) =>
   origin === 'string' ? ` ${n} characters` : origin === 'array' || origin === 'set' ? ` ${n} items` : ` ${n}`;
 
@@ -58,7 +59,7 @@ function worded(issue: z.core.$ZodIssue): string {
     case 'invalid_value':
       return `${field} must be ${(i.values ?? []).map((v) => JSON.stringify(v)).join(' or ')}${got(i.input)}.`;
     case 'unrecognized_keys':
-      return `unknown field ${(i.keys ?? []).map((k) => `\`${pathText([...issue.path, k])}\``).join(', ')}.`;
+      return `unknown field ${shownKeys((i.keys ?? []).map((k) => pathText([...issue.path, k])))}.`;
     case 'invalid_format':
       return `${field} must be a valid ${i.format ?? 'value'}.`;
     case 'not_multiple_of':

@@ -10,3 +10,6 @@ export * from './task.ts';
 export * from './run.ts';
 export * from './channel.ts';
 export * from './dashboard.ts';
+export * from './auth.ts';
+export * from './shown.ts';
+export * from './input-guard.ts';

@@ -20,3 +20,5 @@ export const RUN_STEP_TEXT_MAX = 500;
 export const RUN_NAME_MAX = 200;
 export const CHANNEL_URL_MAX = 2000;
 export const EXTERNAL_ID_MAX = 200;
+/** Deepest nesting of objects and arrays accepted in any input. */
+export const INPUT_DEPTH_MAX = 32;

@@ -1,6 +1,7 @@
 // Contracts of the checklist run tool (seed 002): start, intake, step, revise, blockers, the run view and its card.
 import { z } from 'zod';
-import { feedFrom, id, isoDate, unknownField } from './common.ts';
+import { shownKeys } from './shown.ts';
+import { feedFrom, id, isoDate, lastEventId, unknownField } from './common.ts';
 import { RUN_NAME_MAX, RUN_NOTE_MAX, RUN_STEP_TEXT_MAX, RUN_TASKS_MAX, RUN_TEXT_MAX } from './limits.ts';
 
 const bounded = (field: string, max: number) =>
@@ -19,7 +20,7 @@ export const runTask = z.strictObject(
   {
     error: (iss) =>
       iss.code === 'unrecognized_keys'
-        ? `Error: invalid input: unknown task field ${(iss.keys ?? []).map((k) => `\`${k}\``).join(', ')}; a task is only \`action\` and \`expected_result\` (no ids, cursors, totals, statuses or result codes).`
+        ? `Error: invalid input: unknown task field ${shownKeys(iss.keys ?? [])}; a task is only \`action\` and \`expected_result\` (no ids, cursors, totals, statuses or result codes).`
         : 'Error: invalid input: each task must be an object { action, expected_result }.',
   },
 );
@@ -136,6 +137,10 @@ export const runBlockerInput = z.strictObject(
   { error: unknownField('{ runId, blocker }') },
 );
 export const runRef = z.strictObject({ runId: id }, { error: unknownField('{ runId }') });
+export const runLinkStateOutput = z.object({
+  runId: z.string(),
+  linkEnabled: z.boolean().describe('Whether /runs/<id>, its card and live view answer without a key'),
+});
 
 export const runStatus = z.enum(['intake', 'running', 'completed']);
 export const runMove = z.object({
@@ -216,7 +221,7 @@ export const runStepRecord = z.object({
 export const runHistoryOutput = z.object({ steps: z.array(runStepRecord) });
 export const runListOutput = z.object({ runs: z.array(runView) });
 export const runCardOutput = z.object({ svg: z.string() });
-export const runWatchInput = z.strictObject({ runId: id, lastEventId: z.string().optional(), from: feedFrom });
+export const runWatchInput = z.strictObject({ runId: id, lastEventId: lastEventId.optional(), from: feedFrom });
 export const runEvent = z.object({
   version: z.number().int(),
   run: runView,

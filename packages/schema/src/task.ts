@@ -1,6 +1,7 @@
 // Contracts of the task graph tool (seed 001): TaskCreate, TaskGet, TaskList, TaskUpdate, claims, plan, history, feed.
 import { z } from 'zod';
-import { feedFrom, isoDate, unknownField } from './common.ts';
+import { shown } from './shown.ts';
+import { feedFrom, isoDate, lastEventId, unknownField } from './common.ts';
 import {
   IMPORT_FILES_MAX,
   TASK_ACTIVE_FORM_MAX,
@@ -16,7 +17,7 @@ import {
 export const taskStatuses = ['pending', 'in_progress', 'completed', 'deleted'] as const;
 export const taskStatus = z.enum(taskStatuses, {
   error: (iss) =>
-    `Error: invalid task: \`status\` must be one of pending, in_progress, completed, deleted (got ${JSON.stringify(iss.input) ?? 'nothing'}).`,
+    `Error: invalid task: \`status\` must be one of pending, in_progress, completed, deleted (got ${shown(iss.input)}).`,
 });
 export type TaskStatus = z.infer<typeof taskStatus>;
 
@@ -42,13 +43,13 @@ export const TASK_REF = /^#\d{1,9}$/;
 export const taskIdIn = (field: string) =>
   z
     .string({ error: `Error: invalid input: \`${field}\` must be a task id like "T-…" or "#3".` })
-    .max(66, { error: (iss) => `Error: invalid input: \`${field}\`: ${JSON.stringify(iss.input)} is not a task id (T-… or #n).` })
-    .regex(/^(T-[\w-]+|#\d+)$/, { error: (iss) => `Error: invalid input: \`${field}\`: ${JSON.stringify(iss.input)} is not a task id (T-… or #n).` });
+    .max(66, { error: (iss) => `Error: invalid input: \`${field}\`: ${shown(iss.input)} is not a task id (T-… or #n).` })
+    .regex(/^(T-[\w-]+|#\d+)$/, { error: (iss) => `Error: invalid input: \`${field}\`: ${shown(iss.input)} is not a task id (T-… or #n).` });
 export const taskId = taskIdIn('id');
 /** A task id whose errors leave the field to the caller (which names it by the issue's path, as the importer does). */
 export const pathTaskId = z
   .string({ error: 'Error: invalid input: a task id must be a string like "T-…".' })
-  .regex(/^T-[A-Za-z0-9-]{1,64}$/, { error: (iss) => `Error: invalid input: ${JSON.stringify(iss.input)} is not a task id (T-…).` });
+  .regex(/^T-[A-Za-z0-9-]{1,64}$/, { error: (iss) => `Error: invalid input: ${shown(iss.input)} is not a task id (T-…).` });
 
 export const listName = z
   .string({ error: 'Error: invalid input: `listName` must be a string.' })
@@ -213,7 +214,7 @@ export const taskHistoryOutput = z.object({ changes: z.array(taskChange) });
 export const taskWatchInput = z.strictObject({
   listName: listName.optional(),
   from: feedFrom,
-  lastEventId: z.string().optional(),
+  lastEventId: lastEventId.optional(),
 });
 export const taskEvent = taskChange.extend({ task });
 export type TaskEvent = z.infer<typeof taskEvent>;

@@ -1,12 +1,13 @@
 // Contracts of the todo list tool (seed 000): items, todo_write, the list, its update cards and live events.
 import { z } from 'zod';
-import { feedFrom, id, isoDate, pageLimit, unknownField } from './common.ts';
+import { shown, shownKeys } from './shown.ts';
+import { feedFrom, id, isoDate, lastEventId, pageLimit, unknownField } from './common.ts';
 import { TODO_MAX_CONTENT, TODO_MAX_ITEMS } from './limits.ts';
 
 export const todoStatuses = ['pending', 'in_progress', 'completed'] as const;
 export const todoStatus = z.enum(todoStatuses, {
   error: (iss) =>
-    `Error: invalid todo: \`status\` must be one of pending, in_progress, completed (got ${JSON.stringify(iss.input) ?? 'nothing'}).`,
+    `Error: invalid todo: \`status\` must be one of pending, in_progress, completed (got ${shown(iss.input)}).`,
 });
 export type TodoStatus = z.infer<typeof todoStatus>;
 
@@ -26,7 +27,7 @@ export const todoItem = z.strictObject(
   {
     error: (iss) =>
       iss.code === 'unrecognized_keys'
-        ? `Error: invalid todo: unknown field ${iss.keys.map((k) => `\`${k}\``).join(', ')}; an item is only its \`content\` and \`status\`.`
+        ? `Error: invalid todo: unknown field ${shownKeys(iss.keys)}; an item is only its \`content\` and \`status\`.`
         : 'Error: invalid todo: each item must be an object { content, status }.',
   },
 );
@@ -51,7 +52,7 @@ export const todoWriteInput = z.strictObject(
   {
     error: (iss) =>
       iss.code === 'unrecognized_keys'
-        ? `Error: invalid input: unknown field ${iss.keys.map((k) => `\`${k}\``).join(', ')}.`
+        ? `Error: invalid input: unknown field ${shownKeys(iss.keys)}.`
         : 'Error: invalid input: expected an object { todos }.',
   },
 );
@@ -147,7 +148,7 @@ export type TodoCardView = z.infer<typeof todoCardView>;
 export const todoWatchInput = z.strictObject({
   sessionId: id.optional(),
   from: feedFrom,
-  lastEventId: z.string().optional().describe('Resume after this event (an update revision).'),
+  lastEventId: lastEventId.optional().describe('Resume after this event (an update revision).'),
 });
 
 /** A list kept by another agent tool (Claude Code's TodoWrite), recorded with todo_write's rules; `activeForm` is kept for display. */
@@ -167,7 +168,7 @@ export const todoMirrorItem = z.strictObject(
   {
     error: (iss) =>
       iss.code === 'unrecognized_keys'
-        ? `Error: invalid todo: unknown field ${iss.keys.map((k) => `\`${k}\``).join(', ')}; a mirrored item is its \`content\`, \`status\` and \`activeForm\`.`
+        ? `Error: invalid todo: unknown field ${shownKeys(iss.keys)}; a mirrored item is its \`content\`, \`status\` and \`activeForm\`.`
         : 'Error: invalid todo: each item must be an object { content, status, activeForm? }.',
   },
 );
@@ -183,7 +184,7 @@ export const todoMirrorInput = z.strictObject(
   {
     error: (iss) =>
       iss.code === 'unrecognized_keys'
-        ? `Error: invalid input: unknown field ${iss.keys.map((k) => `\`${k}\``).join(', ')}.`
+        ? `Error: invalid input: unknown field ${shownKeys(iss.keys)}.`
         : 'Error: invalid input: expected an object { todos }.',
   },
 );

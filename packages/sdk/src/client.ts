@@ -9,6 +9,15 @@ export interface ClientOptions {
   url: string;
   /** An API key (atk_…) or a session token (ats_…). */
   token: string;
+  /**
+   * How live streams (SSE) authenticate. `header` (the default): the `eventsource` package sends the token as an
+   * Authorization header. `ticket`: for an EventSource that cannot send headers (a browser's own), each stream first
+   * trades the token (sent as a header) for a single-use ticket from `auth.streamTicket` and opens with that; a token
+   * never travels in a URL either way.
+   */
+  streams?: 'header' | 'ticket';
+  /** The EventSource used with `streams: 'ticket'` (default: the global one, else the `eventsource` package's). */
+  EventSource?: typeof globalThis.EventSource;
 }
 
 export interface Subscription {
@@ -19,24 +28,36 @@ export interface WatchHandlers<T> {
   onData(event: { id: string; data: T }): void;
   onError?(error: unknown): void;
   onStarted?(): void;
+  /** The server ended the stream (its key was revoked, its session ended, or its run link was revoked). */
+  onComplete?(): void;
 }
 
-export function createClient({ url, token }: ClientOptions) {
+export function createClient({ url, token, streams = 'header', ...options }: ClientOptions) {
   const base = `${url.replace(/\/+$/, '')}/trpc`;
   const authorization = `Bearer ${token}`;
+  const calls = httpLink({ url: base, headers: () => ({ authorization }) });
+  const tickets = createTRPCClient<AppRouter>({ links: [calls] });
   const trpc = createTRPCClient<AppRouter>({
     links: [
       splitLink({
         condition: (op) => op.type === 'subscription',
-        true: httpSubscriptionLink({
-          url: base,
-          EventSource,
-          // EventSource sends no headers of its own; this one's fetch adds the bearer token.
-          eventSourceOptions: () => ({
-            fetch: (input, init) => fetch(input, { ...init, headers: { ...init?.headers, authorization } }),
-          }),
-        }),
-        false: httpLink({ url: base, headers: () => ({ authorization }) }),
+        true:
+          streams === 'ticket'
+            ? httpSubscriptionLink({
+                url: base,
+                EventSource: options.EventSource ?? globalThis.EventSource ?? EventSource,
+                // Asked again for every (re)connection: a ticket opens one stream.
+                connectionParams: async () => ({ ticket: (await tickets.auth.streamTicket.mutate()).ticket }),
+              })
+            : httpSubscriptionLink({
+                url: base,
+                EventSource,
+                // EventSource sends no headers of its own; this one's fetch adds the bearer token.
+                eventSourceOptions: () => ({
+                  fetch: (input, init) => fetch(input, { ...init, headers: { ...init?.headers, authorization } }),
+                }),
+              }),
+        false: calls,
       }),
     ],
   });
@@ -46,6 +67,7 @@ export function createClient({ url, token }: ClientOptions) {
       onData: (event) => handlers.onData(event),
       onError: (error) => handlers.onError?.(error),
       onStarted: () => handlers.onStarted?.(),
+      onComplete: () => handlers.onComplete?.(),
     });
 
   const watchTasks = (input: RouterInputs['task']['watch'], handlers: WatchHandlers<TaskEvent>): Subscription =>
@@ -53,6 +75,7 @@ export function createClient({ url, token }: ClientOptions) {
       onData: (event) => handlers.onData(event),
       onError: (error) => handlers.onError?.(error),
       onStarted: () => handlers.onStarted?.(),
+      onComplete: () => handlers.onComplete?.(),
     });
 
   const watchRun = (input: RouterInputs['run']['watch'], handlers: WatchHandlers<RunEvent>): Subscription =>
@@ -60,10 +83,13 @@ export function createClient({ url, token }: ClientOptions) {
       onData: (event) => handlers.onData(event),
       onError: (error) => handlers.onError?.(error),
       onStarted: () => handlers.onStarted?.(),
+      onComplete: () => handlers.onComplete?.(),
     });
 
   return {
     url,
+    /** How this client's live streams authenticate (kept by the session clients it opens). */
+    streams,
     trpc,
     whoami: () => trpc.workspace.whoami.query(),
     workspaces: {
@@ -141,5 +167,5 @@ export type AgentTasksClient = ReturnType<typeof createClient>;
 /** Opens a session with this client's key and returns a client acting as that session. */
 export async function openSessionClient(client: AgentTasksClient, input: RouterInputs['session']['open'] = {}) {
   const opened = await client.sessions.open(input);
-  return { ...opened, client: createClient({ url: client.url, token: opened.token }) };
+  return { ...opened, client: createClient({ url: client.url, token: opened.token, streams: client.streams }) };
 }

@@ -1,38 +1,121 @@
-// Sends a notification as a JSON POST with its idempotency key; any non-2xx answer or network error is a failure.
-import type { WebhookSender } from '@agent-tasks/core';
+// Sends a notification as a JSON POST with its idempotency key, to a public address only (checked after DNS resolution,
+// the connection pinned to the checked address), with connect and total timeouts, no redirects, and the answer read up
+// to a small cap. Any non-2xx answer or network error is a failure.
+import http from 'node:http';
+import https from 'node:https';
+import type { LookupFunction } from 'node:net';
+import type { StopSignal, WebhookSender } from '@agent-tasks/core';
+import { type AllowList, type Resolved, type Resolver, resolveReceiver, systemResolver } from './receiver-address.ts';
 
-export function fetchWebhookSender(timeoutMs = 10_000): WebhookSender {
-  return {
-    async send(url, body, idempotencyKey) {
-      try {
-        const response = await fetch(url, {
-          method: 'POST',
-          headers: { 'content-type': 'application/json', 'idempotency-key': idempotencyKey, 'user-agent': 'agent-tasks' },
-          body: JSON.stringify(body),
-          signal: AbortSignal.timeout(timeoutMs),
-        });
-        await response.arrayBuffer().catch(() => undefined);
-        return response.ok ? { ok: true } : { ok: false, error: `HTTP ${response.status}` };
-      } catch (error) {
-        return { ok: false, error: failureText(error, timeoutMs) };
-      }
-    },
-  };
+export interface WebhookLimits {
+  /** Longest wait for the TCP (and TLS) connection. */
+  connectTimeoutMs: number;
+  /** Longest time for the whole exchange: connect, send, status and the (capped) answer. */
+  timeoutMs: number;
+  /** Bytes of the answer read at most; the connection is closed past them. */
+  maxResponseBytes: number;
+  /** Internal receivers allowed besides public addresses. */
+  allow: AllowList;
 }
 
-/** Why a delivery failed, in words an admin can act on (fetch's own "fetch failed" says nothing). */
-function failureText(error: unknown, timeoutMs: number): string {
-  if (error instanceof Error && (error.name === 'TimeoutError' || error.name === 'AbortError')) return `no answer within ${timeoutMs / 1000} s`;
-  const code = (error as { cause?: { code?: unknown } } | null)?.cause?.code;
+/** A lookup that answers the address already checked, so a second DNS answer cannot redirect the connection. */
+const pinned =
+  (address: Resolved): LookupFunction =>
+  (_host, options, callback) => {
+    if ((options as { all?: boolean }).all) (callback as (e: null, a: Resolved[]) => void)(null, [address]);
+    else callback(null, address.address, address.family);
+  };
+
+export function fetchWebhookSender(limits: WebhookLimits, resolve: Resolver = systemResolver): WebhookSender {
+  async function check(url: string) {
+    const target = await resolveReceiver(url, limits.allow, resolve);
+    return target.ok ? null : target.error;
+  }
+
+  async function send(url: string, body: unknown, idempotencyKey: string, options: { timeoutMs?: number; signal?: StopSignal } = {}) {
+    const timeoutMs = Math.min(options.timeoutMs ?? limits.timeoutMs, limits.timeoutMs);
+    const target = await resolveReceiver(url, limits.allow, resolve);
+    if (!target.ok) return { ok: false as const, error: `not sent: the URL ${target.error}` };
+    if (options.signal?.aborted) return { ok: false as const, error: SHUTDOWN };
+    const payload = Buffer.from(JSON.stringify(body));
+    return new Promise<{ ok: true } | { ok: false; error: string }>((settle) => {
+      let done = false;
+      const finish = (result: { ok: true } | { ok: false; error: string }) => {
+        if (done) return;
+        done = true;
+        options.signal?.removeEventListener('abort', onAbort);
+        clearTimeout(total);
+        clearTimeout(connect);
+        request.destroy();
+        settle(result);
+      };
+      const fail = (error: string) => finish({ ok: false, error });
+      const onAbort = () => fail(SHUTDOWN);
+      const { url: u } = target;
+      const request = (u.protocol === 'https:' ? https : http).request({
+        protocol: u.protocol,
+        host: target.host,
+        port: u.port || undefined,
+        path: `${u.pathname}${u.search}`,
+        method: 'POST',
+        agent: false,
+        lookup: pinned(target.address),
+        headers: {
+          'content-type': 'application/json',
+          'content-length': payload.length,
+          'idempotency-key': idempotencyKey,
+          'user-agent': 'agent-tasks',
+          connection: 'close',
+        },
+      });
+      const total = setTimeout(() => fail(`no answer within ${seconds(timeoutMs)}`), timeoutMs);
+      const connect = setTimeout(() => fail(`no connection within ${seconds(limits.connectTimeoutMs)}`), Math.min(limits.connectTimeoutMs, timeoutMs));
+      options.signal?.addEventListener('abort', onAbort, { once: true });
+      request.on('socket', (socket) => socket.once(u.protocol === 'https:' ? 'secureConnect' : 'connect', () => clearTimeout(connect)));
+      request.on('error', (error) => fail(failureText(error)));
+      request.on('response', (response) => {
+        clearTimeout(connect);
+        const status = response.statusCode ?? 0;
+        const verdict =
+          status >= 200 && status < 300
+            ? ({ ok: true } as const)
+            : { ok: false as const, error: status >= 300 && status < 400 ? `HTTP ${status} (redirects are not followed)` : `HTTP ${status}` };
+        // The answer's body is read only up to the cap; past it the connection is closed.
+        let read = 0;
+        response.on('data', (chunk: Buffer) => {
+          read += chunk.length;
+          if (read > limits.maxResponseBytes) finish(verdict);
+        });
+        response.on('end', () => finish(verdict));
+        response.on('error', () => finish(verdict));
+        response.on('close', () => finish(verdict));
+      });
+      request.end(payload);
+    });
+  }
+
+  return { check, send };
+}
+
+const SHUTDOWN = 'not sent: the server was shutting down';
+
+const seconds = (ms: number) => `${Math.round(ms / 100) / 10} s`;
+
+/** Why a delivery failed, in words an admin can act on. */
+function failureText(error: unknown): string {
+  const code = (error as { code?: unknown } | null)?.code;
   const reasons: Record<string, string> = {
     ECONNREFUSED: 'connection refused',
     ECONNRESET: 'connection reset by the receiver',
-    ENOTFOUND: 'host name not found',
-    EAI_AGAIN: 'host name lookup failed',
     EHOSTUNREACH: 'host unreachable',
+    ENETUNREACH: 'network unreachable',
     ETIMEDOUT: 'connection timed out',
-    UND_ERR_SOCKET: 'connection closed by the receiver',
+    EPIPE: 'connection closed by the receiver',
   };
-  if (typeof code === 'string') return reasons[code] ?? `network error (${code})`;
+  if (typeof code === 'string') {
+    if (code.startsWith('HPE_')) return 'the answer is not valid HTTP';
+    if (code.startsWith('ERR_TLS') || code.includes('CERT')) return `TLS error (${code})`;
+    return reasons[code] ?? `network error (${code})`;
+  }
   return 'network error';
 }

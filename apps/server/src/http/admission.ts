@@ -2,7 +2,7 @@
 // turn of the event loop; the rest wait in one queue, first come first served. Node accepts one new connection per
 // turn of its event loop, so short turns are what let a new connection in quickly (with 200 busy connections, long
 // turns kept new ones waiting for seconds). A request that waited past `maxWaitMs` is answered 503 with
-// Retry-After at once (it costs almost nothing), which bounds latency.
+// Retry-After at once (it costs almost nothing), which bounds latency; so is one that finds `maxQueue` ahead of it.
 import { RETRY_AFTER_SECONDS } from '../db/busy.ts';
 
 export const OVERLOADED_MESSAGE = 'Error: the server is overloaded; retry shortly.';
@@ -14,6 +14,8 @@ export interface AdmissionOptions {
   perTurn?: number;
   /** Longest wait in the queue before the request is answered 503. */
   maxWaitMs: number;
+  /** Longest line; a request arriving behind a full line is answered 503 at once. */
+  maxQueue?: number;
   /** Told, about once a second, how many requests were turned away. */
   onShed?(count: number): void;
 }
@@ -105,6 +107,10 @@ export function admission(options: AdmissionOptions) {
       if (canStart() && waiting() === 0) {
         startOne();
         return work().finally(done);
+      }
+      if (waiting() >= (options.maxQueue ?? Number.POSITIVE_INFINITY)) {
+        shed += 1;
+        return Promise.resolve(refuse());
       }
       return new Promise<Response>((resolve, reject) => {
         queue.push({

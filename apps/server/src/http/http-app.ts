@@ -1,4 +1,5 @@
 // The HTTP layer (Hono): access log and request ids, CORS, body limits, health, tRPC, MCP, run links, the dashboard.
+import { isDomainError } from '@agent-tasks/core';
 import type { HttpBindings } from '@hono/node-server';
 import { RESPONSE_ALREADY_SENT } from '@hono/node-server/utils/response';
 import { trpcServer } from '@hono/trpc-server';
@@ -18,7 +19,7 @@ import { runLinks } from './run-links.ts';
 export const MAX_BODY_BYTES = 16 * 1024 * 1024;
 
 /** An MCP endpoint: a web request in, its answer out (streamed when it is SSE). */
-type McpHandler = { handle(request: Request): Promise<Response> };
+type McpHandler = { handle(request: Request, address?: string): Promise<Response> };
 
 export type AppEnv = { Bindings: HttpBindings; Variables: { requestId: string; info: RequestInfo } };
 
@@ -34,7 +35,15 @@ export interface HttpAppOptions {
   webRoot: string;
   /** The API served at /trpc; the application's own unless given (the bench serves a no-op one on the same stack). */
   router?: AnyTRPCRouter;
+  /** Most calls one tRPC batch request may carry; larger batches are refused whole with a 400. */
+  maxBatch?: number;
 }
+
+/** Seconds to wait that a refusal carries (a rate limit), or null. */
+const retryAfterOf = (cause: unknown): number | null => {
+  const seconds = isDomainError(cause) ? cause.details?.retryAfterSeconds : undefined;
+  return typeof seconds === 'number' ? seconds : null;
+};
 
 const json = (c: Context, status: number, body: unknown) => c.json(body as object, status as 200);
 
@@ -51,7 +60,7 @@ export function createHttpApp(options: HttpAppOptions) {
   // One access-log line per request: id, route or procedure, actor (never a token), status, duration.
   app.use(async (c, next) => {
     const started = performance.now();
-    const info: RequestInfo = { id: c.get('requestId') };
+    const info: RequestInfo = { id: c.get('requestId'), address: c.env.incoming?.socket.remoteAddress };
     c.set('info', info);
     if (!inFlight.enter()) {
       c.header('connection', 'close');
@@ -103,8 +112,22 @@ export function createHttpApp(options: HttpAppOptions) {
     return json(c, state.ready ? 200 : 503, state);
   });
 
+  const maxBatch = options.maxBatch ?? 50;
   app.use(
     '/trpc/*',
+    // Refused before anything runs: a batch is as many calls as its path names, and nothing bounds that but the URL.
+    async (c, next) => {
+      if (c.req.query('batch') !== '1') return next();
+      const calls = routeOf(c).split(',').length;
+      if (calls <= maxBatch) return next();
+      return json(c, 400, {
+        error: {
+          message: `Error: a batch may hold at most ${maxBatch} calls (this one has ${calls}); send fewer calls per request.`,
+          code: -32600,
+          data: { code: 'BAD_REQUEST', httpStatus: 400, appCode: 'INVALID_INPUT', details: null },
+        },
+      });
+    },
     bodyLimit({
       maxSize: MAX_BODY_BYTES,
       onError: (c) => json(c, 413, { error: { message: 'Error: the request body is larger than 16 MiB.', code: -32600 } }),
@@ -112,20 +135,26 @@ export function createHttpApp(options: HttpAppOptions) {
     trpcServer({
       router: options.router ?? appRouter,
       endpoint: '/trpc',
+      maxBatchSize: maxBatch,
       createContext: (opts, c) => adapterContext(opts, (c as Context<AppEnv>).get('info')) as unknown as Record<string, unknown>,
       onError({ error, ctx, path }) {
         // Refusals are answers, not faults; anything else is logged with its stack under the request's id.
         if (error.code === 'INTERNAL_SERVER_ERROR') log.error({ req: ctx?.request.id, err: error.cause ?? error }, 'unexpected error');
+        if (error.code === 'TOO_MANY_REQUESTS') log.warn({ req: ctx?.request.id, address: ctx?.request.address }, 'failed authentications: answered 429');
         if (error.code === 'SERVICE_UNAVAILABLE') log.warn({ req: ctx?.request.id, route: path }, 'database busy: answered 503');
       },
-      // A call that could not run now tells the client when to try again.
-      responseMeta: ({ errors }) =>
-        errors.some((e) => e.code === 'SERVICE_UNAVAILABLE') ? { headers: { 'retry-after': String(RETRY_AFTER_SECONDS) } } : {},
+      // A call that could not run now, or a refusal that passes with time, tells the client when to try again.
+      responseMeta: ({ errors }) => {
+        const waits = errors
+          .map((e) => retryAfterOf(e.cause) ?? (e.code === 'SERVICE_UNAVAILABLE' ? RETRY_AFTER_SECONDS : null))
+          .filter((n): n is number => n !== null);
+        return waits.length ? { headers: { 'retry-after': String(Math.max(...waits)) } } : {};
+      },
     }),
   );
 
-  app.all('/mcp', (c) => options.mcp.handle(c.req.raw));
-  app.all('/mcp/moira', (c) => options.moira.handle(c.req.raw));
+  app.all('/mcp', (c) => options.mcp.handle(c.req.raw, c.get('info').address));
+  app.all('/mcp/moira', (c) => options.moira.handle(c.req.raw, c.get('info').address));
 
   app.route('/runs', runLinks(services.deps, options.webRoot));
   app.route('/', dashboard(options.webRoot));

@@ -1,13 +1,15 @@
 // MCP over streamable HTTP (/mcp, and the moira tools at /mcp/moira), behind the same bearer auth; an API key gets its
-// own agent session per MCP session. MCP sessions are kept in the database, so whichever worker a request lands on
-// serves it (a worker that has not seen the session yet resumes it).
+// own agent session per MCP session, opened when a tool first needs it. MCP sessions are kept in the database, so
+// whichever worker a request lands on serves it (a worker that has not seen the session yet resumes it); they are
+// capped per key and in all (429 past either) and closed when idle, their empty agent sessions removed with them.
 import { randomUUID } from 'node:crypto';
 import { type Actor, type ToolApi, isDomainError, sessions } from '@agent-tasks/core';
 import type { WebStandardStreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js';
 import { TRPCError } from '@trpc/server';
+import { authenticate } from '../auth/authenticate.ts';
 import { type Services, bearerToken, createInnerContext } from '../context.ts';
 import { BUSY_MESSAGE, isDatabaseBusy } from '../db/busy.ts';
-import type { McpSessionRecord, McpSessionRepository } from '../repositories/prisma-mcp-session-repository.ts';
+import type { McpSessionCaps, McpSessionRecord, McpSessionRepository } from '../repositories/prisma-mcp-session-repository.ts';
 import { appRouter } from '../routers/root.ts';
 import { createCallerFactory } from '../trpc.ts';
 import { type McpKit, agentTasksKit, createMcpServer } from './mcp-server.ts';
@@ -16,8 +18,30 @@ const createCaller = createCallerFactory(appRouter);
 
 /** The tool kit's calls, made in-process through the routers (same validation, auth and errors as over HTTP). */
 function callerApi(services: Services, caller: Actor): ToolApi {
-  const api = createCaller(createInnerContext(services, null, { id: 'mcp' }, caller));
+  const api = createCaller(createInnerContext(services, null, { id: 'mcp' }, undefined, caller));
   return { todo: api.todo, task: api.task, run: api.run };
+}
+
+/** The same calls, with the actor found on the first call (an API key's agent session is opened only when needed). */
+function lazyCallerApi(services: Services, actor: () => Promise<Actor>): ToolApi {
+  let api: Promise<ToolApi> | undefined;
+  const resolved = () =>
+    (api ??= actor().then(
+      (a) => callerApi(services, a),
+      (error: unknown) => {
+        api = undefined;
+        throw error;
+      },
+    ));
+  const router = (name: keyof ToolApi) =>
+    new Proxy(
+      {},
+      {
+        get: (_, procedure: string) => async (input: unknown) =>
+          ((await resolved())[name] as unknown as Record<string, (i: unknown) => unknown>)[procedure]?.(input),
+      },
+    );
+  return { todo: router('todo'), task: router('task'), run: router('run') } as unknown as ToolApi;
 }
 
 function errorText(error: unknown): string {
@@ -28,8 +52,8 @@ function errorText(error: unknown): string {
 }
 
 /** A JSON-RPC error answer outside any MCP session (auth, session lookup, body). */
-const rpcError = (status: number, code: number, message: string) =>
-  Response.json({ jsonrpc: '2.0', error: { code, message }, id: null }, { status });
+const rpcError = (status: number, code: number, message: string, headers: Record<string, string> = {}) =>
+  Response.json({ jsonrpc: '2.0', error: { code, message }, id: null }, { status, headers });
 
 /** The largest initialize request read (the MCP SDK's transport reads later messages with the same 4 MB limit). */
 const MAX_BODY_BYTES = 4 * 1024 * 1024;
@@ -49,20 +73,49 @@ async function readJson(request: Request): Promise<unknown> {
   return text ? JSON.parse(text) : undefined;
 }
 
-/** MCP sessions idle this long are closed (clients that never send DELETE would otherwise pile up). */
-const IDLE_MS = 60 * 60 * 1000;
-/** How often a session's last use is written down (not on every request). */
-const TOUCH_MS = 60 * 1000;
+/** Open MCP sessions: at most `perKey` per key and `total` in all; closed after `idleMs` without a request. */
+export interface McpSessionLimits extends McpSessionCaps {
+  idleMs: number;
+}
 
 interface Served {
   transport: WebStandardStreamableHTTPServerTransport;
-  touchedAt: number;
+  /** The last request this process served for the session. */
+  usedAt: number;
+  /** When that use was last written down (not on every request). */
+  storedAt: number;
 }
 
-export function createMcpEndpoint(services: Services, store: McpSessionRepository, kit: McpKit = agentTasksKit) {
+export function createMcpEndpoint(services: Services, store: McpSessionRepository, limits: McpSessionLimits, kit: McpKit = agentTasksKit) {
   /** The transports this process holds, by MCP session id. */
   const served = new Map<string, Served>();
   const now = () => services.deps.clock.now();
+  const touchMs = Math.min(60_000, Math.floor(limits.idleMs / 4));
+  const idleSeconds = Math.round(limits.idleMs / 1000);
+
+  /** Cleans up after a session whose row this process removed: its transport, and its agent session if unused. */
+  async function closed(record: McpSessionRecord) {
+    drop(record.id);
+    if (record.agentSessionId) await sessions.removeUnusedSession(services.deps, { workspaceId: record.workspaceId, id: record.agentSessionId });
+  }
+
+  // Idle sessions close: this process's transports, and every worker's rows (whoever removes a row cleans up after it).
+  let sweeping = false;
+  const sweep = setInterval(() => {
+    if (sweeping) return;
+    sweeping = true;
+    const cutoff = Date.now() - limits.idleMs;
+    for (const [id, held] of served) if (held.usedAt <= cutoff) drop(id);
+    (async () => {
+      for (const record of await store.stale(kit.name, new Date(cutoff))) {
+        const removed = await store.remove(record.id);
+        if (removed) await closed(removed);
+      }
+    })()
+      .catch((error: unknown) => services.log.warn({ err: error }, 'closing idle MCP sessions failed'))
+      .finally(() => (sweeping = false));
+  }, Math.max(250, Math.min(30_000, Math.floor(limits.idleMs / 4))));
+  sweep.unref();
 
   const drop = (id: string) => {
     const held = served.get(id);
@@ -70,11 +123,29 @@ export function createMcpEndpoint(services: Services, store: McpSessionRepositor
     if (held) void held.transport.close();
   };
 
-  /** Whom the tools act as: the agent session opened for this MCP session's API key, else the caller. */
-  async function toolActor(record: McpSessionRecord, caller: Actor): Promise<Actor> {
-    if (!record.agentSessionId) return caller;
-    const session = await services.deps.store.sessions.get(record.workspaceId, record.agentSessionId);
-    if (!session) throw new Error(`MCP session ${record.id}: its agent session ${record.agentSessionId} is gone`);
+  /** An API key (not a viewer's) gets an agent session for its MCP session's tools; others act as themselves. */
+  const needsAgentSession = (caller: Actor) => !caller.sessionId && caller.role !== 'viewer';
+
+  /**
+   * Whom the tools act as: the agent session of this MCP session's API key — opened now when no request has needed
+   * one yet (recorded only if no other request, in any worker, recorded one first) —, else the caller.
+   */
+  async function toolActor(id: string, caller: Actor): Promise<Actor> {
+    if (!needsAgentSession(caller)) return caller;
+    const record = await store.get(id);
+    if (!record) throw new Error(`MCP session ${id} is gone`);
+    let agentSessionId = record.agentSessionId;
+    if (!agentSessionId) {
+      const opened = (await sessions.openSession(services.deps, caller, { title: 'MCP session' })).session.id;
+      if (await store.setAgentSession(id, opened)) agentSessionId = opened;
+      else {
+        await sessions.removeUnusedSession(services.deps, { workspaceId: caller.workspaceId, id: opened });
+        agentSessionId = (await store.get(id))?.agentSessionId ?? null;
+        if (!agentSessionId) throw new Error(`MCP session ${id} is gone`);
+      }
+    }
+    const session = await services.deps.store.sessions.get(record.workspaceId, agentSessionId);
+    if (!session) throw new Error(`MCP session ${record.id}: its agent session ${agentSessionId} is gone`);
     return { workspaceId: session.workspaceId, role: 'agent', keyId: record.keyId, sessionId: session.id, agentName: session.agentName ?? session.id };
   }
 
@@ -87,7 +158,8 @@ export function createMcpEndpoint(services: Services, store: McpSessionRepositor
     transport.onclose = () => {
       if (served.get(record.id)?.transport === transport) served.delete(record.id);
     };
-    await (await createMcpServer(callerApi(services, await toolActor(record, caller)), errorText, kit)).connect(transport);
+    const api = needsAgentSession(caller) ? lazyCallerApi(services, () => toolActor(record.id, caller)) : callerApi(services, caller);
+    await (await createMcpServer(api, errorText, kit)).connect(transport);
     if (resume) {
       // The client initialized this session through another worker (or before a restart): this transport is
       // brought to the same state by an initialize of its own, whose answer nobody reads.
@@ -105,45 +177,51 @@ export function createMcpEndpoint(services: Services, store: McpSessionRepositor
       );
       await answer.text();
     }
-    served.set(record.id, { transport, touchedAt: Date.now() });
+    served.set(record.id, { transport, usedAt: Date.now(), storedAt: Date.now() });
     return transport;
   }
 
   async function open(request: Request, caller: Actor, body: unknown) {
-    let agentSessionId: string | null = null;
-    if (!caller.sessionId && caller.role !== 'viewer') {
-      agentSessionId = (await sessions.openSession(services.deps, caller, { title: 'MCP session' })).session.id;
-    }
     const at = now();
     const record: McpSessionRecord = {
       id: randomUUID(),
       workspaceId: caller.workspaceId,
       keyId: caller.keyId,
       callerSessionId: caller.sessionId,
-      agentSessionId,
+      agentSessionId: null,
       server: kit.name,
       createdAt: at,
       lastSeenAt: at,
       closedAt: null,
     };
-    await store.create(record);
+    const placed = await store.open(record, limits, new Date(at.getTime() - limits.idleMs));
+    if (!placed.opened) {
+      const message =
+        placed.over === 'key'
+          ? `Error: too many open MCP sessions for this key (${placed.count}, at most ${limits.perKey}); end one with DELETE /mcp, or wait: idle ones close after ${idleSeconds} s.`
+          : `Error: the server has too many open MCP sessions (${placed.count}); try again shortly.`;
+      return rpcError(429, -32001, message, { 'retry-after': String(Math.max(1, Math.min(idleSeconds, 60))) });
+    }
     const transport = await transportFor(record, caller, false);
     return transport.handleRequest(request, { parsedBody: body });
   }
 
-  async function handle(request: Request): Promise<Response> {
+  async function handle(request: Request, address: string | undefined): Promise<Response> {
     const token = bearerToken(request.headers.get('authorization'));
     let caller: Actor;
     try {
-      caller = await services.actors.resolve(token);
+      caller = await authenticate(services, address, { token });
     } catch (error) {
+      if (isDomainError(error) && error.code === 'RATE_LIMITED') {
+        return rpcError(429, -32001, error.message, { 'retry-after': String(error.details?.retryAfterSeconds ?? 60) });
+      }
       return rpcError(401, -32001, isDomainError(error) ? error.message : 'Error: unauthorized.');
     }
     const sessionId = request.headers.get('mcp-session-id');
     const record = sessionId ? await store.get(sessionId) : null;
     // A session of the other MCP server (/mcp and /mcp/moira share the table) is not one of ours.
     const live =
-      record && record.server === kit.name && record.closedAt === null && record.lastSeenAt.getTime() > Date.now() - IDLE_MS
+      record && record.server === kit.name && record.closedAt === null && record.lastSeenAt.getTime() > Date.now() - limits.idleMs
         ? record
         : null;
     if (sessionId && !live) drop(sessionId);
@@ -152,14 +230,17 @@ export function createMcpEndpoint(services: Services, store: McpSessionRepositor
       if (live.callerSessionId !== caller.sessionId) return rpcError(403, -32001, 'Error: forbidden: this MCP session belongs to another session.');
       const held = served.get(live.id);
       const transport = held?.transport ?? (await transportFor(live, caller, true));
-      if (held && Date.now() - held.touchedAt > TOUCH_MS) {
-        held.touchedAt = Date.now();
-        await store.touch(live.id, now());
+      if (held) {
+        held.usedAt = Date.now();
+        if (held.usedAt - held.storedAt > touchMs) {
+          held.storedAt = held.usedAt;
+          await store.touch(live.id, now());
+        }
       }
       if (request.method === 'DELETE') {
-        await store.close(live.id, now());
         const answer = await transport.handleRequest(request);
-        served.delete(live.id);
+        const removed = await store.remove(live.id);
+        if (removed) await closed(removed);
         return answer;
       }
       return transport.handleRequest(request);
@@ -184,14 +265,15 @@ export function createMcpEndpoint(services: Services, store: McpSessionRepositor
   }
 
   return {
-    handle: (request: Request): Promise<Response> =>
-      handle(request).catch((error: unknown) => {
+    handle: (request: Request, address?: string): Promise<Response> =>
+      handle(request, address).catch((error: unknown) => {
         if (isDatabaseBusy(error)) return rpcError(503, -32603, BUSY_MESSAGE);
         services.log.error({ err: error }, 'mcp request failed');
         return rpcError(500, -32603, 'Error: internal server error.');
       }),
     /** Closes the transports this process holds (the sessions stay open for the other workers, or a restart). */
     async close() {
+      clearInterval(sweep);
       await Promise.all([...served.values()].map((s) => s.transport.close()));
       served.clear();
     },

@@ -28,16 +28,47 @@ const select = {
   closedAt: true,
 } as const;
 
+/** Caps on open MCP sessions (counted across both MCP servers and every worker): per key and in all. */
+export interface McpSessionCaps {
+  perKey: number;
+  total: number;
+}
+
+export type McpOpenResult = { opened: true } | { opened: false; over: 'key' | 'total'; count: number };
+
 export const prismaMcpSessionRepository = (db: Db) => ({
-  async create(session: McpSessionRecord): Promise<void> {
-    await db.mcpSession.create({ data: session, select: { id: true } });
-  },
+  /**
+   * Records a new session unless its key or the server is at its cap of sessions used since `activeSince` (counted and
+   * inserted in one transaction, BEGIN IMMEDIATE, so concurrent opens — in any worker — cannot pass together).
+   */
+  open: (session: McpSessionRecord, caps: McpSessionCaps, activeSince: Date): Promise<McpOpenResult> =>
+    db.$transaction(async (tx) => {
+      const open = { closedAt: null, lastSeenAt: { gt: activeSince } };
+      const mine = await tx.mcpSession.count({ where: { ...open, keyId: session.keyId } });
+      if (mine >= caps.perKey) return { opened: false, over: 'key', count: mine } as const;
+      const all = await tx.mcpSession.count({ where: open });
+      if (all >= caps.total) return { opened: false, over: 'total', count: all } as const;
+      await tx.mcpSession.create({ data: session, select: { id: true } });
+      return { opened: true } as const;
+    }),
   get: (id: string): Promise<McpSessionRecord | null> => db.mcpSession.findUnique({ where: { id }, select }),
   async touch(id: string, at: Date): Promise<void> {
     await db.mcpSession.updateMany({ where: { id, closedAt: null }, data: { lastSeenAt: at } });
   },
-  async close(id: string, at: Date): Promise<void> {
-    await db.mcpSession.updateMany({ where: { id, closedAt: null }, data: { closedAt: at } });
+  /** Records the agent session opened for the MCP session's tools; false when another request recorded one first. */
+  async setAgentSession(id: string, agentSessionId: string): Promise<boolean> {
+    const { count } = await db.mcpSession.updateMany({ where: { id, agentSessionId: null }, data: { agentSessionId } });
+    return count === 1;
+  },
+  /** The server's sessions closed, or unused since `cutoff` (to be removed). */
+  stale: (server: string, cutoff: Date): Promise<McpSessionRecord[]> =>
+    db.mcpSession.findMany({ where: { server, OR: [{ closedAt: { not: null } }, { lastSeenAt: { lte: cutoff } }] }, select, take: 500 }),
+  /** Removes a session's row; the record when this call removed it (so exactly one caller cleans up after it). */
+  async remove(id: string): Promise<McpSessionRecord | null> {
+    const record = await db.mcpSession.findUnique({ where: { id }, select });
+    if (!record) return null;
+    const { count } = await db.mcpSession.deleteMany({ where: { id } });
+    return count === 1 ? record : null;
   },
 });
 

@@ -16,6 +16,8 @@ const select = {
   deliveredAt: true,
   lastError: true,
   createdAt: true,
+  deadAt: true,
+  retriedAt: true,
 } as const;
 
 type Row = Omit<OutboxRecord, 'kind' | 'payload'> & { kind: string; payload: string };
@@ -25,11 +27,11 @@ export const prismaOutboxRepository = (db: Tx): OutboxRepository => ({
   async enqueue({ payload, ...rest }) {
     await db.outboxMessage.create({ data: { ...rest, payload: JSON.stringify(payload) }, select: { id: true } });
   },
-  due: async (now, limit) =>
+  due: async (now, limit, skipChannels = []) =>
     (
       await db.outboxMessage.findMany({
-        where: { deliveredAt: null, nextAttemptAt: { lte: now } },
-        orderBy: [{ nextAttemptAt: 'asc' }, { id: 'asc' }],
+        where: { deliveredAt: null, deadAt: null, nextAttemptAt: { lte: now }, ...(skipChannels.length ? { channelId: { notIn: [...skipChannels] } } : {}) },
+        orderBy: [{ nextAttemptAt: 'asc' }, { createdAt: 'asc' }, { id: 'asc' }],
         take: limit,
         select,
       })
@@ -38,7 +40,26 @@ export const prismaOutboxRepository = (db: Tx): OutboxRepository => ({
     await db.outboxMessage.update({ where: { id }, data: { deliveredAt: at, attempts, lastError: null }, select: { id: true } });
   },
   async markFailed(id, attempts, nextAttemptAt, error) {
-    await db.outboxMessage.update({ where: { id }, data: { attempts, nextAttemptAt, lastError: error.slice(0, 500) }, select: { id: true } });
+    const { channelId } = await db.outboxMessage.update({
+      where: { id },
+      data: { attempts, nextAttemptAt, lastError: error.slice(0, 500) },
+      select: { channelId: true },
+    });
+    // The channel's other waiting messages wait as long: a failing receiver gets one attempt per backoff, not one per message.
+    await db.outboxMessage.updateMany({
+      where: { channelId, deliveredAt: null, deadAt: null, nextAttemptAt: { lt: nextAttemptAt } },
+      data: { nextAttemptAt },
+    });
+  },
+  async markDead(id, attempts, at, error) {
+    await db.outboxMessage.update({ where: { id }, data: { attempts, deadAt: at, lastError: error.slice(0, 500) }, select: { id: true } });
+  },
+  get: async (workspaceId, id) => {
+    const row = await db.outboxMessage.findFirst({ where: { workspaceId, id }, select });
+    return row ? toRecord(row) : null;
+  },
+  async retry(id, at) {
+    await db.outboxMessage.update({ where: { id }, data: { deadAt: null, retriedAt: at, nextAttemptAt: at }, select: { id: true } });
   },
   forRun: async (runId) =>
     (await db.outboxMessage.findMany({ where: { runId }, orderBy: [{ createdAt: 'asc' }, { id: 'asc' }], select })).map(toRecord),

@@ -85,9 +85,10 @@ export const prismaRunRepository = (db: Tx): RunRepository => ({
     return row ? toRun(row) : null;
   },
   async getAnywhere(id) {
-    const row = await db.run.findUnique({ where: { id }, select: runSelect });
+    const row = await db.run.findFirst({ where: { id, linkRevokedAt: null }, select: runSelect });
     return row ? toRun(row) : null;
   },
+  setLinkRevoked: async (workspaceId, id, at) => (await db.run.updateMany({ where: { workspaceId, id }, data: { linkRevokedAt: at } })).count === 1,
   async update(run, fromVersion) {
     const { id, workspaceId, sessionId, parentRunId, startAttemptId, createdAt, ...fields } = fromRun(run);
     return (await db.$executeRaw`UPDATE "Run" SET ${assignmentsOf(fields)} WHERE "id" = ${id} AND "version" = ${fromVersion}`) === 1;

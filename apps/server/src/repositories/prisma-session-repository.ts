@@ -63,6 +63,16 @@ export const prismaSessionRepository = (db: Tx, afterCommit: AfterCommit, tokens
   async setTurn(id, turnNumber, turnState) {
     await db.session.update({ where: { id }, data: { turnNumber, turnState }, select: { id: true } });
   },
+  async deleteIfUnused(workspaceId, id) {
+    const [runs, starts, tasks] = await Promise.all([
+      db.run.count({ where: { sessionId: id } }),
+      db.runStart.count({ where: { sessionId: id } }),
+      db.task.count({ where: { threadId: id } }),
+    ]);
+    if (runs + starts + tasks > 0) return false;
+    // Its further tokens go with it (cascade); a session with a list or a subagent stays.
+    return (await db.session.deleteMany({ where: { workspaceId, id, todoRevision: 0, children: { none: {} } } })).count === 1;
+  },
   async advanceTodoRevision(workspaceId, id, expected) {
     // One statement: the compare-and-set and the read of the new revision (RETURNING works on SQLite and PostgreSQL).
     const [row] =

@@ -51,6 +51,15 @@ type TaskRow = Omit<TaskRecord, 'status' | 'metadata'> & { status: string; metad
 const toTask = (row: TaskRow): TaskRecord => ({ ...row, status: row.status as TaskStatus, metadata: JSON.parse(row.metadata) });
 const fromTask = ({ metadata, ...rest }: TaskRecord) => ({ ...rest, metadata: JSON.stringify(metadata) });
 
+/** Rows per bulk insert: a few statements for a whole import, each well under SQLite's variable limit. */
+const BULK_ROWS = 200;
+
+/**
+ * Lets the event loop take other requests between bulk statements: better-sqlite3 answers at once, so a run of
+ * statements is one chain of promises that would otherwise keep every socket waiting until the import is done.
+ */
+const letOthersIn = () => new Promise<void>((resolve) => setImmediate(resolve));
+
 type ChangeRow = Omit<TaskChangeRecord, 'kind' | 'changes' | 'snapshot'> & { kind: string; changes: string; snapshot: string };
 const toChange = (row: ChangeRow): TaskChangeRecord => ({
   ...row,
@@ -110,6 +119,34 @@ export function prismaTaskRepository(db: Tx, state: TaskRepositoryState, afterCo
       if (!row) throw new Error(`task list ${listId} is gone`);
       return row.changeSeq;
     },
+    reserveTaskSeqs: async (listId, count) =>
+      (await db.taskList.update({ where: { id: listId }, data: { taskSeq: { increment: count } }, select: { taskSeq: true } })).taskSeq - count + 1,
+    reserveChangeSeqs: async (listId, count) =>
+      (await db.taskList.update({ where: { id: listId }, data: { changeSeq: { increment: count } }, select: { changeSeq: true } })).changeSeq - count + 1,
+    async insertMany(tasks) {
+      // New tasks rank after every task of their list (by seq); addEdges below re-ranks where an edge needs it.
+      for (let i = 0; i < tasks.length; i += BULK_ROWS) {
+        await letOthersIn();
+        await db.task.createMany({ data: tasks.slice(i, i + BULK_ROWS).map((task) => ({ ...fromTask(task), rank: task.seq })) });
+      }
+    },
+    async addEdges(listId, edges) {
+      // Ranks first (each edge keeps its blocker ranked before what it blocks), then the rows in bulk.
+      for (const edge of edges) await rankForEdge(ranks, edge.blockerId, edge.blockedId);
+      for (let i = 0; i < edges.length; i += BULK_ROWS) {
+        await letOthersIn();
+        await db.taskEdge.createMany({ data: edges.slice(i, i + BULK_ROWS).map((e) => ({ listId, ...e })) });
+      }
+    },
+    async appendChanges(changes) {
+      for (let i = 0; i < changes.length; i += BULK_ROWS) {
+        await letOthersIn();
+        await db.taskChange.createMany({
+          data: changes.slice(i, i + BULK_ROWS).map(({ changes: c, snapshot, ...rest }) => ({ ...rest, changes: JSON.stringify(c), snapshot: JSON.stringify(snapshot) })),
+        });
+      }
+    },
+    takenIds: async (ids) => (await inChunks(ids, (chunk) => db.task.findMany({ where: { id: { in: chunk } }, select: { id: true } }))).map((r) => r.id),
     async insert(task) {
       // A new task ranks after every task of its list (its seq is the list's highest), before any edge reaches it.
       await db.task.create({ data: { ...fromTask(task), rank: task.seq }, select: { id: true } });

@@ -1,4 +1,5 @@
-// Notification channel router (admin): webhooks and chat services that receive a run's notifications, and a test message.
+// Notification channel router (admin): webhooks and chat services that receive a run's notifications, a test message,
+// and retrying an undelivered notification.
 import { channels } from '@agent-tasks/core';
 import {
   channel,
@@ -8,18 +9,16 @@ import {
   channelSendTestInput,
   channelSendTestOutput,
   noInput,
+  outboxMessageView,
+  outboxRetryInput,
 } from '@agent-tasks/schema';
-import { fetchWebhookSender } from '../adapters/webhook-sender.ts';
 import { authedProcedure, router } from '../trpc.ts';
-
-/** A test message is one attempt, answered while the admin waits: a shorter timeout than queued deliveries. */
-const testSender = fetchWebhookSender(5_000);
 
 export const channelRouter = router({
   create: authedProcedure
     .input(channelCreateInput)
     .output(channel)
-    .mutation(({ ctx, input }) => channels.createChannel(ctx.deps, ctx.actor, input)),
+    .mutation(({ ctx, input }) => channels.createChannel(ctx.deps, ctx.webhooks, ctx.actor, input)),
   list: authedProcedure
     .input(noInput)
     .output(channelListOutput)
@@ -31,5 +30,10 @@ export const channelRouter = router({
   sendTest: authedProcedure
     .input(channelSendTestInput)
     .output(channelSendTestOutput)
-    .mutation(({ ctx, input }) => channels.sendTestMessage(ctx.deps, testSender, ctx.actor, input)),
+    .mutation(({ ctx, input }) => channels.sendTestMessage(ctx.deps, ctx.webhooks, ctx.actor, input)),
+  /** Makes an undelivered notification (dead, or waiting for a retry) due now again (admin). */
+  retryDelivery: authedProcedure
+    .input(outboxRetryInput)
+    .output(outboxMessageView)
+    .mutation(({ ctx, input }) => channels.retryDelivery(ctx.deps, ctx.actor, input)),
 });

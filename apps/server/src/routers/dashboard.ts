@@ -1,5 +1,5 @@
 // Dashboard router: the session tree and its live signal, task lists and graphs, the outbox (admin), a run link's live view.
-import { dashboard, runs, runTopic, sessionsTopic } from '@agent-tasks/core';
+import { dashboard, runLinkTopic, runs, runTopic, sessionReadable, sessionsTopic } from '@agent-tasks/core';
 import {
   type RunEvent,
   type SessionActivity,
@@ -17,6 +17,7 @@ import {
 } from '@agent-tasks/schema';
 import { TRPCError, tracked } from '@trpc/server';
 import { resumableFeed } from '../adapters/resumable-feed.ts';
+import { endOnEvent } from '../adapters/stream-end.ts';
 import { authedProcedure, publicProcedure, router, streamOf } from '../trpc.ts';
 
 const runNotFound = (runId: string) => new TRPCError({ code: 'NOT_FOUND', message: `Error: run ${runId} not found.` });
@@ -30,9 +31,16 @@ export const dashboardRouter = router({
   watchSessions: authedProcedure
     .input(sessionWatchTreeInput)
     .output(streamOf(sessionActivity))
-    .subscription(async function* ({ ctx, signal }) {
-      for await (const event of ctx.live.listen(sessionsTopic(ctx.actor.workspaceId), signal)) {
-        yield tracked(event.id, event.data as SessionActivity);
+    .subscription(async function* ({ ctx }) {
+      // Signals of sessions the caller may not read are not told (a session sees itself and its subagents).
+      const readable = new Map<string, boolean>();
+      const mayRead = async (sessionId: string) => {
+        if (!readable.has(sessionId)) readable.set(sessionId, await sessionReadable(ctx.deps, ctx.actor, sessionId));
+        return readable.get(sessionId) as boolean;
+      };
+      for await (const event of ctx.live.listen(sessionsTopic(ctx.actor.workspaceId), ctx.stream)) {
+        const data = event.data as SessionActivity;
+        if (await mayRead(data.sessionId)) yield tracked(event.id, data);
       }
     }),
   taskLists: authedProcedure
@@ -52,11 +60,13 @@ export const dashboardRouter = router({
     .input(runLinkWatchInput)
     .output(streamOf(runEvent))
     .subscription(async ({ ctx, input, signal }) => {
+      // Listening for a revocation before the link is checked, so one in between still ends the stream.
+      const open = endOnEvent(ctx.live, [runLinkTopic(input.runId)], signal);
       if (!(await runs.getRunByLink(ctx.deps, input.runId))) throw runNotFound(input.runId);
       return resumableFeed<RunEvent>({
         live: ctx.live,
         topic: runTopic(input.runId),
-        signal,
+        signal: open,
         after: Number(input.lastEventId ?? 0) || 0,
         replay: async (after) => {
           const run = await runs.getRunByLink(ctx.deps, input.runId);

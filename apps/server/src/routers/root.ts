@@ -1,6 +1,7 @@
 // The root router: one router per domain, and the types clients import.
 import type { inferRouterInputs, inferRouterOutputs } from '@trpc/server';
 import { router } from '../trpc.ts';
+import { authRouter } from './auth.ts';
 import { channelRouter } from './channel.ts';
 import { dashboardRouter } from './dashboard.ts';
 import { keysRouter } from './keys.ts';
@@ -11,6 +12,7 @@ import { todoRouter } from './todo.ts';
 import { workspaceRouter } from './workspace.ts';
 
 export const appRouter = router({
+  auth: authRouter,
   workspace: workspaceRouter,
   keys: keysRouter,
   session: sessionRouter,

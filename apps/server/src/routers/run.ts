@@ -1,5 +1,5 @@
 // Checklist run router (seed 002): prepare/execute, naming, intake, step, the revision jump and revision, blockers, the view, its card and its feed.
-import { channels, runCard, runs, runTopic } from '@agent-tasks/core';
+import { channels, runCard, runLinks, runs, runTopic } from '@agent-tasks/core';
 import {
   type RunEvent,
   runBlockerInput,
@@ -14,6 +14,7 @@ import {
   runNotificationsOutput,
   runPrepareInput,
   runPrepareOutput,
+  runLinkStateOutput,
   runRef,
   runReviseInput,
   runStepInput,
@@ -77,15 +78,25 @@ export const runRouter = router({
     .input(runRef)
     .output(runNotificationsOutput)
     .query(({ ctx, input }) => channels.runNotifications(ctx.deps, ctx.actor, input)),
+  /** Turns off the run's keyless link (page, card, live view) (admin). */
+  revokeLink: authedProcedure
+    .input(runRef)
+    .output(runLinkStateOutput)
+    .mutation(({ ctx, input }) => runLinks.revokeRunLink(ctx.deps, ctx.actor, input)),
+  /** Turns a revoked link back on (admin). */
+  restoreLink: authedProcedure
+    .input(runRef)
+    .output(runLinkStateOutput)
+    .mutation(({ ctx, input }) => runLinks.restoreRunLink(ctx.deps, ctx.actor, input)),
   watch: authedProcedure
     .input(runWatchInput)
     .output(streamOf(runEvent))
-    .subscription(async ({ ctx, input, signal }) => {
+    .subscription(async ({ ctx, input }) => {
       await runs.getRun(ctx.deps, ctx.actor, input); // a refusal is an error response, not a broken stream
       return resumableFeed<RunEvent>({
         live: ctx.live,
         topic: runTopic(input.runId),
-        signal,
+        signal: ctx.stream,
         after: feedStart(input, async () => (await runs.getRun(ctx.deps, ctx.actor, input)).version),
         // The run's latest state stands for every version missed: one event brings a reconnecting viewer up to date.
         replay: async (after) => {

@@ -24,6 +24,9 @@ import {
 import { feedStart, resumableFeed } from '../adapters/resumable-feed.ts';
 import { authedProcedure, router, streamOf } from '../trpc.ts';
 
+/** Per workspace, the end of its line of imports in this process. */
+const importing = new Map<string, Promise<void>>();
+
 export const taskRouter = router({
   create: authedProcedure
     .input(taskCreateInput)
@@ -56,7 +59,21 @@ export const taskRouter = router({
   import: authedProcedure
     .input(taskImportInput)
     .output(taskImportOutput)
-    .mutation(({ ctx, input }) => taskFiles.importTasks(ctx.deps, ctx.actor, input)),
+    .mutation(async ({ ctx, input }) => {
+      // One import per workspace at a time: a second one waits for the first (hooks import one task each, in parallel).
+      const workspace = ctx.actor.workspaceId;
+      const mine = (importing.get(workspace) ?? Promise.resolve()).then(() => taskFiles.importTasks(ctx.deps, ctx.actor, input));
+      const tail = mine.then(
+        () => undefined,
+        () => undefined,
+      );
+      importing.set(workspace, tail);
+      try {
+        return await mine;
+      } finally {
+        if (importing.get(workspace) === tail) importing.delete(workspace);
+      }
+    }),
   export: authedProcedure
     .input(taskExportInput)
     .output(taskExportOutput)
@@ -64,11 +81,11 @@ export const taskRouter = router({
   watch: authedProcedure
     .input(taskWatchInput)
     .output(streamOf(taskEvent))
-    .subscription(({ ctx, input, signal }) =>
+    .subscription(({ ctx, input }) =>
       resumableFeed<TaskEvent>({
         live: ctx.live,
         topic: taskTopic(ctx.actor.workspaceId, input.listName ?? tasks.DEFAULT_LIST),
-        signal,
+        signal: ctx.stream,
         after: feedStart(input, () => tasks.taskFeedPosition(ctx.deps, ctx.actor, input)),
         replay: async (after) => {
           const page = await tasks.taskChangesAfter(ctx.deps, ctx.actor, { listName: input.listName, after });

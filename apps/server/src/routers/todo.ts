@@ -44,13 +44,13 @@ export const todoRouter = router({
   watch: authedProcedure
     .input(todoWatchInput)
     .output(streamOf(todoCard))
-    .subscription(async ({ ctx, input, signal }) => {
+    .subscription(async ({ ctx, input }) => {
       // Validates access now, so a refusal is an error response rather than a broken stream.
       const { id: sessionId } = await sessions.targetSession(ctx.deps.store, ctx.actor, input.sessionId);
       return resumableFeed<TodoCard>({
         live: ctx.live,
         topic: todoTopic(sessionId),
-        signal,
+        signal: ctx.stream,
         after: feedStart(input, async () => (await todos.getTodoList(ctx.deps, ctx.actor, { sessionId })).revision),
         replay: async (after) => {
           const page = await todos.todoCardsAfter(ctx.deps, ctx.actor, { sessionId, afterRevision: after });

@@ -1,35 +1,72 @@
-// Background delivery of queued notifications: polls the durable outbox, so nothing is lost across restarts.
+// Background delivery of queued notifications: polls the durable outbox (nothing is lost across restarts) and runs one
+// lane per channel — each channel's messages in order, the channels side by side, so one slow or hanging receiver
+// holds up only its own channel. A poll never waits for running lanes; it only skips their channels.
 import { type Deps, type DeliveryPolicy, type WebhookSender, channels } from '@agent-tasks/core';
 import type { Logger } from '../logger.ts';
 
 export interface Worker {
-  /** Runs one delivery pass now (and returns when it is done). */
+  /** Starts lanes for what is due now, and resolves when the lanes it started are done. */
   kick(): Promise<void>;
   stop(): Promise<void>;
 }
 
-export function startNotificationWorker(deps: Deps, sender: WebhookSender, log: Logger, policy: DeliveryPolicy & { pollMs: number }): Worker {
+export interface WorkerPolicy extends DeliveryPolicy {
+  pollMs: number;
+  /** Channels delivered to at once, at most. */
+  lanes: number;
+}
+
+export function startNotificationWorker(deps: Deps, sender: WebhookSender, log: Logger, policy: WorkerPolicy): Worker {
   let stopped = false;
-  let running: Promise<void> = Promise.resolve();
-  const pass = () => {
-    running = running.then(async () => {
-      if (stopped) return;
-      try {
-        await channels.deliverDue(deps, sender, policy);
-      } catch (error) {
-        log.error({ err: error }, 'notification delivery pass failed');
-      }
+  const stopping = new AbortController();
+  let polling: Promise<void> | null = null;
+  const running = new Map<string, Promise<void>>();
+
+  function startLane(channelId: string, messages: Parameters<typeof channels.deliverLane>[3]) {
+    const lane = channels
+      .deliverLane(deps, sender, policy, messages, stopping.signal)
+      .then(() => undefined)
+      .catch((error: unknown) => log.error({ err: error, channelId }, 'notification delivery failed'))
+      .finally(() => running.delete(channelId));
+    running.set(channelId, lane);
+    return lane;
+  }
+
+  async function poll(): Promise<Promise<void>[]> {
+    const free = policy.lanes - running.size;
+    if (stopped || free <= 0) return [];
+    const due = await deps.store.outbox.due(deps.clock.now(), policy.batch, [...running.keys()]);
+    const started: Promise<void>[] = [];
+    for (const [channelId, messages] of channels.lanesOf(due)) {
+      if (started.length >= free || running.has(channelId)) continue;
+      started.push(startLane(channelId, messages));
+    }
+    return started;
+  }
+
+  function pass(): Promise<Promise<void>[]> {
+    if (polling) return polling.then(() => []);
+    const current = poll().catch((error: unknown) => {
+      log.error({ err: error }, 'notification delivery pass failed');
+      return [] as Promise<void>[];
     });
-    return running;
-  };
+    polling = current.then(() => undefined);
+    void polling.finally(() => (polling = null));
+    return current;
+  }
+
   const timer = setInterval(() => void pass(), policy.pollMs);
   timer.unref();
   return {
-    kick: pass,
+    async kick() {
+      await Promise.all(await pass());
+    },
     async stop() {
       stopped = true;
       clearInterval(timer);
-      await running;
+      stopping.abort(); // a send in progress ends now (recorded as a failed attempt, retried after the restart)
+      await polling;
+      await Promise.all(running.values());
     },
   };
 }

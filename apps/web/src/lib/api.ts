@@ -1,9 +1,10 @@
-// The tRPC client for the dashboard: queries over HTTP with the key as a bearer header, live feeds over SSE (header too).
+// The tRPC client for the dashboard: queries over HTTP with the key as a bearer header; live feeds over SSE with the
+// browser's own EventSource, each opened with a single-use stream ticket traded for the key (sent as a header), so the
+// key never travels in a URL.
 import type { AppRouter } from '@agent-tasks/server/router';
 import { QueryClient } from '@tanstack/react-query';
 import { TRPCClientError, createTRPCClient, httpBatchLink, httpSubscriptionLink, splitLink } from '@trpc/client';
 import { createTRPCContext } from '@trpc/tanstack-react-query';
-import { EventSource } from 'eventsource';
 import { readKey } from './key-store.ts';
 
 const url = '/trpc';
@@ -12,19 +13,19 @@ const authorization = (): Record<string, string> => {
   return key ? { authorization: `Bearer ${key}` } : {};
 };
 
+// At most 10 calls a request: within any server's batch limit (AGENT_TASKS_MAX_BATCH is 10 or more).
+const calls = httpBatchLink({ url, headers: authorization, maxItems: 10 });
+const tickets = createTRPCClient<AppRouter>({ links: [calls] });
+
+/** A ticket for one stream when signed in (asked again on every reconnection); none for a run link opened without a key. */
+const streamParams = async (): Promise<Record<string, string>> => (readKey() ? { ticket: (await tickets.auth.streamTicket.mutate()).ticket } : {});
+
 export const trpcClient = createTRPCClient<AppRouter>({
   links: [
     splitLink({
       condition: (op) => op.type === 'subscription',
-      // The browser's EventSource cannot send headers; this one's fetch adds the key, so it never travels in a URL.
-      true: httpSubscriptionLink({
-        url,
-        EventSource,
-        eventSourceOptions: () => ({
-          fetch: (input, init) => fetch(input, { ...init, headers: { ...init?.headers, ...authorization() } }),
-        }),
-      }),
-      false: httpBatchLink({ url, headers: authorization }),
+      true: httpSubscriptionLink({ url, connectionParams: streamParams }),
+      false: calls,
     }),
   ],
 });

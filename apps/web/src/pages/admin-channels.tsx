@@ -1,5 +1,5 @@
 // Admin → notification channels (add in a kind, send a test message, delete) and the outbox: each message's delivery
-// state and its last error.
+// state and its last error, with a retry for a message not delivered (dead ones included).
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { type FormEvent, useState } from 'react';
 import { ErrorMessage } from '../components/error-message.tsx';
@@ -19,6 +19,9 @@ export function AdminChannels() {
   const create = useMutation(trpc.channel.create.mutationOptions({ onSuccess: refresh }));
   const remove = useMutation(trpc.channel.delete.mutationOptions({ onSuccess: refresh }));
   const sendTest = useMutation(trpc.channel.sendTest.mutationOptions());
+  const retry = useMutation(
+    trpc.channel.retryDelivery.mutationOptions({ onSuccess: () => queryClient.invalidateQueries({ queryKey: trpc.dashboard.outbox.queryKey() }) }),
+  );
   const [name, setName] = useState('');
   const [kind, setKind] = useState<ChannelKind>('webhook');
   const [url, setUrl] = useState('');
@@ -88,7 +91,11 @@ export function AdminChannels() {
       </section>
       <section aria-labelledby="outbox-title" className="panel">
         <h2 id="outbox-title">Deliveries</h2>
-        <ErrorMessage error={outbox.error} />
+        <p className="hint">
+          A failed delivery is retried with growing delays; one still failing after the maximum age is <strong>dead</strong> and waits
+          for a retry here.
+        </p>
+        <ErrorMessage error={outbox.error ?? retry.error} />
         {outbox.data?.messages.length === 0 ? <p className="none">No notification sent yet.</p> : null}
         {outbox.data && outbox.data.messages.length > 0 ? (
           <div className="table-wrap">
@@ -116,6 +123,19 @@ export function AdminChannels() {
                         <>
                           {' '}
                           · next <TimeAgo iso={m.nextAttemptAt} />
+                        </>
+                      ) : null}
+                      {m.state === 'dead' || m.state === 'retrying' ? (
+                        <>
+                          {' '}
+                          <button
+                            type="button"
+                            aria-label={`Retry the ${kinds[m.kind]} message to ${channelName.get(m.channelId) ?? m.url} now`}
+                            disabled={retry.isPending}
+                            onClick={() => retry.mutate({ id: m.id })}
+                          >
+                            Retry now
+                          </button>
                         </>
                       ) : null}
                     </td>

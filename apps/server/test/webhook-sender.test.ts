@@ -1,0 +1,106 @@
+// Unit tests of the webhook sender's address checks with a stand-in DNS resolver: a name is resolved once and the
+// connection goes to the address that was checked (a second, different DNS answer cannot redirect it), every address of
+// a name must pass, and the allow-list admits internal receivers. The receiver is a real node:http server on 127.0.0.1.
+import http from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { addressRefusal, parseAllowList, resolveReceiver } from '../src/adapters/receiver-address.ts';
+import { fetchWebhookSender } from '../src/adapters/webhook-sender.ts';
+
+let server: http.Server;
+let port = 0;
+const hosts: string[] = [];
+
+beforeAll(async () => {
+  server = http.createServer((req, res) => {
+    hosts.push(req.headers.host ?? '');
+    req.resume();
+    req.on('end', () => res.writeHead(204).end());
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  port = (server.address() as AddressInfo).port;
+});
+afterAll(() => new Promise<void>((resolve) => server.close(() => resolve())));
+
+const limits = { connectTimeoutMs: 1_000, timeoutMs: 2_000, maxResponseBytes: 1_024 };
+
+describe('addresses', () => {
+  it('public unicast passes; internal ranges, mapped and compatible forms do not; the allow-list admits ranges', () => {
+    const none = parseAllowList([]);
+    expect(addressRefusal('1.1.1.1', none)).toBeNull();
+    expect(addressRefusal('2606:4700:4700::1111', none)).toBeNull();
+    expect(addressRefusal('127.0.0.1', none)).toEqual({ address: '127.0.0.1', what: 'a loopback address' });
+    expect(addressRefusal('::ffff:10.1.2.3', none)).toEqual({ address: '10.1.2.3', what: 'a private address' });
+    expect(addressRefusal('::1', none)).toEqual({ address: '::1', what: 'a loopback address' });
+    expect(addressRefusal('::a01:203', none)).toEqual({ address: '::a01:203', what: 'a reserved address' });
+    expect(addressRefusal('2002:7f00:1::', none)).toEqual({ address: '2002:7f00:1::', what: 'a reserved address' });
+    const allow = parseAllowList(['10.1.0.0/16', '::1']);
+    expect(addressRefusal('10.1.2.3', allow)).toBeNull();
+    expect(addressRefusal('::ffff:10.1.2.3', allow)).toBeNull();
+    expect(addressRefusal('10.2.0.1', allow)).toEqual({ address: '10.2.0.1', what: 'a private address' });
+    expect(addressRefusal('::1', allow)).toBeNull();
+  });
+
+  it('a name is refused when any of its addresses is internal, and when it does not resolve', async () => {
+    const allow = parseAllowList([]);
+    const twoFaced = async () => [
+      { address: '1.1.1.1', family: 4 as const },
+      { address: '10.0.0.7', family: 4 as const },
+    ];
+    expect(await resolveReceiver('https://hooks.example.test/x', allow, twoFaced)).toEqual({
+      ok: false,
+      error: 'must point to a public address: hooks.example.test resolves to 10.0.0.7, a private address',
+    });
+    const missing = async () => {
+      throw Object.assign(new Error('nope'), { code: 'ENOTFOUND' });
+    };
+    expect(await resolveReceiver('https://gone.example.test/x', allow, missing)).toEqual({
+      ok: false,
+      error: 'host gone.example.test could not be resolved (host name not found)',
+    });
+  });
+});
+
+describe('the sender', () => {
+  it('connects to the address it checked (no second lookup of its own), with the name kept in the Host header', async () => {
+    // Only ever 127.0.0.1: nothing in these tests may connect anywhere else.
+    let lookups = 0;
+    const resolver = async () => (lookups++, [{ address: '127.0.0.1', family: 4 as const }]);
+    const sender = fetchWebhookSender({ ...limits, allow: parseAllowList(['127.0.0.1']) }, resolver);
+    expect(await sender.check(`http://receiver.test:${port}/hook`)).toBeNull();
+    expect(await sender.send(`http://receiver.test:${port}/hook`, { hello: 1 }, 'k1')).toEqual({ ok: true });
+    expect(hosts.at(-1)).toBe(`receiver.test:${port}`);
+    // Once for the check, once for the send, whose connection used that answer (the system resolver, which does not
+    // know receiver.test, was never asked).
+    expect(lookups).toBe(2);
+  });
+
+  it('a name that now resolves to an internal address is not sent to, whatever it resolved to before', async () => {
+    // The public answer is only checked, never connected to; the send's answer is refused before any connection.
+    const answers = ['1.1.1.1', '127.0.0.1'];
+    let lookups = 0;
+    const resolver = async () => [{ address: answers[Math.min(lookups++, answers.length - 1)] as string, family: 4 as const }];
+    const sender = fetchWebhookSender({ ...limits, allow: parseAllowList([]) }, resolver);
+    const before = hosts.length;
+    expect(await sender.check(`http://rebinding.test:${port}/hook`)).toBeNull();
+    expect(await sender.send(`http://rebinding.test:${port}/hook`, {}, 'k2')).toEqual({
+      ok: false,
+      error: 'not sent: the URL must point to a public address: rebinding.test resolves to 127.0.0.1, a loopback address',
+    });
+    expect(hosts.length).toBe(before);
+  });
+
+  it('a shutdown ends a send in progress', async () => {
+    const hang = http.createServer(() => undefined);
+    await new Promise<void>((resolve) => hang.listen(0, '127.0.0.1', resolve));
+    const sender = fetchWebhookSender({ ...limits, allow: parseAllowList(['127.0.0.1']) });
+    const stop = new AbortController();
+    const sending = sender.send(`http://127.0.0.1:${(hang.address() as AddressInfo).port}/`, {}, 'k3', { signal: stop.signal });
+    setTimeout(() => stop.abort(), 100);
+    const t0 = Date.now();
+    expect(await sending).toEqual({ ok: false, error: 'not sent: the server was shutting down' });
+    expect(Date.now() - t0).toBeLessThan(1_000);
+    hang.closeAllConnections();
+    await new Promise<void>((resolve) => hang.close(() => resolve()));
+  });
+});

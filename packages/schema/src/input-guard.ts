@@ -1,0 +1,57 @@
+// Checks every input before its contract does, walking it without recursion: refuses nesting deeper than
+// INPUT_DEPTH_MAX, text with an unpaired UTF-16 surrogate (stored text would silently turn it into U+FFFD), and keys
+// that name an object's prototype (`__proto__` would be silently dropped), each naming where it is.
+import { INPUT_DEPTH_MAX } from './limits.ts';
+import { pathText } from './format-error.ts';
+
+/** Keys refused anywhere in an input: they name an object's prototype machinery, not data. */
+export const RESERVED_KEYS: ReadonlySet<string> = new Set(['__proto__', 'constructor', 'prototype']);
+
+/** An unpaired surrogate: a high one not followed by a low one, or a low one not preceded by a high one. */
+const LONE_SURROGATE = /[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/;
+
+interface Node {
+  value: unknown;
+  depth: number;
+  key: PropertyKey | null;
+  parent: Node | null;
+}
+
+const pathOf = (node: Node) => {
+  const path: PropertyKey[] = [];
+  for (let n: Node | null = node; n && n.key !== null; n = n.parent) path.unshift(n.key);
+  return path;
+};
+
+const where = (node: Node) => (node.key === null ? 'the input' : `\`${pathText(pathOf(node)).slice(0, 120)}\``);
+
+/** The refusal of an input that no contract should see (an `Error: …` text), or null when it is fine. */
+export function inputProblem(input: unknown): string | null {
+  const stack: Node[] = [{ value: input, depth: 0, key: null, parent: null }];
+  while (stack.length > 0) {
+    const node = stack.pop() as Node;
+    const { value } = node;
+    if (typeof value === 'string') {
+      const lone = LONE_SURROGATE.exec(value);
+      if (lone) {
+        const code = (lone[0].codePointAt(0) ?? 0).toString(16).toUpperCase();
+        return `Error: invalid input: ${where(node)} contains an unpaired surrogate (U+${code}); send valid Unicode text.`;
+      }
+      continue;
+    }
+    if (typeof value !== 'object' || value === null) continue;
+    if (node.depth >= INPUT_DEPTH_MAX) {
+      return `Error: invalid input: ${where(node)} nests deeper than ${INPUT_DEPTH_MAX} levels; flatten it.`;
+    }
+    const entries: [PropertyKey, unknown][] = Array.isArray(value) ? value.map((v, i) => [i, v]) : Object.entries(value);
+    for (const [key, child] of entries) {
+      const next: Node = { value: child, depth: node.depth + 1, key, parent: node };
+      if (typeof key === 'string') {
+        if (RESERVED_KEYS.has(key)) return `Error: invalid input: ${where(next)}: \`${key}\` is a reserved name and cannot be a key.`;
+        if (LONE_SURROGATE.test(key)) return `Error: invalid input: a key in ${where(node)} contains an unpaired surrogate; send valid Unicode text.`;
+      }
+      stack.push(next);
+    }
+  }
+  return null;
+}

@@ -1,0 +1,134 @@
+// Black-box tests of bad input that must be refused cleanly (defect 14): lastEventId that is no event id, JSON nested
+// thousands of levels deep, a 15 MB value (never echoed whole), unpaired surrogates and prototype keys — each a 400
+// with an `Error:` text naming the place, no stack, nothing recorded, the server still up.
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { countRows, sessionClient } from './support/fixtures.ts';
+import { type RunningServer, startServer } from './support/server.ts';
+
+let server: RunningServer;
+let token: string;
+let sessionId: string;
+beforeAll(async () => {
+  server = await startServer();
+  const s = await sessionClient(server, 'hostile');
+  token = s.token;
+  sessionId = s.session.id;
+});
+afterAll(() => server.stop());
+
+/** Sends raw JSON text (not re-encoded) to a procedure, as a session. */
+async function post(procedure: string, json: string) {
+  const res = await fetch(`${server.url}/trpc/${procedure}`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json', authorization: `Bearer ${token}` },
+    body: json,
+  });
+  const text = await res.text();
+  return { status: res.status, text, message: (JSON.parse(text) as { error?: { message: string } }).error?.message ?? null };
+}
+
+/** Opens a subscription over raw SSE and returns the first error it sends. */
+async function streamError(procedure: string, input: unknown) {
+  const ac = new AbortController();
+  const timer = setTimeout(() => ac.abort(), 5_000);
+  try {
+    const res = await fetch(`${server.url}/trpc/${procedure}?input=${encodeURIComponent(JSON.stringify(input))}`, {
+      headers: { accept: 'text/event-stream', authorization: `Bearer ${token}` },
+      signal: ac.signal,
+    });
+    const reader = res.body!.getReader();
+    let text = '';
+    for (;;) {
+      const { value, done } = await reader.read();
+      if (done) break;
+      text += new TextDecoder().decode(value);
+      const match = /event: serialized-error\ndata: (.*)\n/.exec(text);
+      if (match) return JSON.parse(match[1]!) as { message: string; data: { httpStatus: number } };
+    }
+    return null;
+  } finally {
+    clearTimeout(timer);
+    ac.abort();
+  }
+}
+
+function expectClean(answer: { status: number; text: string; message: string | null }) {
+  expect(answer.status).toBe(400);
+  expect(answer.message).toMatch(/^Error: /);
+  expect(answer.text).not.toMatch(/stack|\.ts\b|node_modules|Maximum call stack|\bat \w+ \(/);
+}
+
+const rows = () => ({ todos: countRows(server, 'TodoUpdate'), tasks: countRows(server, 'Task'), changes: countRows(server, 'TaskChange') });
+
+describe('lastEventId', () => {
+  it('"1e309", "Infinity", 20 digits and others are refused with the contract text, on every feed', async () => {
+    for (const bad of ['1e309', 'Infinity', '12345678901234567890', '-1', '1.5', '', ' 7', '0x10']) {
+      for (const [procedure, input] of [
+        ['todo.watch', { sessionId, lastEventId: bad }],
+        ['task.watch', { lastEventId: bad }],
+        ['dashboard.watchSessions', { lastEventId: bad }],
+      ] as const) {
+        const error = await streamError(procedure, input);
+        expect(error, `${procedure} ${bad}`).toMatchObject({
+          message: `Error: invalid input: \`lastEventId\` must be the id of an event this feed sent: a whole number of at most 15 digits (got ${JSON.stringify(bad)}).`,
+          data: { httpStatus: 400 },
+        });
+      }
+    }
+  });
+});
+
+describe('nesting, size, text and keys', () => {
+  it('JSON nested 10,000 levels deep is refused at the 33rd level, naming where', async () => {
+    const before = rows();
+    const deep = `{"subject":"Deep","metadata":{"a":${'['.repeat(10_000)}${']'.repeat(10_000)}}}`;
+    const answer = await post('task.create', deep);
+    expectClean(answer);
+    expect(answer.message).toBe(`Error: invalid input: \`metadata.a${'[0]'.repeat(30)}\` nests deeper than 32 levels; flatten it.`);
+    const topLevel = await post('todo.write', `{"todos":${'['.repeat(10_000)}${']'.repeat(10_000)}}`);
+    expectClean(topLevel);
+    expect(topLevel.message).toMatch(/^Error: invalid input: `todos(\[0\]){31}` nests deeper than 32 levels; flatten it\.$/);
+    expect(rows()).toEqual(before);
+  });
+
+  it('a 15 MB value and a 1 MB field name are quoted by a short prefix only', async () => {
+    const before = rows();
+    const huge = 'A'.repeat(15 * 1024 * 1024);
+    const status = await post('todo.write', JSON.stringify({ todos: [{ content: 'x', status: huge }] }));
+    expectClean(status);
+    expect(status.text.length).toBeLessThan(1_000);
+    expect(status.message).toBe(`Error: invalid todo: \`todos[0].status\` must be one of pending, in_progress, completed (got "${'A'.repeat(40)}"…).`);
+    const key = await post('todo.write', JSON.stringify({ todos: [], [`k${'y'.repeat(1024 * 1024)}`]: 1 }));
+    expectClean(key);
+    expect(key.text.length).toBeLessThan(1_000);
+    expect(key.message).toBe(`Error: invalid input: unknown field \`k${'y'.repeat(39)}…\`.`);
+    expect(rows()).toEqual(before);
+  });
+
+  it('text with an unpaired surrogate is refused, naming the field, instead of being stored as U+FFFD', async () => {
+    const before = rows();
+    for (const [text, code] of [
+      ['\\ud800abc', 'D800'],
+      ['abc\\udfff', 'DFFF'],
+      ['\\udc00\\ud800', 'DC00'],
+    ] as const) {
+      const answer = await post('todo.write', `{"todos":[{"content":"ok","status":"pending"},{"content":"${text}","status":"pending"}]}`);
+      expectClean(answer);
+      expect(answer.message).toBe(`Error: invalid input: \`todos[1].content\` contains an unpaired surrogate (U+${code}); send valid Unicode text.`);
+    }
+    // A paired surrogate (an emoji) is text like any other.
+    expect((await post('todo.write', '{"todos":[{"content":"Ship \\ud83d\\ude80","status":"pending"}]}')).status).toBe(200);
+    expect(countRows(server, 'TodoUpdate')).toBe(before.todos + 1);
+  });
+
+  it('__proto__, constructor and prototype keys are refused, not silently dropped', async () => {
+    const before = rows();
+    for (const key of ['__proto__', 'constructor', 'prototype']) {
+      const answer = await post('task.create', `{"subject":"Polluted","metadata":{"ok":1,"${key}":{"admin":true}}}`);
+      expectClean(answer);
+      expect(answer.message).toBe(`Error: invalid input: \`metadata.${key}\`: \`${key}\` is a reserved name and cannot be a key.`);
+    }
+    expect(rows()).toEqual(before);
+    expect((await fetch(`${server.url}/healthz`)).status).toBe(200);
+  });
+});

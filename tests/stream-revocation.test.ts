@@ -1,0 +1,81 @@
+// Black-box tests: a live stream opened before its key was revoked ends within 1 s of the revocation — todo.watch,
+// task.watch, run.watch and the sessions signal; a viewer key's, a session's (its opening key revoked), one opened with
+// a stream ticket — while other callers' streams go on.
+import { type AgentTasksClient, createClient, openSessionClient } from '@agent-tasks/sdk';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { adminClient } from './support/fixtures.ts';
+import { type RunningServer, startServer } from './support/server.ts';
+import { waitFor } from './support/webhook-receiver.ts';
+
+let server: RunningServer;
+beforeAll(async () => {
+  server = await startServer();
+});
+afterAll(() => server.stop());
+
+interface Watched {
+  ended: number | null;
+  events: number;
+  stop(): void;
+}
+
+/** Follows a subscription: when it ended (completed or failed) and how many events it got. */
+function follow(subscribe: (handlers: { onData: () => void; onComplete: () => void; onError: () => void }) => { unsubscribe(): void }): Watched {
+  const w: Watched = { ended: null, events: 0, stop: () => undefined };
+  const sub = subscribe({ onData: () => void w.events++, onComplete: () => (w.ended ??= Date.now()), onError: () => (w.ended ??= Date.now()) });
+  w.stop = () => sub.unsubscribe();
+  return w;
+}
+
+const key = async (role: 'agent' | 'viewer') => {
+  const created = await adminClient(server).keys.create({ name: `stream ${role}`, role });
+  return { id: created.key.id, client: createClient({ url: server.url, token: created.token }), token: created.token };
+};
+
+describe('live streams end when their key is revoked', () => {
+  it("a viewer's, a session's (through its opening key) and a ticket-opened stream end within 1 s; others go on", async () => {
+    const writerKey = await key('agent');
+    const writer = await openSessionClient(writerKey.client, { title: 'written' });
+    const { startAttemptId } = await writer.client.runs.prepare({ parentExecutionId: 'none', skipNotificationCheck: true });
+    const run = await writer.client.runs.execute({ startAttemptId });
+    await writer.client.tasks.create({ listName: 'watched', subject: 'There first' });
+    const viewer = await key('viewer');
+    const agent = await key('agent');
+    const watcherSession = await openSessionClient(agent.client, { title: 'watching' });
+    const ticketViewer = createClient({ url: server.url, token: viewer.token, streams: 'ticket' });
+    const bystander = (await key('viewer')).client;
+
+    const streams = (c: AgentTasksClient) => [
+      follow((h) => c.trpc.todo.watch.subscribe({ sessionId: writer.session.id }, h)),
+      follow((h) => c.trpc.task.watch.subscribe({ listName: 'watched' }, h)),
+      follow((h) => c.trpc.run.watch.subscribe({ runId: run.id }, h)),
+      follow((h) => c.trpc.dashboard.watchSessions.subscribe({}, h)),
+    ];
+    // The watcher session may not read the writer's list (another chat): it watches the task list, the run and the signal.
+    const viewerStreams = streams(viewer.client);
+    const ticketStreams = streams(ticketViewer);
+    const sessionStreams = streams(watcherSession.client).slice(1);
+    const bystanderStreams = streams(bystander);
+    await new Promise((resolve) => setTimeout(resolve, 500));
+    await writer.client.todo.write({ todos: [{ content: 'Seen live', status: 'pending' }] });
+    await writer.client.tasks.create({ listName: 'watched', subject: 'Seen live' });
+    // Every stream but the run's (the run did not change) has had an event.
+    const changed = (list: Watched[]) => list.filter((_, i) => i !== 2);
+    await waitFor('events on every stream', () => [...changed(viewerStreams), ...changed(ticketStreams), ...changed(bystanderStreams)].every((w) => w.events > 0));
+    expect([...viewerStreams, ...ticketStreams, ...sessionStreams, ...bystanderStreams].every((w) => w.ended === null)).toBe(true);
+
+    const revokedAt = Date.now();
+    await adminClient(server).keys.revoke({ id: viewer.id });
+    await adminClient(server).keys.revoke({ id: agent.id });
+    await waitFor('the revoked callers\' streams ended', () => [...viewerStreams, ...ticketStreams, ...sessionStreams].every((w) => w.ended !== null), 3_000);
+    for (const w of [...viewerStreams, ...ticketStreams, ...sessionStreams]) expect(w.ended! - revokedAt).toBeLessThan(1_000);
+
+    // The bystander's streams are untouched and still live.
+    await new Promise((resolve) => setTimeout(resolve, 300));
+    expect(bystanderStreams.every((w) => w.ended === null)).toBe(true);
+    const before = bystanderStreams[0]!.events;
+    await writer.client.todo.write({ todos: [{ content: 'Still seen', status: 'pending' }] });
+    await waitFor('the bystander still follows', () => bystanderStreams[0]!.events > before);
+    for (const w of [...viewerStreams, ...ticketStreams, ...sessionStreams, ...bystanderStreams]) w.stop();
+  });
+});
