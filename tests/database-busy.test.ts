@@ -29,7 +29,7 @@ const write = (s: RunningServer, token: string, content: string) =>
   }));
 
 describe('a database held by another writer', () => {
-  it('past the busy timeout: 503 with Retry-After and the BUSY code, after the wait, logged; nothing recorded', async () => {
+  it('past the busy timeout: 503 with Retry-After and the UNAVAILABLE code, after the wait, logged; nothing recorded', async () => {
     const s = await server({ AGENT_TASKS_BUSY_TIMEOUT_MS: '1000' });
     const { session, token } = await sessionClient(s, 'busy');
     const outside = new Database(s.databaseFile);
@@ -41,7 +41,7 @@ describe('a database held by another writer', () => {
     for (const a of answers) {
       expect(a.status).toBe(503);
       expect(a.retryAfter).toBe('1');
-      expect(a.body.error).toMatchObject({ message: 'Error: the database is busy (another writer holds it); try again in 1 s.', data: { appCode: 'BUSY' } });
+      expect(a.body.error).toMatchObject({ message: 'Error: the database is busy (another process held its write lock too long); retry shortly.', data: { appCode: 'UNAVAILABLE' } });
       expect(a.at - started).toBeGreaterThanOrEqual(900); // waited for the lock, not refused at once
     }
     expect(countRows(s, 'TodoUpdate', '"sessionId" = ?', session.id)).toBe(0);

@@ -132,7 +132,12 @@ export function prismaTaskRepository(db: Tx, state: TaskRepositoryState, afterCo
     },
     async addEdges(listId, edges) {
       // Ranks first (each edge keeps its blocker ranked before what it blocks), then the rows in bulk.
-      for (const edge of edges) await rankForEdge(ranks, edge.blockerId, edge.blockedId);
+      for (const [i, edge] of edges.entries()) {
+        // Statements answer at once (better-sqlite3): without a turn of the event loop now and then, a large import
+        // would be one chain of promises that keeps every other request out.
+        if (i % 20 === 0) await letOthersIn();
+        await rankForEdge(ranks, edge.blockerId, edge.blockedId);
+      }
       for (let i = 0; i < edges.length; i += BULK_ROWS) {
         await letOthersIn();
         await db.taskEdge.createMany({ data: edges.slice(i, i + BULK_ROWS).map((e) => ({ listId, ...e })) });
