@@ -87,6 +87,31 @@ describe('edge adds against the kept topological order', () => {
     expectTopologicalRanks(listName, accepted);
   });
 
+  it('an import whose dependencies run against file order is ranked in one pass; later edge adds stay correct', async () => {
+    const { client } = await sessionClient(server, 'imported ranks');
+    const listName = 'imported-ranked';
+    // Task i is blocked by task i+1 (each blocker comes later in the files), and task 1 also by task 12.
+    const files = Array.from({ length: 12 }, (_, i) => ({
+      name: `${i + 1}.json`,
+      content: JSON.stringify({
+        id: String(i + 1),
+        subject: `Imported ${i + 1}`,
+        description: '',
+        status: 'pending',
+        blocks: [],
+        blockedBy: [...(i < 11 ? [String(i + 2)] : []), ...(i === 0 ? ['12'] : [])],
+      }),
+    }));
+    expect((await client.tasks.import({ listName, format: 'claude', files })).imported).toBe(12);
+    expectTopologicalRanks(listName, 12);
+    const ids = (await client.tasks.list({ listName })).tasks.map((t) => t.id);
+    const blocks = new Map<string, Set<string>>();
+    for (const e of edgesWithRanks(listName)) blocks.set(e.blockerId, (blocks.get(e.blockerId) ?? new Set()).add(e.blockedId));
+    const { accepted, refused } = await randomEdges(client, listName, ids, blocks, 11, 80);
+    expect(refused).toBeGreaterThan(5);
+    expectTopologicalRanks(listName, 12 + accepted);
+  });
+
   it('a list from before ranks were kept (every rank 0) is ranked on its next edge, and stays correct', async () => {
     const { client } = await sessionClient(server, 'old list');
     const listName = 'unranked';

@@ -3,7 +3,7 @@ import type { TaskChangeRecord, TaskListRecord, TaskRecord, TaskRepository } fro
 import type { TaskStatus } from '@agent-tasks/schema';
 import { Prisma } from '../generated/prisma/client.ts';
 import { assignmentsOf, columnsOf, insertOf } from './raw-sql.ts';
-import { type RankContext, type RankedLists, rankForEdge, reachesByRank } from './task-ranks.ts';
+import { type RankContext, type RankedLists, rankForEdge, rankNewEdges, reachesByRank } from './task-ranks.ts';
 import type { AfterCommit, Tx } from './tx.ts';
 
 const taskSelect = {
@@ -131,17 +131,12 @@ export function prismaTaskRepository(db: Tx, state: TaskRepositoryState, afterCo
       }
     },
     async addEdges(listId, edges) {
-      // Ranks first (each edge keeps its blocker ranked before what it blocks), then the rows in bulk.
-      for (const [i, edge] of edges.entries()) {
-        // Statements answer at once (better-sqlite3): without a turn of the event loop now and then, a large import
-        // would be one chain of promises that keeps every other request out.
-        if (i % 20 === 0) await letOthersIn();
-        await rankForEdge(ranks, edge.blockerId, edge.blockedId);
-      }
+      // The rows in bulk, then their ends re-ranked among themselves (an import's edges join only its new tasks).
       for (let i = 0; i < edges.length; i += BULK_ROWS) {
         await letOthersIn();
         await db.taskEdge.createMany({ data: edges.slice(i, i + BULK_ROWS).map((e) => ({ listId, ...e })) });
       }
+      await rankNewEdges(db, edges);
     },
     async appendChanges(changes) {
       for (let i = 0; i < changes.length; i += BULK_ROWS) {

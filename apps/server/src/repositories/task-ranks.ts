@@ -59,6 +59,39 @@ export async function ensureRanked(db: Tx, listId: string, ranked: RankedLists, 
   return Boolean(unranked);
 }
 
+/**
+ * Ranks the ends of a batch of new edges whose ends have no other edges (an import's tasks, inserted just before):
+ * the ranks they already hold are dealt out again in a topological order of the batch (Kahn's, ties by current rank),
+ * so every edge runs from a lower rank to a higher and no other task's order changes. A handful of statements.
+ */
+export async function rankNewEdges(db: Tx, edges: readonly { blockerId: string; blockedId: string }[]) {
+  if (edges.length === 0) return;
+  const ends = [...new Set(edges.flatMap((e) => [e.blockerId, e.blockedId]))];
+  const held: Ranked[] = [];
+  for (let i = 0; i < ends.length; i += CHUNK) {
+    held.push(...(await db.$queryRaw<Ranked[]>`SELECT "id", "rank" FROM "Task" WHERE "id" IN (${Prisma.join(ends.slice(i, i + CHUNK))})`));
+  }
+  held.sort((a, b) => a.rank - b.rank);
+  const waiting = new Map(held.map((t) => [t.id, 0]));
+  const next = new Map<string, string[]>();
+  for (const e of edges) {
+    waiting.set(e.blockedId, (waiting.get(e.blockedId) ?? 0) + 1);
+    next.set(e.blockerId, [...(next.get(e.blockerId) ?? []), e.blockedId]);
+  }
+  const queue = held.filter((t) => waiting.get(t.id) === 0).map((t) => t.id);
+  for (let head = 0; head < queue.length; head++) {
+    for (const blocked of next.get(queue[head] as string) ?? []) {
+      const left = (waiting.get(blocked) ?? 1) - 1;
+      waiting.set(blocked, left);
+      if (left === 0) queue.push(blocked);
+    }
+  }
+  if (queue.length !== held.length) throw new Error('rankNewEdges: the edges close a cycle (they were to be checked before)');
+  const order = queue.map((id, i) => ({ id, rank: (held[i] as Ranked).rank }));
+  const before = new Map(held.map((t) => [t.id, t.rank]));
+  await setRanks(db, order.filter((r) => before.get(r.id) !== r.rank));
+}
+
 export interface RankContext {
   db: Tx;
   ranked: RankedLists;
