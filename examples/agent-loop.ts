@@ -148,7 +148,7 @@ for (let turn = 1; ; turn++) {
   reply.toolCalls.forEach((c, i) => {
     calls++;
     if (results[i]?.startsWith('Error:')) refusals++;
-    console.log(`[turn ${turn}] ${c.name} ${String(c.arguments)}`);
+    console.log(`[turn ${turn}] ${c.name} ${typeof c.arguments === 'string' ? c.arguments : JSON.stringify(c.arguments)}`);
     console.log(`  → ${(results[i] ?? '').replaceAll('\n', '\n    ')}`);
   });
 }

@@ -5,7 +5,7 @@ import { type AgentTasksClient, createClient, openSessionClient } from '@agent-t
 import { notificationFor, notificationPayload } from '@agent-tasks/core';
 import type { ChannelKind } from '@agent-tasks/schema';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { type ChatKind, chatPayloadProblems, linkOf, visibleLines } from './support/chat-payload-rules.ts';
+import { type ChatKind, linkOf, visibleLines } from './support/chat-payload-rules.ts';
 import { acknowledge, adminClient, countRows, nameAndIntake, refused } from './support/fixtures.ts';
 import { type RunningServer, startServer } from './support/server.ts';
 import { type WebhookReceiver, startReceiver, waitFor } from './support/webhook-receiver.ts';
@@ -245,7 +245,7 @@ describe('channel.sendTest', () => {
         expect(hook?.body).toMatchObject({ kind: 'test', title: 'Test message', heading: 'agent-tasks — webhook channel', channel: { id, kind: 'webhook' } });
       } else {
         expect(hook?.problems).toEqual([]);
-        const lines = visibleLines(kind as ChatKind, hook?.body);
+        const lines = visibleLines(kind, hook?.body);
         expect(lines).toContain(`agent-tasks — ${kind} channel`);
         expect(lines.some((l) => l.includes('Test message'))).toBe(true);
       }

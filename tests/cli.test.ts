@@ -4,7 +4,7 @@ import { existsSync } from 'node:fs';
 import { createClient, refusalOf } from '@agent-tasks/sdk';
 import Database from 'better-sqlite3';
 import { describe, expect, it } from 'vitest';
-import { countRows, refused } from './support/fixtures.ts';
+import { countRows } from './support/fixtures.ts';
 import { agentTasksBin, startServer, tempDatabaseFile } from './support/server.ts';
 import { waitFor } from './support/webhook-receiver.ts';
 

@@ -71,7 +71,7 @@ describe('MCP sessions are capped and closed when idle', () => {
         held.push(answer.session!);
       }
     }
-    const full = await initialize(keys[3]!);
+    const full = await initialize(keys[3]);
     expect(full.status).toBe(429);
     expect(JSON.parse(full.text).error.message).toBe('Error: the server has too many open MCP sessions (60); try again shortly.');
     // Idle past 5 s: closed, their ids unknown, and a new session opens.
@@ -82,7 +82,7 @@ describe('MCP sessions are capped and closed when idle', () => {
       body: JSON.stringify({ jsonrpc: '2.0', id: 2, method: 'tools/list' }),
     });
     expect(gone.status).toBe(404);
-    expect((await initialize(keys[3]!)).status).toBe(200);
+    expect((await initialize(keys[3])).status).toBe(200);
   });
 
   it("an API key's MCP session opens its agent session on the first tool call; closed, it leaves no row unless it recorded something", async () => {

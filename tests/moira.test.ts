@@ -78,7 +78,9 @@ describe('the moira server', () => {
     const startAttemptId = prepared.text.match(/^Start attempt ID: (\S+)$/m)?.[1] as string;
     expect(prepared.text).toBe(`Start attempt ID: ${startAttemptId}\nNext: start({ action: "execute", startAttemptId: "${startAttemptId}" })`);
     const executed = await mcp__moira__start({ action: "execute", startAttemptId: startAttemptId });
-    let { processId, attemptId } = ids(executed.text);
+    const started = ids(executed.text);
+    const processId = started.processId;
+    let attemptId = started.attemptId;
     expect(executed.text).toContain('Todo List: checklist intake.');
     expect(executed.text).toContain(`First persist the actual task name (naming keeps this attempt): step({ processId: "${processId}", attemptId: "${attemptId}", input: { name: "…" } })`);
 

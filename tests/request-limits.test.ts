@@ -19,7 +19,7 @@ async function batch(procedure: string, n: number, input: unknown, token: string
     headers: { 'content-type': 'application/json', authorization: `Bearer ${token}` },
     body: JSON.stringify(body),
   });
-  return { status: res.status, body: (await res.json()) as unknown };
+  return { status: res.status, body: (await res.json()) };
 }
 
 describe('tRPC batches', () => {

@@ -555,6 +555,6 @@ describe('deleting a channel', () => {
     });
     await w.admin.channels.delete({ id: channel.id });
     expect((await w.session.runs.notifications({ runId: run.id })).notifications).toEqual([]);
-    expect(countRows(server, 'OutboxMessage' as never, '"channelId" = ?', channel.id)).toBe(0);
+    expect(countRows(server, 'OutboxMessage', '"channelId" = ?', channel.id)).toBe(0);
   });
 });

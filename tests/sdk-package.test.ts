@@ -1,7 +1,7 @@
 // Pack-and-install test of @agent-tasks/sdk: `pnpm pack` (which builds it), publint and attw on the tarball, `npm install`
 // of the tarball into a project outside the workspace, a strict type-check (wrong argument types must fail), the
 // compiled program run against a real server, and the installed `agent-tasks-mcp` bin speaking MCP over stdio.
-import { type ExecFileException, execFile, spawn } from 'node:child_process';
+import { execFile, spawn } from 'node:child_process';
 import { copyFileSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { builtinModules } from 'node:module';
 import os from 'node:os';
@@ -28,7 +28,7 @@ interface Ran {
 function run(command: string, args: string[], options: { cwd: string; env?: Record<string, string> }): Promise<Ran> {
   return new Promise((resolve) => {
     execFile(command, args, { cwd: options.cwd, env: { ...cleanEnv, ...options.env }, maxBuffer: 32 * 1024 * 1024 }, (error, stdout, stderr) => {
-      const code = error ? (typeof (error as ExecFileException).code === 'number' ? Number((error as ExecFileException).code) : 1) : 0;
+      const code = error ? (typeof (error).code === 'number' ? Number((error).code) : 1) : 0;
       resolve({ code, stdout, stderr });
     });
   });

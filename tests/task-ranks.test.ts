@@ -40,7 +40,10 @@ async function randomEdges(client: Client, listName: string, ids: string[], bloc
     for (const queue = [from]; queue.length; ) {
       for (const next of blocks.get(queue.pop() as string) ?? []) {
         if (next === to) return true;
-        if (!seen.has(next)) seen.add(next), queue.push(next);
+        if (!seen.has(next)) {
+          seen.add(next);
+          queue.push(next);
+        }
       }
     }
     return false;

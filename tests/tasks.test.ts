@@ -12,8 +12,8 @@ afterAll(() => server.stop());
 
 let lists = 0;
 const freshList = () => `list-${++lists}`;
-const taskRows = () => countRows(server, 'Task' as never);
-const changeRows = () => countRows(server, 'TaskChange' as never);
+const taskRows = () => countRows(server, 'Task');
+const changeRows = () => countRows(server, 'TaskChange');
 
 describe("the seed's example", () => {
   it('T-003 becomes ready exactly when T-001 and T-002 are completed', async () => {

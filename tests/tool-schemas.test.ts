@@ -67,7 +67,7 @@ interface Schema {
 const ajv = new Ajv2020({ strict: true, allowUnionTypes: true });
 const tools = toolKit.map((spec) => {
   const schema = jsonSchemaOf(spec.input);
-  return { spec, schema: schema as Schema, validate: ajv.compile(schema) };
+  return { spec, schema: schema, validate: ajv.compile(schema) };
 });
 
 // ---- the oracle ------------------------------------------------------------------------------------------------
@@ -88,7 +88,7 @@ function trimAt(value: unknown, paths: readonly string[], at = ''): unknown {
 
 const metadataFits = (name: string, x: unknown) => {
   if (!WITH_METADATA.has(name) || !x || typeof x !== 'object' || !('metadata' in x)) return true;
-  const m = (x as { metadata: unknown }).metadata;
+  const m = (x).metadata;
   return !m || typeof m !== 'object' || Array.isArray(m) || JSON.stringify(m).length <= TASK_METADATA_MAX_BYTES;
 };
 
@@ -110,9 +110,9 @@ function check(tool: (typeof tools)[number], raw: unknown): { zodOk: boolean; ve
   const x = toJson(raw);
   const name = tool.spec.name;
   const zodOk = tool.spec.input.safeParse(x).success;
-  const ajvOk = tool.validate(x) as boolean;
+  const ajvOk = tool.validate(x);
   const trimmed = trimAt(x, TRIMMED[name] ?? []);
-  const expected = (tool.validate(trimmed) as boolean) && metadataFits(name, x) && safeIntegers(tool.schema, x);
+  const expected = (tool.validate(trimmed)) && metadataFits(name, x) && safeIntegers(tool.schema, x);
   if (zodOk !== expected) {
     throw new Error(`${name}: zod says ${zodOk}, JSON Schema (after the documented differences) says ${expected} for ${JSON.stringify(x).slice(0, 500)}`);
   }
@@ -197,7 +197,7 @@ function valid(s: Schema): fc.Arbitrary<unknown> {
     case 'object': {
       if (s.properties) {
         const model = Object.fromEntries(Object.entries(s.properties).map(([k, p]) => [k, valid(p)]));
-        return fc.record(model, { requiredKeys: s.required ?? [] }) as fc.Arbitrary<unknown>;
+        return fc.record(model, { requiredKeys: s.required ?? [] });
       }
       // metadata: any JSON object, sometimes right at the byte limit
       return fc.oneof({ weight: 4, arbitrary: fc.dictionary(fc.string({ unit, maxLength: 8 }), jsonish, { maxKeys: 4 }) }, { weight: 1, arbitrary: metadataNearLimit });

@@ -8,7 +8,7 @@ import net from 'node:net';
 import { type AgentTasksClient, createClient, openSessionClient } from '@agent-tasks/sdk';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { adminClient, countRows, refused } from './support/fixtures.ts';
-import { type Behaviour, type HostileReceiver, startHostileReceiver } from './support/hostile-receiver.ts';
+import { type Behaviour, startHostileReceiver } from './support/hostile-receiver.ts';
 import { type RunningServer, startServer } from './support/server.ts';
 import { startReceiver, waitFor } from './support/webhook-receiver.ts';
 

@@ -36,7 +36,7 @@ function noopTrpc() {
   });
   // Admission as `agent-tasks serve` sets it by default (64 at once, a 5 s line).
   const gate = admitted(app.fetch, { concurrency: 64, maxWaitMs: 5_000 });
-  return createAdaptorServer({ fetch: gate.fetch, overrideGlobalObjects: false });
+  return createAdaptorServer({ fetch: (request, env) => gate.fetch(request, env), overrideGlobalObjects: false });
 }
 
 const kind = process.argv[2];

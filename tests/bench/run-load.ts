@@ -7,7 +7,7 @@ export interface LoadOptions {
   warmupPerWorker: number;
   perWorker: number;
   /** One operation; `step` counts this worker's operations from 0, warm-up included. */
-  op: (worker: number, step: number) => Promise<unknown> | unknown;
+  op: (worker: number, step: number) => unknown;
 }
 
 async function phase(options: LoadOptions, from: number, count: number, latencies: number[] | null) {
@@ -19,7 +19,7 @@ async function phase(options: LoadOptions, from: number, count: number, latencie
         // A synchronous op (raw SQLite) is timed on its own; workers then take turns, as sessions would.
         if (result instanceof Promise) await result;
         latencies?.push(performance.now() - start);
-        if (!(result instanceof Promise)) await null;
+        if (!(result instanceof Promise)) await Promise.resolve();
         // Synchronous ops would otherwise starve timers and sockets (keep-alive) for the whole phase.
         if (step % 32 === 31) await yieldToLoop();
       }

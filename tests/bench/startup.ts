@@ -20,7 +20,8 @@ function startOnce(args: string[], databaseFile: string): Promise<{ wallMs: numb
   const child = spawn(process.execPath, args, { cwd: repoRoot, env, stdio: ['ignore', 'pipe', 'inherit'] });
   return new Promise((resolve, reject) => {
     let output = '';
-    child.stdout.on('data', async (chunk: Buffer) => {
+    child.stdout.on('data', (chunk: Buffer) => void onData(chunk));
+    const onData = async (chunk: Buffer) => {
       output += chunk.toString();
       const line = output.split('\n').find((l) => l.includes('listening on'));
       if (!line) return;
@@ -30,7 +31,7 @@ function startOnce(args: string[], databaseFile: string): Promise<{ wallMs: numb
       const wallMs = performance.now() - started;
       child.kill('SIGTERM');
       child.once('exit', () => (ready.ok ? resolve({ wallMs, readyMs }) : reject(new Error(`readyz ${ready.status}`))));
-    });
+    };
     child.once('error', reject);
   });
 }

@@ -130,7 +130,7 @@ async function interleaved(
   }
   return beds.map((_, k) => {
     const own = latencies[k]!;
-    return { summary: summarize(own, own.reduce((a, b) => a + b, 0), cpuMs[k]!), latencies: own };
+    return { summary: summarize(own, own.reduce((a, b) => a + b, 0), cpuMs[k]), latencies: own };
   });
 }
 

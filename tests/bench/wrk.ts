@@ -66,7 +66,7 @@ export async function wrk(options: {
   const code = await new Promise<number | null>((resolve) => child.once('exit', resolve));
   const figures = out.match(/BENCH requests=(\d+) errors=(\d+) p50=([\d.]+) p90=([\d.]+) p99=([\d.]+) max=([\d.]+) duration_us=(\d+)/);
   if (code !== 0 || !figures) throw new Error(`wrk failed (${code}):\n${out}\n${err}`);
-  const [, requests, errors, p50, p90, p99, max, duration] = figures.map(Number) as number[];
+  const [, requests, errors, p50, p90, p99, max, duration] = figures.map(Number);
   const seconds = (duration ?? 0) / 1e6;
   return {
     requests: requests ?? 0,

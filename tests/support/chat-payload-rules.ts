@@ -69,7 +69,7 @@ function discordProblems(body: unknown): string[] {
     if (description.length > 4096) problems.push(`embed ${i} description is ${description.length} characters (at most 4096)`);
     if (footer.length > 2048) problems.push(`embed ${i} footer is ${footer.length} characters (at most 2048)`);
     if (fields.length > 25) problems.push(`embed ${i} has ${fields.length} fields`);
-    if (embed.url !== undefined && !/^https?:\/\//.test(String(embed.url))) problems.push(`embed ${i} url is not http(s)`);
+    if (embed.url !== undefined && !(typeof embed.url === 'string' && /^https?:\/\//.test(embed.url))) problems.push(`embed ${i} url is not http(s)`);
     total += title.length + description.length + footer.length;
   }
   if (total > 6000) problems.push(`embeds hold ${total} characters (at most 6000)`);

@@ -35,7 +35,7 @@ export async function startHostileReceiver(behaviour: Behaviour): Promise<Hostil
     const chunks: Buffer[] = [];
     req.on('data', (c: Buffer) => chunks.push(c));
     req.on('end', () => {
-      let body: unknown = null;
+      let body: unknown;
       try {
         body = JSON.parse(Buffer.concat(chunks).toString('utf8'));
       } catch {

@@ -69,7 +69,7 @@ export async function startReceiver(
         req.on('data', (chunk: Buffer) => chunks.push(chunk));
         req.on('end', () => {
           const raw = Buffer.concat(chunks).toString('utf8');
-          let body: unknown = null;
+          let body: unknown;
           try {
             body = JSON.parse(raw);
           } catch {
@@ -113,7 +113,7 @@ export async function waitFor<T>(what: string, probe: () => T | Promise<T>, time
   for (;;) {
     try {
       const value = await probe();
-      if (value) return value as NonNullable<T>;
+      if (value) return value;
       last = value;
     } catch (error) {
       last = error;

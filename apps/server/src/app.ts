@@ -164,7 +164,7 @@ export async function startApp(options: AppOptions): Promise<App> {
   });
   // Sockets that never finish their headers (or their request) are closed, checked every second, instead of being held.
   const server = createAdaptorServer({
-    fetch: gate.fetch,
+    fetch: (request, env) => gate.fetch(request, env),
     overrideGlobalObjects: false,
     serverOptions: {
       headersTimeout: options.sockets?.headersTimeoutMs ?? 10_000,

@@ -84,7 +84,7 @@ const responses = {
 function response<K extends keyof typeof responses>(node: K, input: unknown): z.output<(typeof responses)[K]>['input'] {
   const parsed = responses[node].safeParse({ input: input ?? {} });
   if (!parsed.success) throw new DomainError('INVALID_INPUT', formatZodError(parsed.error));
-  return parsed.data.input as z.output<(typeof responses)[K]>['input'];
+  return parsed.data.input;
 }
 
 const call = (processId: string, attemptId: string, input: string) => `step({ processId: "${processId}", attemptId: "${attemptId}", ${input} })`;

@@ -75,7 +75,7 @@ export const spec = <S extends z.ZodType, O>(
   input: S,
   call: (api: ToolApi, input: z.output<S>) => Promise<O>,
   answer: (output: O) => string,
-): ToolSpec => ({ name, description, input, call: call as ToolSpec['call'], answer: answer as ToolSpec['answer'] });
+): ToolSpec => ({ name, description, input, call: call, answer: answer });
 
 export const TODO_WRITE_DESCRIPTION = [
   'Record the task list of multi-step work as it moves.',

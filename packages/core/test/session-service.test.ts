@@ -109,7 +109,7 @@ describe('opening by an external id (find-or-open)', () => {
     const first = await sessions.openSession(w.deps, w.agent, { externalId: 'cc-many' });
     const reopened = [];
     for (let i = 0; i < sessions.REOPEN_TOKENS_KEPT + 1; i++) reopened.push((await sessions.openSession(w.deps, w.agent, { externalId: 'cc-many' })).token);
-    await expect(resolveActor(w.deps, reopened[0]!)).rejects.toThrow('Error: unauthorized: unknown API key or session token.');
+    await expect(resolveActor(w.deps, reopened[0])).rejects.toThrow('Error: unauthorized: unknown API key or session token.');
     for (const token of [first.token, ...reopened.slice(1)]) expect((await resolveActor(w.deps, token)).sessionId).toBe(first.session.id);
   });
 });

@@ -21,7 +21,7 @@ export const channelCreateInput = z.strictObject(
       .string({ error: 'Error: invalid input: `name` must be a non-empty string.' })
       .trim()
       .min(1, { error: 'Error: invalid input: `name` must be a non-empty string.' })
-      .max(NAME_MAX, { error: (iss) => `Error: invalid input: \`name\` must be at most ${NAME_MAX} characters (got ${[...String(iss.input)].length}).` }),
+      .max(NAME_MAX, { error: (iss) => `Error: invalid input: \`name\` must be at most ${NAME_MAX} characters (got ${typeof iss.input === 'string' ? [...iss.input].length : 0}).` }),
     kind: channelKind.default('webhook'),
     url: z
       .url({ protocol: /^https?$/, error: 'Error: invalid input: `url` must be an http(s) URL.' })

@@ -9,7 +9,7 @@ const bounded = (field: string, max: number) =>
     .string({ error: `Error: invalid input: \`${field}\` must be a non-empty string.` })
     .trim()
     .min(1, { error: `Error: invalid input: \`${field}\` must be a non-empty string.` })
-    .max(max, { error: (iss) => `Error: invalid input: \`${field}\` must be at most ${max} characters (got ${[...String(iss.input)].length}).` });
+    .max(max, { error: (iss) => `Error: invalid input: \`${field}\` must be at most ${max} characters (got ${typeof iss.input === 'string' ? [...iss.input].length : 0}).` });
 
 /** A checklist task: exactly an action and its expected result; its position is its identity. */
 export const runTask = z.strictObject(

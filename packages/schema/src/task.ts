@@ -31,7 +31,7 @@ const text = (field: string, max: number, { required }: { required: boolean }) =
     })
     .trim();
   const bounded = base.max(max, {
-    error: (iss) => `Error: invalid task: \`${field}\` must be at most ${max} characters (got ${[...String(iss.input)].length}).`,
+    error: (iss) => `Error: invalid task: \`${field}\` must be at most ${max} characters (got ${typeof iss.input === 'string' ? [...iss.input].length : 0}).`,
   });
   return required ? bounded.min(1, { error: `Error: invalid task: \`${field}\` must be a non-empty string.` }) : bounded;
 };

@@ -20,7 +20,7 @@ export const todoItem = z.strictObject(
       .trim()
       .max(TODO_MAX_CONTENT, {
         error: (iss) =>
-          `Error: invalid todo: \`content\` must be at most ${TODO_MAX_CONTENT} characters (got ${[...String(iss.input)].length}).`,
+          `Error: invalid todo: \`content\` must be at most ${TODO_MAX_CONTENT} characters (got ${typeof iss.input === 'string' ? [...iss.input].length : 0}).`,
       }),
     status: todoStatus,
   },
@@ -160,7 +160,7 @@ export const todoMirrorItem = z.strictObject(
       .string({ error: 'Error: invalid todo: `activeForm` must be a string.' })
       .trim()
       .max(TODO_MAX_CONTENT, {
-        error: (iss) => `Error: invalid todo: \`activeForm\` must be at most ${TODO_MAX_CONTENT} characters (got ${[...String(iss.input)].length}).`,
+        error: (iss) => `Error: invalid todo: \`activeForm\` must be at most ${TODO_MAX_CONTENT} characters (got ${typeof iss.input === 'string' ? [...iss.input].length : 0}).`,
       })
       .optional()
       .describe('What the tool shows while the item is in progress, e.g. "Running tests".'),

@@ -8,13 +8,13 @@ import type { AppRouter as ServerRouter } from '../../../apps/server/src/routers
  * emitter cannot name them and writes the router out in full — without the server's request context (its logger, its
  * stores), which tRPC keeps on every router type but a client never sees.
  */
-function clientRouter() {
+function _clientRouter() {
   type Types = ServerRouter['_def']['_config']['$types'];
   type ClientRecord<R> = { [K in keyof R]: R[K] extends AnyProcedure ? R[K] : ClientRecord<R[K]> };
   type Root = { ctx: object; meta: object; errorShape: Types['errorShape']; transformer: Types['transformer'] };
   return null as unknown as TRPCBuiltRouter<Root, ClientRecord<ServerRouter['_def']['record']>>;
 }
 
-export type AppRouter = ReturnType<typeof clientRouter>;
+export type AppRouter = ReturnType<typeof _clientRouter>;
 export type RouterInputs = inferRouterInputs<AppRouter>;
 export type RouterOutputs = inferRouterOutputs<AppRouter>;

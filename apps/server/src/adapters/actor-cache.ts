@@ -36,12 +36,12 @@ export function actorCache(deps: Deps, options: ActorCacheOptions): ActorCache {
   const timer = setInterval(() => {
     if (polling) return;
     polling = true;
-    options
+    void options
       .revocationStamp()
       .then((next) => {
         if (stamp !== undefined && next !== stamp) forget();
         stamp = next;
-      }, options.onError)
+      }, (error: unknown) => options.onError?.(error))
       .finally(() => (polling = false));
   }, options.pollMs ?? 100);
   timer.unref();

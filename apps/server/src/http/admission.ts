@@ -115,7 +115,7 @@ export function admission(options: AdmissionOptions) {
       return new Promise<Response>((resolve, reject) => {
         queue.push({
           since: performance.now(),
-          admit: () => work().finally(done).then(resolve, reject),
+          admit: () => void work().finally(done).then(resolve, reject),
           shed: () => resolve(refuse()),
         });
       });

@@ -8,7 +8,7 @@ import { type Context, Hono } from 'hono';
 import { bodyLimit } from 'hono/body-limit';
 import { cors } from 'hono/cors';
 import { requestId } from 'hono/request-id';
-import { type RequestInfo, type Services, createContextFactory } from '../context.ts';
+import { type InnerContext, type RequestInfo, type Services, createContextFactory } from '../context.ts';
 import { BUSY_MESSAGE, RETRY_AFTER_SECONDS, isDatabaseBusy } from '../db/busy.ts';
 import { appRouter } from '../routers/root.ts';
 import { dashboard } from './dashboard.ts';
@@ -137,7 +137,8 @@ export function createHttpApp(options: HttpAppOptions) {
       endpoint: '/trpc',
       maxBatchSize: maxBatch,
       createContext: (opts, c) => adapterContext(opts, (c as Context<AppEnv>).get('info')) as unknown as Record<string, unknown>,
-      onError({ error, ctx, path }) {
+      onError({ error, ctx: untyped, path }) {
+        const ctx = untyped as InnerContext | undefined;
         // Refusals are answers, not faults; anything else is logged with its stack under the request's id.
         if (error.code === 'INTERNAL_SERVER_ERROR') log.error({ req: ctx?.request.id, err: error.cause ?? error }, 'unexpected error');
         if (error.code === 'TOO_MANY_REQUESTS') log.warn({ req: ctx?.request.id, address: ctx?.request.address }, 'failed authentications: answered 429');

@@ -64,7 +64,7 @@ async function readJson(request: Request): Promise<unknown> {
   const chunks: Uint8Array[] = [];
   let size = 0;
   // past the limit the rest is drained, not kept, so the client still reads the 413
-  for await (const chunk of request.body ?? []) {
+  for await (const chunk of (request.body ?? []) as AsyncIterable<Uint8Array>) {
     size += chunk.length;
     if (size <= MAX_BODY_BYTES) chunks.push(chunk);
   }
@@ -213,7 +213,7 @@ export function createMcpEndpoint(services: Services, store: McpSessionRepositor
       caller = await authenticate(services, address, { token });
     } catch (error) {
       if (isDomainError(error) && error.code === 'RATE_LIMITED') {
-        return rpcError(429, -32001, error.message, { 'retry-after': String(error.details?.retryAfterSeconds ?? 60) });
+        return rpcError(429, -32001, error.message, { 'retry-after': String(Number(error.details?.retryAfterSeconds ?? 60)) });
       }
       return rpcError(401, -32001, isDomainError(error) ? error.message : 'Error: unauthorized.');
     }

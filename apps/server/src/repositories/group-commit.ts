@@ -101,7 +101,7 @@ export function groupCommit({ db, connection }: DbHandle, options: GroupCommitOp
      */
     run<T>(work: Work<T>): Promise<T> {
       return new Promise<T>((resolve, reject) => {
-        queue.push({ work, resolve: resolve as (value: unknown) => void, reject });
+        queue.push({ work, resolve: resolve, reject });
         if (!active) {
           active = true;
           setImmediate(() => void drain());

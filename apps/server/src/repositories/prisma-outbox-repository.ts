@@ -1,6 +1,7 @@
 // Prisma implementation of the domain's OutboxRepository: the durable queue of notifications to deliver.
 import type { OutboxRecord, OutboxRepository } from '@agent-tasks/core';
 import type { Tx } from './tx.ts';
+import { fromJson } from './json-column.ts';
 
 const select = {
   id: true,
@@ -21,7 +22,7 @@ const select = {
 } as const;
 
 type Row = Omit<OutboxRecord, 'kind' | 'payload'> & { kind: string; payload: string };
-const toRecord = (row: Row): OutboxRecord => ({ ...row, kind: row.kind as OutboxRecord['kind'], payload: JSON.parse(row.payload) });
+const toRecord = (row: Row): OutboxRecord => ({ ...row, kind: row.kind as OutboxRecord['kind'], payload: fromJson(row.payload) });
 
 export const prismaOutboxRepository = (db: Tx): OutboxRepository => ({
   async enqueue({ payload, ...rest }) {

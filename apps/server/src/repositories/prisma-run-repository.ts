@@ -2,6 +2,7 @@
 import type { RunRecord, RunRepository, RunStartRecord, RunStepRecordData } from '@agent-tasks/core';
 import { assignmentsOf, columnsOf, insertOf } from './raw-sql.ts';
 import type { Tx } from './tx.ts';
+import { fromJson } from './json-column.ts';
 
 const runSelect = {
   id: true,
@@ -37,22 +38,20 @@ const RUN_COLUMNS = columnsOf(runSelect);
 const startSelect = { id: true, workspaceId: true, sessionId: true, parentRunId: true, skipNotificationCheck: true, taskContext: true, runId: true, createdAt: true } as const;
 const stepSelect = { runId: true, seq: true, kind: true, label: true, task: true, attemptId: true, evidence: true, outcome: true, at: true } as const;
 
-const JSON_FIELDS = ['tasks', 'moves', 'remarks', 'taskOutcomes', 'taskTimes', 'connections'] as const;
-type RunRow = Omit<RunRecord, (typeof JSON_FIELDS)[number] | 'status' | 'taskContext'> & { status: string; taskContext: string | null } & Record<
-    (typeof JSON_FIELDS)[number],
-    string
-  >;
+/** The run's fields kept as JSON text. */
+type JsonField = 'tasks' | 'moves' | 'remarks' | 'taskOutcomes' | 'taskTimes' | 'connections';
+type RunRow = Omit<RunRecord, JsonField | 'status' | 'taskContext'> & { status: string; taskContext: string | null } & Record<JsonField, string>;
 
 const toRun = (row: RunRow): RunRecord => ({
   ...row,
   status: row.status as RunRecord['status'],
-  tasks: JSON.parse(row.tasks),
-  moves: JSON.parse(row.moves),
-  remarks: JSON.parse(row.remarks),
-  taskOutcomes: JSON.parse(row.taskOutcomes),
-  taskTimes: JSON.parse(row.taskTimes),
-  taskContext: row.taskContext === null ? null : JSON.parse(row.taskContext),
-  connections: (JSON.parse(row.connections) as { runId: string; name: string | null; at: string }[]).map((c) => ({ ...c, at: new Date(c.at) })),
+  tasks: fromJson(row.tasks),
+  moves: fromJson(row.moves),
+  remarks: fromJson(row.remarks),
+  taskOutcomes: fromJson(row.taskOutcomes),
+  taskTimes: fromJson(row.taskTimes),
+  taskContext: row.taskContext === null ? null : fromJson(row.taskContext),
+  connections: fromJson<{ runId: string; name: string | null; at: string }[]>(row.connections).map((c) => ({ ...c, at: new Date(c.at) })),
 });
 const fromRun = (run: RunRecord) => ({
   ...run,
@@ -66,7 +65,7 @@ const fromRun = (run: RunRecord) => ({
 });
 type StartRow = Omit<RunStartRecord, 'taskContext'> & { taskContext: string | null };
 const toStart = (row: StartRow | null): RunStartRecord | null =>
-  row && { ...row, taskContext: row.taskContext === null ? null : JSON.parse(row.taskContext) };
+  row && { ...row, taskContext: row.taskContext === null ? null : fromJson(row.taskContext) };
 const toStep = (row: Omit<RunStepRecordData, 'kind'> & { kind: string }): RunStepRecordData => ({ ...row, kind: row.kind as RunStepRecordData['kind'] });
 
 export const prismaRunRepository = (db: Tx): RunRepository => ({

@@ -5,6 +5,7 @@ import { Prisma } from '../generated/prisma/client.ts';
 import { assignmentsOf, columnsOf, insertOf } from './raw-sql.ts';
 import { type RankContext, type RankedLists, rankForEdge, rankNewEdges, reachesByRank } from './task-ranks.ts';
 import type { AfterCommit, Tx } from './tx.ts';
+import { fromJson } from './json-column.ts';
 
 const taskSelect = {
   id: true,
@@ -48,7 +49,7 @@ type EdgeRow = { id: number; blockerId: string; blockedId: string };
 const byEdgeOrder = (rows: EdgeRow[]) => rows.sort((a, b) => a.id - b.id).map(({ blockerId, blockedId }) => ({ blockerId, blockedId }));
 
 type TaskRow = Omit<TaskRecord, 'status' | 'metadata'> & { status: string; metadata: string };
-const toTask = (row: TaskRow): TaskRecord => ({ ...row, status: row.status as TaskStatus, metadata: JSON.parse(row.metadata) });
+const toTask = (row: TaskRow): TaskRecord => ({ ...row, status: row.status as TaskStatus, metadata: fromJson(row.metadata) });
 const fromTask = ({ metadata, ...rest }: TaskRecord) => ({ ...rest, metadata: JSON.stringify(metadata) });
 
 /** Rows per bulk insert: a few statements for a whole import, each well under SQLite's variable limit. */
@@ -64,8 +65,8 @@ type ChangeRow = Omit<TaskChangeRecord, 'kind' | 'changes' | 'snapshot'> & { kin
 const toChange = (row: ChangeRow): TaskChangeRecord => ({
   ...row,
   kind: row.kind as TaskChangeRecord['kind'],
-  changes: JSON.parse(row.changes),
-  snapshot: JSON.parse(row.snapshot),
+  changes: fromJson(row.changes),
+  snapshot: fromJson(row.snapshot),
 });
 
 const TASK_COLUMNS = columnsOf(taskSelect);

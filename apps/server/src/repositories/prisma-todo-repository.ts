@@ -3,6 +3,7 @@
 import type { TodoRepository, TodoUpdateRecord } from '@agent-tasks/core';
 import type { TodoCache } from './todo-cache.ts';
 import type { AfterCommit, Tx } from './tx.ts';
+import { fromJson } from './json-column.ts';
 
 const select = {
   id: true,
@@ -24,8 +25,8 @@ type Row = { items: string; changes: string; pending: number; inProgress: number
 
 const toRecord = ({ items, changes, pending, inProgress, completed, ...rest }: Row): TodoUpdateRecord => ({
   ...rest,
-  items: JSON.parse(items),
-  changes: JSON.parse(changes),
+  items: fromJson(items),
+  changes: fromJson(changes),
   counts: { pending, inProgress, completed },
 });
 

@@ -36,7 +36,10 @@ export const queryClient = new QueryClient({
       staleTime: 5_000,
       refetchOnWindowFocus: false,
       // A refusal (forbidden, not found, bad key) will not change by asking again.
-      retry: (count, error) => count < 2 && !(error instanceof TRPCClientError && error.data?.httpStatus && error.data.httpStatus < 500),
+      retry: (count, error) => {
+        const status = error instanceof TRPCClientError ? (error as TRPCClientError<AppRouter>).data?.httpStatus : undefined;
+        return count < 2 && !(status !== undefined && status < 500);
+      },
     },
   },
 });

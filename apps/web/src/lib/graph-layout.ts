@@ -1,6 +1,6 @@
 // Lays out a task list's dependency DAG left to right with dagre: node boxes, edge routes, waves and the critical path.
 import type { TaskGraph } from '@agent-tasks/schema';
-import dagre, { type GraphLabel } from '@dagrejs/dagre';
+import dagre, { type EdgeLabel, type GraphLabel, type NodeLabel } from '@dagrejs/dagre';
 
 export const NODE_WIDTH = 200;
 export const NODE_HEIGHT = 56;
@@ -55,7 +55,7 @@ export function columns(graph: TaskGraph): Map<string, number> {
 }
 
 export function layoutGraph(graph: TaskGraph): Layout {
-  const g = new dagre.graphlib.Graph();
+  const g = new dagre.graphlib.Graph<GraphLabel, NodeLabel, EdgeLabel>();
   // Ranks are given (the dependency columns), so dagre only orders and places: well under a second for a thousand tasks.
   // dagre's ranker 'none' keeps the ranks set on the nodes; its type declarations leave that value out.
   g.setGraph({ rankdir: 'LR', nodesep: 16, ranksep: 56, marginx: 12, marginy: 12, ranker: 'none' as GraphLabel['ranker'] });
@@ -78,7 +78,7 @@ export function layoutGraph(graph: TaskGraph): Layout {
     height: Math.ceil(label.height ?? 0),
     nodes: graph.tasks.map((t) => {
       const n = g.node(t.id);
-      return { id: t.id, x: n.x - NODE_WIDTH / 2, y: n.y - NODE_HEIGHT / 2, wave: wave.get(t.id) ?? null, critical: onPath.has(t.id) };
+      return { id: t.id, x: (n.x ?? 0) - NODE_WIDTH / 2, y: (n.y ?? 0) - NODE_HEIGHT / 2, wave: wave.get(t.id) ?? null, critical: onPath.has(t.id) };
     }),
     edges: g.edges().map((e: { v: string; w: string }) => ({
       from: e.v,

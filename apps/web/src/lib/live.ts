@@ -28,7 +28,7 @@ export const useLiveState = () =>
       return () => void listeners.delete(listener);
     },
     () => overall,
-    () => 'idle' as LiveState,
+    (): LiveState => 'idle',
   );
 
 type SubscriptionResult = ReturnType<typeof useSubscription>;

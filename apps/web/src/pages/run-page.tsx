@@ -19,7 +19,7 @@ async function fetchRun(id: string): Promise<RunView> {
   const response = await fetch(`/runs/${encodeURIComponent(id)}`, { headers: { accept: 'application/json' } });
   if (response.status === 404) throw new Error(`run ${id} not found.`);
   if (!response.ok) throw new Error(`the server answered ${response.status}.`);
-  return response.json();
+  return (await response.json()) as RunView;
 }
 
 export function RunPage({ id }: { id: string }) {

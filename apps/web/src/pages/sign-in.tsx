@@ -26,7 +26,7 @@ export function SignIn() {
     <main id="main" className="sign-in">
       <h1>agent-tasks</h1>
       <p>The live view of your agents' todo lists, task graphs and checklist runs.</p>
-      <form onSubmit={submit} aria-describedby="key-help">
+      <form onSubmit={(event) => void submit(event)} aria-describedby="key-help">
         <label htmlFor="key">API key</label>
         <input
           id="key"
