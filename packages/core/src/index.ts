@@ -14,6 +14,7 @@ export * as todos from './todo-service.ts';
 export * as tasks from './task-service.ts';
 export * as taskFiles from './task-import.ts';
 export * from './task-graph.ts';
+export * as graph from './graph.ts';
 export { taskTopic } from './task-changes.ts';
 export { presentTask } from './task-present.ts';
 export { todoTopic } from './todo-service.ts';
