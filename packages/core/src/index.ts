@@ -28,7 +28,7 @@ export * from './session-access.ts';
 export * from './run-rules.ts';
 export * from './run-notifications.ts';
 export { presentRun } from './run-present.ts';
-export { renderRunCard, runCard, runCardByLink } from './run-card.ts';
+export * from './run-card-model.ts';
 export type { DeliveryPolicy } from './channel-service.ts';
 export * from './tool-kit.ts';
 export { notificationPayload, testPayload } from './channel-payload.ts';

@@ -127,7 +127,7 @@ function publishRun(deps: Deps, run: RunRecord, connection?: RunConnectionRecord
 async function enqueueNotification(deps: Deps, repos: Repositories, run: RunRecord, kind: NotificationKind) {
   // A run started with skipNotificationCheck runs without notifications.
   if ((await repos.runs.getStart(run.workspaceId, run.startAttemptId))?.skipNotificationCheck) return;
-  const notification = notificationFor(kind, run, deps.publicUrl);
+  const notification = notificationFor(kind, run, deps.runPage(run.id));
   for (const channel of await repos.channels.list(run.workspaceId)) {
     const idempotencyKey = `${run.id}:${kind}:${channel.id}`;
     await repos.outbox.enqueue({
