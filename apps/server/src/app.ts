@@ -20,6 +20,7 @@ import { applyMigrations } from './db/schema-engine.ts';
 import { createHttpApp } from './http/http-app.ts';
 import { admitted } from './http/admission.ts';
 import { inFlightRequests } from './http/in-flight.ts';
+import { runPageUrl } from './http/run-page-url.ts';
 import { type Logger, createLogger } from './logger.ts';
 import { createMcpEndpoint } from './mcp/mcp-endpoint.ts';
 import { moiraKit } from './mcp/mcp-server.ts';
@@ -101,6 +102,8 @@ export async function startApp(options: AppOptions): Promise<App> {
   const reader = await openDb(options.databaseFile, { busyTimeoutMs: options.busyTimeoutMs });
   const live = options.live ?? inProcessLiveEvents();
   let actors: ActorCache | undefined;
+  // Run links in notifications point here: the configured public URL, else the address the server listens on.
+  let publicUrl = options.publicUrl ?? '';
   const deps: Deps = {
     store: prismaStore(writer, reader.db, {
       revoked: (tokenHashes) => {
@@ -112,7 +115,7 @@ export async function startApp(options: AppOptions): Promise<App> {
     ids: nodeIds,
     hasher: sha256Hasher,
     events: live,
-    publicUrl: options.publicUrl ?? '',
+    runPage: (runId) => runPageUrl(publicUrl, runId),
     // better-sqlite3 answers at once: a long transaction is one chain of promises that never lets a socket in.
     pause: () => new Promise((resolve) => setImmediate(resolve)),
   };
@@ -179,7 +182,7 @@ export async function startApp(options: AppOptions): Promise<App> {
   });
   const { port } = server.address() as AddressInfo;
   const url = `http://${options.host ?? '127.0.0.1'}:${port}`;
-  deps.publicUrl ||= url;
+  publicUrl ||= url;
   const worker =
     options.notifications === false
       ? null

@@ -254,8 +254,8 @@ export interface EventPublisher {
 
 export interface Deps {
   store: Store;
-  /** Base URL of run pages, for the links in notifications (e.g. https://tasks.example.com). */
-  publicUrl: string;
+  /** The address of a run's page, for the link in its notifications; the server builds it from its public URL. */
+  runPage(runId: string): string;
   clock: Clock;
   ids: Ids;
   hasher: TokenHasher;

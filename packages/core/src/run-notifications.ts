@@ -5,8 +5,6 @@ import { FLOW_NAME } from './run-rules.ts';
 
 export type NotificationKind = 'checklist_ready' | 'all_tasks_done';
 
-export const runUrl = (publicUrl: string, runId: string) => `${publicUrl.replace(/\/+$/, '')}/runs/${runId}`;
-
 /** One checklist line: its mark, position and action ("▶ 1. Build the image"). */
 export const checklistLine = (t: { mark: string; position: number; action: string }) => `${t.mark} ${t.position}. ${t.action}`;
 
@@ -14,12 +12,14 @@ export const checklistLine = (t: { mark: string; position: number; action: strin
 export const orderChangeLines = (moves: readonly RunMove[]) =>
   moves.length ? ['Order changed from the written list:', ...moves.map((m) => `- written task ${m.task} moved to position ${m.to}: ${m.because}`)] : [];
 
-/** ▶ on the first task and ○ on the rest when the checklist is ready; ✓ on every task when all are done. */
-export function notificationFor(kind: NotificationKind, run: Pick<RunRecord, 'id' | 'name' | 'tasks' | 'moves'>, publicUrl: string) {
+/**
+ * ▶ on the first task and ○ on the rest when the checklist is ready; ✓ on every task when all are done. `url` is the
+ * run's page (built by the server: `Deps.runPage`).
+ */
+export function notificationFor(kind: NotificationKind, run: Pick<RunRecord, 'id' | 'name' | 'tasks' | 'moves'>, url: string) {
   const title = kind === 'checklist_ready' ? 'Checklist ready' : 'All tasks done';
   const mark = (index: number) => (kind === 'all_tasks_done' ? '✓' : index === 0 ? '▶' : '○');
   const checklist = run.tasks.map((task, i) => ({ position: i + 1, mark: mark(i), action: task.action }));
-  const url = runUrl(publicUrl, run.id);
   const heading = `${FLOW_NAME} — ${run.name ?? run.id}`;
   // Before any work starts, the author sees where the order differs from the written list, and why.
   const moves = kind === 'checklist_ready' ? run.moves : [];

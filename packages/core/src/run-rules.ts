@@ -1,6 +1,7 @@
 // Seed 002's rules for a checklist run: ordering by prerequisites, the cursor and its steps, revision, projections.
 import type { RunMove, RunTask } from '@agent-tasks/schema';
 import { DomainError } from './errors.ts';
+import { type Edge, topologicalOrder } from './graph.ts';
 import type { RunRecord, RunRemark } from './records.ts';
 
 export const FLOW_NAME = 'Todo List';
@@ -12,34 +13,6 @@ function checkPositions(positions: readonly number[], total: number, field: stri
   for (const p of positions) {
     if (p > total) throw invalidChecklist(`\`${field}\` names task ${p}, but the checklist has ${total} task${total === 1 ? '' : 's'}.`);
   }
-}
-
-/** A cycle among the remaining tasks, as written positions (one-based), starting and ending at the same task. */
-function findNeedCycle(remaining: ReadonlySet<number>, needs: ReadonlyMap<number, readonly number[]>): number[] {
-  const state = new Map<number, 'open' | 'done'>();
-  const stack: number[] = [];
-  const visit = (t: number): number[] | null => {
-    state.set(t, 'open');
-    stack.push(t);
-    for (const n of needs.get(t) ?? []) {
-      if (!remaining.has(n)) continue;
-      if (state.get(n) === 'open') return [...stack.slice(stack.indexOf(n)), n];
-      if (!state.has(n)) {
-        const found = visit(n);
-        if (found) return found;
-      }
-    }
-    stack.pop();
-    state.set(t, 'done');
-    return null;
-  };
-  for (const t of [...remaining].sort((a, b) => a - b)) {
-    if (!state.has(t)) {
-      const found = visit(t);
-      if (found) return found;
-    }
-  }
-  return [];
 }
 
 /**
@@ -55,22 +28,19 @@ export function orderChecklist(tasks: readonly RunTask[], needsInput: readonly {
     if (list.includes(task)) throw invalidChecklist(`task ${task} cannot need its own result.`);
     needs.set(task, [...new Set([...(needs.get(task) ?? []), ...list])]);
   }
-  const placed: number[] = [];
-  const remaining = new Set(Array.from({ length: total }, (_, i) => i + 1));
-  while (remaining.size > 0) {
-    const next = [...remaining].sort((a, b) => a - b).find((t) => (needs.get(t) ?? []).every((n) => !remaining.has(n)));
-    if (next === undefined) {
-      const cycle = findNeedCycle(remaining, needs);
-      if (cycle.length === 3) {
-        const [a, b] = [cycle[0] ?? 0, cycle[1] ?? 0].sort((x, y) => x - y);
-        const action = (t: number | undefined) => quote(tasks[(t ?? 0) - 1]?.action ?? '');
-        throw invalidChecklist(`tasks ${a} (${action(a)}) and ${b} (${action(b)}) each need the other's result; no order satisfies both.`);
-      }
-      throw invalidChecklist(`tasks ${cycle.join(' → ')} need each other's results in a cycle; no order satisfies them.`);
+  const positions = Array.from({ length: total }, (_, i) => i + 1);
+  const edges = [...needs].flatMap(([task, list]) => list.map((n): Edge<number> => [n, task]));
+  const ordered = topologicalOrder(positions, edges);
+  if ('cycle' in ordered) {
+    const cycle = [...ordered.cycle].reverse(); // named as the needs run: each task, then the one it needs
+    if (cycle.length === 3) {
+      const [a, b] = [cycle[0] ?? 0, cycle[1] ?? 0].sort((x, y) => x - y);
+      const action = (t: number | undefined) => quote(tasks[(t ?? 0) - 1]?.action ?? '');
+      throw invalidChecklist(`tasks ${a} (${action(a)}) and ${b} (${action(b)}) each need the other's result; no order satisfies both.`);
     }
-    remaining.delete(next);
-    placed.push(next);
+    throw invalidChecklist(`tasks ${cycle.join(' → ')} need each other's results in a cycle; no order satisfies them.`);
   }
+  const placed = ordered.order;
   const moves: RunMove[] = [];
   placed.forEach((task, index) => {
     const to = index + 1;

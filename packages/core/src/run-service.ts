@@ -1,6 +1,7 @@
 // The checklist run use cases (seed 002): two-phase start, intake, steps, revision, blockers, reads, notifications.
 import type { RunIntakeInput, RunReviseInput, RunStepInput, RunTask } from '@agent-tasks/schema';
 import { type Actor, requireRole } from './actor.ts';
+import { LostRace, retryLostRaces } from './compare-and-set.ts';
 import { DomainError } from './errors.ts';
 import type { Deps, LiveEvent, Repositories } from './ports.ts';
 import type { RunConnectionRecord, RunRecord, RunStepRecordData } from './records.ts';
@@ -23,8 +24,6 @@ import {
 
 export const runTopic = (runId: string) => `run:${runId}`;
 
-class LostRunRace extends Error {}
-const MAX_ATTEMPTS = 5;
 
 function requireSession(actor: Actor): string {
   requireRole(actor, 'agent');
@@ -128,7 +127,7 @@ function publishRun(deps: Deps, run: RunRecord, connection?: RunConnectionRecord
 async function enqueueNotification(deps: Deps, repos: Repositories, run: RunRecord, kind: NotificationKind) {
   // A run started with skipNotificationCheck runs without notifications.
   if ((await repos.runs.getStart(run.workspaceId, run.startAttemptId))?.skipNotificationCheck) return;
-  const notification = notificationFor(kind, run, deps.publicUrl);
+  const notification = notificationFor(kind, run, deps.runPage(run.id));
   for (const channel of await repos.channels.list(run.workspaceId)) {
     const idempotencyKey = `${run.id}:${kind}:${channel.id}`;
     await repos.outbox.enqueue({
@@ -155,7 +154,7 @@ type StepData = Omit<RunStepRecordData, 'runId' | 'seq' | 'at' | 'attemptId'>;
 async function saveRun(repos: Repositories, run: RunRecord, from: number, step: StepData & { attemptId: string | null }, now: Date) {
   run.version = from + 1;
   run.updatedAt = now;
-  if (!(await repos.runs.update(run, from))) throw new LostRunRace();
+  if (!(await repos.runs.update(run, from))) throw new LostRace();
   await repos.runs.appendStep({ ...step, runId: run.id, seq: run.version - 1, at: now });
 }
 
@@ -193,43 +192,38 @@ async function changeRun(
   change: (run: RunRecord, repos: Repositories, now: Date) => Promise<StepData> | StepData,
 ) {
   const sessionId = requireSession(actor);
-  for (let attempt = 1; ; attempt++) {
-    try {
-      const { run, changed, connected } = await deps.store.transaction(async (repos) => {
-        const run = await findRun(repos, actor, runId);
-        if (run.sessionId !== sessionId) {
-          throw new DomainError('FORBIDDEN', `Error: forbidden: run ${runId} belongs to another session.`);
-        }
-        if (options.attemptId !== undefined && options.attemptId !== run.attemptId) {
-          if (await repos.runs.findStepByAttempt(run.id, options.attemptId)) return { run, changed: false, connected: null };
-          if (run.status === 'completed') throw new DomainError('CONFLICT', `Error: run ${run.id} is completed; it takes no more steps.`);
-          throw staleAttempt(run, options.attemptId);
-        }
-        const now = deps.clock.now();
-        const wasCompleted = run.status === 'completed';
-        const wasIntake = run.status === 'intake';
-        const from = run.version;
-        const consumed = options.consumes ? run.attemptId : null;
-        run.notice = null;
-        const step = await change(run, repos, now);
-        if (options.consumes) run.attemptId = run.status === 'completed' ? null : deps.ids.id('att');
-        if (wasIntake && run.status === 'running') await enqueueNotification(deps, repos, run, 'checklist_ready');
-        let connected: Awaited<ReturnType<typeof connectParent>> = null;
-        if (!wasCompleted && run.status === 'completed') {
-          await enqueueNotification(deps, repos, run, 'all_tasks_done');
-          connected = await connectParent(repos, run, now);
-        }
-        await saveRun(repos, run, from, { ...step, attemptId: consumed }, now);
-        return { run, changed: true, connected };
-      });
-      if (connected) publishRun(deps, connected.parent, connected.connection);
-      // A replayed attempt changed nothing, so it publishes nothing.
-      return changed ? publishRun(deps, run) : presentRun(run, deps.clock.now());
-    } catch (error) {
-      if (!(error instanceof LostRunRace)) throw error;
-      if (attempt >= MAX_ATTEMPTS) throw new DomainError('CONFLICT', 'Error: the run kept changing under concurrent calls; read it and try again.');
-    }
-  }
+  return retryLostRaces('Error: the run kept changing under concurrent calls; read it and try again.', async () => {
+    const { run, changed, connected } = await deps.store.transaction(async (repos) => {
+      const run = await findRun(repos, actor, runId);
+      if (run.sessionId !== sessionId) {
+        throw new DomainError('FORBIDDEN', `Error: forbidden: run ${runId} belongs to another session.`);
+      }
+      if (options.attemptId !== undefined && options.attemptId !== run.attemptId) {
+        if (await repos.runs.findStepByAttempt(run.id, options.attemptId)) return { run, changed: false, connected: null };
+        if (run.status === 'completed') throw new DomainError('CONFLICT', `Error: run ${run.id} is completed; it takes no more steps.`);
+        throw staleAttempt(run, options.attemptId);
+      }
+      const now = deps.clock.now();
+      const wasCompleted = run.status === 'completed';
+      const wasIntake = run.status === 'intake';
+      const from = run.version;
+      const consumed = options.consumes ? run.attemptId : null;
+      run.notice = null;
+      const step = await change(run, repos, now);
+      if (options.consumes) run.attemptId = run.status === 'completed' ? null : deps.ids.id('att');
+      if (wasIntake && run.status === 'running') await enqueueNotification(deps, repos, run, 'checklist_ready');
+      let connected: Awaited<ReturnType<typeof connectParent>> = null;
+      if (!wasCompleted && run.status === 'completed') {
+        await enqueueNotification(deps, repos, run, 'all_tasks_done');
+        connected = await connectParent(repos, run, now);
+      }
+      await saveRun(repos, run, from, { ...step, attemptId: consumed }, now);
+      return { run, changed: true, connected };
+    });
+    if (connected) publishRun(deps, connected.parent, connected.connection);
+    // A replayed attempt changed nothing, so it publishes nothing.
+    return changed ? publishRun(deps, run) : presentRun(run, deps.clock.now());
+  });
 }
 
 /** The naming call: before intake (required there), or within an open revision; refused otherwise with the reason. */

@@ -1,4 +1,5 @@
 // Collects one transaction's changes to a task list (fields and edges), then versions, records and publishes them.
+import { LostRace } from './compare-and-set.ts';
 import { DomainError } from './errors.ts';
 import type { Actor } from './actor.ts';
 import type { Deps, LiveEvent, Repositories } from './ports.ts';
@@ -8,9 +9,6 @@ import { cycleError, findCycle, isResolved, selfDependencyError } from './task-g
 import { presentChange, presentTask } from './task-present.ts';
 
 export const taskTopic = (workspaceId: string, listName: string) => `tasks:${workspaceId}:${listName}`;
-
-/** Thrown when a compare-and-set on a task version lost to a concurrent writer; the use case retries. */
-export class LostTaskRace extends Error {}
 
 /** The id a reference names: `#n` is the task created n-th in the list; anything else is an id already. */
 export async function resolveRef(repos: Pick<Repositories, 'tasks'>, listId: string, ref: string): Promise<string> {
@@ -149,7 +147,7 @@ export class TaskChanges {
         const from = this.fromVersion.get(id) ?? task.version;
         task.version = from + 1;
         task.updatedAt = now;
-        if (!(await this.repos.tasks.update(task, from))) throw new LostTaskRace();
+        if (!(await this.repos.tasks.update(task, from))) throw new LostRace();
       }
       const record: TaskChangeRecord = {
         listId: this.list.id,

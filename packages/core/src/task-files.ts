@@ -12,7 +12,8 @@ import {
 } from '@agent-tasks/schema';
 import { DomainError } from './errors.ts';
 import type { TaskEdge, TaskRecord } from './records.ts';
-import { cycleText, mergeMetadata } from './task-graph.ts';
+import { startAtEarliest, topologicalOrder } from './graph.ts';
+import { cycleText, edgeOf, mergeMetadata } from './task-graph.ts';
 
 export interface TaskFile {
   name: string;
@@ -143,7 +144,7 @@ export function parseTaskFiles(format: TaskFileFormat, files: readonly TaskFile[
 
   const edges = new Map<string, TaskEdge>();
   for (const task of ordered) {
-    for (const [field, other, edgeOf] of [
+    for (const [field, other, edgeTo] of [
       ['blocks', task.blocks, (id: string) => ({ blockerId: task.id, blockedId: id })],
       ['blockedBy', task.blockedBy, (id: string) => ({ blockerId: id, blockedId: task.id })],
     ] as const) {
@@ -152,63 +153,26 @@ export function parseTaskFiles(format: TaskFileFormat, files: readonly TaskFile[
         if (!target) throw invalid(`${task.file}: ${field} names unknown task "${id}".`);
         if (id === task.id) throw invalid(`${task.file}: task "${id}" cannot depend on itself.`);
         if (task.status === 'deleted' || target.status === 'deleted') continue;
-        const edge = edgeOf(id);
+        const edge = edgeTo(id);
         edges.set(`${edge.blockerId}\n${edge.blockedId}`, edge);
       }
     }
   }
 
-  const order = topologicalOrder(
-    ordered.map((t) => t.id),
-    [...edges.values()],
-  );
-  if ('cycle' in order) throw invalid(`${byId.get(order.cycle[0] ?? '')?.file}: dependency cycle ${cycleText(order.cycle)}.`);
-  const rank = new Map(order.ids.map((id, i) => [id, i]));
-  const position = new Map(ordered.map((t, i) => [t.id, i]));
-  const sortedEdges = [...edges.values()].sort(
+  const ids = ordered.map((t) => t.id);
+  const found = [...edges.values()];
+  const order = topologicalOrder(ids, found.map(edgeOf));
+  if ('cycle' in order) {
+    const cycle = startAtEarliest(order.cycle, ids);
+    throw invalid(`${byId.get(cycle[0] ?? '')?.file}: dependency cycle ${cycleText(cycle)}.`);
+  }
+  const rank = new Map(order.order.map((id, i) => [id, i]));
+  const position = new Map(ids.map((id, i) => [id, i]));
+  const sortedEdges = found.sort(
     (a, b) =>
       (rank.get(a.blockerId) ?? 0) - (rank.get(b.blockerId) ?? 0) || (position.get(a.blockedId) ?? 0) - (position.get(b.blockedId) ?? 0),
   );
   return { tasks: ordered.map(({ blocks, blockedBy, ...task }) => task), edges: sortedEdges };
-}
-
-/** Kahn's order of `ids` (ties in the given order), or one cycle along "blocks" edges, first and last the same. */
-function topologicalOrder(ids: readonly string[], edges: readonly TaskEdge[]): { ids: string[] } | { cycle: string[] } {
-  const blocks = new Map<string, string[]>(ids.map((id) => [id, []]));
-  const waiting = new Map<string, number>(ids.map((id) => [id, 0]));
-  for (const { blockerId, blockedId } of edges) {
-    blocks.get(blockerId)?.push(blockedId);
-    waiting.set(blockedId, (waiting.get(blockedId) ?? 0) + 1);
-  }
-  const out: string[] = [];
-  const ready = ids.filter((id) => waiting.get(id) === 0);
-  for (let i = 0; i < ready.length; i++) {
-    const id = ready[i] as string;
-    out.push(id);
-    for (const next of blocks.get(id) ?? []) {
-      const left = (waiting.get(next) ?? 0) - 1;
-      waiting.set(next, left);
-      if (left === 0) ready.push(next);
-    }
-  }
-  if (out.length === ids.length) return { ids: out };
-  // Every task left waits on another left task: walk blockers backwards from the first until one repeats.
-  const left = new Set(ids.filter((id) => (waiting.get(id) ?? 0) > 0));
-  const blockerOf = new Map<string, string>();
-  for (const { blockerId, blockedId } of edges) if (left.has(blockerId) && left.has(blockedId) && !blockerOf.has(blockedId)) blockerOf.set(blockedId, blockerId);
-  const start = ids.find((id) => left.has(id)) as string;
-  const seen = new Map<string, number>();
-  const walk: string[] = [];
-  for (let at: string | undefined = start; at !== undefined && !seen.has(at); at = blockerOf.get(at)) {
-    seen.set(at, walk.length);
-    walk.push(at);
-  }
-  const last = walk[walk.length - 1] as string;
-  const repeat = blockerOf.get(last) as string;
-  const loop = walk.slice(seen.get(repeat)).reverse(); // blockers first: a → b means a blocks b
-  const first = loop.indexOf(ids.find((id) => loop.includes(id)) as string); // start at the earliest task
-  const cycle = [...loop.slice(first), ...loop.slice(0, first)];
-  return { cycle: [...cycle, cycle[0] as string] };
 }
 
 const json = (value: unknown) => `${JSON.stringify(value, null, 2)}\n`;

@@ -1,16 +1,16 @@
 // The task graph use cases (seed 001): TaskCreate, TaskGet, TaskList, TaskUpdate, claims, the plan, history, feed.
 import type { Task, TaskClaimInput, TaskCreateInput, TaskListInput, TaskUpdateInput } from '@agent-tasks/schema';
 import { type Actor, requireRole } from './actor.ts';
+import { retryLostRaces } from './compare-and-set.ts';
 import { DomainError } from './errors.ts';
 import type { Deps, Repositories } from './ports.ts';
 import type { TaskListRecord, TaskRecord } from './records.ts';
-import { LostTaskRace, TaskChanges, resolveRef, taskNotFound } from './task-changes.ts';
+import { TaskChanges, resolveRef, taskNotFound } from './task-changes.ts';
 import { nearestNames } from './nearest-names.ts';
 import { checkStatusMove, mergeMetadata, parallelPlan } from './task-graph.ts';
 import { presentChange, presentSummary, presentTask } from './task-present.ts';
 
 export const DEFAULT_LIST = 'default';
-const MAX_ATTEMPTS = 5;
 
 const listNameOf = (input: { listName?: string | undefined }) => input.listName ?? DEFAULT_LIST;
 
@@ -56,28 +56,19 @@ async function write<T>(
   work: (changes: TaskChanges, repos: Repositories) => Promise<T>,
 ): Promise<Written<T>> {
   requireRole(actor, 'agent');
-  for (let attempt = 1; ; attempt++) {
-    try {
-      const { result, events, records } = await deps.store.transaction(async (repos) => {
-        const list = create ? await ensureList(deps, repos, actor, listName) : await findList(repos, actor, listName);
-        if (!list) throw await listMissing(repos, actor, listName);
-        const changes = new TaskChanges(deps, repos, actor, list);
-        const result = await work(changes, repos);
-        const committed = await changes.commit();
-        return { result, events: committed.events, records: committed.changes };
-      });
-      for (const event of events) deps.events.publish(event);
-      // The answer is the task as this transaction left it: no read after the write.
-      return { result, snapshotOf: (id) => records.findLast((r) => r.taskId === id)?.snapshot };
-    } catch (error) {
-      if (!(error instanceof LostTaskRace) || attempt >= MAX_ATTEMPTS) {
-        if (error instanceof LostTaskRace) {
-          throw new DomainError('CONFLICT', 'Error: the task kept changing under concurrent writers; try again.');
-        }
-        throw error;
-      }
-    }
-  }
+  return retryLostRaces('Error: the task kept changing under concurrent writers; try again.', async () => {
+    const { result, events, records } = await deps.store.transaction(async (repos) => {
+      const list = create ? await ensureList(deps, repos, actor, listName) : await findList(repos, actor, listName);
+      if (!list) throw await listMissing(repos, actor, listName);
+      const changes = new TaskChanges(deps, repos, actor, list);
+      const result = await work(changes, repos);
+      const committed = await changes.commit();
+      return { result, events: committed.events, records: committed.changes };
+    });
+    for (const event of events) deps.events.publish(event);
+    // The answer is the task as this transaction left it: no read after the write.
+    return { result, snapshotOf: (id: string) => records.findLast((r) => r.taskId === id)?.snapshot };
+  });
 }
 
 async function present(repos: Repositories, list: TaskListRecord, task: TaskRecord) {

@@ -22,7 +22,7 @@ const run = (count: number, action = (i: number) => `Check shard ${i + 1}`, name
   moves: [],
 });
 const message = (count: number, action?: (i: number) => string, name?: string) =>
-  chatMessageOf(notificationFor('checklist_ready', run(count, action, name), 'https://tasks.example.com'));
+  chatMessageOf(notificationFor('checklist_ready', run(count, action, name), 'https://tasks.example.com/runs/run_1'));
 
 describe('fitLines', () => {
   const lines = ['alpha one', 'bravo two', 'charlie 3', 'delta 4th', 'echo five'];
@@ -136,13 +136,13 @@ describe('Teams', () => {
 
 describe('notificationPayload', () => {
   it('a webhook gets the notification JSON with its idempotency key, unchanged', () => {
-    const notification = notificationFor('all_tasks_done', run(2), 'https://tasks.example.com');
+    const notification = notificationFor('all_tasks_done', run(2), 'https://tasks.example.com/runs/run_1');
     expect(notificationPayload('webhook', notification, 'k1')).toEqual({ ...notification, idempotencyKey: 'k1' });
   });
 
   it('order changes follow the checklist in chat kinds, and are cut too when long', () => {
     const moved = { ...run(3), moves: [{ task: 1, from: 1, to: 3, because: 'it needs tasks 2 and 3' }] };
-    const slack = notificationPayload('slack', notificationFor('checklist_ready', moved, 'https://t.example'), 'k') as ReturnType<typeof slackPayload>;
+    const slack = notificationPayload('slack', notificationFor('checklist_ready', moved, 'https://t.example/runs/run_1'), 'k') as ReturnType<typeof slackPayload>;
     expect(slack.blocks.map((b) => b.text.text)).toContain('Order changed from the written list:\n- written task 1 moved to position 3: it needs tasks 2 and 3');
   });
 });

@@ -783,7 +783,7 @@ export function makeDeps() {
   const clock = new FakeClock();
   const ids = new CounterIds();
   const events = new RecordingEvents();
-  const deps: Deps = { store, clock, ids, hasher: prefixHasher, events, publicUrl: PUBLIC_URL };
+  const deps: Deps = { store, clock, ids, hasher: prefixHasher, events, runPage: (runId) => `${PUBLIC_URL}/runs/${runId}` };
   return { deps, store, clock, events, ids };
 }
 

@@ -90,8 +90,8 @@ async function seeded() {
 }
 
 describe('the fake deps', () => {
-  it('carry the public URL of run pages', () => {
-    expect(makeDeps().deps.publicUrl).toBe(PUBLIC_URL);
+  it('carry the address of run pages', () => {
+    expect(makeDeps().deps.runPage('run_1')).toBe(`${PUBLIC_URL}/runs/run_1`);
   });
 
   it('the fake sender answers as scripted, then with its fallback, and records every call', async () => {

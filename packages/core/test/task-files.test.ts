@@ -69,6 +69,16 @@ describe('parseTaskFiles: claude', () => {
     ]);
   });
 
+  it('ranks blockers in the stable order: a task\'s blockers keep creation order when nothing forces otherwise', () => {
+    // 4 waits on 2 and 3; 2 waits on 1. A first-come queue would rank 3 before 2 (3 is free from the start).
+    const parsed = parseTaskFiles('claude', [claude('1'), claude('2', { blockedBy: ['1'] }), claude('3'), claude('4', { blockedBy: ['3', '2'] })]);
+    expect(parsed.edges).toEqual([
+      { blockerId: '1', blockedId: '2' },
+      { blockerId: '2', blockedId: '4' },
+      { blockerId: '3', blockedId: '4' },
+    ]);
+  });
+
   it('treats null or empty optional fields as not set and ignores fields it does not know', () => {
     const parsed = parseTaskFiles('claude', [claude('1', { activeForm: '', owner: null, metadata: null, extra: true })]);
     expect(parsed.tasks[0]).toMatchObject({ activeForm: null, owner: null, metadata: {} });

@@ -1,7 +1,6 @@
 // Contracts of sessions: opening one (or a subagent), turns, and the session's view of its list and standing plan.
 import { z } from 'zod';
-import { shownKeys } from './shown.ts';
-import { isoDate } from './common.ts';
+import { isoDate, unknownField } from './common.ts';
 import { EXTERNAL_ID_MAX, TASK_OWNER_MAX, TITLE_MAX } from './limits.ts';
 import { todoDisplayItem, todoListView } from './todo.ts';
 
@@ -47,10 +46,7 @@ export const sessionOpenInput = z
         ),
     },
     {
-      error: (iss) =>
-        iss.code === 'unrecognized_keys'
-          ? `Error: invalid input: unknown field ${shownKeys(iss.keys)}.`
-          : 'Error: invalid input: expected an object { title?, agentName?, externalId? }.',
+      error: unknownField('{ title?, agentName?, externalId? }'),
     },
   )
   .default({});

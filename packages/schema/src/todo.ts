@@ -50,10 +50,7 @@ export const todoWriteInput = z.strictObject(
       .optional(),
   },
   {
-    error: (iss) =>
-      iss.code === 'unrecognized_keys'
-        ? `Error: invalid input: unknown field ${shownKeys(iss.keys)}.`
-        : 'Error: invalid input: expected an object { todos }.',
+    error: unknownField('{ todos }'),
   },
 );
 export type TodoWriteInput = z.infer<typeof todoWriteInput>;
@@ -182,10 +179,7 @@ export const todoMirrorInput = z.strictObject(
       .describe('The whole list, as the other tool holds it. It replaces the previous list.'),
   },
   {
-    error: (iss) =>
-      iss.code === 'unrecognized_keys'
-        ? `Error: invalid input: unknown field ${shownKeys(iss.keys)}.`
-        : 'Error: invalid input: expected an object { todos }.',
+    error: unknownField('{ todos }'),
   },
 );
 export type TodoMirrorInput = z.infer<typeof todoMirrorInput>;

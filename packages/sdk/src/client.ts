@@ -62,29 +62,19 @@ export function createClient({ url, token, streams = 'header', ...options }: Cli
     ],
   });
 
+  /** The caller's handlers as a tRPC subscription's callbacks (all but onData optional). */
+  const relay = <T>(handlers: WatchHandlers<T>) => ({
+    onData: (event: { id: string; data: T }) => handlers.onData(event),
+    onError: (error: unknown) => handlers.onError?.(error),
+    onStarted: () => handlers.onStarted?.(),
+    onComplete: () => handlers.onComplete?.(),
+  });
   const watchTodo = (input: RouterInputs['todo']['watch'], handlers: WatchHandlers<TodoCard>): Subscription =>
-    trpc.todo.watch.subscribe(input, {
-      onData: (event) => handlers.onData(event),
-      onError: (error) => handlers.onError?.(error),
-      onStarted: () => handlers.onStarted?.(),
-      onComplete: () => handlers.onComplete?.(),
-    });
-
+    trpc.todo.watch.subscribe(input, relay(handlers));
   const watchTasks = (input: RouterInputs['task']['watch'], handlers: WatchHandlers<TaskEvent>): Subscription =>
-    trpc.task.watch.subscribe(input, {
-      onData: (event) => handlers.onData(event),
-      onError: (error) => handlers.onError?.(error),
-      onStarted: () => handlers.onStarted?.(),
-      onComplete: () => handlers.onComplete?.(),
-    });
-
+    trpc.task.watch.subscribe(input, relay(handlers));
   const watchRun = (input: RouterInputs['run']['watch'], handlers: WatchHandlers<RunEvent>): Subscription =>
-    trpc.run.watch.subscribe(input, {
-      onData: (event) => handlers.onData(event),
-      onError: (error) => handlers.onError?.(error),
-      onStarted: () => handlers.onStarted?.(),
-      onComplete: () => handlers.onComplete?.(),
-    });
+    trpc.run.watch.subscribe(input, relay(handlers));
 
   return {
     url,

@@ -16,30 +16,12 @@ export interface ToolDefinition {
   handler(args: unknown): Promise<string>;
 }
 
-/** The calls the tools make, through this client. */
+/**
+ * The calls the tools make, through this client: each of the tool kit's namespaces is the client's namespace of the
+ * same procedures (the type checker holds every method the tools call to the client's own signature).
+ */
 export function apiOf(client: AgentTasksClient): ToolApi {
-  return {
-    todo: { write: client.todo.write },
-    task: {
-      create: client.tasks.create,
-      get: client.tasks.get,
-      list: client.tasks.list,
-      update: client.tasks.update,
-      claim: client.tasks.claim,
-      plan: client.tasks.plan,
-    },
-    run: {
-      prepare: client.runs.prepare,
-      execute: client.runs.execute,
-      name: client.runs.name,
-      teleport: client.runs.teleport,
-      intake: client.runs.intake,
-      step: client.runs.step,
-      revise: client.runs.revise,
-      reportBlocker: client.runs.reportBlocker,
-      get: client.runs.get,
-    },
-  };
+  return { todo: client.todo, task: client.tasks, run: client.runs };
 }
 
 /** Every tool (or the given ones) bound to a client acting as a session. */

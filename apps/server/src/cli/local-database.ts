@@ -7,6 +7,7 @@ import { openDb } from '../db/client.ts';
 import { migrationsDir } from '../db/database-file.ts';
 import { pendingMigrations } from '../db/migration-state.ts';
 import { applyMigrations } from '../db/schema-engine.ts';
+import { runPageUrl } from '../http/run-page-url.ts';
 import { prismaStore } from '../repositories/prisma-store.ts';
 
 /** Opens the file (applying pending migrations), runs `work` with core dependencies, and closes it. */
@@ -21,7 +22,7 @@ export async function withLocalDatabase<T>(databaseFile: string, work: (deps: De
       ids: nodeIds,
       hasher: sha256Hasher,
       events: { publish: () => {} },
-      publicUrl: '',
+      runPage: (runId) => runPageUrl('', runId),
     };
     const workspaceIds = async () =>
       (await db.workspace.findMany({ select: { id: true }, orderBy: { createdAt: 'asc' } })).map((w) => w.id);

@@ -1,6 +1,7 @@
 // Run links, answered without a key (the unguessable run id is the capability): the run page or its JSON, and its card.
-import { type Deps, runCardByLink, runs } from '@agent-tasks/core';
+import { type Deps, runs } from '@agent-tasks/core';
 import { type Context, Hono } from 'hono';
+import { renderRunCard } from '../cards/run-card-svg.ts';
 import type { AppEnv } from './http-app.ts';
 import { wantsHtml, webIndex } from './web-page.ts';
 
@@ -21,8 +22,8 @@ export function runLinks(deps: Deps, webRoot: string) {
   const app = new Hono<AppEnv>();
   const page = webIndex(webRoot);
   app.get('/:id{[A-Za-z0-9_-]+}/card.svg', async (c) => {
-    const svg = await runCardByLink(deps, c.req.param('id'));
-    return svg === null ? notFound(c) : c.body(svg, 200, cardHeaders);
+    const view = await runs.getRunByLink(deps, c.req.param('id'));
+    return view ? c.body(renderRunCard(view), 200, cardHeaders) : notFound(c);
   });
   app.get('/:id{[A-Za-z0-9_-]+}', async (c) => {
     const view = await runs.getRunByLink(deps, c.req.param('id'));

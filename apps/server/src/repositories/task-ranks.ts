@@ -1,6 +1,7 @@
 // Task ranks: a topological order of each list kept in `Task.rank` (every edge runs from a lower rank to a higher).
 // An edge that agrees with the order cannot close a cycle, so the check is one lookup; an edge against it walks only
 // the tasks ranked between its ends, and is then made to agree by re-ranking just those (Pearce–Kelly). Portable SQL.
+import { graph } from '@agent-tasks/core';
 import { Prisma } from '../generated/prisma/client.ts';
 import type { AfterCommit, Tx } from './tx.ts';
 
@@ -23,8 +24,8 @@ async function setRanks(db: Tx, ranks: Ranked[]) {
 }
 
 /**
- * Ranks a list made before ranks were kept: blockers before what they block (Kahn's algorithm); true when
- * it wrote ranks. Remembered once committed, so a ranked list is checked once per process.
+ * Ranks a list made before ranks were kept: blockers before what they block (core's stable topological order);
+ * true when it wrote ranks. Remembered once committed, so a ranked list is checked once per process.
  */
 export async function ensureRanked(db: Tx, listId: string, ranked: RankedLists, afterCommit: AfterCommit): Promise<boolean> {
   if (ranked.has(listId)) return false;
@@ -33,26 +34,12 @@ export async function ensureRanked(db: Tx, listId: string, ranked: RankedLists, 
     const tasks = await db.$queryRaw<{ id: string; seq: number }[]>`SELECT "id", "seq" FROM "Task" WHERE "listId" = ${listId} ORDER BY "seq"`;
     const edges = await db.$queryRaw<{ blockerId: string; blockedId: string }[]>`
       SELECT "blockerId", "blockedId" FROM "TaskEdge" WHERE "listId" = ${listId}`;
-    const waiting = new Map(tasks.map((t) => [t.id, 0]));
-    const next = new Map<string, string[]>();
-    for (const e of edges) {
-      waiting.set(e.blockedId, (waiting.get(e.blockedId) ?? 0) + 1);
-      const list = next.get(e.blockerId);
-      if (list) list.push(e.blockedId);
-      else next.set(e.blockerId, [e.blockedId]);
-    }
-    // Kahn's algorithm, first come first ranked: tasks free of blockers in creation order, then as they come free.
-    const queue = tasks.filter((t) => waiting.get(t.id) === 0).map((t) => t.id);
-    const order: Ranked[] = [];
-    for (let head = 0; head < queue.length; head++) {
-      const id = queue[head] as string;
-      order.push({ id, rank: order.length + 1 });
-      for (const blocked of next.get(id) ?? []) {
-        const left = (waiting.get(blocked) ?? 1) - 1;
-        waiting.set(blocked, left);
-        if (left === 0) queue.push(blocked);
-      }
-    }
+    // Blockers first, otherwise in creation order (a list whose edges were all checked has no cycle).
+    const sorted = graph.topologicalOrder(
+      tasks.map((t) => t.id),
+      edges.map((e) => [e.blockerId, e.blockedId] as const),
+    );
+    const order: Ranked[] = ('order' in sorted ? sorted.order : []).map((id, i) => ({ id, rank: i + 1 }));
     await setRanks(db, order);
   }
   afterCommit(() => ranked.add(listId));

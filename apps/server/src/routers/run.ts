@@ -1,5 +1,5 @@
 // Checklist run router (seed 002): prepare/execute, naming, intake, step, the revision jump and revision, blockers, the view, its card and its feed.
-import { channels, runCard, runLinks, runs, runTopic } from '@agent-tasks/core';
+import { channels, runLinks, runs, runTopic } from '@agent-tasks/core';
 import {
   type RunEvent,
   runBlockerInput,
@@ -22,6 +22,7 @@ import {
   runView,
   runWatchInput,
 } from '@agent-tasks/schema';
+import { renderRunCard } from '../cards/run-card-svg.ts';
 import { feedStart, resumableFeed } from '../adapters/resumable-feed.ts';
 import { authedProcedure, router, streamOf } from '../trpc.ts';
 
@@ -69,7 +70,7 @@ export const runRouter = router({
   card: authedProcedure
     .input(runRef)
     .output(runCardOutput)
-    .query(({ ctx, input }) => runCard(ctx.deps, ctx.actor, input)),
+    .query(async ({ ctx, input }) => ({ svg: renderRunCard(await runs.getRun(ctx.deps, ctx.actor, input)) })),
   history: authedProcedure
     .input(runRef)
     .output(runHistoryOutput)

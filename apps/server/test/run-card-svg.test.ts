@@ -1,10 +1,13 @@
-// Unit tests of the run card (seed 002 "Execution progress"): a self-contained, well-formed SVG with the three blocks
-// Checklist → Prepare → Work, every task as a row with its state mark, outcome and time; long and hostile text handled.
-import { beforeEach, describe, expect, it } from 'vitest';
+// Unit tests of the run card's drawing (seed 002 "Execution progress"): a self-contained, well-formed SVG with the three
+// blocks Checklist → Prepare → Work, every task as a row with its state mark, outcome and time; long and hostile text
+// handled; text measured with string-width.
+import { type RunRecord, applyStep, presentRun } from '@agent-tasks/core';
 import type { RunView } from '@agent-tasks/schema';
-import { type RunRecord, applyStep, presentRun, renderRunCard, runCard, runCardByLink, runs } from '../src/index.ts';
-import { escapeXml, formatDuration, textWidth, wrapText } from '../src/run-card.ts';
-import { type World, expectRefused, makeWorld, runRecord, runTask, runTasks, startRun, startedRun } from './fixtures.ts';
+import { describe, expect, it } from 'vitest';
+import { escapeXml, renderRunCard } from '../src/cards/run-card-svg.ts';
+import { textWidth, wrapText } from '../src/cards/text-measure.ts';
+// The run records core's own tests draw from.
+import { runRecord, runTask, runTasks } from '../../../packages/core/test/fixtures.ts';
 
 // ---- a small XML checker: well-formedness (tags, attributes, references, characters) and a tree to query -------
 
@@ -330,31 +333,25 @@ describe('long text and many tasks', () => {
     expect(cut.lines[1]!.endsWith('…')).toBe(true);
     expect(wrapText('🚀'.repeat(30), 100, 14, 1).lines[0]).toMatch(/^(🚀)+…$/u);
   });
-
-  it('formats the time each task spent current', () => {
-    expect([0, 400, 45_000, 65_000, 3_723_000, 90_061_000].map(formatDuration)).toEqual(['0s', '<1s', '45s', '1m 05s', '1h 02m', '1d 01h']);
-  });
 });
 
-describe('the run.card use case', () => {
-  let w: World;
-  beforeEach(async () => {
-    w = await makeWorld();
+describe('text measuring (string-width)', () => {
+  it('counts columns: combining marks and invisible characters take none, wide characters and emoji two', () => {
+    const one = textWidth('a', 14);
+    expect(one).toBeGreaterThan(0);
+    expect(textWidth('e\u0301', 14)).toBe(one);
+    expect(textWidth('a\u200Bb', 14)).toBe(2 * one);
+    expect(textWidth('漢', 14)).toBe(2 * one);
+    expect(textWidth('🚀', 14)).toBe(2 * one);
+    expect(textWidth('a', 28)).toBe(2 * one);
+    expect(textWidth('a', 14, true)).toBeGreaterThan(one);
   });
 
-  it('draws the run of the caller workspace (a viewer included) as { svg }', async () => {
-    const run = await startedRun(w);
-    await runs.step(w.deps, w.session, { runId: run.id, attemptId: run.attemptId ?? '', evidence: 'e', progress_execution_outcome: 'First done' });
-    const card = await runCard(w.deps, w.viewer, { runId: run.id });
-    expect(Object.keys(card)).toEqual(['svg']);
-    expect(card.svg).toBe(renderRunCard(await runs.getRun(w.deps, w.viewer, { runId: run.id })));
-    expect(lines(parseXml(card.svg))).toContain('Done · First done');
-  });
-
-  it('an unknown run is not found; by link, null', async () => {
-    await expectRefused(runCard(w.deps, w.session, { runId: 'run_nope' }), 'NOT_FOUND', 'Error: run run_nope not found.');
-    expect(await runCardByLink(w.deps, 'run_nope')).toBeNull();
-    const run = await startRun(w);
-    expect(await runCardByLink(w.deps, run.id)).toBe(renderRunCard(await runs.getRun(w.deps, w.admin, { runId: run.id })));
+  it('never splits a character made of several code points when it breaks a long word', () => {
+    const family = '👩‍👩‍👧';
+    const { lines } = wrapText(family.repeat(20), textWidth(family.repeat(3), 14), 14, 20);
+    expect(lines.join('')).toBe(family.repeat(20));
+    expect(lines.length).toBeGreaterThan(1);
+    for (const line of lines) expect(line.length % family.length).toBe(0);
   });
 });
