@@ -45,6 +45,7 @@ export interface RunCardModel {
 export function displayText(text: string): string {
   return text
     .replace(/[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/g, '\uFFFD')
+    // eslint-disable-next-line no-control-regex -- control characters cannot be shown (nor written in XML): removed on purpose
     .replace(/[\u0000-\u0008\u000B\u000C\u000E-\u001F\u007F-\u009F\uFFFE\uFFFF]/g, '')
     .replace(/\s+/g, ' ')
     .trim();

@@ -57,7 +57,6 @@ export function wrapText(text: string, max: number, size: number, maxLines: numb
       continue;
     }
     if (line) lines.push(line);
-    line = '';
     // A word wider than the line is broken between characters.
     let rest = word;
     while (!fits(rest)) {
