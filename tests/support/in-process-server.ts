@@ -1,6 +1,6 @@
 // Runs the app in the test's own process (startApp on port 0, real HTTP and SSE), configured from the same
 // environment variables the command reads, with its log lines captured in memory for output().
-import { type App, ConfigError, createLogger, loadConfig, startApp } from '@agent-tasks/server';
+import { type App, createLogger, loadConfig, startApp } from '@agent-tasks/server';
 import type { RunningServer } from './server.ts';
 
 /** Settings only a separate process can have: they are refused here rather than silently ignored. */
@@ -29,7 +29,7 @@ export async function startInProcess(databaseFile: string, adminKey: string | nu
       return await startApp({ ...config, log: createLogger(config.log, sink) });
     } catch (error) {
       // The command prints a refusal's text and exits; tests of a refused start read the same text from the error.
-      if (error instanceof ConfigError || error instanceof Error) throw new Error(`server did not start:\n${error.message}\n${output}`);
+      if (error instanceof Error) throw new Error(`server did not start:\n${error.message}\n${output}`);
       throw error;
     }
   };
