@@ -9,7 +9,13 @@ export default tseslint.config(
   js.configs.recommended,
   ...tseslint.configs.recommendedTypeChecked,
   {
-    languageOptions: { parserOptions: { projectService: true, tsconfigRootDir: import.meta.dirname } },
+    languageOptions: {
+      parserOptions: {
+        // Root config files belong to no package: they are checked with tsconfig.tools.json.
+        projectService: { allowDefaultProject: ['*.ts', '*.js'], defaultProject: 'tsconfig.tools.json' },
+        tsconfigRootDir: import.meta.dirname,
+      },
+    },
     rules: {
       // Ports return promises: an in-memory or synchronous implementation is an async function without an await.
       '@typescript-eslint/require-await': 'off',

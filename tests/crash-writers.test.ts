@@ -85,7 +85,7 @@ function check(s: RunningServer, acknowledged: Acknowledged) {
 
 describe('kill -9 under concurrent writers', () => {
   it(`${ROUNDS} rounds: the file is intact and every acknowledged todo, task and run step is there`, async () => {
-    server = await startServer();
+    server = await startServer({ process: true });
     const running = server;
     const acknowledged: Acknowledged = { todos: [], tasks: new Map(), steps: [] };
     const agentKey = (await adminClient(running).keys.create({ name: 'crash writers', role: 'agent' })).token;

@@ -14,7 +14,7 @@ const WRITERS = 16;
 
 describe('kill -9 under load, --workers 2', () => {
   it('every acknowledged write is present after a restart, and the file is intact', async () => {
-    server = await startServer({ env: { AGENT_TASKS_WORKERS: '2' } });
+    server = await startServer({ process: true, env: { AGENT_TASKS_WORKERS: '2' } });
     const running = server;
     const agent = createClient({ url: running.url, token: (await adminClient(running).keys.create({ name: 'crash', role: 'agent' })).token });
     const sessions = await Promise.all(Array.from({ length: WRITERS }, (_, i) => agent.sessions.open({ title: `writer ${i}` })));

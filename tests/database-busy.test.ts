@@ -10,8 +10,8 @@ import { type RunningServer, startServer } from './support/server.ts';
 const servers: RunningServer[] = [];
 afterAll(() => Promise.all(servers.map((s) => s.stop())));
 
-async function server(env: Record<string, string>, databaseFile?: string) {
-  const s = await startServer({ env: { LOG_FORMAT: 'json', ...env }, ...(databaseFile ? { databaseFile } : {}) });
+async function server(env: Record<string, string>, databaseFile?: string, own?: { process: true }) {
+  const s = await startServer({ env: { LOG_FORMAT: 'json', ...env }, ...(databaseFile ? { databaseFile } : {}), ...own });
   servers.push(s);
   return s;
 }
@@ -68,7 +68,7 @@ describe('a database held by another writer', () => {
 
   it('a second server process on the same file starts, and both serve concurrent writes', async () => {
     const first = await server({});
-    const second = await server({}, first.databaseFile);
+    const second = await server({}, first.databaseFile, { process: true });
     const agent = (await adminClient(first).keys.create({ name: 'two processes', role: 'agent' })).token;
     const sessions = await Promise.all(
       [first, second].map(async (s) => {

@@ -7,7 +7,7 @@ import { startServer, tempDatabaseFile } from './support/server.ts';
 
 describe('first run', () => {
   it('applies migrations, creates a workspace and an admin key, prints the key once', async () => {
-    const server = await startServer({ adminKey: null });
+    const server = await startServer({ process: true, adminKey: null });
     try {
       const printed = server.output().match(/AGENT_TASKS_ADMIN_KEY=(atk_\S+)/)?.[1];
       expect(printed).toBeDefined();
@@ -31,7 +31,7 @@ describe('first run', () => {
   });
 
   it('takes the admin key from AGENT_TASKS_ADMIN_KEY and does not print it', async () => {
-    const server = await startServer({ adminKey: 'atk_from_the_environment_4f9c2e7a1d' });
+    const server = await startServer({ process: true, adminKey: 'atk_from_the_environment_4f9c2e7a1d' });
     try {
       expect(server.output()).not.toContain('atk_from_the_environment_4f9c2e7a1d');
       const admin = createClient({ url: server.url, token: 'atk_from_the_environment_4f9c2e7a1d' });
@@ -44,7 +44,7 @@ describe('first run', () => {
 
   it('refuses to start with a too-short AGENT_TASKS_ADMIN_KEY and creates no workspace', async () => {
     const databaseFile = tempDatabaseFile();
-    await expect(startServer({ databaseFile, adminKey: 'short' })).rejects.toThrow(
+    await expect(startServer({ process: true, databaseFile, adminKey: 'short' })).rejects.toThrow(
       'Error: AGENT_TASKS_ADMIN_KEY must be at least 24 characters.',
     );
     const db = new Database(databaseFile, { readonly: true });

@@ -12,6 +12,7 @@ import { waitFor } from './support/webhook-receiver.ts';
 let server: RunningServer;
 beforeAll(async () => {
   server = await startServer({
+    process: true,
     env: {
       NODE_OPTIONS: '--max-old-space-size=160',
       AGENT_TASKS_MCP_SESSIONS_PER_KEY: '20',

@@ -6,7 +6,7 @@ import { type RunningServer, startServer } from './support/server.ts';
 
 let server: RunningServer;
 beforeAll(async () => {
-  server = await startServer();
+  server = await startServer({ process: true });
 });
 afterAll(() => server.stop());
 

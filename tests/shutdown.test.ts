@@ -7,7 +7,7 @@ import { exitOf, startServer } from './support/server.ts';
 describe('graceful shutdown', () => {
   it('SIGTERM under concurrent writers and an open live stream: exit 0, every acknowledged write present after restart', async () => {
     // A long deadline: the process must end well before it, because live streams are ended, not waited for.
-    const server = await startServer({ env: { AGENT_TASKS_SHUTDOWN_TIMEOUT_MS: '30000' } });
+    const server = await startServer({ process: true, env: { AGENT_TASKS_SHUTDOWN_TIMEOUT_MS: '30000' } });
     const writers = await Promise.all(Array.from({ length: 8 }, (_, i) => sessionClient(server, `writer ${i}`)));
     const acknowledged = new Map<string, number[]>();
     let stopping = false;

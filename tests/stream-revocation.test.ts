@@ -14,15 +14,22 @@ beforeAll(async () => {
 afterAll(() => server.stop());
 
 interface Watched {
+  /** Whether the server answered the subscription (its stream is open). */
+  started: boolean;
   ended: number | null;
   events: number;
   stop(): void;
 }
 
 /** Follows a subscription: when it ended (completed or failed) and how many events it got. */
-function follow(subscribe: (handlers: { onData: () => void; onComplete: () => void; onError: () => void }) => { unsubscribe(): void }): Watched {
-  const w: Watched = { ended: null, events: 0, stop: () => undefined };
-  const sub = subscribe({ onData: () => void w.events++, onComplete: () => (w.ended ??= Date.now()), onError: () => (w.ended ??= Date.now()) });
+function follow(subscribe: (handlers: { onStarted: () => void; onData: () => void; onComplete: () => void; onError: () => void }) => { unsubscribe(): void }): Watched {
+  const w: Watched = { started: false, ended: null, events: 0, stop: () => undefined };
+  const sub = subscribe({
+    onStarted: () => void (w.started = true),
+    onData: () => void w.events++,
+    onComplete: () => (w.ended ??= Date.now()),
+    onError: () => (w.ended ??= Date.now()),
+  });
   w.stop = () => sub.unsubscribe();
   return w;
 }
@@ -56,16 +63,14 @@ describe('live streams end when their key is revoked', () => {
     const ticketStreams = streams(ticketViewer);
     const sessionStreams = streams(watcherSession.client).slice(1);
     const bystanderStreams = streams(bystander);
-    // Every stream but the run's (the run did not change) has had an event. Feeds start from now, so the writes are
-    // repeated until each stream, however late it connected on a loaded machine, has seen one.
+    // Every stream is open (its server side subscribed) before the writes it must see.
+    await waitFor('every stream open', () => [...viewerStreams, ...ticketStreams, ...sessionStreams, ...bystanderStreams].every((w) => w.started));
+    await new Promise((resolve) => setTimeout(resolve, 500));
+    await writer.client.todo.write({ todos: [{ content: 'Seen live', status: 'pending' }] });
+    await writer.client.tasks.create({ listName: 'watched', subject: 'Seen live' });
+    // Every stream but the run's (the run did not change) has had an event.
     const changed = (list: Watched[]) => list.filter((_, i) => i !== 2);
-    const allSeen = () => [...changed(viewerStreams), ...changed(ticketStreams), ...changed(bystanderStreams)].every((w) => w.events > 0);
-    for (let round = 0; round < 40 && !allSeen(); round++) {
-      await writer.client.todo.write({ todos: [{ content: `Seen live ${round}`, status: 'pending' }] });
-      await writer.client.tasks.create({ listName: 'watched', subject: `Seen live ${round}` });
-      await new Promise((resolve) => setTimeout(resolve, 250));
-    }
-    await waitFor('events on every stream', allSeen);
+    await waitFor('events on every stream', () => [...changed(viewerStreams), ...changed(ticketStreams), ...changed(bystanderStreams)].every((w) => w.events > 0));
     expect([...viewerStreams, ...ticketStreams, ...sessionStreams, ...bystanderStreams].every((w) => w.ended === null)).toBe(true);
 
     const revokedAt = Date.now();

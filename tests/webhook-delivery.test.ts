@@ -18,7 +18,8 @@ let server: RunningServer;
 const cleanup: (() => Promise<unknown> | void)[] = [];
 
 beforeAll(async () => {
-  server = await startServer({ env: { ...FAST, AGENT_TASKS_WEBHOOK_TIMEOUT_MS: '1000', AGENT_TASKS_WEBHOOK_CONNECT_TIMEOUT_MS: '300' } });
+  // A process of its own: one test reads its resident memory from /proc.
+  server = await startServer({ process: true, env: { ...FAST, AGENT_TASKS_WEBHOOK_TIMEOUT_MS: '1000', AGENT_TASKS_WEBHOOK_CONNECT_TIMEOUT_MS: '300' } });
 });
 afterAll(async () => {
   for (const step of cleanup.reverse()) await step();

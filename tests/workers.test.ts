@@ -12,7 +12,7 @@ import { startReceiver, waitFor } from './support/webhook-receiver.ts';
 let server: RunningServer;
 const open: PinnedConnection[] = [];
 beforeAll(async () => {
-  server = await startServer({ env: { AGENT_TASKS_WORKERS: '2', AGENT_TASKS_OUTBOX_POLL_MS: '50' } });
+  server = await startServer({ process: true, env: { AGENT_TASKS_WORKERS: '2', AGENT_TASKS_OUTBOX_POLL_MS: '50' } });
 });
 afterAll(async () => {
   for (const connection of open) connection.close();

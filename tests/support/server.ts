@@ -1,9 +1,11 @@
-// Boots the real server as a child process (the built `agent-tasks serve`) on a temp SQLite file, and restarts it.
+// Boots the real server on a temp SQLite file over real HTTP: in this process through startApp (the default), or as a
+// child process of the built `agent-tasks serve` (`process: true`: signals, crashes, workers, NODE_OPTIONS); restarts it.
 import { type ChildProcess, spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { mkdtempSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
+import { startInProcess } from './in-process-server.ts';
 
 const repoRoot = path.resolve(import.meta.dirname, '../..');
 /** The `agent-tasks` command as shipped (`pnpm build` makes dist/cli.js; `pnpm test` runs the build first). */
@@ -14,7 +16,7 @@ export interface RunningServer {
   adminKey: string;
   databaseFile: string;
   output: () => string;
-  /** The running server process (to send it signals). */
+  /** The running server process (to send it signals); only with `process: true`. */
   process: () => ChildProcess;
   /** SIGTERM, then SIGKILL after 5 s; resolves with the exit code (null when killed by a signal). */
   stop(): Promise<number | null>;
@@ -27,6 +29,9 @@ export interface StartOptions {
   adminKey?: string | null;
   /** Extra environment variables for the server process (kept across restarts; a PORT keeps the address across them). */
   env?: Record<string, string>;
+  /** Run the built command as a child process instead of the app in this process: for tests whose point is the
+   * process (signals, kill -9, workers, first-run banner, NODE_OPTIONS). */
+  process?: boolean;
 }
 
 export const tempDatabaseFile = () => path.join(mkdtempSync(path.join(os.tmpdir(), 'agent-tasks-')), 'test.db');
@@ -87,6 +92,7 @@ async function stopChild(child: ChildProcess) {
 export async function startServer(options: StartOptions = {}): Promise<RunningServer> {
   const databaseFile = options.databaseFile ?? tempDatabaseFile();
   const adminKey = options.adminKey === undefined ? `atk_test_${randomBytes(16).toString('hex')}` : options.adminKey;
+  if (!options.process && process.env.TEST_WORKERS === undefined) return startInProcess(databaseFile, adminKey, options.env);
   let current = spawnMain(databaseFile, adminKey, options.env);
   const server: RunningServer = {
     url: await current.url,

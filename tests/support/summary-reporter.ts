@@ -1,4 +1,4 @@
-// Prints the plain closing line CI reads: "N passed, N failed, N skipped".
+// Prints the plain closing lines CI reads: the ten slowest test files, then "N passed, N failed, N skipped".
 import type { Reporter, TestModule } from 'vitest/node';
 
 export default class SummaryReporter implements Reporter {
@@ -14,6 +14,14 @@ export default class SummaryReporter implements Reporter {
         else if (state === 'failed') failed++;
         else skipped++;
       }
+    }
+    const slowest = testModules
+      .map((module) => ({ file: module.relativeModuleId, ms: module.diagnostic().duration }))
+      .sort((a, b) => b.ms - a.ms)
+      .slice(0, 10);
+    if (slowest.length > 0) {
+      process.stdout.write('\nSlowest test files:\n');
+      for (const { file, ms } of slowest) process.stdout.write(`${(ms / 1000).toFixed(1).padStart(7)} s  ${file}\n`);
     }
     process.stdout.write(`\n${passed} passed, ${failed} failed, ${skipped} skipped\n`);
   }

@@ -6,4 +6,6 @@ export { admitted } from './http/admission.ts';
 export { createHttpApp } from './http/http-app.ts';
 export { inFlightRequests } from './http/in-flight.ts';
 export { createLogger } from './logger.ts';
+// For tests that run the app in process with the settings the command would read from the environment.
+export { type Config, ConfigError, loadConfig } from './config.ts';
 export { publicProcedure, router } from './trpc.ts';

@@ -9,7 +9,11 @@ export interface LogOptions {
   format: 'json' | 'pretty';
 }
 
-export function createLogger(options: LogOptions, destination: NodeJS.WritableStream = process.stdout): Logger {
+/** Where log lines go: a stream with a file descriptor (stdout) is written synchronously through it; any other
+ * writable (a test's in-memory buffer) receives each line as a string. */
+export type LogDestination = NodeJS.WritableStream | { write(line: string): unknown };
+
+export function createLogger(options: LogOptions, destination: LogDestination = process.stdout): Logger {
   const base = {
     level: options.level,
     base: { pid: process.pid },
@@ -19,7 +23,8 @@ export function createLogger(options: LogOptions, destination: NodeJS.WritableSt
   if (options.format === 'pretty') {
     // Loaded only for terminals: JSON logging (the default) does not pay for the prettifier.
     const pretty = createRequire(import.meta.url)('pino-pretty') as typeof import('pino-pretty');
-    return pino(base, pretty({ destination, sync: true, ignore: 'pid,hostname', translateTime: 'HH:MM:ss.l' }));
+    return pino(base, pretty({ destination: destination as NodeJS.WritableStream, sync: true, ignore: 'pid,hostname', translateTime: 'HH:MM:ss.l' }));
   }
-  return pino(base, pino.destination({ dest: (destination as { fd?: number }).fd ?? 1, sync: true }));
+  const fd = (destination as { fd?: number }).fd;
+  return pino(base, fd === undefined ? destination : pino.destination({ dest: fd, sync: true }));
 }

@@ -1,7 +1,8 @@
-// Tests of the in-memory test doubles themselves: transaction commit/rollback, isolation, constraints and the fakes.
+// Tests of what only the in-memory test doubles have (counters, hooks, the fake clock, ids, hasher, events, sender);
+// the store's behaviour shared with the Prisma store is one contract suite in apps/server/test/store-contract.test.ts.
 import { describe, expect, it } from 'vitest';
 import type { SessionRecord, WorkspaceRecord } from '../src/index.ts';
-import { CounterIds, FakeClock, RecordingEvents, makeDeps, prefixHasher } from './memory-store.ts';
+import { CounterIds, FakeClock, FakeSender, PUBLIC_URL, RecordingEvents, makeDeps, prefixHasher } from './memory-store.ts';
 
 const ws = (id: string): WorkspaceRecord => ({ id, name: id, oneActiveRule: true, createdAt: new Date('2025-01-01T00:00:00Z') });
 const ses = (id: string, workspaceId = 'ws_1'): SessionRecord => ({
@@ -19,71 +20,21 @@ const ses = (id: string, workspaceId = 'ws_1'): SessionRecord => ({
   createdAt: new Date('2025-01-01T00:00:00Z'),
 });
 
-describe('MemoryStore transactions', () => {
-  it('commits the writes of work that resolves, and returns its result', async () => {
+describe('MemoryStore as a test double (its shared contract with the Prisma store: apps/server/test/store-contract.test.ts)', () => {
+  it('counts the transactions that committed and those that rolled back', async () => {
     const { store } = makeDeps();
-    const result = await store.transaction(async (repos) => {
+    await store.transaction(async (repos) => {
       await repos.workspaces.create(ws('ws_1'));
       await repos.sessions.create(ses('ses_1'));
-      return 'done';
     });
-    expect(result).toBe('done');
-    expect(await store.workspaces.count()).toBe(1);
-    expect(await store.sessions.get('ws_1', 'ses_1')).toMatchObject({ id: 'ses_1' });
-    expect(store.commits).toBe(1);
-  });
-
-  it('leaves nothing changed when work throws, and rethrows', async () => {
-    const { store } = makeDeps();
-    await store.transaction((repos) => repos.workspaces.create(ws('ws_1')));
-    const before = store.snapshot();
     await expect(
       store.transaction(async (repos) => {
-        await repos.workspaces.update('ws_1', { oneActiveRule: false });
-        await repos.sessions.create(ses('ses_1'));
         await repos.workspaces.create(ws('ws_2'));
         throw new Error('boom');
       }),
     ).rejects.toThrow('boom');
-    expect(store.snapshot()).toEqual(before);
-    expect((await store.workspaces.get('ws_1'))!.oneActiveRule).toBe(true);
+    expect(store.commits).toBe(1);
     expect(store.rollbacks).toBe(1);
-  });
-
-  it('work sees its own writes; the outside sees them only after commit', async () => {
-    const { store } = makeDeps();
-    await store.transaction(async (repos) => {
-      await repos.workspaces.create(ws('ws_1'));
-      expect(await repos.workspaces.count()).toBe(1);
-      expect(await store.workspaces.count()).toBe(0);
-    });
-    expect(await store.workspaces.count()).toBe(1);
-  });
-
-  it('runs transactions one at a time, so a compare-and-set sees the previous commit', async () => {
-    const { store } = makeDeps();
-    await store.transaction(async (repos) => {
-      await repos.workspaces.create(ws('ws_1'));
-      await repos.sessions.create(ses('ses_1'));
-    });
-    const bump = () =>
-      store.transaction(async (repos) => {
-        const s = await repos.sessions.get('ws_1', 'ses_1');
-        for (let i = 0; i < 10; i++) await Promise.resolve(); // let rival work interleave if it could
-        return (await repos.sessions.advanceTodoRevision('ws_1', 'ses_1', s!.todoRevision)) !== null;
-      });
-    expect(await Promise.all([bump(), bump(), bump()])).toEqual([true, true, true]);
-    expect((await store.sessions.get('ws_1', 'ses_1'))!.todoRevision).toBe(3);
-  });
-
-  it('a failed transaction does not block the next', async () => {
-    const { store } = makeDeps();
-    const failed = store.transaction(async () => {
-      throw new Error('x');
-    });
-    const next = store.transaction((repos) => repos.workspaces.create(ws('ws_1')));
-    await expect(failed).rejects.toThrow('x');
-    await next;
     expect(await store.workspaces.count()).toBe(1);
   });
 
@@ -96,46 +47,6 @@ describe('MemoryStore transactions', () => {
     await expect(leaked!.workspaces.count()).rejects.toThrow('finished transaction');
   });
 
-  it('returns copies: mutating a read record does not change the store', async () => {
-    const { store } = makeDeps();
-    await store.transaction((repos) => repos.workspaces.create(ws('ws_1')));
-    const read = (await store.workspaces.get('ws_1'))!;
-    read.oneActiveRule = false;
-    expect((await store.workspaces.get('ws_1'))!.oneActiveRule).toBe(true);
-  });
-
-  it('enforces the database constraints the real store has', async () => {
-    const { store } = makeDeps();
-    await store.transaction((repos) => repos.workspaces.create(ws('ws_1')));
-    await expect(store.transaction((repos) => repos.workspaces.create(ws('ws_1')))).rejects.toThrow('already exists');
-    await expect(store.transaction((repos) => repos.sessions.create(ses('ses_1', 'ws_404')))).rejects.toThrow('missing workspace');
-    await store.transaction((repos) => repos.sessions.create(ses('ses_1')));
-    await expect(store.transaction((repos) => repos.sessions.create({ ...ses('ses_2'), tokenHash: 'h:ses_1' }))).rejects.toThrow(
-      'tokenHash must be unique',
-    );
-    const update = {
-      id: 'tdu_1',
-      sessionId: 'ses_1',
-      revision: 1,
-      turnNumber: 0,
-      items: [],
-      changes: { added: [], removed: [], statusChanged: [] },
-      counts: { pending: 0, inProgress: 0, completed: 0 },
-      createdAt: new Date(),
-    };
-    await store.transaction((repos) => repos.todos.insert(update));
-    await expect(store.transaction((repos) => repos.todos.insert({ ...update, id: 'tdu_2' }))).rejects.toThrow('already exists');
-  });
-
-  it('scopes get by workspace', async () => {
-    const { store } = makeDeps();
-    await store.transaction(async (repos) => {
-      await repos.workspaces.create(ws('ws_1'));
-      await repos.sessions.create(ses('ses_1'));
-    });
-    expect(await store.sessions.get('ws_2', 'ses_1')).toBeNull();
-  });
-
   it('runs a one-shot hook before the next call of a method only', async () => {
     const { store } = makeDeps();
     let calls = 0;
@@ -144,6 +55,17 @@ describe('MemoryStore transactions', () => {
     });
     await store.workspaces.count();
     await store.workspaces.count();
+    expect(calls).toBe(1);
+  });
+
+  it('task methods can be hooked', async () => {
+    const { store } = makeDeps();
+    let calls = 0;
+    store.once('tasks.firstReady', () => {
+      calls++;
+    });
+    await store.tasks.firstReady('tl_1', 'a');
+    await store.tasks.firstReady('tl_1', 'a');
     expect(calls).toBe(1);
   });
 });
@@ -158,6 +80,27 @@ describe('fakes', () => {
     expect(clock.now().toISOString()).toBe('2025-01-01T00:00:01.500Z');
     clock.set('2026-02-02T00:00:00.000Z');
     expect(clock.now().toISOString()).toBe('2026-02-02T00:00:00.000Z');
+  });
+
+  it('the fake deps carry the public URL of run pages', () => {
+    expect(makeDeps().deps.publicUrl).toBe(PUBLIC_URL);
+  });
+
+  it('the fake sender answers as scripted, then with its fallback, and records every call', async () => {
+    const sender = new FakeSender().answer('HTTP 500', true);
+    expect(await sender.send('u', { a: 1 }, 'k1')).toEqual({ ok: false, error: 'HTTP 500' });
+    expect(await sender.send('u', { a: 2 }, 'k2')).toEqual({ ok: true });
+    sender.fallback = { ok: false, error: 'down' };
+    expect(await sender.send('u', {}, 'k3')).toEqual({ ok: false, error: 'down' });
+    expect(sender.calls.map((c) => c.idempotencyKey)).toEqual(['k1', 'k2', 'k3']);
+  });
+
+  it('uuids are deterministic, well-formed v4, and count on their own', () => {
+    const ids = new CounterIds();
+    ids.id('ses');
+    expect([ids.uuid(), ids.uuid()]).toEqual(['00000000-0000-4000-8000-000000000001', '00000000-0000-4000-8000-000000000002']);
+    expect(ids.uuid()).toMatch(/^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/);
+    expect(`T-${ids.uuid()}`).toMatch(/^T-[A-Za-z0-9-]{1,64}$/);
   });
 
   it('ids count per prefix; secrets count separately', () => {

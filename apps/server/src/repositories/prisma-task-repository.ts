@@ -175,7 +175,8 @@ export function prismaTaskRepository(db: Tx, state: TaskRepositoryState, afterCo
     },
     blocksOf: async (ids) =>
       byEdgeOrder(await inChunks(ids, (chunk) => db.taskEdge.findMany({ where: { blockerId: { in: chunk } }, select: edgeSelect }))),
-    reaches: (from, to) => reachesByRank(ranks, from, to),
+    // One or more steps: a task does not reach itself (there are no self-edges), as the port and the fake say.
+    reaches: async (from, to) => from !== to && (await reachesByRank(ranks, from, to)),
     async refreshOpenBlockers(ids) {
       if (ids.length === 0) return;
       await inChunks(ids, async (chunk) => {

@@ -1,0 +1,631 @@
+// One contract for the domain's Store port, run against core's in-memory fake and the Prisma store on SQLite: the
+// same transactions, constraints, orderings and compare-and-sets, so the fake the core tests use is faithful.
+import type { TaskStatus } from '@agent-tasks/schema';
+import type {
+  ChannelRecord,
+  OutboxRecord,
+  Repositories,
+  RunRecord,
+  RunStartRecord,
+  RunStepRecordData,
+  SessionRecord,
+  Store,
+  TaskChangeRecord,
+  TaskEdge,
+  TaskListRecord,
+  TaskRecord,
+  WorkspaceRecord,
+} from '@agent-tasks/core';
+import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { taskRecord } from '../../../packages/core/test/fixtures.ts';
+import { type StoreUnderTest, memoryKind, prismaKind } from './support/stores.ts';
+
+const T0 = new Date('2025-01-01T00:00:00.000Z');
+const at = (ms: number) => new Date(T0.getTime() + ms);
+const ws = (id: string): WorkspaceRecord => ({ id, name: id, oneActiveRule: true, createdAt: T0 });
+const ses = (id: string, workspaceId = 'ws_1'): SessionRecord => ({
+  id,
+  workspaceId,
+  parentId: null,
+  title: null,
+  agentName: null,
+  tokenHash: `h:${id}`,
+  openedByKey: 'key_1',
+  externalId: null,
+  turnNumber: 0,
+  turnState: 'none',
+  todoRevision: 0,
+  createdAt: T0,
+});
+const channel = (id: string, workspaceId = 'ws_1', createdAt = T0): ChannelRecord => ({ id, workspaceId, name: id, kind: 'webhook', url: `https://hooks.example.com/${id}`, createdAt });
+const start = (id: string, workspaceId = 'ws_1'): RunStartRecord => ({
+  id,
+  workspaceId,
+  sessionId: 'ses_1',
+  parentRunId: null,
+  skipNotificationCheck: false,
+  taskContext: null,
+  runId: null,
+  createdAt: T0,
+});
+const run = (id: string, patch: Partial<RunRecord> = {}): RunRecord => ({
+  id,
+  workspaceId: 'ws_1',
+  sessionId: 'ses_1',
+  parentRunId: null,
+  startAttemptId: `start_of_${id}`,
+  name: null,
+  pendingName: null,
+  executionNote: null,
+  status: 'intake',
+  revising: false,
+  attemptId: 'att_1',
+  taskContext: null,
+  connections: [],
+  notice: null,
+  tasks: [],
+  moves: [],
+  remarks: [],
+  cursor: 0,
+  checklistOutcome: 'Pending',
+  executionOutcome: 'Pending',
+  taskOutcomes: [],
+  taskTimes: [],
+  currentSince: null,
+  blocker: null,
+  revision: 0,
+  version: 1,
+  createdAt: T0,
+  updatedAt: T0,
+  ...patch,
+});
+const stepRow = (runId: string, seq: number, attemptId: string | null = null): RunStepRecordData => ({
+  runId,
+  seq,
+  kind: 'step',
+  label: `Task ${seq}/3`,
+  task: seq,
+  attemptId,
+  evidence: 'e',
+  outcome: 'o',
+  at: T0,
+});
+const message = (id: string, patch: Partial<OutboxRecord> = {}): OutboxRecord => ({
+  id,
+  workspaceId: 'ws_1',
+  channelId: 'ch_1',
+  url: 'https://hooks.example.com/ch_1',
+  runId: 'run_1',
+  kind: 'checklist_ready',
+  payload: { text: id },
+  idempotencyKey: `key_${id}`,
+  attempts: 0,
+  nextAttemptAt: T0,
+  deliveredAt: null,
+  lastError: null,
+  createdAt: T0,
+  deadAt: null,
+  retriedAt: null,
+  ...patch,
+});
+const listRec = (id: string, name = id, workspaceId = 'ws_1'): TaskListRecord => ({ id, workspaceId, name, createdAt: T0 });
+const taskRec = (id: string, seq: number, patch: Partial<TaskRecord> = {}) => taskRecord(id, seq, patch, T0);
+const edge = (blockerId: string, blockedId: string): TaskEdge => ({ blockerId, blockedId });
+const change = (seq: number, taskId: string, listId = 'tl_1'): TaskChangeRecord => ({
+  listId,
+  seq,
+  taskId,
+  kind: 'updated',
+  sessionId: null,
+  keyId: 'key_1',
+  at: T0,
+  changes: { subject: { from: 'a', to: 'b' } },
+  snapshot: {
+    id: taskId,
+    listName: 'default',
+    subject: 'b',
+    description: '',
+    status: 'pending',
+    blocks: [],
+    blockedBy: [],
+    metadata: {},
+    threadID: 'ses_1',
+    version: 2,
+    createdAt: T0.toISOString(),
+    updatedAt: T0.toISOString(),
+  },
+});
+
+describe.each([memoryKind, prismaKind()])('$name', (kind) => {
+  let under: StoreUnderTest;
+  let store: Store;
+  const tx = <T>(work: (repos: Repositories) => Promise<T>) => store.transaction(work);
+  const refuses = (write: Promise<unknown>, memoryText: string) => under.refuses(write, memoryText);
+
+  beforeAll(() => kind.setup());
+  afterAll(() => kind.teardown());
+  beforeEach(async () => {
+    under = await kind.open();
+    store = under.store;
+  });
+  afterEach(() => under.close());
+
+  /** Two workspaces and a session in the first. */
+  const seeded = () =>
+    tx(async (repos) => {
+      await repos.workspaces.create(ws('ws_1'));
+      await repos.workspaces.create(ws('ws_2'));
+      await repos.sessions.create(ses('ses_1'));
+      await repos.sessions.create(ses('ses_2'));
+    });
+
+  describe('transactions', () => {
+    it('commits the writes of work that resolves, and returns its result', async () => {
+      const result = await tx(async (repos) => {
+        await repos.workspaces.create(ws('ws_1'));
+        await repos.sessions.create(ses('ses_1'));
+        return 'done';
+      });
+      expect(result).toBe('done');
+      expect(await store.workspaces.count()).toBe(1);
+      expect(await store.sessions.get('ws_1', 'ses_1')).toMatchObject({ id: 'ses_1' });
+    });
+
+    it('leaves nothing changed when work throws, and rethrows', async () => {
+      await tx((repos) => repos.workspaces.create(ws('ws_1')));
+      const before = under.snapshot();
+      await expect(
+        tx(async (repos) => {
+          await repos.workspaces.update('ws_1', { oneActiveRule: false });
+          await repos.sessions.create(ses('ses_1'));
+          await repos.workspaces.create(ws('ws_2'));
+          throw new Error('boom');
+        }),
+      ).rejects.toThrow('boom');
+      expect(under.snapshot()).toEqual(before);
+      expect((await store.workspaces.get('ws_1'))!.oneActiveRule).toBe(true);
+      expect(await store.workspaces.count()).toBe(1);
+      expect(await store.sessions.get('ws_1', 'ses_1')).toBeNull();
+    });
+
+    it('work sees its own writes; the outside sees them only after commit', async () => {
+      await tx(async (repos) => {
+        await repos.workspaces.create(ws('ws_1'));
+        expect(await repos.workspaces.count()).toBe(1);
+        expect(await store.workspaces.count()).toBe(0);
+      });
+      expect(await store.workspaces.count()).toBe(1);
+    });
+
+    it('runs transactions one at a time, so a compare-and-set sees the previous commit', async () => {
+      await tx(async (repos) => {
+        await repos.workspaces.create(ws('ws_1'));
+        await repos.sessions.create(ses('ses_1'));
+      });
+      const bump = () =>
+        tx(async (repos) => {
+          const s = await repos.sessions.get('ws_1', 'ses_1');
+          for (let i = 0; i < 10; i++) await Promise.resolve(); // let rival work interleave if it could
+          return (await repos.sessions.advanceTodoRevision('ws_1', 'ses_1', s!.todoRevision)) !== null;
+        });
+      expect(await Promise.all([bump(), bump(), bump()])).toEqual([true, true, true]);
+      expect((await store.sessions.get('ws_1', 'ses_1'))!.todoRevision).toBe(3);
+    });
+
+    it('a failed transaction does not block the next', async () => {
+      const failed = tx(async () => {
+        throw new Error('x');
+      });
+      const next = tx((repos) => repos.workspaces.create(ws('ws_1')));
+      await expect(failed).rejects.toThrow('x');
+      await next;
+      expect(await store.workspaces.count()).toBe(1);
+    });
+
+    it('returns copies: mutating a read record does not change the store', async () => {
+      await tx((repos) => repos.workspaces.create(ws('ws_1')));
+      const read = (await store.workspaces.get('ws_1'))!;
+      read.oneActiveRule = false;
+      expect((await store.workspaces.get('ws_1'))!.oneActiveRule).toBe(true);
+    });
+
+    it('enforces the constraints: unique ids and token hashes, existing workspaces, one todo update per revision', async () => {
+      await tx((repos) => repos.workspaces.create(ws('ws_1')));
+      await refuses(tx((repos) => repos.workspaces.create(ws('ws_1'))), 'already exists');
+      await refuses(tx((repos) => repos.sessions.create(ses('ses_1', 'ws_404'))), 'missing workspace');
+      await tx((repos) => repos.sessions.create(ses('ses_1')));
+      await refuses(tx((repos) => repos.sessions.create({ ...ses('ses_2'), tokenHash: 'h:ses_1' })), 'tokenHash must be unique');
+      const update = {
+        id: 'tdu_1',
+        sessionId: 'ses_1',
+        revision: 1,
+        turnNumber: 0,
+        items: [],
+        changes: { added: [], removed: [], statusChanged: [] },
+        counts: { pending: 0, inProgress: 0, completed: 0 },
+        createdAt: T0,
+      };
+      await tx((repos) => repos.todos.insert(update));
+      await refuses(tx((repos) => repos.todos.insert({ ...update, id: 'tdu_2' })), 'already exists');
+      expect(await store.workspaces.count()).toBe(1);
+    });
+
+    it('scopes get by workspace', async () => {
+      await tx(async (repos) => {
+        await repos.workspaces.create(ws('ws_1'));
+        await repos.sessions.create(ses('ses_1'));
+      });
+      expect(await store.sessions.get('ws_2', 'ses_1')).toBeNull();
+    });
+
+    it('a failed transaction leaves no channel, start, run, step or message behind', async () => {
+      await seeded();
+      await tx(async (repos) => {
+        await repos.runs.create(run('run_1'));
+        await repos.runs.createStart(start('start_1'));
+      });
+      const before = under.snapshot();
+      await expect(
+        tx(async (repos) => {
+          await repos.channels.create(channel('ch_1'));
+          await repos.runs.createStart(start('start_2'));
+          expect(await repos.runs.markStartExecuted('start_1', 'run_1')).toBe(true);
+          await repos.runs.update({ ...run('run_1'), status: 'running', version: 2 }, 1);
+          await repos.runs.appendStep(stepRow('run_1', 1));
+          await repos.outbox.enqueue(message('msg_1'));
+          throw new Error('boom');
+        }),
+      ).rejects.toThrow('boom');
+      expect(under.snapshot()).toEqual(before);
+      expect(await store.runs.get('ws_1', 'run_1')).toMatchObject({ status: 'intake', version: 1 });
+      expect(await store.runs.getStart('ws_1', 'start_1')).toMatchObject({ runId: null });
+      expect(await store.outbox.forRun('run_1')).toEqual([]);
+      expect(await store.channels.list('ws_1')).toEqual([]);
+    });
+  });
+
+  describe('channels', () => {
+    beforeEach(seeded);
+
+    it('lists a workspace by creation (then id), and deletes only within the workspace', async () => {
+      await tx(async (repos) => {
+        await repos.channels.create(channel('ch_b', 'ws_1', at(0)));
+        await repos.channels.create(channel('ch_a', 'ws_1', at(0)));
+        await repos.channels.create(channel('ch_0', 'ws_1', at(-1)));
+        await repos.channels.create(channel('ch_x', 'ws_2'));
+      });
+      expect((await store.channels.list('ws_1')).map((c) => c.id)).toEqual(['ch_0', 'ch_a', 'ch_b']);
+      expect(await store.channels.delete('ws_2', 'ch_a')).toBe(false);
+      expect(await store.channels.delete('ws_1', 'ch_a')).toBe(true);
+      expect(await store.channels.delete('ws_1', 'ch_a')).toBe(false);
+      expect((await store.channels.list('ws_1')).map((c) => c.id)).toEqual(['ch_0', 'ch_b']);
+    });
+
+    it('refuses a repeated id and a missing workspace', async () => {
+      await store.channels.create(channel('ch_1'));
+      await refuses(store.channels.create(channel('ch_1')), 'already exists');
+      await refuses(store.channels.create(channel('ch_2', 'ws_nope')), 'missing workspace');
+      expect((await store.channels.list('ws_1')).map((c) => c.id)).toEqual(['ch_1']);
+    });
+  });
+
+  describe('runs', () => {
+    beforeEach(seeded);
+
+    it('binds a start attempt to its run once', async () => {
+      await store.runs.createStart(start('start_1'));
+      expect(await store.runs.getStart('ws_2', 'start_1')).toBeNull();
+      expect(await store.runs.markStartExecuted('start_1', 'run_1')).toBe(true);
+      expect(await store.runs.markStartExecuted('start_1', 'run_2')).toBe(false);
+      expect(await store.runs.markStartExecuted('start_nope', 'run_2')).toBe(false);
+      expect((await store.runs.getStart('ws_1', 'start_1'))?.runId).toBe('run_1');
+    });
+
+    it('a run is read within its workspace, or anywhere by its id', async () => {
+      await store.runs.create(run('run_1'));
+      expect(await store.runs.get('ws_2', 'run_1')).toBeNull();
+      expect((await store.runs.get('ws_1', 'run_1'))?.id).toBe('run_1');
+      expect((await store.runs.getAnywhere('run_1'))?.id).toBe('run_1');
+      expect(await store.runs.getAnywhere('run_2')).toBeNull();
+    });
+
+    it('refuses a repeated id, a start attempt used twice and a missing workspace', async () => {
+      await store.runs.create(run('run_1'));
+      await refuses(store.runs.create(run('run_1')), 'already exists');
+      await refuses(store.runs.create(run('run_2', { startAttemptId: 'start_of_run_1' })), 'must be unique');
+      await refuses(store.runs.create(run('run_3', { workspaceId: 'ws_nope' })), 'missing workspace');
+      expect((await store.runs.list('ws_1', { limit: 10 })).map((r) => r.id)).toEqual(['run_1']);
+    });
+
+    it('writes a run only from the version it was read at, never its keys or creation facts', async () => {
+      await store.runs.create(run('run_1'));
+      const changed = run('run_1', { status: 'running', cursor: 1, version: 2, workspaceId: 'ws_2', sessionId: 'ses_x', createdAt: at(5) });
+      expect(await store.runs.update(changed, 2)).toBe(false);
+      expect(await store.runs.update(changed, 1)).toBe(true);
+      expect(await store.runs.get('ws_1', 'run_1')).toMatchObject({ status: 'running', cursor: 1, version: 2, sessionId: 'ses_1', createdAt: T0 });
+      expect(await store.runs.update(changed, 1)).toBe(false);
+      expect(await store.runs.update(run('run_nope'), 1)).toBe(false);
+    });
+
+    it('lists a workspace newest first, by session, up to the limit', async () => {
+      await store.runs.create(run('run_1', { createdAt: at(1) }));
+      await store.runs.create(run('run_2', { createdAt: at(2), sessionId: 'ses_2' }));
+      await store.runs.create(run('run_3', { createdAt: at(3) }));
+      await store.runs.create(run('run_4', { createdAt: at(4), workspaceId: 'ws_2' }));
+      expect((await store.runs.list('ws_1', { limit: 10 })).map((r) => r.id)).toEqual(['run_3', 'run_2', 'run_1']);
+      expect((await store.runs.list('ws_1', { sessionId: 'ses_1', limit: 10 })).map((r) => r.id)).toEqual(['run_3', 'run_1']);
+      expect((await store.runs.list('ws_1', { limit: 1 })).map((r) => r.id)).toEqual(['run_3']);
+    });
+
+    it('steps: one per (run, seq), one per (run, attempt); steps without an attempt never collide', async () => {
+      await store.runs.create(run('run_1'));
+      await store.runs.appendStep(stepRow('run_1', 2, 'a'));
+      await store.runs.appendStep(stepRow('run_1', 1));
+      await store.runs.appendStep(stepRow('run_1', 3));
+      await refuses(store.runs.appendStep(stepRow('run_1', 3)), 'already exists');
+      await refuses(store.runs.appendStep(stepRow('run_1', 4, 'a')), 'already exists');
+      await refuses(store.runs.appendStep(stepRow('run_nope', 1)), 'missing run');
+      expect((await store.runs.steps('run_1')).map((s) => s.seq)).toEqual([1, 2, 3]);
+      expect((await store.runs.findStepByAttempt('run_1', 'a'))?.seq).toBe(2);
+      expect(await store.runs.findStepByAttempt('run_1', 'b')).toBeNull();
+    });
+
+    it('what a read returns is a copy: changing it changes nothing stored', async () => {
+      await store.runs.create(run('run_1', { tasks: [{ action: 'A', expected_result: 'B' }] }));
+      const read = (await store.runs.get('ws_1', 'run_1'))!;
+      read.tasks[0]!.action = 'changed';
+      read.version = 99;
+      expect(await store.runs.get('ws_1', 'run_1')).toMatchObject({ version: 1, tasks: [{ action: 'A', expected_result: 'B' }] });
+    });
+  });
+
+  describe('outbox', () => {
+    beforeEach(seeded);
+
+    it('due: undelivered messages whose time has come, by next attempt then id, up to the limit', async () => {
+      await store.outbox.enqueue(message('msg_b', { nextAttemptAt: at(0) }));
+      await store.outbox.enqueue(message('msg_a', { nextAttemptAt: at(0) }));
+      await store.outbox.enqueue(message('msg_0', { nextAttemptAt: at(-5) }));
+      await store.outbox.enqueue(message('msg_later', { nextAttemptAt: at(10) }));
+      await store.outbox.enqueue(message('msg_done', { nextAttemptAt: at(-9), deliveredAt: at(-8) }));
+      expect((await store.outbox.due(at(0), 10)).map((m) => m.id)).toEqual(['msg_0', 'msg_a', 'msg_b']);
+      expect((await store.outbox.due(at(0), 2)).map((m) => m.id)).toEqual(['msg_0', 'msg_a']);
+      expect((await store.outbox.due(at(10), 10)).map((m) => m.id)).toEqual(['msg_0', 'msg_a', 'msg_b', 'msg_later']);
+    });
+
+    it('refuses a repeated id or idempotency key', async () => {
+      await store.outbox.enqueue(message('msg_1'));
+      await refuses(store.outbox.enqueue(message('msg_1', { idempotencyKey: 'other' })), 'already exists');
+      await refuses(store.outbox.enqueue(message('msg_2', { idempotencyKey: 'key_msg_1' })), 'must be unique');
+      expect((await store.outbox.forRun('run_1')).map((m) => m.id)).toEqual(['msg_1']);
+    });
+
+    it('a failure records its attempts, next time and error (first 500 characters); delivery counts the try and clears the error', async () => {
+      await store.outbox.enqueue(message('msg_1'));
+      await store.outbox.markFailed('msg_1', 1, at(1000), 'x'.repeat(600));
+      expect((await store.outbox.forRun('run_1'))[0]).toMatchObject({ attempts: 1, nextAttemptAt: at(1000), lastError: 'x'.repeat(500), deliveredAt: null });
+      await store.outbox.markDelivered('msg_1', at(1500), 2);
+      expect((await store.outbox.forRun('run_1'))[0]).toMatchObject({ attempts: 2, lastError: null, deliveredAt: at(1500) });
+      await refuses(store.outbox.markDelivered('msg_nope', at(0), 1), 'does not exist');
+      await refuses(store.outbox.markFailed('msg_nope', 1, at(0), 'e'), 'does not exist');
+    });
+
+    it("dropPending removes only the channel's undelivered messages; forRun lists by creation", async () => {
+      await store.outbox.enqueue(message('msg_2', { createdAt: at(2) }));
+      await store.outbox.enqueue(message('msg_1', { createdAt: at(1), deliveredAt: at(1) }));
+      await store.outbox.enqueue(message('msg_3', { createdAt: at(3), channelId: 'ch_2' }));
+      await store.outbox.enqueue(message('msg_4', { createdAt: at(4), runId: 'run_2' }));
+      expect((await store.outbox.forRun('run_1')).map((m) => m.id)).toEqual(['msg_1', 'msg_2', 'msg_3']);
+      await store.outbox.dropPending('ch_1');
+      expect((await store.outbox.forRun('run_1')).map((m) => m.id)).toEqual(['msg_1', 'msg_3']);
+      expect(await store.outbox.forRun('run_2')).toEqual([]);
+    });
+  });
+
+  describe('tasks', () => {
+    beforeEach(() =>
+      tx(async (repos) => {
+        await repos.workspaces.create(ws('ws_1'));
+        await repos.tasks.createList(listRec('tl_1', 'default'));
+      }),
+    );
+
+    /** Inserts tasks T-1… with the given statuses (and owners), in seq order. */
+    const seed = (...rows: [TaskStatus, (string | null)?][]) =>
+      tx(async (repos) => {
+        for (const [i, [status, owner]] of rows.entries()) await repos.tasks.insert(taskRec(`T-${i + 1}`, i + 1, { status, owner: owner ?? null }));
+      });
+    const ids = (rows: TaskRecord[]) => rows.map((t) => t.id);
+
+    describe('lists and counters', () => {
+      it('finds a list by workspace and name only; names are unique per workspace', async () => {
+        expect(await store.tasks.findList('ws_1', 'default')).toEqual(listRec('tl_1', 'default'));
+        expect(await store.tasks.findList('ws_2', 'default')).toBeNull();
+        expect(await store.tasks.findList('ws_1', 'other')).toBeNull();
+        await refuses(tx((r) => r.tasks.createList(listRec('tl_2', 'default'))), 'already exists');
+        await refuses(tx((r) => r.tasks.createList(listRec('tl_1', 'x'))), 'already exists');
+        await refuses(tx((r) => r.tasks.createList(listRec('tl_3', 'default', 'ws_404'))), 'missing workspace');
+      });
+
+      it('counts tasks and changes per list, separately, from 1', async () => {
+        await tx((r) => r.tasks.createList(listRec('tl_2')));
+        expect(await tx(async (r) => [await r.tasks.nextTaskSeq('tl_1'), await r.tasks.nextTaskSeq('tl_1'), await r.tasks.nextChangeSeq('tl_1'), await r.tasks.nextTaskSeq('tl_2')])).toEqual([1, 2, 1, 1]);
+        await refuses(tx((r) => r.tasks.nextTaskSeq('tl_404')), 'does not exist');
+      });
+
+      it('a rolled-back transaction gives its counters back', async () => {
+        await expect(
+          tx(async (r) => {
+            await r.tasks.nextTaskSeq('tl_1');
+            throw new Error('boom');
+          }),
+        ).rejects.toThrow('boom');
+        expect(await tx((r) => r.tasks.nextTaskSeq('tl_1'))).toBe(1);
+      });
+    });
+
+    describe('tasks', () => {
+      it('ids are global and unique; seq is unique per list; the list must exist', async () => {
+        await seed(['pending']);
+        expect(await store.tasks.idTaken('T-1')).toBe(true);
+        expect(await store.tasks.idTaken('T-2')).toBe(false);
+        await refuses(tx((r) => r.tasks.insert(taskRec('T-1', 9))), 'already exists');
+        await refuses(tx((r) => r.tasks.insert(taskRec('T-2', 1))), 'already exists');
+        await refuses(tx((r) => r.tasks.insert(taskRec('T-2', 2, { listId: 'tl_404' }))), 'missing list');
+        expect(await store.tasks.idTaken('T-2')).toBe(false);
+      });
+
+      it('get is scoped to the list; getMany returns the found ones in seq order; reads are copies', async () => {
+        await seed(['pending'], ['pending'], ['pending']);
+        expect(await store.tasks.get('tl_2', 'T-1')).toBeNull();
+        expect((await store.tasks.getMany('tl_1', ['T-3', 'T-1', 'T-9'])).map((t) => t.id)).toEqual(['T-1', 'T-3']);
+        const read = (await store.tasks.get('tl_1', 'T-1'))!;
+        read.metadata.x = 1;
+        read.subject = 'changed';
+        expect(await store.tasks.get('tl_1', 'T-1')).toEqual(taskRec('T-1', 1));
+      });
+
+      it('update is a compare-and-set on the version, and leaves the keys and creation facts alone', async () => {
+        await seed(['pending']);
+        const later = new Date('2025-02-01T00:00:00.000Z');
+        const next = taskRec('T-1', 1, { subject: 'new', version: 2, updatedAt: later });
+        expect(await tx((r) => r.tasks.update(next, 2))).toBe(false);
+        expect((await store.tasks.get('tl_1', 'T-1'))!.version).toBe(1);
+        expect(await tx((r) => r.tasks.update({ ...next, seq: 99, createdAt: later }, 1))).toBe(true);
+        expect(await store.tasks.get('tl_1', 'T-1')).toEqual(taskRec('T-1', 1, { subject: 'new', version: 2, updatedAt: later }));
+        expect(await tx((r) => r.tasks.update(next, 1))).toBe(false);
+        expect(await tx((r) => r.tasks.update(taskRec('T-9', 9), 1))).toBe(false);
+      });
+    });
+
+    describe('edges', () => {
+      beforeEach(() => seed(['pending'], ['pending'], ['pending'], ['pending']));
+
+      it('are unique per (blocker, blocked), need both tasks, and keep insertion order', async () => {
+        await tx(async (r) => {
+          await r.tasks.addEdge('tl_1', edge('T-3', 'T-4'));
+          await r.tasks.addEdge('tl_1', edge('T-1', 'T-4'));
+          await r.tasks.addEdge('tl_1', edge('T-2', 'T-3'));
+        });
+        await refuses(tx((r) => r.tasks.addEdge('tl_1', edge('T-3', 'T-4'))), 'already exists');
+        await refuses(tx((r) => r.tasks.addEdge('tl_1', edge('T-3', 'T-9'))), 'missing task T-9');
+        expect(await store.tasks.edgesOf(['T-4'])).toEqual([edge('T-3', 'T-4'), edge('T-1', 'T-4')]);
+        expect(await store.tasks.edgesOf(['T-3'])).toEqual([edge('T-3', 'T-4'), edge('T-2', 'T-3')]);
+        expect(await store.tasks.blocksOf(['T-3', 'T-2'])).toEqual([edge('T-3', 'T-4'), edge('T-2', 'T-3')]);
+        expect(await store.tasks.blocksOf(['T-4'])).toEqual([]);
+      });
+
+      it('removing is by the pair, harmless when absent; a re-added edge goes last', async () => {
+        await tx(async (r) => {
+          await r.tasks.addEdge('tl_1', edge('T-1', 'T-4'));
+          await r.tasks.addEdge('tl_1', edge('T-2', 'T-4'));
+          await r.tasks.removeEdge(edge('T-1', 'T-4'));
+          await r.tasks.removeEdge(edge('T-4', 'T-1'));
+          await r.tasks.addEdge('tl_1', edge('T-1', 'T-4'));
+        });
+        expect(await store.tasks.edgesOf(['T-4'])).toEqual([edge('T-2', 'T-4'), edge('T-1', 'T-4')]);
+      });
+
+      it('unresolved blockers: those neither completed nor deleted', async () => {
+        await tx(async (r) => {
+          for (const blocker of ['T-1', 'T-2', 'T-3']) await r.tasks.addEdge('tl_1', edge(blocker, 'T-4'));
+          await r.tasks.addEdge('tl_1', edge('T-1', 'T-2'));
+          for (const [id, status] of [['T-1', 'completed'], ['T-2', 'in_progress']] as const) {
+            const t = (await r.tasks.get('tl_1', id))!;
+            await r.tasks.update({ ...t, status, version: 2 }, 1);
+          }
+        });
+        expect(await store.tasks.unresolvedBlockers(['T-4'])).toEqual([edge('T-2', 'T-4'), edge('T-3', 'T-4')]);
+        expect(await store.tasks.unresolvedBlockers(['T-2', 'T-4'])).toEqual([edge('T-2', 'T-4'), edge('T-3', 'T-4')]);
+        expect(await store.tasks.unresolvedBlockers(['T-1'])).toEqual([]);
+      });
+
+      it('reaches: follows "blocks" edges one or more steps from a task', async () => {
+        await tx(async (r) => {
+          await r.tasks.addEdge('tl_1', edge('T-1', 'T-2'));
+          await r.tasks.addEdge('tl_1', edge('T-2', 'T-3'));
+        });
+        expect(await store.tasks.reaches('T-1', 'T-2')).toBe(true);
+        expect(await store.tasks.reaches('T-1', 'T-3')).toBe(true);
+        expect(await store.tasks.reaches('T-3', 'T-1')).toBe(false);
+        expect(await store.tasks.reaches('T-1', 'T-4')).toBe(false);
+        expect(await store.tasks.reaches('T-1', 'T-1')).toBe(false);
+      });
+    });
+
+    describe('list, firstReady and graph', () => {
+      // T-1 pending alice · T-2 pending · T-3 pending blocked by T-2 · T-4 in_progress bob · T-5 completed · T-6 deleted
+      // · T-7 pending blocked by T-5 (completed) and T-6 (deleted) · T-8 pending bob
+      beforeEach(async () => {
+        await seed(['pending', 'alice'], ['pending'], ['pending'], ['in_progress', 'bob'], ['completed'], ['deleted'], ['pending'], ['pending', 'bob']);
+        await tx(async (r) => {
+          await r.tasks.addEdge('tl_1', edge('T-2', 'T-3'));
+          await r.tasks.addEdge('tl_1', edge('T-5', 'T-7'));
+          await r.tasks.addEdge('tl_1', edge('T-6', 'T-7'));
+          await r.tasks.addEdge('tl_1', edge('T-4', 'T-8'));
+          await r.tasks.addEdge('tl_1', edge('T-5', 'T-2'));
+          // Readiness reads the kept count of open blockers, which the domain refreshes after edges or statuses change.
+          await r.tasks.refreshOpenBlockers(['T-2', 'T-3', 'T-7', 'T-8']);
+        });
+      });
+      const all = { statuses: ['pending', 'in_progress', 'completed', 'deleted'] as TaskStatus[], limit: 100 };
+
+      it('filters by status and owner, in seq order, up to the limit', async () => {
+        expect(ids(await store.tasks.list('tl_1', all))).toEqual(['T-1', 'T-2', 'T-3', 'T-4', 'T-5', 'T-6', 'T-7', 'T-8']);
+        expect(ids(await store.tasks.list('tl_1', { statuses: ['in_progress', 'completed'], limit: 100 }))).toEqual(['T-4', 'T-5']);
+        expect(ids(await store.tasks.list('tl_1', { ...all, owner: 'bob' }))).toEqual(['T-4', 'T-8']);
+        expect(ids(await store.tasks.list('tl_1', { ...all, limit: 3 }))).toEqual(['T-1', 'T-2', 'T-3']);
+        expect(ids(await store.tasks.list('tl_2', all))).toEqual([]);
+      });
+
+      it('readyFor: pending, unowned or the agent own, every blocker completed or deleted', async () => {
+        expect(ids(await store.tasks.list('tl_1', { ...all, readyFor: 'alice' }))).toEqual(['T-1', 'T-2', 'T-7']);
+        expect(ids(await store.tasks.list('tl_1', { ...all, readyFor: 'bob' }))).toEqual(['T-2', 'T-7']);
+        expect(ids(await store.tasks.list('tl_1', { ...all, readyFor: 'alice', owner: 'alice' }))).toEqual(['T-1']);
+      });
+
+      it('firstReady is the oldest ready task for the agent, or null', async () => {
+        expect((await store.tasks.firstReady('tl_1', 'alice'))!.id).toBe('T-1');
+        expect((await store.tasks.firstReady('tl_1', 'bob'))!.id).toBe('T-2');
+        expect(await store.tasks.firstReady('tl_2', 'bob')).toBeNull();
+      });
+
+      it('graph: the tasks with the statuses, and only the edges among them', async () => {
+        const g = await store.tasks.graph('tl_1', ['pending', 'in_progress']);
+        expect(ids(g.tasks)).toEqual(['T-1', 'T-2', 'T-3', 'T-4', 'T-7', 'T-8']);
+        expect(g.edges).toEqual([edge('T-2', 'T-3'), edge('T-4', 'T-8')]);
+      });
+    });
+
+    describe('change log', () => {
+      it('is unique per (list, seq); read per task and per list after a position, oldest first', async () => {
+        await seed(['pending'], ['pending']);
+        await tx(async (r) => {
+          await r.tasks.appendChange(change(2, 'T-1'));
+          await r.tasks.appendChange(change(1, 'T-2'));
+          await r.tasks.appendChange(change(3, 'T-1'));
+        });
+        await refuses(tx((r) => r.tasks.appendChange(change(2, 'T-2'))), 'already exists');
+        expect((await store.tasks.changesOf('T-1')).map((c) => c.seq)).toEqual([2, 3]);
+        expect((await store.tasks.changesAfter('tl_1', 1, 10)).map((c) => c.seq)).toEqual([2, 3]);
+        expect((await store.tasks.changesAfter('tl_1', 0, 2)).map((c) => c.seq)).toEqual([1, 2]);
+        expect(await store.tasks.changesAfter('tl_2', 0, 10)).toEqual([]);
+        expect((await store.tasks.changesOf('T-2'))[0]).toEqual(change(1, 'T-2'));
+      });
+    });
+
+    it('task writes of a failed transaction leave nothing', async () => {
+      const before = under.snapshot();
+      await expect(
+        tx(async (r) => {
+          await r.tasks.insert(taskRec('T-1', await r.tasks.nextTaskSeq('tl_1')));
+          await r.tasks.insert(taskRec('T-2', await r.tasks.nextTaskSeq('tl_1')));
+          await r.tasks.addEdge('tl_1', edge('T-1', 'T-2'));
+          await r.tasks.appendChange(change(await r.tasks.nextChangeSeq('tl_1'), 'T-1'));
+          throw new Error('boom');
+        }),
+      ).rejects.toThrow('boom');
+      expect(under.snapshot()).toEqual(before);
+    });
+  });
+});

@@ -1,0 +1,58 @@
+// Runs the app in the test's own process (startApp on port 0, real HTTP and SSE), configured from the same
+// environment variables the command reads, with its log lines captured in memory for output().
+import { type App, createLogger, loadConfig, startApp } from '@agent-tasks/server';
+import type { RunningServer } from './server.ts';
+
+/** Settings only a separate process can have: they are refused here rather than silently ignored. */
+const needsProcess = ['NODE_OPTIONS'];
+
+export async function startInProcess(databaseFile: string, adminKey: string | null, extraEnv: Record<string, string> = {}): Promise<RunningServer> {
+  const blocked = needsProcess.find((name) => extraEnv[name] !== undefined);
+  if (blocked) throw new Error(`${blocked} needs a separate process: start the server with { process: true }`);
+  // The same variables the child process would get (see spawnMain), minus the inherited environment.
+  const env: NodeJS.ProcessEnv = {
+    AGENT_TASKS_WORKERS: '1',
+    AGENT_TASKS_CHANNEL_ALLOWLIST: '127.0.0.1',
+    LOG_FORMAT: 'json',
+    ...extraEnv,
+    DATABASE_URL: `file:${databaseFile}`,
+    PORT: extraEnv.PORT ?? '0',
+    HOST: '127.0.0.1',
+    ...(adminKey ? { AGENT_TASKS_ADMIN_KEY: adminKey } : {}),
+  };
+  const config = loadConfig(env);
+  if (config.workers > 1) throw new Error('--workers needs a separate process: start the server with { process: true }');
+  let output = '';
+  const sink = { write: (line: string) => void (output += line) };
+  const boot = async () => {
+    try {
+      return await startApp({ ...config, log: createLogger(config.log, sink) });
+    } catch (error) {
+      // The command prints a refusal's text and exits; tests of a refused start read the same text from the error.
+      if (error instanceof Error) throw new Error(`server did not start:\n${error.message}\n${output}`);
+      throw error;
+    }
+  };
+  let app: App | null = await boot();
+  const server: RunningServer = {
+    url: app.url,
+    adminKey: adminKey ?? '',
+    databaseFile,
+    output: () => output,
+    process: () => {
+      throw new Error('this server runs in process: start it with { process: true } to reach its process');
+    },
+    async stop() {
+      const closing = app;
+      app = null;
+      await closing?.close();
+      return closing ? 0 : null;
+    },
+    async restart() {
+      await server.stop();
+      app = await boot();
+      server.url = app.url;
+    },
+  };
+  return server;
+}
