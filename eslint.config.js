@@ -5,7 +5,7 @@ import reactHooks from 'eslint-plugin-react-hooks';
 import tseslint from 'typescript-eslint';
 
 export default tseslint.config(
-  { ignores: ['**/dist/**', '**/node_modules/**', '**/generated/**', 'docs/**'] },
+  { ignores: ['**/dist/**', '**/node_modules/**', '**/generated/**', 'docs/**', '.tsbuild/**'] },
   js.configs.recommended,
   ...tseslint.configs.recommendedTypeChecked,
   {

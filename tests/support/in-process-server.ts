@@ -29,7 +29,7 @@ export async function startInProcess(databaseFile: string, adminKey: string | nu
       return await startApp({ ...config, log: createLogger(config.log, sink) });
     } catch (error) {
       // The command prints a refusal's text and exits; tests of a refused start read the same text from the error.
-      if (error instanceof Error) throw new Error(`server did not start:\n${error.message}\n${output}`);
+      if (error instanceof Error) throw new Error(`server did not start:\n${error.message}\n${output}`, { cause: error });
       throw error;
     }
   };

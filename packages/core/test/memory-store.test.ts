@@ -82,8 +82,8 @@ describe('fakes', () => {
     expect(clock.now().toISOString()).toBe('2026-02-02T00:00:00.000Z');
   });
 
-  it('the fake deps carry the public URL of run pages', () => {
-    expect(makeDeps().deps.publicUrl).toBe(PUBLIC_URL);
+  it('the fake deps carry the address of run pages', () => {
+    expect(makeDeps().deps.runPage('run_1')).toBe(`${PUBLIC_URL}/runs/run_1`);
   });
 
   it('the fake sender answers as scripted, then with its fallback, and records every call', async () => {
