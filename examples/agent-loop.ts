@@ -41,7 +41,9 @@ function ok(results: string[]) {
  */
 function* scriptedModel(): Generator<Reply, void, string[]> {
   // 1. A todo list for the whole job: always sent whole.
-  const plan = (states: ['pending' | 'in_progress' | 'completed', 'pending' | 'in_progress' | 'completed', 'pending' | 'in_progress' | 'completed']) =>
+  const plan = (
+    states: ['pending' | 'in_progress' | 'completed', 'pending' | 'in_progress' | 'completed', 'pending' | 'in_progress' | 'completed'],
+  ) =>
     call('todo_write', {
       todos: [
         { content: 'Lay out the task graph', status: states[0] },
@@ -73,7 +75,14 @@ function* scriptedModel(): Generator<Reply, void, string[]> {
 
   // Both branches at once: two tool calls in one turn, run in parallel.
   ok(yield { toolCalls: [call('TaskClaim', { listName, id: fe }), call('TaskClaim', { listName, id: be })] });
-  ok(yield { toolCalls: [call('TaskUpdate', { listName, id: fe, status: 'completed' }), call('TaskUpdate', { listName, id: be, status: 'completed' })] });
+  ok(
+    yield {
+      toolCalls: [
+        call('TaskUpdate', { listName, id: fe, status: 'completed' }),
+        call('TaskUpdate', { listName, id: be, status: 'completed' }),
+      ],
+    },
+  );
   // Now the join is ready: claim the oldest ready task (no id) and finish it.
   const [claimed] = ok(yield { toolCalls: [call('TaskClaim', { listName })] });
   read(claimed, /^Claimed (T-\S+) \[in_progress\] Run integration tests/, 'the integration task claimed');
@@ -108,7 +117,13 @@ function* scriptedModel(): Generator<Reply, void, string[]> {
     if (steps > 10) throw new Error(`the run did not finish: ${directive}`);
     const attemptId = read(directive, /call checklist_step with runId "[^"]+", attemptId "([^"]+)"/, 'the step attempt id');
     const action = read(directive, /^Task \d+\/\d+: (.+)$/m, 'the current action');
-    [directive] = ok(yield { toolCalls: [call('checklist_step', { runId, attemptId, evidence: `Done: ${action}`, progress_execution_outcome: `${action}: done` })] });
+    [directive] = ok(
+      yield {
+        toolCalls: [
+          call('checklist_step', { runId, attemptId, evidence: `Done: ${action}`, progress_execution_outcome: `${action}: done` }),
+        ],
+      },
+    );
   }
   ok(yield { toolCalls: [call('checklist_get', { runId }), plan(['completed', 'completed', 'completed'])] });
 

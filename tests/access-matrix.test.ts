@@ -17,11 +17,23 @@ import { type RunningServer, startServer } from './support/server.ts';
 let server: RunningServer;
 const tokens = {} as Record<Actor, string>;
 /** Ids of the resources the calls aim at (all the owner's, in the first workspace). */
-const f = { owner: '', taskId: '', runId: '', intakeRunId: '', startAttemptId: '', keyId: '', channelId: '', doomedChannelId: '', messageId: '' };
+const f = {
+  owner: '',
+  taskId: '',
+  runId: '',
+  intakeRunId: '',
+  startAttemptId: '',
+  keyId: '',
+  channelId: '',
+  doomedChannelId: '',
+  messageId: '',
+};
 
 beforeAll(async () => {
   // The brake on failed authentications is tested elsewhere; here revoked keys fail on purpose many times.
-  server = await startServer({ env: { AGENT_TASKS_AUTH_FAILURES_PER_ADDRESS: '100000', AGENT_TASKS_AUTH_FAILURES_PER_KEY_PREFIX: '100000' } });
+  server = await startServer({
+    env: { AGENT_TASKS_AUTH_FAILURES_PER_ADDRESS: '100000', AGENT_TASKS_AUTH_FAILURES_PER_KEY_PREFIX: '100000' },
+  });
   const admin = adminClient(server);
   const key = async (role: 'agent' | 'viewer') => (await admin.keys.create({ name: `matrix ${role}`, role })).token;
   const agent = await key('agent');
@@ -33,7 +45,9 @@ beforeAll(async () => {
   await admin.keys.revoke({ id: doomed.key.id });
   const other = await admin.workspaces.create({ name: 'second workspace' });
   const otherAdmin = createClient({ url: server.url, token: other.adminKey });
-  const otherSession = await openSessionClient(createClient({ url: server.url, token: (await otherAdmin.keys.create({ name: 'a', role: 'agent' })).token }));
+  const otherSession = await openSessionClient(
+    createClient({ url: server.url, token: (await otherAdmin.keys.create({ name: 'a', role: 'agent' })).token }),
+  );
   Object.assign(tokens, {
     anonymous: '',
     admin: server.adminKey,
@@ -57,7 +71,11 @@ beforeAll(async () => {
   const tasks = [1, 2, 3, 4].map((n) => ({ action: `Step ${n}`, expected_result: `Step ${n} done` }));
   await nameAndIntake(s, { runId: run.id, name: 'Matrix run', progress_checklist_outcome: 'Four steps', tasks });
   f.runId = run.id;
-  f.intakeRunId = (await s.runs.execute({ startAttemptId: (await s.runs.prepare({ parentExecutionId: 'none', skipNotificationCheck: true })).startAttemptId })).id;
+  f.intakeRunId = (
+    await s.runs.execute({
+      startAttemptId: (await s.runs.prepare({ parentExecutionId: 'none', skipNotificationCheck: true })).startAttemptId,
+    })
+  ).id;
   f.startAttemptId = (await s.runs.prepare({ parentExecutionId: 'none', skipNotificationCheck: true })).startAttemptId;
   f.keyId = (await admin.keys.create({ name: 'revoke target', role: 'viewer' })).key.id;
   f.messageId = (await admin.trpc.dashboard.outbox.query({})).messages[0]?.id ?? '';
@@ -101,7 +119,12 @@ const inputs: Record<string, () => unknown> = {
   'task.import': () => ({
     listName: 'matrix-import',
     format: 'claude',
-    files: [{ name: '1.json', content: JSON.stringify({ id: '1', subject: 'Imported', description: '', status: 'pending', blocks: [], blockedBy: [] }) }],
+    files: [
+      {
+        name: '1.json',
+        content: JSON.stringify({ id: '1', subject: 'Imported', description: '', status: 'pending', blocks: [], blockedBy: [] }),
+      },
+    ],
   }),
   'task.export': () => ({ listName: 'matrix', format: 'sisyphus' }),
   'task.watch': () => ({ listName: 'matrix', from: 'start' }),
@@ -109,7 +132,12 @@ const inputs: Record<string, () => unknown> = {
   'run.execute': () => ({ startAttemptId: f.startAttemptId }),
   'run.name': () => ({ runId: f.intakeRunId, name: 'Named by the matrix' }),
   'run.intake': () => ({ runId: f.intakeRunId, tasks: checklist, progress_checklist_outcome: 'One step' }),
-  'run.step': async () => ({ runId: f.runId, attemptId: await attemptOf(f.runId), evidence: 'Checked', progress_execution_outcome: 'Done' }),
+  'run.step': async () => ({
+    runId: f.runId,
+    attemptId: await attemptOf(f.runId),
+    evidence: 'Checked',
+    progress_execution_outcome: 'Done',
+  }),
   'run.teleport': async () => ({ runId: f.runId, attemptId: await attemptOf(f.runId), teleportTo: 'teleport-revise-tasks' }),
   'run.revise': async () => ({
     runId: f.runId,
@@ -141,15 +169,19 @@ const inputs: Record<string, () => unknown> = {
   'dashboard.watchRunLink': () => ({ runId: f.runId }),
 };
 
-const procedures = Object.entries((appRouter as unknown as { _def: { procedures: Record<string, { _def: { type: string } }> } })._def.procedures).map(
-  ([p, def]) => ({ path: p, type: def._def.type }),
-);
+const procedures = Object.entries(
+  (appRouter as unknown as { _def: { procedures: Record<string, { _def: { type: string } }> } })._def.procedures,
+).map(([p, def]) => ({ path: p, type: def._def.type }));
 
 function rowCounts() {
   const db = new Database(server.databaseFile, { readonly: true, fileMustExist: true });
   try {
-    const tables = db.prepare("SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite_%' AND name <> '_prisma_migrations'").all() as { name: string }[];
-    return Object.fromEntries(tables.map(({ name }) => [name, (db.prepare(`SELECT COUNT(*) AS n FROM "${name}"`).get() as { n: number }).n]));
+    const tables = db
+      .prepare("SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite_%' AND name <> '_prisma_migrations'")
+      .all() as { name: string }[];
+    return Object.fromEntries(
+      tables.map(({ name }) => [name, (db.prepare(`SELECT COUNT(*) AS n FROM "${name}"`).get() as { n: number }).n]),
+    );
   } finally {
     db.close();
   }
@@ -239,7 +271,10 @@ describe('the access matrix', () => {
       const lines = procedures.map((p) => `  '${p.path}': { ${ACTORS.map((a) => `${a}: '${actual[p.path]![a]}'`).join(', ')} },`);
       const file = path.join(import.meta.dirname, 'access-matrix.table.ts');
       const head = (await import('node:fs')).readFileSync(file, 'utf8').split('export const expected')[0];
-      writeFileSync(file, `${head}export const expected = {\n${lines.join('\n')}\n} as const satisfies Record<string, Record<Actor, string>>;\n`);
+      writeFileSync(
+        file,
+        `${head}export const expected = {\n${lines.join('\n')}\n} as const satisfies Record<string, Record<Actor, string>>;\n`,
+      );
     }
     expect(mismatches).toEqual([]);
   }, 300_000);

@@ -36,7 +36,10 @@ describe('architecture rules', () => {
   it('catch a Node module or an I/O package in core or schema, app code in schema, the server in the SDK, and a cycle', async () => {
     copyFileSync(join(root, 'tsconfig.base.json'), join(scratch, 'tsconfig.base.json'));
     write('packages/core/src/io.ts', "import { readFileSync } from 'node:fs';\nexport const read = readFileSync;\n");
-    write('packages/schema/src/rpc.ts', "import { initTRPC } from '@trpc/server';\nimport { x } from '../../../apps/server/src/app.ts';\nexport const t = [initTRPC, x];\n");
+    write(
+      'packages/schema/src/rpc.ts',
+      "import { initTRPC } from '@trpc/server';\nimport { x } from '../../../apps/server/src/app.ts';\nexport const t = [initTRPC, x];\n",
+    );
     write('apps/server/src/app.ts', 'export const x = 1;\n');
     write('packages/sdk/src/client.ts', "import { x } from '../../../apps/server/src/app.ts';\nexport const y = x;\n");
     write('packages/sdk/src/types.ts', "import type { x } from '../../../apps/server/src/app.ts';\nexport type Y = typeof x;\n");

@@ -22,7 +22,12 @@ async function server(env: Record<string, string> = {}, options: { adminKey?: st
 async function whoami(s: RunningServer, token: string) {
   const res = await fetch(`${s.url}/trpc/workspace.whoami`, { headers: { authorization: `Bearer ${token}` } });
   const body = (await res.json()) as { error?: { message: string; data: { appCode: string } } };
-  return { status: res.status, retryAfter: res.headers.get('retry-after'), message: body.error?.message ?? null, appCode: body.error?.data.appCode ?? null };
+  return {
+    status: res.status,
+    retryAfter: res.headers.get('retry-after'),
+    message: body.error?.message ?? null,
+    appCode: body.error?.data.appCode ?? null,
+  };
 }
 
 /** Opens a raw SSE subscription and returns the first event it gets (a data event or a serialized error). */
@@ -37,8 +42,13 @@ async function firstEvent(s: RunningServer, path: string, headers: Record<string
       const { value, done } = await reader.read();
       if (done) return { event: 'end', data: text };
       text += new TextDecoder().decode(value);
-      const match = /event: (serialized-error)\ndata: (.*)\n|(?:^|\n)(?:id: .*\n)?data: (.*)\n/.exec(text.replace(/event: connected\ndata: .*\n\n/, ''));
-      if (match) return match[1] ? { event: 'error', data: JSON.parse(match[2]!) as { message: string } } : { event: 'data', data: JSON.parse(match[3]!) as unknown };
+      const match = /event: (serialized-error)\ndata: (.*)\n|(?:^|\n)(?:id: .*\n)?data: (.*)\n/.exec(
+        text.replace(/event: connected\ndata: .*\n\n/, ''),
+      );
+      if (match)
+        return match[1]
+          ? { event: 'error', data: JSON.parse(match[2]!) as { message: string } }
+          : { event: 'data', data: JSON.parse(match[3]!) as unknown };
     }
   } finally {
     clearTimeout(timer);
@@ -66,7 +76,11 @@ describe('a brake on bad credentials', () => {
     expect(Number(limited.retryAfter)).toBeLessThanOrEqual(60);
     const mcp = await fetch(`${s.url}/mcp`, {
       method: 'POST',
-      headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream', authorization: 'Bearer atk_mcp_guess_123456789' },
+      headers: {
+        'content-type': 'application/json',
+        accept: 'application/json, text/event-stream',
+        authorization: 'Bearer atk_mcp_guess_123456789',
+      },
       body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'initialize', params: {} }),
     });
     expect(mcp.status).toBe(429);
@@ -83,7 +97,10 @@ describe('a brake on bad credentials', () => {
     const limited = await whoami(s, 'atk_leaked_abcdeZ_other');
     expect(limited).toMatchObject({ status: 429, appCode: 'RATE_LIMITED' });
     expect(limited.message).toMatch(/^Error: too many failed authentications with tokens starting like this one; try again in \d+ s\.$/);
-    expect(await whoami(s, 'atk_unrelated_token_1')).toMatchObject({ status: 401, message: 'Error: unauthorized: unknown API key or session token.' });
+    expect(await whoami(s, 'atk_unrelated_token_1')).toMatchObject({
+      status: 401,
+      message: 'Error: unauthorized: unknown API key or session token.',
+    });
   });
 });
 
@@ -105,7 +122,10 @@ describe('no token in a URL: live streams open with single-use stream tickets', 
     const { session, token, client } = await sessionClient(s, 'ticket holder');
     await client.todo.write({ todos: [{ content: 'Seen through a ticket', status: 'pending' }] });
     const issue = async () => {
-      const res = await fetch(`${s.url}/trpc/auth.streamTicket`, { method: 'POST', headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' } });
+      const res = await fetch(`${s.url}/trpc/auth.streamTicket`, {
+        method: 'POST',
+        headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' },
+      });
       return ((await res.json()) as { result: { data: { ticket: string; expiresAt: string } } }).result.data;
     };
     const { ticket, expiresAt } = await issue();
@@ -121,20 +141,28 @@ describe('no token in a URL: live streams open with single-use stream tickets', 
 
     const late = await issue();
     await new Promise((resolve) => setTimeout(resolve, 1_700));
-    expect(await firstEvent(s, watchPath('todo.watch', { sessionId: session.id, from: 'start' }, { ticket: late.ticket }))).toMatchObject({ event: 'error', data: { message: used } });
+    expect(await firstEvent(s, watchPath('todo.watch', { sessionId: session.id, from: 'start' }, { ticket: late.ticket }))).toMatchObject({
+      event: 'error',
+      data: { message: used },
+    });
 
     const forCall = await issue();
-    const call = await fetch(`${s.url}/trpc/workspace.whoami?connectionParams=${encodeURIComponent(JSON.stringify({ ticket: forCall.ticket }))}`);
+    const call = await fetch(
+      `${s.url}/trpc/workspace.whoami?connectionParams=${encodeURIComponent(JSON.stringify({ ticket: forCall.ticket }))}`,
+    );
     expect(((await call.json()) as { error: { message: string } }).error.message).toBe(
       'Error: unauthorized: a stream ticket opens a live stream only; send other calls with `Authorization: Bearer <token>`.',
     );
     // A ticket cannot be had without a token, nor with a ticket.
     const json = { 'content-type': 'application/json' };
     expect((await fetch(`${s.url}/trpc/auth.streamTicket`, { method: 'POST', headers: json })).status).toBe(401);
-    const byTicket = await fetch(`${s.url}/trpc/auth.streamTicket?connectionParams=${encodeURIComponent(JSON.stringify({ ticket: (await issue()).ticket }))}`, {
-      method: 'POST',
-      headers: json,
-    });
+    const byTicket = await fetch(
+      `${s.url}/trpc/auth.streamTicket?connectionParams=${encodeURIComponent(JSON.stringify({ ticket: (await issue()).ticket }))}`,
+      {
+        method: 'POST',
+        headers: json,
+      },
+    );
     expect(byTicket.status).toBe(401);
   });
 
@@ -169,7 +197,9 @@ describe('weak admin keys', () => {
     await expect(startServer({ databaseFile, adminKey: 'a'.repeat(24) })).rejects.toThrow(
       'Error: AGENT_TASKS_ADMIN_KEY is too weak: it uses only 1 distinct character; use at least 24 random characters (for example `openssl rand -hex 24`).',
     );
-    await expect(startServer({ databaseFile, adminKey: 'abcdefghijklmnopqrstuvwxyz' })).rejects.toThrow('it contains a run of 26 consecutive characters');
+    await expect(startServer({ databaseFile, adminKey: 'abcdefghijklmnopqrstuvwxyz' })).rejects.toThrow(
+      'it contains a run of 26 consecutive characters',
+    );
   });
 
   it('a weak key stored before weak keys were refused is refused when used', async () => {

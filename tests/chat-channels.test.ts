@@ -75,7 +75,13 @@ function checklistOf(kind: ChatKind, body: unknown) {
   const lines = visibleLines(kind, body);
   const marked = lines.map((l) => MARK_LINE.exec(l)).filter((m): m is RegExpExecArray => m !== null);
   const more = lines.map((l) => /^… and (\d+) more$/.exec(l)).find((m) => m !== null);
-  return { lines, marks: marked.map((m) => m[1]), positions: marked.map((m) => Number(m[2])), actions: marked.map((m) => m[3]), more: more ? Number(more[1]) : 0 };
+  return {
+    lines,
+    marks: marked.map((m) => m[1]),
+    positions: marked.map((m) => Number(m[2])),
+    actions: marked.map((m) => m[3]),
+    more: more ? Number(more[1]) : 0,
+  };
 }
 
 const delivered = (s: AgentTasksClient, runId: string, count: number) =>
@@ -94,7 +100,11 @@ describe('channel kinds', () => {
     expect((await w.admin.channels.list()).channels.map((c) => c.kind)).toEqual(['webhook', 'slack']);
 
     const before = countRows(server, 'NotificationChannel');
-    for (const [kind, shown] of [['telegram', '"telegram"'], ['Slack', '"Slack"'], [7, '7']] as const) {
+    for (const [kind, shown] of [
+      ['telegram', '"telegram"'],
+      ['Slack', '"Slack"'],
+      [7, '7'],
+    ] as const) {
       const refusal = await refused(w.admin.channels.create({ name: 'Bad', url: 'https://chat.example/x', kind } as never));
       expect(refusal).toMatchObject({
         code: 'INVALID_INPUT',
@@ -134,10 +144,18 @@ describe('notifications in each kind', () => {
       ] as const) {
         const lines = visibleLines(kind, hook.body);
         expect(lines, kind).toContain('Todo List — Ship the release notes');
-        expect(lines.some((l) => l.includes(title)), `${kind}: ${title}`).toBe(true);
+        expect(
+          lines.some((l) => l.includes(title)),
+          `${kind}: ${title}`,
+        ).toBe(true);
         const checklist = checklistOf(kind, hook.body);
         // The executed order: drafting and reviewing come before publishing, which needs them.
-        expect(checklist, kind).toMatchObject({ marks, positions: [1, 2, 3], actions: ['Draft the notes', 'Review the notes', 'Publish the notes'], more: 0 });
+        expect(checklist, kind).toMatchObject({
+          marks,
+          positions: [1, 2, 3],
+          actions: ['Draft the notes', 'Review the notes', 'Publish the notes'],
+          more: 0,
+        });
         expect(linkOf(kind, hook.body), kind).toBe(link);
       }
       // Before work starts, the reader sees where the order differs from the written list.
@@ -145,19 +163,27 @@ describe('notifications in each kind', () => {
       expect(visibleLines(kind, second.body), kind).not.toContain('Order changed from the written list:');
     }
     expect(channels.slack.receiver.received[0]?.body).toMatchObject({ text: 'Checklist ready: Todo List — Ship the release notes' });
-    expect(channels.discord.receiver.received[0]?.body).toMatchObject({ allowed_mentions: { parse: [] }, embeds: [{ url: link, footer: { text: 'Checklist ready' } }] });
+    expect(channels.discord.receiver.received[0]?.body).toMatchObject({
+      allowed_mentions: { parse: [] },
+      embeds: [{ url: link, footer: { text: 'Checklist ready' } }],
+    });
   });
 
   it('a checklist of 100 long tasks fits every service: cut with "… and N more", delivered, never refused', async () => {
     const w = await workspace('long');
     const channels = await everyKind(w.admin);
-    const actions = Array.from({ length: 100 }, (_, i) => `Task ${i + 1}: ${'migrate one more table, check its rows and indexes, '.repeat(18)}`.slice(0, 1000));
+    const actions = Array.from({ length: 100 }, (_, i) =>
+      `Task ${i + 1}: ${'migrate one more table, check its rows and indexes, '.repeat(18)}`.slice(0, 1000),
+    );
     const run = await walkRun(w.session, `Migrate ${'the whole warehouse schema '.repeat(7)}`.trim(), actions);
     await delivered(w.session, run.id, 8);
 
     for (const kind of CHAT_KINDS) {
       const got = channels[kind].receiver.received;
-      expect(got.map((h) => [h.status, h.problems]), kind).toEqual([
+      expect(
+        got.map((h) => [h.status, h.problems]),
+        kind,
+      ).toEqual([
         [200, []],
         [200, []],
       ]);
@@ -173,14 +199,18 @@ describe('notifications in each kind', () => {
     expect((channels.webhook.receiver.accepted()[0]?.body as { checklist: unknown[] }).checklist).toHaveLength(100);
   });
 
-  it('a 300-task checklist (beyond a run\'s 100 tasks, rendered directly) is accepted by every service stand-in', async () => {
+  it("a 300-task checklist (beyond a run's 100 tasks, rendered directly) is accepted by every service stand-in", async () => {
     const tasks = Array.from({ length: 300 }, (_, i) => ({ action: `Check shard ${i + 1} of the orders index`, expected_result: 'ok' }));
     const run = { id: 'run_300', name: 'Reindex all shards', tasks, moves: [] };
     for (const kind of CHAT_KINDS) {
       const r = await receiver(kind);
       for (const which of ['checklist_ready', 'all_tasks_done'] as const) {
         const body = notificationPayload(kind, notificationFor(which, run, server.url), `run_300:${which}`);
-        const response = await fetch(r.url, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) });
+        const response = await fetch(r.url, {
+          method: 'POST',
+          headers: { 'content-type': 'application/json' },
+          body: JSON.stringify(body),
+        });
         expect(response.status, `${kind} ${which}: ${r.received.at(-1)?.problems.join('; ')}`).toBe(200);
         const checklist = checklistOf(kind, body);
         expect(checklist.positions.length + checklist.more, kind).toBe(300);
@@ -194,15 +224,28 @@ describe('notifications in each kind', () => {
     const section = (text: string) => ({ type: 'section', text: { type: 'plain_text', text } });
     const card = (text: string) => ({
       type: 'message',
-      attachments: [{ contentType: 'application/vnd.microsoft.card.adaptive', content: { type: 'AdaptiveCard', version: '1.4', body: [{ type: 'TextBlock', text }] } }],
+      attachments: [
+        {
+          contentType: 'application/vnd.microsoft.card.adaptive',
+          content: { type: 'AdaptiveCard', version: '1.4', body: [{ type: 'TextBlock', text }] },
+        },
+      ],
     });
     const cases: [ChatKind, unknown, string][] = [
       ['slack', { text: 'x', blocks: Array.from({ length: 51 }, () => section('a')) }, '51 blocks (at most 50)'],
       ['slack', { text: 'x', blocks: [section('a'.repeat(3001))] }, 'section 0 text is 3001 characters (1–3000)'],
-      ['slack', { text: 'x', blocks: [{ type: 'header', text: { type: 'plain_text', text: 'h'.repeat(151) } }] }, 'header 0 text is 151 characters (1–150)'],
+      [
+        'slack',
+        { text: 'x', blocks: [{ type: 'header', text: { type: 'plain_text', text: 'h'.repeat(151) } }] },
+        'header 0 text is 151 characters (1–150)',
+      ],
       ['discord', { content: 'c'.repeat(2001) }, 'content is 2001 characters (at most 2000)'],
       ['discord', { embeds: [{ title: 't', description: 'd'.repeat(4097) }] }, 'embed 0 description is 4097 characters (at most 4096)'],
-      ['discord', { embeds: [{ description: 'd'.repeat(4000) }, { description: 'd'.repeat(2001) }] }, 'embeds hold 6001 characters (at most 6000)'],
+      [
+        'discord',
+        { embeds: [{ description: 'd'.repeat(4000) }, { description: 'd'.repeat(2001) }] },
+        'embeds hold 6001 characters (at most 6000)',
+      ],
       ['teams', card('x'.repeat(29 * 1024)), `message is ${JSON.stringify(card('x'.repeat(29 * 1024))).length} bytes (at most 28 KB)`],
       ['teams', { type: 'message', attachments: [{ contentType: 'application/json', content: {} }] }, 'not an Adaptive Card attachment'],
     ];
@@ -221,7 +264,12 @@ describe('notifications in each kind', () => {
     const channel = await w.admin.channels.create({ name: 'Flaky Discord', url: r.url, kind: 'discord' });
     const { startAttemptId } = await w.session.runs.prepare({ parentExecutionId: 'none' });
     const run = await w.session.runs.execute({ startAttemptId });
-    await nameAndIntake(w.session, { runId: run.id, name: 'One task', tasks: [{ action: 'Do it', expected_result: 'Done' }], progress_checklist_outcome: 'One task' });
+    await nameAndIntake(w.session, {
+      runId: run.id,
+      name: 'One task',
+      tasks: [{ action: 'Do it', expected_result: 'Done' }],
+      progress_checklist_outcome: 'One task',
+    });
     const [notification] = await delivered(w.session, run.id, 1);
     expect(notification).toMatchObject({ kind: 'checklist_ready', channelId: channel.id, attempts: 3, delivered: true, lastError: null });
     expect(r.received.map((h) => h.status)).toEqual([503, 503, 200]);
@@ -231,7 +279,7 @@ describe('notifications in each kind', () => {
 });
 
 describe('channel.sendTest', () => {
-  it('an admin sends a test message in the channel\'s kind and reads whether it was accepted; nothing is queued', async () => {
+  it("an admin sends a test message in the channel's kind and reads whether it was accepted; nothing is queued", async () => {
     const w = await workspace('test-message');
     const channels = await everyKind(w.admin);
     const outboxBefore = countRows(server, 'OutboxMessage');
@@ -242,7 +290,12 @@ describe('channel.sendTest', () => {
       expect(hook?.status).toBe(200);
       expect(hook?.headers['idempotency-key']).toMatch(new RegExp(`^test:${id}:`));
       if (kind === 'webhook') {
-        expect(hook?.body).toMatchObject({ kind: 'test', title: 'Test message', heading: 'agent-tasks — webhook channel', channel: { id, kind: 'webhook' } });
+        expect(hook?.body).toMatchObject({
+          kind: 'test',
+          title: 'Test message',
+          heading: 'agent-tasks — webhook channel',
+          channel: { id, kind: 'webhook' },
+        });
       } else {
         expect(hook?.problems).toEqual([]);
         const lines = visibleLines(kind, hook?.body);
@@ -258,7 +311,12 @@ describe('channel.sendTest', () => {
     const gone = await receiver('slack');
     gone.respond = () => 404;
     const slack = await w.admin.channels.create({ name: 'Gone', url: gone.url, kind: 'slack' });
-    expect(await w.admin.trpc.channel.sendTest.mutate({ id: slack.id })).toEqual({ channelId: slack.id, kind: 'slack', delivered: false, error: 'HTTP 404' });
+    expect(await w.admin.trpc.channel.sendTest.mutate({ id: slack.id })).toEqual({
+      channelId: slack.id,
+      kind: 'slack',
+      delivered: false,
+      error: 'HTTP 404',
+    });
     await gone.down();
     const down = await w.admin.trpc.channel.sendTest.mutate({ id: slack.id });
     expect(down).toMatchObject({ delivered: false, error: 'connection refused' });

@@ -53,7 +53,9 @@ afterAll(() => server?.stop());
  * slow answer into a missing record); the timeout tests run with the default 2 s.
  */
 function runHook(input: unknown, env: Record<string, string | undefined> = {}): Promise<HookRun> {
-  const base = Object.fromEntries(Object.entries(process.env).filter(([k]) => !k.startsWith('AGENT_TASKS_') && !k.startsWith('CLAUDE_CODE_')));
+  const base = Object.fromEntries(
+    Object.entries(process.env).filter(([k]) => !k.startsWith('AGENT_TASKS_') && !k.startsWith('CLAUDE_CODE_')),
+  );
   const started = Date.now();
   const child = spawn(process.execPath, [agentTasksBin, 'hook', 'claude-code'], {
     cwd: repoRoot,
@@ -131,18 +133,28 @@ describe('PostToolUse for TodoWrite', () => {
     await record(todoWrite(s, [todo('Read the issue', 'in_progress', 'Reading the issue')]));
     const session = await sessionOf(s.sessionId);
     const received: { id: string; items: unknown }[] = [];
-    const feed = viewer.todo.watch({ sessionId: session.id, lastEventId: '1' }, { onData: ({ id, data }) => received.push({ id, items: data.items }) });
+    const feed = viewer.todo.watch(
+      { sessionId: session.id, lastEventId: '1' },
+      { onData: ({ id, data }) => received.push({ id, items: data.items }) },
+    );
     try {
-      await record(todoWrite(s, [todo('Read the issue', 'completed', 'Reading the issue'), todo('Plan the change', 'in_progress', 'Planning the change')]));
-      await expect.poll(() => received, { timeout: 10_000 }).toEqual([
-        {
-          id: '2',
-          items: [
-            { content: 'Read the issue', status: 'completed', activeForm: 'Reading the issue' },
-            { content: 'Plan the change', status: 'in_progress', activeForm: 'Planning the change' },
-          ],
-        },
-      ]);
+      await record(
+        todoWrite(s, [
+          todo('Read the issue', 'completed', 'Reading the issue'),
+          todo('Plan the change', 'in_progress', 'Planning the change'),
+        ]),
+      );
+      await expect
+        .poll(() => received, { timeout: 10_000 })
+        .toEqual([
+          {
+            id: '2',
+            items: [
+              { content: 'Read the issue', status: 'completed', activeForm: 'Reading the issue' },
+              { content: 'Plan the change', status: 'in_progress', activeForm: 'Planning the change' },
+            ],
+          },
+        ]);
     } finally {
       feed.unsubscribe();
     }
@@ -170,7 +182,11 @@ describe('PostToolUse for TodoWrite', () => {
     await record(todoWrite(s, [todo('Run the tests', 'pending', 'Running the tests')]));
     const session = await sessionOf(s.sessionId);
     const run = await runHook(todoWrite(s, [todo('Run the tests', 'pending', 'Running'), todo('Run the tests', 'completed', 'Running')]));
-    expect(run).toMatchObject({ code: 0, stdout: '', stderr: 'agent-tasks hook: agent-tasks refused: invalid todos: duplicate content "Run the tests"\n' });
+    expect(run).toMatchObject({
+      code: 0,
+      stdout: '',
+      stderr: 'agent-tasks hook: agent-tasks refused: invalid todos: duplicate content "Run the tests"\n',
+    });
     expect(countRows(server, 'TodoUpdate', '"sessionId" = ?', session.id)).toBe(1);
   });
 
@@ -189,7 +205,9 @@ describe('PostToolUse for TodoWrite', () => {
     });
     expect(countRows(server, 'Session', '"externalId" = ?', s.sessionId)).toBe(1);
     expect(countRows(server, 'SessionToken', '"sessionId" = ?', session.id)).toBe(tokensBefore);
-    expect((await viewer.todo.get({ sessionId: session.id })).items).toEqual([{ content: 'Mine', status: 'pending', activeForm: 'Doing mine' }]);
+    expect((await viewer.todo.get({ sessionId: session.id })).items).toEqual([
+      { content: 'Mine', status: 'pending', activeForm: 'Doing mine' },
+    ]);
   });
 });
 
@@ -210,11 +228,13 @@ describe('PostToolUse for TaskCreate and TaskUpdate', () => {
     const listName = s.sessionId;
     const id = (claudeId: string) => claudeMirrorTaskId(session.workspaceId, listName, claudeId);
     const listed = await agent.tasks.list({ listName });
-    expect(listed.tasks.map((t) => [t.id, t.subject, t.status, t.blockedBy]).sort()).toEqual([
-      [id('1'), 'Build frontend', 'in_progress', []],
-      [id('2'), 'Build backend', 'pending', []],
-      [id('3'), 'Run integration tests', 'pending', [id('1'), id('2')]],
-    ].sort());
+    expect(listed.tasks.map((t) => [t.id, t.subject, t.status, t.blockedBy]).sort()).toEqual(
+      [
+        [id('1'), 'Build frontend', 'in_progress', []],
+        [id('2'), 'Build backend', 'pending', []],
+        [id('3'), 'Run integration tests', 'pending', [id('1'), id('2')]],
+      ].sort(),
+    );
     expect(await agent.tasks.get({ listName, id: id('1') })).toMatchObject({
       subject: 'Build frontend',
       description: 'The React app',
@@ -241,7 +261,11 @@ describe('PostToolUse for TaskCreate and TaskUpdate', () => {
 
     const run = await runHook(taskUpdate(s, { taskId: '9', status: 'completed' }));
     const missing = claudeMirrorTaskId(session.workspaceId, s.sessionId, '9');
-    expect(run).toMatchObject({ code: 0, stdout: '', stderr: `agent-tasks hook: agent-tasks refused: task ${missing} not found in list "${s.sessionId}".\n` });
+    expect(run).toMatchObject({
+      code: 0,
+      stdout: '',
+      stderr: `agent-tasks hook: agent-tasks refused: task ${missing} not found in list "${s.sessionId}".\n`,
+    });
   });
 
   it('sessions sharing CLAUDE_CODE_TASK_LIST_ID share one mirrored list', async () => {
@@ -269,12 +293,19 @@ describe('SessionStart', () => {
       ),
       (async () => {
         // In turn: the list keeps creation order, which the answer follows.
-        for (const [id, subject] of [['1', 'Build frontend'], ['2', 'Build backend'], ['3', 'Run integration tests']] as const) {
+        for (const [id, subject] of [
+          ['1', 'Build frontend'],
+          ['2', 'Build backend'],
+          ['3', 'Run integration tests'],
+        ] as const) {
           await record(taskCreate(s, id, { subject, description: '' }));
         }
       })(),
     ]);
-    await Promise.all([record(taskUpdate(s, { taskId: '3', addBlockedBy: ['1', '2'] })), record(taskUpdate(s, { taskId: '1', status: 'completed' }))]);
+    await Promise.all([
+      record(taskUpdate(s, { taskId: '3', addBlockedBy: ['1', '2'] })),
+      record(taskUpdate(s, { taskId: '1', status: 'completed' })),
+    ]);
 
     const expected = [
       'Todo list (kept by agent-tasks, revision 1; send the whole list again with TodoWrite when it changes):',
@@ -285,7 +316,9 @@ describe('SessionStart', () => {
       '- #2 [pending] Build backend',
       '- #3 [pending] Run integration tests (blocked by #2)',
     ].join('\n');
-    const [compact, resume, startup, clear] = await Promise.all((['compact', 'resume', 'startup', 'clear'] as const).map((source) => runHook(sessionStart(s, source))));
+    const [compact, resume, startup, clear] = await Promise.all(
+      (['compact', 'resume', 'startup', 'clear'] as const).map((source) => runHook(sessionStart(s, source))),
+    );
     for (const run of [compact, resume, startup]) {
       expect(run).toMatchObject({ code: 0, stderr: '' });
       expect(answerOf(run!)).toEqual({ hookSpecificOutput: { hookEventName: 'SessionStart', additionalContext: expected } });
@@ -304,13 +337,25 @@ describe('never blocking the agent', () => {
 
   it('reports bad input and missing settings in one stderr line, exit 0', async () => {
     expect(await runHook('{"session_id": ')).toEqual(
-      expect.objectContaining({ code: 0, stdout: '', stderr: 'agent-tasks hook: the hook input on stdin is not JSON; nothing was recorded.\n' }),
+      expect.objectContaining({
+        code: 0,
+        stdout: '',
+        stderr: 'agent-tasks hook: the hook input on stdin is not JSON; nothing was recorded.\n',
+      }),
     );
     expect(await runHook({ hook_event_name: 'PostToolUse', tool_name: 'TodoWrite' })).toEqual(
-      expect.objectContaining({ code: 0, stdout: '', stderr: 'agent-tasks hook: the hook input is not in the shape Claude Code documents; nothing was recorded.\n' }),
+      expect.objectContaining({
+        code: 0,
+        stdout: '',
+        stderr: 'agent-tasks hook: the hook input is not in the shape Claude Code documents; nothing was recorded.\n',
+      }),
     );
     expect(await runHook(todoWrite(claudeSession(), []), { AGENT_TASKS_TOKEN: '' })).toEqual(
-      expect.objectContaining({ code: 0, stdout: '', stderr: 'agent-tasks hook: set AGENT_TASKS_URL and AGENT_TASKS_TOKEN (an agent key); nothing was recorded.\n' }),
+      expect.objectContaining({
+        code: 0,
+        stdout: '',
+        stderr: 'agent-tasks hook: set AGENT_TASKS_URL and AGENT_TASKS_TOKEN (an agent key); nothing was recorded.\n',
+      }),
     );
   });
 
@@ -344,14 +389,23 @@ describe('never blocking the agent', () => {
       const run = await timed(todoWrite(claudeSession(), [todo('Anything', 'pending', 'Doing anything')]), down.url);
       expect(run.code).toBe(0);
       expect(run.stdout).toBe('');
-      expect(run.stderr).toBe(`agent-tasks hook: could not reach agent-tasks at ${down.url} (connect ECONNREFUSED 127.0.0.1:${down.port}); nothing was recorded.\n`);
+      expect(run.stderr).toBe(
+        `agent-tasks hook: could not reach agent-tasks at ${down.url} (connect ECONNREFUSED 127.0.0.1:${down.port}); nothing was recorded.\n`,
+      );
       expect(run.beyondStart).toBeLessThan(2500);
     });
 
     it('never answering: gives up after 2 s (its stderr line says so), exit 0, within 2.5 s beyond starting the process', async () => {
-      for (const input of [todoWrite(claudeSession(), [todo('Anything', 'pending', 'Doing anything')]), sessionStart(claudeSession(), 'compact')]) {
+      for (const input of [
+        todoWrite(claudeSession(), [todo('Anything', 'pending', 'Doing anything')]),
+        sessionStart(claudeSession(), 'compact'),
+      ]) {
         const run = await timed(input, hangingUrl);
-        expect(run).toMatchObject({ code: 0, stdout: '', stderr: `agent-tasks hook: agent-tasks at ${hangingUrl} did not answer within 2 s; nothing was recorded.\n` });
+        expect(run).toMatchObject({
+          code: 0,
+          stdout: '',
+          stderr: `agent-tasks hook: agent-tasks at ${hangingUrl} did not answer within 2 s; nothing was recorded.\n`,
+        });
         expect(run.beyondStart).toBeLessThan(2500);
       }
     });
@@ -367,7 +421,11 @@ describe('never blocking the agent', () => {
         env: { AGENT_TASKS_URL: hangingUrl, AGENT_TASKS_TOKEN: agentKey },
       });
       const elapsed = performance.now() - started;
-      expect({ code, stdout, stderr }).toEqual({ code: 0, stdout: '', stderr: `agent-tasks hook: agent-tasks at ${hangingUrl} did not answer within 2 s; nothing was recorded.\n` });
+      expect({ code, stdout, stderr }).toEqual({
+        code: 0,
+        stdout: '',
+        stderr: `agent-tasks hook: agent-tasks at ${hangingUrl} did not answer within 2 s; nothing was recorded.\n`,
+      });
       expect(elapsed).toBeGreaterThanOrEqual(1990);
       expect(elapsed).toBeLessThan(2500);
     });

@@ -64,18 +64,42 @@ describe('configuration refusals', () => {
     [{ PORT: 'abc' }, [], 'Error: invalid configuration: PORT must be a whole number from 0 to 65535 (got "abc").'],
     [{ PORT: '70000' }, [], 'Error: invalid configuration: PORT must be a whole number from 0 to 65535 (got "70000").'],
     [{}, ['--port', '-1'], 'Error: invalid configuration: --port (PORT) must be a whole number from 0 to 65535 (got "-1").'],
-    [{ LOG_LEVEL: 'loud' }, [], 'Error: invalid configuration: LOG_LEVEL must be one of fatal, error, warn, info, debug, trace, silent (got "loud").'],
+    [
+      { LOG_LEVEL: 'loud' },
+      [],
+      'Error: invalid configuration: LOG_LEVEL must be one of fatal, error, warn, info, debug, trace, silent (got "loud").',
+    ],
     [{ LOG_FORMAT: 'xml' }, [], 'Error: invalid configuration: LOG_FORMAT must be json or pretty (got "xml").'],
-    [{ AGENT_TASKS_PUBLIC_URL: 'tasks.example.com' }, [], 'Error: invalid configuration: AGENT_TASKS_PUBLIC_URL must be an absolute http:// or https:// URL (got "tasks.example.com").'],
-    [{}, ['--public-url', 'ftp://x'], 'Error: invalid configuration: --public-url (AGENT_TASKS_PUBLIC_URL) must be an absolute http:// or https:// URL (got "ftp://x").'],
+    [
+      { AGENT_TASKS_PUBLIC_URL: 'tasks.example.com' },
+      [],
+      'Error: invalid configuration: AGENT_TASKS_PUBLIC_URL must be an absolute http:// or https:// URL (got "tasks.example.com").',
+    ],
+    [
+      {},
+      ['--public-url', 'ftp://x'],
+      'Error: invalid configuration: --public-url (AGENT_TASKS_PUBLIC_URL) must be an absolute http:// or https:// URL (got "ftp://x").',
+    ],
     [
       { AGENT_TASKS_CORS_ORIGINS: 'https://ok.example.com,https://bad.example.com/path' },
       [],
       'Error: invalid configuration: AGENT_TASKS_CORS_ORIGINS must be a comma-separated list of origins such as https://dash.example.com (scheme and host, no path), or * (got "https://ok.example.com,https://bad.example.com/path").',
     ],
-    [{ AGENT_TASKS_OUTBOX_POLL_MS: '5' }, [], 'Error: invalid configuration: AGENT_TASKS_OUTBOX_POLL_MS must be a whole number from 10 to 600000 (got "5").'],
-    [{ AGENT_TASKS_SHUTDOWN_TIMEOUT_MS: 'soon' }, [], 'Error: invalid configuration: AGENT_TASKS_SHUTDOWN_TIMEOUT_MS must be a whole number from 0 to 600000 (got "soon").'],
-    [{ DATABASE_URL: 'postgresql://db/x' }, [], 'Error: invalid configuration: DATABASE_URL must be file:<path> (SQLite) or a file path (got "postgresql://db/x").'],
+    [
+      { AGENT_TASKS_OUTBOX_POLL_MS: '5' },
+      [],
+      'Error: invalid configuration: AGENT_TASKS_OUTBOX_POLL_MS must be a whole number from 10 to 600000 (got "5").',
+    ],
+    [
+      { AGENT_TASKS_SHUTDOWN_TIMEOUT_MS: 'soon' },
+      [],
+      'Error: invalid configuration: AGENT_TASKS_SHUTDOWN_TIMEOUT_MS must be a whole number from 0 to 600000 (got "soon").',
+    ],
+    [
+      { DATABASE_URL: 'postgresql://db/x' },
+      [],
+      'Error: invalid configuration: DATABASE_URL must be file:<path> (SQLite) or a file path (got "postgresql://db/x").',
+    ],
   ])('%j %j stops the start before anything is created', async (env, flags, message) => {
     const databaseFile = tempDatabaseFile();
     const ran = await agentTasks(['serve', ...flags], { DATABASE_URL: `file:${databaseFile}`, ...env });
@@ -122,7 +146,8 @@ describe('agent-tasks keys and migrate', () => {
 
       const created = await agentTasks(['keys', 'create', '--name', 'night runner', '--role', 'agent', '--database', database]);
       expect(created.code).toBe(0);
-      const [, id, token] = created.stdout.match(/^Created agent key (key_\w+) "night runner"\. Its token \(shown only now\):\n(atk_\S+)\n$/) ?? [];
+      const [, id, token] =
+        created.stdout.match(/^Created agent key (key_\w+) "night runner"\. Its token \(shown only now\):\n(atk_\S+)\n$/) ?? [];
       expect(token).toBeDefined();
       const agent = createClient({ url: server.url, token: token ?? '' });
       expect(await agent.whoami()).toMatchObject({ role: 'agent', keyId: id });

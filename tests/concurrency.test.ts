@@ -44,7 +44,7 @@ describe('optimistic concurrency on todo_write', () => {
     const won = results.filter((r) => r.status === 'fulfilled');
     expect(won).toHaveLength(1);
     for (const lost of results.filter((r) => r.status === 'rejected')) {
-      expect((lost).reason.message).toBe(
+      expect(lost.reason.message).toBe(
         'Error: stale revision: this update was based on revision 1, but the list is at revision 2; read the list again and send the whole list.',
       );
     }

@@ -27,7 +27,8 @@ interface Schema {
 }
 
 /** zod's own wordings (v4): none may reach a caller. */
-const LIBRARY_WORDING = /Invalid input: expected|Too big:|Too small:|Invalid option:|Unrecognized key|Invalid element|Invalid key|Invalid string|Invalid union|Invalid type|received undefined/;
+const LIBRARY_WORDING =
+  /Invalid input: expected|Too big:|Too small:|Invalid option:|Unrecognized key|Invalid element|Invalid key|Invalid string|Invalid union|Invalid type|received undefined/;
 
 /** Values one step outside a field's schema. */
 function badValues(s: Schema): unknown[] {
@@ -84,7 +85,17 @@ describe('every contract refuses in our words', () => {
 
   it('walks every procedure and tool', () => {
     const names = all.map(([name]) => name);
-    for (const path of ['trpc todo.write', 'trpc task.update', 'trpc run.step', 'trpc run.name', 'trpc todo.card', 'trpc task.watch', 'tool step', 'tool start', 'tool checklist_intake']) {
+    for (const path of [
+      'trpc todo.write',
+      'trpc task.update',
+      'trpc run.step',
+      'trpc run.name',
+      'trpc todo.card',
+      'trpc task.watch',
+      'tool step',
+      'tool start',
+      'tool checklist_intake',
+    ]) {
       expect(names).toContain(path);
     }
     expect(all.length).toBeGreaterThan(40);
@@ -127,9 +138,9 @@ describe('over HTTP', () => {
     expect((await refused(s.client.tasks.list({ limit: 5000 }))).message).toBe('Error: invalid input: `limit` must be at most 1000.');
     expect((await refused(s.client.sessions.get({ sessionId: '' }))).message).toBe('Error: invalid input: `sessionId` must not be empty.');
     const before = countRows(server, 'Task');
-    expect((await refused(s.client.tasks.create({ subject: 'x', metadata: { a: 1 }, blockedBy: [] , description: 5 } as never))).message).toBe(
-      'Error: invalid task: `description` must be a string.',
-    );
+    expect(
+      (await refused(s.client.tasks.create({ subject: 'x', metadata: { a: 1 }, blockedBy: [], description: 5 } as never))).message,
+    ).toBe('Error: invalid task: `description` must be a string.');
     expect(countRows(server, 'Task')).toBe(before);
   });
 });

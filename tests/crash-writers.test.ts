@@ -35,7 +35,12 @@ function writers(clients: AgentTasksClient[], runs: string[], acknowledged: Ackn
     for (let n = 0; !stopped(); n++) {
       const created = await client.tasks.create({ listName, subject: `task ${n} of writer ${w}` });
       acknowledged.tasks.set(created.id, { listName, subject: created.subject, version: created.version });
-      const updated = await client.tasks.update({ listName, id: created.id, subject: `task ${n} of writer ${w}, updated`, expectedVersion: created.version });
+      const updated = await client.tasks.update({
+        listName,
+        id: created.id,
+        subject: `task ${n} of writer ${w}, updated`,
+        expectedVersion: created.version,
+      });
       acknowledged.tasks.set(updated.id, { listName, subject: updated.subject, version: updated.version });
     }
   };
@@ -43,7 +48,13 @@ function writers(clients: AgentTasksClient[], runs: string[], acknowledged: Ackn
     for (let task = 1; task <= RUN_TASKS && !stopped(); task++) {
       const { attemptId, cursor } = await client.runs.get({ runId });
       const evidence = `round ${round}: task ${cursor} checked`;
-      await client.runs.step({ runId, attemptId: attemptId ?? 'none', task: cursor, evidence, progress_execution_outcome: `Task ${cursor} done` });
+      await client.runs.step({
+        runId,
+        attemptId: attemptId ?? 'none',
+        task: cursor,
+        evidence,
+        progress_execution_outcome: `Task ${cursor} done`,
+      });
       acknowledged.steps.push({ runId, task: cursor, evidence });
     }
   };
@@ -74,7 +85,9 @@ function check(s: RunningServer, acknowledged: Acknowledged) {
       expect(row?.version).toBeGreaterThanOrEqual(version);
       if (row?.version === version) expect(row.subject).toBe(subject);
     }
-    const step = db.prepare('SELECT "evidence" FROM "RunStep" WHERE "runId" = ? AND "kind" = \'step\' AND "task" = ? ORDER BY "seq" DESC LIMIT 1');
+    const step = db.prepare(
+      'SELECT "evidence" FROM "RunStep" WHERE "runId" = ? AND "kind" = \'step\' AND "task" = ? ORDER BY "seq" DESC LIMIT 1',
+    );
     for (const { runId, task: n, evidence } of acknowledged.steps) {
       expect((step.get(runId, n) as { evidence: string } | undefined)?.evidence, `step ${runId} #${n}`).toBe(evidence);
     }
@@ -90,7 +103,8 @@ describe('kill -9 under concurrent writers', () => {
     const acknowledged: Acknowledged = { todos: [], tasks: new Map(), steps: [] };
     const agentKey = (await adminClient(running).keys.create({ name: 'crash writers', role: 'agent' })).token;
     const opened = [];
-    for (let w = 0; w < WRITERS_PER_KIND; w++) opened.push(await openSessionClient(createClient({ url: running.url, token: agentKey }), { title: `writer ${w}` }));
+    for (let w = 0; w < WRITERS_PER_KIND; w++)
+      opened.push(await openSessionClient(createClient({ url: running.url, token: agentKey }), { title: `writer ${w}` }));
     const tokens = opened.map((o) => o.token);
 
     for (let round = 1; round <= ROUNDS; round++) {
@@ -100,7 +114,12 @@ describe('kill -9 under concurrent writers', () => {
         const { startAttemptId } = await client.runs.prepare({ parentExecutionId: 'none', skipNotificationCheck: true });
         const run = await client.runs.execute({ startAttemptId });
         const tasks = Array.from({ length: RUN_TASKS }, (_, i) => ({ action: `Step ${i + 1}`, expected_result: `Step ${i + 1} verified` }));
-        await nameAndIntake(client, { runId: run.id, name: `Crash round ${round}`, progress_checklist_outcome: `${RUN_TASKS} steps`, tasks });
+        await nameAndIntake(client, {
+          runId: run.id,
+          name: `Crash round ${round}`,
+          progress_checklist_outcome: `${RUN_TASKS} steps`,
+          tasks,
+        });
         runs.push(run.id);
       }
       const before = acknowledged.todos.length + acknowledged.tasks.size + acknowledged.steps.length;

@@ -16,7 +16,10 @@ describe('kill -9 under load, --workers 2', () => {
   it('every acknowledged write is present after a restart, and the file is intact', async () => {
     server = await startServer({ process: true, env: { AGENT_TASKS_WORKERS: '2' } });
     const running = server;
-    const agent = createClient({ url: running.url, token: (await adminClient(running).keys.create({ name: 'crash', role: 'agent' })).token });
+    const agent = createClient({
+      url: running.url,
+      token: (await adminClient(running).keys.create({ name: 'crash', role: 'agent' })).token,
+    });
     const sessions = await Promise.all(Array.from({ length: WRITERS }, (_, i) => agent.sessions.open({ title: `writer ${i}` })));
     /** Per session: the revisions the server acknowledged, with the list each recorded. */
     const acknowledged = sessions.map(() => new Map<number, string>());
@@ -35,16 +38,20 @@ describe('kill -9 under load, --workers 2', () => {
     });
 
     // Until both workers have taken writes and there is a fair number of them.
-    await waitFor('writes through both workers', () => {
-      const pids = new Set(
-        running
-          .output()
-          .split('\n')
-          .filter((line) => line.includes('"route":"todo.write"') && line.includes('"status":200'))
-          .map((line) => line.match(/"pid":(\d+)/)?.[1]),
-      );
-      return pids.size >= 2 && acknowledged.reduce((sum, m) => sum + m.size, 0) >= 200;
-    }, 30_000);
+    await waitFor(
+      'writes through both workers',
+      () => {
+        const pids = new Set(
+          running
+            .output()
+            .split('\n')
+            .filter((line) => line.includes('"route":"todo.write"') && line.includes('"status":200'))
+            .map((line) => line.match(/"pid":(\d+)/)?.[1]),
+        );
+        return pids.size >= 2 && acknowledged.reduce((sum, m) => sum + m.size, 0) >= 200;
+      },
+      30_000,
+    );
 
     // Every process of the server, killed at once: the primary and its workers (all log with their pid).
     const pids = new Set([...running.output().matchAll(/"pid":(\d+)/g)].map((m) => Number(m[1])));

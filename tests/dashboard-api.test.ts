@@ -9,7 +9,9 @@ import { startReceiver, waitFor } from './support/webhook-receiver.ts';
 
 let server: RunningServer;
 beforeAll(async () => {
-  server = await startServer({ env: { AGENT_TASKS_RETRY_BASE_MS: '100', AGENT_TASKS_RETRY_MAX_MS: '200', AGENT_TASKS_OUTBOX_POLL_MS: '50' } });
+  server = await startServer({
+    env: { AGENT_TASKS_RETRY_BASE_MS: '100', AGENT_TASKS_RETRY_MAX_MS: '200', AGENT_TASKS_OUTBOX_POLL_MS: '50' },
+  });
 });
 afterAll(async () => {
   await server?.stop();
@@ -33,7 +35,12 @@ describe('session tree', () => {
       const parent = await openSessionClient(ws.agent, { title: 'parent', agentName: 'lead' });
       const child = await openSessionClient(parent.client, { title: 'child' });
       const other = await openSessionClient(ws.agent, { title: 'other' });
-      await child.client.todo.write({ todos: [{ content: 'a', status: 'in_progress' }, { content: 'b', status: 'completed' }] });
+      await child.client.todo.write({
+        todos: [
+          { content: 'a', status: 'in_progress' },
+          { content: 'b', status: 'completed' },
+        ],
+      });
       await parent.client.sessions.startTurn();
 
       const tree = await ws.viewer.trpc.dashboard.sessionTree.query();
@@ -69,7 +76,7 @@ describe('session tree', () => {
 });
 
 describe('task lists and graphs', () => {
-  it('gives the lists with counts, and a list\'s whole graph with open blockers, readiness, waves and critical path', async () => {
+  it("gives the lists with counts, and a list's whole graph with open blockers, readiness, waves and critical path", async () => {
     const ws = await workspace('graphs');
     const { client } = await openSessionClient(ws.agent, { title: 'planner' });
     const fe = await client.tasks.create({ subject: 'Build frontend' });
@@ -94,7 +101,10 @@ describe('task lists and graphs', () => {
 
     // Watching after lastChangeSeq brings exactly the changes made since.
     const events: string[] = [];
-    const feed = ws.viewer.tasks.watch({ lastEventId: String(graph.lastChangeSeq) }, { onData: ({ data }) => events.push(`${data.kind} ${data.task.subject}`) });
+    const feed = ws.viewer.tasks.watch(
+      { lastEventId: String(graph.lastChangeSeq) },
+      { onData: ({ data }) => events.push(`${data.kind} ${data.task.subject}`) },
+    );
     try {
       await client.tasks.update({ id: be.id, owner: 'backend-agent' });
       await waitFor('the change', () => events.length >= 1 || null);
@@ -113,7 +123,7 @@ describe('task lists and graphs', () => {
 });
 
 describe('outbox and run links', () => {
-  it('shows an admin each notification\'s delivery state and last error; refuses viewers and agents', async () => {
+  it("shows an admin each notification's delivery state and last error; refuses viewers and agents", async () => {
     const ws = await workspace('outbox');
     const receiver = await startReceiver();
     receiver.respond = (_hook, index) => (index === 0 ? 503 : 200);
@@ -122,7 +132,12 @@ describe('outbox and run links', () => {
       const { client } = await openSessionClient(ws.agent, { title: 'runner' });
       const { startAttemptId } = await client.runs.prepare({ parentExecutionId: 'none' });
       const run = await client.runs.execute({ startAttemptId });
-      await nameAndIntake(client, { runId: run.id, name: 'Ship', progress_checklist_outcome: 'One', tasks: [{ action: 'a', expected_result: 'b' }] });
+      await nameAndIntake(client, {
+        runId: run.id,
+        name: 'Ship',
+        progress_checklist_outcome: 'One',
+        tasks: [{ action: 'a', expected_result: 'b' }],
+      });
 
       const first = await waitFor('a failed attempt', async () => {
         const { messages } = await ws.admin.trpc.dashboard.outbox.query({});
@@ -140,23 +155,38 @@ describe('outbox and run links', () => {
         const refusal = await refused(who.trpc.dashboard.outbox.query({}));
         expect(refusal.code).toBe('FORBIDDEN');
       }
-      expect((await refused(ws.viewer.trpc.dashboard.outbox.query({}))).message).toBe('Error: forbidden: viewer keys are read-only (this key is viewer).');
-      expect((await refused(ws.agent.trpc.dashboard.outbox.query({}))).message).toBe('Error: forbidden: this call needs an admin key (this key is agent).');
+      expect((await refused(ws.viewer.trpc.dashboard.outbox.query({}))).message).toBe(
+        'Error: forbidden: viewer keys are read-only (this key is viewer).',
+      );
+      expect((await refused(ws.agent.trpc.dashboard.outbox.query({}))).message).toBe(
+        'Error: forbidden: this call needs an admin key (this key is agent).',
+      );
     } finally {
       await receiver.down();
     }
   });
 
-  it('streams a run\'s view by its link with no key at all, and names an unknown run', async () => {
+  it("streams a run's view by its link with no key at all, and names an unknown run", async () => {
     const ws = await workspace('link');
     const { client } = await openSessionClient(ws.agent, { title: 'runner' });
     const { startAttemptId } = await client.runs.prepare({ parentExecutionId: 'none', skipNotificationCheck: true });
     const run = await client.runs.execute({ startAttemptId });
-    await nameAndIntake(client, { runId: run.id, name: 'Ship', progress_checklist_outcome: 'Two', tasks: [{ action: 'a', expected_result: 'b' }, { action: 'c', expected_result: 'd' }] });
+    await nameAndIntake(client, {
+      runId: run.id,
+      name: 'Ship',
+      progress_checklist_outcome: 'Two',
+      tasks: [
+        { action: 'a', expected_result: 'b' },
+        { action: 'c', expected_result: 'd' },
+      ],
+    });
 
     const anonymous = createClient({ url: server.url, token: '' });
     const labels: string[] = [];
-    const feed = anonymous.trpc.dashboard.watchRunLink.subscribe({ runId: run.id }, { onData: ({ data }) => labels.push(data.run.blocks.work.label) });
+    const feed = anonymous.trpc.dashboard.watchRunLink.subscribe(
+      { runId: run.id },
+      { onData: ({ data }) => labels.push(data.run.blocks.work.label) },
+    );
     try {
       await waitFor('the current view', () => labels.length >= 1 || null);
       await acknowledge(client, run.id, { task: 1, evidence: 'e', progress_execution_outcome: 'o' });
@@ -166,7 +196,10 @@ describe('outbox and run links', () => {
       feed.unsubscribe();
     }
     const error = await new Promise<unknown>((resolve) => {
-      const sub = anonymous.trpc.dashboard.watchRunLink.subscribe({ runId: 'run_missing' }, { onError: (e) => (sub.unsubscribe(), resolve(e)), onData: () => resolve(null) });
+      const sub = anonymous.trpc.dashboard.watchRunLink.subscribe(
+        { runId: 'run_missing' },
+        { onError: (e) => (sub.unsubscribe(), resolve(e)), onData: () => resolve(null) },
+      );
     });
     expect((error as Error).message).toBe('Error: run run_missing not found.');
   });
@@ -180,7 +213,11 @@ describe('admin procedures refuse viewer keys, and record nothing', () => {
     const forbidden = 'Error: forbidden: viewer keys are read-only (this key is viewer).';
     const keys = () => countRows(server, 'ApiKey', 'workspaceId = ?', ws.id);
     const channels = () => countRows(server, 'NotificationChannel', 'workspaceId = ?', ws.id);
-    const before = { keys: keys(), channels: channels(), revoked: countRows(server, 'ApiKey', 'revokedAt IS NOT NULL AND workspaceId = ?', ws.id) };
+    const before = {
+      keys: keys(),
+      channels: channels(),
+      revoked: countRows(server, 'ApiKey', 'revokedAt IS NOT NULL AND workspaceId = ?', ws.id),
+    };
     const calls = [
       () => ws.viewer.keys.create({ name: 'x', role: 'admin' }),
       () => ws.viewer.keys.list(),
@@ -196,7 +233,11 @@ describe('admin procedures refuse viewer keys, and record nothing', () => {
       expect(refusal.message).toBe(forbidden);
       expect(refusal.code).toBe('FORBIDDEN');
     }
-    expect({ keys: keys(), channels: channels(), revoked: countRows(server, 'ApiKey', 'revokedAt IS NOT NULL AND workspaceId = ?', ws.id) }).toEqual(before);
+    expect({
+      keys: keys(),
+      channels: channels(),
+      revoked: countRows(server, 'ApiKey', 'revokedAt IS NOT NULL AND workspaceId = ?', ws.id),
+    }).toEqual(before);
     expect((await ws.admin.workspaces.settings()).oneActiveRule).toBe(true);
   });
 });

@@ -49,7 +49,9 @@ it('a session with 1,000 update cards', async () => {
     await client.todo.write({ todos });
   }
   const p = await viewerPage();
-  const firstPage = await timeTo(p, `/sessions/${session.id}`, () => p.locator('.todo-card[data-revision="901"]').waitFor({ timeout: 30_000 }));
+  const firstPage = await timeTo(p, `/sessions/${session.id}`, () =>
+    p.locator('.todo-card[data-revision="901"]').waitFor({ timeout: 30_000 }),
+  );
   const started = performance.now();
   for (let shown = 100; shown < 1_000; shown += 100) {
     await p.getByRole('button', { name: /Load older updates/ }).click();
@@ -57,7 +59,9 @@ it('a session with 1,000 update cards', async () => {
   }
   const allCards = Math.round(performance.now() - started);
   expect(await p.locator('.todo-card').count()).toBe(1_000);
-  console.log(`render: session with 1,000 update cards — current list and newest 100 cards on screen ${firstPage} ms after navigation; all 1,000 cards after paging ${allCards} ms more`);
+  console.log(
+    `render: session with 1,000 update cards — current list and newest 100 cards on screen ${firstPage} ms after navigation; all 1,000 cards after paging ${allCards} ms more`,
+  );
   await screenshot(p, 'session-1000-cards');
 }, 180_000);
 
@@ -72,7 +76,17 @@ it('a task graph of 1,000 tasks', async () => {
       const blockedBy = [...(step > 0 ? [id(chain, step - 1)] : []), ...(chain > 0 && step % 5 === 4 ? [id(chain - 1, step)] : [])];
       edges += blockedBy.length;
       const status = step < 3 ? 'completed' : step === 3 ? 'in_progress' : 'pending';
-      files.push({ name: `${id(chain, step)}.json`, content: JSON.stringify({ id: id(chain, step), subject: `Chain ${chain} step ${step}`, description: '', status, blocks: [], blockedBy }) });
+      files.push({
+        name: `${id(chain, step)}.json`,
+        content: JSON.stringify({
+          id: id(chain, step),
+          subject: `Chain ${chain} step ${step}`,
+          description: '',
+          status,
+          blocks: [],
+          blockedBy,
+        }),
+      });
     }
   }
   await client.tasks.import({ listName: 'big', format: 'sisyphus', files });
@@ -87,12 +101,18 @@ it('a task graph of 1,000 tasks', async () => {
   const layoutMs = await p.locator('section.graph').getAttribute('data-layout-ms');
   const at = async (attribute: string) => Number(await p.locator(`section.graph[${attribute}]`).getAttribute(attribute));
   const graphData = await p.evaluate(() => {
-    const entries = (globalThis as unknown as { performance: { getEntriesByType(t: string): { name: string; responseEnd: number }[] } }).performance.getEntriesByType('resource');
+    const entries = (
+      globalThis as unknown as { performance: { getEntriesByType(t: string): { name: string; responseEnd: number }[] } }
+    ).performance.getEntriesByType('resource');
     return Math.round(entries.find((e) => e.name.includes('dashboard.taskGraph'))?.responseEnd ?? Number.NaN);
   });
   const [laidAt, drawnAt] = [await at('data-laid-at'), await at('data-drawn-at')];
-  const table = await timeTo(p, '/tasks/big?view=table', () => p.locator('table.tasks tbody tr[data-status]').first().waitFor({ timeout: 60_000 }));
-  console.log(`render: task graph of 1,000 tasks (${edges.toLocaleString('en')} edges) — graph view drawn ${drawnAt} ms after the page opened (its data in at ${graphData} ms, the dagre layout ${layoutMs} ms, done at ${laidAt} ms; the server alone answers the graph in ${queryMs} ms; ${graph} ms from the test's navigation call); virtualised table ${table} ms`);
+  const table = await timeTo(p, '/tasks/big?view=table', () =>
+    p.locator('table.tasks tbody tr[data-status]').first().waitFor({ timeout: 60_000 }),
+  );
+  console.log(
+    `render: task graph of 1,000 tasks (${edges.toLocaleString('en')} edges) — graph view drawn ${drawnAt} ms after the page opened (its data in at ${graphData} ms, the dagre layout ${layoutMs} ms, done at ${laidAt} ms; the server alone answers the graph in ${queryMs} ms; ${graph} ms from the test's navigation call); virtualised table ${table} ms`,
+  );
   await p.goto(`${server.url}/tasks/big?view=graph`);
   await p.locator('svg .node').nth(999).waitFor({ timeout: 60_000 });
   await screenshot(p, 'task-graph-1000');

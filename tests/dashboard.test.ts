@@ -72,7 +72,7 @@ describe('sign in', () => {
     expect(await storedValues(p)).toEqual([]);
   });
 
-  it('refuses a bad key with the server\'s message, and a revoked one too', async () => {
+  it("refuses a bad key with the server's message, and a revoked one too", async () => {
     const ws = await workspace('bad-key');
     const p = await page();
     await p.goto(server.url);
@@ -163,7 +163,12 @@ describe('sessions and the session page', () => {
     await markDocument(p);
     const { client } = await openSessionClient(ws.agent, { title: 'Write docs', agentName: 'writer' });
     await p.getByRole('link', { name: 'Write docs' }).waitFor({ timeout: 2_000 });
-    await client.todo.write({ todos: [{ content: 'Outline', status: 'in_progress' }, { content: 'Draft', status: 'pending' }] });
+    await client.todo.write({
+      todos: [
+        { content: 'Outline', status: 'in_progress' },
+        { content: 'Draft', status: 'pending' },
+      ],
+    });
     await p.getByText('1 pending · 1 in progress · 0 completed').waitFor({ timeout: 2_000 });
     // A subagent appears under the session that opened it.
     const helper = await openSessionClient(client, { title: 'Check the links', agentName: 'link-checker' });
@@ -252,7 +257,11 @@ describe('runs', () => {
   const tasks = [
     { action: 'Build the image', expected_result: 'The image is in the registry' },
     { action: 'Run the tests', expected_result: 'The suite is green' },
-    { action: 'Deploy to production, then watch the error rate on the dashboard for ten minutes and roll back at once if it rises above the baseline', expected_result: 'The new version answers on /healthz' },
+    {
+      action:
+        'Deploy to production, then watch the error rate on the dashboard for ten minutes and roll back at once if it rises above the baseline',
+      expected_result: 'The new version answers on /healthz',
+    },
   ];
 
   async function startRun(client: AgentTasksClient, options: { skip: boolean }) {
@@ -262,7 +271,7 @@ describe('runs', () => {
     return run.id;
   }
 
-  it('moves the page\'s Task N/M live as the run is stepped through the SDK', async () => {
+  it("moves the page's Task N/M live as the run is stepped through the SDK", async () => {
     const ws = await workspace('run-live');
     const { client } = await openSessionClient(ws.agent, { title: 'release' });
     const runId = await startRun(client, { skip: true });
@@ -361,7 +370,10 @@ describe('admin', () => {
 
     p.once('dialog', (dialog) => void dialog.accept());
     await p.getByRole('button', { name: 'Revoke wall display' }).click();
-    await p.getByRole('row', { name: /wall display/ }).getByText('revoked').waitFor();
+    await p
+      .getByRole('row', { name: /wall display/ })
+      .getByText('revoked')
+      .waitFor();
     await expect(createClient({ url: server.url, token }).whoami()).rejects.toThrow('Error: unauthorized: this API key has been revoked.');
 
     // A refusal shows the server's text: the last admin key cannot be revoked.
@@ -378,14 +390,22 @@ describe('admin', () => {
     const { client } = await openSessionClient(ws.agent, { title: 'notifying run' });
     const { startAttemptId } = await client.runs.prepare({ parentExecutionId: 'none' });
     const run = await client.runs.execute({ startAttemptId });
-    await nameAndIntake(client, { runId: run.id, name: 'Notify', progress_checklist_outcome: 'One task', tasks: [{ action: 'a', expected_result: 'b' }] });
+    await nameAndIntake(client, {
+      runId: run.id,
+      name: 'Notify',
+      progress_checklist_outcome: 'One task',
+      tasks: [{ action: 'a', expected_result: 'b' }],
+    });
     await p.reload();
     await p.locator('.delivery-retrying').first().waitFor({ timeout: 10_000 });
     expect(await p.locator('#outbox-title ~ * td.full').first().textContent()).not.toBe('—');
     const setting = p.getByLabel(/One-active rule/);
     expect(await setting.isChecked()).toBe(true);
     await setting.click();
-    await p.getByLabel(/One-active rule/).and(p.locator(':not(:checked)')).waitFor();
+    await p
+      .getByLabel(/One-active rule/)
+      .and(p.locator(':not(:checked)'))
+      .waitFor();
     await waitFor('the setting to be saved', async () => (await ws.admin.workspaces.settings()).oneActiveRule === false || null);
     await screenshot(p, 'admin');
   });

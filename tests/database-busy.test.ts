@@ -41,11 +41,17 @@ describe('a database held by another writer', () => {
     for (const a of answers) {
       expect(a.status).toBe(503);
       expect(a.retryAfter).toBe('1');
-      expect(a.body.error).toMatchObject({ message: 'Error: the database is busy (another process held its write lock too long); retry shortly.', data: { appCode: 'UNAVAILABLE' } });
+      expect(a.body.error).toMatchObject({
+        message: 'Error: the database is busy (another process held its write lock too long); retry shortly.',
+        data: { appCode: 'UNAVAILABLE' },
+      });
       expect(a.at - started).toBeGreaterThanOrEqual(900); // waited for the lock, not refused at once
     }
     expect(countRows(s, 'TodoUpdate', '"sessionId" = ?', session.id)).toBe(0);
-    const logged = s.output().split('\n').filter((l) => l.includes('database busy: answered 503'));
+    const logged = s
+      .output()
+      .split('\n')
+      .filter((l) => l.includes('database busy: answered 503'));
     expect(logged.length).toBeGreaterThanOrEqual(10);
     expect(s.output()).not.toContain('"level":50');
     // Released: the same write goes through.
@@ -76,7 +82,9 @@ describe('a database held by another writer', () => {
         return { s, token: opened.token, id: opened.session.id };
       }),
     );
-    const answers = await Promise.all(sessions.flatMap(({ s, token }) => Array.from({ length: 25 }, (_, i) => write(s, token, `Write ${i}`))));
+    const answers = await Promise.all(
+      sessions.flatMap(({ s, token }) => Array.from({ length: 25 }, (_, i) => write(s, token, `Write ${i}`))),
+    );
     expect(answers.filter((a) => a.status !== 200).map((a) => a.status)).toEqual([]);
     for (const { id } of sessions) expect(countRows(first, 'TodoUpdate', '"sessionId" = ?', id)).toBe(25);
   });

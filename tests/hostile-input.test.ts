@@ -97,7 +97,9 @@ describe('nesting, size, text and keys', () => {
     const status = await post('todo.write', JSON.stringify({ todos: [{ content: 'x', status: huge }] }));
     expectClean(status);
     expect(status.text.length).toBeLessThan(1_000);
-    expect(status.message).toBe(`Error: invalid todo: \`todos[0].status\` must be one of pending, in_progress, completed (got "${'A'.repeat(40)}"…).`);
+    expect(status.message).toBe(
+      `Error: invalid todo: \`todos[0].status\` must be one of pending, in_progress, completed (got "${'A'.repeat(40)}"…).`,
+    );
     const key = await post('todo.write', JSON.stringify({ todos: [], [`k${'y'.repeat(1024 * 1024)}`]: 1 }));
     expectClean(key);
     expect(key.text.length).toBeLessThan(1_000);
@@ -114,7 +116,9 @@ describe('nesting, size, text and keys', () => {
     ] as const) {
       const answer = await post('todo.write', `{"todos":[{"content":"ok","status":"pending"},{"content":"${text}","status":"pending"}]}`);
       expectClean(answer);
-      expect(answer.message).toBe(`Error: invalid input: \`todos[1].content\` contains an unpaired surrogate (U+${code}); send valid Unicode text.`);
+      expect(answer.message).toBe(
+        `Error: invalid input: \`todos[1].content\` contains an unpaired surrogate (U+${code}); send valid Unicode text.`,
+      );
     }
     // A paired surrogate (an emoji) is text like any other.
     expect((await post('todo.write', '{"todos":[{"content":"Ship \\ud83d\\ude80","status":"pending"}]}')).status).toBe(200);

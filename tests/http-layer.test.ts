@@ -66,7 +66,11 @@ describe('no stack or internals in any answer', () => {
     const noRoute = await call('/nowhere', { headers: { accept: 'application/json' } });
     expect(noRoute.status).toBe(404);
     expect(JSON.parse(noRoute.text)).toEqual({ error: 'Error: not found: GET /nowhere.' });
-    const notJson = await call('/trpc/todo.write', { method: 'POST', headers: { authorization: `Bearer ${s.token}`, 'content-type': 'application/json' }, body: '{"todos":' });
+    const notJson = await call('/trpc/todo.write', {
+      method: 'POST',
+      headers: { authorization: `Bearer ${s.token}`, 'content-type': 'application/json' },
+      body: '{"todos":',
+    });
     expect(notJson.status).toBe(400);
     const huge = await call('/trpc/todo.write', {
       method: 'POST',
@@ -93,7 +97,8 @@ describe('no stack or internals in any answer', () => {
       expectNoInternals(failed);
       const id = failed.requestId ?? '';
       expect(messageOf(failed)).toBe(`Error: internal server error (request ${id}).`);
-      const logged = logLines().find((line) => line.msg === 'unexpected error' && line.req === id) as { err?: { stack?: string } } | undefined;
+      const logged = logLines().find((line) => line.msg === 'unexpected error' && line.req === id) as
+        { err?: { stack?: string } } | undefined;
       expect(logged?.err?.stack).toMatch(/TodoUpdate/);
     } finally {
       db.exec('ALTER TABLE "TodoUpdate_moved" RENAME TO "TodoUpdate"');
@@ -124,7 +129,11 @@ describe('CORS', () => {
   it('answers the preflight of an allowed origin, without credentials', async () => {
     const res = await fetch(`${server.url}/trpc/todo.write`, {
       method: 'OPTIONS',
-      headers: { origin: 'https://dash.example.com', 'access-control-request-method': 'POST', 'access-control-request-headers': 'authorization, content-type' },
+      headers: {
+        origin: 'https://dash.example.com',
+        'access-control-request-method': 'POST',
+        'access-control-request-headers': 'authorization, content-type',
+      },
     });
     expect(res.status).toBe(204);
     expect(res.headers.get('access-control-allow-origin')).toBe('https://dash.example.com');
@@ -175,10 +184,11 @@ describe('health', () => {
       expect(await notReady.json()).toEqual({ ready: false, reason: `migrations not applied: ${String(row.migration_name)}` });
     } finally {
       const columns = Object.keys(row);
-      db.prepare(`INSERT INTO _prisma_migrations (${columns.join(', ')}) VALUES (${columns.map(() => '?').join(', ')})`).run(...Object.values(row));
+      db.prepare(`INSERT INTO _prisma_migrations (${columns.join(', ')}) VALUES (${columns.map(() => '?').join(', ')})`).run(
+        ...Object.values(row),
+      );
       db.close();
     }
     expect((await fetch(`${server.url}/readyz`)).status).toBe(200);
   });
-
 });

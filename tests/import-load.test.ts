@@ -35,7 +35,10 @@ describe('maximum-size imports under load', () => {
     const importers = await Promise.all(
       [1, 2, 3, 4].map(async (n) => {
         const { adminKey } = await adminClient(server).workspaces.create({ name: `importer ${n}` });
-        const agent = createClient({ url: server.url, token: (await createClient({ url: server.url, token: adminKey }).keys.create({ name: 'i', role: 'agent' })).token });
+        const agent = createClient({
+          url: server.url,
+          token: (await createClient({ url: server.url, token: adminKey }).keys.create({ name: 'i', role: 'agent' })).token,
+        });
         return (await openSessionClient(agent, { title: `importer ${n}` })).client;
       }),
     );
@@ -85,9 +88,13 @@ describe('maximum-size imports under load', () => {
     const outside = new Database(server.databaseFile);
     outside.exec('BEGIN IMMEDIATE');
     const finished: string[] = [];
-    const first = client.tasks.import({ listName: 'first', format: 'claude', files: files(50, 'first') }).then((r) => (finished.push('first'), r));
+    const first = client.tasks
+      .import({ listName: 'first', format: 'claude', files: files(50, 'first') })
+      .then((r) => (finished.push('first'), r));
     await new Promise((resolve) => setTimeout(resolve, 300));
-    const second = client.tasks.import({ listName: 'second', format: 'claude', files: files(3, 'again') }).then((r) => (finished.push('second'), r));
+    const second = client.tasks
+      .import({ listName: 'second', format: 'claude', files: files(3, 'again') })
+      .then((r) => (finished.push('second'), r));
     await new Promise((resolve) => setTimeout(resolve, 300));
     expect(countRows(server, 'Task', `"subject" LIKE 'again task%'`)).toBe(0);
     outside.exec('ROLLBACK');

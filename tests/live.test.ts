@@ -38,7 +38,12 @@ describe('live feed of a session list', () => {
 
     await s.client.todo.write({ todos: [{ content: 'A', status: 'pending' }] });
     await s.client.todo.write({ todos: [{ content: 'A', status: 'in_progress' }] });
-    await s.client.todo.write({ todos: [{ content: 'A', status: 'completed' }, { content: 'B', status: 'pending' }] });
+    await s.client.todo.write({
+      todos: [
+        { content: 'A', status: 'completed' },
+        { content: 'B', status: 'pending' },
+      ],
+    });
     const seen = await first.until(3);
     expect(seen.map((e) => e.id)).toEqual(['1', '2', '3']);
     expect(seen[1]?.data.changes.statusChanged).toEqual([{ content: 'A', from: 'pending', to: 'in_progress' }]);

@@ -30,7 +30,12 @@ async function initialize(token: string) {
   const res = await fetch(`${server.url}/mcp`, {
     method: 'POST',
     headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json', accept: 'application/json, text/event-stream' },
-    body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'initialize', params: { protocolVersion: '2025-03-26', capabilities: {}, clientInfo: { name: 'flood', version: '1' } } }),
+    body: JSON.stringify({
+      jsonrpc: '2.0',
+      id: 1,
+      method: 'initialize',
+      params: { protocolVersion: '2025-03-26', capabilities: {}, clientInfo: { name: 'flood', version: '1' } },
+    }),
   });
   const text = await res.text();
   return { status: res.status, session: res.headers.get('mcp-session-id'), retryAfter: res.headers.get('retry-after'), text };
@@ -55,7 +60,9 @@ describe('MCP sessions are capped and closed when idle', () => {
     expect(statuses.get(200)).toBeGreaterThanOrEqual(20);
     expect(statuses.get(429)).toBeGreaterThan(4_500);
     expect([...statuses.keys()].sort()).toEqual([200, 429]);
-    expect(JSON.parse(refusal!.text).error.message).toMatch(/^Error: too many open MCP sessions for this key \(20, at most 20\); end one with DELETE \/mcp, or wait: idle ones close after 5 s\.$/);
+    expect(JSON.parse(refusal!.text).error.message).toMatch(
+      /^Error: too many open MCP sessions for this key \(20, at most 20\); end one with DELETE \/mcp, or wait: idle ones close after 5 s\.$/,
+    );
     expect(Number(refusal!.retryAfter)).toBeGreaterThanOrEqual(1);
     expect((await fetch(`${server.url}/healthz`)).status).toBe(200);
     expect(server.output()).not.toMatch(/heap out of memory/i);
@@ -79,7 +86,12 @@ describe('MCP sessions are capped and closed when idle', () => {
     await new Promise((resolve) => setTimeout(resolve, 6_000));
     const gone = await fetch(`${server.url}/mcp`, {
       method: 'POST',
-      headers: { authorization: `Bearer ${keys[0]}`, 'content-type': 'application/json', accept: 'application/json, text/event-stream', 'mcp-session-id': held[0]! },
+      headers: {
+        authorization: `Bearer ${keys[0]}`,
+        'content-type': 'application/json',
+        accept: 'application/json, text/event-stream',
+        'mcp-session-id': held[0]!,
+      },
       body: JSON.stringify({ jsonrpc: '2.0', id: 2, method: 'tools/list' }),
     });
     expect(gone.status).toBe(404);
@@ -92,7 +104,9 @@ describe('MCP sessions are capped and closed when idle', () => {
     const before = rows();
     const connect = async () => {
       const client = new Client({ name: 'limits', version: '1' });
-      await client.connect(new StreamableHTTPClientTransport(new URL(`${server.url}/mcp`), { requestInit: { headers: { authorization: `Bearer ${agent}` } } }));
+      await client.connect(
+        new StreamableHTTPClientTransport(new URL(`${server.url}/mcp`), { requestInit: { headers: { authorization: `Bearer ${agent}` } } }),
+      );
       return client;
     };
     const idle = await connect();
@@ -105,7 +119,9 @@ describe('MCP sessions are capped and closed when idle', () => {
     expect(rows()).toBe(before + 2);
     // All three go idle and close: the reader's empty session row is removed, the writer's (it holds a list) stays.
     await waitFor('the idle sessions closed and the empty row removed', () => rows() === before + 1, 15_000);
-    expect(countRows(server, 'TodoUpdate', `"sessionId" IN (SELECT id FROM Session WHERE title = 'MCP session')`)).toBeGreaterThanOrEqual(1);
+    expect(countRows(server, 'TodoUpdate', `"sessionId" IN (SELECT id FROM Session WHERE title = 'MCP session')`)).toBeGreaterThanOrEqual(
+      1,
+    );
     for (const c of [idle, reader, writer]) await c.close().catch(() => undefined);
   });
 });

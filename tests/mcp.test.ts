@@ -75,8 +75,10 @@ async function callTool(client: Client, name: string, args: Record<string, unkno
   return { text: content[0]?.text ?? '', isError: result.isError === true };
 }
 
-const ok = (text: string | RegExp) => (typeof text === 'string' ? { text, isError: false } : { text: expect.stringMatching(text), isError: false });
-const refusal = (text: string | RegExp) => (typeof text === 'string' ? { text, isError: true } : { text: expect.stringMatching(text), isError: true });
+const ok = (text: string | RegExp) =>
+  typeof text === 'string' ? { text, isError: false } : { text: expect.stringMatching(text), isError: false };
+const refusal = (text: string | RegExp) =>
+  typeof text === 'string' ? { text, isError: true } : { text: expect.stringMatching(text), isError: true };
 
 async function listsTheToolKit(client: Client) {
   const { tools } = await client.listTools();
@@ -95,48 +97,84 @@ async function callEveryTool(client: Client) {
   const call = (name: string, args: Record<string, unknown>) => callTool(client, name, args);
   const listName = `mcp-${Math.random().toString(36).slice(2, 10)}`;
 
-  expect(await call('todo_write', { todos: [{ content: 'Run tests', status: 'in_progress' }, { content: 'Ship', status: 'pending' }] })).toEqual(
-    ok('Updated todo list: 1 pending, 1 in progress, 0 completed'),
-  );
-  expect(await call('todo_write', { todos: [{ content: 'Run tests', status: 'pending' }, { content: 'Run tests', status: 'pending' }] })).toEqual(
-    refusal('Error: invalid todos: duplicate content "Run tests"'),
-  );
+  expect(
+    await call('todo_write', {
+      todos: [
+        { content: 'Run tests', status: 'in_progress' },
+        { content: 'Ship', status: 'pending' },
+      ],
+    }),
+  ).toEqual(ok('Updated todo list: 1 pending, 1 in progress, 0 completed'));
+  expect(
+    await call('todo_write', {
+      todos: [
+        { content: 'Run tests', status: 'pending' },
+        { content: 'Run tests', status: 'pending' },
+      ],
+    }),
+  ).toEqual(refusal('Error: invalid todos: duplicate content "Run tests"'));
   expect(await call('todo_write', { todos: [{ content: 'Run tests', status: 'pending', priority: 'high' }] })).toEqual(
     refusal('Error: invalid todo: unknown field `todos[0].priority`; an item is only its `content` and `status`.'),
   );
 
-  const a = (await call('TaskCreate', { listName, subject: 'Build frontend' })).text.match(/^Created (T-\S+) \(#1\) \[pending\] Build frontend {2}blockedBy: \[\]$/)?.[1] as string;
+  const a = (await call('TaskCreate', { listName, subject: 'Build frontend' })).text.match(
+    /^Created (T-\S+) \(#1\) \[pending\] Build frontend {2}blockedBy: \[\]$/,
+  )?.[1] as string;
   const b = (await call('TaskCreate', { listName, subject: 'Build backend' })).text.match(/^Created (T-\S+) /)?.[1] as string;
   expect(a).toBeDefined();
   expect(await call('TaskCreate', { listName, subject: 'Run integration tests', blockedBy: [a, b] })).toEqual(
     ok(new RegExp(`^Created T-\\S+ \\(#3\\) \\[pending\\] Run integration tests {2}blockedBy: \\[${a}, ${b}\\]$`)),
   );
-  expect(await call('TaskCreate', { listName, subject: '   ' })).toEqual(refusal('Error: invalid task: `subject` must be a non-empty string.'));
-  expect(JSON.parse((await call('TaskGet', { listName, id: a })).text)).toMatchObject({ id: a, subject: 'Build frontend', status: 'pending' });
-  expect(await call('TaskList', { listName, readyOnly: true })).toEqual(ok('#1 [pending] Build frontend     blockedBy: []\n#2 [pending] Build backend      blockedBy: []'));
+  expect(await call('TaskCreate', { listName, subject: '   ' })).toEqual(
+    refusal('Error: invalid task: `subject` must be a non-empty string.'),
+  );
+  expect(JSON.parse((await call('TaskGet', { listName, id: a })).text)).toMatchObject({
+    id: a,
+    subject: 'Build frontend',
+    status: 'pending',
+  });
+  expect(await call('TaskList', { listName, readyOnly: true })).toEqual(
+    ok('#1 [pending] Build frontend     blockedBy: []\n#2 [pending] Build backend      blockedBy: []'),
+  );
   expect(await call('TaskPlan', { listName })).toEqual(ok(new RegExp(`^Wave 1: ${a}, ${b}\\nWave 2: T-\\S+\\nCritical path \\(2\\): `)));
   expect(await call('TaskClaim', { listName, id: a })).toEqual(ok(new RegExp(`^Claimed ${a} \\[in_progress\\] Build frontend as \\S+$`)));
-  expect(await call('TaskUpdate', { listName, id: b, status: 'completed' })).toEqual(ok(new RegExp(`^Updated ${b} \\[completed\\] Build backend \\(version \\d+\\)`)));
-  expect(await call('TaskUpdate', { listName, id: b, blockedBy: [b] })).toEqual(refusal(`Error: invalid dependency: ${b} cannot depend on itself.`));
+  expect(await call('TaskUpdate', { listName, id: b, status: 'completed' })).toEqual(
+    ok(new RegExp(`^Updated ${b} \\[completed\\] Build backend \\(version \\d+\\)`)),
+  );
+  expect(await call('TaskUpdate', { listName, id: b, blockedBy: [b] })).toEqual(
+    refusal(`Error: invalid dependency: ${b} cannot depend on itself.`),
+  );
 
   expect(await call('checklist_prepare', { parentExecutionId: 'none' })).toEqual(refusal(/^Error: Todo List notifies/));
-  const startAttemptId = (await call('checklist_prepare', { parentExecutionId: 'none', skipNotificationCheck: true })).text.match(/startAttemptId "([^"]+)"/)?.[1];
+  const startAttemptId = (await call('checklist_prepare', { parentExecutionId: 'none', skipNotificationCheck: true })).text.match(
+    /startAttemptId "([^"]+)"/,
+  )?.[1];
   const started = (await call('checklist_execute', { startAttemptId })).text;
   const runId = started.match(/^Run (\S+) is at checklist intake/)?.[1] as string;
   expect(runId).toBeDefined();
   const attemptOf = (r: { text: string }) => r.text.match(/attemptId "([^"]+)"/)?.[1] as string;
-  expect(await call('checklist_name', { runId, name: 'MCP run' })).toEqual(ok(/^Run \S+ is at checklist intake\.\nThen submit the checklist/));
+  expect(await call('checklist_name', { runId, name: 'MCP run' })).toEqual(
+    ok(/^Run \S+ is at checklist intake\.\nThen submit the checklist/),
+  );
   const intake = await call('checklist_intake', { runId, tasks: [step(1), step(2)], progress_checklist_outcome: 'Two steps' });
   expect(intake).toEqual(ok(/^Task 1\/2: Do step 1\n/));
-  expect(await call('checklist_report_blocker', { runId, blocker: 'Waiting' })).toEqual(ok(/^Blocker recorded on Task 1\/2; the cursor stays\./));
+  expect(await call('checklist_report_blocker', { runId, blocker: 'Waiting' })).toEqual(
+    ok(/^Blocker recorded on Task 1\/2; the cursor stays\./),
+  );
   const second = await call('checklist_step', { runId, attemptId: attemptOf(intake), evidence: 'ok', progress_execution_outcome: 'ok' });
   expect(second).toEqual(ok(/^Task 2\/2: Do step 2\n/));
-  expect(await call('checklist_step', { runId, attemptId: attemptOf(second), task: 1, evidence: 'ok', progress_execution_outcome: 'ok' })).toEqual(
-    refusal('Error: stale step: task 1/2 was already acknowledged; the current task is 2/2.'),
-  );
+  expect(
+    await call('checklist_step', { runId, attemptId: attemptOf(second), task: 1, evidence: 'ok', progress_execution_outcome: 'ok' }),
+  ).toEqual(refusal('Error: stale step: task 1/2 was already acknowledged; the current task is 2/2.'));
   expect(await call('checklist_teleport', { runId, teleportTo: 'teleport-revise-tasks' })).toEqual(ok(/^Revise checklist: /));
   expect(
-    await call('checklist_revise', { runId, tasks: [step(1), step(2), step(3)], resume_from_task: 2, progress_checklist_outcome: 'Three', progress_execution_outcome: 'One more' }),
+    await call('checklist_revise', {
+      runId,
+      tasks: [step(1), step(2), step(3)],
+      resume_from_task: 2,
+      progress_checklist_outcome: 'Three',
+      progress_execution_outcome: 'One more',
+    }),
   ).toEqual(ok(/^Task 2\/3: Do step 2\n/));
   expect(await call('checklist_get', { runId })).toEqual(ok(/^Task 2\/3: Do step 2\n/));
   expect(await call('checklist_step', { runId, attemptId: 'a', evidence: 'x'.repeat(501), progress_execution_outcome: 'ok' })).toEqual(
@@ -156,7 +194,13 @@ describe('stdio MCP server (packages/sdk/bin/agent-tasks-mcp.js)', () => {
     const sessionId = stderr().match(/opened session (\S+)/)?.[1] as string;
     expect(sessionId, stderr()).toBeDefined();
     const admin = adminClient(server);
-    expect(await admin.todo.get({ sessionId })).toMatchObject({ revision: 1, items: [{ content: 'Run tests', status: 'in_progress' }, { content: 'Ship', status: 'pending' }] });
+    expect(await admin.todo.get({ sessionId })).toMatchObject({
+      revision: 1,
+      items: [
+        { content: 'Run tests', status: 'in_progress' },
+        { content: 'Ship', status: 'pending' },
+      ],
+    });
     expect(await admin.tasks.get({ listName, id: a })).toMatchObject({ status: 'in_progress', owner: sessionId });
     expect((await admin.tasks.get({ listName, id: b })).status).toBe('completed');
     expect(await admin.runs.get({ runId })).toMatchObject({ sessionId, cursor: 2, total: 3, status: 'running', blocker: null });
@@ -176,8 +220,12 @@ describe('stdio MCP server (packages/sdk/bin/agent-tasks-mcp.js)', () => {
     const { token } = await adminClient(server).keys.create({ name: 'stdio viewer', role: 'viewer' });
     const { client, stderr } = await stdioClient(token);
     await listsTheToolKit(client);
-    expect(await callTool(client, 'TaskPlan', { listName: 'nothing-here' })).toEqual(refusal(/^Error: task list "nothing-here" does not exist; /));
-    expect(await callTool(client, 'TaskCreate', { subject: 'Sneak in' })).toEqual(refusal('Error: forbidden: viewer keys are read-only (this key is viewer).'));
+    expect(await callTool(client, 'TaskPlan', { listName: 'nothing-here' })).toEqual(
+      refusal(/^Error: task list "nothing-here" does not exist; /),
+    );
+    expect(await callTool(client, 'TaskCreate', { subject: 'Sneak in' })).toEqual(
+      refusal('Error: forbidden: viewer keys are read-only (this key is viewer).'),
+    );
     expect(stderr()).toContain('viewer key: read-only, no session');
   }, 60_000);
 
@@ -190,7 +238,10 @@ describe('stdio MCP server (packages/sdk/bin/agent-tasks-mcp.js)', () => {
         child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
         child.once('exit', (code) => resolve({ code, stderr }));
       });
-    const [missing, bad] = await Promise.all([run({ AGENT_TASKS_URL: server.url }), run({ AGENT_TASKS_URL: server.url, AGENT_TASKS_TOKEN: 'atk_not_a_key' })]);
+    const [missing, bad] = await Promise.all([
+      run({ AGENT_TASKS_URL: server.url }),
+      run({ AGENT_TASKS_URL: server.url, AGENT_TASKS_TOKEN: 'atk_not_a_key' }),
+    ]);
     expect(missing.code).toBe(2);
     expect(missing.stderr).toContain('set AGENT_TASKS_TOKEN');
     expect(bad.code).toBe(1);
@@ -236,9 +287,14 @@ describe('streamable HTTP MCP endpoint (/mcp)', () => {
     expect(await callTool(client, 'todo_write', { todos: [{ content: 'Over HTTP', status: 'in_progress' }] })).toEqual(
       ok('Updated todo list: 0 pending, 1 in progress, 0 completed'),
     );
-    expect(await callTool(client, 'todo_write', { todos: [{ content: 'Over HTTP', status: 'in_progress' }, { content: 'Also', status: 'in_progress' }] })).toEqual(
-      refusal(/^Error: /),
-    );
+    expect(
+      await callTool(client, 'todo_write', {
+        todos: [
+          { content: 'Over HTTP', status: 'in_progress' },
+          { content: 'Also', status: 'in_progress' },
+        ],
+      }),
+    ).toEqual(refusal(/^Error: /));
     expect((await s.client.todo.get()).items).toEqual([{ content: 'Over HTTP', status: 'in_progress' }]);
   });
 
@@ -246,7 +302,9 @@ describe('streamable HTTP MCP endpoint (/mcp)', () => {
     const { token } = await adminClient(server).keys.create({ name: 'mcp viewer', role: 'viewer' });
     const { client } = await httpClient(token);
     await listsTheToolKit(client);
-    expect(await callTool(client, 'TaskCreate', { subject: 'Sneak in' })).toEqual(refusal('Error: forbidden: viewer keys are read-only (this key is viewer).'));
+    expect(await callTool(client, 'TaskCreate', { subject: 'Sneak in' })).toEqual(
+      refusal('Error: forbidden: viewer keys are read-only (this key is viewer).'),
+    );
   });
 
   it('needs the bearer key: none or an unknown one is refused (401); another key or session cannot use an MCP session (403); an unknown MCP session is a 404', async () => {
@@ -270,12 +328,18 @@ describe('streamable HTTP MCP endpoint (/mcp)', () => {
     const mcpSessionId = transport.sessionId as string;
     expect(mcpSessionId).toBeTruthy();
     const { token: otherKey } = await adminClient(server).keys.create({ name: 'other agent', role: 'agent' });
-    const stolen = await post({ authorization: `Bearer ${otherKey}`, 'mcp-session-id': mcpSessionId, 'mcp-protocol-version': '2025-06-18' }, { jsonrpc: '2.0', id: 2, method: 'tools/list' });
+    const stolen = await post(
+      { authorization: `Bearer ${otherKey}`, 'mcp-session-id': mcpSessionId, 'mcp-protocol-version': '2025-06-18' },
+      { jsonrpc: '2.0', id: 2, method: 'tools/list' },
+    );
     expect(stolen.status).toBe(403);
     const noSession = await post({ authorization: `Bearer ${otherKey}` }, { jsonrpc: '2.0', id: 3, method: 'tools/list' });
     expect(noSession.status).toBe(400);
     // an MCP session id the server does not know (closed, or lost in a restart): 404, so a client initializes anew
-    const unknown = await post({ authorization: `Bearer ${otherKey}`, 'mcp-session-id': crypto.randomUUID() }, { jsonrpc: '2.0', id: 4, method: 'tools/list' });
+    const unknown = await post(
+      { authorization: `Bearer ${otherKey}`, 'mcp-session-id': crypto.randomUUID() },
+      { jsonrpc: '2.0', id: 4, method: 'tools/list' },
+    );
     expect(unknown.status).toBe(404);
     expect(((await unknown.json()) as { error: { message: string } }).error.message).toMatch(/^Error: MCP session not found/);
     // a stale id on an initialize is no obstacle: a new MCP session starts
@@ -294,7 +358,10 @@ describe('streamable HTTP MCP endpoint (/mcp)', () => {
     expect(crossed.status).toBe(403);
 
     // an initialize request is read up to 4 MB
-    const huge = await post({ authorization: `Bearer ${otherKey}` }, { ...initialize, params: { ...initialize.params, padding: 'x'.repeat(4 * 1024 * 1024) } });
+    const huge = await post(
+      { authorization: `Bearer ${otherKey}` },
+      { ...initialize, params: { ...initialize.params, padding: 'x'.repeat(4 * 1024 * 1024) } },
+    );
     expect(huge.status).toBe(413);
   });
 });

@@ -61,7 +61,14 @@ describe('the moira server', () => {
     const { tools } = await client.listTools();
     expect(tools.map((t) => t.name)).toEqual(['start', 'step']);
     const start = tools[0]?.inputSchema as { properties: Record<string, unknown> };
-    expect(Object.keys(start.properties)).toEqual(['action', 'workflowId', 'parentExecutionId', 'startAttemptId', 'skipNotificationCheck', 'taskContext']);
+    expect(Object.keys(start.properties)).toEqual([
+      'action',
+      'workflowId',
+      'parentExecutionId',
+      'startAttemptId',
+      'skipNotificationCheck',
+      'taskContext',
+    ]);
     const step = tools[1]?.inputSchema as { properties: Record<string, unknown>; required: string[] };
     expect(Object.keys(step.properties)).toEqual(['processId', 'attemptId', 'input', 'teleportTo']);
     expect(step.required).toEqual(['processId', 'attemptId']);
@@ -73,19 +80,27 @@ describe('the moira server', () => {
     const mcp__moira__step = (args: Record<string, unknown>) => answer(client, 'step', args);
 
     // Start the workflow
-    const prepared = await mcp__moira__start({ action: "prepare", workflowId: "moira/todo-list", parentExecutionId: "none" });
+    const prepared = await mcp__moira__start({ action: 'prepare', workflowId: 'moira/todo-list', parentExecutionId: 'none' });
     expect(prepared.isError).toBe(false);
     const startAttemptId = prepared.text.match(/^Start attempt ID: (\S+)$/m)?.[1] as string;
-    expect(prepared.text).toBe(`Start attempt ID: ${startAttemptId}\nNext: start({ action: "execute", startAttemptId: "${startAttemptId}" })`);
-    const executed = await mcp__moira__start({ action: "execute", startAttemptId: startAttemptId });
+    expect(prepared.text).toBe(
+      `Start attempt ID: ${startAttemptId}\nNext: start({ action: "execute", startAttemptId: "${startAttemptId}" })`,
+    );
+    const executed = await mcp__moira__start({ action: 'execute', startAttemptId: startAttemptId });
     const started = ids(executed.text);
     const processId = started.processId;
     let attemptId = started.attemptId;
     expect(executed.text).toContain('Todo List: checklist intake.');
-    expect(executed.text).toContain(`First persist the actual task name (naming keeps this attempt): step({ processId: "${processId}", attemptId: "${attemptId}", input: { name: "…" } })`);
+    expect(executed.text).toContain(
+      `First persist the actual task name (naming keeps this attempt): step({ processId: "${processId}", attemptId: "${attemptId}", input: { name: "…" } })`,
+    );
 
     // Before completing checklist intake, the agent persists the actual task name (the guarded naming contract).
-    const refusedIntake = await mcp__moira__step({ processId, attemptId, input: { tasks: [{ action: 'x', expected_result: 'y' }], progress_checklist_outcome: 'x' } });
+    const refusedIntake = await mcp__moira__step({
+      processId,
+      attemptId,
+      input: { tasks: [{ action: 'x', expected_result: 'y' }], progress_checklist_outcome: 'x' },
+    });
     expect(refusedIntake).toEqual({
       isError: true,
       text: `Error: run ${processId} has no name yet: persist the actual task name first with step({ processId: "${processId}", attemptId: "${attemptId}", input: { name: "…" } }) (naming keeps this attempt), then submit the checklist.`,
@@ -99,7 +114,7 @@ describe('the moira server', () => {
       attemptId,
       input: {
         tasks: [
-          { action: "…already executed, unchanged…", expected_result: "…" },
+          { action: '…already executed, unchanged…', expected_result: '…' },
           { action: 'Restart the service', expected_result: 'The service answers on /healthz' },
         ],
         progress_checklist_outcome: 'Two ordered tasks are ready',
@@ -113,17 +128,23 @@ describe('the moira server', () => {
       processId,
       attemptId,
       input: {
-        "evidence": "The focused test command passed.",
-        "progress_execution_outcome": "The affected test suite passed"
+        evidence: 'The focused test command passed.',
+        progress_execution_outcome: 'The affected test suite passed',
       },
     });
     expect(acknowledged.text).toContain('Task 2/2: Restart the service');
     // A retried acknowledgement answers the same; the cursor advanced exactly once.
-    expect(await mcp__moira__step({ processId, attemptId, input: { evidence: 'The focused test command passed.', progress_execution_outcome: 'The affected test suite passed' } })).toEqual(acknowledged);
+    expect(
+      await mcp__moira__step({
+        processId,
+        attemptId,
+        input: { evidence: 'The focused test command passed.', progress_execution_outcome: 'The affected test suite passed' },
+      }),
+    ).toEqual(acknowledged);
     ({ attemptId } = ids(acknowledged.text));
 
     // Revising the checklist mid-run
-    const revising = await mcp__moira__step({ processId, attemptId, teleportTo: "teleport-revise-tasks" });
+    const revising = await mcp__moira__step({ processId, attemptId, teleportTo: 'teleport-revise-tasks' });
     expect(revising.text).toContain('Revise checklist: send the complete corrected checklist and the position to continue from');
     const atRevision = await admin.runs.get({ runId: processId });
     expect(atRevision.blocks.work).toMatchObject({ role: 'revise', label: 'Revise checklist' });
@@ -132,17 +153,22 @@ describe('the moira server', () => {
       processId,
       attemptId,
       input: {
-        "tasks": [
-          { "action": "…already executed, unchanged…", "expected_result": "…" },
-          { "action": "Repair the configuration the first task revealed as wrong", "expected_result": "The service starts with the corrected configuration" }
+        tasks: [
+          { action: '…already executed, unchanged…', expected_result: '…' },
+          {
+            action: 'Repair the configuration the first task revealed as wrong',
+            expected_result: 'The service starts with the corrected configuration',
+          },
         ],
-        "resume_from_task": 2,
-        "progress_checklist_outcome": "The corrected list contains the preserved prefix and two remaining tasks",
-        "progress_execution_outcome": "The first task remains verified"
+        resume_from_task: 2,
+        progress_checklist_outcome: 'The corrected list contains the preserved prefix and two remaining tasks',
+        progress_execution_outcome: 'The first task remains verified',
       },
     });
     expect(revised.isError).toBe(false);
-    expect(revised.text).toContain('Task 2/2: Repair the configuration the first task revealed as wrong\nExpected result: The service starts with the corrected configuration');
+    expect(revised.text).toContain(
+      'Task 2/2: Repair the configuration the first task revealed as wrong\nExpected result: The service starts with the corrected configuration',
+    );
     ({ attemptId } = ids(revised.text));
 
     // Supplying an existing checklist: a caller starts Todo as a child workflow with its ready task array in the task context.
@@ -150,7 +176,11 @@ describe('the moira server', () => {
       action: 'prepare',
       workflowId: 'moira/todo-list',
       parentExecutionId: processId,
-      taskContext: { tasks: [{ action: 'Check the implemented requirement', expected_result: "The caller's domain report contains the verified result" }] },
+      taskContext: {
+        tasks: [
+          { action: 'Check the implemented requirement', expected_result: "The caller's domain report contains the verified result" },
+        ],
+      },
     });
     const childStart = childPrepared.text.match(/^Start attempt ID: (\S+)$/m)?.[1] as string;
     const child = ids((await mcp__moira__start({ action: 'execute', startAttemptId: childStart })).text);
@@ -158,32 +188,51 @@ describe('the moira server', () => {
     const childIntake = await mcp__moira__step({
       ...child,
       input: {
-        "tasks": [
+        tasks: [
           {
-            "action": "Check the implemented requirement",
-            "expected_result": "The caller's domain report contains the verified result"
-          }
+            action: 'Check the implemented requirement',
+            expected_result: "The caller's domain report contains the verified result",
+          },
         ],
-        "progress_checklist_outcome": "One ordered task is ready",
-        "execution_note": "Check the implemented requirement"
+        progress_checklist_outcome: 'One ordered task is ready',
+        execution_note: 'Check the implemented requirement',
       },
     });
     expect(childIntake.text).toContain('Task 1/1: Check the implemented requirement');
-    const childDone = await mcp__moira__step({ ...ids(childIntake.text), input: { evidence: 'The report holds the verified result.', progress_execution_outcome: 'Requirement verified' } });
+    const childDone = await mcp__moira__step({
+      ...ids(childIntake.text),
+      input: { evidence: 'The report holds the verified result.', progress_execution_outcome: 'Requirement verified' },
+    });
     expect(childDone.text).toBe(`Process ID: ${child.processId}\nAll tasks done (1/1). Todo List is complete; its terminal output is {}.`);
     // The Todo success connection: the parent's view shows it, without evidence.
     const parent = await admin.runs.get({ runId: processId });
-    expect(parent.connections.map((c) => c.line)).toEqual([`Success connection: child run ${child.processId} "Verify the implemented requirement" reached its End node.`]);
+    expect(parent.connections.map((c) => c.line)).toEqual([
+      `Success connection: child run ${child.processId} "Verify the implemented requirement" reached its End node.`,
+    ]);
     expect(JSON.stringify(parent)).not.toContain('The report holds the verified result.');
 
     // Completion contract: exhausting the ordered array completes the workflow with the empty terminal output {}.
-    const done = await mcp__moira__step({ processId, attemptId, input: { evidence: 'The service starts.', progress_execution_outcome: 'Configuration repaired' } });
+    const done = await mcp__moira__step({
+      processId,
+      attemptId,
+      input: { evidence: 'The service starts.', progress_execution_outcome: 'Configuration repaired' },
+    });
     expect(done.text).toBe(`Process ID: ${processId}\nAll tasks done (2/2). Todo List is complete; its terminal output is {}.`);
-    expect(await admin.runs.get({ runId: processId })).toMatchObject({ status: 'completed', output: {}, name: 'Repair the service configuration' });
+    expect(await admin.runs.get({ runId: processId })).toMatchObject({
+      status: 'completed',
+      output: {},
+      name: 'Repair the service configuration',
+    });
 
     // Notifications: "Checklist ready" and "All tasks done", headed by the flow name and the run's task, for both runs.
-    await waitFor('four notifications', () => hook.accepted().filter((h) => [processId, child.processId].includes((h.body as { run: { id: string } }).run.id)).length === 4);
-    const ofParent = hook.accepted().filter((h) => (h.body as { run: { id: string } }).run.id === processId).map((h) => h.body as { title: string; heading: string });
+    await waitFor(
+      'four notifications',
+      () => hook.accepted().filter((h) => [processId, child.processId].includes((h.body as { run: { id: string } }).run.id)).length === 4,
+    );
+    const ofParent = hook
+      .accepted()
+      .filter((h) => (h.body as { run: { id: string } }).run.id === processId)
+      .map((h) => h.body as { title: string; heading: string });
     expect(ofParent.map((b) => [b.title, b.heading])).toEqual([
       ['Checklist ready', 'Todo List — Repair the service configuration'],
       ['All tasks done', 'Todo List — Repair the service configuration'],
@@ -202,7 +251,12 @@ describe('the moira server', () => {
       text: 'Error: invalid input: `workflowId` must be "moira/todo-list" (the workflow this server runs; got "moira/other").',
     });
     expect(countRows(server, 'RunStart')).toBe(before);
-    const prepared = await answer(client, 'start', { action: 'prepare', workflowId: 'moira/todo-list', parentExecutionId: 'none', skipNotificationCheck: true });
+    const prepared = await answer(client, 'start', {
+      action: 'prepare',
+      workflowId: 'moira/todo-list',
+      parentExecutionId: 'none',
+      skipNotificationCheck: true,
+    });
     const startAttemptId = prepared.text.match(/^Start attempt ID: (\S+)$/m)?.[1] as string;
     const { processId, attemptId } = ids((await answer(client, 'start', { action: 'execute', startAttemptId })).text);
     expect((await admin.runs.get({ runId: processId })).attemptId).toBe(attemptId);
@@ -211,7 +265,10 @@ describe('the moira server', () => {
   it('a step response that breaks the node contract is refused naming the item; nothing is recorded', async () => {
     const { client, admin } = await moiraOverHttp();
     const prepared = await answer(client, 'start', { action: 'prepare', workflowId: 'moira/todo-list', parentExecutionId: 'none' });
-    const started = await answer(client, 'start', { action: 'execute', startAttemptId: prepared.text.match(/^Start attempt ID: (\S+)$/m)?.[1] });
+    const started = await answer(client, 'start', {
+      action: 'execute',
+      startAttemptId: prepared.text.match(/^Start attempt ID: (\S+)$/m)?.[1],
+    });
     const { processId, attemptId } = ids(started.text);
     await answer(client, 'step', { processId, attemptId, input: { name: 'Checked run' } });
     const { version } = await admin.runs.get({ runId: processId });
@@ -224,7 +281,13 @@ describe('the moira server', () => {
       isError: true,
       text: 'Error: invalid input: when teleporting, send no `input`; the revision node presents its own directive.',
     });
-    expect(await answer(client, 'step', { processId, attemptId: 'att_unknown', input: { tasks: tasks.slice(0, 1), progress_checklist_outcome: 'One' } })).toEqual({
+    expect(
+      await answer(client, 'step', {
+        processId,
+        attemptId: 'att_unknown',
+        input: { tasks: tasks.slice(0, 1), progress_checklist_outcome: 'One' },
+      }),
+    ).toEqual({
       isError: true,
       text: `Error: stale attempt: att_unknown is not the current step attempt of run ${processId}; the current one is ${attemptId}. Read the run and answer its current step.`,
     });
@@ -248,8 +311,16 @@ describe('stdio: agent-tasks-mcp --moira', () => {
     await client.connect(transport);
     expect(client.getServerVersion()?.name).toBe('moira');
     expect((await client.listTools()).tools.map((t) => t.name)).toEqual(['start', 'step']);
-    const prepared = await answer(client, 'start', { action: 'prepare', workflowId: 'moira/todo-list', parentExecutionId: 'none', skipNotificationCheck: true });
-    const executed = await answer(client, 'start', { action: 'execute', startAttemptId: prepared.text.match(/^Start attempt ID: (\S+)$/m)?.[1] });
+    const prepared = await answer(client, 'start', {
+      action: 'prepare',
+      workflowId: 'moira/todo-list',
+      parentExecutionId: 'none',
+      skipNotificationCheck: true,
+    });
+    const executed = await answer(client, 'start', {
+      action: 'execute',
+      startAttemptId: prepared.text.match(/^Start attempt ID: (\S+)$/m)?.[1],
+    });
     expect(executed.text).toMatch(/^Process ID: run_\S+\nStep attempt ID: att_\S+\nTodo List: checklist intake\./);
   });
 });

@@ -12,7 +12,12 @@ beforeAll(async () => {
   // One request at a time, a 400 ms line: a write waiting for a held write lock keeps the only slot taken.
   // One process: the line is per process.
   server = await startServer({
-    env: { AGENT_TASKS_WORKERS: '1', AGENT_TASKS_MAX_CONCURRENT: '1', AGENT_TASKS_MAX_QUEUE_MS: '400', AGENT_TASKS_BUSY_TIMEOUT_MS: '4000' },
+    env: {
+      AGENT_TASKS_WORKERS: '1',
+      AGENT_TASKS_MAX_CONCURRENT: '1',
+      AGENT_TASKS_MAX_QUEUE_MS: '400',
+      AGENT_TASKS_BUSY_TIMEOUT_MS: '4000',
+    },
   });
 });
 afterAll(() => server.stop());

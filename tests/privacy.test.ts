@@ -27,7 +27,8 @@ describe("a session's list is private to its own chat", () => {
     const a1 = await openSessionClient(a.client, { title: 'subagent of A' });
     const a11 = await openSessionClient(a1.client, { title: 'subagent of the subagent' });
     const b = await openSessionClient(keyB, { title: 'chat B' });
-    for (const s of [a, a1, a11, b]) await s.client.todo.write({ todos: [{ content: `Private to ${s.session.title}`, status: 'pending' }] });
+    for (const s of [a, a1, a11, b])
+      await s.client.todo.write({ todos: [{ content: `Private to ${s.session.title}`, status: 'pending' }] });
 
     const readers = { a: a.client, a1: a1.client, a11: a11.client, b: b.client, keyA, keyB, viewer, admin };
     const expected: Record<keyof typeof readers, string[]> = {
@@ -52,15 +53,25 @@ describe("a session's list is private to its own chat", () => {
         ];
         for (const read of reads) {
           if (expected[who].includes(name)) expect((await read()) as unknown, `${who} reads ${name}`).toBeTruthy();
-          else expect(await refused(read()), `${who} reads ${name}`).toMatchObject({ code: 'NOT_FOUND', message: `Error: session ${sessionId} not found.` });
+          else
+            expect(await refused(read()), `${who} reads ${name}`).toMatchObject({
+              code: 'NOT_FOUND',
+              message: `Error: session ${sessionId} not found.`,
+            });
         }
       }
       // Lists and the tree show exactly the readable sessions (the workspace's other sessions, from other tests, aside).
       const mine = new Set(Object.values(targets).map((t) => t.session.id));
       const nameOf = (id: string) => Object.entries(targets).find(([, t]) => t.session.id === id)?.[0];
-      const listed = (await client.sessions.list()).sessions.map((s) => s.id).filter((id) => mine.has(id)).map(nameOf);
+      const listed = (await client.sessions.list()).sessions
+        .map((s) => s.id)
+        .filter((id) => mine.has(id))
+        .map(nameOf);
       expect(listed.sort(), `${who} lists`).toEqual([...expected[who]].sort());
-      const tree = (await client.trpc.dashboard.sessionTree.query()).sessions.map((n) => n.session.id).filter((id) => mine.has(id)).map(nameOf);
+      const tree = (await client.trpc.dashboard.sessionTree.query()).sessions
+        .map((n) => n.session.id)
+        .filter((id) => mine.has(id))
+        .map(nameOf);
       expect(tree.sort(), `${who}'s tree`).toEqual([...expected[who]].sort());
     }
   });
@@ -69,7 +80,10 @@ describe("a session's list is private to its own chat", () => {
     const a = await openSessionClient(await newKey('agent'), { title: 'watched' });
     const b = await openSessionClient(await newKey('agent'), { title: 'watcher' });
     const error = await new Promise<unknown>((resolve) => {
-      const sub = b.client.todo.watch({ sessionId: a.session.id }, { onData: () => resolve(null), onError: (e) => (sub.unsubscribe(), resolve(e)) });
+      const sub = b.client.todo.watch(
+        { sessionId: a.session.id },
+        { onData: () => resolve(null), onError: (e) => (sub.unsubscribe(), resolve(e)) },
+      );
     });
     expect((error as Error).message).toBe(`Error: session ${a.session.id} not found.`);
 
@@ -93,13 +107,21 @@ describe('run links an admin can revoke', () => {
     const { client } = await openSessionClient(await newKey('agent'), { title: 'linked run' });
     const { startAttemptId } = await client.runs.prepare({ parentExecutionId: 'none', skipNotificationCheck: true });
     const run = await client.runs.execute({ startAttemptId });
-    await nameAndIntake(client, { runId: run.id, name: 'Shared', progress_checklist_outcome: 'One', tasks: [{ action: 'a', expected_result: 'b' }] });
+    await nameAndIntake(client, {
+      runId: run.id,
+      name: 'Shared',
+      progress_checklist_outcome: 'One',
+      tasks: [{ action: 'a', expected_result: 'b' }],
+    });
     const link = `${server.url}/runs/${run.id}`;
     expect((await fetch(link)).status).toBe(200);
 
     const anonymous = createClient({ url: server.url, token: '' });
     let ended = false;
-    const feed = anonymous.trpc.dashboard.watchRunLink.subscribe({ runId: run.id }, { onComplete: () => (ended = true), onError: () => (ended = true), onData: () => undefined });
+    const feed = anonymous.trpc.dashboard.watchRunLink.subscribe(
+      { runId: run.id },
+      { onComplete: () => (ended = true), onError: () => (ended = true), onData: () => undefined },
+    );
     await new Promise((resolve) => setTimeout(resolve, 300));
 
     // Only an admin of the run's workspace revokes it; nothing changes otherwise.
@@ -107,7 +129,10 @@ describe('run links an admin can revoke', () => {
       expect(await refused(who.trpc.run.revokeLink.mutate({ runId: run.id }))).toMatchObject({ code: 'FORBIDDEN' });
     }
     const other = createClient({ url: server.url, token: (await admin.workspaces.create({ name: 'elsewhere' })).adminKey });
-    expect(await refused(other.trpc.run.revokeLink.mutate({ runId: run.id }))).toMatchObject({ code: 'NOT_FOUND', message: `Error: run ${run.id} not found.` });
+    expect(await refused(other.trpc.run.revokeLink.mutate({ runId: run.id }))).toMatchObject({
+      code: 'NOT_FOUND',
+      message: `Error: run ${run.id} not found.`,
+    });
     expect((await fetch(link)).status).toBe(200);
     expect(countRows(server, 'Run', '"linkRevokedAt" IS NOT NULL')).toBe(0);
 
@@ -122,7 +147,10 @@ describe('run links an admin can revoke', () => {
       expect(await res.json()).toEqual({ error: 'Error: run not found.' });
     }
     const refusedView = await new Promise<unknown>((resolve) => {
-      const sub = anonymous.trpc.dashboard.watchRunLink.subscribe({ runId: run.id }, { onError: (e) => (sub.unsubscribe(), resolve(e)), onData: () => resolve(null) });
+      const sub = anonymous.trpc.dashboard.watchRunLink.subscribe(
+        { runId: run.id },
+        { onError: (e) => (sub.unsubscribe(), resolve(e)), onData: () => resolve(null) },
+      );
     });
     expect((refusedView as Error).message).toBe(`Error: run ${run.id} not found.`);
     // The run itself is untouched for its workspace.

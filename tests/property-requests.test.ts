@@ -14,7 +14,9 @@ const tokens: { who: string; token: string }[] = [];
 
 beforeAll(async () => {
   // The brake on failed authentications is not under test here.
-  server = await startServer({ env: { AGENT_TASKS_AUTH_FAILURES_PER_ADDRESS: '100000', AGENT_TASKS_AUTH_FAILURES_PER_KEY_PREFIX: '100000' } });
+  server = await startServer({
+    env: { AGENT_TASKS_AUTH_FAILURES_PER_ADDRESS: '100000', AGENT_TASKS_AUTH_FAILURES_PER_KEY_PREFIX: '100000' },
+  });
   const s = await sessionClient(server, 'property');
   await s.client.todo.write({ todos: [{ content: 'Existing', status: 'pending' }] });
   await s.client.tasks.create({ subject: 'Existing task' });
@@ -23,16 +25,20 @@ beforeAll(async () => {
 });
 afterAll(() => server.stop());
 
-const procedures = Object.entries((appRouter as unknown as { _def: { procedures: Record<string, { _def: { type: string } }> } })._def.procedures).map(
-  ([path, p]) => ({ path, type: p._def.type }),
-);
+const procedures = Object.entries(
+  (appRouter as unknown as { _def: { procedures: Record<string, { _def: { type: string } }> } })._def.procedures,
+).map(([path, p]) => ({ path, type: p._def.type }));
 
 /** Every row of every table, to show that nothing was recorded. */
 function rowCounts() {
   const db = new Database(server.databaseFile, { readonly: true, fileMustExist: true });
   try {
-    const tables = db.prepare("SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite_%' AND name <> '_prisma_migrations'").all() as { name: string }[];
-    return Object.fromEntries(tables.map(({ name }) => [name, (db.prepare(`SELECT COUNT(*) AS n FROM "${name}"`).get() as { n: number }).n]));
+    const tables = db
+      .prepare("SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite_%' AND name <> '_prisma_migrations'")
+      .all() as { name: string }[];
+    return Object.fromEntries(
+      tables.map(({ name }) => [name, (db.prepare(`SELECT COUNT(*) AS n FROM "${name}"`).get() as { n: number }).n]),
+    );
   } finally {
     db.close();
   }
@@ -43,7 +49,16 @@ const deep = (levels: number) => `${'['.repeat(levels)}${']'.repeat(levels)}`;
 /** JSON texts no contract accepts: each carries at least one thing every input contract refuses. */
 const hostileJson: fc.Arbitrary<string> = fc.oneof(
   // Not an object at all (every input is an object, or nothing).
-  fc.oneof(fc.string({ maxLength: 50 }), fc.integer(), fc.double(), fc.boolean(), fc.constant(null), fc.array(fc.jsonValue({ maxDepth: 2 }), { maxLength: 5 })).map((v) => JSON.stringify(v)),
+  fc
+    .oneof(
+      fc.string({ maxLength: 50 }),
+      fc.integer(),
+      fc.double(),
+      fc.boolean(),
+      fc.constant(null),
+      fc.array(fc.jsonValue({ maxDepth: 2 }), { maxLength: 5 }),
+    )
+    .map((v) => JSON.stringify(v)),
   // An object with a field no contract has, beside plausible ones.
   fc
     .record({
@@ -56,11 +71,16 @@ const hostileJson: fc.Arbitrary<string> = fc.oneof(
   // Nesting far past the limit, inside a plausible field or at the top.
   fc.integer({ min: 40, max: 5_000 }).map((n) => `{"metadata":{"a":${deep(n)}},"subject":"x","todos":${deep(n)}}`),
   // Unpaired surrogates in every text field a contract has.
-  fc.constantFrom('\\ud800', '\\udfff', 'a\\udbff', '\\udc00b').map(
-    (t) => `{"todos":[{"content":"${t}","status":"pending"}],"subject":"${t}","name":"${t}","title":"${t}","sessionId":"${t}","runId":"${t}","id":"${t}","listName":"${t}","zz":"${t}"}`,
-  ),
+  fc
+    .constantFrom('\\ud800', '\\udfff', 'a\\udbff', '\\udc00b')
+    .map(
+      (t) =>
+        `{"todos":[{"content":"${t}","status":"pending"}],"subject":"${t}","name":"${t}","title":"${t}","sessionId":"${t}","runId":"${t}","id":"${t}","listName":"${t}","zz":"${t}"}`,
+    ),
   // Prototype keys.
-  fc.constantFrom('__proto__', 'constructor', 'prototype').map((k) => `{"subject":"x","metadata":{"${k}":{"admin":true}},"${k}":{"polluted":true}}`),
+  fc
+    .constantFrom('__proto__', 'constructor', 'prototype')
+    .map((k) => `{"subject":"x","metadata":{"${k}":{"admin":true}},"${k}":{"polluted":true}}`),
   // A huge value in every field.
   fc.integer({ min: 20_000, max: 200_000 }).map((n) => {
     const big = JSON.stringify('A'.repeat(n));
@@ -87,7 +107,11 @@ async function send(path: string, type: string, json: string, token: string): Pr
   try {
     const res = await fetch(post ? `${server.url}/trpc/${path}` : url, {
       method: post ? 'POST' : 'GET',
-      headers: { authorization: `Bearer ${token}`, accept: type === 'subscription' ? 'text/event-stream' : 'application/json', 'content-type': 'application/json' },
+      headers: {
+        authorization: `Bearer ${token}`,
+        accept: type === 'subscription' ? 'text/event-stream' : 'application/json',
+        'content-type': 'application/json',
+      },
       ...(post ? { body: json } : {}),
       signal: ac.signal,
     });
@@ -144,7 +168,9 @@ describe('generated hostile requests to every procedure', () => {
         expect(answer.status, where).toBeLessThan(500);
         expect(answer.message, where).toMatch(/^Error: /);
         expect(answer.message!.length, where).toBeLessThanOrEqual(2_001);
-        expect(answer.text, where).not.toMatch(/stack|\.ts\b|\.js:\d|node_modules|\bat \w+ \(|Maximum call stack|prisma|sqlite|SELECT|INSERT/i);
+        expect(answer.text, where).not.toMatch(
+          /stack|\.ts\b|\.js:\d|node_modules|\bat \w+ \(|Maximum call stack|prisma|sqlite|SELECT|INSERT/i,
+        );
       }),
       {
         numRuns: 1_200,
@@ -152,7 +178,10 @@ describe('generated hostile requests to every procedure', () => {
         endOnFailure: true,
         // The failing request is named in the assertion's message (cut short); the whole counterexample can be megabytes.
         reporter: (run) => {
-          if (run.failed) throw new Error(`property failed after ${run.numRuns} requests: ${String((run.errorInstance as Error | undefined)?.message).slice(0, 2_000)}`);
+          if (run.failed)
+            throw new Error(
+              `property failed after ${run.numRuns} requests: ${String((run.errorInstance as Error | undefined)?.message).slice(0, 2_000)}`,
+            );
         },
       },
     );

@@ -16,9 +16,13 @@ describe('refusals name the item and the fix', () => {
   it('an over-limit or empty field inside a list names its position', async () => {
     const s = await sessionClient(server);
     const todos = Array.from({ length: 4 }, (_, i) => ({ content: i === 3 ? 'x'.repeat(1001) : `Step ${i}`, status: 'pending' as const }));
-    expect((await refused(s.client.todo.write({ todos }))).message).toBe('Error: invalid todo: `todos[3].content` must be at most 1000 characters (got 1001).');
+    expect((await refused(s.client.todo.write({ todos }))).message).toBe(
+      'Error: invalid todo: `todos[3].content` must be at most 1000 characters (got 1001).',
+    );
     todos[3] = { content: '   ', status: 'pending' };
-    expect((await refused(s.client.todo.write({ todos }))).message).toBe('Error: invalid todo: `content` must be a non-empty string. At `todos[3].content`.');
+    expect((await refused(s.client.todo.write({ todos }))).message).toBe(
+      'Error: invalid todo: `content` must be a non-empty string. At `todos[3].content`.',
+    );
     expect(countRows(server, 'TodoUpdate', 'sessionId = ?', s.session.id)).toBe(0);
   });
 
@@ -40,7 +44,11 @@ describe('refusals name the item and the fix', () => {
     expect((await refused(client.tasks.update({ listName: 'defualt', id: task.id, status: 'completed' }))).message).toBe(text);
     expect((await refused(client.tasks.claim({ listName: 'defualt' }))).message).toBe(text);
     expect((await refused(client.tasks.plan({ listName: 'defualt' }))).message).toBe(text);
-    expect(await taskTools(client).find((t) => t.name === 'TaskList')?.handler({ listName: 'defualt' })).toBe(text);
+    expect(
+      await taskTools(client)
+        .find((t) => t.name === 'TaskList')
+        ?.handler({ listName: 'defualt' }),
+    ).toBe(text);
     expect({ tasks: countRows(server, 'Task'), changes: countRows(server, 'TaskChange') }).toEqual(before);
   });
 
@@ -70,7 +78,9 @@ describe('refusals name the item and the fix', () => {
     const lost = await bob.client.tasks.claim({ listName });
     expect(lost).toEqual({ task: null, lostRace: { id: ready.id, ref: '#1', owner: ana.session.agentName } });
     const claim = taskTools(bob.client).find((t) => t.name === 'TaskClaim');
-    expect(await claim?.handler({ listName })).toBe(`Lost the race: ${ana.session.agentName} claimed #1 (${ready.id}) first, moments ago; no other task is ready now.`);
+    expect(await claim?.handler({ listName })).toBe(
+      `Lost the race: ${ana.session.agentName} claimed #1 (${ready.id}) first, moments ago; no other task is ready now.`,
+    );
 
     // Nothing was ever ready: the plain answer, and no race named.
     const blocked = 'all-blocked';

@@ -19,7 +19,7 @@ async function batch(procedure: string, n: number, input: unknown, token: string
     headers: { 'content-type': 'application/json', authorization: `Bearer ${token}` },
     body: JSON.stringify(body),
   });
-  return { status: res.status, body: (await res.json()) };
+  return { status: res.status, body: await res.json() };
 }
 
 describe('tRPC batches', () => {
@@ -49,7 +49,9 @@ describe('tRPC batches', () => {
   it('a GET batch of queries is capped the same way', async () => {
     const { token } = await sessionClient(server, 'reader');
     const input = encodeURIComponent(JSON.stringify(Object.fromEntries(Array.from({ length: 60 }, (_, i) => [String(i), {}]))));
-    const res = await fetch(`${server.url}/trpc/${Array(60).fill('todo.get').join(',')}?batch=1&input=${input}`, { headers: { authorization: `Bearer ${token}` } });
+    const res = await fetch(`${server.url}/trpc/${Array(60).fill('todo.get').join(',')}?batch=1&input=${input}`, {
+      headers: { authorization: `Bearer ${token}` },
+    });
     expect(res.status).toBe(400);
     expect(((await res.json()) as { error: { message: string } }).error.message).toBe(
       'Error: a batch may hold at most 50 calls (this one has 60); send fewer calls per request.',
@@ -68,7 +70,9 @@ describe('slow sockets', () => {
           { length: 200 },
           () =>
             new Promise<number>((resolve) => {
-              const socket = net.connect(Number(port), '127.0.0.1', () => socket.write('GET /healthz HTTP/1.1\r\nHost: 127.0.0.1\r\nX-Slow: '));
+              const socket = net.connect(Number(port), '127.0.0.1', () =>
+                socket.write('GET /healthz HTTP/1.1\r\nHost: 127.0.0.1\r\nX-Slow: '),
+              );
               socket.on('error', () => undefined);
               socket.resume(); // reads the server's 408, so the close that follows is seen
               socket.on('close', () => resolve(Date.now()));

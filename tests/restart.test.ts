@@ -15,7 +15,12 @@ describe('restart', () => {
     const s = await sessionClient(server, 'long job');
     await s.client.sessions.startTurn();
     await s.client.todo.write({ todos: [{ content: 'A', status: 'pending' }] });
-    await s.client.todo.write({ todos: [{ content: 'A', status: 'completed' }, { content: 'B', status: 'in_progress' }] });
+    await s.client.todo.write({
+      todos: [
+        { content: 'A', status: 'completed' },
+        { content: 'B', status: 'in_progress' },
+      ],
+    });
 
     await server.restart();
 
@@ -23,7 +28,10 @@ describe('restart', () => {
     const view = await again.sessions.get();
     expect(view.todo).toMatchObject({
       revision: 2,
-      items: [{ content: 'A', status: 'completed' }, { content: 'B', status: 'in_progress' }],
+      items: [
+        { content: 'A', status: 'completed' },
+        { content: 'B', status: 'in_progress' },
+      ],
     });
     expect(view.session).toMatchObject({ title: 'long job', turn: { number: 1, state: 'running' } });
     expect(view.standingPlan?.revision).toBe(2);

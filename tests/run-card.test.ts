@@ -46,7 +46,11 @@ function balanced(svg: string) {
 describe('GET /runs/<id>/card.svg', () => {
   it('serves the card as image/svg+xml with no key: the unguessable run id is the capability', async () => {
     const s = await sessionClient(server);
-    const run = await runWith(s, 'Ship <the> "release" & tell \'them\'', [task('Build the image'), task('Deploy the service'), task('Announce it')]);
+    const run = await runWith(s, 'Ship <the> "release" & tell \'them\'', [
+      task('Build the image'),
+      task('Deploy the service'),
+      task('Announce it'),
+    ]);
     await acknowledge(s.client, run.id, { task: 1, evidence: 'Image pushed.', progress_execution_outcome: 'The image is in the registry' });
 
     const res = await fetchCard(run.id);
@@ -112,12 +116,17 @@ describe('client.runs.card', () => {
     expect(card.svg).toBe(await (await fetchCard(run.id)).text());
     const viewer = await keyClient(server, 'viewer');
     expect((await viewer.runs.card({ runId: run.id })).svg).toBe(card.svg);
-    expect(linesOf(card.svg)).toEqual(expect.arrayContaining(['Card by client', 'Done 2/2', 'Done · First is done', 'Done · Second is done']));
+    expect(linesOf(card.svg)).toEqual(
+      expect.arrayContaining(['Card by client', 'Done 2/2', 'Done · First is done', 'Done · Second is done']),
+    );
   });
 
   it('refuses an unknown run, a strict input, and a caller without a key', async () => {
     const s = await sessionClient(server);
-    expect(await refused(s.client.runs.card({ runId: 'run_nope' }))).toMatchObject({ code: 'NOT_FOUND', message: 'Error: run run_nope not found.' });
+    expect(await refused(s.client.runs.card({ runId: 'run_nope' }))).toMatchObject({
+      code: 'NOT_FOUND',
+      message: 'Error: run run_nope not found.',
+    });
     expect(await refused(s.client.runs.card({ runId: 'run_nope', extra: 1 } as never))).toMatchObject({
       code: 'INVALID_INPUT',
       message: 'Error: invalid input: unknown field `extra`.',

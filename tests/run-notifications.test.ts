@@ -74,7 +74,13 @@ async function intake(s: AgentTasksClient, runId: string, name: string, actions:
 async function steps(s: AgentTasksClient, runId: string, from: number, to: number) {
   let view = await s.runs.get({ runId });
   for (let task = from; task <= to; task++) {
-    view = await s.runs.step({ runId, attemptId: view.attemptId ?? '', task, evidence: `Task ${task} checked.`, progress_execution_outcome: `Task ${task} is done` });
+    view = await s.runs.step({
+      runId,
+      attemptId: view.attemptId ?? '',
+      task,
+      evidence: `Task ${task} checked.`,
+      progress_execution_outcome: `Task ${task} is done`,
+    });
   }
   return view;
 }
@@ -115,7 +121,13 @@ describe('notification channels (admin-managed)', () => {
 
     const first = await w.admin.channels.create({ name: 'Team hook', url: 'http://127.0.0.1:9/team' });
     // A channel created without a kind is a webhook (today's JSON).
-    expect(first).toEqual({ id: expect.any(String), name: 'Team hook', kind: 'webhook', url: 'http://127.0.0.1:9/team', createdAt: expect.any(String) });
+    expect(first).toEqual({
+      id: expect.any(String),
+      name: 'Team hook',
+      kind: 'webhook',
+      url: 'http://127.0.0.1:9/team',
+      createdAt: expect.any(String),
+    });
     expect(Number.isNaN(Date.parse(first.createdAt))).toBe(false);
     const second = await w.admin.channels.create({ name: 'Ops hook', url: 'http://127.0.0.1:9/ops?x=1' });
     expect((await w.admin.channels.list()).channels).toEqual([first, second]);
@@ -236,7 +248,9 @@ describe('the two notifications', () => {
         { position: 3, mark: '○', action: 'Publish the notes' },
       ],
     });
-    expect(payloadOf(ready).text).toBe([heading, 'Checklist ready', '▶ 1. Draft the notes', '○ 2. Review the notes', '○ 3. Publish the notes', link].join('\n'));
+    expect(payloadOf(ready).text).toBe(
+      [heading, 'Checklist ready', '▶ 1. Draft the notes', '○ 2. Review the notes', '○ 3. Publish the notes', link].join('\n'),
+    );
 
     // Nothing more until the last task is acknowledged.
     await steps(w.session, run.id, 1, 2);
@@ -258,7 +272,9 @@ describe('the two notifications', () => {
         { position: 3, mark: '✓', action: 'Publish the notes' },
       ],
     });
-    expect(payloadOf(done).text).toBe([heading, 'All tasks done', '✓ 1. Draft the notes', '✓ 2. Review the notes', '✓ 3. Publish the notes', link].join('\n'));
+    expect(payloadOf(done).text).toBe(
+      [heading, 'All tasks done', '✓ 1. Draft the notes', '✓ 2. Review the notes', '✓ 3. Publish the notes', link].join('\n'),
+    );
     expect(payloadOf(done).idempotencyKey).not.toBe(payloadOf(ready).idempotencyKey);
 
     expect(await allDelivered(w.session, run.id, 2)).toEqual([
@@ -339,9 +355,19 @@ describe('the two notifications', () => {
     expect(payloadOf(done)).toMatchObject({ heading: 'Todo List — Repair the config', run: { name: 'Repair the config' } });
     // The revision itself sent nothing new: the earlier "Checklist ready" (original list) is the only other message.
     await allDelivered(w.session, run.id, 2);
-    expect((await w.session.runs.notifications({ runId: run.id })).notifications.map((n) => n.kind)).toEqual(['checklist_ready', 'all_tasks_done']);
+    expect((await w.session.runs.notifications({ runId: run.id })).notifications.map((n) => n.kind)).toEqual([
+      'checklist_ready',
+      'all_tasks_done',
+    ]);
     expect(payloadOf(acceptedFor(hook, run.id, 'checklist_ready')[0] as ReceivedHook).text).toBe(
-      ['Todo List — Fix the config', 'Checklist ready', '▶ 1. Inspect the config', '○ 2. Restart the service', '○ 3. Close the ticket', link(run.id)].join('\n'),
+      [
+        'Todo List — Fix the config',
+        'Checklist ready',
+        '▶ 1. Inspect the config',
+        '○ 2. Restart the service',
+        '○ 3. Close the ticket',
+        link(run.id),
+      ].join('\n'),
     );
 
     // A revision that drops the whole unfinished tail completes the run: "All tasks done" lists only what remains.
@@ -357,7 +383,9 @@ describe('the two notifications', () => {
     });
     expect(revised.status).toBe('completed');
     const cutDone = await accepted(hook, cut.id, 'all_tasks_done');
-    expect(payloadOf(cutDone).text).toBe(['Todo List — Trim the backlog', 'All tasks done', '✓ 1. Sort the backlog', link(cut.id)].join('\n'));
+    expect(payloadOf(cutDone).text).toBe(
+      ['Todo List — Trim the backlog', 'All tasks done', '✓ 1. Sort the backlog', link(cut.id)].join('\n'),
+    );
     expect(payloadOf(cutDone).checklist).toEqual([{ position: 1, mark: '✓', action: 'Sort the backlog' }]);
   });
 
@@ -374,12 +402,16 @@ describe('the two notifications', () => {
     const ready = await accepted(hook, child.id, 'checklist_ready');
     expectWellFormedPost(ready);
     const link = `${server.url}/runs/${child.id}`;
-    expect(payloadOf(ready).text).toBe(['Todo List — Verify requirements', 'Checklist ready', '▶ 1. Check requirement A', '○ 2. Check requirement B', link].join('\n'));
+    expect(payloadOf(ready).text).toBe(
+      ['Todo List — Verify requirements', 'Checklist ready', '▶ 1. Check requirement A', '○ 2. Check requirement B', link].join('\n'),
+    );
     expect(payloadOf(ready).run).toEqual({ id: child.id, name: 'Verify requirements', url: link });
 
     await steps(w.session, child.id, 1, 2);
     const done = await accepted(hook, child.id, 'all_tasks_done');
-    expect(payloadOf(done).text).toBe(['Todo List — Verify requirements', 'All tasks done', '✓ 1. Check requirement A', '✓ 2. Check requirement B', link].join('\n'));
+    expect(payloadOf(done).text).toBe(
+      ['Todo List — Verify requirements', 'All tasks done', '✓ 1. Check requirement A', '✓ 2. Check requirement B', link].join('\n'),
+    );
     expect(await allDelivered(w.session, child.id, 2)).toEqual([
       { kind: 'checklist_ready', channelId: channel.id, attempts: 1, delivered: true, lastError: null },
       { kind: 'all_tasks_done', channelId: channel.id, attempts: 1, delivered: true, lastError: null },
@@ -404,7 +436,12 @@ describe('the two notifications', () => {
     const notifications = await allDelivered(w.session, run.id, 4);
     expect(notifications).toHaveLength(4);
     expect(notifications.map((n) => `${n.kind}@${n.channelId}`).sort()).toEqual(
-      [`checklist_ready@${channelA.id}`, `checklist_ready@${channelB.id}`, `all_tasks_done@${channelA.id}`, `all_tasks_done@${channelB.id}`].sort(),
+      [
+        `checklist_ready@${channelA.id}`,
+        `checklist_ready@${channelB.id}`,
+        `all_tasks_done@${channelA.id}`,
+        `all_tasks_done@${channelB.id}`,
+      ].sort(),
     );
     for (const r of [a, b]) {
       expect(acceptedFor(r, run.id, 'checklist_ready')).toHaveLength(1);
@@ -493,7 +530,9 @@ describe('delivery through the durable outbox', () => {
     await hook.up();
     const ready = await accepted(hook, run.id, 'checklist_ready');
     expectWellFormedPost(ready);
-    expect(payloadOf(ready).text).toBe(['Todo List — Receiver comes up late', 'Checklist ready', '▶ 1. Only task', `${server.url}/runs/${run.id}`].join('\n'));
+    expect(payloadOf(ready).text).toBe(
+      ['Todo List — Receiver comes up late', 'Checklist ready', '▶ 1. Only task', `${server.url}/runs/${run.id}`].join('\n'),
+    );
     const [delivered] = await allDelivered(w.session, run.id, 1);
     expect(delivered).toMatchObject({ kind: 'checklist_ready', delivered: true });
     expect(delivered?.attempts).toBeGreaterThanOrEqual(2);
@@ -526,7 +565,9 @@ describe('delivery through the durable outbox', () => {
     const link = `http://dashboard.example.test/agent-tasks/runs/${run.id}`;
     const ready = await accepted(hook, run.id, 'checklist_ready');
     expectWellFormedPost(ready);
-    expect(payloadOf(ready).text).toBe(['Todo List — Survive a restart', 'Checklist ready', '▶ 1. Before the restart', '○ 2. After the restart', link].join('\n'));
+    expect(payloadOf(ready).text).toBe(
+      ['Todo List — Survive a restart', 'Checklist ready', '▶ 1. Before the restart', '○ 2. After the restart', link].join('\n'),
+    );
     expect(payloadOf(ready).run.url).toBe(link);
     const [delivered] = await allDelivered(again, run.id, 1);
     expect(delivered).toMatchObject({ kind: 'checklist_ready', channelId: channel.id, delivered: true });
@@ -536,7 +577,9 @@ describe('delivery through the durable outbox', () => {
     // Work continues after the restart; "All tasks done" goes out too, with the same configured link.
     await steps(again, run.id, 1, 2);
     const done = await accepted(hook, run.id, 'all_tasks_done');
-    expect(payloadOf(done).text).toBe(['Todo List — Survive a restart', 'All tasks done', '✓ 1. Before the restart', '✓ 2. After the restart', link].join('\n'));
+    expect(payloadOf(done).text).toBe(
+      ['Todo List — Survive a restart', 'All tasks done', '✓ 1. Before the restart', '✓ 2. After the restart', link].join('\n'),
+    );
     // The configured base is only the link's prefix: the server itself still answers the run page.
     expect(await (await fetch(`${restartable.url}/runs/${run.id}`)).json()).toEqual(await again.runs.get({ runId: run.id }));
   });

@@ -38,7 +38,13 @@ describe('1. the guarded naming contract', () => {
       `Error: run ${run.id} has no name yet: persist the actual task name first with checklist_name (runId "${run.id}", name), then submit the checklist.`,
     );
     expect(refusal.code).toBe('CONFLICT');
-    expect(await s.client.runs.get({ runId: run.id })).toMatchObject({ status: 'intake', name: null, tasks: [], version: run.version, attemptId: run.attemptId });
+    expect(await s.client.runs.get({ runId: run.id })).toMatchObject({
+      status: 'intake',
+      name: null,
+      tasks: [],
+      version: run.version,
+      attemptId: run.attemptId,
+    });
     expect(await stepsOf(s, run.id)).toEqual([]);
   });
 
@@ -66,7 +72,11 @@ describe('1. the guarded naming contract', () => {
         execution_note: 'Check the implemented requirement',
       },
     });
-    expect(view).toMatchObject({ status: 'running', name: 'Verify the implemented requirement', executionNote: 'Check the implemented requirement' });
+    expect(view).toMatchObject({
+      status: 'running',
+      name: 'Verify the implemented requirement',
+      executionNote: 'Check the implemented requirement',
+    });
     // execution_note is never a heading source: not the run's name, not the card's heading.
     const card = await (await fetch(`${server.url}/runs/${run.id}/card.svg`)).text();
     expect(card).toContain('<title id="card-title">Todo List — Verify the implemented requirement</title>');
@@ -118,9 +128,16 @@ describe('1. the guarded naming contract', () => {
   it('a completed run is never renamed', async () => {
     const s = await sessionClient(server);
     const run = await running(s, [task(1)]);
-    const done = await s.client.runs.step({ runId: run.id, attemptId: run.attemptId ?? '', evidence: 'e', progress_execution_outcome: 'o' });
+    const done = await s.client.runs.step({
+      runId: run.id,
+      attemptId: run.attemptId ?? '',
+      evidence: 'e',
+      progress_execution_outcome: 'o',
+    });
     expect(done.status).toBe('completed');
-    expect((await refused(s.client.runs.name({ runId: run.id, name: 'Late' }))).message).toBe(`Error: run ${run.id} is completed; its name no longer changes.`);
+    expect((await refused(s.client.runs.name({ runId: run.id, name: 'Late' }))).message).toBe(
+      `Error: run ${run.id} is completed; its name no longer changes.`,
+    );
     expect((await s.client.runs.get({ runId: run.id })).version).toBe(done.version);
   });
 });
@@ -139,11 +156,21 @@ describe('2. the step acknowledgement is exactly { evidence, progress_execution_
     });
     expect(next).toMatchObject({ cursor: 2, blocks: { work: { synopsis: 'The affected test suite passed' } } });
     const missing = await refused(
-      s.client.runs.step({ runId: run.id, evidence: 'The focused test command passed.', progress_execution_outcome: 'The affected test suite passed' } as never),
+      s.client.runs.step({
+        runId: run.id,
+        evidence: 'The focused test command passed.',
+        progress_execution_outcome: 'The affected test suite passed',
+      } as never),
     );
     expect(missing.message).toBe('Error: invalid input: `attemptId` must be the step attempt id of the run (its `attemptId`).');
     expect((await s.client.runs.get({ runId: run.id })).version).toBe(next.version);
-    const guarded = await s.client.runs.step({ runId: run.id, attemptId: next.attemptId ?? '', task: 2, evidence: 'e', progress_execution_outcome: 'o' });
+    const guarded = await s.client.runs.step({
+      runId: run.id,
+      attemptId: next.attemptId ?? '',
+      task: 2,
+      evidence: 'e',
+      progress_execution_outcome: 'o',
+    });
     expect(guarded.status).toBe('completed');
   });
 });
@@ -152,7 +179,12 @@ describe('3. the Work block binds the checklist with the seed’s field names', 
   it('exposes current_task and total_tasks (and no camel-case twins)', async () => {
     const s = await sessionClient(server);
     const run = await running(s, [task(1), task(2), task(3)]);
-    const next = await s.client.runs.step({ runId: run.id, attemptId: run.attemptId ?? '', evidence: 'e', progress_execution_outcome: 'o' });
+    const next = await s.client.runs.step({
+      runId: run.id,
+      attemptId: run.attemptId ?? '',
+      evidence: 'e',
+      progress_execution_outcome: 'o',
+    });
     expect(next.blocks.work).toMatchObject({ role: 'task', label: 'Task 2/3', current_task: 2, total_tasks: 3 });
     expect(next.blocks.work.tasks.map((t) => t.title)).toEqual(['Do step 1', 'Do step 2', 'Do step 3']);
     const page = (await (await fetch(`${server.url}/runs/${run.id}`)).json()) as { blocks: { work: Record<string, unknown> } };
@@ -168,11 +200,18 @@ describe('5. Revise checklist is the Work block’s role during a revision', () 
     const run = await running(s, [task(1), task(2), task(3)]);
     const viewer = await keyClient(server, 'viewer');
     const seen: { label: string; role: string }[] = [];
-    const feed = viewer.runs.watch({ runId: run.id }, { onData: (e) => seen.push({ label: e.data.run.blocks.work.label, role: e.data.run.blocks.work.role }) });
+    const feed = viewer.runs.watch(
+      { runId: run.id },
+      { onData: (e) => seen.push({ label: e.data.run.blocks.work.label, role: e.data.run.blocks.work.role }) },
+    );
     await new Promise((r) => setTimeout(r, 300));
 
     const jumped = await s.client.runs.teleport({ runId: run.id, attemptId: run.attemptId ?? '', teleportTo: REVISE });
-    expect(jumped).toMatchObject({ revising: true, current: null, blocks: { prepare: { action: null, expected_result: null }, work: { role: 'revise', label: 'Revise checklist', inProgress: null } } });
+    expect(jumped).toMatchObject({
+      revising: true,
+      current: null,
+      blocks: { prepare: { action: null, expected_result: null }, work: { role: 'revise', label: 'Revise checklist', inProgress: null } },
+    });
     expect(jumped.blocks.work.tasks.map((t) => t.state)).toEqual(['pending', 'pending', 'pending']);
     const page = (await (await fetch(`${server.url}/runs/${run.id}`)).json()) as { blocks: { work: { label: string } } };
     expect(page.blocks.work.label).toBe('Revise checklist');
@@ -183,7 +222,9 @@ describe('5. Revise checklist is the Work block’s role during a revision', () 
     feed.unsubscribe();
 
     const before = countRows(server, 'Run', 'id = ? AND version = ?', run.id, jumped.version);
-    const ack = await refused(s.client.runs.step({ runId: run.id, attemptId: jumped.attemptId ?? '', evidence: 'e', progress_execution_outcome: 'o' }));
+    const ack = await refused(
+      s.client.runs.step({ runId: run.id, attemptId: jumped.attemptId ?? '', evidence: 'e', progress_execution_outcome: 'o' }),
+    );
     expect(ack.message).toBe(
       `Error: run ${run.id} is at its revision node (Revise checklist): send the complete corrected checklist with resume_from_task; tasks are acknowledged only outside a revision.`,
     );
@@ -222,7 +263,9 @@ describe('6. child runs with a task context', () => {
     await s.client.runs.name({ runId: child.id, name: 'Verify the requirement' });
     const { version } = await s.client.runs.get({ runId: child.id });
     const base = { runId: child.id, progress_checklist_outcome: 'Two ordered tasks are ready' };
-    const changed = await refused(s.client.runs.intake({ ...base, tasks: [ready[0] as RunTask, { ...task(2), action: 'Record the verdict somewhere' }] }));
+    const changed = await refused(
+      s.client.runs.intake({ ...base, tasks: [ready[0] as RunTask, { ...task(2), action: 'Record the verdict somewhere' }] }),
+    );
     expect(changed.message).toBe(
       'Error: invalid checklist: this run\'s task context holds a ready checklist; submit it unchanged (wording and scope as written, nothing added): `tasks[1]` ("Record the verdict somewhere") is not in it.',
     );
@@ -232,7 +275,11 @@ describe('6. child runs with a task context', () => {
     );
     expect(await s.client.runs.get({ runId: child.id })).toMatchObject({ status: 'intake', version });
     // The order is the executor's: the same content in another order, with the dependency behind it, is taken.
-    const taken = await s.client.runs.intake({ ...base, tasks: [ready[1] as RunTask, ready[0] as RunTask], needs: [{ task: 1, needs: [2] }] });
+    const taken = await s.client.runs.intake({
+      ...base,
+      tasks: [ready[1] as RunTask, ready[0] as RunTask],
+      needs: [{ task: 1, needs: [2] }],
+    });
     expect(taken.tasks).toEqual(ready);
   });
 
@@ -241,7 +288,10 @@ describe('6. child runs with a task context', () => {
     const parent = await running(s, [task('parent')], 'Requirements coverage');
     const viewer = await keyClient(server, 'viewer');
     const events: { version: number; connection?: { runId: string; line: string } }[] = [];
-    const feed = viewer.runs.watch({ runId: parent.id }, { onData: (e) => events.push({ version: e.data.version, connection: e.data.connection }) });
+    const feed = viewer.runs.watch(
+      { runId: parent.id },
+      { onData: (e) => events.push({ version: e.data.version, connection: e.data.connection }) },
+    );
     await new Promise((r) => setTimeout(r, 300));
 
     const child = await startRun(s, { parentExecutionId: parent.id, taskContext: { tasks: [ready[0] as RunTask] } });
@@ -252,7 +302,12 @@ describe('6. child runs with a task context', () => {
       progress_checklist_outcome: 'One ordered task is ready',
       execution_note: 'Check the implemented requirement',
     });
-    const done = await s.client.runs.step({ runId: child.id, attemptId: taken.attemptId ?? '', evidence: 'SECRET-EVIDENCE-42', progress_execution_outcome: 'Verified' });
+    const done = await s.client.runs.step({
+      runId: child.id,
+      attemptId: taken.attemptId ?? '',
+      evidence: 'SECRET-EVIDENCE-42',
+      progress_execution_outcome: 'Verified',
+    });
     expect(done).toMatchObject({ status: 'completed', output: {} });
 
     const line = `Success connection: child run ${child.id} "Verify the requirement" reached its End node.`;
@@ -260,9 +315,17 @@ describe('6. child runs with a task context', () => {
     expect(after.connections).toEqual([{ runId: child.id, name: 'Verify the requirement', at: expect.any(String), line }]);
     expect(after).toMatchObject({ version: parent.version + 1, status: 'running', cursor: 1 });
     expect(JSON.stringify(after)).not.toContain('SECRET-EVIDENCE-42');
-    expect((await stepsOf(s, parent.id)).at(-1)).toMatchObject({ kind: 'connection', label: 'Success connection', evidence: null, outcome: line });
+    expect((await stepsOf(s, parent.id)).at(-1)).toMatchObject({
+      kind: 'connection',
+      label: 'Success connection',
+      evidence: null,
+      outcome: line,
+    });
     for (let i = 0; i < 100 && !events.some((e) => e.connection); i++) await new Promise((r) => setTimeout(r, 20));
-    expect(events.find((e) => e.connection)).toEqual({ version: parent.version + 1, connection: expect.objectContaining({ runId: child.id, line }) });
+    expect(events.find((e) => e.connection)).toEqual({
+      version: parent.version + 1,
+      connection: expect.objectContaining({ runId: child.id, line }),
+    });
     feed.unsubscribe();
   });
 });

@@ -22,7 +22,13 @@ async function startRun(s: Session, parentExecutionId = 'none') {
 
 async function runWith(s: Session, list: RunTask[], extra: Record<string, unknown> = {}) {
   const run = await startRun(s);
-  return nameAndIntake(s.client, { runId: run.id, name: 'Release 1.2', tasks: list, progress_checklist_outcome: `${list.length} tasks`, ...extra });
+  return nameAndIntake(s.client, {
+    runId: run.id,
+    name: 'Release 1.2',
+    tasks: list,
+    progress_checklist_outcome: `${list.length} tasks`,
+    ...extra,
+  });
 }
 
 describe('start', () => {
@@ -75,15 +81,29 @@ describe('intake', () => {
     expect(run.executionNote).toBe('Check the implemented requirement');
     expect(run.tasks).toEqual([{ ...written[0], action: 'Check the implemented requirement' }, written[1]]);
     expect(run.moves).toEqual([]);
-    expect(run.current).toEqual({ label: 'Task 1/2', action: 'Check the implemented requirement', expected_result: written[0]?.expected_result });
+    expect(run.current).toEqual({
+      label: 'Task 1/2',
+      action: 'Check the implemented requirement',
+      expected_result: written[0]?.expected_result,
+    });
     expect(run.blocks.checklist.synopsis).toBe('2 tasks');
-    expect(run.blocks.prepare).toEqual({ length: 2, cursor: 1, action: 'Check the implemented requirement', expected_result: written[0]?.expected_result });
+    expect(run.blocks.prepare).toEqual({
+      length: 2,
+      cursor: 1,
+      action: 'Check the implemented requirement',
+      expected_result: written[0]?.expected_result,
+    });
   });
 
   it('orders prerequisites first, changing the written order as little as possible, and shows each move', async () => {
     const s = await sessionClient(server);
     const written = [task('deploy'), task('build'), task('test'), task('docs')];
-    const run = await runWith(s, written, { needs: [{ task: 1, needs: [2, 3] }, { task: 3, needs: [2] }] });
+    const run = await runWith(s, written, {
+      needs: [
+        { task: 1, needs: [2, 3] },
+        { task: 3, needs: [2] },
+      ],
+    });
     expect(run.tasks.map((t) => t.action)).toEqual(['Do step build', 'Do step test', 'Do step deploy', 'Do step docs']);
     expect(run.moves).toEqual([{ task: 1, from: 1, to: 3, because: 'task 1 needs the result of task 3 (Do step test)' }]);
   });
@@ -93,9 +113,19 @@ describe('intake', () => {
     const run = await startRun(s);
     const named = await s.client.runs.name({ runId: run.id, name: 'x' });
     const refusal = await refused(
-      s.client.runs.intake({ runId: run.id, tasks: tasks(3), progress_checklist_outcome: 'x', needs: [{ task: 2, needs: [3] }, { task: 3, needs: [2] }] }),
+      s.client.runs.intake({
+        runId: run.id,
+        tasks: tasks(3),
+        progress_checklist_outcome: 'x',
+        needs: [
+          { task: 2, needs: [3] },
+          { task: 3, needs: [2] },
+        ],
+      }),
     );
-    expect(refusal.message).toBe('Error: invalid checklist: tasks 2 ("Do step 2") and 3 ("Do step 3") each need the other\'s result; no order satisfies both.');
+    expect(refusal.message).toBe(
+      'Error: invalid checklist: tasks 2 ("Do step 2") and 3 ("Do step 3") each need the other\'s result; no order satisfies both.',
+    );
     expect(refusal.code).toBe('INVALID_CHECKLIST');
     expect(await s.client.runs.get({ runId: run.id })).toMatchObject({ status: 'intake', tasks: [], name: 'x', version: named.version });
   });
@@ -117,15 +147,27 @@ describe('intake', () => {
       [{ ...base, tasks: [] }, 'Error: invalid input: a checklist holds 1 to 100 tasks (got 0).'],
       [{ ...base, tasks: tasks(101) }, 'Error: invalid input: a checklist holds 1 to 100 tasks (got 101).'],
       [{ ...base, tasks: [{ action: ' ', expected_result: 'x' }] }, 'Error: invalid input: `tasks[0].action` must be a non-empty string.'],
-      [{ ...base, tasks: [...tasks(7), { action: 'a'.repeat(1001), expected_result: 'x' }] }, 'Error: invalid input: `tasks[7].action` must be at most 1000 characters (got 1001).'],
-      [{ ...base, tasks: [{ action: 'a', expected_result: 'x'.repeat(1001) }] }, 'Error: invalid input: `tasks[0].expected_result` must be at most 1000 characters (got 1001).'],
+      [
+        { ...base, tasks: [...tasks(7), { action: 'a'.repeat(1001), expected_result: 'x' }] },
+        'Error: invalid input: `tasks[7].action` must be at most 1000 characters (got 1001).',
+      ],
+      [
+        { ...base, tasks: [{ action: 'a', expected_result: 'x'.repeat(1001) }] },
+        'Error: invalid input: `tasks[0].expected_result` must be at most 1000 characters (got 1001).',
+      ],
       [
         { ...base, tasks: [{ action: 'a', expected_result: 'x', id: 1 }] },
         'Error: invalid input: unknown task field `tasks[0].id`; a task is only `action` and `expected_result` (no ids, cursors, totals, statuses or result codes).',
       ],
-      [{ ...base, tasks: tasks(1), execution_note: 'n'.repeat(121) }, 'Error: invalid input: `execution_note` must be at most 120 characters (got 121).'],
+      [
+        { ...base, tasks: tasks(1), execution_note: 'n'.repeat(121) },
+        'Error: invalid input: `execution_note` must be at most 120 characters (got 121).',
+      ],
       [{ ...base, tasks: tasks(1), execution_note: '' }, 'Error: invalid input: `execution_note` must be a non-empty string.'],
-      [{ ...base, tasks: tasks(2), needs: [{ task: 1, needs: [5] }] }, 'Error: invalid checklist: `needs` names task 5, but the checklist has 2 tasks.'],
+      [
+        { ...base, tasks: tasks(2), needs: [{ task: 1, needs: [5] }] },
+        'Error: invalid checklist: `needs` names task 5, but the checklist has 2 tasks.',
+      ],
     ];
     for (const [input, message] of cases) expect((await refused(s.client.runs.intake(input as never))).message).toBe(message);
     expect((await s.client.runs.get({ runId: run.id })).version).toBe(version);
@@ -152,7 +194,14 @@ describe('execution', () => {
     for (const n of [1, 2]) {
       run = await acknowledge(s.client, run.id, { task: n, evidence: `evidence ${n}`, progress_execution_outcome: `outcome ${n}` });
       expect(run.current?.label).toBe(`Task ${n + 1}/3`);
-      expect(run.blocks.work).toMatchObject({ role: 'task', done: n, inProgress: n + 1, current_task: n + 1, total_tasks: 3, synopsis: `outcome ${n}` });
+      expect(run.blocks.work).toMatchObject({
+        role: 'task',
+        done: n,
+        inProgress: n + 1,
+        current_task: n + 1,
+        total_tasks: 3,
+        synopsis: `outcome ${n}`,
+      });
     }
     expect(JSON.stringify(run)).not.toContain('evidence 1');
     run = await acknowledge(s.client, run.id, { task: 3, evidence: 'evidence 3', progress_execution_outcome: 'outcome 3' });
@@ -213,9 +262,9 @@ describe('execution', () => {
   it('refuses step texts over 500 characters or empty', async () => {
     const s = await sessionClient(server);
     const run = await runWith(s, tasks(1));
-    expect((await refused(acknowledge(s.client, run.id, { task: 1, evidence: 'e'.repeat(501), progress_execution_outcome: 'o' }))).message).toBe(
-      'Error: invalid input: `evidence` must be at most 500 characters (got 501).',
-    );
+    expect(
+      (await refused(acknowledge(s.client, run.id, { task: 1, evidence: 'e'.repeat(501), progress_execution_outcome: 'o' }))).message,
+    ).toBe('Error: invalid input: `evidence` must be at most 500 characters (got 501).');
     expect((await refused(acknowledge(s.client, run.id, { task: 1, evidence: 'e', progress_execution_outcome: '' }))).message).toBe(
       'Error: invalid input: `progress_execution_outcome` must be a non-empty string.',
     );
@@ -260,7 +309,13 @@ describe('revision', () => {
     let run = await runWith(s, tasks(3));
     run = await acknowledge(s.client, run.id, { task: 1, evidence: 'e', progress_execution_outcome: 'o' });
     const refusal = await refused(
-      s.client.runs.revise({ runId: run.id, tasks: [task('changed'), task(2)], resume_from_task: 2, progress_checklist_outcome: 'x', progress_execution_outcome: 'x' }),
+      s.client.runs.revise({
+        runId: run.id,
+        tasks: [task('changed'), task(2)],
+        resume_from_task: 2,
+        progress_checklist_outcome: 'x',
+        progress_execution_outcome: 'x',
+      }),
     );
     expect(refusal.message).toBe('Error: invalid revision: task 1 was already executed and must stay unchanged at position 1.');
     expect(refusal.code).toBe('INVALID_REVISION');
@@ -271,7 +326,13 @@ describe('revision', () => {
     const s = await sessionClient(server);
     let run = await runWith(s, tasks(3));
     run = await acknowledge(s.client, run.id, { task: 1, evidence: 'e', progress_execution_outcome: 'o' });
-    run = await s.client.runs.revise({ runId: run.id, tasks: [task(1)], resume_from_task: 2, progress_checklist_outcome: 'Only one task was needed', progress_execution_outcome: 'o' });
+    run = await s.client.runs.revise({
+      runId: run.id,
+      tasks: [task(1)],
+      resume_from_task: 2,
+      progress_checklist_outcome: 'Only one task was needed',
+      progress_execution_outcome: 'o',
+    });
     expect(run).toMatchObject({ status: 'completed', output: {}, total: 1 });
   });
 });
@@ -305,9 +366,12 @@ describe('run tools for LLM function calling', () => {
     const first = (await tools.checklist_intake?.handler({ runId, tasks: tasks(2), progress_checklist_outcome: 'Two tasks' })) ?? '';
     expect(first).toContain('Task 1/2: Do step 1\nExpected result: Step 1 is done\n');
     const attempt1 = first.match(/attemptId "([^"]+)"/)?.[1];
-    const second = (await tools.checklist_step?.handler({ runId, attemptId: attempt1, evidence: 'ok', progress_execution_outcome: 'ok' })) ?? '';
+    const second =
+      (await tools.checklist_step?.handler({ runId, attemptId: attempt1, evidence: 'ok', progress_execution_outcome: 'ok' })) ?? '';
     expect(second).toContain('Task 2/2: Do step 2');
-    expect(await tools.checklist_step?.handler({ runId, attemptId: attempt1, evidence: 'ok', progress_execution_outcome: 'ok' })).toBe(second);
+    expect(await tools.checklist_step?.handler({ runId, attemptId: attempt1, evidence: 'ok', progress_execution_outcome: 'ok' })).toBe(
+      second,
+    );
     const attempt2 = second.match(/attemptId "([^"]+)"/)?.[1];
     expect(await tools.checklist_step?.handler({ runId, attemptId: attempt2, evidence: 'ok', progress_execution_outcome: 'ok' })).toBe(
       `All tasks done (2/2). Run ${runId} is complete; its output is {}.`,
@@ -334,7 +398,10 @@ describe('live run view', () => {
     const seen: { id: string; cursor: number }[] = [];
     let sub: { unsubscribe(): void } | undefined;
     await new Promise<void>((resolve) => {
-      sub = viewer.runs.watch({ runId: run.id, from: 'start' }, { onData: (e) => seen.push({ id: e.id, cursor: e.data.run.cursor }), onStarted: resolve });
+      sub = viewer.runs.watch(
+        { runId: run.id, from: 'start' },
+        { onData: (e) => seen.push({ id: e.id, cursor: e.data.run.cursor }), onStarted: resolve },
+      );
     });
     const until = async (n: number) => {
       for (let i = 0; i < 500 && seen.length < n; i++) await new Promise((r) => setTimeout(r, 20));
@@ -350,7 +417,10 @@ describe('live run view', () => {
 
     await acknowledge(s.client, run.id, { task: 2, evidence: 'e', progress_execution_outcome: 'o' });
     const resumed: { id: string; cursor: number }[] = [];
-    const again = viewer.runs.watch({ runId: run.id, lastEventId: String(run.version + 1) }, { onData: (e) => resumed.push({ id: e.id, cursor: e.data.run.cursor }) });
+    const again = viewer.runs.watch(
+      { runId: run.id, lastEventId: String(run.version + 1) },
+      { onData: (e) => resumed.push({ id: e.id, cursor: e.data.run.cursor }) },
+    );
     for (let i = 0; i < 500 && resumed.length < 1; i++) await new Promise((r) => setTimeout(r, 20));
     expect(resumed).toEqual([{ id: String(run.version + 2), cursor: 3 }]);
     again.unsubscribe();

@@ -13,7 +13,10 @@ import { type RunningServer, startServer } from './support/server.ts';
 
 const repoRoot = path.resolve(import.meta.dirname, '..');
 const sdkDir = path.join(repoRoot, 'packages/sdk');
-const sdkManifest = JSON.parse(readFileSync(path.join(sdkDir, 'package.json'), 'utf8')) as { version: string; dependencies: Record<string, string> };
+const sdkManifest = JSON.parse(readFileSync(path.join(sdkDir, 'package.json'), 'utf8')) as {
+  version: string;
+  dependencies: Record<string, string>;
+};
 const TOOL_NAMES = toolKit.map((s) => s.name);
 
 // Child processes get this environment without the npm_* variables a `pnpm test` run sets, as a user's shell would.
@@ -27,10 +30,15 @@ interface Ran {
 
 function run(command: string, args: string[], options: { cwd: string; env?: Record<string, string> }): Promise<Ran> {
   return new Promise((resolve) => {
-    execFile(command, args, { cwd: options.cwd, env: { ...cleanEnv, ...options.env }, maxBuffer: 32 * 1024 * 1024 }, (error, stdout, stderr) => {
-      const code = error ? (typeof (error).code === 'number' ? Number((error).code) : 1) : 0;
-      resolve({ code, stdout, stderr });
-    });
+    execFile(
+      command,
+      args,
+      { cwd: options.cwd, env: { ...cleanEnv, ...options.env }, maxBuffer: 32 * 1024 * 1024 },
+      (error, stdout, stderr) => {
+        const code = error ? (typeof error.code === 'number' ? Number(error.code) : 1) : 0;
+        resolve({ code, stdout, stderr });
+      },
+    );
   });
 }
 
@@ -62,12 +70,17 @@ beforeAll(async () => {
   work = mkdtempSync(path.join(os.tmpdir(), 'agent-tasks-sdk-package-'));
   project = path.join(work, 'consumer');
   mkdirSync(project);
-  const packed = timed('pnpm pack (prepack: turbo build of the SDK)', () => succeed('pnpm', ['pack', '--pack-destination', work], { cwd: sdkDir }));
+  const packed = timed('pnpm pack (prepack: turbo build of the SDK)', () =>
+    succeed('pnpm', ['pack', '--pack-destination', work], { cwd: sdkDir }),
+  );
   [server] = await Promise.all([startServer(), packed]);
   tarball = path.join(work, readdirSync(work).find((name) => name.endsWith('.tgz')) ?? 'no tarball');
   expect(path.basename(tarball)).toBe(`agent-tasks-sdk-${sdkManifest.version}.tgz`);
 
-  writeFileSync(path.join(project, 'package.json'), `${JSON.stringify({ name: 'sdk-consumer', private: true, type: 'module' }, null, 2)}\n`);
+  writeFileSync(
+    path.join(project, 'package.json'),
+    `${JSON.stringify({ name: 'sdk-consumer', private: true, type: 'module' }, null, 2)}\n`,
+  );
   writeFileSync(
     path.join(project, 'tsconfig.json'),
     JSON.stringify({
@@ -87,9 +100,13 @@ beforeAll(async () => {
   );
   copyFileSync(path.join(repoRoot, 'tests/support/sdk-consumer.ts'), path.join(project, 'agent.ts'));
   await timed('npm install', () =>
-    succeed('npm', ['install', '--save-exact', '--no-audit', '--no-fund', '--prefer-offline', tarball, 'typescript@5.9.3', '@types/node@20.19.43'], {
-      cwd: project,
-    }),
+    succeed(
+      'npm',
+      ['install', '--save-exact', '--no-audit', '--no-fund', '--prefer-offline', tarball, 'typescript@5.9.3', '@types/node@20.19.43'],
+      {
+        cwd: project,
+      },
+    ),
   );
   // One strict compile (type-check and emit to out/), asserted by the type-check test, run by the server test.
   compiled = await timed('tsc -p . (strict, skipLibCheck false)', () => tsc(['-p', '.']));
@@ -107,7 +124,9 @@ describe('the packed tarball', () => {
     expect(publint.stdout).toContain('All good!');
 
     const attw = await succeed('pnpm', ['exec', 'attw', tarball, '--profile', 'esm-only', '--format', 'json'], { cwd: sdkDir });
-    const report = JSON.parse(attw.stdout) as { analysis: { entrypoints: Record<string, unknown>; problems: { resolutionKind?: string }[] } };
+    const report = JSON.parse(attw.stdout) as {
+      analysis: { entrypoints: Record<string, unknown>; problems: { resolutionKind?: string }[] };
+    };
     expect(Object.keys(report.analysis.entrypoints).sort()).toEqual(['.', './cli', './mcp', './package.json']);
     // The ESM-only profile ignores CommonJS `require` and node10 resolution; nothing else may be reported.
     expect(report.analysis.problems.filter((p) => !['node10', 'node16-cjs'].includes(p.resolutionKind ?? ''))).toEqual([]);
@@ -122,7 +141,9 @@ describe('installed with npm in a project outside the workspace', () => {
     expect(manifest.bin).toEqual({ 'agent-tasks-mcp': './bin/agent-tasks-mcp.js', 'agent-tasks-files': './bin/agent-tasks-files.js' });
     expect(manifest.dependencies).toEqual(sdkManifest.dependencies);
     for (const field of ['dependencies', 'devDependencies', 'peerDependencies', 'optionalDependencies']) {
-      expect(Object.keys((manifest[field] as Record<string, string> | undefined) ?? {}).filter((name) => name.startsWith('@agent-tasks/'))).toEqual([]);
+      expect(
+        Object.keys((manifest[field] as Record<string, string> | undefined) ?? {}).filter((name) => name.startsWith('@agent-tasks/')),
+      ).toEqual([]);
     }
     for (const version of Object.values(manifest.dependencies as Record<string, string>)) expect(version).toMatch(/^\d+\.\d+\.\d+$/);
 
@@ -162,7 +183,20 @@ describe('installed with npm in a project outside the workspace', () => {
     expect(expected).toHaveLength(3);
     writeFileSync(path.join(project, 'unchecked.ts'), source.map((line) => (directive(line) ? '' : line)).join('\n'));
     const unchecked = await timed('tsc unchecked.ts', () =>
-      tsc(['--noEmit', '--strict', '--skipLibCheck', '--target', 'ES2022', '--module', 'NodeNext', '--moduleResolution', 'NodeNext', '--types', 'node', 'unchecked.ts']),
+      tsc([
+        '--noEmit',
+        '--strict',
+        '--skipLibCheck',
+        '--target',
+        'ES2022',
+        '--module',
+        'NodeNext',
+        '--moduleResolution',
+        'NodeNext',
+        '--types',
+        'node',
+        'unchecked.ts',
+      ]),
     );
     expect(unchecked.code).not.toBe(0);
     const errorLines = [...unchecked.stdout.matchAll(/^unchecked\.ts\((\d+),\d+\): error TS\d+/gm)].map((m) => Number(m[1]) - 1);
@@ -243,7 +277,11 @@ describe('installed with npm in a project outside the workspace', () => {
       });
 
     const init = await timed('npx agent-tasks-mcp: initialize', () =>
-      request(1, 'initialize', { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 'sdk-package-test', version: '1.0.0' } }),
+      request(1, 'initialize', {
+        protocolVersion: '2025-06-18',
+        capabilities: {},
+        clientInfo: { name: 'sdk-package-test', version: '1.0.0' },
+      }),
     );
     expect(init.result).toMatchObject({ serverInfo: { name: 'agent-tasks', version: sdkManifest.version }, capabilities: { tools: {} } });
     send({ method: 'notifications/initialized' });

@@ -65,7 +65,7 @@ describe('sessions.open with an externalId', () => {
 });
 
 describe('todo.mirror', () => {
-  it('records a list with todo_write\'s rules, keeping activeForm; todo_write itself still refuses activeForm', async () => {
+  it("records a list with todo_write's rules, keeping activeForm; todo_write itself still refuses activeForm", async () => {
     const { token } = await (await keyClient(server, 'agent')).sessions.open({ externalId: 'mirror-1' });
     const s = createClient({ url: server.url, token });
     const answer = await s.trpc.todo.mirror.mutate({
@@ -74,8 +74,15 @@ describe('todo.mirror', () => {
         { content: 'Ship', status: 'pending' },
       ],
     });
-    expect(answer).toEqual({ message: 'Updated todo list: 1 pending, 1 in progress, 0 completed', revision: 1, counts: { pending: 1, inProgress: 1, completed: 0 } });
-    expect((await s.todo.get()).items).toEqual([{ content: 'Run tests', status: 'in_progress', activeForm: 'Running tests' }, { content: 'Ship', status: 'pending' }]);
+    expect(answer).toEqual({
+      message: 'Updated todo list: 1 pending, 1 in progress, 0 completed',
+      revision: 1,
+      counts: { pending: 1, inProgress: 1, completed: 0 },
+    });
+    expect((await s.todo.get()).items).toEqual([
+      { content: 'Run tests', status: 'in_progress', activeForm: 'Running tests' },
+      { content: 'Ship', status: 'pending' },
+    ]);
 
     const before = countRows(server, 'TodoUpdate');
     const cases: [Promise<unknown>, string][] = [
@@ -92,7 +99,12 @@ describe('todo.mirror', () => {
         'Error: invalid todo: `todos[0].activeForm` must be at most 1000 characters (got 1001).',
       ],
       [
-        s.trpc.todo.mirror.mutate({ todos: [{ content: 'A', status: 'in_progress' }, { content: 'B', status: 'in_progress' }] }),
+        s.trpc.todo.mirror.mutate({
+          todos: [
+            { content: 'A', status: 'in_progress' },
+            { content: 'B', status: 'in_progress' },
+          ],
+        }),
         'Error: invalid todos: at most one task may be in_progress (got 2)',
       ],
     ];

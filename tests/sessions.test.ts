@@ -65,18 +65,34 @@ describe('turns and the standing plan', () => {
     expect(view.session.turn).toEqual({ number: 0, state: 'none' });
 
     expect((await s.client.sessions.startTurn()).session.turn).toEqual({ number: 1, state: 'running' });
-    await s.client.todo.write({ todos: [{ content: 'Fix bug', status: 'in_progress' }, { content: 'Test', status: 'pending' }] });
+    await s.client.todo.write({
+      todos: [
+        { content: 'Fix bug', status: 'in_progress' },
+        { content: 'Test', status: 'pending' },
+      ],
+    });
     view = await s.client.sessions.get();
     expect(view.standingPlan).toEqual({
       revision: 1,
       turnNumber: 1,
-      items: [{ content: 'Fix bug', status: 'in_progress' }, { content: 'Test', status: 'pending' }],
+      items: [
+        { content: 'Fix bug', status: 'in_progress' },
+        { content: 'Test', status: 'pending' },
+      ],
     });
 
-    await s.client.todo.write({ todos: [{ content: 'Fix bug', status: 'completed' }, { content: 'Test', status: 'completed' }] });
+    await s.client.todo.write({
+      todos: [
+        { content: 'Fix bug', status: 'completed' },
+        { content: 'Test', status: 'completed' },
+      ],
+    });
     expect((await s.client.sessions.endTurn()).session.turn).toEqual({ number: 1, state: 'ended' });
     view = await s.client.sessions.get();
-    expect(view.standingPlan?.items).toEqual([{ content: 'Fix bug', status: 'completed' }, { content: 'Test', status: 'completed' }]);
+    expect(view.standingPlan?.items).toEqual([
+      { content: 'Fix bug', status: 'completed' },
+      { content: 'Test', status: 'completed' },
+    ]);
 
     await s.client.sessions.startTurn();
     view = await s.client.sessions.get();
@@ -112,9 +128,7 @@ describe('turns and the standing plan', () => {
     const viewer = await keyClient(server, 'viewer');
     const view = await viewer.sessions.get({ sessionId: s.session.id });
     expect(view.todo.items).toEqual([{ content: 'A', status: 'pending' }]);
-    expect((await refused(viewer.sessions.get())).message).toBe(
-      'Error: invalid input: name a `sessionId`, or call with a session token.',
-    );
+    expect((await refused(viewer.sessions.get())).message).toBe('Error: invalid input: name a `sessionId`, or call with a session token.');
     expect((await refused(viewer.sessions.get({ sessionId: 'ses_nope' }))).message).toBe('Error: session ses_nope not found.');
   });
 });

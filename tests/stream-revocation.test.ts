@@ -22,7 +22,11 @@ interface Watched {
 }
 
 /** Follows a subscription: when it ended (completed or failed) and how many events it got. */
-function follow(subscribe: (handlers: { onStarted: () => void; onData: () => void; onComplete: () => void; onError: () => void }) => { unsubscribe(): void }): Watched {
+function follow(
+  subscribe: (handlers: { onStarted: () => void; onData: () => void; onComplete: () => void; onError: () => void }) => {
+    unsubscribe(): void;
+  },
+): Watched {
   const w: Watched = { started: false, ended: null, events: 0, stop: () => undefined };
   const sub = subscribe({
     onStarted: () => void (w.started = true),
@@ -64,19 +68,27 @@ describe('live streams end when their key is revoked', () => {
     const sessionStreams = streams(watcherSession.client).slice(1);
     const bystanderStreams = streams(bystander);
     // Every stream is open (its server side subscribed) before the writes it must see.
-    await waitFor('every stream open', () => [...viewerStreams, ...ticketStreams, ...sessionStreams, ...bystanderStreams].every((w) => w.started));
+    await waitFor('every stream open', () =>
+      [...viewerStreams, ...ticketStreams, ...sessionStreams, ...bystanderStreams].every((w) => w.started),
+    );
     await new Promise((resolve) => setTimeout(resolve, 500));
     await writer.client.todo.write({ todos: [{ content: 'Seen live', status: 'pending' }] });
     await writer.client.tasks.create({ listName: 'watched', subject: 'Seen live' });
     // Every stream but the run's (the run did not change) has had an event.
     const changed = (list: Watched[]) => list.filter((_, i) => i !== 2);
-    await waitFor('events on every stream', () => [...changed(viewerStreams), ...changed(ticketStreams), ...changed(bystanderStreams)].every((w) => w.events > 0));
+    await waitFor('events on every stream', () =>
+      [...changed(viewerStreams), ...changed(ticketStreams), ...changed(bystanderStreams)].every((w) => w.events > 0),
+    );
     expect([...viewerStreams, ...ticketStreams, ...sessionStreams, ...bystanderStreams].every((w) => w.ended === null)).toBe(true);
 
     const revokedAt = Date.now();
     await adminClient(server).keys.revoke({ id: viewer.id });
     await adminClient(server).keys.revoke({ id: agent.id });
-    await waitFor('the revoked callers\' streams ended', () => [...viewerStreams, ...ticketStreams, ...sessionStreams].every((w) => w.ended !== null), 3_000);
+    await waitFor(
+      "the revoked callers' streams ended",
+      () => [...viewerStreams, ...ticketStreams, ...sessionStreams].every((w) => w.ended !== null),
+      3_000,
+    );
     for (const w of [...viewerStreams, ...ticketStreams, ...sessionStreams]) expect(w.ended! - revokedAt).toBeLessThan(1_000);
 
     // The bystander's streams are untouched and still live.

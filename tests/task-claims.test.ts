@@ -30,8 +30,12 @@ describe('claims', () => {
 
     const claimed = await ana.client.tasks.claim({ listName, id: a.id });
     expect(claimed.task).toMatchObject({ id: a.id, status: 'in_progress', owner: 'ana' });
-    expect((await refused(bob.client.tasks.claim({ listName, id: a.id }))).message).toBe(`Error: cannot claim ${a.id}: already claimed by ana.`);
-    expect((await refused(bob.client.tasks.claim({ listName, id: b.id }))).message).toBe(`Error: cannot claim ${b.id}: blocked by ${a.id}.`);
+    expect((await refused(bob.client.tasks.claim({ listName, id: a.id }))).message).toBe(
+      `Error: cannot claim ${a.id}: already claimed by ana.`,
+    );
+    expect((await refused(bob.client.tasks.claim({ listName, id: b.id }))).message).toBe(
+      `Error: cannot claim ${b.id}: blocked by ${a.id}.`,
+    );
     const notPending = await refused(bob.client.tasks.claim({ listName, id: done.id }));
     expect(notPending.message).toBe(`Error: cannot claim ${done.id}: it is completed, not pending.`);
     expect(notPending.code).toBe('CLAIM_REFUSED');
@@ -146,7 +150,9 @@ describe('task tool definitions', () => {
     expect(await tools.TaskUpdate?.handler({ listName, id, status: 'completed' })).toBe(
       `Updated ${id} [completed] Build frontend (version 2)  blockedBy: []`,
     );
-    expect(await tools.TaskUpdate?.handler({ listName, id, blockedBy: [id] })).toBe(`Error: invalid dependency: ${id} cannot depend on itself.`);
+    expect(await tools.TaskUpdate?.handler({ listName, id, blockedBy: [id] })).toBe(
+      `Error: invalid dependency: ${id} cannot depend on itself.`,
+    );
     expect(await tools.TaskClaim?.handler({ listName })).toBe('No ready task to claim.');
     expect(await tools.TaskPlan?.handler({ listName })).toBe(`No remaining tasks in list "${listName}".`);
   });

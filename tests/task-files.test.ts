@@ -44,7 +44,12 @@ async function graphOf(client: AgentTasksClient, listName: string) {
   return Promise.all(
     tasks.map(async (summary) => {
       const t = await client.tasks.get({ listName, id: summary.id });
-      return { subject: t.subject, status: t.status, blockedBy: t.blockedBy.map((id) => subjectOf.get(id)), blocks: t.blocks.map((id) => subjectOf.get(id)) };
+      return {
+        subject: t.subject,
+        status: t.status,
+        blockedBy: t.blockedBy.map((id) => subjectOf.get(id)),
+        blocks: t.blocks.map((id) => subjectOf.get(id)),
+      };
     }),
   );
 }
@@ -70,7 +75,11 @@ describe('import a Claude Code folder', () => {
       threadID: s.session.id,
       version: 1,
     });
-    expect(await s.client.tasks.get({ listName, id: id('1') })).toMatchObject({ activeForm: 'Building frontend', status: 'completed', blocks: [id('3')] });
+    expect(await s.client.tasks.get({ listName, id: id('1') })).toMatchObject({
+      activeForm: 'Building frontend',
+      status: 'completed',
+      blocks: [id('3')],
+    });
     expect(await s.client.tasks.get({ listName, id: id('2') })).toMatchObject({ owner: 'backend-agent', status: 'in_progress' });
 
     const listed = await s.client.tasks.list({ listName, includeCompleted: true });
@@ -95,9 +104,16 @@ describe('import a Claude Code folder', () => {
     expect(rows()).toEqual({ tasks: before.tasks + 600, edges: before.edges + 599, changes: before.changes + 600 });
     for (const n of [1, 200, 201, 600]) {
       const t = await s.client.tasks.get({ listName, id: ids[String(n)] as string });
-      expect(t).toMatchObject({ subject: `Task ${n}`, version: 1, blockedBy: n > 1 ? [ids[String(n - 1)]] : [], blocks: n < 600 ? [ids[String(n + 1)]] : [] });
+      expect(t).toMatchObject({
+        subject: `Task ${n}`,
+        version: 1,
+        blockedBy: n > 1 ? [ids[String(n - 1)]] : [],
+        blocks: n < 600 ? [ids[String(n + 1)]] : [],
+      });
       const { changes } = await s.client.tasks.history({ listName, id: t.id });
-      expect(changes.map((c) => [c.kind, c.changes.blocks?.to ?? [], c.changes.blockedBy?.to ?? []])).toEqual([['imported', t.blocks, t.blockedBy]]);
+      expect(changes.map((c) => [c.kind, c.changes.blocks?.to ?? [], c.changes.blockedBy?.to ?? []])).toEqual([
+        ['imported', t.blocks, t.blockedBy],
+      ]);
     }
   });
 
@@ -118,15 +134,23 @@ describe('import a Claude Code folder', () => {
     expect(refusal.message).toBe('Error: invalid import: 5.json: not valid JSON.');
     expect(refusal.code).toBe('INVALID_IMPORT');
 
-    const empty = await refused(s.client.tasks.import({ listName, format: 'claude', files: [...seedExample(), claudeFile('5', { subject: ' ' })] }));
+    const empty = await refused(
+      s.client.tasks.import({ listName, format: 'claude', files: [...seedExample(), claudeFile('5', { subject: ' ' })] }),
+    );
     expect(empty.message).toBe('Error: invalid import: 5.json: `subject` must be a non-empty string.');
     const cycle = await refused(
-      s.client.tasks.import({ listName, format: 'claude', files: [...seedExample(), claudeFile('5', { blockedBy: ['4'], blocks: ['1'] })] }),
+      s.client.tasks.import({
+        listName,
+        format: 'claude',
+        files: [...seedExample(), claudeFile('5', { blockedBy: ['4'], blocks: ['1'] })],
+      }),
     );
     expect(cycle.message).toBe('Error: invalid import: 1.json: dependency cycle 1 → 3 → 4 → 5 → 1.');
     expect(rows()).toEqual(before);
     // Nothing was recorded: not a task, not even the list.
-    expect((await refused(s.client.tasks.list({ listName }))).message).toMatch(new RegExp(`^Error: task list "${listName}" does not exist; `));
+    expect((await refused(s.client.tasks.list({ listName }))).message).toMatch(
+      new RegExp(`^Error: task list "${listName}" does not exist; `),
+    );
   });
 
   it('refuses a viewer key, and a format it does not know', async () => {
@@ -163,7 +187,9 @@ describe('sisyphus files', () => {
 
     const before = rows();
     const c = `T-c-${suffix}`;
-    const taken = await refused(s.client.tasks.import({ listName: freshList(), format: 'sisyphus', files: [sisyphusFile(c), sisyphusFile(b)] }));
+    const taken = await refused(
+      s.client.tasks.import({ listName: freshList(), format: 'sisyphus', files: [sisyphusFile(c), sisyphusFile(b)] }),
+    );
     expect(taken.message).toBe(`Error: invalid import: task ${b} already exists.`);
     expect(taken.code).toBe('INVALID_IMPORT');
     expect(rows()).toEqual(before);
@@ -246,16 +272,32 @@ describe('the CLI', () => {
 
     const imported = await cli(['import', '--format', 'claude', '--dir', source, '--list', listName], env);
     expect(imported).toEqual({ code: 0, stdout: `Imported 4 tasks into list "${listName}" from ${source}.\n`, stderr: '' });
-    expect((await graphOf(s.client, listName)).map((t) => t.subject)).toEqual(['Build frontend', 'Build backend', 'Run integration tests', 'Deploy']);
+    expect((await graphOf(s.client, listName)).map((t) => t.subject)).toEqual([
+      'Build frontend',
+      'Build backend',
+      'Run integration tests',
+      'Deploy',
+    ]);
 
     const target = path.join(tempDir(), 'tasks');
-    const exported = await cli(['export', '--format', 'claude', '--dir', target, '--list', listName, '--url', server.url, '--token', s.token], {});
+    const exported = await cli(
+      ['export', '--format', 'claude', '--dir', target, '--list', listName, '--url', server.url, '--token', s.token],
+      {},
+    );
     expect(exported).toEqual({ code: 0, stdout: `Exported 4 tasks from list "${listName}" to ${target}.\n`, stderr: '' });
     expect(readdirSync(target).sort()).toEqual(['1.json', '2.json', '3.json', '4.json']);
     // Both sides of every edge are written, though the source said 3 → 4 only from 4's side.
     expect(readFileSync(path.join(target, '3.json'), 'utf8')).toBe(
       `${JSON.stringify(
-        { id: '3', subject: 'Run integration tests', description: 'all suites', status: 'pending', blocks: ['4'], blockedBy: ['1', '2'], metadata: { suite: 'e2e' } },
+        {
+          id: '3',
+          subject: 'Run integration tests',
+          description: 'all suites',
+          status: 'pending',
+          blocks: ['4'],
+          blockedBy: ['1', '2'],
+          metadata: { suite: 'e2e' },
+        },
         null,
         2,
       )}\n`,
@@ -296,7 +338,7 @@ describe('the CLI', () => {
     });
   });
 
-  it('runs in-process as runTasksCli(argv, options): the command name, environment and output are the caller\'s', async () => {
+  it("runs in-process as runTasksCli(argv, options): the command name, environment and output are the caller's", async () => {
     const s = await sessionClient(server);
     const source = tempDir();
     for (const f of seedExample()) writeFileSync(path.join(source, f.name), f.content);
@@ -305,7 +347,12 @@ describe('the CLI', () => {
     const err: string[] = [];
     const io = { command: 'agent-tasks tasks', stdout: (line: string) => out.push(line), stderr: (line: string) => err.push(line) };
 
-    expect(await runTasksCli(['import', '--format', 'claude', '--dir', source, '--list', listName], { ...io, env: { AGENT_TASKS_URL: server.url, AGENT_TASKS_TOKEN: s.token } })).toBe(0);
+    expect(
+      await runTasksCli(['import', '--format', 'claude', '--dir', source, '--list', listName], {
+        ...io,
+        env: { AGENT_TASKS_URL: server.url, AGENT_TASKS_TOKEN: s.token },
+      }),
+    ).toBe(0);
     expect(out).toEqual([`Imported 4 tasks into list "${listName}" from ${source}.`]);
     expect(await runTasksCli(['--help'], { ...io, env: {} })).toBe(0);
     expect(out[1]).toMatch(/^usage: agent-tasks tasks import\|export /);

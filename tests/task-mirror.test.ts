@@ -56,7 +56,15 @@ describe('tasks mirror', () => {
     await waitFor('the edges in the files', () => (JSON.parse(read(dir, `${a.id}.json`)) as { blocks: string[] }).blocks.length === 1);
     const third = JSON.parse(read(dir, `${c.id}.json`));
     expect(Object.keys(third)).toEqual(['id', 'subject', 'description', 'status', 'blocks', 'blockedBy', 'threadID']);
-    expect(third).toEqual({ id: c.id, subject: 'Run integration tests', description: '', status: 'pending', blocks: [], blockedBy: [a.id, b.id], threadID: s.session.id });
+    expect(third).toEqual({
+      id: c.id,
+      subject: 'Run integration tests',
+      description: '',
+      status: 'pending',
+      blocks: [],
+      blockedBy: [a.id, b.id],
+      threadID: s.session.id,
+    });
 
     await s.client.tasks.update({ listName, id: a.id, status: 'completed', owner: 'ana' });
     await waitFor('the change in the file', () => JSON.parse(read(dir, `${a.id}.json`)).status === 'completed');
@@ -65,7 +73,9 @@ describe('tasks mirror', () => {
     await waitFor('its edge gone', () => JSON.parse(read(dir, `${c.id}.json`)).blockedBy.length === 1);
 
     // What the folder holds is exactly the export, byte for byte; nothing else was touched or left behind.
-    const exported = (await s.client.tasks.export({ listName, format: 'sisyphus' })).files.filter((f) => JSON.parse(f.content).status !== 'deleted');
+    const exported = (await s.client.tasks.export({ listName, format: 'sisyphus' })).files.filter(
+      (f) => JSON.parse(f.content).status !== 'deleted',
+    );
     expect(filesIn(dir)).toEqual([...exported.map((f) => f.name), 'notes.txt'].sort());
     for (const f of exported) expect(read(dir, f.name)).toBe(f.content);
     expect(read(dir, 'notes.txt')).toBe('not a task file');
@@ -82,7 +92,12 @@ describe('tasks mirror', () => {
       const ids: string[] = [];
       for (const subject of ['A', 'B', 'C', 'D']) ids.push((await s.client.tasks.create({ listName, subject })).id);
       const [a, b, c, d] = ids as [string, string, string, string];
-      const edges: [string, string][] = [[a, d], [b, d], [c, d], [a, c]];
+      const edges: [string, string][] = [
+        [a, d],
+        [b, d],
+        [c, d],
+        [a, c],
+      ];
       for (const [blocker, blocked] of order === 'forward' ? edges : [...edges].reverse()) {
         await s.client.tasks.update({ listName, id: blocked, addBlockedBy: [blocker] });
       }

@@ -37,7 +37,7 @@ async function randomEdges(client: Client, listName: string, ids: string[], bloc
   const random = prng(seed);
   const reaches = (from: string, to: string) => {
     const seen = new Set([from]);
-    for (const queue = [from]; queue.length; ) {
+    for (const queue = [from]; queue.length;) {
       for (const next of blocks.get(queue.pop() as string) ?? []) {
         if (next === to) return true;
         if (!seen.has(next)) {

@@ -42,13 +42,19 @@ describe('8. TaskUpdate({ id, blockedBy: [...] }) and blocks: [...] set the whol
     const a = await s.client.tasks.create({ listName, subject: 'A' });
     const b = await s.client.tasks.create({ listName, subject: 'B', blockedBy: [a.id] });
     const c = await s.client.tasks.create({ listName, subject: 'C', blockedBy: [b.id] });
-    const before = { edges: countRows(server, 'TaskEdge'), changes: countRows(server, 'TaskChange'), version: (await s.client.tasks.get({ listName, id: a.id })).version };
+    const before = {
+      edges: countRows(server, 'TaskEdge'),
+      changes: countRows(server, 'TaskChange'),
+      version: (await s.client.tasks.get({ listName, id: a.id })).version,
+    };
     const cycle = await refused(s.client.tasks.update({ listName, id: a.id, blockedBy: [c.id] }));
     expect(cycle.message).toBe(`Error: invalid dependency: it would close a cycle ${a.id} → ${b.id} → ${c.id} → ${a.id}.`);
     const unknown = await refused(s.client.tasks.update({ listName, id: c.id, blockedBy: ['T-does-not-exist'] }));
     expect(unknown.message).toBe(`Error: invalid dependency: task T-does-not-exist not found in list "${listName}".`);
     const both = await refused(s.client.tasks.update({ listName, id: c.id, blockedBy: [a.id], addBlockedBy: [a.id] }));
-    expect(both.message).toBe('Error: invalid input: `blockedBy` sets the whole list; send it alone, or change it with `addBlockedBy`/`removeBlockedBy`, not both.');
+    expect(both.message).toBe(
+      'Error: invalid input: `blockedBy` sets the whole list; send it alone, or change it with `addBlockedBy`/`removeBlockedBy`, not both.',
+    );
     expect(countRows(server, 'TaskEdge')).toBe(before.edges);
     expect(countRows(server, 'TaskChange')).toBe(before.changes);
     expect((await s.client.tasks.get({ listName, id: c.id })).blockedBy).toEqual([b.id]);
@@ -67,7 +73,11 @@ describe('9. TaskList text aligned in columns as the seed shows it', () => {
     await s.client.tasks.import({
       listName,
       format: 'sisyphus',
-      files: [file('T-001', 'Build frontend', []), file('T-002', 'Build backend', []), file('T-003', 'Integration tests', ['T-001', 'T-002'])],
+      files: [
+        file('T-001', 'Build frontend', []),
+        file('T-002', 'Build backend', []),
+        file('T-003', 'Integration tests', ['T-001', 'T-002']),
+      ],
     });
     const list = taskTools(s.client).find((t) => t.name === 'TaskList');
     expect(await list?.handler({ listName })).toBe(
@@ -85,7 +95,10 @@ describe('9. TaskList text aligned in columns as the seed shows it', () => {
     const a = await s.client.tasks.create({ listName, subject: 'Build the frontend bundle for production' });
     const b = await s.client.tasks.create({ listName, subject: 'Test', blockedBy: [a.id] });
     await s.client.tasks.claim({ listName, id: a.id });
-    const text = (await taskTools(s.client).find((t) => t.name === 'TaskList')?.handler({ listName })) ?? '';
+    const text =
+      (await taskTools(s.client)
+        .find((t) => t.name === 'TaskList')
+        ?.handler({ listName })) ?? '';
     const lines = text.split('\n');
     expect(lines).toHaveLength(2);
     const column = (line: string, what: string) => line.indexOf(what);

@@ -33,7 +33,9 @@ describe("the seed's example", () => {
     ]);
 
     const blocked = await refused(s.client.tasks.update({ listName, id: tests.id, status: 'in_progress' }));
-    expect(blocked.message).toBe(`Error: task ${tests.id} is blocked by ${frontend.id}, ${backend.id}; it cannot be started until they are completed.`);
+    expect(blocked.message).toBe(
+      `Error: task ${tests.id} is blocked by ${frontend.id}, ${backend.id}; it cannot be started until they are completed.`,
+    );
     expect(blocked.code).toBe('TASK_BLOCKED');
 
     await s.client.tasks.update({ listName, id: frontend.id, status: 'completed' });
@@ -171,12 +173,18 @@ describe('fields, filters, versions and history', () => {
   it('refuses bad input with clear errors, recording nothing', async () => {
     const s = await sessionClient(server);
     const before = taskRows();
-    expect((await refused(s.client.tasks.create({ subject: '  ' }))).message).toBe('Error: invalid task: `subject` must be a non-empty string.');
+    expect((await refused(s.client.tasks.create({ subject: '  ' }))).message).toBe(
+      'Error: invalid task: `subject` must be a non-empty string.',
+    );
     expect((await refused(s.client.tasks.create({ subject: 'x', threadID: 'ses_x' } as never))).message).toBe(
       'Error: invalid input: `threadID` is set from the session that creates the task; leave it out.',
     );
-    expect((await refused(s.client.tasks.create({ subject: 'x', metadata: [] as never }))).message).toBe('Error: invalid task: `metadata` must be a JSON object.');
-    expect((await refused(s.client.tasks.update({ id: 'nope' }))).message).toBe('Error: invalid input: `id`: "nope" is not a task id (T-… or #n).');
+    expect((await refused(s.client.tasks.create({ subject: 'x', metadata: [] as never }))).message).toBe(
+      'Error: invalid task: `metadata` must be a JSON object.',
+    );
+    expect((await refused(s.client.tasks.update({ id: 'nope' }))).message).toBe(
+      'Error: invalid input: `id`: "nope" is not a task id (T-… or #n).',
+    );
     expect((await refused(s.client.tasks.update({ id: 'T-1', status: 'done' as never }))).message).toBe(
       'Error: invalid task: `status` must be one of pending, in_progress, completed, deleted (got "done").',
     );

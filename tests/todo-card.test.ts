@@ -65,9 +65,15 @@ describe('todo.card', () => {
 
   it('says plainly when there is no card', async () => {
     const s = await sessionClient(server);
-    expect((await refused(s.client.todo.card())).message).toBe(`Error: session ${s.session.id} has recorded no to-do list yet; there is no card.`);
+    expect((await refused(s.client.todo.card())).message).toBe(
+      `Error: session ${s.session.id} has recorded no to-do list yet; there is no card.`,
+    );
     await s.client.todo.write({ todos: [{ content: 'One', status: 'pending' }] });
-    expect((await refused(s.client.todo.card({ revision: 5 }))).message).toBe(`Error: session ${s.session.id} has no update at revision 5 (its latest is 1).`);
-    expect((await refused(s.client.todo.card({ revision: 0 }))).message).toBe('Error: invalid input: `revision` must be a whole number from 1.');
+    expect((await refused(s.client.todo.card({ revision: 5 }))).message).toBe(
+      `Error: session ${s.session.id} has no update at revision 5 (its latest is 1).`,
+    );
+    expect((await refused(s.client.todo.card({ revision: 0 }))).message).toBe(
+      'Error: invalid input: `revision` must be a whole number from 1.',
+    );
   });
 });

@@ -19,7 +19,13 @@ describe('todo_write tool definition', () => {
       type: string;
       required: string[];
       additionalProperties: boolean;
-      properties: { todos: { type: string; maxItems: number; items: { required: string[]; additionalProperties: boolean; properties: Record<string, { enum?: string[]; maxLength?: number }> } } };
+      properties: {
+        todos: {
+          type: string;
+          maxItems: number;
+          items: { required: string[]; additionalProperties: boolean; properties: Record<string, { enum?: string[]; maxLength?: number }> };
+        };
+      };
     };
     expect(schema.type).toBe('object');
     expect(schema.required).toEqual(['todos']);
@@ -34,7 +40,12 @@ describe('todo_write tool definition', () => {
   it("returns the seed's answer text on success", async () => {
     const s = await sessionClient(server);
     const tool = todoWriteTool(s.client);
-    const text = await tool.handler({ todos: [{ content: 'Run tests', status: 'in_progress' }, { content: 'Ship', status: 'pending' }] });
+    const text = await tool.handler({
+      todos: [
+        { content: 'Run tests', status: 'in_progress' },
+        { content: 'Ship', status: 'pending' },
+      ],
+    });
     expect(text).toBe('Updated todo list: 1 pending, 1 in progress, 0 completed');
     expect((await s.client.todo.get()).revision).toBe(1);
   });
@@ -42,9 +53,14 @@ describe('todo_write tool definition', () => {
   it("returns a refusal's Error: text instead of throwing, and nothing is recorded", async () => {
     const s = await sessionClient(server);
     const tool = todoWriteTool(s.client);
-    await expect(tool.handler({ todos: [{ content: 'Run tests', status: 'pending' }, { content: 'Run tests', status: 'pending' }] })).resolves.toBe(
-      'Error: invalid todos: duplicate content "Run tests"',
-    );
+    await expect(
+      tool.handler({
+        todos: [
+          { content: 'Run tests', status: 'pending' },
+          { content: 'Run tests', status: 'pending' },
+        ],
+      }),
+    ).resolves.toBe('Error: invalid todos: duplicate content "Run tests"');
     await expect(tool.handler({ todos: [{ content: 'x', status: 'pending', priority: 1 }] })).resolves.toBe(
       'Error: invalid todo: unknown field `todos[0].priority`; an item is only its `content` and `status`.',
     );

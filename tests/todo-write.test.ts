@@ -12,12 +12,7 @@ afterAll(() => server.stop());
 const updates = (sessionId: string) => countRows(server, 'TodoUpdate', '"sessionId" = ?', sessionId);
 
 /** Asserts a refusal's exact text and code, and that the session's list and history did not move. */
-async function expectRefusedUnchanged(
-  s: Awaited<ReturnType<typeof sessionClient>>,
-  input: unknown,
-  message: string,
-  code: string,
-) {
+async function expectRefusedUnchanged(s: Awaited<ReturnType<typeof sessionClient>>, input: unknown, message: string, code: string) {
   const before = await s.client.todo.get();
   const rows = updates(s.session.id);
   const refusal = await refused(s.client.todo.write(input as never));
@@ -47,7 +42,12 @@ describe('todo_write records whole lists', () => {
 
   it('replaces the previous list: no partial update, a dropped item is gone', async () => {
     const s = await sessionClient(server);
-    await s.client.todo.write({ todos: [{ content: 'A', status: 'pending' }, { content: 'B', status: 'pending' }] });
+    await s.client.todo.write({
+      todos: [
+        { content: 'A', status: 'pending' },
+        { content: 'B', status: 'pending' },
+      ],
+    });
     await s.client.todo.write({ todos: [{ content: 'B', status: 'in_progress' }] });
     const list = await s.client.todo.get();
     expect(list.items).toEqual([{ content: 'B', status: 'in_progress' }]);
@@ -70,9 +70,24 @@ describe('todo_write records whole lists', () => {
 
   it('keeps every update as a card with what it changed, newest first, paged', async () => {
     const s = await sessionClient(server);
-    await s.client.todo.write({ todos: [{ content: 'A', status: 'pending' }, { content: 'B', status: 'pending' }] });
-    await s.client.todo.write({ todos: [{ content: 'A', status: 'in_progress' }, { content: 'C', status: 'pending' }] });
-    await s.client.todo.write({ todos: [{ content: 'A', status: 'completed' }, { content: 'C', status: 'in_progress' }] });
+    await s.client.todo.write({
+      todos: [
+        { content: 'A', status: 'pending' },
+        { content: 'B', status: 'pending' },
+      ],
+    });
+    await s.client.todo.write({
+      todos: [
+        { content: 'A', status: 'in_progress' },
+        { content: 'C', status: 'pending' },
+      ],
+    });
+    await s.client.todo.write({
+      todos: [
+        { content: 'A', status: 'completed' },
+        { content: 'C', status: 'in_progress' },
+      ],
+    });
 
     const first = await s.client.todo.history({ limit: 2 });
     expect(first.cards.map((c) => c.revision)).toEqual([3, 2]);
@@ -99,7 +114,12 @@ describe('todo_write refusals record nothing', () => {
     await s.client.todo.write({ todos: [{ content: 'Keep me', status: 'pending' }] });
     await expectRefusedUnchanged(
       s,
-      { todos: [{ content: 'Fine', status: 'pending' }, { content: '   ', status: 'pending' }] },
+      {
+        todos: [
+          { content: 'Fine', status: 'pending' },
+          { content: '   ', status: 'pending' },
+        ],
+      },
       'Error: invalid todo: `content` must be a non-empty string. At `todos[1].content`.',
       'INVALID_TODOS',
     );
@@ -109,7 +129,12 @@ describe('todo_write refusals record nothing', () => {
     const s = await sessionClient(server);
     await expectRefusedUnchanged(
       s,
-      { todos: [{ content: 'Run tests', status: 'pending' }, { content: ' Run tests ', status: 'completed' }] },
+      {
+        todos: [
+          { content: 'Run tests', status: 'pending' },
+          { content: ' Run tests ', status: 'completed' },
+        ],
+      },
       'Error: invalid todos: duplicate content "Run tests"',
       'INVALID_TODOS',
     );

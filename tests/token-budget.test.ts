@@ -43,16 +43,35 @@ describe('token budget', () => {
     // A model acts on a task by what the list showed it.
     const third = lines[2]?.split(' ')[0] as string;
     expect(third).toMatch(/^#\d+$/);
-    expect(JSON.parse((await tools.TaskGet?.handler({ listName: 'hundred', id: third })) ?? '{}')).toMatchObject({ id: idOf.get(third), ref: third });
-    expect(await tools.TaskUpdate?.handler({ listName: 'hundred', id: third, subject: 'Renamed by its reference' })).toMatch(/^Updated T-\S+ \[pending\] Renamed by its reference/);
+    expect(JSON.parse((await tools.TaskGet?.handler({ listName: 'hundred', id: third })) ?? '{}')).toMatchObject({
+      id: idOf.get(third),
+      ref: third,
+    });
+    expect(await tools.TaskUpdate?.handler({ listName: 'hundred', id: third, subject: 'Renamed by its reference' })).toMatch(
+      /^Updated T-\S+ \[pending\] Renamed by its reference/,
+    );
   });
 
   it(`all tool definitions together are at most ${TOOL_DEFINITIONS_BOUND} tokens, with the rules still stated`, () => {
     const definitions = toolDefinitionsText();
     expect(countTokens(definitions)).toBeLessThanOrEqual(TOOL_DEFINITIONS_BOUND);
-    const byName = Object.fromEntries(toolHandlers({} as never, () => '', toolKit).list().map((t) => [t.name, t]));
+    const byName = Object.fromEntries(
+      toolHandlers({} as never, () => '', toolKit)
+        .list()
+        .map((t) => [t.name, t]),
+    );
     const rules: [string, string[]][] = [
-      ['todo_write', ['WHOLE list', 'replacing the last', 'only { content, status }', 'no ids, no priorities', 'Empty or repeated text', 'at most one item in_progress']],
+      [
+        'todo_write',
+        [
+          'WHOLE list',
+          'replacing the last',
+          'only { content, status }',
+          'no ids, no priorities',
+          'Empty or repeated text',
+          'at most one item in_progress',
+        ],
+      ],
       ['TaskCreate', ['T-{uuid}', 'imperative', 'blockedBy']],
       ['TaskList', ['#n', 'unresolved blockedBy', 'shared by the workspace', 'unfinished blockers cannot start or complete']],
       ['TaskUpdate', ['set the whole list', 'expectedVersion']],

@@ -80,7 +80,13 @@ function trimAt(value: unknown, paths: readonly string[], at = ''): unknown {
   if (Array.isArray(value)) return value.map((v) => trimAt(v, paths, at ? `${at}.*` : '*'));
   if (value && typeof value === 'object') {
     const out: Record<string, unknown> = {};
-    for (const [k, v] of Object.entries(value)) Object.defineProperty(out, k, { value: trimAt(v, paths, at ? `${at}.${k}` : k), enumerable: true, writable: true, configurable: true });
+    for (const [k, v] of Object.entries(value))
+      Object.defineProperty(out, k, {
+        value: trimAt(v, paths, at ? `${at}.${k}` : k),
+        enumerable: true,
+        writable: true,
+        configurable: true,
+      });
     return out;
   }
   return value;
@@ -88,7 +94,7 @@ function trimAt(value: unknown, paths: readonly string[], at = ''): unknown {
 
 const metadataFits = (name: string, x: unknown) => {
   if (!WITH_METADATA.has(name) || !x || typeof x !== 'object' || !('metadata' in x)) return true;
-  const m = (x).metadata;
+  const m = x.metadata;
   return !m || typeof m !== 'object' || Array.isArray(m) || JSON.stringify(m).length <= TASK_METADATA_MAX_BYTES;
 };
 
@@ -112,16 +118,37 @@ function check(tool: (typeof tools)[number], raw: unknown): { zodOk: boolean; ve
   const zodOk = tool.spec.input.safeParse(x).success;
   const ajvOk = tool.validate(x);
   const trimmed = trimAt(x, TRIMMED[name] ?? []);
-  const expected = (tool.validate(trimmed)) && metadataFits(name, x) && safeIntegers(tool.schema, x);
+  const expected = tool.validate(trimmed) && metadataFits(name, x) && safeIntegers(tool.schema, x);
   if (zodOk !== expected) {
-    throw new Error(`${name}: zod says ${zodOk}, JSON Schema (after the documented differences) says ${expected} for ${JSON.stringify(x).slice(0, 500)}`);
+    throw new Error(
+      `${name}: zod says ${zodOk}, JSON Schema (after the documented differences) says ${expected} for ${JSON.stringify(x).slice(0, 500)}`,
+    );
   }
-  return { zodOk, verdict: ajvOk === zodOk ? 'agree' : !safeIntegers(tool.schema, x) ? 'integer' : metadataFits(name, x) ? 'trim' : 'metadata' };
+  return {
+    zodOk,
+    verdict: ajvOk === zodOk ? 'agree' : !safeIntegers(tool.schema, x) ? 'integer' : metadataFits(name, x) ? 'trim' : 'metadata',
+  };
 }
 
 // ---- arbitraries derived from the JSON Schema -----------------------------------------------------------------
 
-const WHITESPACE = [' ', '\t', '\n', '\r', '\v', '\f', '\u00a0', '\u1680', '\u2000', '\u2028', '\u2029', '\u202f', '\u205f', '\u3000', '\ufeff'];
+const WHITESPACE = [
+  ' ',
+  '\t',
+  '\n',
+  '\r',
+  '\v',
+  '\f',
+  '\u00a0',
+  '\u1680',
+  '\u2000',
+  '\u2028',
+  '\u2029',
+  '\u202f',
+  '\u205f',
+  '\u3000',
+  '\ufeff',
+];
 /** One code point (or a lone surrogate): mostly plain, often whitespace, sometimes astral, quotes or controls. */
 const unit = fc.oneof(
   { weight: 6, arbitrary: fc.constantFrom(...'abcxyzABC0189._-') },
@@ -140,7 +167,10 @@ const textOf = (n: number): fc.Arbitrary<string> =>
           return head.join('') + fill.repeat(Math.ceil(rest / [...fill].length)).slice(0, fill === '😀' ? rest * 2 : rest) + tail.join('');
         });
 const lengthIn = (min: number, max: number) =>
-  fc.oneof({ weight: 4, arbitrary: fc.integer({ min, max: Math.min(max, min + 12) }) }, { weight: 1, arbitrary: fc.constantFrom(min, max, Math.max(min, max - 1)) });
+  fc.oneof(
+    { weight: 4, arbitrary: fc.integer({ min, max: Math.min(max, min + 12) }) },
+    { weight: 1, arbitrary: fc.constantFrom(min, max, Math.max(min, max - 1)) },
+  );
 
 const jsonish = fc.jsonValue({ maxDepth: 2 });
 const wrongType = fc.oneof(
@@ -153,7 +183,9 @@ const wrongType = fc.oneof(
   fc.dictionary(fc.string({ maxLength: 5 }), fc.jsonValue({ maxDepth: 1 }), { maxKeys: 2 }),
 );
 /** Metadata around the byte limit: {"note":"…"} is 11 characters plus the note. */
-const metadataNearLimit = fc.integer({ min: TASK_METADATA_MAX_BYTES - 3, max: TASK_METADATA_MAX_BYTES + 3 }).map((n) => ({ note: 'x'.repeat(n - 11) }));
+const metadataNearLimit = fc
+  .integer({ min: TASK_METADATA_MAX_BYTES - 3, max: TASK_METADATA_MAX_BYTES + 3 })
+  .map((n) => ({ note: 'x'.repeat(n - 11) }));
 
 function withKey(base: Record<string, unknown>, key: string, value: unknown) {
   const out = { ...base };
@@ -173,7 +205,10 @@ function valid(s: Schema): fc.Arbitrary<unknown> {
     case 'integer': {
       const min = s.minimum ?? -1000;
       const max = s.maximum ?? 1000;
-      return fc.oneof({ weight: 4, arbitrary: fc.integer({ min, max: Math.min(max, min + 100) }) }, { weight: 1, arbitrary: fc.constantFrom(min, max) });
+      return fc.oneof(
+        { weight: 4, arbitrary: fc.integer({ min, max: Math.min(max, min + 100) }) },
+        { weight: 1, arbitrary: fc.constantFrom(min, max) },
+      );
     }
     case 'string': {
       if (s.const !== undefined) return fc.constant(s.const);
@@ -190,9 +225,9 @@ function valid(s: Schema): fc.Arbitrary<unknown> {
       const item = valid(s.items ?? {});
       const min = s.minItems ?? 0;
       const max = s.maxItems ?? 5;
-      return fc.oneof({ weight: 6, arbitrary: fc.integer({ min, max: Math.min(max, min + 3) }) }, { weight: 1, arbitrary: fc.constant(max) }).chain((n) =>
-        fc.array(item, { minLength: n, maxLength: n }),
-      );
+      return fc
+        .oneof({ weight: 6, arbitrary: fc.integer({ min, max: Math.min(max, min + 3) }) }, { weight: 1, arbitrary: fc.constant(max) })
+        .chain((n) => fc.array(item, { minLength: n, maxLength: n }));
     }
     case 'object': {
       if (s.properties) {
@@ -200,7 +235,10 @@ function valid(s: Schema): fc.Arbitrary<unknown> {
         return fc.record(model, { requiredKeys: s.required ?? [] });
       }
       // metadata: any JSON object, sometimes right at the byte limit
-      return fc.oneof({ weight: 4, arbitrary: fc.dictionary(fc.string({ unit, maxLength: 8 }), jsonish, { maxKeys: 4 }) }, { weight: 1, arbitrary: metadataNearLimit });
+      return fc.oneof(
+        { weight: 4, arbitrary: fc.dictionary(fc.string({ unit, maxLength: 8 }), jsonish, { maxKeys: 4 }) },
+        { weight: 1, arbitrary: metadataNearLimit },
+      );
     }
     default:
       return jsonish;
@@ -219,16 +257,26 @@ function nearMiss(s: Schema): fc.Arbitrary<unknown> {
     case 'integer': {
       const min = s.minimum ?? 0;
       const max = s.maximum ?? Number.MAX_SAFE_INTEGER;
-      return fc.oneof(fc.constantFrom(min - 1, max + 1, min + 0.5, String(min), -1, 1e21), fc.double({ noNaN: true, noDefaultInfinity: true }), wrongType);
+      return fc.oneof(
+        fc.constantFrom(min - 1, max + 1, min + 0.5, String(min), -1, 1e21),
+        fc.double({ noNaN: true, noDefaultInfinity: true }),
+        wrongType,
+      );
     }
     case 'string': {
       const min = s.minLength ?? 0;
       const max = s.maxLength;
       // whitespace around a valid string, often one already at the maximum length
       const atMost = max !== undefined && !s.pattern && !s.enum ? fc.oneof(valid(s), textOf(max)) : valid(s);
-      const padded = fc.tuple(atMost, fc.constantFrom(...WHITESPACE), fc.boolean()).map(([v, w, front]) => (front ? `${w}${v}` : `${v}${w}`));
+      const padded = fc
+        .tuple(atMost, fc.constantFrom(...WHITESPACE), fc.boolean())
+        .map(([v, w, front]) => (front ? `${w}${v}` : `${v}${w}`));
       const options: fc.Arbitrary<unknown>[] = [wrongType, padded, padded];
-      if (s.enum) options.push(fc.constantFrom(...s.enum.flatMap((e) => [e.toUpperCase(), e.replace('_', '-'), `${e} `])), fc.constantFrom('done', 'in progress', ''));
+      if (s.enum)
+        options.push(
+          fc.constantFrom(...s.enum.flatMap((e) => [e.toUpperCase(), e.replace('_', '-'), `${e} `])),
+          fc.constantFrom('done', 'in progress', ''),
+        );
       if (s.pattern) {
         options.push(
           fc.tuple(valid(s), fc.constantFrom(' ', '!', '/', 'é', '\n', '_', 't-'), fc.nat()).map(([v, c, i]) => {
@@ -238,7 +286,11 @@ function nearMiss(s: Schema): fc.Arbitrary<unknown> {
           fc.constantFrom('', 'T-', 't-abc', `T-${'a'.repeat(64)}`, `T-${'a'.repeat(65)}`, 'a'.repeat(100), 'a'.repeat(101), 'T-abc\n'),
         );
       }
-      if (max !== undefined) options.push(fc.constantFrom(max + 1, max + 2).chain(textOf), textOf(max).map((v) => `${v} `));
+      if (max !== undefined)
+        options.push(
+          fc.constantFrom(max + 1, max + 2).chain(textOf),
+          textOf(max).map((v) => `${v} `),
+        );
       if (min > 0) options.push(fc.constantFrom('', ...WHITESPACE, '   ', '\t\n'), textOf(min - 1));
       return fc.oneof(...options);
     }
@@ -258,7 +310,11 @@ function nearMiss(s: Schema): fc.Arbitrary<unknown> {
     case 'object': {
       if (!s.properties) {
         // metadata: not an object, or over the byte limit
-        return fc.oneof(fc.constantFrom(null, [], [1], 'x', 1, true), metadataNearLimit, fc.constant({ note: 'é'.repeat(TASK_METADATA_MAX_BYTES) }));
+        return fc.oneof(
+          fc.constantFrom(null, [], [1], 'x', 1, true),
+          metadataNearLimit,
+          fc.constant({ note: 'é'.repeat(TASK_METADATA_MAX_BYTES) }),
+        );
       }
       const props = s.properties;
       const names = Object.keys(props);
@@ -266,9 +322,13 @@ function nearMiss(s: Schema): fc.Arbitrary<unknown> {
       const options: fc.Arbitrary<unknown>[] = [
         fc.constantFrom(null, [], 'x', 1, true),
         // an unknown field, including names that are special in JavaScript
-        fc.tuple(base, fc.constantFrom('priority', 'id ', 'Subject', 'extra', 'constructor', 'toString', '__proto__', 'hasOwnProperty', ''), jsonish).map(([v, k, x]) =>
-          withKey(v, k, x),
-        ),
+        fc
+          .tuple(
+            base,
+            fc.constantFrom('priority', 'id ', 'Subject', 'extra', 'constructor', 'toString', '__proto__', 'hasOwnProperty', ''),
+            jsonish,
+          )
+          .map(([v, k, x]) => withKey(v, k, x)),
         // one field replaced by a near miss
         fc.constantFrom(...names).chain((k) => fc.tuple(base, nearMiss(props[k] as Schema)).map(([v, bad]) => withKey(v, k, bad))),
         // every field an arbitrary JSON value
@@ -292,11 +352,18 @@ function nearMiss(s: Schema): fc.Arbitrary<unknown> {
 /** Every node below the root of a value, with its schema (for anyOf, the first branch the node's type fits). */
 function sites(s: Schema, v: unknown, path: (string | number)[] = []): { path: (string | number)[]; schema: Schema }[] {
   const here = path.length ? [{ path, schema: s }] : [];
-  const branch = s.anyOf ? s.anyOf.find((b) => (b.type === 'null' ? v === null : b.type === 'array' ? Array.isArray(v) : typeof v === (b.type === 'integer' ? 'number' : b.type))) : s;
+  const branch = s.anyOf
+    ? s.anyOf.find((b) =>
+        b.type === 'null' ? v === null : b.type === 'array' ? Array.isArray(v) : typeof v === (b.type === 'integer' ? 'number' : b.type),
+      )
+    : s;
   if (!branch) return here;
   if (branch.type === 'array' && Array.isArray(v)) return [...here, ...v.flatMap((x, i) => sites(branch.items ?? {}, x, [...path, i]))];
   if (branch.type === 'object' && branch.properties && v && typeof v === 'object') {
-    return [...here, ...Object.entries(v).flatMap(([k, x]) => (branch.properties?.[k] ? sites(branch.properties[k], x, [...path, k]) : []))];
+    return [
+      ...here,
+      ...Object.entries(v).flatMap(([k, x]) => (branch.properties?.[k] ? sites(branch.properties[k], x, [...path, k]) : [])),
+    ];
   }
   return here;
 }
@@ -341,7 +408,9 @@ describe('tool JSON Schemas', () => {
     expect(openAITools(generic)).toEqual(
       expected.map((t) => ({ type: 'function', function: { name: t.name, description: t.description, parameters: t.inputSchema } })),
     );
-    expect(anthropicTools(generic)).toEqual(expected.map((t) => ({ name: t.name, description: t.description, input_schema: t.inputSchema })));
+    expect(anthropicTools(generic)).toEqual(
+      expected.map((t) => ({ name: t.name, description: t.description, input_schema: t.inputSchema })),
+    );
     // serialisable as a request body as they are
     expect(JSON.parse(JSON.stringify(openAITools(generic)))).toEqual(openAITools(generic));
   });
@@ -355,8 +424,14 @@ describe('tool JSON Schemas', () => {
     };
     // 1. zod trims: whitespace-only passes minLength, padding past maxLength or outside the pattern fails JSON Schema
     expect(both('TaskCreate', { subject: '   ' })).toEqual({ jsonSchema: true, zod: false });
-    expect(both('checklist_step', { runId: 'r', attemptId: 'a', task: 1, evidence: '\n', progress_execution_outcome: 'ok' })).toEqual({ jsonSchema: true, zod: false });
-    expect(both('todo_write', { todos: [{ content: `${'a'.repeat(1000)} `, status: 'pending' }] })).toEqual({ jsonSchema: false, zod: true });
+    expect(both('checklist_step', { runId: 'r', attemptId: 'a', task: 1, evidence: '\n', progress_execution_outcome: 'ok' })).toEqual({
+      jsonSchema: true,
+      zod: false,
+    });
+    expect(both('todo_write', { todos: [{ content: `${'a'.repeat(1000)} `, status: 'pending' }] })).toEqual({
+      jsonSchema: false,
+      zod: true,
+    });
     expect(both('TaskList', { listName: ' my-list ' })).toEqual({ jsonSchema: false, zod: true });
     // not trimmed: ids and the parent execution id agree
     expect(both('TaskGet', { id: ' T-1' })).toEqual({ jsonSchema: false, zod: false });
@@ -400,9 +475,15 @@ describe('tool JSON Schemas', () => {
 
       it('any JSON value at all', () => {
         fc.assert(
-          fc.property(fc.oneof(fc.jsonValue(), fc.dictionary(fc.constantFrom(...Object.keys(tool.schema.properties ?? {}), 'x'), fc.jsonValue({ maxDepth: 2 }))), (x) => {
-            check(tool, x);
-          }),
+          fc.property(
+            fc.oneof(
+              fc.jsonValue(),
+              fc.dictionary(fc.constantFrom(...Object.keys(tool.schema.properties ?? {}), 'x'), fc.jsonValue({ maxDepth: 2 })),
+            ),
+            (x) => {
+              check(tool, x);
+            },
+          ),
           { numRuns: NUM_RUNS },
         );
       });
@@ -413,7 +494,8 @@ describe('tool JSON Schemas', () => {
     // seeded, so this count never flakes; the properties above draw fresh inputs on every run
     for (const tool of tools) {
       const counts: Record<Verdict, number> = { agree: 0, trim: 0, metadata: 0, integer: 0 };
-      for (const x of fc.sample(fc.oneof(valid(tool.schema), deepMiss(tool.schema)), { numRuns: 120, seed: 7 })) counts[check(tool, x).verdict]++;
+      for (const x of fc.sample(fc.oneof(valid(tool.schema), deepMiss(tool.schema)), { numRuns: 120, seed: 7 }))
+        counts[check(tool, x).verdict]++;
       expect(counts.trim > 0, `${tool.spec.name} trim differences`).toBe((TRIMMED[tool.spec.name] ?? []).length > 0);
       expect(counts.metadata > 0, `${tool.spec.name} metadata differences`).toBe(WITH_METADATA.has(tool.spec.name));
     }
@@ -430,7 +512,10 @@ describe('invalid arguments from a model', () => {
     for (const tool of tools) {
       const handler = offline.find((t) => t.name === tool.spec.name);
       if (!handler) throw new Error(tool.spec.name);
-      const samples = fc.sample(nearMiss(tool.schema).filter((x) => !tool.spec.input.safeParse(toJson(x)).success), { numRuns: 40, seed: 42 });
+      const samples = fc.sample(
+        nearMiss(tool.schema).filter((x) => !tool.spec.input.safeParse(toJson(x)).success),
+        { numRuns: 40, seed: 42 },
+      );
       for (const raw of samples) {
         const x = toJson(raw);
         const parsed = tool.spec.input.safeParse(x ?? {});
@@ -461,10 +546,22 @@ describe('invalid arguments from a model', () => {
       ['checklist_prepare', {}, '`parentExecutionId`'],
       ['checklist_execute', { startAttemptId: 7 }, '`startAttemptId`'],
       ['checklist_intake', { runId: 'r', tasks: [], progress_checklist_outcome: 'p' }, 'a checklist holds 1 to 100 tasks (got 0)'],
-      ['checklist_intake', { runId: 'r', tasks: [{ action: 'a', expected_result: 'b', id: 1 }], progress_checklist_outcome: 'p' }, '`tasks[0].id`'],
-      ['checklist_intake', { runId: 'r', tasks: [{ action: 'a', expected_result: 'b' }], progress_checklist_outcome: 'p', needs: [{ task: 0, needs: [1] }] }, '`needs[0].task`'],
+      [
+        'checklist_intake',
+        { runId: 'r', tasks: [{ action: 'a', expected_result: 'b', id: 1 }], progress_checklist_outcome: 'p' },
+        '`tasks[0].id`',
+      ],
+      [
+        'checklist_intake',
+        { runId: 'r', tasks: [{ action: 'a', expected_result: 'b' }], progress_checklist_outcome: 'p', needs: [{ task: 0, needs: [1] }] },
+        '`needs[0].task`',
+      ],
       ['checklist_step', { runId: 'r', attemptId: 'a', task: 1, evidence: 'e'.repeat(501), progress_execution_outcome: 'p' }, '`evidence`'],
-      ['checklist_revise', { runId: 'r', tasks: [{ action: 'a', expected_result: 'b' }], progress_checklist_outcome: 'p', progress_execution_outcome: 'p' }, '`resume_from_task`'],
+      [
+        'checklist_revise',
+        { runId: 'r', tasks: [{ action: 'a', expected_result: 'b' }], progress_checklist_outcome: 'p', progress_execution_outcome: 'p' },
+        '`resume_from_task`',
+      ],
       ['checklist_report_blocker', { runId: 'r' }, '`blocker`'],
       ['checklist_get', { runId: '' }, '`runId`'],
       ['TaskCreate', { subject: 'a', blockedBy: ['x'] }, '`blockedBy[0]`: "x" is not a task id (T-… or #n)'],
@@ -478,7 +575,9 @@ describe('invalid arguments from a model', () => {
   });
 
   it('answer a clear Error: text for JSON that does not parse, an unknown tool, and missing arguments', async () => {
-    expect(await dispatch({ name: 'TaskCreate', arguments: '{"subject": "a",' })).toMatch(/^Error: invalid arguments for TaskCreate: not valid JSON \(/);
+    expect(await dispatch({ name: 'TaskCreate', arguments: '{"subject": "a",' })).toMatch(
+      /^Error: invalid arguments for TaskCreate: not valid JSON \(/,
+    );
     expect(await dispatch({ name: 'TaskDelete', arguments: '{}' })).toBe(
       `Error: unknown tool "TaskDelete"; available tools: ${toolKit.map((s: ToolSpec) => s.name).join(', ')}.`,
     );

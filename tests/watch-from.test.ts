@@ -67,7 +67,10 @@ describe('from: "now" (the default) | "start"', () => {
     const run = await nameAndIntake(s.client, {
       runId: (await s.client.runs.execute({ startAttemptId })).id,
       name: 'Watched',
-      tasks: [{ action: 'A', expected_result: 'a' }, { action: 'B', expected_result: 'b' }],
+      tasks: [
+        { action: 'A', expected_result: 'a' },
+        { action: 'B', expected_result: 'b' },
+      ],
       progress_checklist_outcome: 'Two',
     });
     const now = await collect((h) => viewer.runs.watch({ runId: run.id }, h));
@@ -84,7 +87,10 @@ describe('from: "now" (the default) | "start"', () => {
     const viewer = await keyClient(server, 'viewer');
     const bad = await refused(
       new Promise((resolve, reject) => {
-        const sub = viewer.tasks.watch({ listName: 'x', from: 'beginning' as never }, { onData: resolve, onError: (e) => (sub.unsubscribe(), reject(e)) });
+        const sub = viewer.tasks.watch(
+          { listName: 'x', from: 'beginning' as never },
+          { onData: resolve, onError: (e) => (sub.unsubscribe(), reject(e)) },
+        );
       }),
     );
     expect(bad.message).toBe('Error: invalid input: `from` must be "now" or "start".');

@@ -6,7 +6,8 @@ import { type App, startApp } from '@agent-tasks/server';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { tempDatabaseFile } from './support/server.ts';
 
-const INDEX = '<!doctype html><html><head><script type="module" src="/assets/app-1a2b.js"></script></head><body><div id="root"></div></body></html>';
+const INDEX =
+  '<!doctype html><html><head><script type="module" src="/assets/app-1a2b.js"></script></head><body><div id="root"></div></body></html>';
 const ADMIN_KEY = 'atk_web_serving_test_key_4f9c2e7a1d';
 let app: App;
 let bare: App;

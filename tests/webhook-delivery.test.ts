@@ -19,7 +19,10 @@ const cleanup: (() => Promise<unknown> | void)[] = [];
 
 beforeAll(async () => {
   // A process of its own: one test reads its resident memory from /proc.
-  server = await startServer({ process: true, env: { ...FAST, AGENT_TASKS_WEBHOOK_TIMEOUT_MS: '1000', AGENT_TASKS_WEBHOOK_CONNECT_TIMEOUT_MS: '300' } });
+  server = await startServer({
+    process: true,
+    env: { ...FAST, AGENT_TASKS_WEBHOOK_TIMEOUT_MS: '1000', AGENT_TASKS_WEBHOOK_CONNECT_TIMEOUT_MS: '300' },
+  });
 });
 afterAll(async () => {
   for (const step of cleanup.reverse()) await step();
@@ -110,15 +113,19 @@ describe('reading answers and timing out', () => {
   });
 
   it('a receiver whose listen queue is full (connect never completes): "no connection within 0.3 s"', async () => {
-    const child = spawn(process.execPath, ['-e', "const s=require('net').createServer();s.listen({port:0,host:'127.0.0.1',backlog:1},()=>console.log(s.address().port))"], {
-      stdio: ['ignore', 'pipe', 'inherit'],
-    });
+    const child = spawn(
+      process.execPath,
+      ['-e', "const s=require('net').createServer();s.listen({port:0,host:'127.0.0.1',backlog:1},()=>console.log(s.address().port))"],
+      {
+        stdio: ['ignore', 'pipe', 'inherit'],
+      },
+    );
     cleanup.push(() => void child.kill('SIGKILL'));
     const port = await new Promise<number>((resolve) => child.stdout.once('data', (d) => resolve(Number(String(d).trim()))));
     child.kill('SIGSTOP'); // the kernel completes handshakes only while the queue has room
     const fillers: net.Socket[] = [];
     cleanup.push(() => fillers.forEach((s) => s.destroy()));
-    for (let connected = true; connected && fillers.length < 20; ) {
+    for (let connected = true; connected && fillers.length < 20;) {
       connected = await new Promise<boolean>((resolve) => {
         const socket = net.connect(port, '127.0.0.1');
         fillers.push(socket);
@@ -130,7 +137,10 @@ describe('reading answers and timing out', () => {
     const w = await workspace(server, 'no connection');
     const channel = await w.admin.channels.create({ name: 'stalled', url: `http://127.0.0.1:${port}/hook` });
     const t0 = Date.now();
-    expect(await w.admin.trpc.channel.sendTest.mutate({ id: channel.id })).toMatchObject({ delivered: false, error: 'no connection within 0.3 s' });
+    expect(await w.admin.trpc.channel.sendTest.mutate({ id: channel.id })).toMatchObject({
+      delivered: false,
+      error: 'no connection within 0.3 s',
+    });
     expect(Date.now() - t0).toBeLessThan(2_000);
   });
 });
@@ -172,8 +182,19 @@ describe('retries give up: dead messages an admin can retry', () => {
     r.respond = () => status;
     await w.admin.channels.create({ name: 'failing', url: r.url });
     const runId = await notify(w.session, 'Dead letter');
-    const dead = await waitFor('a dead message', async () => ((await outbox(w.admin))[0]?.state === 'dead' ? (await outbox(w.admin))[0] : null), 5_000);
-    expect(dead).toMatchObject({ runId, state: 'dead', lastError: 'HTTP 503', nextAttemptAt: null, deliveredAt: null, deadAt: expect.any(String) });
+    const dead = await waitFor(
+      'a dead message',
+      async () => ((await outbox(w.admin))[0]?.state === 'dead' ? (await outbox(w.admin))[0] : null),
+      5_000,
+    );
+    expect(dead).toMatchObject({
+      runId,
+      state: 'dead',
+      lastError: 'HTTP 503',
+      nextAttemptAt: null,
+      deliveredAt: null,
+      deadAt: expect.any(String),
+    });
     expect(dead.attempts).toBeGreaterThanOrEqual(3);
     expect(Date.parse(dead.deadAt!) - Date.parse(dead.createdAt)).toBeLessThan(1_500);
     const tries = r.received.length;
@@ -186,18 +207,28 @@ describe('retries give up: dead messages an admin can retry', () => {
       ['viewer', w.viewer, 'Error: forbidden: viewer keys are read-only (this key is viewer).'],
       ['session', w.session, 'Error: forbidden: this call needs an admin key (this key is agent).'],
     ] as const) {
-      expect(await refused(client.trpc.channel.retryDelivery.mutate({ id: dead.id })), who).toMatchObject({ code: 'FORBIDDEN', message: text });
+      expect(await refused(client.trpc.channel.retryDelivery.mutate({ id: dead.id })), who).toMatchObject({
+        code: 'FORBIDDEN',
+        message: text,
+      });
     }
-    expect((await w.session.runs.notifications({ runId })).notifications).toEqual([{ kind: 'checklist_ready', channelId: dead.channelId, attempts: tries, delivered: false, lastError: null }]);
+    expect((await w.session.runs.notifications({ runId })).notifications).toEqual([
+      { kind: 'checklist_ready', channelId: dead.channelId, attempts: tries, delivered: false, lastError: null },
+    ]);
     expect((await w.viewer.runs.notifications({ runId })).notifications[0]?.lastError).toBeNull();
     expect(countRows(s, 'OutboxMessage', '"deadAt" IS NOT NULL AND id = ?', dead.id)).toBe(1);
     const other = await workspace(s, 'someone else');
-    expect(await refused(other.admin.trpc.channel.retryDelivery.mutate({ id: dead.id }))).toMatchObject({ code: 'NOT_FOUND', message: `Error: notification ${dead.id} not found.` });
+    expect(await refused(other.admin.trpc.channel.retryDelivery.mutate({ id: dead.id }))).toMatchObject({
+      code: 'NOT_FOUND',
+      message: `Error: notification ${dead.id} not found.`,
+    });
 
     status = 200;
     const retried = await w.admin.trpc.channel.retryDelivery.mutate({ id: dead.id });
     expect(retried).toMatchObject({ id: dead.id, state: 'retrying', deadAt: null, lastError: 'HTTP 503' });
-    const delivered = await waitFor('delivered after the retry', async () => ((await outbox(w.admin))[0]?.state === 'delivered' ? (await outbox(w.admin))[0] : null));
+    const delivered = await waitFor('delivered after the retry', async () =>
+      (await outbox(w.admin))[0]?.state === 'delivered' ? (await outbox(w.admin))[0] : null,
+    );
     expect(delivered).toMatchObject({ attempts: tries + 1, lastError: null, deadAt: null });
     expect(r.accepted()).toHaveLength(1);
     expect(await refused(w.admin.trpc.channel.retryDelivery.mutate({ id: dead.id }))).toMatchObject({
@@ -237,7 +268,10 @@ describe('which receivers may be reached (SSRF)', () => {
     const before = countRows(strict, 'NotificationChannel');
     for (const [url, reason] of cases) {
       const refusal = await refused(admin.channels.create({ name: 'internal', url }));
-      expect(refusal, url).toMatchObject({ code: 'INVALID_INPUT', message: `Error: invalid input: \`url\` must point to a public address: ${reason}${hint}.` });
+      expect(refusal, url).toMatchObject({
+        code: 'INVALID_INPUT',
+        message: `Error: invalid input: \`url\` must point to a public address: ${reason}${hint}.`,
+      });
     }
     // A name is resolved first: localhost is loopback.
     expect(await refused(admin.channels.create({ name: 'name', url: 'http://localhost:3000/hook' }))).toMatchObject({
@@ -261,7 +295,10 @@ describe('which receivers may be reached (SSRF)', () => {
     cleanup.push(() => target.down());
     const r = await hostile({ kind: 'redirect', location: target.url, status: 307 });
     const channel = await w.admin.channels.create({ name: 'redirecting', url: r.url });
-    expect(await w.admin.trpc.channel.sendTest.mutate({ id: channel.id })).toMatchObject({ delivered: false, error: 'HTTP 307 (redirects are not followed)' });
+    expect(await w.admin.trpc.channel.sendTest.mutate({ id: channel.id })).toMatchObject({
+      delivered: false,
+      error: 'HTTP 307 (redirects are not followed)',
+    });
     await notify(w.session, 'Redirected');
     const failed = await waitFor('a failed attempt', async () => {
       const [m] = await outbox(w.admin);
@@ -294,7 +331,12 @@ describe('which receivers may be reached (SSRF)', () => {
       return m?.lastError === reason ? m : null;
     });
     expect(refusedAtDelivery).toMatchObject({ state: 'retrying', deliveredAt: null });
-    expect(await strictAdmin.trpc.channel.sendTest.mutate({ id: channel.id })).toEqual({ channelId: channel.id, kind: 'webhook', delivered: false, error: reason });
+    expect(await strictAdmin.trpc.channel.sendTest.mutate({ id: channel.id })).toEqual({
+      channelId: channel.id,
+      kind: 'webhook',
+      delivered: false,
+      error: reason,
+    });
     expect(r.received).toHaveLength(0);
   });
 });

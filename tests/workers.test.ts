@@ -27,7 +27,10 @@ async function bothWorkers() {
   return [a, b] as const;
 }
 
-const list = (n: number) => [{ content: `Step ${n}`, status: 'in_progress' as const }, { content: 'Ship it', status: 'pending' as const }];
+const list = (n: number) => [
+  { content: `Step ${n}`, status: 'in_progress' as const },
+  { content: 'Ship it', status: 'pending' as const },
+];
 
 describe('agent-tasks serve --workers 2', () => {
   it('runs two worker processes besides the primary, and both answer requests', async () => {
@@ -63,7 +66,8 @@ describe('agent-tasks serve --workers 2', () => {
     const created = await admin.keys.create({ name: 'to revoke', role: 'agent' });
     const [a, b] = await bothWorkers();
     // Both workers have resolved (and cached) the key.
-    for (const worker of [a, b]) expect(await worker.query<{ role: string }>('workspace.whoami', undefined, created.token)).toMatchObject({ role: 'agent' });
+    for (const worker of [a, b])
+      expect(await worker.query<{ role: string }>('workspace.whoami', undefined, created.token)).toMatchObject({ role: 'agent' });
     await a.mutate('keys.revoke', { id: created.key.id }, server.adminKey);
     const revokedAt = performance.now();
     const refusal = await waitFor(
@@ -125,7 +129,9 @@ describe('agent-tasks serve --workers 2', () => {
     open.push(...connections);
     const revisions = (
       await Promise.all(
-        connections.flatMap((c, i) => [0, 1, 2].map((k) => c.mutate<{ revision: number }>('todo.write', { todos: list(i * 3 + k) }, s.token))),
+        connections.flatMap((c, i) =>
+          [0, 1, 2].map((k) => c.mutate<{ revision: number }>('todo.write', { todos: list(i * 3 + k) }, s.token)),
+        ),
       )
     ).map((a) => a.revision);
     expect(revisions.sort((x, y) => x - y)).toEqual(Array.from({ length: 24 }, (_, i) => i + 1));
@@ -151,11 +157,15 @@ describe('agent-tasks serve --workers 2', () => {
     const s = await sessionClient(server);
     const listName = `claims-${Date.now()}`;
     for (let i = 0; i < 6; i++) await s.client.tasks.create({ subject: `Task ${i}`, listName });
-    const agents = await Promise.all(Array.from({ length: 3 }, (_, i) => s.client.sessions.open({ title: `claimer ${i}`, agentName: `agent-${i}` })));
+    const agents = await Promise.all(
+      Array.from({ length: 3 }, (_, i) => s.client.sessions.open({ title: `claimer ${i}`, agentName: `agent-${i}` })),
+    );
     const connections = await Promise.all(Array.from({ length: 6 }, () => pinnedConnection(server)));
     open.push(...connections);
     const claims = await Promise.all(
-      connections.flatMap((c, i) => [0, 1].map(() => c.request('POST', '/trpc/task.claim', { token: agents[i % 3]?.token, body: { listName } }))),
+      connections.flatMap((c, i) =>
+        [0, 1].map(() => c.request('POST', '/trpc/task.claim', { token: agents[i % 3]?.token, body: { listName } })),
+      ),
     );
     const taken = claims
       .filter((a) => a.status === 200)
@@ -177,7 +187,10 @@ describe('agent-tasks serve --workers 2', () => {
         headers: { ...headers, ...(session ? { 'mcp-session-id': session } : {}) },
       });
       const data = answer.body.split('\n').find((line) => line.startsWith('data: '));
-      return { ...answer, json: (data ? JSON.parse(data.slice(6)) : answer.body ? JSON.parse(answer.body) : null) as Record<string, any> | null };
+      return {
+        ...answer,
+        json: (data ? JSON.parse(data.slice(6)) : answer.body ? JSON.parse(answer.body) : null) as Record<string, any> | null,
+      };
     };
     const init = await rpc(a, {
       jsonrpc: '2.0',
@@ -194,9 +207,16 @@ describe('agent-tasks serve --workers 2', () => {
     expect(tools.status).toBe(200);
     expect((tools.json?.result.tools as { name: string }[]).map((t) => t.name)).toContain('todo_write');
     for (const [n, on] of [b, a, b].entries()) {
-      const call = await rpc(on, { jsonrpc: '2.0', id: 10 + n, method: 'tools/call', params: { name: 'todo_write', arguments: { todos: list(n) } } }, session);
+      const call = await rpc(
+        on,
+        { jsonrpc: '2.0', id: 10 + n, method: 'tools/call', params: { name: 'todo_write', arguments: { todos: list(n) } } },
+        session,
+      );
       expect(call.status).toBe(200);
-      expect(call.json?.result).toEqual({ content: [{ type: 'text', text: 'Updated todo list: 1 pending, 1 in progress, 0 completed' }], isError: false });
+      expect(call.json?.result).toEqual({
+        content: [{ type: 'text', text: 'Updated todo list: 1 pending, 1 in progress, 0 completed' }],
+        isError: false,
+      });
     }
     expect((await s.client.todo.get()).revision).toBe(3);
 
@@ -222,7 +242,12 @@ describe('agent-tasks serve --workers 2', () => {
           await client.runs.name({ runId: run.id, name: `Run ${i}` });
           let { attemptId } = await client.runs.intake({ runId: run.id, tasks, progress_checklist_outcome: '2 ordered tasks are ready' });
           for (const task of [1, 2]) {
-            const view = await client.runs.step({ runId: run.id, attemptId: attemptId ?? '', evidence: `Task ${task} checked.`, progress_execution_outcome: `Task ${task} is done` });
+            const view = await client.runs.step({
+              runId: run.id,
+              attemptId: attemptId ?? '',
+              evidence: `Task ${task} checked.`,
+              progress_execution_outcome: `Task ${task} is done`,
+            });
             attemptId = view.attemptId;
           }
           return run.id;
@@ -245,12 +270,17 @@ describe('agent-tasks serve --workers 2', () => {
     const [a] = await bothWorkers();
     process.kill(a.pid, 'SIGKILL');
     await waitFor('the primary to log the replacement', () => server.output().includes('worker died; starting a new one'), 10_000);
-    const workers = await waitFor('two live workers again', async () => {
-      const connections = await Promise.all(Array.from({ length: 4 }, () => pinnedConnection(server)));
-      open.push(...connections);
-      const pids = new Set(connections.map((c) => c.pid));
-      return pids.size === 2 && !pids.has(a.pid) ? pids : null;
-    }, 15_000, 100);
+    const workers = await waitFor(
+      'two live workers again',
+      async () => {
+        const connections = await Promise.all(Array.from({ length: 4 }, () => pinnedConnection(server)));
+        open.push(...connections);
+        const pids = new Set(connections.map((c) => c.pid));
+        return pids.size === 2 && !pids.has(a.pid) ? pids : null;
+      },
+      15_000,
+      100,
+    );
     expect(workers.size).toBe(2);
     expect((await s.client.todo.write({ todos: list(1) })).revision).toBe(1);
   });

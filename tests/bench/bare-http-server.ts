@@ -8,18 +8,20 @@ export interface BareServer {
 }
 
 /** The bare server's whole work: read and parse the JSON body, answer the fixed body. */
-export const bareHandler = (responseBody: string): http.RequestListener => (req, res) => {
-  const chunks: Buffer[] = [];
-  req.on('data', (chunk: Buffer) => chunks.push(chunk));
-  req.on('end', () => {
-    try {
-      JSON.parse(Buffer.concat(chunks).toString('utf8'));
-      res.writeHead(200, { 'content-type': 'application/json' }).end(responseBody);
-    } catch {
-      res.writeHead(400, { 'content-type': 'application/json' }).end('{"error":"bad json"}');
-    }
-  });
-};
+export const bareHandler =
+  (responseBody: string): http.RequestListener =>
+  (req, res) => {
+    const chunks: Buffer[] = [];
+    req.on('data', (chunk: Buffer) => chunks.push(chunk));
+    req.on('end', () => {
+      try {
+        JSON.parse(Buffer.concat(chunks).toString('utf8'));
+        res.writeHead(200, { 'content-type': 'application/json' }).end(responseBody);
+      } catch {
+        res.writeHead(400, { 'content-type': 'application/json' }).end('{"error":"bad json"}');
+      }
+    });
+  };
 
 export async function startBareServer(responseBody: string): Promise<BareServer> {
   const server = http.createServer(bareHandler(responseBody));

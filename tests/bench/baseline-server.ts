@@ -10,7 +10,15 @@ import { bareHandler } from './bare-http-server.ts';
 import { z } from 'zod';
 
 /** What a todo.write answers, byte for byte the same size, for the bare server. */
-const ANSWER = JSON.stringify({ result: { data: { message: 'Updated todo list: 8 pending, 1 in progress, 1 completed', revision: 1234, counts: { pending: 8, inProgress: 1, completed: 1 } } } });
+const ANSWER = JSON.stringify({
+  result: {
+    data: {
+      message: 'Updated todo list: 8 pending, 1 in progress, 1 completed',
+      revision: 1234,
+      counts: { pending: 8, inProgress: 1, completed: 1 },
+    },
+  },
+});
 
 const bare = () => http.createServer(bareHandler(ANSWER));
 

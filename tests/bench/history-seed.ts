@@ -13,9 +13,7 @@ export function seedHistory(databaseFile: string, sessionId: string, count: numb
         'VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)',
     );
     db.transaction(() => {
-      const moved = db
-        .prepare('UPDATE "Session" SET "todoRevision" = ? WHERE "id" = ? AND "todoRevision" = 0')
-        .run(count, sessionId);
+      const moved = db.prepare('UPDATE "Session" SET "todoRevision" = ? WHERE "id" = ? AND "todoRevision" = 0').run(count, sessionId);
       if (moved.changes !== 1) throw new Error(`session ${sessionId} is missing or already has updates`);
       const start = Date.now() - count * 1000;
       for (let revision = 1; revision <= count; revision++) {

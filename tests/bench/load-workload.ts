@@ -95,7 +95,12 @@ export async function prepareWorkload(options: {
     for (let i = shape.roots; i < TASKS && edgeAdds.length < 30_000; i++) {
       for (let j = Math.max(0, i - shape.window); j < i && edgeAdds.length < 30_000; j += 7) {
         if (existing[i]?.includes(j)) continue;
-        edgeAdds.push({ method: 'POST', path: '/trpc/task.update', token: graphOwner.token, body: { listName, id: seeded.ids[i], addBlockedBy: [seeded.ids[j]] } });
+        edgeAdds.push({
+          method: 'POST',
+          path: '/trpc/task.update',
+          token: graphOwner.token,
+          body: { listName, id: seeded.ids[i], addBlockedBy: [seeded.ids[j]] },
+        });
       }
     }
     edgeAdds.sort(() => random() - 0.5);
@@ -107,31 +112,63 @@ export async function prepareWorkload(options: {
       const client = runners[i]?.client as AgentTasksClient;
       let attemptId = first;
       for (let task = 1; task <= 50; task++) {
-        attemptId = (await client.runs.step({ runId, attemptId, evidence: `check ${task} passed`, progress_execution_outcome: `step ${task} verified` })).attemptId ?? '';
+        attemptId =
+          (
+            await client.runs.step({
+              runId,
+              attemptId,
+              evidence: `check ${task} passed`,
+              progress_execution_outcome: `step ${task} verified`,
+            })
+          ).attemptId ?? '';
       }
     }
     const perConnection = Math.ceil((MAX_STEPS_PER_SECOND * (options.seconds + 1)) / CONNECTIONS / RUN_TASKS) + 1;
     const runs = new Map<number, { runId: string; attemptId: string; token: string }[][]>();
     for (const workers of options.workers) {
       options.log(`preparing ${perConnection * CONNECTIONS} runs of ${RUN_TASKS} tasks for workers ${workers}…`);
-      runs.set(workers, await Promise.all(runners.map(async (r, c) => {
-        const ready: { runId: string; attemptId: string; token: string }[] = [];
-        for (let k = 0; k < perConnection; k++) ready.push({ ...(await readyRun(r.client, `Bench run ${workers}.${c}.${k}`)), token: r.token });
-        return ready;
-      })));
+      runs.set(
+        workers,
+        await Promise.all(
+          runners.map(async (r, c) => {
+            const ready: { runId: string; attemptId: string; token: string }[] = [];
+            for (let k = 0; k < perConnection; k++)
+              ready.push({ ...(await readyRun(r.client, `Bench run ${workers}.${c}.${k}`)), token: r.token });
+            return ready;
+          }),
+        ),
+      );
     }
 
     return {
       todoWrites: writers.slice(0, CONNECTIONS).flatMap((s) =>
-        Array.from({ length: 11 }, (_, step) => ({ method: 'POST' as const, path: '/trpc/todo.write', token: s.token, body: { todos: listAt(step) } })),
+        Array.from({ length: 11 }, (_, step) => ({
+          method: 'POST' as const,
+          path: '/trpc/todo.write',
+          token: s.token,
+          body: { todos: listAt(step) },
+        })),
       ),
-      todoWrites200: writers.map((s, i) => ({ method: 'POST' as const, path: '/trpc/todo.write', token: s.token, body: { todos: listAt(i) } })),
+      todoWrites200: writers.map((s, i) => ({
+        method: 'POST' as const,
+        path: '/trpc/todo.write',
+        token: s.token,
+        body: { todos: listAt(i) },
+      })),
       probeToken: probe.token,
       taskUpdates,
       edgeAdds,
-      readyPages: runners.map((r) => ({ method: 'GET' as const, path: query('task.list', { listName, readyOnly: true, limit: 50 }), token: r.token })),
+      readyPages: runners.map((r) => ({
+        method: 'GET' as const,
+        path: query('task.list', { listName, readyOnly: true, limit: 50 }),
+        token: r.token,
+      })),
       todoGets: runners.map((r) => ({ method: 'GET' as const, path: '/trpc/todo.get', token: r.token })),
-      runViews: viewed.map(({ runId }, i) => ({ method: 'GET' as const, path: query('run.get', { runId }), token: runners[i]?.token ?? '' })),
+      runViews: viewed.map(({ runId }, i) => ({
+        method: 'GET' as const,
+        path: query('run.get', { runId }),
+        token: runners[i]?.token ?? '',
+      })),
       runSteps: (workers) => runs.get(workers) ?? [],
       describe: `${TASKS} tasks / ${seeded.edges} edges (window ${shape.window}), 200 sessions, ${perConnection} runs of ${RUN_TASKS} tasks per connection and worker count`,
     };

@@ -79,7 +79,12 @@ async function baselines() {
     const server = await startBaseline(kind);
     try {
       const path = kind === 'bare' ? '/trpc/todo.write' : '/trpc/noop';
-      await measure(server, { system: kind === 'bare' ? 'bare node:http' : 'no-op tRPC mutation, same stack', scenario: '10-item body', workers: 1 }, [{ method: 'POST', path, token: 'x', body }], 32);
+      await measure(
+        server,
+        { system: kind === 'bare' ? 'bare node:http' : 'no-op tRPC mutation, same stack', scenario: '10-item body', workers: 1 },
+        [{ method: 'POST', path, token: 'x', body }],
+        32,
+      );
     } finally {
       await server.stop();
     }
@@ -97,12 +102,22 @@ async function ours(workload: Workload, databaseFile: string, workers: number) {
     await measure(server, { system, scenario: 'task.list readyOnly, 50 of 10k', workers }, workload.readyPages, 32);
     await measure(server, { system, scenario: 'run.get (run view, 100 tasks)', workers }, workload.runViews, 32);
     if (workers === 1) {
-      const edges = await measure(server, { system, scenario: 'edge add + cycle check, 10k tasks (sequential)', workers }, workload.edgeAdds, 1);
+      const edges = await measure(
+        server,
+        { system, scenario: 'edge add + cycle check, 10k tasks (sequential)', workers },
+        workload.edgeAdds,
+        1,
+      );
       log(`  edge add p50 ${fixed(edges.p50)} ms`);
     }
     log(`overload: 200 connections writing, new connections probed (workers ${workers})…`);
     const probe = probeNewConnections({ url: server.url, token: workload.probeToken, seconds: Math.max(2, SECONDS - 3), delayMs: 3_000 });
-    const overload = await measure(server, { system, scenario: 'todo.write, 200 connections (overload)', workers }, workload.todoWrites200, 200);
+    const overload = await measure(
+      server,
+      { system, scenario: 'todo.write, 200 connections (overload)', workers },
+      workload.todoWrites200,
+      200,
+    );
     const probed = await probe;
     rows.push({
       system,
@@ -128,7 +143,17 @@ function rawBaselines() {
     const started = performance.now();
     let writes = 0;
     while (performance.now() - started < SECONDS * 500) raw.write(writes % 32, listAt(writes++));
-    rows.push({ system: 'raw better-sqlite3 (WAL)', scenario: 'todo write transaction, in-process', workers: '-', connections: '-', perSecond: writes / ((performance.now() - started) / 1000), p50: null, p99: null, cpuUs: null, errors: 0 });
+    rows.push({
+      system: 'raw better-sqlite3 (WAL)',
+      scenario: 'todo write transaction, in-process',
+      workers: '-',
+      connections: '-',
+      perSecond: writes / ((performance.now() - started) / 1000),
+      p50: null,
+      p99: null,
+      cpuUs: null,
+      errors: 0,
+    });
   } finally {
     raw.close();
   }
@@ -138,7 +163,17 @@ async function fileStore() {
   for (const tasks of [1_000, 10_000]) {
     log(`file-per-task + lock store (proper-lockfile), ${tasks} tasks, in-process…`);
     const { perSecond } = await fileStoreUpdates(tasks, SECONDS / 2);
-    rows.push({ system: 'file-per-task + lock store', scenario: `task update, ${tasks / 1000}k tasks, in-process`, workers: '-', connections: '-', perSecond, p50: null, p99: null, cpuUs: null, errors: 0 });
+    rows.push({
+      system: 'file-per-task + lock store',
+      scenario: `task update, ${tasks / 1000}k tasks, in-process`,
+      workers: '-',
+      connections: '-',
+      perSecond,
+      p50: null,
+      p99: null,
+      cpuUs: null,
+      errors: 0,
+    });
   }
 }
 
@@ -146,7 +181,17 @@ function report(startLoad: number[], workload: Workload) {
   const fmt = (n: number | null, digits = 1) => (n === null ? '-' : fixed(n, digits));
   const table = textTable(
     ['system', 'scenario', 'workers', 'conns', 'req/s', 'p50 ms', 'p99 ms', 'server CPU µs/req', 'errors'],
-    rows.map((r) => [r.system, r.scenario, String(r.workers), String(r.connections), fixed(r.perSecond, 0), fmt(r.p50, 2), fmt(r.p99, 2), fmt(r.cpuUs, 0), String(r.errors)]),
+    rows.map((r) => [
+      r.system,
+      r.scenario,
+      String(r.workers),
+      String(r.connections),
+      fixed(r.perSecond, 0),
+      fmt(r.p50, 2),
+      fmt(r.p99, 2),
+      fmt(r.cpuUs, 0),
+      String(r.errors),
+    ]),
   );
   const rate = (system: string, scenario: string, workers: number | '-') => find(system, scenario, workers)?.perSecond ?? 0;
   const todo1 = rate('agent-tasks', 'todo.write, 10 items, 32 sessions', 1);
@@ -169,7 +214,10 @@ function report(startLoad: number[], workload: Workload) {
       ['todo.write (1 process) / bare node:http', x(todo1, bare)],
       [`todo.write (${WORKERS} workers) / todo.write (1 process)`, x(todoN, todo1)],
       ['todo.write (1 process) / raw better-sqlite3 transaction', x(todo1, rawSqlite)],
-      ['task.update, 10k tasks (best) / file-per-task + lock store, 1k tasks', x(best('task.update metadata, 10k tasks / 20k edges'), files1k)],
+      [
+        'task.update, 10k tasks (best) / file-per-task + lock store, 1k tasks',
+        x(best('task.update metadata, 10k tasks / 20k edges'), files1k),
+      ],
       ['no-op tRPC mutation / bare node:http', x(noop, bare)],
     ],
   );
@@ -180,11 +228,19 @@ function report(startLoad: number[], workload: Workload) {
       ['  p99 <= 50 ms', fmt(todoRow?.p99 ?? null, 1), target((todoRow?.p99 ?? Infinity) <= 50)],
       ['  >= 50% of a no-op tRPC mutation on the same stack', x(todo1, noop), target(todo1 >= noop / 2)],
       [`all cores (${WORKERS} workers): >= 1.6x one process on todo.write`, x(todoN, todo1), target(todoN >= 1.6 * todo1)],
-      ['task.update, 10k tasks / 20k edges: >= 1,500/s', fixed(best('task.update metadata, 10k tasks / 20k edges'), 0), target(best('task.update metadata, 10k tasks / 20k edges') >= 1500)],
+      [
+        'task.update, 10k tasks / 20k edges: >= 1,500/s',
+        fixed(best('task.update metadata, 10k tasks / 20k edges'), 0),
+        target(best('task.update metadata, 10k tasks / 20k edges') >= 1500),
+      ],
       ['edge add + cycle check, 10k tasks: p50 <= 5 ms', fmt(edge?.p50 ?? null, 2), target((edge?.p50 ?? Infinity) <= 5)],
       ['run.step, 100-task run: >= 1,500/s', fixed(best('run.step, 100-task runs'), 0), target(best('run.step, 100-task runs') >= 1500)],
       ['todo.get: >= 4,000/s', fixed(best('todo.get'), 0), target(best('todo.get') >= 4000)],
-      ['task.list readyOnly page of 50: >= 4,000/s', fixed(best('task.list readyOnly, 50 of 10k'), 0), target(best('task.list readyOnly, 50 of 10k') >= 4000)],
+      [
+        'task.list readyOnly page of 50: >= 4,000/s',
+        fixed(best('task.list readyOnly, 50 of 10k'), 0),
+        target(best('task.list readyOnly, 50 of 10k') >= 4000),
+      ],
       ['run view: >= 4,000/s', fixed(best('run.get (run view, 100 tasks)'), 0), target(best('run.get (run view, 100 tasks)') >= 4000)],
       [
         'overload (200 connections): a new connection waits about as long as the others',
@@ -198,7 +254,10 @@ function report(startLoad: number[], workload: Workload) {
     `agent-tasks load bench — ${new Date().toISOString()}`,
     `machine: ${cpus.length} x ${cpus[0]?.model ?? '?'}, ${Math.round(os.totalmem() / 2 ** 30)} GiB, ${os.platform()} ${os.release()}, Node ${process.version}; load generator: ${wrkVersion()} (-t1 unless noted; run.step: one thread per connection)`,
     `each measurement ${SECONDS} s after a 2 s warm-up; servers log at info (one JSON line per request, discarded); workload: ${workload.describe}`,
-    `load average (1/5/15 min) at the start: ${startLoad.map((v) => v.toFixed(2)).join(' / ')}; at the end: ${os.loadavg().map((v) => v.toFixed(2)).join(' / ')} (other work on the machine skews absolutes; ratios come from one run)`,
+    `load average (1/5/15 min) at the start: ${startLoad.map((v) => v.toFixed(2)).join(' / ')}; at the end: ${os
+      .loadavg()
+      .map((v) => v.toFixed(2))
+      .join(' / ')} (other work on the machine skews absolutes; ratios come from one run)`,
     '',
     table,
     '',

@@ -21,7 +21,12 @@ export async function probeNewConnections(options: { url: string; token: string;
             method: 'POST',
             path: '/trpc/todo.write',
             agent: false,
-            headers: { 'content-type': 'application/json', 'content-length': Buffer.byteLength(body), authorization: `Bearer ${options.token}`, connection: 'close' },
+            headers: {
+              'content-type': 'application/json',
+              'content-length': Buffer.byteLength(body),
+              authorization: `Bearer ${options.token}`,
+              connection: 'close',
+            },
           },
           (res) => {
             res.resume();

@@ -23,12 +23,24 @@ try {
   const agent = createClient({ url: server.url, token: (await admin.keys.create({ name: 'profile', role: 'agent' })).token });
   const sessions = await Promise.all(Array.from({ length: 32 }, (_, i) => openSessionClient(agent, { title: `profiled ${i}` })));
   const file = path.join(dir, 'writes');
-  writeRequests(file, sessions.flatMap(({ token }) => Array.from({ length: 11 }, (_, step) => ({ method: 'POST' as const, path: '/trpc/todo.write', token, body: { todos: listAt(step) } }))));
+  writeRequests(
+    file,
+    sessions.flatMap(({ token }) =>
+      Array.from({ length: 11 }, (_, step) => ({
+        method: 'POST' as const,
+        path: '/trpc/todo.write',
+        token,
+        body: { todos: listAt(step) },
+      })),
+    ),
+  );
   const result = await wrk({ url: server.url, file, connections: 32, seconds });
   await server.stop();
   const profile = readdirSync(dir).find((f) => f.endsWith('.cpuprofile'));
   if (!profile) throw new Error('no .cpuprofile written');
-  process.stdout.write(`todo.write, 32 connections, ${seconds} s: ${Math.round(result.perSecond)} writes/s, p50 ${result.p50} ms, p99 ${result.p99} ms (profiler on)\n\n`);
+  process.stdout.write(
+    `todo.write, 32 connections, ${seconds} s: ${Math.round(result.perSecond)} writes/s, p50 ${result.p50} ms, p99 ${result.p99} ms (profiler on)\n\n`,
+  );
   process.stdout.write(`${summarize(JSON.parse(readFileSync(path.join(dir, profile), 'utf8')), 25)}\n`);
 } finally {
   rmSync(dir, { recursive: true, force: true });

@@ -66,7 +66,8 @@ export function openRawStore(file: string, sessions: number, options: { wal?: bo
       if (!session) throw new Error(`no session ${index}`);
       record(session, items);
     },
-    pragmas: () => `journal_mode=${String(db.pragma('journal_mode', { simple: true }))}, synchronous=${String(db.pragma('synchronous', { simple: true }))}`,
+    pragmas: () =>
+      `journal_mode=${String(db.pragma('journal_mode', { simple: true }))}, synchronous=${String(db.pragma('synchronous', { simple: true }))}`,
     close: () => db.close(),
   };
 }

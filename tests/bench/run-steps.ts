@@ -34,7 +34,13 @@ export async function runStepsBench(options: { runs: number; tasks: number; log:
       for (let task = 1; task <= options.tasks; task++) {
         const t0 = performance.now();
         // Each step answers with the run's next step attempt.
-        view = await client.runs.step({ runId: run.id, attemptId: view.attemptId ?? '', task, evidence: `check ${task} passed`, progress_execution_outcome: `step ${task} verified` });
+        view = await client.runs.step({
+          runId: run.id,
+          attemptId: view.attemptId ?? '',
+          task,
+          evidence: `check ${task} passed`,
+          progress_execution_outcome: `step ${task} verified`,
+        });
         const ms = performance.now() - t0;
         if (warmup) continue;
         all.push(ms);
@@ -46,7 +52,11 @@ export async function runStepsBench(options: { runs: number; tasks: number; log:
       if (done.status !== 'completed') throw new Error(`run ${run.id} did not complete`);
     }
     const summary = summarize(all, wall);
-    const p50 = (xs: number[]) => percentile([...xs].sort((a, b) => a - b), 50);
+    const p50 = (xs: number[]) =>
+      percentile(
+        [...xs].sort((a, b) => a - b),
+        50,
+      );
     return { summary, firstP50: p50(first), lastP50: p50(last), runs: options.runs, tasks: options.tasks };
   } finally {
     await app.close();

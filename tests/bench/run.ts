@@ -41,8 +41,14 @@ function selectedParts(): Set<string> {
     else if (arg.startsWith('--only=')) only = arg.slice('--only='.length);
     else throw new Error(`unknown argument ${arg} (expected --only todo|tasks|runs|tokens)`);
   }
-  const parts = new Set((only ?? '').split(',').map((p) => p.trim()).filter((p) => p && p !== 'all'));
-  for (const part of parts) if (!['todo', 'tasks', 'runs', 'tokens'].includes(part)) throw new Error(`--only ${part}: expected todo, tasks, runs or tokens`);
+  const parts = new Set(
+    (only ?? '')
+      .split(',')
+      .map((p) => p.trim())
+      .filter((p) => p && p !== 'all'),
+  );
+  for (const part of parts)
+    if (!['todo', 'tasks', 'runs', 'tokens'].includes(part)) throw new Error(`--only ${part}: expected todo, tasks, runs or tokens`);
   return parts.size ? parts : new Set(['todo', 'tasks', 'runs', 'tokens']);
 }
 
@@ -94,7 +100,10 @@ function machineLine() {
 }
 
 function loadLine() {
-  return `load average at the end (1/5/15 min): ${os.loadavg().map((v) => v.toFixed(2)).join(' / ')}  (other work on the machine skews the figures)`;
+  return `load average at the end (1/5/15 min): ${os
+    .loadavg()
+    .map((v) => v.toFixed(2))
+    .join(' / ')}  (other work on the machine skews the figures)`;
 }
 
 async function todoBench() {
@@ -283,9 +292,7 @@ interface BreakdownRow {
 }
 
 /** Sequential calls with better-sqlite3 instrumented: statements per call and time spent inside SQLite. */
-async function sqlBreakdown(
-  openSessions: OpenSessions,
-): Promise<{ rows: BreakdownRow[]; writeSql: string[]; session: BenchSession }> {
+async function sqlBreakdown(openSessions: OpenSessions): Promise<{ rows: BreakdownRow[]; writeSql: string[]; session: BenchSession }> {
   const [session] = await openSessions(1, 'breakdown');
   if (!session) throw new Error('no breakdown session');
   let step = 0;
@@ -366,7 +373,8 @@ function report(r: {
       ['raw better-sqlite3, WAL (ref)', 'ref: raw'],
     ] as const) {
       const base = of(prefix);
-      if (base) ratioRows.push([`${scenario.label.padEnd(24)} vs ${name}`, ratio(ours.perSecond, base.perSecond), ratio(ours.p50, base.p50)]);
+      if (base)
+        ratioRows.push([`${scenario.label.padEnd(24)} vs ${name}`, ratio(ours.perSecond, base.perSecond), ratio(ours.p50, base.p50)]);
     }
   }
   out.push(
@@ -400,7 +408,9 @@ function report(r: {
     textTable(
       ['call', 'client ms', 'CPU ms', 'SQL stmts', 'by kind', 'in SQLite ms', 'of which COMMIT', 'prepare ms', 'outside SQLite ms'],
       r.breakdown.rows.map(({ op, clientMeanMs, cpuMs, tally, calls }) => {
-        const kinds = [...tally.byKind.entries()].map(([k, n]) => `${k} ${fixed(n / calls, Number.isInteger(n / calls) ? 0 : 2)}`).join(', ');
+        const kinds = [...tally.byKind.entries()]
+          .map(([k, n]) => `${k} ${fixed(n / calls, Number.isInteger(n / calls) ? 0 : 2)}`)
+          .join(', ');
         const inSqlite = (tally.execMs + tally.prepareMs) / calls;
         return [
           op,

@@ -47,33 +47,39 @@ export function installSqlProbe(): SqlProbe {
     proto[name] = make(original);
   };
 
-  wrap(databaseProto, 'prepare', (original) =>
-    function (this: unknown, ...args: unknown[]) {
-      const start = performance.now();
-      try {
-        return original.apply(this, args);
-      } finally {
-        tally.prepareMs += performance.now() - start;
-      }
-    },
-  );
-  for (const name of ['run', 'all', 'get']) {
-    wrap(statementProto, name, (original) =>
+  wrap(
+    databaseProto,
+    'prepare',
+    (original) =>
       function (this: unknown, ...args: unknown[]) {
-        const source = (this as { source: string }).source;
-        const kind = kindOf(source);
-        if (capture) tally.sources.push(source);
         const start = performance.now();
         try {
           return original.apply(this, args);
         } finally {
-          const ms = performance.now() - start;
-          tally.statements++;
-          tally.execMs += ms;
-          tally.byKind.set(kind, (tally.byKind.get(kind) ?? 0) + 1);
-          tally.execMsByKind.set(kind, (tally.execMsByKind.get(kind) ?? 0) + ms);
+          tally.prepareMs += performance.now() - start;
         }
       },
+  );
+  for (const name of ['run', 'all', 'get']) {
+    wrap(
+      statementProto,
+      name,
+      (original) =>
+        function (this: unknown, ...args: unknown[]) {
+          const source = (this as { source: string }).source;
+          const kind = kindOf(source);
+          if (capture) tally.sources.push(source);
+          const start = performance.now();
+          try {
+            return original.apply(this, args);
+          } finally {
+            const ms = performance.now() - start;
+            tally.statements++;
+            tally.execMs += ms;
+            tally.byKind.set(kind, (tally.byKind.get(kind) ?? 0) + 1);
+            tally.execMsByKind.set(kind, (tally.execMsByKind.get(kind) ?? 0) + ms);
+          }
+        },
     );
   }
 

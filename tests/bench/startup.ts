@@ -16,7 +16,13 @@ const commands = {
 /** Spawns the server; resolves with ms from spawn until /readyz answers 200, and the server's own figure. */
 function startOnce(args: string[], databaseFile: string): Promise<{ wallMs: number; readyMs: number }> {
   const started = performance.now();
-  const env = { ...process.env, DATABASE_URL: `file:${databaseFile}`, PORT: '0', LOG_FORMAT: 'json', AGENT_TASKS_ADMIN_KEY: 'atk_startup_bench_key_0123456789' };
+  const env = {
+    ...process.env,
+    DATABASE_URL: `file:${databaseFile}`,
+    PORT: '0',
+    LOG_FORMAT: 'json',
+    AGENT_TASKS_ADMIN_KEY: 'atk_startup_bench_key_0123456789',
+  };
   const child = spawn(process.execPath, args, { cwd: repoRoot, env, stdio: ['ignore', 'pipe', 'inherit'] });
   return new Promise((resolve, reject) => {
     let output = '';
@@ -47,7 +53,13 @@ for (const [name, args] of Object.entries(commands)) {
   for (let i = 0; i < RUNS; i += 1) runs.push(await startOnce(args, databaseFile));
   const wall = runs.map((r) => r.wallMs);
   medians.push(median(wall));
-  rows.push([name, fixed(median(wall), 0), fixed(Math.min(...wall), 0), fixed(Math.max(...wall), 0), fixed(median(runs.map((r) => r.readyMs)), 0)]);
+  rows.push([
+    name,
+    fixed(median(wall), 0),
+    fixed(Math.min(...wall), 0),
+    fixed(Math.max(...wall), 0),
+    fixed(median(runs.map((r) => r.readyMs)), 0),
+  ]);
 }
 rows.forEach((row, i) => row.push(ratio(medians[i] ?? NaN, medians[0] ?? NaN)));
 process.stdout.write(

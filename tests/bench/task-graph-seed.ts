@@ -89,11 +89,12 @@ export function seedTaskGraph(databaseFile: string, listName: string, firstTaskI
     // The Prisma adapter runs with timestampFormat unixepoch-ms: DateTime columns hold integer epoch milliseconds.
     const stamp = first.createdAt;
     if (typeof stamp !== 'number' || !Number.isInteger(stamp) || Math.abs(stamp - Date.now()) > 10 * 60_000) {
-      throw new Error(`Task.createdAt is stored as ${typeof stamp} ${JSON.stringify(stamp)}, not integer epoch ms; the seed would not match`);
+      throw new Error(
+        `Task.createdAt is stored as ${typeof stamp} ${JSON.stringify(stamp)}, not integer epoch ms; the seed would not match`,
+      );
     }
     const list = db.prepare('SELECT "id", "taskSeq", "changeSeq" FROM "TaskList" WHERE "id" = ?').get(first.listId) as
-      | { id: string; taskSeq: number; changeSeq: number }
-      | undefined;
+      { id: string; taskSeq: number; changeSeq: number } | undefined;
     if (!list || first.seq !== 1 || list.taskSeq !== 1 || list.changeSeq !== 1) {
       throw new Error(`expected a list holding only the API-created task (got ${JSON.stringify({ list, seq: first.seq })})`);
     }
@@ -115,7 +116,7 @@ export function seedTaskGraph(databaseFile: string, listName: string, firstTaskI
     const insertEdge = db.prepare('INSERT INTO "TaskEdge" ("listId", "blockerId", "blockedId") VALUES (?, ?, ?)');
     const insertChange = db.prepare(
       'INSERT INTO "TaskChange" ("listId", "seq", "taskId", "kind", "sessionId", "keyId", "at", "changes", "snapshot") ' +
-        "SELECT ?, ?, ?, 'created', \"sessionId\", \"keyId\", ?, ?, ? FROM \"TaskChange\" WHERE \"listId\" = ? AND \"seq\" = 1",
+        'SELECT ?, ?, ?, \'created\', "sessionId", "keyId", ?, ?, ? FROM "TaskChange" WHERE "listId" = ? AND "seq" = 1',
     );
     let edges = 0;
     db.transaction(() => {

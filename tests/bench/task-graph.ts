@@ -130,7 +130,14 @@ async function interleaved(
   }
   return beds.map((_, k) => {
     const own = latencies[k]!;
-    return { summary: summarize(own, own.reduce((a, b) => a + b, 0), cpuMs[k]), latencies: own };
+    return {
+      summary: summarize(
+        own,
+        own.reduce((a, b) => a + b, 0),
+        cpuMs[k],
+      ),
+      latencies: own,
+    };
   });
 }
 
@@ -258,12 +265,18 @@ export async function runTaskBench({ sizes, samples, log }: TaskBenchOptions): P
       }
       bed.cones = bed.accepted.map(({ i }) => cone(blocks, i));
     }
-    const accepted = await measure(beds, 'edge add, accepted', counts, async (bed, step) => {
-      const { i, j } = bed.accepted[step]!;
-      const { ids } = bed.graph;
-      const task = await bed.client.tasks.update({ listName: LIST, id: ids[i]!, addBlockedBy: [ids[j]!] });
-      if (!task.blockedBy.includes(ids[j]!)) throw new Error(`edge ${j} → ${i} not recorded`);
-    }, log);
+    const accepted = await measure(
+      beds,
+      'edge add, accepted',
+      counts,
+      async (bed, step) => {
+        const { i, j } = bed.accepted[step]!;
+        const { ids } = bed.graph;
+        const task = await bed.client.tasks.update({ listName: LIST, id: ids[i]!, addBlockedBy: [ids[j]!] });
+        if (!task.blockedBy.includes(ids[j]!)) throw new Error(`edge ${j} → ${i} not recorded`);
+      },
+      log,
+    );
 
     // Edge add, refused: task i would block one of its ancestors 3 hops up, closing a short cycle.
     for (const bed of beds) {
@@ -278,35 +291,63 @@ export async function runTaskBench({ sizes, samples, log }: TaskBenchOptions): P
         return { i, a };
       });
     }
-    await measure(beds, 'edge add, refused (cycle)', counts, (bed, step) => {
-      const { i, a } = bed.refused[step]!;
-      const { ids } = bed.graph;
-      return refusal(bed.client.tasks.update({ listName: LIST, id: ids[a]!, addBlockedBy: [ids[i]!] }));
-    }, log);
+    await measure(
+      beds,
+      'edge add, refused (cycle)',
+      counts,
+      (bed, step) => {
+        const { i, a } = bed.refused[step]!;
+        const { ids } = bed.graph;
+        return refusal(bed.client.tasks.update({ listName: LIST, id: ids[a]!, addBlockedBy: [ids[i]!] }));
+      },
+      log,
+    );
 
     // The ready list: exactly the roots, as no edge above ends at a root.
-    await measure(beds, 'list readyOnly', counts, async (bed) => {
-      const { tasks } = await bed.client.tasks.list({ listName: LIST, readyOnly: true });
-      if (tasks.length !== bed.shape.roots || !tasks.every((t) => t.ready)) {
-        throw new Error(`readyOnly answered ${tasks.length} tasks, expected the ${bed.shape.roots} roots`);
-      }
-    }, log);
+    await measure(
+      beds,
+      'list readyOnly',
+      counts,
+      async (bed) => {
+        const { tasks } = await bed.client.tasks.list({ listName: LIST, readyOnly: true });
+        if (tasks.length !== bed.shape.roots || !tasks.every((t) => t.ready)) {
+          throw new Error(`readyOnly answered ${tasks.length} tasks, expected the ${bed.shape.roots} roots`);
+        }
+      },
+      log,
+    );
 
     // Claim-next: the oldest ready task each time, i.e. the roots in creation order.
-    await measure(beds, 'claim-next', counts, async (bed, step) => {
-      const { task } = await bed.client.tasks.claim({ listName: LIST });
-      const expected = bed.graph.ids[step];
-      if (task?.id !== expected) throw new Error(`claim ${step} took ${task?.id ?? 'nothing'}, expected ${expected}`);
-    }, log);
+    await measure(
+      beds,
+      'claim-next',
+      counts,
+      async (bed, step) => {
+        const { task } = await bed.client.tasks.claim({ listName: LIST });
+        const expected = bed.graph.ids[step];
+        if (task?.id !== expected) throw new Error(`claim ${step} took ${task?.id ?? 'nothing'}, expected ${expected}`);
+      },
+      log,
+    );
 
     // The plan: the whole remaining graph (every task is pending or in progress).
     const planCounts = { samples: Math.max(10, Math.ceil(samples / 4)), warmup: 2, probed: 2 };
-    await measure(beds, 'plan', planCounts, async (bed) => {
-      const answer = await bed.client.tasks.plan({ listName: LIST });
-      const planned = answer.waves.reduce((n, wave) => n + wave.length, 0);
-      if (planned !== bed.size) throw new Error(`plan holds ${planned} tasks, expected ${bed.size}`);
-      bed.plan = { waves: answer.waves.length, widest: Math.max(...answer.waves.map((w) => w.length)), criticalPath: answer.criticalPathLength };
-    }, log);
+    await measure(
+      beds,
+      'plan',
+      planCounts,
+      async (bed) => {
+        const answer = await bed.client.tasks.plan({ listName: LIST });
+        const planned = answer.waves.reduce((n, wave) => n + wave.length, 0);
+        if (planned !== bed.size) throw new Error(`plan holds ${planned} tasks, expected ${bed.size}`);
+        bed.plan = {
+          waves: answer.waves.length,
+          widest: Math.max(...answer.waves.map((w) => w.length)),
+          criticalPath: answer.criticalPathLength,
+        };
+      },
+      log,
+    );
 
     // Claim-next on a second list planned top-down: the oldest pending tasks wait on newer ones and the ready ones
     // are the newest, so the oldest-ready search passes every blocked pending task first.
@@ -315,14 +356,24 @@ export async function runTaskBench({ sizes, samples, log }: TaskBenchOptions): P
       log(`tasks N=${bed.size}: seeding a list planned top-down…`);
       bed.reversed = seedTaskGraph(bed.databaseFile, REVERSED_LIST, top.id, { ...bed.shape, reversed: true });
     }
-    await measure(beds, 'claim-next, newest ready *', counts, async (bed, step) => {
-      const { task } = await bed.client.tasks.claim({ listName: REVERSED_LIST });
-      const expected = bed.reversed?.ids[bed.size - bed.shape.roots + step];
-      if (task?.id !== expected) throw new Error(`claim ${step} took ${task?.id ?? 'nothing'}, expected ${expected}`);
-    }, log);
+    await measure(
+      beds,
+      'claim-next, newest ready *',
+      counts,
+      async (bed, step) => {
+        const { task } = await bed.client.tasks.claim({ listName: REVERSED_LIST });
+        const expected = bed.reversed?.ids[bed.size - bed.shape.roots + step];
+        if (task?.id !== expected) throw new Error(`claim ${step} took ${task?.id ?? 'nothing'}, expected ${expected}`);
+      },
+      log,
+    );
 
     const mean = (values: number[]) => values.reduce((a, b) => a + b, 0) / Math.max(1, values.length);
-    const median = (values: number[]) => percentile([...values].sort((a, b) => a - b), 50);
+    const median = (values: number[]) =>
+      percentile(
+        [...values].sort((a, b) => a - b),
+        50,
+      );
     return beds.map((bed, k) => {
       const measured = bed.cones.slice(WARMUP, WARMUP + samples);
       // p50 of the accepted-edge calls grouped by how much of the graph their cycle walk had to visit.
@@ -390,7 +441,8 @@ export function reportTaskBench(results: SizeResult[], seconds: number): string 
     ),
   );
   const sqlHeader = ['call'];
-  for (const r of results) sqlHeader.push(`SQL stmts ${sizeLabel(r.size)}`, `in SQLite ms ${sizeLabel(r.size)}`, `CPU ms ${sizeLabel(r.size)}`);
+  for (const r of results)
+    sqlHeader.push(`SQL stmts ${sizeLabel(r.size)}`, `in SQLite ms ${sizeLabel(r.size)}`, `CPU ms ${sizeLabel(r.size)}`);
   out.push(
     '  * claim-next on a second list of the same size planned top-down: the ready tasks are the newest, every older pending task is blocked',
     '  (each size runs on its own server and database file; the calls alternate between the sizes, so load drift hits both alike)',
@@ -410,9 +462,9 @@ export function reportTaskBench(results: SizeResult[], seconds: number): string 
     ...results.map(
       (r) =>
         `  N=${r.size}: accepted edges: the cycle walk visits ${fixed(r.acceptedCone, 0)} downstream tasks on average in ${fixed(r.acceptedLevels, 1)} levels ` +
-          `(one query per level; ${fixed(r.probedLevels, 1)} levels in the instrumented calls); p50 ${fixed(r.acceptedByCone.small, 2)} ms for the third ` +
-          `with the smallest walks (${fixed(r.acceptedByCone.smallCone, 0)} tasks), ${fixed(r.acceptedByCone.large, 2)} ms for the largest (${fixed(r.acceptedByCone.largeCone, 0)}); ` +
-          `refused edges meet the cycle after ${fixed(r.refusedLevels, 1)} levels; readyOnly answers the ${r.shape.roots} roots`,
+        `(one query per level; ${fixed(r.probedLevels, 1)} levels in the instrumented calls); p50 ${fixed(r.acceptedByCone.small, 2)} ms for the third ` +
+        `with the smallest walks (${fixed(r.acceptedByCone.smallCone, 0)} tasks), ${fixed(r.acceptedByCone.large, 2)} ms for the largest (${fixed(r.acceptedByCone.largeCone, 0)}); ` +
+        `refused edges meet the cycle after ${fixed(r.refusedLevels, 1)} levels; readyOnly answers the ${r.shape.roots} roots`,
     ),
     `task graph bench time ${seconds.toFixed(1)} s`,
   );

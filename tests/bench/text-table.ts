@@ -3,7 +3,10 @@ export function textTable(header: string[], rows: string[][]): string {
   const all = [header, ...rows];
   const widths = header.map((_, col) => Math.max(...all.map((row) => (row[col] ?? '').length)));
   const line = (row: string[]) =>
-    row.map((cell, col) => (col === 0 ? cell.padEnd(widths[col] ?? 0) : cell.padStart(widths[col] ?? 0))).join('  ').trimEnd();
+    row
+      .map((cell, col) => (col === 0 ? cell.padEnd(widths[col] ?? 0) : cell.padStart(widths[col] ?? 0)))
+      .join('  ')
+      .trimEnd();
   const rule = widths.map((w) => '-'.repeat(w)).join('  ');
   return [line(header), rule, ...rows.map(line)].join('\n');
 }

@@ -22,10 +22,19 @@ export async function tokenBudgetBench(log: (line: string) => void) {
     log('tokens: 100 tasks with two blockers each…');
     await seedHundredTasks(client, 'hundred');
     const input = { listName: 'hundred', status: ['pending' as const] };
-    const now = (await taskTools(client).find((t) => t.name === 'TaskList')?.handler(input)) ?? '';
+    const now =
+      (await taskTools(client)
+        .find((t) => t.name === 'TaskList')
+        ?.handler(input)) ?? '';
     // The same answer in the format TaskList had before: one line per task, full ids, blockers by full id.
     const before = (await client.tasks.list(input)).tasks.map(taskLine).join('\n');
-    return { texts: { 'TaskList, 100 tasks x 2 blockers (now)': now, 'TaskList, same tasks, earlier format (full ids)': before, 'all tool definitions (MCP tools/list JSON)': toolDefinitionsText() } };
+    return {
+      texts: {
+        'TaskList, 100 tasks x 2 blockers (now)': now,
+        'TaskList, same tasks, earlier format (full ids)': before,
+        'all tool definitions (MCP tools/list JSON)': toolDefinitionsText(),
+      },
+    };
   } finally {
     await app.close();
     rmSync(dir, { recursive: true, force: true });
@@ -34,7 +43,11 @@ export async function tokenBudgetBench(log: (line: string) => void) {
 
 export function reportTokenBudget(result: Awaited<ReturnType<typeof tokenBudgetBench>>) {
   const counters = encodings.map((name) => ({ name, encoder: getEncoding(name) }));
-  const rows = Object.entries(result.texts).map(([what, text]) => [what, String(text.length), ...counters.map((c) => String(c.encoder.encode(text).length))]);
+  const rows = Object.entries(result.texts).map(([what, text]) => [
+    what,
+    String(text.length),
+    ...counters.map((c) => String(c.encoder.encode(text).length)),
+  ]);
   return [
     `What a model reads, in tokens (js-tiktoken ${encodings.join(' / ')}); bounds (${ENCODING}): TaskList ≤ ${TASK_LIST_BOUND}, tool definitions ≤ ${TOOL_DEFINITIONS_BOUND}`,
     textTable(['text', 'characters', ...encodings], rows),

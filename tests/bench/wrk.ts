@@ -24,7 +24,10 @@ export interface WrkResult {
   problems: string[];
 }
 
-const scripts = { replay: path.join(import.meta.dirname, 'lua', 'replay.lua'), runSteps: path.join(import.meta.dirname, 'lua', 'run-steps.lua') };
+const scripts = {
+  replay: path.join(import.meta.dirname, 'lua', 'replay.lua'),
+  runSteps: path.join(import.meta.dirname, 'lua', 'run-steps.lua'),
+};
 
 export function wrkVersion(): string | null {
   const ran = spawnSync('wrk', ['--version'], { encoding: 'utf8' });
@@ -56,7 +59,22 @@ export async function wrk(options: {
   const mode = options.mode ?? 'shared';
   const threads = mode === 'shared' ? 1 : options.connections;
   const script = mode === 'run-steps' ? scripts.runSteps : scripts.replay;
-  const args = ['-t', String(threads), '-c', String(options.connections), '-d', `${options.seconds}s`, '--latency', '--timeout', '30s', '-s', script, options.url, '--', options.file];
+  const args = [
+    '-t',
+    String(threads),
+    '-c',
+    String(options.connections),
+    '-d',
+    `${options.seconds}s`,
+    '--latency',
+    '--timeout',
+    '30s',
+    '-s',
+    script,
+    options.url,
+    '--',
+    options.file,
+  ];
   if (mode === 'per-thread') args.push('per-thread');
   const child = spawn('wrk', args, { stdio: ['ignore', 'pipe', 'pipe'] });
   let out = '';
@@ -77,6 +95,9 @@ export async function wrk(options: {
     p90: p90 ?? 0,
     p99: p99 ?? 0,
     max: max ?? 0,
-    problems: err.split('\n').filter((l) => l.startsWith('status ')).slice(0, 3),
+    problems: err
+      .split('\n')
+      .filter((l) => l.startsWith('status '))
+      .slice(0, 3),
   };
 }

@@ -34,7 +34,8 @@ function slackProblems(body: unknown): string[] {
       if (block.text.type !== 'plain_text') problems.push(`header ${i} text must be plain_text`);
       if (value.length < 1 || value.length > 150) problems.push(`header ${i} text is ${value.length} characters (1–150)`);
     } else if (block.type === 'section') {
-      if (block.text.type !== 'plain_text' && block.text.type !== 'mrkdwn') problems.push(`section ${i} text type ${String(block.text.type)}`);
+      if (block.text.type !== 'plain_text' && block.text.type !== 'mrkdwn')
+        problems.push(`section ${i} text type ${String(block.text.type)}`);
       if (value.length < 1 || value.length > 3000) problems.push(`section ${i} text is ${value.length} characters (1–3000)`);
     } else problems.push(`block ${i} has type ${String(block.type)}`);
   }
@@ -69,7 +70,8 @@ function discordProblems(body: unknown): string[] {
     if (description.length > 4096) problems.push(`embed ${i} description is ${description.length} characters (at most 4096)`);
     if (footer.length > 2048) problems.push(`embed ${i} footer is ${footer.length} characters (at most 2048)`);
     if (fields.length > 25) problems.push(`embed ${i} has ${fields.length} fields`);
-    if (embed.url !== undefined && !(typeof embed.url === 'string' && /^https?:\/\//.test(embed.url))) problems.push(`embed ${i} url is not http(s)`);
+    if (embed.url !== undefined && !(typeof embed.url === 'string' && /^https?:\/\//.test(embed.url)))
+      problems.push(`embed ${i} url is not http(s)`);
     total += title.length + description.length + footer.length;
   }
   if (total > 6000) problems.push(`embeds hold ${total} characters (at most 6000)`);
@@ -90,16 +92,20 @@ function teamsProblems(body: unknown, raw: string): string[] {
   const attachments = Array.isArray(body.attachments) ? body.attachments : [];
   if (attachments.length !== 1) return [...problems, `${attachments.length} attachments (one card expected)`];
   const [attachment] = attachments;
-  if (!isObject(attachment) || attachment.contentType !== 'application/vnd.microsoft.card.adaptive') return [...problems, 'not an Adaptive Card attachment'];
+  if (!isObject(attachment) || attachment.contentType !== 'application/vnd.microsoft.card.adaptive')
+    return [...problems, 'not an Adaptive Card attachment'];
   const card = attachment.content;
-  if (!isObject(card) || card.type !== 'AdaptiveCard' || typeof card.version !== 'string') return [...problems, 'content is not an AdaptiveCard with a version'];
+  if (!isObject(card) || card.type !== 'AdaptiveCard' || typeof card.version !== 'string')
+    return [...problems, 'content is not an AdaptiveCard with a version'];
   if (!Array.isArray(card.body) || card.body.length === 0) return [...problems, 'the card has no body'];
   for (const [i, element] of card.body.entries()) {
-    if (!isObject(element) || element.type !== 'TextBlock' || !str(element.text)) problems.push(`body element ${i} is not a TextBlock with text`);
+    if (!isObject(element) || element.type !== 'TextBlock' || !str(element.text))
+      problems.push(`body element ${i} is not a TextBlock with text`);
   }
   const actions = Array.isArray(card.actions) ? card.actions : [];
   for (const action of actions) {
-    if (!isObject(action) || action.type !== 'Action.OpenUrl' || !/^https?:\/\//.test(String(action.url))) problems.push('an action is not an Action.OpenUrl to an http(s) URL');
+    if (!isObject(action) || action.type !== 'Action.OpenUrl' || !/^https?:\/\//.test(String(action.url)))
+      problems.push('an action is not an Action.OpenUrl to an http(s) URL');
   }
   return problems;
 }
@@ -133,6 +139,8 @@ export function linkOf(kind: ChatKind, body: unknown): string | null {
     return /<(https?:\/\/[^|>]+)\|/.exec(text)?.[1] ?? null;
   }
   if (kind === 'discord') return ((b.embeds as Json[])[0] as { url?: string }).url ?? null;
-  const actions = (((b.attachments as Json[])[0] as { content: { actions?: { url: string }[] } }).content.actions ?? []) as { url: string }[];
+  const actions = (((b.attachments as Json[])[0] as { content: { actions?: { url: string }[] } }).content.actions ?? []) as {
+    url: string;
+  }[];
   return actions[0]?.url ?? null;
 }

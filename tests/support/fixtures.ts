@@ -29,7 +29,24 @@ export async function refused(call: Promise<unknown>) {
 }
 
 /** Counts rows straight from the database file, to show a refusal recorded nothing. */
-export function countRows(server: RunningServer, table: 'TodoUpdate' | 'Session' | 'SessionToken' | 'ApiKey' | 'Workspace' | 'Task' | 'TaskEdge' | 'TaskChange' | 'NotificationChannel' | 'RunStart' | 'Run' | 'OutboxMessage', where = '1=1', ...params: unknown[]) {
+export function countRows(
+  server: RunningServer,
+  table:
+    | 'TodoUpdate'
+    | 'Session'
+    | 'SessionToken'
+    | 'ApiKey'
+    | 'Workspace'
+    | 'Task'
+    | 'TaskEdge'
+    | 'TaskChange'
+    | 'NotificationChannel'
+    | 'RunStart'
+    | 'Run'
+    | 'OutboxMessage',
+  where = '1=1',
+  ...params: unknown[]
+) {
   const db = new Database(server.databaseFile, { readonly: true, fileMustExist: true });
   try {
     return (db.prepare(`SELECT COUNT(*) AS n FROM "${table}" WHERE ${where}`).get(...params) as { n: number }).n;

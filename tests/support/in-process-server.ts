@@ -6,7 +6,11 @@ import type { RunningServer } from './server.ts';
 /** Settings only a separate process can have: they are refused here rather than silently ignored. */
 const needsProcess = ['NODE_OPTIONS'];
 
-export async function startInProcess(databaseFile: string, adminKey: string | null, extraEnv: Record<string, string> = {}): Promise<RunningServer> {
+export async function startInProcess(
+  databaseFile: string,
+  adminKey: string | null,
+  extraEnv: Record<string, string> = {},
+): Promise<RunningServer> {
   const blocked = needsProcess.find((name) => extraEnv[name] !== undefined);
   if (blocked) throw new Error(`${blocked} needs a separate process: start the server with { process: true }`);
   // The same variables the child process would get (see spawnMain), minus the inherited environment.

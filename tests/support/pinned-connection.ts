@@ -96,7 +96,9 @@ export async function pinnedConnection(server: RunningServer): Promise<PinnedCon
     pid,
     request,
     query: async (path, input, token) =>
-      unwrap(await request('GET', `/trpc/${path}${input === undefined ? '' : `?input=${encodeURIComponent(JSON.stringify(input))}`}`, { token })),
+      unwrap(
+        await request('GET', `/trpc/${path}${input === undefined ? '' : `?input=${encodeURIComponent(JSON.stringify(input))}`}`, { token }),
+      ),
     mutate: async (path, input, token) => unwrap(await request('POST', `/trpc/${path}`, { token, body: input })),
     watch(path, input, token) {
       // Over the agent's one kept-alive socket: the same worker answers the stream.

@@ -15,7 +15,18 @@ export const TASK_LIST_BOUND = 3000;
 export const TOOL_DEFINITIONS_BOUND = 2500;
 
 const VERBS = ['Build', 'Test', 'Deploy', 'Document', 'Review', 'Migrate', 'Refactor', 'Benchmark', 'Configure', 'Release'];
-const THINGS = ['the login form', 'the orders API', 'the users table', 'the CI cache', 'the billing job', 'the search index', 'the audit log', 'the admin page', 'the export worker', 'the rate limiter'];
+const THINGS = [
+  'the login form',
+  'the orders API',
+  'the users table',
+  'the CI cache',
+  'the billing job',
+  'the search index',
+  'the audit log',
+  'the admin page',
+  'the export worker',
+  'the rate limiter',
+];
 
 /**
  * A list of 102 tasks with T-{uuid} ids (imported as task files, as another tool would leave them): two roots in

@@ -79,7 +79,8 @@ export async function startReceiver(
           const hook = { at: Date.now(), method: req.method ?? '', path: req.url ?? '', headers: req.headers, raw, body, problems };
           const status = receiver.respond(hook, receiver.received.length);
           receiver.received.push({ ...hook, status });
-          const answer = () => res.writeHead(status, { 'content-type': 'application/json' }).end(status < 300 ? '{"ok":true}' : '{"error":"try later"}');
+          const answer = () =>
+            res.writeHead(status, { 'content-type': 'application/json' }).end(status < 300 ? '{"ok":true}' : '{"error":"try later"}');
           if (options.answerAfterMs) setTimeout(answer, options.answerAfterMs);
           else answer();
         });

@@ -31,14 +31,24 @@ const httpUrl = z
 
 const origins = z
   .string()
-  .transform((s) => s.split(',').map((o) => o.trim()).filter(Boolean))
+  .transform((s) =>
+    s
+      .split(',')
+      .map((o) => o.trim())
+      .filter(Boolean),
+  )
   .refine((list) => list.every((o) => o === '*' || /^https?:\/\/[^/\s]+$/.test(o)), {
     message: 'must be a comma-separated list of origins such as https://dash.example.com (scheme and host, no path), or *',
   });
 
 const allowList = z
   .string()
-  .transform((s) => s.split(',').map((o) => o.trim()).filter(Boolean))
+  .transform((s) =>
+    s
+      .split(',')
+      .map((o) => o.trim())
+      .filter(Boolean),
+  )
   .refine((list) => list.every(isAllowListEntry), {
     message: 'must be a comma-separated list of IP addresses or CIDR ranges such as 127.0.0.1,10.0.0.0/8,::1',
   });
@@ -81,9 +91,11 @@ export const configSchema = z.object({
   AGENT_TASKS_AUTH_FAILURES_PER_KEY_PREFIX: integer(1, 1_000_000).default(10),
   AGENT_TASKS_AUTH_FAILURE_WINDOW_S: integer(1, 86_400).default(60),
   AGENT_TASKS_STREAM_TICKET_TTL_MS: integer(1_000, 600_000).default(30_000),
-  LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'], {
-    error: 'must be one of fatal, error, warn, info, debug, trace, silent',
-  }).default('info'),
+  LOG_LEVEL: z
+    .enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'], {
+      error: 'must be one of fatal, error, warn, info, debug, trace, silent',
+    })
+    .default('info'),
   LOG_FORMAT: z.enum(['json', 'pretty'], { error: 'must be json or pretty' }).optional(),
 });
 

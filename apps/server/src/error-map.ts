@@ -27,5 +27,4 @@ export const trpcCodeOf: Record<ErrorCode, TRPCCode> = {
   RATE_LIMITED: 'TOO_MANY_REQUESTS',
 };
 
-export const toTRPCError = (error: DomainError) =>
-  new TRPCError({ code: trpcCodeOf[error.code], message: error.message, cause: error });
+export const toTRPCError = (error: DomainError) => new TRPCError({ code: trpcCodeOf[error.code], message: error.message, cause: error });

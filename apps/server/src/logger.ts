@@ -23,7 +23,10 @@ export function createLogger(options: LogOptions, destination: LogDestination = 
   if (options.format === 'pretty') {
     // Loaded only for terminals: JSON logging (the default) does not pay for the prettifier.
     const pretty = createRequire(import.meta.url)('pino-pretty') as typeof import('pino-pretty');
-    return pino(base, pretty({ destination: destination as NodeJS.WritableStream, sync: true, ignore: 'pid,hostname', translateTime: 'HH:MM:ss.l' }));
+    return pino(
+      base,
+      pretty({ destination: destination as NodeJS.WritableStream, sync: true, ignore: 'pid,hostname', translateTime: 'HH:MM:ss.l' }),
+    );
   }
   const fd = (destination as { fd?: number }).fd;
   return pino(base, fd === undefined ? destination : pino.destination({ dest: fd, sync: true }));

@@ -24,8 +24,10 @@ const t = initTRPC.context<Context>().create({
   isDev: false,
   errorFormatter({ shape, error, ctx }) {
     const cause = error.cause;
-    if (cause instanceof ZodError) return { ...shape, message: bounded(formatZodError(cause)), data: safeData(shape, 'INVALID_INPUT', null) };
-    if (isDomainError(cause)) return { ...shape, message: bounded(cause.message), data: safeData(shape, cause.code, cause.details ?? null) };
+    if (cause instanceof ZodError)
+      return { ...shape, message: bounded(formatZodError(cause)), data: safeData(shape, 'INVALID_INPUT', null) };
+    if (isDomainError(cause))
+      return { ...shape, message: bounded(cause.message), data: safeData(shape, cause.code, cause.details ?? null) };
     const message =
       error.code === 'INTERNAL_SERVER_ERROR'
         ? `Error: internal server error (request ${ctx?.request.id ?? 'unknown'}).`
@@ -43,7 +45,13 @@ const t = initTRPC.context<Context>().create({
  * else that is not ours is answered with its code only, so no library or runtime message leaks out.
  */
 function publicMessage(code: string, message: string): string {
-  if (code === 'NOT_FOUND' || code === 'METHOD_NOT_SUPPORTED' || code === 'PARSE_ERROR' || code === 'PAYLOAD_TOO_LARGE' || code === 'BAD_REQUEST') {
+  if (
+    code === 'NOT_FOUND' ||
+    code === 'METHOD_NOT_SUPPORTED' ||
+    code === 'PARSE_ERROR' ||
+    code === 'PAYLOAD_TOO_LARGE' ||
+    code === 'BAD_REQUEST'
+  ) {
     const text = message.split('\n')[0]?.slice(0, 200) ?? '';
     return text.startsWith('Error:') ? text : `Error: ${text.charAt(0).toLowerCase()}${text.slice(1)}${/[.!?]$/.test(text) ? '' : '.'}`;
   }

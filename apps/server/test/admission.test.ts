@@ -103,7 +103,11 @@ describe('admission', () => {
     expect(answer.status).toBe(503);
     expect(answer.headers.get('retry-after')).toBe('1');
     expect(await answer.json()).toEqual({
-      error: { message: OVERLOADED_MESSAGE, code: -32603, data: { code: 'SERVICE_UNAVAILABLE', httpStatus: 503, appCode: 'UNAVAILABLE', details: null } },
+      error: {
+        message: OVERLOADED_MESSAGE,
+        code: -32603,
+        data: { code: 'SERVICE_UNAVAILABLE', httpStatus: 503, appCode: 'UNAVAILABLE', details: null },
+      },
     });
     expect(await overloadedResponse('http://127.0.0.1:3000/runs/x').json()).toEqual({ error: OVERLOADED_MESSAGE });
   });

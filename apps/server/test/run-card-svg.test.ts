@@ -18,8 +18,9 @@ interface XmlNode {
 }
 
 const ENTITIES: Record<string, string> = { amp: '&', lt: '<', gt: '>', quot: '"', apos: "'" };
-// eslint-disable-next-line no-control-regex -- XML 1.0 forbids these characters: the test looks for them on purpose
-const BAD_CHAR = /[\u0000-\u0008\u000B\u000C\u000E-\u001F\uFFFE\uFFFF]|[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/;
+const BAD_CHAR =
+  // eslint-disable-next-line no-control-regex -- XML 1.0 forbids these characters: the test looks for them on purpose
+  /[\u0000-\u0008\u000B\u000C\u000E-\u001F\uFFFE\uFFFF]|[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/;
 const NAME = /^[A-Za-z_:][-A-Za-z0-9_:.]*/;
 
 function decode(raw: string, where: string): string {
@@ -97,7 +98,10 @@ function parseXml(doc: string): XmlNode {
 const elements = (node: XmlNode): XmlNode[] => [node, ...node.children.flatMap((c) => (typeof c === 'string' ? [] : elements(c)))];
 const textOf = (node: XmlNode): string => node.children.map((c) => (typeof c === 'string' ? c : textOf(c))).join('');
 /** The drawn text lines (the <text> elements), in document order. */
-const lines = (node: XmlNode) => elements(node).filter((e) => e.name === 'text').map(textOf);
+const lines = (node: XmlNode) =>
+  elements(node)
+    .filter((e) => e.name === 'text')
+    .map(textOf);
 const byAttr = (node: XmlNode, attr: string) => elements(node).filter((e) => attr in e.attrs);
 
 // ---- views to draw -------------------------------------------------------------------------------------------
@@ -137,7 +141,11 @@ describe('the card is one self-contained, well-formed SVG document', () => {
     for (const banned of ['href', 'url(', '@import', '@font-face', 'http://', 'https://']) {
       expect(svg.replace('xmlns="http://www.w3.org/2000/svg"', '')).not.toContain(banned);
     }
-    expect(elements(root).map((e) => e.name).filter((n) => ['image', 'script', 'foreignObject', 'use', 'a'].includes(n))).toEqual([]);
+    expect(
+      elements(root)
+        .map((e) => e.name)
+        .filter((n) => ['image', 'script', 'foreignObject', 'use', 'a'].includes(n)),
+    ).toEqual([]);
   });
 
   it('is pure: the same view draws the same card', () => {
@@ -160,7 +168,14 @@ describe('the card is one self-contained, well-formed SVG document', () => {
     expect(svg).not.toContain('<script');
     expect(svg).not.toMatch(/&(?!(amp|lt|gt|quot|#39);)/);
     const drawn = lines(root).join(' ');
-    for (const text of [`Name ${hostile}`, `Checklist ${hostile}`, `Act ${hostile}`, `Done · Outcome ${hostile}`, `Remark: Remark ${hostile}`, `Blocked: Blocked ${hostile}`]) {
+    for (const text of [
+      `Name ${hostile}`,
+      `Checklist ${hostile}`,
+      `Act ${hostile}`,
+      `Done · Outcome ${hostile}`,
+      `Remark: Remark ${hostile}`,
+      `Blocked: Blocked ${hostile}`,
+    ]) {
       expect(drawn).toContain(text);
     }
     expect(escapeXml(`<&"'>`)).toBe('&lt;&amp;&quot;&#39;&gt;');
@@ -218,7 +233,11 @@ describe('three blocks in order: Checklist → Prepare → Work', () => {
     const [, , work] = byAttr(root, 'data-block');
     const drawn = lines(work!);
     expect(drawn.slice(0, 5)).toEqual(['3', 'WORK', 'Task 2/3', '1 of 3 done', 'Outcome 1']);
-    const rows = byAttr(work!, 'data-task').map((row) => ({ n: row.attrs['data-task'], state: row.attrs['data-state'], lines: lines(row) }));
+    const rows = byAttr(work!, 'data-task').map((row) => ({
+      n: row.attrs['data-task'],
+      state: row.attrs['data-state'],
+      lines: lines(row),
+    }));
     expect(rows).toEqual([
       { n: '1', state: 'done', lines: ['✓', '1.', 'Build the image', 'Done · Outcome 1', '1m 05s'] },
       { n: '2', state: 'in_progress', lines: ['▶', '2.', 'Deploy the service', 'In progress', '30s'] },
@@ -249,7 +268,9 @@ describe('three blocks in order: Checklist → Prepare → Work', () => {
   });
 
   it('a run in intake: the run id stands for the missing name, and there is no checklist yet', () => {
-    const { root } = draw(presentRun(record([], { status: 'intake', name: null, cursor: 0, currentSince: null, checklistOutcome: 'Pending' }), T0));
+    const { root } = draw(
+      presentRun(record([], { status: 'intake', name: null, cursor: 0, currentSince: null, checklistOutcome: 'Pending' }), T0),
+    );
     const drawn = lines(root);
     expect(drawn.slice(0, 3)).toEqual(['Todo List', 'Checklist intake', 'run_abc']);
     expect(drawn).toContain('Waiting for the checklist');
@@ -306,9 +327,23 @@ describe('long text and many tasks', () => {
     const width = Number(root.attrs.width);
     // Font size and weight of each text class (as the card's style sheet sets them).
     const font: Record<string, [number, boolean]> = {
-      flow: [13, true], pill: [12, true], name: [22, true], num: [11, true], 'block-title': [13, true], body: [14, false], title: [14, false],
-      muted: [12, false], 'muted-num': [13, false], remark: [12, false], label: [12, true], value: [14, true], 'label-big': [16, true],
-      mark: [15, true], time: [12, false], footer: [11, false], blocker: [13, false],
+      flow: [13, true],
+      pill: [12, true],
+      name: [22, true],
+      num: [11, true],
+      'block-title': [13, true],
+      body: [14, false],
+      title: [14, false],
+      muted: [12, false],
+      'muted-num': [13, false],
+      remark: [12, false],
+      label: [12, true],
+      value: [14, true],
+      'label-big': [16, true],
+      mark: [15, true],
+      time: [12, false],
+      footer: [11, false],
+      blocker: [13, false],
     };
     for (const line of elements(root).filter((e) => e.name === 'text')) {
       const x = Number(line.attrs.x);

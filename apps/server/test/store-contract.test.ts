@@ -37,7 +37,14 @@ const ses = (id: string, workspaceId = 'ws_1'): SessionRecord => ({
   todoRevision: 0,
   createdAt: T0,
 });
-const channel = (id: string, workspaceId = 'ws_1', createdAt = T0): ChannelRecord => ({ id, workspaceId, name: id, kind: 'webhook', url: `https://hooks.example.com/${id}`, createdAt });
+const channel = (id: string, workspaceId = 'ws_1', createdAt = T0): ChannelRecord => ({
+  id,
+  workspaceId,
+  name: id,
+  kind: 'webhook',
+  url: `https://hooks.example.com/${id}`,
+  createdAt,
+});
 const start = (id: string, workspaceId = 'ws_1'): RunStartRecord => ({
   id,
   workspaceId,
@@ -231,10 +238,19 @@ describe.each([memoryKind, prismaKind()])('$name', (kind) => {
 
     it('enforces the constraints: unique ids and token hashes, existing workspaces, one todo update per revision', async () => {
       await tx((repos) => repos.workspaces.create(ws('ws_1')));
-      await refuses(tx((repos) => repos.workspaces.create(ws('ws_1'))), 'already exists');
-      await refuses(tx((repos) => repos.sessions.create(ses('ses_1', 'ws_404'))), 'missing workspace');
+      await refuses(
+        tx((repos) => repos.workspaces.create(ws('ws_1'))),
+        'already exists',
+      );
+      await refuses(
+        tx((repos) => repos.sessions.create(ses('ses_1', 'ws_404'))),
+        'missing workspace',
+      );
       await tx((repos) => repos.sessions.create(ses('ses_1')));
-      await refuses(tx((repos) => repos.sessions.create({ ...ses('ses_2'), tokenHash: 'h:ses_1' })), 'tokenHash must be unique');
+      await refuses(
+        tx((repos) => repos.sessions.create({ ...ses('ses_2'), tokenHash: 'h:ses_1' })),
+        'tokenHash must be unique',
+      );
       const update = {
         id: 'tdu_1',
         sessionId: 'ses_1',
@@ -246,7 +262,10 @@ describe.each([memoryKind, prismaKind()])('$name', (kind) => {
         createdAt: T0,
       };
       await tx((repos) => repos.todos.insert(update));
-      await refuses(tx((repos) => repos.todos.insert({ ...update, id: 'tdu_2' })), 'already exists');
+      await refuses(
+        tx((repos) => repos.todos.insert({ ...update, id: 'tdu_2' })),
+        'already exists',
+      );
       expect(await store.workspaces.count()).toBe(1);
     });
 
@@ -342,7 +361,13 @@ describe.each([memoryKind, prismaKind()])('$name', (kind) => {
       const changed = run('run_1', { status: 'running', cursor: 1, version: 2, workspaceId: 'ws_2', sessionId: 'ses_x', createdAt: at(5) });
       expect(await store.runs.update(changed, 2)).toBe(false);
       expect(await store.runs.update(changed, 1)).toBe(true);
-      expect(await store.runs.get('ws_1', 'run_1')).toMatchObject({ status: 'running', cursor: 1, version: 2, sessionId: 'ses_1', createdAt: T0 });
+      expect(await store.runs.get('ws_1', 'run_1')).toMatchObject({
+        status: 'running',
+        cursor: 1,
+        version: 2,
+        sessionId: 'ses_1',
+        createdAt: T0,
+      });
       expect(await store.runs.update(changed, 1)).toBe(false);
       expect(await store.runs.update(run('run_nope'), 1)).toBe(false);
     });
@@ -403,7 +428,12 @@ describe.each([memoryKind, prismaKind()])('$name', (kind) => {
     it('a failure records its attempts, next time and error (first 500 characters); delivery counts the try and clears the error', async () => {
       await store.outbox.enqueue(message('msg_1'));
       await store.outbox.markFailed('msg_1', 1, at(1000), 'x'.repeat(600));
-      expect((await store.outbox.forRun('run_1'))[0]).toMatchObject({ attempts: 1, nextAttemptAt: at(1000), lastError: 'x'.repeat(500), deliveredAt: null });
+      expect((await store.outbox.forRun('run_1'))[0]).toMatchObject({
+        attempts: 1,
+        nextAttemptAt: at(1000),
+        lastError: 'x'.repeat(500),
+        deliveredAt: null,
+      });
       await store.outbox.markDelivered('msg_1', at(1500), 2);
       expect((await store.outbox.forRun('run_1'))[0]).toMatchObject({ attempts: 2, lastError: null, deliveredAt: at(1500) });
       await refuses(store.outbox.markDelivered('msg_nope', at(0), 1), 'does not exist');
@@ -433,7 +463,8 @@ describe.each([memoryKind, prismaKind()])('$name', (kind) => {
     /** Inserts tasks T-1… with the given statuses (and owners), in seq order. */
     const seed = (...rows: [TaskStatus, (string | null)?][]) =>
       tx(async (repos) => {
-        for (const [i, [status, owner]] of rows.entries()) await repos.tasks.insert(taskRec(`T-${i + 1}`, i + 1, { status, owner: owner ?? null }));
+        for (const [i, [status, owner]] of rows.entries())
+          await repos.tasks.insert(taskRec(`T-${i + 1}`, i + 1, { status, owner: owner ?? null }));
       });
     const ids = (rows: TaskRecord[]) => rows.map((t) => t.id);
 
@@ -442,15 +473,34 @@ describe.each([memoryKind, prismaKind()])('$name', (kind) => {
         expect(await store.tasks.findList('ws_1', 'default')).toEqual(listRec('tl_1', 'default'));
         expect(await store.tasks.findList('ws_2', 'default')).toBeNull();
         expect(await store.tasks.findList('ws_1', 'other')).toBeNull();
-        await refuses(tx((r) => r.tasks.createList(listRec('tl_2', 'default'))), 'already exists');
-        await refuses(tx((r) => r.tasks.createList(listRec('tl_1', 'x'))), 'already exists');
-        await refuses(tx((r) => r.tasks.createList(listRec('tl_3', 'default', 'ws_404'))), 'missing workspace');
+        await refuses(
+          tx((r) => r.tasks.createList(listRec('tl_2', 'default'))),
+          'already exists',
+        );
+        await refuses(
+          tx((r) => r.tasks.createList(listRec('tl_1', 'x'))),
+          'already exists',
+        );
+        await refuses(
+          tx((r) => r.tasks.createList(listRec('tl_3', 'default', 'ws_404'))),
+          'missing workspace',
+        );
       });
 
       it('counts tasks and changes per list, separately, from 1', async () => {
         await tx((r) => r.tasks.createList(listRec('tl_2')));
-        expect(await tx(async (r) => [await r.tasks.nextTaskSeq('tl_1'), await r.tasks.nextTaskSeq('tl_1'), await r.tasks.nextChangeSeq('tl_1'), await r.tasks.nextTaskSeq('tl_2')])).toEqual([1, 2, 1, 1]);
-        await refuses(tx((r) => r.tasks.nextTaskSeq('tl_404')), 'does not exist');
+        expect(
+          await tx(async (r) => [
+            await r.tasks.nextTaskSeq('tl_1'),
+            await r.tasks.nextTaskSeq('tl_1'),
+            await r.tasks.nextChangeSeq('tl_1'),
+            await r.tasks.nextTaskSeq('tl_2'),
+          ]),
+        ).toEqual([1, 2, 1, 1]);
+        await refuses(
+          tx((r) => r.tasks.nextTaskSeq('tl_404')),
+          'does not exist',
+        );
       });
 
       it('a rolled-back transaction gives its counters back', async () => {
@@ -469,9 +519,18 @@ describe.each([memoryKind, prismaKind()])('$name', (kind) => {
         await seed(['pending']);
         expect(await store.tasks.idTaken('T-1')).toBe(true);
         expect(await store.tasks.idTaken('T-2')).toBe(false);
-        await refuses(tx((r) => r.tasks.insert(taskRec('T-1', 9))), 'already exists');
-        await refuses(tx((r) => r.tasks.insert(taskRec('T-2', 1))), 'already exists');
-        await refuses(tx((r) => r.tasks.insert(taskRec('T-2', 2, { listId: 'tl_404' }))), 'missing list');
+        await refuses(
+          tx((r) => r.tasks.insert(taskRec('T-1', 9))),
+          'already exists',
+        );
+        await refuses(
+          tx((r) => r.tasks.insert(taskRec('T-2', 1))),
+          'already exists',
+        );
+        await refuses(
+          tx((r) => r.tasks.insert(taskRec('T-2', 2, { listId: 'tl_404' }))),
+          'missing list',
+        );
         expect(await store.tasks.idTaken('T-2')).toBe(false);
       });
 
@@ -507,8 +566,14 @@ describe.each([memoryKind, prismaKind()])('$name', (kind) => {
           await r.tasks.addEdge('tl_1', edge('T-1', 'T-4'));
           await r.tasks.addEdge('tl_1', edge('T-2', 'T-3'));
         });
-        await refuses(tx((r) => r.tasks.addEdge('tl_1', edge('T-3', 'T-4'))), 'already exists');
-        await refuses(tx((r) => r.tasks.addEdge('tl_1', edge('T-3', 'T-9'))), 'missing task T-9');
+        await refuses(
+          tx((r) => r.tasks.addEdge('tl_1', edge('T-3', 'T-4'))),
+          'already exists',
+        );
+        await refuses(
+          tx((r) => r.tasks.addEdge('tl_1', edge('T-3', 'T-9'))),
+          'missing task T-9',
+        );
         expect(await store.tasks.edgesOf(['T-4'])).toEqual([edge('T-3', 'T-4'), edge('T-1', 'T-4')]);
         expect(await store.tasks.edgesOf(['T-3'])).toEqual([edge('T-3', 'T-4'), edge('T-2', 'T-3')]);
         expect(await store.tasks.blocksOf(['T-3', 'T-2'])).toEqual([edge('T-3', 'T-4'), edge('T-2', 'T-3')]);
@@ -530,7 +595,10 @@ describe.each([memoryKind, prismaKind()])('$name', (kind) => {
         await tx(async (r) => {
           for (const blocker of ['T-1', 'T-2', 'T-3']) await r.tasks.addEdge('tl_1', edge(blocker, 'T-4'));
           await r.tasks.addEdge('tl_1', edge('T-1', 'T-2'));
-          for (const [id, status] of [['T-1', 'completed'], ['T-2', 'in_progress']] as const) {
+          for (const [id, status] of [
+            ['T-1', 'completed'],
+            ['T-2', 'in_progress'],
+          ] as const) {
             const t = (await r.tasks.get('tl_1', id))!;
             await r.tasks.update({ ...t, status, version: 2 }, 1);
           }
@@ -557,7 +625,16 @@ describe.each([memoryKind, prismaKind()])('$name', (kind) => {
       // T-1 pending alice · T-2 pending · T-3 pending blocked by T-2 · T-4 in_progress bob · T-5 completed · T-6 deleted
       // · T-7 pending blocked by T-5 (completed) and T-6 (deleted) · T-8 pending bob
       beforeEach(async () => {
-        await seed(['pending', 'alice'], ['pending'], ['pending'], ['in_progress', 'bob'], ['completed'], ['deleted'], ['pending'], ['pending', 'bob']);
+        await seed(
+          ['pending', 'alice'],
+          ['pending'],
+          ['pending'],
+          ['in_progress', 'bob'],
+          ['completed'],
+          ['deleted'],
+          ['pending'],
+          ['pending', 'bob'],
+        );
         await tx(async (r) => {
           await r.tasks.addEdge('tl_1', edge('T-2', 'T-3'));
           await r.tasks.addEdge('tl_1', edge('T-5', 'T-7'));
@@ -605,7 +682,10 @@ describe.each([memoryKind, prismaKind()])('$name', (kind) => {
           await r.tasks.appendChange(change(1, 'T-2'));
           await r.tasks.appendChange(change(3, 'T-1'));
         });
-        await refuses(tx((r) => r.tasks.appendChange(change(2, 'T-2'))), 'already exists');
+        await refuses(
+          tx((r) => r.tasks.appendChange(change(2, 'T-2'))),
+          'already exists',
+        );
         expect((await store.tasks.changesOf('T-1')).map((c) => c.seq)).toEqual([2, 3]);
         expect((await store.tasks.changesAfter('tl_1', 1, 10)).map((c) => c.seq)).toEqual([2, 3]);
         expect((await store.tasks.changesAfter('tl_1', 0, 2)).map((c) => c.seq)).toEqual([1, 2]);

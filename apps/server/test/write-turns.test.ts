@@ -83,7 +83,10 @@ describe('a worker’s write turns', () => {
     const { end, sent, deliver } = link();
     const gate = clusterWriteLock(end);
     expect(await gate.acquire(20)).toBe(false);
-    expect(sent).toEqual([{ at: 'lock:want', ticket: 1 }, { at: 'lock:cancel', ticket: 1 }]);
+    expect(sent).toEqual([
+      { at: 'lock:want', ticket: 1 },
+      { at: 'lock:cancel', ticket: 1 },
+    ]);
     deliver({ at: 'lock:granted', ticket: 1 });
     expect(sent.at(-1)).toEqual({ at: 'lock:release' });
   });

@@ -13,7 +13,11 @@ const chat: Record<Exclude<ChannelKind, 'webhook'>, (m: ChatMessage) => Record<s
 };
 
 /** The body POSTed to a channel for a run notification; a webhook gets the notification JSON with its idempotency key. */
-export function notificationPayload(kind: ChannelKind, notification: ReturnType<typeof notificationFor>, idempotencyKey: string): Record<string, unknown> {
+export function notificationPayload(
+  kind: ChannelKind,
+  notification: ReturnType<typeof notificationFor>,
+  idempotencyKey: string,
+): Record<string, unknown> {
   return kind === 'webhook' ? { ...notification, idempotencyKey } : chat[kind](chatMessageOf(notification));
 }
 

@@ -16,7 +16,12 @@ function unreachable(problem: string) {
 }
 
 /** Adds a channel; its URL must reach a public address after DNS resolution (or one the operator allowed). */
-export async function createChannel(deps: Deps, sender: WebhookSender, actor: Actor, input: { name: string; url: string; kind?: ChannelKind | undefined }) {
+export async function createChannel(
+  deps: Deps,
+  sender: WebhookSender,
+  actor: Actor,
+  input: { name: string; url: string; kind?: ChannelKind | undefined },
+) {
   requireRole(actor, 'admin');
   const problem = await sender.check(input.url);
   if (problem) throw unreachable(problem);
@@ -60,7 +65,9 @@ export async function sendTestMessage(deps: Deps, sender: WebhookSender, actor: 
   const channel = (await deps.store.channels.list(actor.workspaceId)).find((c) => c.id === input.id);
   if (!channel) throw new DomainError('NOT_FOUND', `Error: notification channel ${input.id} not found.`);
   const idempotencyKey = `test:${channel.id}:${deps.ids.uuid()}`;
-  const result = await sender.send(channel.url, testPayload(channel, idempotencyKey), idempotencyKey, { timeoutMs: TEST_MESSAGE_TIMEOUT_MS });
+  const result = await sender.send(channel.url, testPayload(channel, idempotencyKey), idempotencyKey, {
+    timeoutMs: TEST_MESSAGE_TIMEOUT_MS,
+  });
   return { channelId: channel.id, kind: channel.kind, delivered: result.ok, error: result.ok ? null : result.error };
 }
 

@@ -13,7 +13,12 @@ import { countTodos } from './todo-rules.ts';
 export const sessionsTopic = (workspaceId: string) => `sessions:${workspaceId}`;
 
 /** Tells the workspace's readers that one of its sessions changed (opened, a turn, a todo update). */
-export function publishSessionActivity(events: EventPublisher, session: { id: string; workspaceId: string }, kind: SessionActivity['kind'], at: Date) {
+export function publishSessionActivity(
+  events: EventPublisher,
+  session: { id: string; workspaceId: string },
+  kind: SessionActivity['kind'],
+  at: Date,
+) {
   const data: SessionActivity = { sessionId: session.id, kind, at: at.toISOString() };
   events.publish({ topic: sessionsTopic(session.workspaceId), id: String(at.getTime()), data });
 }

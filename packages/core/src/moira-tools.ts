@@ -70,7 +70,11 @@ export const moiraStepInput = z
   )
   .superRefine((step, ctx) => {
     if (step.teleportTo && step.input !== undefined) {
-      ctx.addIssue({ code: 'custom', path: ['input'], message: 'Error: invalid input: when teleporting, send no `input`; the revision node presents its own directive.' });
+      ctx.addIssue({
+        code: 'custom',
+        path: ['input'],
+        message: 'Error: invalid input: when teleporting, send no `input`; the revision node presents its own directive.',
+      });
     }
   });
 
@@ -87,7 +91,8 @@ function response<K extends keyof typeof responses>(node: K, input: unknown): z.
   return parsed.data.input;
 }
 
-const call = (processId: string, attemptId: string, input: string) => `step({ processId: "${processId}", attemptId: "${attemptId}", ${input} })`;
+const call = (processId: string, attemptId: string, input: string) =>
+  `step({ processId: "${processId}", attemptId: "${attemptId}", ${input} })`;
 
 /** What the agent reads after start(execute) and each step: the ids, then the current node's directive. */
 export function moiraPresentation(run: RunView, options: { intake?: boolean } = {}): string {
@@ -102,7 +107,9 @@ export function moiraPresentation(run: RunView, options: { intake?: boolean } = 
         `Your task context holds a ready checklist of ${run.taskContext.tasks.length} tasks: submit it unchanged (wording and scope as written, nothing dropped or added; place items where their prerequisites hold): ${JSON.stringify(run.taskContext.tasks)}`,
       );
     } else {
-      lines.push('Plan the checklist once from the current goal: 1-100 tasks, each only { action, expected_result } (non-empty, at most 1,000 characters); array position is task identity.');
+      lines.push(
+        'Plan the checklist once from the current goal: 1-100 tasks, each only { action, expected_result } (non-empty, at most 1,000 characters); array position is task identity.',
+      );
     }
     if (run.name === null) lines.push(`First persist the actual task name (naming keeps this attempt): ${next('input: { name: "…" }')}`);
     lines.push(`Then submit: ${next('input: { tasks, progress_checklist_outcome, execution_note? }')}`);
@@ -115,7 +122,10 @@ export function moiraPresentation(run: RunView, options: { intake?: boolean } = 
     );
   } else if (run.current) {
     if (options.intake && run.moves.length) {
-      lines.push('Order changed from the written list:', ...run.moves.map((m) => `- written task ${m.task} moved to position ${m.to}: ${m.because}`));
+      lines.push(
+        'Order changed from the written list:',
+        ...run.moves.map((m) => `- written task ${m.task} moved to position ${m.to}: ${m.because}`),
+      );
     }
     lines.push(`${run.current.label}: ${run.current.action}`, `Expected result: ${run.current.expected_result}`);
     for (const remark of run.blocks.work.tasks[run.cursor - 1]?.remarks ?? []) lines.push(`Remark: ${remark}`);
@@ -153,7 +163,8 @@ async function moiraStep(api: ToolApi, args: z.output<typeof moiraStepInput>): P
     }
     return { run: await api.run.intake({ runId, attemptId, ...intake }), intake: true };
   }
-  if (run.status === 'completed') throw new DomainError('CONFLICT', `Error: run ${runId} is completed (output {}); it takes no more steps.`);
+  if (run.status === 'completed')
+    throw new DomainError('CONFLICT', `Error: run ${runId} is completed (output {}); it takes no more steps.`);
   if (run.revising) return { run: await api.run.revise({ runId, attemptId, ...response('revise', input) }), intake: false };
   return { run: await api.run.step({ runId, attemptId, ...response('task', input) }), intake: false };
 }

@@ -1,5 +1,16 @@
 // The records the domain reads and writes through its ports (storage-agnostic shapes).
-import type { ChannelKind, Role, RunMove, RunTask, Task, TaskStatus, TodoChanges, TodoCounts, TodoDisplayItem, TurnState } from '@agent-tasks/schema';
+import type {
+  ChannelKind,
+  Role,
+  RunMove,
+  RunTask,
+  Task,
+  TaskStatus,
+  TodoChanges,
+  TodoCounts,
+  TodoDisplayItem,
+  TurnState,
+} from '@agent-tasks/schema';
 
 export interface WorkspaceRecord {
   id: string;

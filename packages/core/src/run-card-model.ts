@@ -43,12 +43,14 @@ export interface RunCardModel {
  * surrogates, U+FFFE/U+FFFF) and C1 controls removed or replaced, runs of whitespace collapsed to one space.
  */
 export function displayText(text: string): string {
-  return text
-    .replace(/[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/g, '\uFFFD')
-    // eslint-disable-next-line no-control-regex -- control characters cannot be shown (nor written in XML): removed on purpose
-    .replace(/[\u0000-\u0008\u000B\u000C\u000E-\u001F\u007F-\u009F\uFFFE\uFFFF]/g, '')
-    .replace(/\s+/g, ' ')
-    .trim();
+  return (
+    text
+      .replace(/[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/g, '\uFFFD')
+      // eslint-disable-next-line no-control-regex -- control characters cannot be shown (nor written in XML): removed on purpose
+      .replace(/[\u0000-\u0008\u000B\u000C\u000E-\u001F\u007F-\u009F\uFFFE\uFFFF]/g, '')
+      .replace(/\s+/g, ' ')
+      .trim()
+  );
 }
 
 /** Milliseconds as a short duration: 45s, 3m 05s, 1h 02m, 2d 03h. */
@@ -85,7 +87,11 @@ function checklist(view: RunView): RunCardModel['checklist'] {
 function prepare(view: RunView): RunCardModel['prepare'] {
   const { length, cursor, action } = view.blocks.prepare;
   const none =
-    view.status === 'intake' ? 'Waiting for the checklist' : view.revising ? 'None: the checklist is being revised' : 'None: the checklist is exhausted';
+    view.status === 'intake'
+      ? 'Waiting for the checklist'
+      : view.revising
+        ? 'None: the checklist is being revised'
+        : 'None: the checklist is exhausted';
   return {
     facts: [
       ['Length', String(length)],
@@ -110,7 +116,8 @@ function workBlock(view: RunView): RunCardModel['work'] {
       mark: STATE_MARKS[task.state],
       title: task.title,
       wholeTitle: task.state === 'in_progress',
-      outcome: task.state !== 'done' && task.outcome === 'Pending' ? STATE_WORDS[task.state] : `${STATE_WORDS[task.state]} · ${task.outcome}`,
+      outcome:
+        task.state !== 'done' && task.outcome === 'Pending' ? STATE_WORDS[task.state] : `${STATE_WORDS[task.state]} · ${task.outcome}`,
       remarks: task.remarks.map((remark) => `Remark: ${remark}`),
       time: task.state === 'pending' && task.timeMs === 0 ? '—' : formatDuration(task.timeMs),
     })),

@@ -10,7 +10,9 @@ export const checklistLine = (t: { mark: string; position: number; action: strin
 
 /** Where the order differs from the written list, and why: a heading line, then one line per move (none when none). */
 export const orderChangeLines = (moves: readonly RunMove[]) =>
-  moves.length ? ['Order changed from the written list:', ...moves.map((m) => `- written task ${m.task} moved to position ${m.to}: ${m.because}`)] : [];
+  moves.length
+    ? ['Order changed from the written list:', ...moves.map((m) => `- written task ${m.task} moved to position ${m.to}: ${m.because}`)]
+    : [];
 
 /**
  * ▶ on the first task and ○ on the rest when the checklist is ready; ✓ on every task when all are done. `url` is the

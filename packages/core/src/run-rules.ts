@@ -142,7 +142,8 @@ export function checkTaskContext(context: readonly RunTask[] | null, submitted: 
 /** The jump to the revision node: no step leads into it, so a revision is always a deliberate decision. */
 export function applyTeleport(run: RunRecord, now: Date): RunRecord {
   requireRunning(run);
-  if (run.revising) throw new DomainError('CONFLICT', `Error: run ${run.id} is already at its revision node; send the corrected checklist.`);
+  if (run.revising)
+    throw new DomainError('CONFLICT', `Error: run ${run.id} is already at its revision node; send the corrected checklist.`);
   closePass(run, now);
   run.currentSince = null;
   run.revising = true;
@@ -215,7 +216,9 @@ export function applyRevision(
   const scopeChanged = scopeKey(run.tasks) !== scopeKey(input.tasks);
   closePass(run, now);
   const total = input.tasks.length;
-  run.taskOutcomes = input.tasks.map((_, i) => (i < executed && i + 1 < input.resumeFrom ? (run.taskOutcomes[i] ?? PENDING_OUTCOME) : PENDING_OUTCOME));
+  run.taskOutcomes = input.tasks.map((_, i) =>
+    i < executed && i + 1 < input.resumeFrom ? (run.taskOutcomes[i] ?? PENDING_OUTCOME) : PENDING_OUTCOME,
+  );
   // Time stays with a position whose task the revision kept there (the current one included).
   run.taskTimes = input.tasks.map((t, i) => (sameTask(run.tasks[i], t) ? (run.taskTimes[i] ?? 0) : 0));
   // A remark stays with the tasks it constrains, wherever the revision put them.

@@ -24,7 +24,6 @@ import {
 
 export const runTopic = (runId: string) => `run:${runId}`;
 
-
 function requireSession(actor: Actor): string {
   requireRole(actor, 'agent');
   if (!actor.sessionId) {
@@ -167,7 +166,13 @@ async function connectParent(repos: Repositories, child: RunRecord, now: Date) {
   parent.connections = [...parent.connections, connection];
   parent.notice = null;
   const line = presentConnection(connection).line;
-  await saveRun(repos, parent, parent.version, { kind: 'connection', label: 'Success connection', task: null, evidence: null, outcome: line, attemptId: null }, now);
+  await saveRun(
+    repos,
+    parent,
+    parent.version,
+    { kind: 'connection', label: 'Success connection', task: null, evidence: null, outcome: line, attemptId: null },
+    now,
+  );
   return { parent, connection };
 }
 
@@ -296,7 +301,10 @@ export async function revise(deps: Deps, actor: Actor, input: RunReviseInput) {
 export async function reportBlocker(deps: Deps, actor: Actor, input: { runId: string; blocker: string | null }) {
   return changeRun(deps, actor, input.runId, { consumes: false }, (run) => {
     if (run.status !== 'running' || run.revising) {
-      throw new DomainError('CONFLICT', `Error: run ${run.id} ${run.revising ? 'is at its revision node' : 'is not running'}; there is no task to be blocked.`);
+      throw new DomainError(
+        'CONFLICT',
+        `Error: run ${run.id} ${run.revising ? 'is at its revision node' : 'is not running'}; there is no task to be blocked.`,
+      );
     }
     run.blocker = input.blocker;
     return { kind: 'blocker', label: 'Blocker', task: run.cursor, evidence: null, outcome: input.blocker };
@@ -323,6 +331,14 @@ export async function runHistory(deps: Deps, actor: Actor, input: { runId: strin
   const run = await findRun(deps.store, actor, input.runId);
   const steps = await deps.store.runs.steps(run.id);
   return {
-    steps: steps.map((s) => ({ seq: s.seq, label: s.label, kind: s.kind, task: s.task, evidence: s.evidence, outcome: s.outcome, at: s.at.toISOString() })),
+    steps: steps.map((s) => ({
+      seq: s.seq,
+      label: s.label,
+      kind: s.kind,
+      task: s.task,
+      evidence: s.evidence,
+      outcome: s.outcome,
+      at: s.at.toISOString(),
+    })),
   };
 }

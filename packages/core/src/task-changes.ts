@@ -172,7 +172,11 @@ export class TaskChanges {
       }
     }
     if (recount.size) await this.repos.tasks.refreshOpenBlockers([...recount]);
-    const events = records.map((r) => ({ topic: taskTopic(this.list.workspaceId, this.list.name), id: String(r.seq), data: { ...presentChange(r), task: r.snapshot } }));
+    const events = records.map((r) => ({
+      topic: taskTopic(this.list.workspaceId, this.list.name),
+      id: String(r.seq),
+      data: { ...presentChange(r), task: r.snapshot },
+    }));
     return { events, changes: records };
   }
 }

@@ -58,8 +58,16 @@ const common = taskCreateInput
   .extend({ status: taskStatus, threadID: boundedText.optional() });
 
 const fileSchemas = {
-  sisyphus: common.extend({ id: pathTaskId, blocks: edgeList('blocks', pathTaskId).default([]), blockedBy: edgeList('blockedBy', pathTaskId).default([]) }),
-  claude: common.extend({ id: claudeId, blocks: edgeList('blocks', claudeId).default([]), blockedBy: edgeList('blockedBy', claudeId).default([]) }),
+  sisyphus: common.extend({
+    id: pathTaskId,
+    blocks: edgeList('blocks', pathTaskId).default([]),
+    blockedBy: edgeList('blockedBy', pathTaskId).default([]),
+  }),
+  claude: common.extend({
+    id: claudeId,
+    blocks: edgeList('blocks', claudeId).default([]),
+    blockedBy: edgeList('blockedBy', claudeId).default([]),
+  }),
 };
 
 interface Issue {
@@ -85,7 +93,8 @@ function reasonOf(issue: Issue): string {
   if ((issue.code === 'too_big' || issue.code === 'too_small') && issue.origin === 'string') {
     return `${field} must be ${issue.code === 'too_big' ? `at most ${issue.maximum}` : `at least ${issue.minimum}`} characters.`;
   }
-  if (issue.code === 'invalid_type') return `${field} must be ${issue.expected === 'array' ? 'an array' : `a ${issue.expected ?? 'value'}`}.`;
+  if (issue.code === 'invalid_type')
+    return `${field} must be ${issue.expected === 'array' ? 'an array' : `a ${issue.expected ?? 'value'}`}.`;
   return `${field}: ${issue.message.charAt(0).toLowerCase()}${issue.message.slice(1)}.`;
 }
 
@@ -181,7 +190,11 @@ const json = (value: unknown) => `${JSON.stringify(value, null, 2)}\n`;
 function sortedKeys(value: unknown): unknown {
   if (Array.isArray(value)) return value.map(sortedKeys);
   if (!value || typeof value !== 'object') return value;
-  return Object.fromEntries(Object.keys(value).sort().map((k) => [k, sortedKeys((value as Record<string, unknown>)[k])]));
+  return Object.fromEntries(
+    Object.keys(value)
+      .sort()
+      .map((k) => [k, sortedKeys((value as Record<string, unknown>)[k])]),
+  );
 }
 
 /**
@@ -199,8 +212,14 @@ export function renderTaskFiles(format: TaskFileFormat, tasks: readonly TaskReco
   const blockedByOf = new Map<string, string[]>();
   for (const { blockerId, blockedId } of edges) {
     if (!fileId.has(blockerId) || !fileId.has(blockedId)) continue;
-    blocksOf.set(blockerId, blocksOf.get(blockerId) ?? []).get(blockerId)?.push(blockedId);
-    blockedByOf.set(blockedId, blockedByOf.get(blockedId) ?? []).get(blockedId)?.push(blockerId);
+    blocksOf
+      .set(blockerId, blocksOf.get(blockerId) ?? [])
+      .get(blockerId)
+      ?.push(blockedId);
+    blockedByOf
+      .set(blockedId, blockedByOf.get(blockedId) ?? [])
+      .get(blockedId)
+      ?.push(blockerId);
   }
   return ordered.map((task) => {
     const id = fileId.get(task.id) as string;
@@ -211,7 +230,17 @@ export function renderTaskFiles(format: TaskFileFormat, tasks: readonly TaskReco
     const metadata = Object.keys(task.metadata).length ? { metadata: sortedKeys(task.metadata) } : {};
     const body =
       format === 'claude'
-        ? { id, subject: task.subject, description: task.description, ...activeForm, status: task.status, blocks, blockedBy, ...owner, ...metadata }
+        ? {
+            id,
+            subject: task.subject,
+            description: task.description,
+            ...activeForm,
+            status: task.status,
+            blocks,
+            blockedBy,
+            ...owner,
+            ...metadata,
+          }
         : {
             id,
             subject: task.subject,

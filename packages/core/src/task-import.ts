@@ -100,7 +100,11 @@ export async function importTasks(
       });
     }
     await repos.tasks.appendChanges(changes);
-    return changes.map((r): LiveEvent => ({ topic: taskTopic(list.workspaceId, list.name), id: String(r.seq), data: { ...presentChange(r), task: r.snapshot } }));
+    return changes.map((r): LiveEvent => ({
+      topic: taskTopic(list.workspaceId, list.name),
+      id: String(r.seq),
+      data: { ...presentChange(r), task: r.snapshot },
+    }));
   });
   for (const event of events) deps.events.publish(event);
   return { listName, imported: parsed.tasks.length, ids: Object.fromEntries(ids) };

@@ -30,7 +30,9 @@ async function ensureList(deps: Deps, repos: Repositories, actor: Actor, name: s
 async function listMissing(repos: Pick<Repositories, 'tasks'>, actor: Actor, name: string) {
   const names = await repos.tasks.listNames(actor.workspaceId);
   const hint = names.length
-    ? `the nearest names are ${nearestNames(name, names).map((n) => JSON.stringify(n)).join(', ')}`
+    ? `the nearest names are ${nearestNames(name, names)
+        .map((n) => JSON.stringify(n))
+        .join(', ')}`
     : 'this workspace has no task lists yet (TaskCreate starts one)';
   return new DomainError('NOT_FOUND', `Error: task list ${JSON.stringify(name)} does not exist; ${hint}.`);
 }
@@ -241,7 +243,11 @@ export async function listTasks(deps: Deps, actor: Actor, input: TaskListInput) 
   return {
     listName: name,
     tasks: tasks.map((t) =>
-      presentSummary(t, unresolved.filter((e) => e.blockedId === t.id).map((e) => e.blockerId), agent),
+      presentSummary(
+        t,
+        unresolved.filter((e) => e.blockedId === t.id).map((e) => e.blockerId),
+        agent,
+      ),
     ),
   };
 }

@@ -51,7 +51,9 @@ export function presentTodoCard(card: TodoCard): TodoCardView {
 export async function todoCardOf(deps: Deps, actor: Actor, input: { sessionId?: string | undefined; revision?: number | undefined }) {
   const session = await targetSession(deps.store, actor, input.sessionId);
   const record =
-    input.revision === undefined ? await deps.store.todos.latest(session.id) : (await deps.store.todos.page(session.id, input.revision + 1, 1))[0];
+    input.revision === undefined
+      ? await deps.store.todos.latest(session.id)
+      : (await deps.store.todos.page(session.id, input.revision + 1, 1))[0];
   if (!record || (input.revision !== undefined && record.revision !== input.revision)) {
     throw new DomainError(
       'NOT_FOUND',

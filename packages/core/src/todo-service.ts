@@ -26,7 +26,11 @@ export const todoTopic = (sessionId: string) => `todo:${sessionId}`;
  * moves on in one compare-and-set statement (against `baseRevision` when given), so concurrent writers are ordered
  * by the store and none is lost.
  */
-export async function writeTodos(deps: Deps, actor: Actor, input: { todos: readonly TodoDisplayItem[]; baseRevision?: number | undefined }) {
+export async function writeTodos(
+  deps: Deps,
+  actor: Actor,
+  input: { todos: readonly TodoDisplayItem[]; baseRevision?: number | undefined },
+) {
   requireRole(actor, 'agent');
   const sessionId = actor.sessionId;
   if (!sessionId) throw new DomainError('NO_OWNING_SESSION', NO_OWNING_SESSION_ERROR);

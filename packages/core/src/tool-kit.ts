@@ -117,7 +117,8 @@ export function taskListText(tasks: readonly TaskSummary[]): string {
   return rows.map((r) => `${pad(r.id, id)} ${pad(r.status, status)} ${pad(r.subject, subject)}${r.blockedBy}`).join('\n');
 }
 
-const TASK_RULES = 'Lists (listName, default "default") are shared by the workspace. A task with unfinished blockers cannot start or complete.';
+const TASK_RULES =
+  'Lists (listName, default "default") are shared by the workspace. A task with unfinished blockers cannot start or complete.';
 
 /** The intake's answer: how the order differs from the written list (shown once, before any work), then the directive. */
 export function intakeAnswer(run: RunView): string {
@@ -134,7 +135,9 @@ export function runDirective(run: RunView): string {
   if (run.status === 'intake') {
     lines.push(`Run ${run.id} is at checklist intake.`);
     if (run.taskContext) {
-      lines.push(`Its task context holds a ready checklist of ${run.taskContext.tasks.length} tasks; submit it unchanged: ${JSON.stringify(run.taskContext.tasks)}`);
+      lines.push(
+        `Its task context holds a ready checklist of ${run.taskContext.tasks.length} tasks; submit it unchanged: ${JSON.stringify(run.taskContext.tasks)}`,
+      );
     }
     if (run.name === null) lines.push(`First persist the actual task name with checklist_name (runId "${run.id}", name).`);
     lines.push(`Then submit the checklist with checklist_intake (runId "${run.id}").`);
@@ -160,7 +163,13 @@ export function runDirective(run: RunView): string {
 const RUN_RULES = 'A checklist run walks an ordered checklist one task at a time.';
 
 export const todoTools: readonly ToolSpec[] = [
-  spec('todo_write', TODO_WRITE_DESCRIPTION, todoWriteInput, (api, input) => api.todo.write(input), (r) => r.message),
+  spec(
+    'todo_write',
+    TODO_WRITE_DESCRIPTION,
+    todoWriteInput,
+    (api, input) => api.todo.write(input),
+    (r) => r.message,
+  ),
 ];
 
 export const taskToolSpecs: readonly ToolSpec[] = [
@@ -171,8 +180,12 @@ export const taskToolSpecs: readonly ToolSpec[] = [
     (api, input) => api.task.create(input),
     (t) => `Created ${t.id} (${t.ref}) [${t.status}] ${t.subject}  blockedBy: [${t.blockedBy.join(', ')}]`,
   ),
-  spec('TaskGet', "A task's full details (by id or #n).", taskGetInput, (api, input) => api.task.get(input), (t) =>
-    JSON.stringify(t, null, 2),
+  spec(
+    'TaskGet',
+    "A task's full details (by id or #n).",
+    taskGetInput,
+    (api, input) => api.task.get(input),
+    (t) => JSON.stringify(t, null, 2),
   ),
   spec(
     'TaskList',
@@ -207,7 +220,10 @@ export const taskToolSpecs: readonly ToolSpec[] = [
     (api, input) => api.task.plan(input),
     (p) =>
       p.waves.length
-        ? [...p.waves.map((w, i) => `Wave ${i + 1}: ${w.join(', ')}`), `Critical path (${p.criticalPathLength}): ${p.criticalPath.join(' → ')}`].join('\n')
+        ? [
+            ...p.waves.map((w, i) => `Wave ${i + 1}: ${w.join(', ')}`),
+            `Critical path (${p.criticalPathLength}): ${p.criticalPath.join(' → ')}`,
+          ].join('\n')
         : `No remaining tasks in list "${p.listName}".`,
   ),
 ];
@@ -220,7 +236,13 @@ export const runToolSpecs: readonly ToolSpec[] = [
     (api, input) => api.run.prepare(input),
     (r) => `Start attempt ${r.startAttemptId} prepared. Call checklist_execute with startAttemptId "${r.startAttemptId}".`,
   ),
-  spec('checklist_execute', 'Start the run from the prepared attempt, once.', runExecuteInput, (api, input) => api.run.execute(input), runDirective),
+  spec(
+    'checklist_execute',
+    'Start the run from the prepared attempt, once.',
+    runExecuteInput,
+    (api, input) => api.run.execute(input),
+    runDirective,
+  ),
   spec(
     'checklist_name',
     "Persist the run's name: required before intake; later only in a revision that changes the scope.",
@@ -261,7 +283,8 @@ export const runToolSpecs: readonly ToolSpec[] = [
     'Record a verified blocker on the current task (null clears it); the cursor stays.',
     runBlockerInput,
     (api, input) => api.run.reportBlocker(input),
-    (run) => `Blocker ${run.blocker === null ? 'cleared' : 'recorded'} on ${run.current?.label ?? 'the run'}; the cursor stays. ${runDirective(run)}`,
+    (run) =>
+      `Blocker ${run.blocker === null ? 'cleared' : 'recorded'} on ${run.current?.label ?? 'the run'}; the cursor stays. ${runDirective(run)}`,
   ),
   spec('checklist_get', "Read a run's current step and directive.", runRef, (api, input) => api.run.get(input), runDirective),
 ];

@@ -21,12 +21,24 @@ describe('requireRole', () => {
   });
 
   it('refuses a viewer any write with the read-only text', () => {
-    expectThrows(() => requireRole(actor('viewer'), 'agent'), 'FORBIDDEN', 'Error: forbidden: viewer keys are read-only (this key is viewer).');
-    expectThrows(() => requireRole(actor('viewer'), 'admin'), 'FORBIDDEN', 'Error: forbidden: viewer keys are read-only (this key is viewer).');
+    expectThrows(
+      () => requireRole(actor('viewer'), 'agent'),
+      'FORBIDDEN',
+      'Error: forbidden: viewer keys are read-only (this key is viewer).',
+    );
+    expectThrows(
+      () => requireRole(actor('viewer'), 'admin'),
+      'FORBIDDEN',
+      'Error: forbidden: viewer keys are read-only (this key is viewer).',
+    );
   });
 
   it('refuses an agent an admin call, naming the role needed', () => {
-    expectThrows(() => requireRole(actor('agent'), 'admin'), 'FORBIDDEN', 'Error: forbidden: this call needs an admin key (this key is agent).');
+    expectThrows(
+      () => requireRole(actor('agent'), 'admin'),
+      'FORBIDDEN',
+      'Error: forbidden: this call needs an admin key (this key is agent).',
+    );
   });
 });
 
@@ -34,9 +46,27 @@ describe('resolveActor', () => {
   it('resolves each key to its workspace, role and id, with no session', async () => {
     const keys = (await workspaces.listKeys(w.deps, w.admin)).keys;
     const byName = Object.fromEntries(keys.map((k) => [k.name, k.id]));
-    expect(await resolveActor(w.deps, w.adminKey)).toEqual({ workspaceId: w.workspaceId, role: 'admin', keyId: byName['first admin key'], sessionId: null, agentName: null });
-    expect(await resolveActor(w.deps, w.agentKey)).toEqual({ workspaceId: w.workspaceId, role: 'agent', keyId: byName['agent'], sessionId: null, agentName: null });
-    expect(await resolveActor(w.deps, w.viewerKey)).toEqual({ workspaceId: w.workspaceId, role: 'viewer', keyId: byName['viewer'], sessionId: null, agentName: null });
+    expect(await resolveActor(w.deps, w.adminKey)).toEqual({
+      workspaceId: w.workspaceId,
+      role: 'admin',
+      keyId: byName['first admin key'],
+      sessionId: null,
+      agentName: null,
+    });
+    expect(await resolveActor(w.deps, w.agentKey)).toEqual({
+      workspaceId: w.workspaceId,
+      role: 'agent',
+      keyId: byName['agent'],
+      sessionId: null,
+      agentName: null,
+    });
+    expect(await resolveActor(w.deps, w.viewerKey)).toEqual({
+      workspaceId: w.workspaceId,
+      role: 'viewer',
+      keyId: byName['viewer'],
+      sessionId: null,
+      agentName: null,
+    });
   });
 
   it('resolves a session token to an agent acting as that session, under the key that opened it', async () => {
@@ -70,7 +100,11 @@ describe('resolveActor', () => {
 
   it('refuses an unknown token, and a stored hash sent as the token', async () => {
     await expectRefused(resolveActor(w.deps, 'atk_nope'), 'UNAUTHENTICATED', 'Error: unauthorized: unknown API key or session token.');
-    await expectRefused(resolveActor(w.deps, `h:${w.agentKey}`), 'UNAUTHENTICATED', 'Error: unauthorized: unknown API key or session token.');
+    await expectRefused(
+      resolveActor(w.deps, `h:${w.agentKey}`),
+      'UNAUTHENTICATED',
+      'Error: unauthorized: unknown API key or session token.',
+    );
   });
 
   it('refuses a revoked key', async () => {

@@ -88,7 +88,8 @@ describe('Discord', () => {
         {
           title: 'Todo List — Reindex',
           url: 'https://tasks.example.com/runs/run_1',
-          description: '▶ 1. Ping @everyone about \\*draft\\* \\_notes\\_\n○ 2. Ship it\n\n[Open the run page](https://tasks.example.com/runs/run_1)',
+          description:
+            '▶ 1. Ping @everyone about \\*draft\\* \\_notes\\_\n○ 2. Ship it\n\n[Open the run page](https://tasks.example.com/runs/run_1)',
           color: 0x5865f2,
           footer: { text: 'Checklist ready' },
         },
@@ -142,7 +143,13 @@ describe('notificationPayload', () => {
 
   it('order changes follow the checklist in chat kinds, and are cut too when long', () => {
     const moved = { ...run(3), moves: [{ task: 1, from: 1, to: 3, because: 'it needs tasks 2 and 3' }] };
-    const slack = notificationPayload('slack', notificationFor('checklist_ready', moved, 'https://t.example/runs/run_1'), 'k') as ReturnType<typeof slackPayload>;
-    expect(slack.blocks.map((b) => b.text.text)).toContain('Order changed from the written list:\n- written task 1 moved to position 3: it needs tasks 2 and 3');
+    const slack = notificationPayload(
+      'slack',
+      notificationFor('checklist_ready', moved, 'https://t.example/runs/run_1'),
+      'k',
+    ) as ReturnType<typeof slackPayload>;
+    expect(slack.blocks.map((b) => b.text.text)).toContain(
+      'Order changed from the written list:\n- written task 1 moved to position 3: it needs tasks 2 and 3',
+    );
   });
 });

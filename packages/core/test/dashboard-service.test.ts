@@ -15,7 +15,9 @@ describe('session tree', () => {
     const child = await sessions.openSession(w.deps, w.session, { title: 'helper' });
     const grandchild = await sessions.openSession(w.deps, await resolveActor(w.deps, child.token), { title: 'deep' });
     w.clock.set('2025-03-01T11:00:00.000Z');
-    await todos.writeTodos(w.deps, await resolveActor(w.deps, child.token), { todos: [item('a', 'completed'), item('b', 'in_progress'), item('c')] });
+    await todos.writeTodos(w.deps, await resolveActor(w.deps, child.token), {
+      todos: [item('a', 'completed'), item('b', 'in_progress'), item('c')],
+    });
 
     const tree = await dashboard.sessionTree(w.deps, w.viewer);
     expect(tree.sessions.map((n) => [n.session.title, n.depth, n.children])).toEqual([
@@ -70,14 +72,24 @@ describe('task lists and graphs', () => {
     expect(graph.tasks[2]!.blockedBy).toEqual([fe.id, be.id]);
     expect(graph.waves).toEqual([[be.id], [it2.id]]);
     expect(graph.criticalPath).toEqual([be.id, it2.id]);
-    expect(await dashboard.taskGraph(w.deps, w.viewer, { listName: 'none' })).toEqual({ listName: 'none', tasks: [], waves: [], criticalPath: [], lastChangeSeq: 0 });
+    expect(await dashboard.taskGraph(w.deps, w.viewer, { listName: 'none' })).toEqual({
+      listName: 'none',
+      tasks: [],
+      waves: [],
+      criticalPath: [],
+      lastChangeSeq: 0,
+    });
     expect(graph.lastChangeSeq).toBe(7); // three creations (the third also touches its two blockers), two updates
   });
 });
 
 describe('outbox', () => {
   it('is for admins only', async () => {
-    await expectRefused(dashboard.outboxMessages(w.deps, w.viewer, { limit: 10 }), 'FORBIDDEN', 'Error: forbidden: viewer keys are read-only (this key is viewer).');
+    await expectRefused(
+      dashboard.outboxMessages(w.deps, w.viewer, { limit: 10 }),
+      'FORBIDDEN',
+      'Error: forbidden: viewer keys are read-only (this key is viewer).',
+    );
     expect(await dashboard.outboxMessages(w.deps, w.admin, { limit: 10 })).toEqual({ messages: [] });
   });
 });

@@ -187,7 +187,12 @@ export async function startedRun(
 }
 
 /** A task record of list `tl_1` for repository-level tests; `patch` overrides any field. */
-export const taskRecord = (id: string, seq: number, patch: Partial<TaskRecord> = {}, at = new Date('2025-01-01T00:00:00.000Z')): TaskRecord => ({
+export const taskRecord = (
+  id: string,
+  seq: number,
+  patch: Partial<TaskRecord> = {},
+  at = new Date('2025-01-01T00:00:00.000Z'),
+): TaskRecord => ({
   id,
   listId: 'tl_1',
   seq,

@@ -65,7 +65,12 @@ describe('findCycle', () => {
   });
 
   it('numbers work as nodes', () => {
-    expect(findCycle([1, 2, 3], [[2, 3], [3, 2]] as const)).toEqual([2, 3, 2]);
+    expect(
+      findCycle([1, 2, 3], [
+        [2, 3],
+        [3, 2],
+      ] as const),
+    ).toEqual([2, 3, 2]);
   });
 });
 

@@ -113,7 +113,10 @@ export class ConstraintError extends Error {
 }
 
 const byCreatedAt = <T extends { createdAt: Date }>(rows: T[]) =>
-  rows.map((row, i) => ({ row, i })).sort((a, b) => a.row.createdAt.getTime() - b.row.createdAt.getTime() || a.i - b.i).map((x) => x.row);
+  rows
+    .map((row, i) => ({ row, i }))
+    .sort((a, b) => a.row.createdAt.getTime() - b.row.createdAt.getTime() || a.i - b.i)
+    .map((x) => x.row);
 
 /** Ids compare like SQLite's default (binary) collation: code unit by code unit. */
 const compareIds = (a: string, b: string) => (a < b ? -1 : a > b ? 1 : 0);
@@ -208,7 +211,8 @@ export class MemoryStore implements Store {
   }
 
   private repositories(state: () => MemoryState): Repositories {
-    const hooked = <A extends unknown[], R>(name: RepoMethod, fn: (...args: A) => Promise<R>) =>
+    const hooked =
+      <A extends unknown[], R>(name: RepoMethod, fn: (...args: A) => Promise<R>) =>
       async (...args: A): Promise<R> => {
         const pending = this.hooks.get(name);
         const hook = pending?.shift();
@@ -256,8 +260,10 @@ export class MemoryStore implements Store {
           if (!key) throw new ConstraintError(`key ${id} does not exist`);
           key.revokedAt = new Date(at.getTime());
         }),
-        countActiveAdmins: hooked('keys.countActiveAdmins', async (workspaceId: string) =>
-          [...state().keys.values()].filter((k) => k.workspaceId === workspaceId && k.role === 'admin' && !k.revokedAt).length,
+        countActiveAdmins: hooked(
+          'keys.countActiveAdmins',
+          async (workspaceId: string) =>
+            [...state().keys.values()].filter((k) => k.workspaceId === workspaceId && k.role === 'admin' && !k.revokedAt).length,
         ),
       },
       sessions: {
@@ -267,11 +273,15 @@ export class MemoryStore implements Store {
           if ([...s.sessions.values()].some((x) => x.tokenHash === session.tokenHash)) {
             throw new ConstraintError('session tokenHash must be unique');
           }
-          if (!s.workspaces.has(session.workspaceId)) throw new ConstraintError(`session references missing workspace ${session.workspaceId}`);
+          if (!s.workspaces.has(session.workspaceId))
+            throw new ConstraintError(`session references missing workspace ${session.workspaceId}`);
           if (session.parentId !== null && !s.sessions.has(session.parentId)) {
             throw new ConstraintError(`session references missing parent ${session.parentId}`);
           }
-          if (session.externalId !== null && [...s.sessions.values()].some((x) => x.workspaceId === session.workspaceId && x.externalId === session.externalId)) {
+          if (
+            session.externalId !== null &&
+            [...s.sessions.values()].some((x) => x.workspaceId === session.workspaceId && x.externalId === session.externalId)
+          ) {
             throw new ConstraintError('session (workspaceId, externalId) must be unique');
           }
           s.sessions.set(session.id, clone(session));
@@ -426,11 +436,15 @@ export class MemoryStore implements Store {
           s.tasks.set(task.id, clone(task));
         }),
         listNames: hooked('tasks.listNames', async (workspaceId: string) =>
-          [...state().taskLists.values()].filter((l) => l.workspaceId === workspaceId).map((l) => l.name).sort(),
+          [...state().taskLists.values()]
+            .filter((l) => l.workspaceId === workspaceId)
+            .map((l) => l.name)
+            .sort(),
         ),
         feedPosition: hooked('tasks.feedPosition', async (listId: string) => state().taskLists.get(listId)?.changeSeq ?? 0),
-        idOfSeq: hooked('tasks.idOfSeq', async (listId: string, seq: number) =>
-          [...state().tasks.values()].find((t) => t.listId === listId && t.seq === seq)?.id ?? null,
+        idOfSeq: hooked(
+          'tasks.idOfSeq',
+          async (listId: string, seq: number) => [...state().tasks.values()].find((t) => t.listId === listId && t.seq === seq)?.id ?? null,
         ),
         get: hooked('tasks.get', async (listId: string, id: string) => {
           const task = state().tasks.get(id);
@@ -518,7 +532,9 @@ export class MemoryStore implements Store {
           const s = state();
           const tasks = bySeq([...s.tasks.values()].filter((t) => t.listId === listId && statuses.includes(t.status)));
           const inGraph = new Set(tasks.map((t) => t.id));
-          const edges = s.taskEdges.filter((e) => e.listId === listId && inGraph.has(e.blockerId) && inGraph.has(e.blockedId)).map(edgeOnly);
+          const edges = s.taskEdges
+            .filter((e) => e.listId === listId && inGraph.has(e.blockerId) && inGraph.has(e.blockedId))
+            .map(edgeOnly);
           return { tasks: clone(tasks), edges };
         }),
         appendChange: hooked('tasks.appendChange', async (change: TaskChangeRecord) => {
@@ -527,10 +543,18 @@ export class MemoryStore implements Store {
             throw new ConstraintError(`task change (${change.listId}, ${change.seq}) already exists`);
           }
           // Stored as JSON by the real store: what comes back is plain data.
-          s.taskChanges.push({ ...clone(change), changes: JSON.parse(JSON.stringify(change.changes)), snapshot: JSON.parse(JSON.stringify(change.snapshot)) });
+          s.taskChanges.push({
+            ...clone(change),
+            changes: JSON.parse(JSON.stringify(change.changes)),
+            snapshot: JSON.parse(JSON.stringify(change.snapshot)),
+          });
         }),
         changesOf: hooked('tasks.changesOf', async (taskId: string) =>
-          clone(state().taskChanges.filter((c) => c.taskId === taskId).sort((a, b) => a.seq - b.seq)),
+          clone(
+            state()
+              .taskChanges.filter((c) => c.taskId === taskId)
+              .sort((a, b) => a.seq - b.seq),
+          ),
         ),
         changesAfter: hooked('tasks.changesAfter', async (listId: string, seq: number, limit: number) =>
           clone(
@@ -556,7 +580,8 @@ export class MemoryStore implements Store {
         create: hooked('channels.create', async (channel: ChannelRecord) => {
           const s = state();
           if (s.channels.has(channel.id)) throw new ConstraintError(`channel id ${channel.id} already exists`);
-          if (!s.workspaces.has(channel.workspaceId)) throw new ConstraintError(`channel references missing workspace ${channel.workspaceId}`);
+          if (!s.workspaces.has(channel.workspaceId))
+            throw new ConstraintError(`channel references missing workspace ${channel.workspaceId}`);
           s.channels.set(channel.id, clone(channel));
         }),
         list: hooked('channels.list', async (workspaceId: string) =>
@@ -599,7 +624,9 @@ export class MemoryStore implements Store {
           const run = state().runs.get(id);
           return run && run.workspaceId === workspaceId ? clone(run) : null;
         }),
-        getAnywhere: hooked('runs.getAnywhere', async (id: string) => (state().revokedRunLinks.has(id) ? null : clone(state().runs.get(id) ?? null))),
+        getAnywhere: hooked('runs.getAnywhere', async (id: string) =>
+          state().revokedRunLinks.has(id) ? null : clone(state().runs.get(id) ?? null),
+        ),
         setLinkRevoked: hooked('runs.setLinkRevoked', async (workspaceId: string, id: string, at: Date | null) => {
           const s = state();
           if (s.runs.get(id)?.workspaceId !== workspaceId) return false;
@@ -617,7 +644,11 @@ export class MemoryStore implements Store {
         }),
         list: hooked('runs.list', async (workspaceId: string, filter: { sessionId?: string | undefined; limit: number }) =>
           clone(
-            byCreatedAt([...state().runs.values()].filter((r) => r.workspaceId === workspaceId && (!filter.sessionId || r.sessionId === filter.sessionId)))
+            byCreatedAt(
+              [...state().runs.values()].filter(
+                (r) => r.workspaceId === workspaceId && (!filter.sessionId || r.sessionId === filter.sessionId),
+              ),
+            )
               .reverse()
               .slice(0, filter.limit),
           ),
@@ -635,7 +666,11 @@ export class MemoryStore implements Store {
           s.runSteps.push(clone(step));
         }),
         steps: hooked('runs.steps', async (runId: string) =>
-          clone(state().runSteps.filter((x) => x.runId === runId).sort((a, b) => a.seq - b.seq)),
+          clone(
+            state()
+              .runSteps.filter((x) => x.runId === runId)
+              .sort((a, b) => a.seq - b.seq),
+          ),
         ),
         findStepByAttempt: hooked('runs.findStepByAttempt', async (runId: string, attemptId: string) =>
           clone(state().runSteps.find((x) => x.runId === runId && x.attemptId === attemptId) ?? null),
@@ -658,7 +693,10 @@ export class MemoryStore implements Store {
               .map((m) => ({ m }))
               .filter(
                 ({ m }) =>
-                  m.deliveredAt === null && m.deadAt === null && m.nextAttemptAt.getTime() <= now.getTime() && !skipChannels.includes(m.channelId),
+                  m.deliveredAt === null &&
+                  m.deadAt === null &&
+                  m.nextAttemptAt.getTime() <= now.getTime() &&
+                  !skipChannels.includes(m.channelId),
               )
               .sort(
                 (a, b) =>
@@ -717,7 +755,11 @@ export class MemoryStore implements Store {
           for (const [id, m] of s.outbox) if (m.channelId === channelId && m.deliveredAt === null) s.outbox.delete(id);
         }),
         recent: hooked('outbox.recent', async (workspaceId: string, limit: number) =>
-          clone(byCreatedAtThenId([...state().outbox.values()].filter((m) => m.workspaceId === workspaceId)).reverse().slice(0, limit)),
+          clone(
+            byCreatedAtThenId([...state().outbox.values()].filter((m) => m.workspaceId === workspaceId))
+              .reverse()
+              .slice(0, limit),
+          ),
         ),
       },
     };

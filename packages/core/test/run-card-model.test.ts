@@ -29,7 +29,10 @@ describe('runCardModel', () => {
 
   it('the status of each kind of run', () => {
     expect(cardOf(record(), 3).status).toEqual({ word: 'Completed', tone: 'done' });
-    expect(cardOf(record([], { status: 'intake', name: null, cursor: 0, currentSince: null })).status).toEqual({ word: 'Checklist intake', tone: 'pending' });
+    expect(cardOf(record([], { status: 'intake', name: null, cursor: 0, currentSince: null })).status).toEqual({
+      word: 'Checklist intake',
+      tone: 'pending',
+    });
     expect(cardOf(record(runTasks(2), { blocker: 'CI is down' })).status).toEqual({ word: 'Blocked', tone: 'blocker' });
     expect(cardOf(record(runTasks(2), { revising: true })).status).toEqual({ word: 'Revising', tone: 'in_progress' });
   });
@@ -44,10 +47,24 @@ describe('runCardModel', () => {
   });
 
   it('Prepare: length, cursor and the current action, or why there is none', () => {
-    expect(cardOf(record([runTask('One'), runTask('Two')]), 1).prepare).toEqual({ facts: [['Length', '2'], ['Cursor', '2']], action: 'Two', hasAction: true });
+    expect(cardOf(record([runTask('One'), runTask('Two')]), 1).prepare).toEqual({
+      facts: [
+        ['Length', '2'],
+        ['Cursor', '2'],
+      ],
+      action: 'Two',
+      hasAction: true,
+    });
     expect(cardOf(record(), 3).prepare).toMatchObject({ action: 'None: the checklist is exhausted', hasAction: false });
     const intake = cardOf(record([], { status: 'intake', cursor: 0, currentSince: null }));
-    expect(intake.prepare).toEqual({ facts: [['Length', '0'], ['Cursor', '—']], action: 'Waiting for the checklist', hasAction: false });
+    expect(intake.prepare).toEqual({
+      facts: [
+        ['Length', '0'],
+        ['Cursor', '—'],
+      ],
+      action: 'Waiting for the checklist',
+      hasAction: false,
+    });
   });
 
   it('Work: label, counts, blocker and one row per task with mark, outcome, remarks and time', () => {
@@ -59,9 +76,36 @@ describe('runCardModel', () => {
     const { work } = cardOf(run, 0, 95_000);
     expect(work).toMatchObject({ label: 'Task 2/3', doneText: '1 of 3 done', fraction: 1 / 3, blocker: 'Blocked: Waiting for approval' });
     expect(work.tasks).toEqual([
-      { number: 1, state: 'done', mark: '✓', title: 'Build the image', wholeTitle: false, outcome: 'Done · Outcome 1', remarks: [], time: '1m 05s' },
-      { number: 2, state: 'in_progress', mark: '▶', title: 'Deploy the service', wholeTitle: true, outcome: 'In progress', remarks: [], time: '30s' },
-      { number: 3, state: 'pending', mark: '○', title: 'Announce it', wholeTitle: false, outcome: 'Pending', remarks: ['Remark: Never on Fridays'], time: '—' },
+      {
+        number: 1,
+        state: 'done',
+        mark: '✓',
+        title: 'Build the image',
+        wholeTitle: false,
+        outcome: 'Done · Outcome 1',
+        remarks: [],
+        time: '1m 05s',
+      },
+      {
+        number: 2,
+        state: 'in_progress',
+        mark: '▶',
+        title: 'Deploy the service',
+        wholeTitle: true,
+        outcome: 'In progress',
+        remarks: [],
+        time: '30s',
+      },
+      {
+        number: 3,
+        state: 'pending',
+        mark: '○',
+        title: 'Announce it',
+        wholeTitle: false,
+        outcome: 'Pending',
+        remarks: ['Remark: Never on Fridays'],
+        time: '—',
+      },
     ]);
   });
 });

@@ -99,7 +99,9 @@ describe('orderChecklist: a ready list keeps its written order where it can', ()
     const tasks = [runTask('  Keep  my spacing? '), runTask('Ünïcödé ✓ & <tags>', 'Exactly "this"'), runTask('Last')];
     const out = orderChecklist(tasks, [{ task: 1, needs: [3] }]);
     expect(out.tasks).toHaveLength(3);
-    expect([...out.tasks].sort((a, b) => a.action.localeCompare(b.action))).toEqual([...tasks].sort((a, b) => a.action.localeCompare(b.action)));
+    expect([...out.tasks].sort((a, b) => a.action.localeCompare(b.action))).toEqual(
+      [...tasks].sort((a, b) => a.action.localeCompare(b.action)),
+    );
   });
 
   // Known bug (run-rules.ts orderChecklist: `holders` keeps only needs with a higher written position, then falls back to
@@ -118,12 +120,13 @@ describe('orderChecklist: a ready list keeps its written order where it can', ()
 describe('orderChecklist refusals', () => {
   it('a 2-cycle names the pair', () => {
     expectThrows(
-      () => orderChecklist(runTasks(4), [
-        { task: 2, needs: [3] },
-        { task: 3, needs: [2] },
-      ]),
+      () =>
+        orderChecklist(runTasks(4), [
+          { task: 2, needs: [3] },
+          { task: 3, needs: [2] },
+        ]),
       'INVALID_CHECKLIST',
-      "Error: invalid checklist: tasks 2 (\"Task 2\") and 3 (\"Task 3\") each need the other's result; no order satisfies both.",
+      'Error: invalid checklist: tasks 2 ("Task 2") and 3 ("Task 3") each need the other\'s result; no order satisfies both.',
     );
   });
 
@@ -134,34 +137,42 @@ describe('orderChecklist refusals', () => {
         { task: 3, needs: [2] },
         { task: 2, needs: [3] },
       ]),
-    ).toThrow(/^Error: invalid checklist: tasks 2 \("Task 2"\) and 3 \("Task 3"\) each need the other's result; no order satisfies both\.$/);
+    ).toThrow(
+      /^Error: invalid checklist: tasks 2 \("Task 2"\) and 3 \("Task 3"\) each need the other's result; no order satisfies both\.$/,
+    );
   });
 
   it('a longer cycle is named the whole way round', () => {
     expectThrows(
-      () => orderChecklist(runTasks(3), [
-        { task: 1, needs: [2] },
-        { task: 2, needs: [3] },
-        { task: 3, needs: [1] },
-      ]),
+      () =>
+        orderChecklist(runTasks(3), [
+          { task: 1, needs: [2] },
+          { task: 2, needs: [3] },
+          { task: 3, needs: [1] },
+        ]),
       'INVALID_CHECKLIST',
       "Error: invalid checklist: tasks 1 → 2 → 3 → 1 need each other's results in a cycle; no order satisfies them.",
     );
     expectThrows(
-      () => orderChecklist(runTasks(6), [
-        { task: 2, needs: [5] },
-        { task: 5, needs: [4] },
-        { task: 4, needs: [3] },
-        { task: 3, needs: [2] },
-        { task: 6, needs: [1] },
-      ]),
+      () =>
+        orderChecklist(runTasks(6), [
+          { task: 2, needs: [5] },
+          { task: 5, needs: [4] },
+          { task: 4, needs: [3] },
+          { task: 3, needs: [2] },
+          { task: 6, needs: [1] },
+        ]),
       'INVALID_CHECKLIST',
       "Error: invalid checklist: tasks 2 → 5 → 4 → 3 → 2 need each other's results in a cycle; no order satisfies them.",
     );
   });
 
   it('a task that needs its own result', () => {
-    expectThrows(() => orderChecklist(runTasks(3), [{ task: 2, needs: [1, 2] }]), 'INVALID_CHECKLIST', 'Error: invalid checklist: task 2 cannot need its own result.');
+    expectThrows(
+      () => orderChecklist(runTasks(3), [{ task: 2, needs: [1, 2] }]),
+      'INVALID_CHECKLIST',
+      'Error: invalid checklist: task 2 cannot need its own result.',
+    );
   });
 
   it('positions past the end of the list, on either side of a need', () => {
@@ -186,7 +197,9 @@ describe('orderChecklist refusals', () => {
 describe('placeRemarks: a remark governs the tasks it constrains, by their executed positions', () => {
   it('translates written positions to executed positions, sorted and without repeats', () => {
     const { order } = orderChecklist(runTasks(3), [{ task: 1, needs: [3] }]); // executed: 2, 3, 1
-    expect(placeRemarks([{ text: 'Never touch production', tasks: [1, 3, 1] }], order)).toEqual([{ text: 'Never touch production', tasks: [2, 3] }]);
+    expect(placeRemarks([{ text: 'Never touch production', tasks: [1, 3, 1] }], order)).toEqual([
+      { text: 'Never touch production', tasks: [2, 3] },
+    ]);
     expect(placeRemarks([{ text: 'Keep the API stable', tasks: [2] }], order)).toEqual([{ text: 'Keep the API stable', tasks: [1] }]);
     expect(placeRemarks([], order)).toEqual([]);
   });
@@ -209,8 +222,16 @@ describe('the cursor and its projection', () => {
   });
 
   it('requireRunning refuses intake and completed runs with their texts', () => {
-    expectThrows(() => requireRunning({ id: 'run_9', status: 'intake' }), 'CONFLICT', 'Error: run run_9 has no checklist yet; submit it first.');
-    expectThrows(() => requireRunning({ id: 'run_9', status: 'completed' }), 'CONFLICT', 'Error: run run_9 is completed; it takes no more steps.');
+    expectThrows(
+      () => requireRunning({ id: 'run_9', status: 'intake' }),
+      'CONFLICT',
+      'Error: run run_9 has no checklist yet; submit it first.',
+    );
+    expectThrows(
+      () => requireRunning({ id: 'run_9', status: 'completed' }),
+      'CONFLICT',
+      'Error: run run_9 is completed; it takes no more steps.',
+    );
     expect(() => requireRunning({ id: 'run_9', status: 'running' })).not.toThrow();
   });
 });
@@ -238,8 +259,16 @@ describe('applyStep: a schema-valid acknowledgement advances the cursor exactly 
   it('refuses a future task number with the exact text, changing nothing', () => {
     const run = running(runTasks(3));
     const before = JSON.stringify(run);
-    expectThrows(() => applyStep(run, 3, 'skip', at(5)), 'STALE_STEP', 'Error: stale step: task 3/3 is not current; the current task is 1/3.');
-    expectThrows(() => applyStep(run, 2, 'skip', at(5)), 'STALE_STEP', 'Error: stale step: task 2/3 is not current; the current task is 1/3.');
+    expectThrows(
+      () => applyStep(run, 3, 'skip', at(5)),
+      'STALE_STEP',
+      'Error: stale step: task 3/3 is not current; the current task is 1/3.',
+    );
+    expectThrows(
+      () => applyStep(run, 2, 'skip', at(5)),
+      'STALE_STEP',
+      'Error: stale step: task 2/3 is not current; the current task is 1/3.',
+    );
     expect(JSON.stringify(run)).toBe(before);
   });
 
@@ -299,7 +328,13 @@ describe('applyRevision: the complete corrected checklist and the position to co
     const run = advanced(runTasks(3), 1);
     const tasks = [...runTasks(3), runTask('Task 4'), runTask('Task 5')];
     applyRevision(run, revision(tasks, 3), at(200_000));
-    expect(run).toMatchObject({ status: 'running', cursor: 3, revision: 1, checklistOutcome: 'Revised list', executionOutcome: 'Revised work' });
+    expect(run).toMatchObject({
+      status: 'running',
+      cursor: 3,
+      revision: 1,
+      checklistOutcome: 'Revised list',
+      executionOutcome: 'Revised work',
+    });
     const view = presentRun(run, at(200_000));
     expect(view.total).toBe(5);
     expect(view.blocks.prepare).toEqual({ length: 5, cursor: 3, action: 'Task 3', expected_result: 'Task 3: done' });
@@ -397,7 +432,12 @@ describe('applyRevision: the complete corrected checklist and the position to co
     const [t1, , t3, t4] = runTasks(4) as [RunTask, RunTask, RunTask, RunTask];
     applyRevision(run, revision([t1, t4, runTask('New'), t3], 2), at(0));
     expect(run.remarks).toEqual([{ text: 'Use the staging cluster', tasks: [2, 4] }]);
-    expect(presentRun(run, at(0)).blocks.work.tasks.map((t) => t.remarks)).toEqual([[], ['Use the staging cluster'], [], ['Use the staging cluster']]);
+    expect(presentRun(run, at(0)).blocks.work.tasks.map((t) => t.remarks)).toEqual([
+      [],
+      ['Use the staging cluster'],
+      [],
+      ['Use the staging cluster'],
+    ]);
   });
 
   it('clears the blocker and counts the revision', () => {

@@ -41,14 +41,23 @@ describe('prepare: the two-phase start', () => {
   it('refuses a workspace without a notification channel, with the instruction, writing nothing', async () => {
     const before = state();
     await expectRefused(runs.prepareStart(w.deps, w.session, { parentExecutionId: 'none' }), 'NO_CHANNEL', NO_CHANNEL);
-    await expectRefused(runs.prepareStart(w.deps, w.session, { parentExecutionId: 'none', skipNotificationCheck: false }), 'NO_CHANNEL', NO_CHANNEL);
+    await expectRefused(
+      runs.prepareStart(w.deps, w.session, { parentExecutionId: 'none', skipNotificationCheck: false }),
+      'NO_CHANNEL',
+      NO_CHANNEL,
+    );
     expectUnchanged(before);
   });
 
   it('prepares with skipNotificationCheck: true, or once the workspace has a channel', async () => {
     const skipped = await runs.prepareStart(w.deps, w.session, { parentExecutionId: 'none', skipNotificationCheck: true });
     expect(skipped).toEqual({ startAttemptId: 'start_1' });
-    expect(w.store.snapshot().runStarts.get('start_1')).toMatchObject({ sessionId: w.sessionId, skipNotificationCheck: true, runId: null, parentRunId: null });
+    expect(w.store.snapshot().runStarts.get('start_1')).toMatchObject({
+      sessionId: w.sessionId,
+      skipNotificationCheck: true,
+      runId: null,
+      parentRunId: null,
+    });
     await addChannel(w);
     expect(await runs.prepareStart(w.deps, w.session, { parentExecutionId: 'none' })).toEqual({ startAttemptId: 'start_2' });
   });
@@ -119,8 +128,16 @@ describe('execute: starts the run from its attempt, once', () => {
     const { startAttemptId } = await runs.prepareStart(w.deps, w.session, { parentExecutionId: 'none', skipNotificationCheck: true });
     const other = await agentSession(w, 'other');
     const before = state();
-    await expectRefused(runs.executeStart(w.deps, other, { startAttemptId }), 'NOT_FOUND', `Error: start attempt ${startAttemptId} not found for this session.`);
-    await expectRefused(runs.executeStart(w.deps, w.session, { startAttemptId: 'start_99' }), 'NOT_FOUND', 'Error: start attempt start_99 not found for this session.');
+    await expectRefused(
+      runs.executeStart(w.deps, other, { startAttemptId }),
+      'NOT_FOUND',
+      `Error: start attempt ${startAttemptId} not found for this session.`,
+    );
+    await expectRefused(
+      runs.executeStart(w.deps, w.session, { startAttemptId: 'start_99' }),
+      'NOT_FOUND',
+      'Error: start attempt start_99 not found for this session.',
+    );
     expectUnchanged(before);
   });
 });
@@ -137,7 +154,9 @@ describe('intake: the checklist, ordered by prerequisites; work starts on task 1
     expect(message({ ...base, tasks: runTasks(100) })).toBe('ok');
     expect(message({ ...base, tasks: runTasks(1) })).toBe('ok');
     expect(message({ ...base, tasks: [runTask('x'.repeat(1000), 'y'.repeat(1000))] })).toBe('ok');
-    expect(message({ ...base, tasks: [runTask('x'.repeat(1001))] })).toBe('Error: invalid input: `action` must be at most 1000 characters (got 1001).');
+    expect(message({ ...base, tasks: [runTask('x'.repeat(1001))] })).toBe(
+      'Error: invalid input: `action` must be at most 1000 characters (got 1001).',
+    );
     expect(message({ ...base, tasks: [runTask('x', '   ')] })).toBe('Error: invalid input: `expected_result` must be a non-empty string.');
     expect(message({ ...base, tasks: [{ ...runTask('x'), id: 1 }] })).toBe(
       'Error: invalid input: unknown task field `id`; a task is only `action` and `expected_result` (no ids, cursors, totals, statuses or result codes).',
@@ -156,7 +175,11 @@ describe('intake: the checklist, ordered by prerequisites; work starts on task 1
       runTask('Same action', 'Second result'),
       ...runTasks(96, 'Item'),
     ];
-    const parsed = runIntakeInput.parse({ runId: 'run_1', tasks: written, progress_checklist_outcome: 'One hundred ordered tasks are ready' });
+    const parsed = runIntakeInput.parse({
+      runId: 'run_1',
+      tasks: written,
+      progress_checklist_outcome: 'One hundred ordered tasks are ready',
+    });
     const run = await startRun(w);
     await runs.nameRun(w.deps, w.session, { runId: run.id, name: 'Caller list' });
     const view = await runs.intake(w.deps, w.session, { ...parsed, runId: run.id });
@@ -186,7 +209,15 @@ describe('intake: the checklist, ordered by prerequisites; work starts on task 1
     expect(view.blocks.checklist.synopsis).toBe('Three tasks, reordered');
     expect(await stepsOf(run.id)).toEqual([
       { seq: 1, label: 'Name', kind: 'name', task: null, evidence: null, outcome: 'Deploy', at: '2025-01-01T00:00:00.000Z' },
-      { seq: 2, label: 'Checklist intake', kind: 'intake', task: null, evidence: null, outcome: 'Three tasks, reordered', at: '2025-01-01T00:00:00.000Z' },
+      {
+        seq: 2,
+        label: 'Checklist intake',
+        kind: 'intake',
+        task: null,
+        evidence: null,
+        outcome: 'Three tasks, reordered',
+        at: '2025-01-01T00:00:00.000Z',
+      },
     ]);
   });
 
@@ -206,7 +237,7 @@ describe('intake: the checklist, ordered by prerequisites; work starts on task 1
         progress_checklist_outcome: 'x',
       }),
       'INVALID_CHECKLIST',
-      "Error: invalid checklist: tasks 2 (\"Task 2\") and 3 (\"Task 3\") each need the other's result; no order satisfies both.",
+      'Error: invalid checklist: tasks 2 ("Task 2") and 3 ("Task 3") each need the other\'s result; no order satisfies both.',
     );
     expectUnchanged(before);
     expect(outbox()).toEqual([]);
@@ -280,7 +311,12 @@ describe('step: a schema-valid acknowledgement advances the cursor exactly once'
   it('without the task guard, the attempt alone keeps the step exactly once; an attempt the run never issued is refused', async () => {
     const run = await startedRun(w);
     const attemptId = run.attemptId ?? '';
-    const ack = { runId: run.id, attemptId, evidence: 'The focused test command passed.', progress_execution_outcome: 'The affected test suite passed' };
+    const ack = {
+      runId: run.id,
+      attemptId,
+      evidence: 'The focused test command passed.',
+      progress_execution_outcome: 'The affected test suite passed',
+    };
     const first = await runs.step(w.deps, w.session, ack);
     const retried = await runs.step(w.deps, w.session, ack);
     expect([first.cursor, retried.cursor]).toEqual([2, 2]);
@@ -297,7 +333,11 @@ describe('step: a schema-valid acknowledgement advances the cursor exactly once'
     const run = await startedRun(w);
     await step(run.id, 1);
     const before = state();
-    const stale = await expectRefused(step(run.id, 1), 'STALE_STEP', 'Error: stale step: task 1/3 was already acknowledged; the current task is 2/3.');
+    const stale = await expectRefused(
+      step(run.id, 1),
+      'STALE_STEP',
+      'Error: stale step: task 1/3 was already acknowledged; the current task is 2/3.',
+    );
     expect(stale.details).toEqual({ cursor: 2, total: 3 });
     await expectRefused(step(run.id, 3), 'STALE_STEP', 'Error: stale step: task 3/3 is not current; the current task is 2/3.');
     expectUnchanged(before);
@@ -328,8 +368,12 @@ describe('step: a schema-valid acknowledgement advances the cursor exactly once'
     expect(message({ ...ok, task: 1 })).toBe('ok');
     const { attemptId: _, ...withoutAttempt } = ok;
     expect(message(withoutAttempt)).toBe('Error: invalid input: `attemptId` must be the step attempt id of the run (its `attemptId`).');
-    expect(message({ ...ok, evidence: 'e'.repeat(501) })).toBe('Error: invalid input: `evidence` must be at most 500 characters (got 501).');
-    expect(message({ ...ok, progress_execution_outcome: '' })).toBe('Error: invalid input: `progress_execution_outcome` must be a non-empty string.');
+    expect(message({ ...ok, evidence: 'e'.repeat(501) })).toBe(
+      'Error: invalid input: `evidence` must be at most 500 characters (got 501).',
+    );
+    expect(message({ ...ok, progress_execution_outcome: '' })).toBe(
+      'Error: invalid input: `progress_execution_outcome` must be a non-empty string.',
+    );
     expect(message({ ...ok, task: 0 })).toBe('Error: invalid input: `task` must be a task position (a whole number from 1).');
     expect(message({ ...ok, cursor: 2 })).toBe('Error: invalid input: unknown field `cursor`.');
     expect(Object.keys(runStepInput.shape).sort()).toEqual(['attemptId', 'evidence', 'progress_execution_outcome', 'runId', 'task']);
@@ -368,7 +412,11 @@ describe('revise: a deliberate correction of the checklist', () => {
     await runs.nameRun(w.deps, w.session, { runId: run.id, name: 'Ship after the repair' });
     const input = runReviseInput.parse({
       runId: run.id,
-      tasks: [runTask('Task 1'), runTask('Repair the configuration the first task revealed as wrong', 'The service starts'), runTask('Task 3')],
+      tasks: [
+        runTask('Task 1'),
+        runTask('Repair the configuration the first task revealed as wrong', 'The service starts'),
+        runTask('Task 3'),
+      ],
       resume_from_task: 2,
       progress_checklist_outcome: 'The corrected list contains the preserved prefix and two remaining tasks',
       progress_execution_outcome: 'The first task remains verified',
@@ -401,7 +449,9 @@ describe('revise: a deliberate correction of the checklist', () => {
 
 describe('notifications: checklist ready and all tasks done, once per channel', () => {
   const readyText = (runId: string) =>
-    ['Todo List — Ship the release', 'Checklist ready', '▶ 1. Task 1', '○ 2. Task 2', '○ 3. Task 3', `${PUBLIC_URL}/runs/${runId}`].join('\n');
+    ['Todo List — Ship the release', 'Checklist ready', '▶ 1. Task 1', '○ 2. Task 2', '○ 3. Task 3', `${PUBLIC_URL}/runs/${runId}`].join(
+      '\n',
+    );
 
   it('queues "Checklist ready" on intake for each channel: ▶ on the first task, ○ on the rest, the run link', async () => {
     const ops = await addChannel(w, 'ops');
@@ -441,7 +491,9 @@ describe('notifications: checklist ready and all tasks done, once per channel', 
     const done = outbox().filter((m) => m.kind === 'all_tasks_done');
     expect(done).toHaveLength(1);
     expect(done[0]?.payload.text).toBe(
-      ['Todo List — Ship the release', 'All tasks done', '✓ 1. Task 1', '✓ 2. Task 2', '✓ 3. Task 3', `${PUBLIC_URL}/runs/${run.id}`].join('\n'),
+      ['Todo List — Ship the release', 'All tasks done', '✓ 1. Task 1', '✓ 2. Task 2', '✓ 3. Task 3', `${PUBLIC_URL}/runs/${run.id}`].join(
+        '\n',
+      ),
     );
     const notes = await channels.runNotifications(w.deps, w.viewer, { runId: run.id });
     expect(notes.notifications.map((n) => [n.kind, n.delivered, n.attempts])).toEqual([
@@ -477,7 +529,10 @@ describe('notifications: checklist ready and all tasks done, once per channel', 
 
   it('child runs notify like top-level runs; channels of another workspace are not used', async () => {
     const other = await workspaces.createWorkspace(w.deps, w.admin, { name: 'other' });
-    await channels.createChannel(w.deps, new FakeSender(), await resolveActor(w.deps, other.adminKey), { name: 'theirs', url: 'https://hooks.example.com/theirs' });
+    await channels.createChannel(w.deps, new FakeSender(), await resolveActor(w.deps, other.adminKey), {
+      name: 'theirs',
+      url: 'https://hooks.example.com/theirs',
+    });
     const ours = await addChannel(w, 'ours');
     const parent = await startedRun(w);
     const child = await startedRun(w, { name: 'Child work', tasks: runTasks(1) }, { parentExecutionId: parent.id });
@@ -499,7 +554,9 @@ describe('deliverDue: at-least-once delivery with exponential backoff', () => {
     const sender = new FakeSender();
     w.clock.advance(10);
     expect(await channels.deliverDue(w.deps, sender, policy)).toEqual({ attempted: 1, delivered: 1 });
-    expect(sender.calls).toEqual([{ url: 'https://hooks.example.com/ops', body: outbox()[0]?.payload, idempotencyKey: `${run.id}:checklist_ready:ch_1` }]);
+    expect(sender.calls).toEqual([
+      { url: 'https://hooks.example.com/ops', body: outbox()[0]?.payload, idempotencyKey: `${run.id}:checklist_ready:ch_1` },
+    ]);
     expect(outbox()[0]).toMatchObject({ deliveredAt: new Date('2025-01-01T00:00:00.010Z'), attempts: 1, lastError: null });
     expect(await channels.deliverDue(w.deps, sender, policy)).toEqual({ attempted: 0, delivered: 0 });
     expect((await channels.runNotifications(w.deps, w.admin, { runId: run.id })).notifications[0]).toMatchObject({ delivered: true });
@@ -566,10 +623,24 @@ describe('delivery gives up after the maximum age, per channel, with jitter; an 
 
     // Only an admin retries it; it is due at once, with a fresh maximum age.
     const id = outbox()[0]!.id;
-    await expectRefused(channels.retryDelivery(w.deps, w.session, { id }), 'FORBIDDEN', 'Error: forbidden: this call needs an admin key (this key is agent).');
-    await expectRefused(channels.retryDelivery(w.deps, w.admin, { id: 'msg_nope' }), 'NOT_FOUND', 'Error: notification msg_nope not found.');
+    await expectRefused(
+      channels.retryDelivery(w.deps, w.session, { id }),
+      'FORBIDDEN',
+      'Error: forbidden: this call needs an admin key (this key is agent).',
+    );
+    await expectRefused(
+      channels.retryDelivery(w.deps, w.admin, { id: 'msg_nope' }),
+      'NOT_FOUND',
+      'Error: notification msg_nope not found.',
+    );
     const retried = await channels.retryDelivery(w.deps, w.admin, { id });
-    expect(retried).toMatchObject({ id, state: 'retrying', deadAt: null, nextAttemptAt: w.clock.now().toISOString(), lastError: 'HTTP 503' });
+    expect(retried).toMatchObject({
+      id,
+      state: 'retrying',
+      deadAt: null,
+      nextAttemptAt: w.clock.now().toISOString(),
+      lastError: 'HTTP 503',
+    });
     sender.fallback = { ok: true };
     expect(await channels.deliverDue(w.deps, sender, policy)).toEqual({ attempted: 1, delivered: 1 });
     expect(outbox()[0]).toMatchObject({ attempts: 5, deadAt: null, lastError: null });
@@ -600,16 +671,27 @@ describe('delivery gives up after the maximum age, per channel, with jitter; an 
       ['all_tasks_done', 0, null],
     ]);
     // Both wait for the failed one's retry time; dev's two were delivered in order.
-    expect(opsMessages.map((m) => m.nextAttemptAt.getTime())).toEqual([opsMessages[0]!.nextAttemptAt.getTime(), opsMessages[0]!.nextAttemptAt.getTime()]);
-    expect(sender.calls.filter((c) => c.url.endsWith('/dev')).map((c) => c.idempotencyKey.split(':')[1])).toEqual(['checklist_ready', 'all_tasks_done']);
+    expect(opsMessages.map((m) => m.nextAttemptAt.getTime())).toEqual([
+      opsMessages[0]!.nextAttemptAt.getTime(),
+      opsMessages[0]!.nextAttemptAt.getTime(),
+    ]);
+    expect(sender.calls.filter((c) => c.url.endsWith('/dev')).map((c) => c.idempotencyKey.split(':')[1])).toEqual([
+      'checklist_ready',
+      'all_tasks_done',
+    ]);
   });
 
   it('a run notification shows its last error to an admin only', async () => {
     await addChannel(w, 'ops');
     const run = await startedRun(w);
     await channels.deliverDue(w.deps, new FakeSender().answer('connection refused'), policy);
-    expect((await channels.runNotifications(w.deps, w.admin, { runId: run.id })).notifications[0]).toMatchObject({ lastError: 'connection refused' });
-    expect((await channels.runNotifications(w.deps, w.session, { runId: run.id })).notifications[0]).toMatchObject({ attempts: 1, lastError: null });
+    expect((await channels.runNotifications(w.deps, w.admin, { runId: run.id })).notifications[0]).toMatchObject({
+      lastError: 'connection refused',
+    });
+    expect((await channels.runNotifications(w.deps, w.session, { runId: run.id })).notifications[0]).toMatchObject({
+      attempts: 1,
+      lastError: null,
+    });
   });
 
   it('a channel whose URL may not be reached is refused with the reason and nothing is recorded', async () => {
@@ -629,7 +711,12 @@ describe('deleting a channel', () => {
     const ops = await addChannel(w, 'ops');
     const dev = await addChannel(w, 'dev');
     const run = await startedRun(w);
-    await channels.deliverDue(w.deps, new FakeSender().answer(true, 'down'), { baseMs: 1_000, maxMs: 8_000, maxAgeMs: 86_400_000, batch: 50 });
+    await channels.deliverDue(w.deps, new FakeSender().answer(true, 'down'), {
+      baseMs: 1_000,
+      maxMs: 8_000,
+      maxAgeMs: 86_400_000,
+      batch: 50,
+    });
     await step(run.id, 1);
     await step(run.id, 2);
     await step(run.id, 3);
@@ -652,7 +739,13 @@ describe('the run belongs to its session', () => {
     await expectRefused(step(run.id, 1, { actor: other }), 'FORBIDDEN', forbidden(run.id));
     await expectRefused(runs.reportBlocker(w.deps, other, { runId: run.id, blocker: 'x' }), 'FORBIDDEN', forbidden(run.id));
     await expectRefused(
-      runs.revise(w.deps, other, { runId: run.id, tasks: runTasks(1), resume_from_task: 1, progress_checklist_outcome: 'x', progress_execution_outcome: 'y' }),
+      runs.revise(w.deps, other, {
+        runId: run.id,
+        tasks: runTasks(1),
+        resume_from_task: 1,
+        progress_checklist_outcome: 'x',
+        progress_execution_outcome: 'y',
+      }),
       'FORBIDDEN',
       forbidden(run.id),
     );

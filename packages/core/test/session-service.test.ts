@@ -60,7 +60,13 @@ describe('opening sessions', () => {
     expect(sub.session.parentId).toBe(w.sessionId);
     expect(sub.session.workspaceId).toBe(w.workspaceId);
     const subActor = await resolveActor(w.deps, sub.token);
-    expect(subActor).toEqual({ workspaceId: w.workspaceId, role: 'agent', keyId: w.agent.keyId, sessionId: sub.session.id, agentName: sub.session.id });
+    expect(subActor).toEqual({
+      workspaceId: w.workspaceId,
+      role: 'agent',
+      keyId: w.agent.keyId,
+      sessionId: sub.session.id,
+      agentName: sub.session.id,
+    });
     const nested = await sessions.openSession(w.deps, subActor, {});
     expect(nested.session.parentId).toBe(sub.session.id);
   });
@@ -108,7 +114,8 @@ describe('opening by an external id (find-or-open)', () => {
   it('keeps the 20 newest further tokens; the first token always works', async () => {
     const first = await sessions.openSession(w.deps, w.agent, { externalId: 'cc-many' });
     const reopened = [];
-    for (let i = 0; i < sessions.REOPEN_TOKENS_KEPT + 1; i++) reopened.push((await sessions.openSession(w.deps, w.agent, { externalId: 'cc-many' })).token);
+    for (let i = 0; i < sessions.REOPEN_TOKENS_KEPT + 1; i++)
+      reopened.push((await sessions.openSession(w.deps, w.agent, { externalId: 'cc-many' })).token);
     await expect(resolveActor(w.deps, reopened[0])).rejects.toThrow('Error: unauthorized: unknown API key or session token.');
     for (const token of [first.token, ...reopened.slice(1)]) expect((await resolveActor(w.deps, token)).sessionId).toBe(first.session.id);
   });
@@ -134,7 +141,7 @@ describe('one chat, one list (seed 000: "Where the list lives")', () => {
     await expect(write([item('Run tests')], other)).resolves.toMatchObject({ revision: 1 });
   });
 
-  it('a session token always writes its own list, even when it could read another (its subagent\'s)', async () => {
+  it("a session token always writes its own list, even when it could read another (its subagent's)", async () => {
     const subagent = await sessions.openSession(w.deps, w.session, {});
     await write([item('Mine')]);
     expect((await todos.getTodoList(w.deps, w.session, { sessionId: subagent.session.id })).revision).toBe(0);
@@ -146,11 +153,17 @@ describe('one chat, one list (seed 000: "Where the list lives")', () => {
     const subActor = await resolveActor(w.deps, subagent.token);
     const missing = (id: string) => `Error: session ${id} not found.`;
     await expectRefused(todos.getTodoList(w.deps, w.session, { sessionId: sibling.session.id }), 'NOT_FOUND', missing(sibling.session.id));
-    await expectRefused(sessions.getSessionView(w.deps, w.session, { sessionId: sibling.session.id }), 'NOT_FOUND', missing(sibling.session.id));
+    await expectRefused(
+      sessions.getSessionView(w.deps, w.session, { sessionId: sibling.session.id }),
+      'NOT_FOUND',
+      missing(sibling.session.id),
+    );
     // A subagent does not read the session above it; that session reads the subagent.
     await expectRefused(todos.getTodoList(w.deps, subActor, { sessionId: w.sessionId }), 'NOT_FOUND', missing(w.sessionId));
     expect((await todos.getTodoList(w.deps, w.session, { sessionId: subagent.session.id })).sessionId).toBe(subagent.session.id);
-    expect((await sessions.listSessions(w.deps, w.session)).sessions.map((s) => s.id).sort()).toEqual([w.sessionId, subagent.session.id].sort());
+    expect((await sessions.listSessions(w.deps, w.session)).sessions.map((s) => s.id).sort()).toEqual(
+      [w.sessionId, subagent.session.id].sort(),
+    );
     expect((await sessions.listSessions(w.deps, subActor)).sessions.map((s) => s.id)).toEqual([subagent.session.id]);
   });
 });
@@ -191,7 +204,11 @@ describe('turns', () => {
         'Error: turns belong to a session: call with a session token.',
       );
     }
-    await expectRefused(sessions.endTurn(w.deps, w.viewer), 'FORBIDDEN', 'Error: forbidden: viewer keys are read-only (this key is viewer).');
+    await expectRefused(
+      sessions.endTurn(w.deps, w.viewer),
+      'FORBIDDEN',
+      'Error: forbidden: viewer keys are read-only (this key is viewer).',
+    );
   });
 
   it('a subagent runs its own turns', async () => {
@@ -211,13 +228,25 @@ describe('the standing plan across turns (seed 000: "What the chat shows")', () 
   it('shows the list recorded during the turn, stays after the turn ends, clears when the next starts', async () => {
     await sessions.startTurn(w.deps, w.session);
     await write([item('Read', 'completed'), item('Fix', 'in_progress')]);
-    expect((await view()).standingPlan).toEqual({ revision: 1, turnNumber: 1, items: [item('Read', 'completed'), item('Fix', 'in_progress')] });
+    expect((await view()).standingPlan).toEqual({
+      revision: 1,
+      turnNumber: 1,
+      items: [item('Read', 'completed'), item('Fix', 'in_progress')],
+    });
 
     await write([item('Read', 'completed'), item('Fix', 'completed')]);
-    expect((await view()).standingPlan).toEqual({ revision: 2, turnNumber: 1, items: [item('Read', 'completed'), item('Fix', 'completed')] });
+    expect((await view()).standingPlan).toEqual({
+      revision: 2,
+      turnNumber: 1,
+      items: [item('Read', 'completed'), item('Fix', 'completed')],
+    });
 
     await sessions.endTurn(w.deps, w.session);
-    expect((await view()).standingPlan).toEqual({ revision: 2, turnNumber: 1, items: [item('Read', 'completed'), item('Fix', 'completed')] });
+    expect((await view()).standingPlan).toEqual({
+      revision: 2,
+      turnNumber: 1,
+      items: [item('Read', 'completed'), item('Fix', 'completed')],
+    });
 
     await sessions.startTurn(w.deps, w.session);
     const cleared = await view();

@@ -10,7 +10,16 @@ const file = (name: string, body: unknown) => ({ name, content: typeof body === 
 const claude = (id: string, fields: Record<string, unknown> = {}) =>
   file(`${id}.json`, { id, subject: `Task ${id}`, description: '', status: 'pending', blocks: [], blockedBy: [], ...fields });
 const sisyphus = (id: string, fields: Record<string, unknown> = {}) =>
-  file(`${id}.json`, { id, subject: `Task ${id}`, description: '', status: 'pending', blocks: [], blockedBy: [], threadID: 'ses_1', ...fields });
+  file(`${id}.json`, {
+    id,
+    subject: `Task ${id}`,
+    description: '',
+    status: 'pending',
+    blocks: [],
+    blockedBy: [],
+    threadID: 'ses_1',
+    ...fields,
+  });
 
 /** The refusal text of a parse that must fail (and fail as INVALID_IMPORT). */
 function refusal(format: 'claude' | 'sisyphus', files: Files): string {
@@ -28,10 +37,16 @@ const record = (id: string, seq: number, fields: Partial<TaskRecord> = {}) =>
   taskRecord(id, seq, { subject: `Subject ${id}`, ...fields }, new Date(0));
 
 describe('parseTaskFiles: claude', () => {
-  it('reads every field, orders tasks by number and turns blocks/blockedBy into edges by the files\' ids', () => {
+  it("reads every field, orders tasks by number and turns blocks/blockedBy into edges by the files' ids", () => {
     const parsed = parseTaskFiles('claude', [
       claude('10', { blockedBy: ['2'] }),
-      claude('2', { subject: ' Build backend ', activeForm: 'Building backend', owner: 'alice', metadata: { p: 1 }, status: 'in_progress' }),
+      claude('2', {
+        subject: ' Build backend ',
+        activeForm: 'Building backend',
+        owner: 'alice',
+        metadata: { p: 1 },
+        status: 'in_progress',
+      }),
       claude('1', { blocks: ['10'], description: 'front' }),
     ]);
     expect(parsed.tasks.map((t) => t.id)).toEqual(['1', '2', '10']);
@@ -69,9 +84,14 @@ describe('parseTaskFiles: claude', () => {
     ]);
   });
 
-  it('ranks blockers in the stable order: a task\'s blockers keep creation order when nothing forces otherwise', () => {
+  it("ranks blockers in the stable order: a task's blockers keep creation order when nothing forces otherwise", () => {
     // 4 waits on 2 and 3; 2 waits on 1. A first-come queue would rank 3 before 2 (3 is free from the start).
-    const parsed = parseTaskFiles('claude', [claude('1'), claude('2', { blockedBy: ['1'] }), claude('3'), claude('4', { blockedBy: ['3', '2'] })]);
+    const parsed = parseTaskFiles('claude', [
+      claude('1'),
+      claude('2', { blockedBy: ['1'] }),
+      claude('3'),
+      claude('4', { blockedBy: ['3', '2'] }),
+    ]);
     expect(parsed.edges).toEqual([
       { blockerId: '1', blockedId: '2' },
       { blockerId: '2', blockedId: '4' },
@@ -85,7 +105,11 @@ describe('parseTaskFiles: claude', () => {
   });
 
   it('drops edges that touch a deleted task, as deleting a task removes its edges', () => {
-    const parsed = parseTaskFiles('claude', [claude('1', { blocks: ['2'], status: 'deleted' }), claude('2', { blocks: ['3'] }), claude('3')]);
+    const parsed = parseTaskFiles('claude', [
+      claude('1', { blocks: ['2'], status: 'deleted' }),
+      claude('2', { blocks: ['3'] }),
+      claude('3'),
+    ]);
     expect(parsed.tasks.map((t) => t.status)).toEqual(['deleted', 'pending', 'pending']);
     expect(parsed.edges).toEqual([{ blockerId: '2', blockedId: '3' }]);
   });
@@ -111,8 +135,18 @@ describe('parseTaskFiles refusals: one exact line naming the file and the reason
     ['an empty batch', 'claude', [], 'Error: invalid import: no task files to import.'],
     ['bad JSON', 'claude', [claude('1'), file('2.json', '{"id": "2",')], 'Error: invalid import: 2.json: not valid JSON.'],
     ['a JSON array', 'claude', [file('1.json', '[]')], 'Error: invalid import: 1.json: expected a JSON object.'],
-    ['an empty subject', 'claude', [claude('3', { subject: '  ' })], 'Error: invalid import: 3.json: `subject` must be a non-empty string.'],
-    ['a missing subject', 'claude', [claude('3', { subject: undefined })], 'Error: invalid import: 3.json: `subject` is required: a short imperative line naming the task, such as "Run tests".'],
+    [
+      'an empty subject',
+      'claude',
+      [claude('3', { subject: '  ' })],
+      'Error: invalid import: 3.json: `subject` must be a non-empty string.',
+    ],
+    [
+      'a missing subject',
+      'claude',
+      [claude('3', { subject: undefined })],
+      'Error: invalid import: 3.json: `subject` is required: a short imperative line naming the task, such as "Run tests".',
+    ],
     [
       'a subject over the limit',
       'claude',
@@ -131,9 +165,19 @@ describe('parseTaskFiles refusals: one exact line naming the file and the reason
       [claude('3', { status: undefined })],
       'Error: invalid import: 3.json: `status` must be one of pending, in_progress, completed, deleted (got nothing).',
     ],
-    ['metadata that is not an object', 'claude', [claude('3', { metadata: [1] })], 'Error: invalid import: 3.json: `metadata` must be a JSON object.'],
+    [
+      'metadata that is not an object',
+      'claude',
+      [claude('3', { metadata: [1] })],
+      'Error: invalid import: 3.json: `metadata` must be a JSON object.',
+    ],
     ['an owner that is not a string', 'claude', [claude('3', { owner: 7 })], 'Error: invalid import: 3.json: `owner` must be a string.'],
-    ['a numeric claude id', 'claude', [file('3.json', { id: 3, subject: 'x', status: 'pending' })], 'Error: invalid import: 3.json: `id` must be a string.'],
+    [
+      'a numeric claude id',
+      'claude',
+      [file('3.json', { id: 3, subject: 'x', status: 'pending' })],
+      'Error: invalid import: 3.json: `id` must be a string.',
+    ],
     [
       'a claude id that is not a number',
       'claude',
@@ -141,10 +185,30 @@ describe('parseTaskFiles refusals: one exact line naming the file and the reason
       'Error: invalid import: T-1.json: `id`: "T-1" is not a Claude Code task id (a number like "1").',
     ],
     ['blocks that is not an array', 'claude', [claude('3', { blocks: '1' })], 'Error: invalid import: 3.json: `blocks` must be an array.'],
-    ['blockedBy naming an unknown task', 'claude', [claude('1'), claude('3', { blockedBy: ['7'] })], 'Error: invalid import: 3.json: blockedBy names unknown task "7".'],
-    ['blocks naming an unknown task', 'claude', [claude('3', { blocks: ['1'] })], 'Error: invalid import: 3.json: blocks names unknown task "1".'],
-    ['a task blocking itself', 'claude', [claude('3', { blocks: ['3'] })], 'Error: invalid import: 3.json: task "3" cannot depend on itself.'],
-    ['a duplicate id', 'claude', [claude('2'), file('copy.json', { id: '2', subject: 'x', status: 'pending' })], 'Error: invalid import: copy.json: duplicate id "2" (also in 2.json).'],
+    [
+      'blockedBy naming an unknown task',
+      'claude',
+      [claude('1'), claude('3', { blockedBy: ['7'] })],
+      'Error: invalid import: 3.json: blockedBy names unknown task "7".',
+    ],
+    [
+      'blocks naming an unknown task',
+      'claude',
+      [claude('3', { blocks: ['1'] })],
+      'Error: invalid import: 3.json: blocks names unknown task "1".',
+    ],
+    [
+      'a task blocking itself',
+      'claude',
+      [claude('3', { blocks: ['3'] })],
+      'Error: invalid import: 3.json: task "3" cannot depend on itself.',
+    ],
+    [
+      'a duplicate id',
+      'claude',
+      [claude('2'), file('copy.json', { id: '2', subject: 'x', status: 'pending' })],
+      'Error: invalid import: copy.json: duplicate id "2" (also in 2.json).',
+    ],
     [
       'a cycle of two',
       'claude',
@@ -154,10 +218,20 @@ describe('parseTaskFiles refusals: one exact line naming the file and the reason
     [
       'a cycle met through blockedBy, behind a task that waits on it',
       'claude',
-      [claude('1', { blockedBy: ['3'] }), claude('2', { blockedBy: ['4'] }), claude('3', { blockedBy: ['2'] }), claude('4', { blockedBy: ['3'] })],
+      [
+        claude('1', { blockedBy: ['3'] }),
+        claude('2', { blockedBy: ['4'] }),
+        claude('3', { blockedBy: ['2'] }),
+        claude('4', { blockedBy: ['3'] }),
+      ],
       'Error: invalid import: 2.json: dependency cycle 2 → 3 → 4 → 2.',
     ],
-    ['a sisyphus id that is not T-…', 'sisyphus', [sisyphus('task-1')], 'Error: invalid import: task-1.json: `id`: "task-1" is not a task id (T-…).'],
+    [
+      'a sisyphus id that is not T-…',
+      'sisyphus',
+      [sisyphus('task-1')],
+      'Error: invalid import: task-1.json: `id`: "task-1" is not a task id (T-…).',
+    ],
     [
       'a sisyphus edge that is not a task id',
       'sisyphus',
@@ -271,8 +345,24 @@ describe('renderTaskFiles', () => {
     const parsed = parseTaskFiles(format, renderTaskFiles(format, graph, graphEdges));
     const idOf = new Map(graph.map((t, i) => [format === 'claude' ? String(i + 1) : t.id, t.id]));
     expect(parsed.tasks.map((t) => idOf.get(t.id))).toEqual(['T-1', 'T-2', 'T-3', 'T-4']);
-    expect(parsed.tasks.map(({ subject, description, status, activeForm, owner, metadata }) => ({ subject, description, status, activeForm, owner, metadata }))).toEqual(
-      graph.map(({ subject, description, status, activeForm, owner, metadata }) => ({ subject, description, status, activeForm, owner, metadata })),
+    expect(
+      parsed.tasks.map(({ subject, description, status, activeForm, owner, metadata }) => ({
+        subject,
+        description,
+        status,
+        activeForm,
+        owner,
+        metadata,
+      })),
+    ).toEqual(
+      graph.map(({ subject, description, status, activeForm, owner, metadata }) => ({
+        subject,
+        description,
+        status,
+        activeForm,
+        owner,
+        metadata,
+      })),
     );
     expect(parsed.tasks.map((t) => t.threadId)).toEqual(graph.map(() => (format === 'sisyphus' ? 'ses_1' : null)));
     expect(parsed.edges.map((e) => ({ blockerId: idOf.get(e.blockerId), blockedId: idOf.get(e.blockedId) }))).toEqual(graphEdges);

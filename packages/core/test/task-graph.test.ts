@@ -119,7 +119,10 @@ describe('parallelPlan', () => {
 
   it('orders each wave by creation order, not by the order edges were walked', () => {
     const plan = parallelPlan(['T-1', 'T-2', 'T-3', 'T-4'], edges('T-4>T-1', 'T-3>T-2'));
-    expect(plan.waves).toEqual([['T-3', 'T-4'], ['T-1', 'T-2']]);
+    expect(plan.waves).toEqual([
+      ['T-3', 'T-4'],
+      ['T-1', 'T-2'],
+    ]);
   });
 
   it('ignores edges to tasks outside the set (already resolved)', () => {

@@ -245,11 +245,23 @@ describe('refused edges record nothing', () => {
   it('a self edge, on update from either side and on create', async () => {
     const a = (await create(w.session, 'A')).id;
     const before = taskState(w);
-    await expectRefused(update(w.session, { id: a, addBlockedBy: [a] }), 'INVALID_DEPENDENCY', `Error: invalid dependency: ${a} cannot depend on itself.`);
-    await expectRefused(update(w.session, { id: a, addBlocks: [a] }), 'INVALID_DEPENDENCY', `Error: invalid dependency: ${a} cannot depend on itself.`);
+    await expectRefused(
+      update(w.session, { id: a, addBlockedBy: [a] }),
+      'INVALID_DEPENDENCY',
+      `Error: invalid dependency: ${a} cannot depend on itself.`,
+    );
+    await expectRefused(
+      update(w.session, { id: a, addBlocks: [a] }),
+      'INVALID_DEPENDENCY',
+      `Error: invalid dependency: ${a} cannot depend on itself.`,
+    );
     // Ids are predictable here: the next task is the second uuid.
     const next = 'T-00000000-0000-4000-8000-000000000002';
-    await expectRefused(create(w.session, 'B', { blockedBy: [next] }), 'INVALID_DEPENDENCY', `Error: invalid dependency: ${next} cannot depend on itself.`);
+    await expectRefused(
+      create(w.session, 'B', { blockedBy: [next] }),
+      'INVALID_DEPENDENCY',
+      `Error: invalid dependency: ${next} cannot depend on itself.`,
+    );
     expectNoTaskChange(w, before);
   });
 
@@ -335,7 +347,11 @@ describe('deleting a task', () => {
     for (const input of [{ subject: 'again' }, { status: 'pending' as const }, { status: 'deleted' as const }]) {
       await expectRefused(update(w.session, { id: a, ...input }), 'CONFLICT', `Error: task ${a} is deleted; it can no longer change.`);
     }
-    await expectRefused(tasks.claimTask(w.deps, alice, { id: a }), 'CLAIM_REFUSED', `Error: cannot claim ${a}: it is deleted, not pending.`);
+    await expectRefused(
+      tasks.claimTask(w.deps, alice, { id: a }),
+      'CLAIM_REFUSED',
+      `Error: cannot claim ${a}: it is deleted, not pending.`,
+    );
     expectNoTaskChange(w, before);
   });
 
@@ -351,7 +367,12 @@ describe('deleting a task', () => {
   it('leaves it out of the plan', async () => {
     const { t1, t2, t3 } = await seedExample();
     await update(w.session, { id: t2, status: 'deleted' });
-    expect(await tasks.planTasks(w.deps, w.viewer, {})).toEqual({ listName: 'default', waves: [[t1], [t3]], criticalPath: [t1, t3], criticalPathLength: 2 });
+    expect(await tasks.planTasks(w.deps, w.viewer, {})).toEqual({
+      listName: 'default',
+      waves: [[t1], [t3]],
+      criticalPath: [t1, t3],
+      criticalPathLength: 2,
+    });
   });
 });
 
@@ -436,7 +457,11 @@ describe('listTasks', () => {
     const a = (await create(w.session, 'A', { listName: 'sprint-1' })).id;
     await create(w.session, 'B');
     expect(ids(await list(w.viewer, { listName: 'sprint-1' }))).toEqual([a]);
-    await expectRefused(list(w.viewer, { listName: 'never' }), 'NOT_FOUND', 'Error: task list "never" does not exist; the nearest names are "default", "sprint-1".');
+    await expectRefused(
+      list(w.viewer, { listName: 'never' }),
+      'NOT_FOUND',
+      'Error: task list "never" does not exist; the nearest names are "default", "sprint-1".',
+    );
     expect(await list(w.viewer)).toMatchObject({ listName: 'default' });
     await expectRefused(tasks.getTask(w.deps, w.viewer, { id: a }), 'NOT_FOUND', `Error: task ${a} not found in list "default".`);
   });
@@ -446,7 +471,11 @@ describe('listTasks', () => {
     const other = await workspaces.createWorkspace(w.deps, w.admin, { name: 'other' });
     const outsider = await resolveActor(w.deps, other.adminKey);
     expect(await list(outsider)).toEqual({ listName: 'default', tasks: [] });
-    await expectRefused(tasks.getTask(w.deps, outsider, { id: a }), 'NOT_FOUND', 'Error: task list "default" does not exist; %s.'.replace('%s', 'this workspace has no task lists yet (TaskCreate starts one)'));
+    await expectRefused(
+      tasks.getTask(w.deps, outsider, { id: a }),
+      'NOT_FOUND',
+      'Error: task list "default" does not exist; %s.'.replace('%s', 'this workspace has no task lists yet (TaskCreate starts one)'),
+    );
   });
 });
 
@@ -482,10 +511,22 @@ describe('claims', () => {
     const before = taskState(w);
     await expectRefused(tasks.claimTask(w.deps, bob, { id: a }), 'CLAIM_REFUSED', `Error: cannot claim ${a}: already claimed by alice.`);
     await expectRefused(tasks.claimTask(w.deps, bob, { id: d }), 'CLAIM_REFUSED', `Error: cannot claim ${d}: already claimed by alice.`);
-    await expectRefused(tasks.claimTask(w.deps, alice, { id: a }), 'CLAIM_REFUSED', `Error: cannot claim ${a}: it is in_progress, not pending.`);
-    await expectRefused(tasks.claimTask(w.deps, bob, { id: b }), 'CLAIM_REFUSED', `Error: cannot claim ${b}: it is completed, not pending.`);
+    await expectRefused(
+      tasks.claimTask(w.deps, alice, { id: a }),
+      'CLAIM_REFUSED',
+      `Error: cannot claim ${a}: it is in_progress, not pending.`,
+    );
+    await expectRefused(
+      tasks.claimTask(w.deps, bob, { id: b }),
+      'CLAIM_REFUSED',
+      `Error: cannot claim ${b}: it is completed, not pending.`,
+    );
     await expectRefused(tasks.claimTask(w.deps, bob, { id: c }), 'CLAIM_REFUSED', `Error: cannot claim ${c}: blocked by ${a}.`);
-    await expectRefused(tasks.claimTask(w.deps, bob, { id: 'T-unknown' }), 'NOT_FOUND', 'Error: task T-unknown not found in list "default".');
+    await expectRefused(
+      tasks.claimTask(w.deps, bob, { id: 'T-unknown' }),
+      'NOT_FOUND',
+      'Error: task T-unknown not found in list "default".',
+    );
     expectNoTaskChange(w, before);
   });
 
@@ -511,7 +552,11 @@ describe('claims', () => {
 
   it('claim-next on a named list that does not exist is refused and creates nothing; on the default list it is null', async () => {
     const before = taskState(w);
-    await expectRefused(tasks.claimTask(w.deps, alice, { listName: 'nothing-here' }), 'NOT_FOUND', 'Error: task list "nothing-here" does not exist; this workspace has no task lists yet (TaskCreate starts one).');
+    await expectRefused(
+      tasks.claimTask(w.deps, alice, { listName: 'nothing-here' }),
+      'NOT_FOUND',
+      'Error: task list "nothing-here" does not exist; this workspace has no task lists yet (TaskCreate starts one).',
+    );
     expect(await tasks.claimTask(w.deps, alice, {})).toEqual({ task: null });
     expectNoTaskChange(w, before);
   });
@@ -600,7 +645,11 @@ describe('expectedVersion', () => {
     losses = 0;
     lose(5);
     const before = taskState(w);
-    await expectRefused(update(w.session, { id: a, subject: 'A3' }), 'CONFLICT', 'Error: the task kept changing under concurrent writers; try again.');
+    await expectRefused(
+      update(w.session, { id: a, subject: 'A3' }),
+      'CONFLICT',
+      'Error: the task kept changing under concurrent writers; try again.',
+    );
     expect(losses).toBe(5);
     expectNoTaskChange(w, before);
   });
@@ -675,12 +724,26 @@ describe('planTasks', () => {
     const { t1, t2, t3 } = await seedExample();
     await update(w.session, { id: t1, status: 'completed' });
     await tasks.claimTask(w.deps, alice, { id: t2 });
-    expect(await tasks.planTasks(w.deps, w.viewer, {})).toEqual({ listName: 'default', waves: [[t2], [t3]], criticalPath: [t2, t3], criticalPathLength: 2 });
+    expect(await tasks.planTasks(w.deps, w.viewer, {})).toEqual({
+      listName: 'default',
+      waves: [[t2], [t3]],
+      criticalPath: [t2, t3],
+      criticalPathLength: 2,
+    });
   });
 
   it('a list never written has an empty plan', async () => {
-    expect(await tasks.planTasks(w.deps, w.viewer, {})).toEqual({ listName: 'default', waves: [], criticalPath: [], criticalPathLength: 0 });
-    await expectRefused(tasks.planTasks(w.deps, w.viewer, { listName: 'none' }), 'NOT_FOUND', 'Error: task list "none" does not exist; this workspace has no task lists yet (TaskCreate starts one).');
+    expect(await tasks.planTasks(w.deps, w.viewer, {})).toEqual({
+      listName: 'default',
+      waves: [],
+      criticalPath: [],
+      criticalPathLength: 0,
+    });
+    await expectRefused(
+      tasks.planTasks(w.deps, w.viewer, { listName: 'none' }),
+      'NOT_FOUND',
+      'Error: task list "none" does not exist; this workspace has no task lists yet (TaskCreate starts one).',
+    );
   });
 });
 
@@ -728,9 +791,17 @@ describe('threads and roles', () => {
   });
 
   it('updating an unknown task or in an unknown list is not found', async () => {
-    await expectRefused(update(alice, { id: 'T-unknown', subject: 'x' }), 'NOT_FOUND', 'Error: task list "default" does not exist; this workspace has no task lists yet (TaskCreate starts one).');
+    await expectRefused(
+      update(alice, { id: 'T-unknown', subject: 'x' }),
+      'NOT_FOUND',
+      'Error: task list "default" does not exist; this workspace has no task lists yet (TaskCreate starts one).',
+    );
     await create(alice, 'A');
-    await expectRefused(update(alice, { id: 'T-unknown', subject: 'x' }), 'NOT_FOUND', 'Error: task T-unknown not found in list "default".');
+    await expectRefused(
+      update(alice, { id: 'T-unknown', subject: 'x' }),
+      'NOT_FOUND',
+      'Error: task T-unknown not found in list "default".',
+    );
   });
 });
 

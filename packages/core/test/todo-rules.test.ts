@@ -40,7 +40,11 @@ describe('normalizeTodos', () => {
   });
 
   it.each(['', ' ', '   \t\n '])('refuses text that is empty once trimmed (%j)', (content) => {
-    expectThrows(() => normalizeTodos([item('Plan'), item(content)]), 'INVALID_TODOS', 'Error: invalid todo: `content` must be a non-empty string. At `todos[1].content`.');
+    expectThrows(
+      () => normalizeTodos([item('Plan'), item(content)]),
+      'INVALID_TODOS',
+      'Error: invalid todo: `content` must be a non-empty string. At `todos[1].content`.',
+    );
   });
 
   it('refuses the same text twice, comparing after trimming, naming the trimmed text', () => {
@@ -64,12 +68,12 @@ describe('normalizeTodos', () => {
   });
 
   it('reports the first problem in list order', () => {
-    expectThrows(() => normalizeTodos([item(' '), item('A'), item('A')]), 'INVALID_TODOS', `${NON_EMPTY_CONTENT_ERROR} At \`todos[0].content\`.`);
     expectThrows(
-      () => normalizeTodos([item('A'), item('A'), item(' ')]),
+      () => normalizeTodos([item(' '), item('A'), item('A')]),
       'INVALID_TODOS',
-      'Error: invalid todos: duplicate content "A"',
+      `${NON_EMPTY_CONTENT_ERROR} At \`todos[0].content\`.`,
     );
+    expectThrows(() => normalizeTodos([item('A'), item('A'), item(' ')]), 'INVALID_TODOS', 'Error: invalid todos: duplicate content "A"');
   });
 });
 
@@ -97,9 +101,7 @@ describe('checkOneActive', () => {
   });
 
   it('with the rule off, allows several in_progress items', () => {
-    expect(() =>
-      checkOneActive([item('A', 'in_progress'), item('B', 'in_progress'), item('C', 'in_progress')], false),
-    ).not.toThrow();
+    expect(() => checkOneActive([item('A', 'in_progress'), item('B', 'in_progress'), item('C', 'in_progress')], false)).not.toThrow();
   });
 });
 

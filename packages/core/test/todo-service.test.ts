@@ -18,12 +18,28 @@ const history = (limit = 100, before?: number) => todos.todoHistory(w.deps, w.ad
 
 describe("a mirrored list keeps each item's activeForm as display text", () => {
   it('kept trimmed (dropped when blank), shown on the list and the card, never part of the diff or the counts', async () => {
-    await write({ todos: [{ content: 'Run tests', status: 'in_progress', activeForm: ' Running tests ' }, { content: 'Ship', status: 'pending', activeForm: '  ' }] });
-    expect((await list()).items).toEqual([{ content: 'Run tests', status: 'in_progress', activeForm: 'Running tests' }, { content: 'Ship', status: 'pending' }]);
-    const out = await write({ todos: [{ content: 'Run tests', status: 'in_progress', activeForm: 'Running the suite' }, { content: 'Ship', status: 'pending' }] });
+    await write({
+      todos: [
+        { content: 'Run tests', status: 'in_progress', activeForm: ' Running tests ' },
+        { content: 'Ship', status: 'pending', activeForm: '  ' },
+      ],
+    });
+    expect((await list()).items).toEqual([
+      { content: 'Run tests', status: 'in_progress', activeForm: 'Running tests' },
+      { content: 'Ship', status: 'pending' },
+    ]);
+    const out = await write({
+      todos: [
+        { content: 'Run tests', status: 'in_progress', activeForm: 'Running the suite' },
+        { content: 'Ship', status: 'pending' },
+      ],
+    });
     expect(out.counts).toEqual({ pending: 1, inProgress: 1, completed: 0 });
     expect((await history(1)).cards[0]).toMatchObject({
-      items: [{ content: 'Run tests', status: 'in_progress', activeForm: 'Running the suite' }, { content: 'Ship', status: 'pending' }],
+      items: [
+        { content: 'Run tests', status: 'in_progress', activeForm: 'Running the suite' },
+        { content: 'Ship', status: 'pending' },
+      ],
       changes: { added: [], removed: [], statusChanged: [] },
     });
   });
@@ -31,7 +47,12 @@ describe("a mirrored list keeps each item's activeForm as display text", () => {
   it('the same refusals as todo_write: duplicate content is refused whatever the activeForm', async () => {
     const before = await recordedState(w, w.sessionId);
     await expectRefused(
-      write({ todos: [{ content: 'Run tests', status: 'pending', activeForm: 'A' }, { content: 'Run tests', status: 'pending', activeForm: 'B' }] }),
+      write({
+        todos: [
+          { content: 'Run tests', status: 'pending', activeForm: 'A' },
+          { content: 'Run tests', status: 'pending', activeForm: 'B' },
+        ],
+      }),
       'INVALID_TODOS',
       'Error: invalid todos: duplicate content "Run tests"',
     );
@@ -105,7 +126,11 @@ describe('recording an update (seed 000: "How an update works")', () => {
   it('an empty list clears the list, as a new revision with zero counts', async () => {
     await write({ todos: [item('A', 'completed'), item('B')] });
     const out = await write({ todos: [] });
-    expect(out).toEqual({ message: 'Updated todo list: 0 pending, 0 in progress, 0 completed', revision: 2, counts: { pending: 0, inProgress: 0, completed: 0 } });
+    expect(out).toEqual({
+      message: 'Updated todo list: 0 pending, 0 in progress, 0 completed',
+      revision: 2,
+      counts: { pending: 0, inProgress: 0, completed: 0 },
+    });
     const now = await list();
     expect(now.items).toEqual([]);
     expect(now.revision).toBe(2);
@@ -141,7 +166,11 @@ describe('recording an update (seed 000: "How an update works")', () => {
 describe('refusals record nothing (seed 000 exact texts)', () => {
   it('refuses text that is empty once trimmed', async () => {
     const before = await recordedState(w, w.sessionId);
-    await expectRefused(write({ todos: [item('Plan'), item('   ')] }), 'INVALID_TODOS', 'Error: invalid todo: `content` must be a non-empty string. At `todos[1].content`.');
+    await expectRefused(
+      write({ todos: [item('Plan'), item('   ')] }),
+      'INVALID_TODOS',
+      'Error: invalid todo: `content` must be a non-empty string. At `todos[1].content`.',
+    );
     await expectNothingRecorded(w, w.sessionId, before);
   });
 
@@ -221,7 +250,11 @@ describe('refusals record nothing (seed 000 exact texts)', () => {
 
   it('refuses a viewer key with the forbidden text', async () => {
     const snapshot = w.store.snapshot();
-    await expectRefused(write({ todos: [item('A')] }, w.viewer), 'FORBIDDEN', 'Error: forbidden: viewer keys are read-only (this key is viewer).');
+    await expectRefused(
+      write({ todos: [item('A')] }, w.viewer),
+      'FORBIDDEN',
+      'Error: forbidden: viewer keys are read-only (this key is viewer).',
+    );
     expect(w.store.snapshot()).toEqual(snapshot);
     expect(todoEvents()).toEqual([]);
   });
@@ -439,9 +472,9 @@ describe('update cards, live events and history', () => {
     expect(after.sessionId).toBe(w.sessionId);
     expect(after.cards.map((c) => c.revision)).toEqual([3, 4]);
     expect(after.cards[0]!.items).toEqual([item('Step 3')]);
-    expect((await todos.todoCardsAfter(w.deps, w.admin, { sessionId: w.sessionId, afterRevision: 0 })).cards.map((c) => c.revision)).toEqual([
-      1, 2, 3, 4,
-    ]);
+    expect(
+      (await todos.todoCardsAfter(w.deps, w.admin, { sessionId: w.sessionId, afterRevision: 0 })).cards.map((c) => c.revision),
+    ).toEqual([1, 2, 3, 4]);
     expect((await todos.todoCardsAfter(w.deps, w.session, { afterRevision: 4 })).cards).toEqual([]);
   });
 

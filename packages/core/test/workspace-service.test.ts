@@ -26,7 +26,13 @@ describe('bootstrap', () => {
         revokedAt: null,
       },
     ]);
-    expect(await resolveActor(deps, boot!.adminKey)).toEqual({ workspaceId: 'ws_1', role: 'admin', keyId: 'key_1', sessionId: null, agentName: null });
+    expect(await resolveActor(deps, boot!.adminKey)).toEqual({
+      workspaceId: 'ws_1',
+      role: 'admin',
+      keyId: 'key_1',
+      sessionId: null,
+      agentName: null,
+    });
   });
 
   it('returns null on the second call and creates nothing more', async () => {
@@ -71,7 +77,11 @@ describe('bootstrap', () => {
     }
     const { deps } = makeDeps();
     await workspaces.bootstrap(deps);
-    await expectRefused(workspaces.bootstrap(deps, 'a'.repeat(30)), 'INVALID_INPUT', `Error: AGENT_TASKS_ADMIN_KEY is too weak: it uses only 1 distinct character; ${advice}`);
+    await expectRefused(
+      workspaces.bootstrap(deps, 'a'.repeat(30)),
+      'INVALID_INPUT',
+      `Error: AGENT_TASKS_ADMIN_KEY is too weak: it uses only 1 distinct character; ${advice}`,
+    );
     // A key generated the way the server makes them (32 random bytes, base64url) passes.
     expect(keyWeakness('atk_5FmMtice_70Pultb3f_y1d1l-l_MZy2-NKUkVYgm7s0')).toBeNull();
   });
@@ -118,7 +128,13 @@ describe('API keys', () => {
     w.clock.set('2025-07-01T00:00:00.000Z');
     for (const role of ['admin', 'agent', 'viewer'] as const) {
       const created = await workspaces.createKey(w.deps, w.admin, { name: `${role} key`, role });
-      expect(created.key).toEqual({ id: created.key.id, name: `${role} key`, role, createdAt: '2025-07-01T00:00:00.000Z', revokedAt: null });
+      expect(created.key).toEqual({
+        id: created.key.id,
+        name: `${role} key`,
+        role,
+        createdAt: '2025-07-01T00:00:00.000Z',
+        revokedAt: null,
+      });
       expect(w.store.snapshot().keys.get(created.key.id)!.tokenHash).toBe(`h:${created.token}`);
       expect(await resolveActor(w.deps, created.token)).toEqual({
         workspaceId: w.workspaceId,
@@ -155,7 +171,11 @@ describe('API keys', () => {
       ['viewer', 'viewer'],
     ]);
     for (const k of listed.keys) expect(Object.keys(k).sort()).toEqual(['createdAt', 'id', 'name', 'revokedAt', 'role']);
-    await expectRefused(workspaces.listKeys(w.deps, w.agent), 'FORBIDDEN', 'Error: forbidden: this call needs an admin key (this key is agent).');
+    await expectRefused(
+      workspaces.listKeys(w.deps, w.agent),
+      'FORBIDDEN',
+      'Error: forbidden: this call needs an admin key (this key is agent).',
+    );
   });
 
   it('an admin revokes a key: it is stamped with the time and shows as revoked', async () => {

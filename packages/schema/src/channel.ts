@@ -9,7 +9,7 @@ export const channelKind = z
   .enum(channelKinds, {
     error: (iss) => `Error: invalid input: \`kind\` must be one of webhook, slack, discord, teams (got ${shown(iss.input)}).`,
   })
-  .describe('webhook: our JSON; slack, discord, teams: that service\'s incoming-webhook message');
+  .describe("webhook: our JSON; slack, discord, teams: that service's incoming-webhook message");
 export type ChannelKind = z.infer<typeof channelKind>;
 
 export const channel = z.object({ id: z.string(), name: z.string(), kind: channelKind, url: z.string(), createdAt: isoDate });
@@ -21,7 +21,10 @@ export const channelCreateInput = z.strictObject(
       .string({ error: 'Error: invalid input: `name` must be a non-empty string.' })
       .trim()
       .min(1, { error: 'Error: invalid input: `name` must be a non-empty string.' })
-      .max(NAME_MAX, { error: (iss) => `Error: invalid input: \`name\` must be at most ${NAME_MAX} characters (got ${typeof iss.input === 'string' ? [...iss.input].length : 0}).` }),
+      .max(NAME_MAX, {
+        error: (iss) =>
+          `Error: invalid input: \`name\` must be at most ${NAME_MAX} characters (got ${typeof iss.input === 'string' ? [...iss.input].length : 0}).`,
+      }),
     kind: channelKind.default('webhook'),
     url: z
       .url({ protocol: /^https?$/, error: 'Error: invalid input: `url` must be an http(s) URL.' })

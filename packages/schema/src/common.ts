@@ -31,7 +31,8 @@ export const feedFrom = z
 export const lastEventId = z
   .string({ error: (iss) => `Error: invalid input: \`lastEventId\` must be a string of digits (got ${shown(iss.input)}).` })
   .regex(/^\d{1,15}$/, {
-    error: (iss) => `Error: invalid input: \`lastEventId\` must be the id of an event this feed sent: a whole number of at most 15 digits (got ${shown(iss.input)}).`,
+    error: (iss) =>
+      `Error: invalid input: \`lastEventId\` must be the id of an event this feed sent: a whole number of at most 15 digits (got ${shown(iss.input)}).`,
   });
 
 /** Input contract of a procedure that takes nothing. */

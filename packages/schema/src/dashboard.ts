@@ -73,4 +73,7 @@ export type OutboxMessageView = z.infer<typeof outboxMessageView>;
 export const outboxRetryInput = z.strictObject({ id }, { error: unknownField('{ id }') });
 export const outboxListOutput = z.object({ messages: z.array(outboxMessageView) });
 
-export const runLinkWatchInput = z.strictObject({ runId: id, lastEventId: lastEventId.optional() }, { error: unknownField('{ runId, lastEventId? }') });
+export const runLinkWatchInput = z.strictObject(
+  { runId: id, lastEventId: lastEventId.optional() },
+  { error: unknownField('{ runId, lastEventId? }') },
+);

@@ -48,14 +48,27 @@ const unit = (origin: unknown, n: number | bigint) =>
 /** Our own wording for a zod issue whose contract gave none: what the field must be, never the library's text. */
 function worded(issue: z.core.$ZodIssue): string {
   const field = issue.path.length ? `\`${pathText(issue.path)}\`` : 'the input';
-  const i = issue as z.core.$ZodIssue & { expected?: string; input?: unknown; origin?: string; maximum?: number | bigint; minimum?: number | bigint; values?: unknown[]; format?: string; keys?: string[] };
+  const i = issue as z.core.$ZodIssue & {
+    expected?: string;
+    input?: unknown;
+    origin?: string;
+    maximum?: number | bigint;
+    minimum?: number | bigint;
+    values?: unknown[];
+    format?: string;
+    keys?: string[];
+  };
   switch (issue.code) {
     case 'invalid_type':
-      return i.input === undefined && issue.path.length ? `${field} is required.` : `${field} must be ${KINDS[i.expected ?? ''] ?? i.expected}${got(i.input)}.`;
+      return i.input === undefined && issue.path.length
+        ? `${field} is required.`
+        : `${field} must be ${KINDS[i.expected ?? ''] ?? i.expected}${got(i.input)}.`;
     case 'too_big':
       return `${field} must be at most${unit(i.origin, i.maximum ?? 0)}.`;
     case 'too_small':
-      return i.origin === 'string' && i.minimum === 1 ? `${field} must not be empty.` : `${field} must be at least${unit(i.origin, i.minimum ?? 0)}.`;
+      return i.origin === 'string' && i.minimum === 1
+        ? `${field} must not be empty.`
+        : `${field} must be at least${unit(i.origin, i.minimum ?? 0)}.`;
     case 'invalid_value':
       return `${field} must be ${(i.values ?? []).map((v) => JSON.stringify(v)).join(' or ')}${got(i.input)}.`;
     case 'unrecognized_keys':

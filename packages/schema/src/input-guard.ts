@@ -48,7 +48,8 @@ export function inputProblem(input: unknown): string | null {
       const next: Node = { value: child, depth: node.depth + 1, key, parent: node };
       if (typeof key === 'string') {
         if (RESERVED_KEYS.has(key)) return `Error: invalid input: ${where(next)}: \`${key}\` is a reserved name and cannot be a key.`;
-        if (LONE_SURROGATE.test(key)) return `Error: invalid input: a key in ${where(node)} contains an unpaired surrogate; send valid Unicode text.`;
+        if (LONE_SURROGATE.test(key))
+          return `Error: invalid input: a key in ${where(node)} contains an unpaired surrogate; send valid Unicode text.`;
       }
       stack.push(next);
     }

@@ -9,7 +9,10 @@ const bounded = (field: string, max: number) =>
     .string({ error: `Error: invalid input: \`${field}\` must be a non-empty string.` })
     .trim()
     .min(1, { error: `Error: invalid input: \`${field}\` must be a non-empty string.` })
-    .max(max, { error: (iss) => `Error: invalid input: \`${field}\` must be at most ${max} characters (got ${typeof iss.input === 'string' ? [...iss.input].length : 0}).` });
+    .max(max, {
+      error: (iss) =>
+        `Error: invalid input: \`${field}\` must be at most ${max} characters (got ${typeof iss.input === 'string' ? [...iss.input].length : 0}).`,
+    });
 
 /** A checklist task: exactly an action and its expected result; its position is its identity. */
 export const runTask = z.strictObject(
@@ -40,10 +43,7 @@ const position = (field: string) =>
     .min(1, { error: `Error: invalid input: \`${field}\` must be a task position (a whole number from 1).` });
 
 /** A ready checklist the caller already holds (seed 002 "Supplying an existing checklist"); the run's first step submits it unchanged. */
-export const runTaskContext = z.strictObject(
-  { tasks: runTasks },
-  { error: unknownField('{ tasks }') },
-);
+export const runTaskContext = z.strictObject({ tasks: runTasks }, { error: unknownField('{ tasks }') });
 export type RunTaskContext = z.infer<typeof runTaskContext>;
 
 export const runPrepareInput = z.strictObject(
@@ -52,9 +52,7 @@ export const runPrepareInput = z.strictObject(
       .string({ error: 'Error: invalid input: `parentExecutionId` must be a run id or "none".' })
       .min(1, { error: 'Error: invalid input: `parentExecutionId` must be a run id or "none".' })
       .max(100, { error: 'Error: invalid input: `parentExecutionId` must be a run id or "none".' }),
-    skipNotificationCheck: z
-      .boolean({ error: 'Error: invalid input: `skipNotificationCheck` must be true or false.' })
-      .optional(),
+    skipNotificationCheck: z.boolean({ error: 'Error: invalid input: `skipNotificationCheck` must be true or false.' }).optional(),
     taskContext: runTaskContext.optional(),
   },
   { error: unknownField('{ parentExecutionId, skipNotificationCheck?, taskContext? }') },
@@ -68,10 +66,7 @@ const attemptId = z
   .min(1, { error: 'Error: invalid input: `attemptId` must be the step attempt id of the run (its `attemptId`).' })
   .max(100, { error: 'Error: invalid input: `attemptId` must be the step attempt id of the run (its `attemptId`).' });
 
-export const runNameInput = z.strictObject(
-  { runId: id, name: bounded('name', RUN_NAME_MAX) },
-  { error: unknownField('{ runId, name }') },
-);
+export const runNameInput = z.strictObject({ runId: id, name: bounded('name', RUN_NAME_MAX) }, { error: unknownField('{ runId, name }') });
 
 export const runIntakeInput = z.strictObject(
   {
@@ -189,7 +184,12 @@ export const runView = z.object({
   connections: z.array(runConnection).describe('Child runs that completed: one success connection each'),
   blocks: z.object({
     checklist: z.object({ synopsis: z.string() }),
-    prepare: z.object({ length: z.number().int(), cursor: z.number().int(), action: z.string().nullable(), expected_result: z.string().nullable() }),
+    prepare: z.object({
+      length: z.number().int(),
+      cursor: z.number().int(),
+      action: z.string().nullable(),
+      expected_result: z.string().nullable(),
+    }),
     work: z.object({
       role: z.enum(['intake', 'task', 'revise', 'done']).describe('What the Work block shows: intake, Task N/M, Revise checklist, or done'),
       label: z.string(),
@@ -225,13 +225,19 @@ export const runWatchInput = z.strictObject({ runId: id, lastEventId: lastEventI
 export const runEvent = z.object({
   version: z.number().int(),
   run: runView,
-  connection: runConnection.optional().describe('Set on the event that brings a child run\'s success connection'),
+  connection: runConnection.optional().describe("Set on the event that brings a child run's success connection"),
 });
 export type RunEvent = z.infer<typeof runEvent>;
 
 export const runNotificationsOutput = z.object({
   notifications: z.array(
-    z.object({ kind: z.enum(['checklist_ready', 'all_tasks_done']), channelId: z.string(), attempts: z.number().int(), delivered: z.boolean(), lastError: z.string().nullable() }),
+    z.object({
+      kind: z.enum(['checklist_ready', 'all_tasks_done']),
+      channelId: z.string(),
+      attempts: z.number().int(),
+      delivered: z.boolean(),
+      lastError: z.string().nullable(),
+    }),
   ),
 });
 export const runListInput = z.strictObject({ sessionId: id.optional() }, { error: unknownField('{ sessionId? }') }).default({});

@@ -14,7 +14,10 @@ export const session = z.object({
   title: z.string().nullable(),
   agentName: z.string().describe('The name this session works under, e.g. as a task owner (default: the session id).'),
   turn: z.object({ number: z.number().int(), state: turnState }),
-  externalId: z.string().optional().describe('The key another tool knows this session by (e.g. a Claude Code session id), when opened with one.'),
+  externalId: z
+    .string()
+    .optional()
+    .describe('The key another tool knows this session by (e.g. a Claude Code session id), when opened with one.'),
   createdAt: isoDate,
 });
 export type Session = z.infer<typeof session>;

@@ -16,8 +16,7 @@ import {
 
 export const taskStatuses = ['pending', 'in_progress', 'completed', 'deleted'] as const;
 export const taskStatus = z.enum(taskStatuses, {
-  error: (iss) =>
-    `Error: invalid task: \`status\` must be one of pending, in_progress, completed, deleted (got ${shown(iss.input)}).`,
+  error: (iss) => `Error: invalid task: \`status\` must be one of pending, in_progress, completed, deleted (got ${shown(iss.input)}).`,
 });
 export type TaskStatus = z.infer<typeof taskStatus>;
 
@@ -31,7 +30,8 @@ const text = (field: string, max: number, { required }: { required: boolean }) =
     })
     .trim();
   const bounded = base.max(max, {
-    error: (iss) => `Error: invalid task: \`${field}\` must be at most ${max} characters (got ${typeof iss.input === 'string' ? [...iss.input].length : 0}).`,
+    error: (iss) =>
+      `Error: invalid task: \`${field}\` must be at most ${max} characters (got ${typeof iss.input === 'string' ? [...iss.input].length : 0}).`,
   });
   return required ? bounded.min(1, { error: `Error: invalid task: \`${field}\` must be a non-empty string.` }) : bounded;
 };
@@ -44,7 +44,9 @@ export const taskIdIn = (field: string) =>
   z
     .string({ error: `Error: invalid input: \`${field}\` must be a task id like "T-…" or "#3".` })
     .max(66, { error: (iss) => `Error: invalid input: \`${field}\`: ${shown(iss.input)} is not a task id (T-… or #n).` })
-    .regex(/^(T-[\w-]+|#\d+)$/, { error: (iss) => `Error: invalid input: \`${field}\`: ${shown(iss.input)} is not a task id (T-… or #n).` });
+    .regex(/^(T-[\w-]+|#\d+)$/, {
+      error: (iss) => `Error: invalid input: \`${field}\`: ${shown(iss.input)} is not a task id (T-… or #n).`,
+    });
 export const taskId = taskIdIn('id');
 /** A task id whose errors leave the field to the caller (which names it by the issue's path, as the importer does). */
 export const pathTaskId = z
@@ -228,9 +230,16 @@ export const taskFile = z.strictObject({
   content: z.string().max(100_000, { error: 'Error: invalid import: a task file must be at most 100000 characters.' }),
 });
 export const taskImportInput = z.strictObject(
-  { listName: listName.optional(), format: taskFileFormat, files: z.array(taskFile).max(IMPORT_FILES_MAX, { error: `Error: invalid import: at most ${IMPORT_FILES_MAX} files per import.` }) },
+  {
+    listName: listName.optional(),
+    format: taskFileFormat,
+    files: z.array(taskFile).max(IMPORT_FILES_MAX, { error: `Error: invalid import: at most ${IMPORT_FILES_MAX} files per import.` }),
+  },
   { error: unknownField('{ format, files, listName? }') },
 );
 export const taskImportOutput = z.object({ listName: z.string(), imported: z.number().int(), ids: z.record(z.string(), z.string()) });
-export const taskExportInput = z.strictObject({ listName: listName.optional(), format: taskFileFormat }, { error: unknownField('{ format, listName? }') });
+export const taskExportInput = z.strictObject(
+  { listName: listName.optional(), format: taskFileFormat },
+  { error: unknownField('{ format, listName? }') },
+);
 export const taskExportOutput = z.object({ listName: z.string(), files: z.array(z.object({ name: z.string(), content: z.string() })) });

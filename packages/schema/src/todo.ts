@@ -6,8 +6,7 @@ import { TODO_MAX_CONTENT, TODO_MAX_ITEMS } from './limits.ts';
 
 export const todoStatuses = ['pending', 'in_progress', 'completed'] as const;
 export const todoStatus = z.enum(todoStatuses, {
-  error: (iss) =>
-    `Error: invalid todo: \`status\` must be one of pending, in_progress, completed (got ${shown(iss.input)}).`,
+  error: (iss) => `Error: invalid todo: \`status\` must be one of pending, in_progress, completed (got ${shown(iss.input)}).`,
 });
 export type TodoStatus = z.infer<typeof todoStatus>;
 
@@ -36,8 +35,7 @@ export type TodoItem = z.infer<typeof todoItem>;
 export const todoList = z
   .array(todoItem, { error: 'Error: invalid todos: `todos` must be an array of { content, status } items.' })
   .max(TODO_MAX_ITEMS, {
-    error: (iss) =>
-      `Error: invalid todos: at most ${TODO_MAX_ITEMS} items per list (got ${(iss.input as unknown[]).length}).`,
+    error: (iss) => `Error: invalid todos: at most ${TODO_MAX_ITEMS} items per list (got ${(iss.input as unknown[]).length}).`,
   });
 
 export const todoWriteInput = z.strictObject(
@@ -157,7 +155,8 @@ export const todoMirrorItem = z.strictObject(
       .string({ error: 'Error: invalid todo: `activeForm` must be a string.' })
       .trim()
       .max(TODO_MAX_CONTENT, {
-        error: (iss) => `Error: invalid todo: \`activeForm\` must be at most ${TODO_MAX_CONTENT} characters (got ${typeof iss.input === 'string' ? [...iss.input].length : 0}).`,
+        error: (iss) =>
+          `Error: invalid todo: \`activeForm\` must be at most ${TODO_MAX_CONTENT} characters (got ${typeof iss.input === 'string' ? [...iss.input].length : 0}).`,
       })
       .optional()
       .describe('What the tool shows while the item is in progress, e.g. "Running tests".'),

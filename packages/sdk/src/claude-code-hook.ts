@@ -109,7 +109,10 @@ async function sessionFor(url: string, agentKey: string, input: HookInput, signa
   if (input.agent_id) {
     // A subagent keeps its own list: a subagent session under the main one, keyed by both ids.
     const sub = await client.trpc.session.open.mutate(
-      { externalId: `${input.session_id}/${input.agent_id}`, title: `Claude Code subagent${input.agent_type ? `: ${input.agent_type}` : ''}` },
+      {
+        externalId: `${input.session_id}/${input.agent_id}`,
+        title: `Claude Code subagent${input.agent_type ? `: ${input.agent_type}` : ''}`,
+      },
       { signal },
     );
     client = createClient({ url, token: sub.token });
@@ -147,7 +150,10 @@ async function mirrorTaskCreate(client: AgentTasksClient, workspaceId: string, l
     metadata: { ...task.metadata, claudeCode: { taskId: String(created.id), listName } },
   };
   try {
-    await client.trpc.task.import.mutate({ format: 'sisyphus', listName, files: [{ name: `${id}.json`, content: JSON.stringify(file) }] }, { signal });
+    await client.trpc.task.import.mutate(
+      { format: 'sisyphus', listName, files: [{ name: `${id}.json`, content: JSON.stringify(file) }] },
+      { signal },
+    );
   } catch (error) {
     // A hook delivered twice finds its mirror already there: nothing more to do.
     if (refusalOf(error).message !== `Error: invalid import: task ${id} already exists.`) throw error;
@@ -188,8 +194,11 @@ async function sessionContext(client: AgentTasksClient, listName: string, signal
   const lines: string[] = [];
   const items = view.todo.items;
   if (items.length) {
-    lines.push(`Todo list (kept by agent-tasks, revision ${view.todo.revision}; send the whole list again with TodoWrite when it changes):`);
-    for (const t of items) lines.push(`- [${t.status}] ${t.content}${t.status === 'in_progress' && t.activeForm ? ` (now: ${t.activeForm})` : ''}`);
+    lines.push(
+      `Todo list (kept by agent-tasks, revision ${view.todo.revision}; send the whole list again with TodoWrite when it changes):`,
+    );
+    for (const t of items)
+      lines.push(`- [${t.status}] ${t.content}${t.status === 'in_progress' && t.activeForm ? ` (now: ${t.activeForm})` : ''}`);
   }
   const open = tasks.tasks.filter((t) => t.status === 'pending' || t.status === 'in_progress');
   if (open.length) {
@@ -213,7 +222,13 @@ async function sessionContext(client: AgentTasksClient, listName: string, signal
   return text;
 }
 
-async function handle(io: ClaudeCodeHookIo, url: string, agentKey: string, signal: AbortSignal, read: { done: boolean }): Promise<string | null> {
+async function handle(
+  io: ClaudeCodeHookIo,
+  url: string,
+  agentKey: string,
+  signal: AbortSignal,
+  read: { done: boolean },
+): Promise<string | null> {
   let raw: unknown;
   try {
     raw = JSON.parse(await readAll(io.stdin));
@@ -288,8 +303,7 @@ export async function runClaudeCodeHook(io: ClaudeCodeHookIo): Promise<number> {
         ? `agent-tasks at ${url} did not answer within ${timeoutMs / 1000} s; nothing was recorded.`
         : `no hook input arrived on stdin within ${timeoutMs / 1000} s; nothing was recorded.`,
     );
-  }
-  else if ('error' in outcome) say(problemLine(outcome.error, url));
+  } else if ('error' in outcome) say(problemLine(outcome.error, url));
   else if (outcome.answer !== null) io.stdout.write(`${outcome.answer}\n`);
   return 0;
 }

@@ -86,7 +86,8 @@ async function run(argv: string[], usage: string, env: Record<string, string | u
   const result = await client.tasks.export({ format, ...(listName === undefined ? {} : { listName }) });
   await mkdir(dir, { recursive: true });
   for (const file of result.files) {
-    if (!/^[A-Za-z0-9_-][A-Za-z0-9._-]*\.json$/.test(file.name)) throw new UsageError(`the server sent an unsafe file name ${JSON.stringify(file.name)}.`);
+    if (!/^[A-Za-z0-9_-][A-Za-z0-9._-]*\.json$/.test(file.name))
+      throw new UsageError(`the server sent an unsafe file name ${JSON.stringify(file.name)}.`);
     await writeFile(path.join(dir, file.name), file.content);
   }
   return `Exported ${plural(result.files.length)} from list "${result.listName}" to ${dir}.`;

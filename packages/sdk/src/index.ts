@@ -27,4 +27,10 @@ export {
 export type { AppRouter, RouterInputs, RouterOutputs } from './router-types.ts';
 export type { ToolApi, ToolSpec } from '@agent-tasks/core';
 export type { ErrorCode, RunEvent, TaskEvent, TodoCard } from '@agent-tasks/schema';
-export { CLAUDE_CODE_HOOK_TIMEOUT_MS, claudeMirrorTaskId, claudeTaskListName, runClaudeCodeHook, type ClaudeCodeHookIo } from './claude-code-hook.ts';
+export {
+  CLAUDE_CODE_HOOK_TIMEOUT_MS,
+  claudeMirrorTaskId,
+  claudeTaskListName,
+  runClaudeCodeHook,
+  type ClaudeCodeHookIo,
+} from './claude-code-hook.ts';

@@ -38,10 +38,13 @@ export function actorCache(deps: Deps, options: ActorCacheOptions): ActorCache {
     polling = true;
     void options
       .revocationStamp()
-      .then((next) => {
-        if (stamp !== undefined && next !== stamp) forget();
-        stamp = next;
-      }, (error: unknown) => options.onError?.(error))
+      .then(
+        (next) => {
+          if (stamp !== undefined && next !== stamp) forget();
+          stamp = next;
+        },
+        (error: unknown) => options.onError?.(error),
+      )
       .finally(() => (polling = false));
   }, options.pollMs ?? 100);
   timer.unref();

@@ -52,7 +52,8 @@ export function addressRefusal(text: string, allow: AllowList): { address: strin
   } catch {
     return { address: text, what: 'not an IP address' };
   }
-  const plain = address.kind() === 'ipv6' && (address as ipaddr.IPv6).isIPv4MappedAddress() ? (address as ipaddr.IPv6).toIPv4Address() : address;
+  const plain =
+    address.kind() === 'ipv6' && (address as ipaddr.IPv6).isIPv4MappedAddress() ? (address as ipaddr.IPv6).toIPv4Address() : address;
   for (const candidate of [address, plain]) {
     if (allow.ranges.some(([net, bits]) => net.kind() === candidate.kind() && candidate.match(net, bits))) return null;
   }
@@ -106,7 +107,10 @@ export async function resolveReceiver(
       addresses = await resolve(host);
     } catch (error) {
       const code = (error as { code?: unknown }).code;
-      return { ok: false, error: `host ${host} could not be resolved (${(typeof code === 'string' && dnsReasons[code]) || 'lookup failed'})` };
+      return {
+        ok: false,
+        error: `host ${host} could not be resolved (${(typeof code === 'string' && dnsReasons[code]) || 'lookup failed'})`,
+      };
     }
   }
   if (addresses.length === 0) return { ok: false, error: `host ${host} could not be resolved (host name has no address)` };

@@ -25,7 +25,7 @@ export async function* resumableFeed<T>(source: FeedSource<T>) {
   try {
     await listener.ready;
     let last = typeof source.after === 'number' ? source.after : await source.after();
-    for (let more = true; more; ) {
+    for (let more = true; more;) {
       const page = await source.replay(last);
       for (const item of page.items) {
         last = source.position(item);

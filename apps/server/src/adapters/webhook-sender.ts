@@ -69,7 +69,10 @@ export function fetchWebhookSender(limits: WebhookLimits, resolve: Resolver = sy
         },
       });
       const total = setTimeout(() => fail(`no answer within ${seconds(timeoutMs)}`), timeoutMs);
-      const connect = setTimeout(() => fail(`no connection within ${seconds(limits.connectTimeoutMs)}`), Math.min(limits.connectTimeoutMs, timeoutMs));
+      const connect = setTimeout(
+        () => fail(`no connection within ${seconds(limits.connectTimeoutMs)}`),
+        Math.min(limits.connectTimeoutMs, timeoutMs),
+      );
       options.signal?.addEventListener('abort', onAbort, { once: true });
       request.on('socket', (socket) => socket.once(u.protocol === 'https:' ? 'secureConnect' : 'connect', () => clearTimeout(connect)));
       request.on('error', (error) => fail(failureText(error)));
@@ -79,7 +82,10 @@ export function fetchWebhookSender(limits: WebhookLimits, resolve: Resolver = sy
         const verdict =
           status >= 200 && status < 300
             ? ({ ok: true } as const)
-            : { ok: false as const, error: status >= 300 && status < 400 ? `HTTP ${status} (redirects are not followed)` : `HTTP ${status}` };
+            : {
+                ok: false as const,
+                error: status >= 300 && status < 400 ? `HTTP ${status} (redirects are not followed)` : `HTTP ${status}`,
+              };
         // The answer's body is read only up to the cap; past it the connection is closed.
         let read = 0;
         response.on('data', (chunk: Buffer) => {

@@ -28,8 +28,18 @@ export interface AuthGuard {
 }
 
 export function authGuard(limits: AuthGuardLimits, hasher: TokenHasher): AuthGuard {
-  const byAddress = new RateLimiterMemory({ keyPrefix: 'auth-address', points: limits.perAddress, duration: limits.windowSeconds, blockDuration: limits.windowSeconds });
-  const byPrefix = new RateLimiterMemory({ keyPrefix: 'auth-prefix', points: limits.perKeyPrefix, duration: limits.windowSeconds, blockDuration: limits.windowSeconds });
+  const byAddress = new RateLimiterMemory({
+    keyPrefix: 'auth-address',
+    points: limits.perAddress,
+    duration: limits.windowSeconds,
+    blockDuration: limits.windowSeconds,
+  });
+  const byPrefix = new RateLimiterMemory({
+    keyPrefix: 'auth-prefix',
+    points: limits.perKeyPrefix,
+    duration: limits.windowSeconds,
+    blockDuration: limits.windowSeconds,
+  });
   const knownGood = new Set<string>();
   const prefixOf = (token: string) => token.slice(0, PREFIX_LENGTH);
   const addressOf = (address: string | undefined) => address ?? 'unknown';
@@ -46,11 +56,16 @@ export function authGuard(limits: AuthGuardLimits, hasher: TokenHasher): AuthGua
       if (knownGood.has(hasher.hash(token))) return;
       const wait = Math.max(overAddress ? seconds(overAddress) : 0, overPrefix ? seconds(overPrefix) : 0);
       const from = overAddress ? 'from this address' : 'with tokens starting like this one';
-      throw new DomainError('RATE_LIMITED', `Error: too many failed authentications ${from}; try again in ${wait} s.`, { retryAfterSeconds: wait });
+      throw new DomainError('RATE_LIMITED', `Error: too many failed authentications ${from}; try again in ${wait} s.`, {
+        retryAfterSeconds: wait,
+      });
     },
     async failed(address, token) {
       // A limiter past its points rejects the consume: that is the count we want, not an error.
-      await Promise.all([byAddress.consume(addressOf(address)).catch(() => undefined), byPrefix.consume(prefixOf(token)).catch(() => undefined)]);
+      await Promise.all([
+        byAddress.consume(addressOf(address)).catch(() => undefined),
+        byPrefix.consume(prefixOf(token)).catch(() => undefined),
+      ]);
     },
     succeeded(token) {
       const hash = hasher.hash(token);

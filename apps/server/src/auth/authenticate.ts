@@ -1,6 +1,14 @@
 // Who is calling, for every transport: a bearer token from the Authorization header, or a stream ticket for a live
 // stream; tokens in URLs refused; failed attempts braked per address and token prefix; weak API keys refused.
-import { type Actor, DomainError, SESSION_TOKEN_PREFIX, isDomainError, keyWeakness, resolveActor, resolveActorByHash } from '@agent-tasks/core';
+import {
+  type Actor,
+  DomainError,
+  SESSION_TOKEN_PREFIX,
+  isDomainError,
+  keyWeakness,
+  resolveActor,
+  resolveActorByHash,
+} from '@agent-tasks/core';
 import type { Services } from '../context.ts';
 
 /** What a request offers to prove who it is. */
@@ -26,7 +34,8 @@ export async function authenticate(services: Services, address: string | undefin
   const { guard } = services;
   if (!credentials.token && credentials.ticket !== undefined) {
     const ticket = credentials.ticket;
-    if (!credentials.stream) throw unauthorized('a stream ticket opens a live stream only; send other calls with `Authorization: Bearer <token>`.');
+    if (!credentials.stream)
+      throw unauthorized('a stream ticket opens a live stream only; send other calls with `Authorization: Bearer <token>`.');
     await guard.admit(address, ticket);
     const redeemed = await services.tickets.redeem(ticket);
     if (!redeemed) {

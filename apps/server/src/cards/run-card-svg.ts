@@ -153,7 +153,10 @@ function prepareBlock(c: Canvas, { prepare }: RunCardModel) {
 }
 
 function workBlock(c: Canvas, { work }: RunCardModel) {
-  c.push(text(LEFT, c.y + 17, work.label, { class: 'label-big' }), text(RIGHT, c.y + 17, work.doneText, { class: 'muted', 'text-anchor': 'end' }));
+  c.push(
+    text(LEFT, c.y + 17, work.label, { class: 'label-big' }),
+    text(RIGHT, c.y + 17, work.doneText, { class: 'muted', 'text-anchor': 'end' }),
+  );
   c.y += 26;
   c.push(
     `<rect${attrs({ x: LEFT, y: c.y, width: INNER, height: 6, rx: 3, fill: COLORS.line })}/>`,
@@ -173,13 +176,20 @@ function workBlock(c: Canvas, { work }: RunCardModel) {
   work.tasks.forEach((task, i) => {
     const top = c.y;
     const row = new Canvas(top + 8);
-    row.lines(titleX, task.title, { max: titleMax, maxLines: task.wholeTitle ? Number.POSITIVE_INFINITY : 2, lineHeight: 19, cls: 'title' });
+    row.lines(titleX, task.title, {
+      max: titleMax,
+      maxLines: task.wholeTitle ? Number.POSITIVE_INFINITY : 2,
+      lineHeight: 19,
+      cls: 'title',
+    });
     row.lines(titleX, task.outcome, { max: RIGHT - titleX, maxLines: 1, cls: 'muted' });
     for (const remark of task.remarks) row.lines(titleX, remark, { max: RIGHT - titleX, maxLines: 1, cls: 'remark' });
     const height = row.y - top + 4;
     c.push(
       `<g class="task" data-task="${task.number}" data-state="${task.state}">`,
-      task.state === 'in_progress' ? `<rect${attrs({ x: LEFT - 8, y: top, width: INNER + 16, height, rx: 6, fill: COLORS.current })}/>` : '',
+      task.state === 'in_progress'
+        ? `<rect${attrs({ x: LEFT - 8, y: top, width: INNER + 16, height, rx: 6, fill: COLORS.current })}/>`
+        : '',
       i > 0 && task.state !== 'in_progress' && work.tasks[i - 1]?.state !== 'in_progress'
         ? `<line${attrs({ x1: LEFT, y1: top, x2: RIGHT, y2: top, stroke: COLORS.line })}/>`
         : '',

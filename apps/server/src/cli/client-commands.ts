@@ -5,7 +5,9 @@ import type { Command } from 'commander';
 export function clientCommands(program: Command) {
   program
     .command('tasks')
-    .description('import or export task files (.sisyphus/tasks, Claude Code task folders) against a running server; `agent-tasks tasks --help` for details')
+    .description(
+      'import or export task files (.sisyphus/tasks, Claude Code task folders) against a running server; `agent-tasks tasks --help` for details',
+    )
     .helpOption(false)
     .allowUnknownOption()
     .allowExcessArguments()

@@ -3,7 +3,9 @@
 import type { Command } from 'commander';
 
 export function hookCommand(program: Command) {
-  const hook = program.command('hook').description("run as an agent tool's hook (its JSON on stdin); never blocks the agent, always exits 0");
+  const hook = program
+    .command('hook')
+    .description("run as an agent tool's hook (its JSON on stdin); never blocks the agent, always exits 0");
   hook
     .command('claude-code')
     .description(
@@ -13,6 +15,11 @@ export function hookCommand(program: Command) {
     .action(async () => {
       // The handler is the SDK's (a client of the server), loaded only when this command runs.
       const { runClaudeCodeHook } = await import('@agent-tasks/sdk');
-      process.exitCode = await runClaudeCodeHook({ stdin: process.stdin, stdout: process.stdout, stderr: process.stderr, env: process.env });
+      process.exitCode = await runClaudeCodeHook({
+        stdin: process.stdin,
+        stdout: process.stdout,
+        stderr: process.stderr,
+        env: process.env,
+      });
     });
 }

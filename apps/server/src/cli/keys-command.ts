@@ -19,7 +19,10 @@ export function keysCommand(program: Command) {
       const role = roleSchema.safeParse(flags.role);
       if (!role.success) return fail(`Error: --role must be admin, agent or viewer (got ${JSON.stringify(flags.role)}).`);
       await withLocalDatabase(databaseFileOf(flags), async (deps, ids) => {
-        const { key, token } = await workspaces.createKey(deps, await operatorOf(ids, flags.workspace), { name: flags.name, role: role.data });
+        const { key, token } = await workspaces.createKey(deps, await operatorOf(ids, flags.workspace), {
+          name: flags.name,
+          role: role.data,
+        });
         process.stdout.write(`Created ${key.role} key ${key.id} "${key.name}". Its token (shown only now):\n${token}\n`);
       });
     });
@@ -31,7 +34,9 @@ export function keysCommand(program: Command) {
         const { keys: list } = await workspaces.listKeys(deps, await operatorOf(ids, flags.workspace));
         if (flags.json) return void process.stdout.write(`${JSON.stringify(list, null, 2)}\n`);
         for (const k of list) {
-          process.stdout.write(`${k.id}  ${k.role.padEnd(6)}  ${k.revokedAt ? `revoked ${k.revokedAt}` : 'active'.padEnd(32)}  ${k.name}\n`);
+          process.stdout.write(
+            `${k.id}  ${k.role.padEnd(6)}  ${k.revokedAt ? `revoked ${k.revokedAt}` : 'active'.padEnd(32)}  ${k.name}\n`,
+          );
         }
       });
     });

@@ -37,10 +37,16 @@ export async function operatorOf(workspaceIds: () => Promise<string[]>, named: s
   const ids = await workspaceIds();
   if (named && !ids.includes(named)) throw new DomainError('NOT_FOUND', `Error: workspace ${named} not found.`);
   if (!named && ids.length === 0) {
-    throw new DomainError('NOT_FOUND', 'Error: this database has no workspace yet; start the server once (agent-tasks serve) to create it.');
+    throw new DomainError(
+      'NOT_FOUND',
+      'Error: this database has no workspace yet; start the server once (agent-tasks serve) to create it.',
+    );
   }
   if (!named && ids.length > 1) {
-    throw new DomainError('INVALID_INPUT', `Error: this database has ${ids.length} workspaces; name one with --workspace (${ids.join(', ')}).`);
+    throw new DomainError(
+      'INVALID_INPUT',
+      `Error: this database has ${ids.length} workspaces; name one with --workspace (${ids.join(', ')}).`,
+    );
   }
   return { workspaceId: named ?? (ids[0] as string), role: 'admin', keyId: 'operator', sessionId: null, agentName: null };
 }

@@ -13,7 +13,9 @@ export function migrateCommand(program: Command) {
       const pending = pendingMigrations(databaseFile, migrationsDir);
       const { applied } = pending.length > 0 ? await applyMigrations({ databaseFile, migrationsDir }) : { applied: [] };
       process.stdout.write(
-        applied.length > 0 ? `Applied ${applied.length} migration(s) to ${databaseFile}: ${applied.join(', ')}\n` : `${databaseFile} is up to date.\n`,
+        applied.length > 0
+          ? `Applied ${applied.length} migration(s) to ${databaseFile}: ${applied.join(', ')}\n`
+          : `${databaseFile} is up to date.\n`,
       );
     },
   );
@@ -23,7 +25,9 @@ export function migrateCommand(program: Command) {
     .action(async () => {
       const { inSync, script } = await checkDrift({ schemaFile, migrationsDir });
       if (inSync) return void process.stdout.write('prisma/schema.prisma and prisma/migrations agree.\n');
-      process.stderr.write(`prisma/schema.prisma differs from prisma/migrations. Run \`pnpm migrate:create <name>\`. Missing SQL:\n\n${script}\n`);
+      process.stderr.write(
+        `prisma/schema.prisma differs from prisma/migrations. Run \`pnpm migrate:create <name>\`. Missing SQL:\n\n${script}\n`,
+      );
       process.exitCode = 1;
     });
 }

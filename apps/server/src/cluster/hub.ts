@@ -109,7 +109,8 @@ export function createHub() {
           grantNext();
           return;
         case 'auth:revoked':
-          for (const id of workers.keys()) if (id !== from) send(id, { at: 'auth:forget', ...(message.tokenHashes ? { tokenHashes: message.tokenHashes } : {}) });
+          for (const id of workers.keys())
+            if (id !== from) send(id, { at: 'auth:forget', ...(message.tokenHashes ? { tokenHashes: message.tokenHashes } : {}) });
           return;
       }
     },

@@ -15,7 +15,11 @@ export const NOTIFIER_ENV = 'AGENT_TASKS_NOTIFIER';
 /** More crashes than this within a minute and the primary gives up instead of forking forever. */
 const MAX_CRASHES_PER_MINUTE = 10;
 
-export async function runPrimary(config: Config, log: Logger, banner: (firstRun: Awaited<ReturnType<typeof workspaces.bootstrap>>) => void) {
+export async function runPrimary(
+  config: Config,
+  log: Logger,
+  banner: (firstRun: Awaited<ReturnType<typeof workspaces.bootstrap>>) => void,
+) {
   // Before any worker opens the file: only one process may run the schema engine.
   const firstRun = await withLocalDatabase(config.databaseFile, (deps) => workspaces.bootstrap(deps, config.adminKey));
   banner(firstRun);

@@ -14,4 +14,6 @@ const created = await createMigration({
   schemaFile: path.join(root, 'prisma', 'schema.prisma'),
   migrationsDir: path.join(root, 'prisma', 'migrations'),
 });
-console.log(created ? `Created prisma/migrations/${created}/migration.sql` : 'The schema and the migrations already agree: nothing to create.');
+console.log(
+  created ? `Created prisma/migrations/${created}/migration.sql` : 'The schema and the migrations already agree: nothing to create.',
+);

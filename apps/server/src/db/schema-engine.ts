@@ -110,7 +110,10 @@ export async function readMigrations(migrationsDir: string): Promise<MigrationLi
   const baseDir = path.resolve(migrationsDir);
   const lockContent = await readFile(path.join(baseDir, LOCK_FILE), 'utf8').catch(() => null);
   const entries = await readdir(baseDir, { withFileTypes: true }).catch(() => []);
-  const names = entries.filter((entry) => entry.isDirectory()).map((entry) => entry.name).sort();
+  const names = entries
+    .filter((entry) => entry.isDirectory())
+    .map((entry) => entry.name)
+    .sort();
   const migrationDirectories = await Promise.all(
     names.map(async (name) => {
       const content = await readFile(path.join(baseDir, name, 'migration.sql'), 'utf8').then(
@@ -133,11 +136,7 @@ export async function applyMigrations(options: { databaseFile: string; migration
 }
 
 /** Writes `<timestamp>_<name>/migration.sql` for the changes from the migrations to the schema; null when there are none. */
-export async function createMigration(options: {
-  name: string;
-  schemaFile: string;
-  migrationsDir: string;
-}): Promise<string | null> {
+export async function createMigration(options: { name: string; schemaFile: string; migrationsDir: string }): Promise<string | null> {
   const schemaFile = path.resolve(options.schemaFile);
   const content = await readFile(schemaFile, 'utf8');
   const migrationsList = await readMigrations(options.migrationsDir);

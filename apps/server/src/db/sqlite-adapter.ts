@@ -136,7 +136,8 @@ function toRow(row: unknown[], types: ColumnType[]): unknown[] {
 }
 
 /** An error code better-sqlite3 gives for a locked database (SQLITE_BUSY and its extended codes). */
-export const isBusy = (error: unknown) => typeof (error as { code?: unknown })?.code === 'string' && (error as { code: string }).code.startsWith('SQLITE_BUSY');
+export const isBusy = (error: unknown) =>
+  typeof (error as { code?: unknown })?.code === 'string' && (error as { code: string }).code.startsWith('SQLITE_BUSY');
 
 function driverError(error: unknown): never {
   const e = error as { code?: unknown; message?: unknown };
@@ -144,7 +145,12 @@ function driverError(error: unknown): never {
   const code = e.code;
   const message = e.message;
   const base = { originalCode: code, originalMessage: message };
-  const fields = () => message.split('constraint failed: ').at(1)?.split(', ').map((f) => f.split('.').pop() ?? f);
+  const fields = () =>
+    message
+      .split('constraint failed: ')
+      .at(1)
+      ?.split(', ')
+      .map((f) => f.split('.').pop() ?? f);
   if (code === 'SQLITE_CONSTRAINT_UNIQUE' || code === 'SQLITE_CONSTRAINT_PRIMARYKEY') {
     const list = fields();
     throw new DriverAdapterError({ ...base, kind: 'UniqueConstraintViolation', ...(list ? { constraint: { fields: list } } : {}) });
@@ -269,7 +275,11 @@ export class SqliteConnection {
     const gate = this.#gate;
     if (gate && !(await gate.acquire(this.#busyTimeoutMs))) {
       release();
-      throw new DriverAdapterError({ kind: 'SocketTimeout', originalCode: 'SQLITE_BUSY', originalMessage: 'no turn at the write lock in time' });
+      throw new DriverAdapterError({
+        kind: 'SocketTimeout',
+        originalCode: 'SQLITE_BUSY',
+        originalMessage: 'no turn at the write lock in time',
+      });
     }
     for (let attempt = 0; ; attempt++) {
       try {

@@ -73,7 +73,14 @@ export function createHttpApp(options: HttpAppOptions) {
       inFlight.leave();
       const status = c.res === RESPONSE_ALREADY_SENT ? c.env.outgoing.statusCode : c.res.status;
       log.info(
-        { req: info.id, method: c.req.method, route: routeOf(c), actor: info.actorId, status, ms: Math.round((performance.now() - started) * 10) / 10 },
+        {
+          req: info.id,
+          method: c.req.method,
+          route: routeOf(c),
+          actor: info.actorId,
+          status,
+          ms: Math.round((performance.now() - started) * 10) / 10,
+        },
         'request',
       );
     }
@@ -86,7 +93,15 @@ export function createHttpApp(options: HttpAppOptions) {
         // Bearer tokens, never cookies: credentials are not allowed, so `*` is never combined with them.
         origin: (origin) => (any ? '*' : options.corsOrigins.includes(origin) ? origin : null),
         allowMethods: ['GET', 'POST', 'DELETE', 'OPTIONS'],
-        allowHeaders: ['authorization', 'content-type', 'trpc-accept', 'last-event-id', 'mcp-session-id', 'mcp-protocol-version', 'x-request-id'],
+        allowHeaders: [
+          'authorization',
+          'content-type',
+          'trpc-accept',
+          'last-event-id',
+          'mcp-session-id',
+          'mcp-protocol-version',
+          'x-request-id',
+        ],
         exposeHeaders: ['x-request-id', 'mcp-session-id'],
         credentials: false,
         maxAge: 600,
@@ -141,7 +156,8 @@ export function createHttpApp(options: HttpAppOptions) {
         const ctx = untyped as InnerContext | undefined;
         // Refusals are answers, not faults; anything else is logged with its stack under the request's id.
         if (error.code === 'INTERNAL_SERVER_ERROR') log.error({ req: ctx?.request.id, err: error.cause ?? error }, 'unexpected error');
-        if (error.code === 'TOO_MANY_REQUESTS') log.warn({ req: ctx?.request.id, address: ctx?.request.address }, 'failed authentications: answered 429');
+        if (error.code === 'TOO_MANY_REQUESTS')
+          log.warn({ req: ctx?.request.id, address: ctx?.request.address }, 'failed authentications: answered 429');
         if (error.code === 'SERVICE_UNAVAILABLE') log.warn({ req: ctx?.request.id, route: path }, 'database busy: answered 503');
       },
       // A call that could not run now, or a refusal that passes with time, tells the client when to try again.

@@ -96,25 +96,29 @@ export function createMcpEndpoint(services: Services, store: McpSessionRepositor
   /** Cleans up after a session whose row this process removed: its transport, and its agent session if unused. */
   async function closed(record: McpSessionRecord) {
     drop(record.id);
-    if (record.agentSessionId) await sessions.removeUnusedSession(services.deps, { workspaceId: record.workspaceId, id: record.agentSessionId });
+    if (record.agentSessionId)
+      await sessions.removeUnusedSession(services.deps, { workspaceId: record.workspaceId, id: record.agentSessionId });
   }
 
   // Idle sessions close: this process's transports, and every worker's rows (whoever removes a row cleans up after it).
   let sweeping = false;
-  const sweep = setInterval(() => {
-    if (sweeping) return;
-    sweeping = true;
-    const cutoff = Date.now() - limits.idleMs;
-    for (const [id, held] of served) if (held.usedAt <= cutoff) drop(id);
-    (async () => {
-      for (const record of await store.stale(kit.name, new Date(cutoff))) {
-        const removed = await store.remove(record.id);
-        if (removed) await closed(removed);
-      }
-    })()
-      .catch((error: unknown) => services.log.warn({ err: error }, 'closing idle MCP sessions failed'))
-      .finally(() => (sweeping = false));
-  }, Math.max(250, Math.min(30_000, Math.floor(limits.idleMs / 4))));
+  const sweep = setInterval(
+    () => {
+      if (sweeping) return;
+      sweeping = true;
+      const cutoff = Date.now() - limits.idleMs;
+      for (const [id, held] of served) if (held.usedAt <= cutoff) drop(id);
+      (async () => {
+        for (const record of await store.stale(kit.name, new Date(cutoff))) {
+          const removed = await store.remove(record.id);
+          if (removed) await closed(removed);
+        }
+      })()
+        .catch((error: unknown) => services.log.warn({ err: error }, 'closing idle MCP sessions failed'))
+        .finally(() => (sweeping = false));
+    },
+    Math.max(250, Math.min(30_000, Math.floor(limits.idleMs / 4))),
+  );
   sweep.unref();
 
   const drop = (id: string) => {
@@ -146,7 +150,13 @@ export function createMcpEndpoint(services: Services, store: McpSessionRepositor
     }
     const session = await services.deps.store.sessions.get(record.workspaceId, agentSessionId);
     if (!session) throw new Error(`MCP session ${record.id}: its agent session ${agentSessionId} is gone`);
-    return { workspaceId: session.workspaceId, role: 'agent', keyId: record.keyId, sessionId: session.id, agentName: session.agentName ?? session.id };
+    return {
+      workspaceId: session.workspaceId,
+      role: 'agent',
+      keyId: record.keyId,
+      sessionId: session.id,
+      agentName: session.agentName ?? session.id,
+    };
   }
 
   async function transportFor(record: McpSessionRecord, caller: Actor, resume: boolean) {
@@ -171,7 +181,11 @@ export function createMcpEndpoint(services: Services, store: McpSessionRepositor
             jsonrpc: '2.0',
             id: 0,
             method: 'initialize',
-            params: { protocolVersion: LATEST_PROTOCOL_VERSION, capabilities: {}, clientInfo: { name: 'agent-tasks resume', version: '1' } },
+            params: {
+              protocolVersion: LATEST_PROTOCOL_VERSION,
+              capabilities: {},
+              clientInfo: { name: 'agent-tasks resume', version: '1' },
+            },
           }),
         }),
       );
@@ -227,7 +241,8 @@ export function createMcpEndpoint(services: Services, store: McpSessionRepositor
     if (sessionId && !live) drop(sessionId);
     if (live) {
       if (live.keyId !== caller.keyId) return rpcError(403, -32001, 'Error: forbidden: this MCP session belongs to another key.');
-      if (live.callerSessionId !== caller.sessionId) return rpcError(403, -32001, 'Error: forbidden: this MCP session belongs to another session.');
+      if (live.callerSessionId !== caller.sessionId)
+        return rpcError(403, -32001, 'Error: forbidden: this MCP session belongs to another session.');
       const held = served.get(live.id);
       const transport = held?.transport ?? (await transportFor(live, caller, true));
       if (held) {

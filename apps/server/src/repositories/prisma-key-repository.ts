@@ -30,9 +30,7 @@ export const prismaKeyRepository = (db: Tx, afterCommit: AfterCommit, revoked: (
   findByHash: async (tokenHash) => toRecord(await db.apiKey.findUnique({ where: { tokenHash }, select })),
   get: async (workspaceId, id) => toRecord(await db.apiKey.findFirst({ where: { id, workspaceId }, select })),
   list: async (workspaceId) =>
-    (await db.apiKey.findMany({ where: { workspaceId }, orderBy: { createdAt: 'asc' }, select })).flatMap(
-      (row) => toRecord(row) ?? [],
-    ),
+    (await db.apiKey.findMany({ where: { workspaceId }, orderBy: { createdAt: 'asc' }, select })).flatMap((row) => toRecord(row) ?? []),
   async revoke(id, at) {
     await db.apiKey.update({ where: { id }, data: { revokedAt: at }, select: { id: true } });
     afterCommit(() => revoked());

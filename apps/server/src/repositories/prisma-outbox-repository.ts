@@ -31,7 +31,12 @@ export const prismaOutboxRepository = (db: Tx): OutboxRepository => ({
   due: async (now, limit, skipChannels = []) =>
     (
       await db.outboxMessage.findMany({
-        where: { deliveredAt: null, deadAt: null, nextAttemptAt: { lte: now }, ...(skipChannels.length ? { channelId: { notIn: [...skipChannels] } } : {}) },
+        where: {
+          deliveredAt: null,
+          deadAt: null,
+          nextAttemptAt: { lte: now },
+          ...(skipChannels.length ? { channelId: { notIn: [...skipChannels] } } : {}),
+        },
         orderBy: [{ nextAttemptAt: 'asc' }, { createdAt: 'asc' }, { id: 'asc' }],
         take: limit,
         select,

@@ -35,12 +35,34 @@ const runSelect = {
   updatedAt: true,
 } as const;
 const RUN_COLUMNS = columnsOf(runSelect);
-const startSelect = { id: true, workspaceId: true, sessionId: true, parentRunId: true, skipNotificationCheck: true, taskContext: true, runId: true, createdAt: true } as const;
-const stepSelect = { runId: true, seq: true, kind: true, label: true, task: true, attemptId: true, evidence: true, outcome: true, at: true } as const;
+const startSelect = {
+  id: true,
+  workspaceId: true,
+  sessionId: true,
+  parentRunId: true,
+  skipNotificationCheck: true,
+  taskContext: true,
+  runId: true,
+  createdAt: true,
+} as const;
+const stepSelect = {
+  runId: true,
+  seq: true,
+  kind: true,
+  label: true,
+  task: true,
+  attemptId: true,
+  evidence: true,
+  outcome: true,
+  at: true,
+} as const;
 
 /** The run's fields kept as JSON text. */
 type JsonField = 'tasks' | 'moves' | 'remarks' | 'taskOutcomes' | 'taskTimes' | 'connections';
-type RunRow = Omit<RunRecord, JsonField | 'status' | 'taskContext'> & { status: string; taskContext: string | null } & Record<JsonField, string>;
+type RunRow = Omit<RunRecord, JsonField | 'status' | 'taskContext'> & { status: string; taskContext: string | null } & Record<
+    JsonField,
+    string
+  >;
 
 const toRun = (row: RunRow): RunRecord => ({
   ...row,
@@ -66,7 +88,10 @@ const fromRun = (run: RunRecord) => ({
 type StartRow = Omit<RunStartRecord, 'taskContext'> & { taskContext: string | null };
 const toStart = (row: StartRow | null): RunStartRecord | null =>
   row && { ...row, taskContext: row.taskContext === null ? null : fromJson(row.taskContext) };
-const toStep = (row: Omit<RunStepRecordData, 'kind'> & { kind: string }): RunStepRecordData => ({ ...row, kind: row.kind as RunStepRecordData['kind'] });
+const toStep = (row: Omit<RunStepRecordData, 'kind'> & { kind: string }): RunStepRecordData => ({
+  ...row,
+  kind: row.kind as RunStepRecordData['kind'],
+});
 
 export const prismaRunRepository = (db: Tx): RunRepository => ({
   async createStart(start) {
@@ -87,7 +112,8 @@ export const prismaRunRepository = (db: Tx): RunRepository => ({
     const row = await db.run.findFirst({ where: { id, linkRevokedAt: null }, select: runSelect });
     return row ? toRun(row) : null;
   },
-  setLinkRevoked: async (workspaceId, id, at) => (await db.run.updateMany({ where: { workspaceId, id }, data: { linkRevokedAt: at } })).count === 1,
+  setLinkRevoked: async (workspaceId, id, at) =>
+    (await db.run.updateMany({ where: { workspaceId, id }, data: { linkRevokedAt: at } })).count === 1,
   async update(run, fromVersion) {
     const { id, workspaceId, sessionId, parentRunId, startAttemptId, createdAt, ...fields } = fromRun(run);
     return (await db.$executeRaw`UPDATE "Run" SET ${assignmentsOf(fields)} WHERE "id" = ${id} AND "version" = ${fromVersion}`) === 1;

@@ -25,7 +25,11 @@ function toRecord(row: ({ turnState: string } & Omit<SessionRecord, 'turnState'>
   return row ? { ...row, turnState: row.turnState as TurnState } : null;
 }
 
-export const prismaSessionRepository = (db: Tx, afterCommit: AfterCommit, tokensDropped: (hashes: string[]) => void): SessionRepository => ({
+export const prismaSessionRepository = (
+  db: Tx,
+  afterCommit: AfterCommit,
+  tokensDropped: (hashes: string[]) => void,
+): SessionRepository => ({
   async create(session) {
     await db.session.create({ data: session, select: { id: true } });
   },

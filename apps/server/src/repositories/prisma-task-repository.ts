@@ -110,7 +110,8 @@ export function prismaTaskRepository(db: Tx, state: TaskRepositoryState, afterCo
     },
     listNames: async (workspaceId) =>
       (await db.taskList.findMany({ where: { workspaceId }, select: { name: true }, orderBy: { name: 'asc' } })).map((l) => l.name),
-    idOfSeq: async (listId, seq) => (await db.task.findUnique({ where: { listId_seq: { listId, seq } }, select: { id: true } }))?.id ?? null,
+    idOfSeq: async (listId, seq) =>
+      (await db.task.findUnique({ where: { listId_seq: { listId, seq } }, select: { id: true } }))?.id ?? null,
     feedPosition: async (listId) => (await db.taskList.findUnique({ where: { id: listId }, select: { changeSeq: true } }))?.changeSeq ?? 0,
     nextTaskSeq: async (listId) =>
       (await db.taskList.update({ where: { id: listId }, data: { taskSeq: { increment: 1 } }, select: { taskSeq: true } })).taskSeq,
@@ -121,9 +122,14 @@ export function prismaTaskRepository(db: Tx, state: TaskRepositoryState, afterCo
       return row.changeSeq;
     },
     reserveTaskSeqs: async (listId, count) =>
-      (await db.taskList.update({ where: { id: listId }, data: { taskSeq: { increment: count } }, select: { taskSeq: true } })).taskSeq - count + 1,
+      (await db.taskList.update({ where: { id: listId }, data: { taskSeq: { increment: count } }, select: { taskSeq: true } })).taskSeq -
+      count +
+      1,
     reserveChangeSeqs: async (listId, count) =>
-      (await db.taskList.update({ where: { id: listId }, data: { changeSeq: { increment: count } }, select: { changeSeq: true } })).changeSeq - count + 1,
+      (await db.taskList.update({ where: { id: listId }, data: { changeSeq: { increment: count } }, select: { changeSeq: true } }))
+        .changeSeq -
+      count +
+      1,
     async insertMany(tasks) {
       // New tasks rank after every task of their list (by seq); addEdges below re-ranks where an edge needs it.
       for (let i = 0; i < tasks.length; i += BULK_ROWS) {
@@ -143,11 +149,14 @@ export function prismaTaskRepository(db: Tx, state: TaskRepositoryState, afterCo
       for (let i = 0; i < changes.length; i += BULK_ROWS) {
         await letOthersIn();
         await db.taskChange.createMany({
-          data: changes.slice(i, i + BULK_ROWS).map(({ changes: c, snapshot, ...rest }) => ({ ...rest, changes: JSON.stringify(c), snapshot: JSON.stringify(snapshot) })),
+          data: changes
+            .slice(i, i + BULK_ROWS)
+            .map(({ changes: c, snapshot, ...rest }) => ({ ...rest, changes: JSON.stringify(c), snapshot: JSON.stringify(snapshot) })),
         });
       }
     },
-    takenIds: async (ids) => (await inChunks(ids, (chunk) => db.task.findMany({ where: { id: { in: chunk } }, select: { id: true } }))).map((r) => r.id),
+    takenIds: async (ids) =>
+      (await inChunks(ids, (chunk) => db.task.findMany({ where: { id: { in: chunk } }, select: { id: true } }))).map((r) => r.id),
     async insert(task) {
       // A new task ranks after every task of its list (its seq is the list's highest), before any edge reaches it.
       await db.task.create({ data: { ...fromTask(task), rank: task.seq }, select: { id: true } });
@@ -223,7 +232,9 @@ export function prismaTaskRepository(db: Tx, state: TaskRepositoryState, afterCo
       return row ? toTask(row) : null;
     },
     async graph(listId, statuses) {
-      const tasks = (await db.task.findMany({ where: { listId, status: { in: [...statuses] } }, orderBy: { seq: 'asc' }, select: taskSelect })).map(toTask);
+      const tasks = (
+        await db.task.findMany({ where: { listId, status: { in: [...statuses] } }, orderBy: { seq: 'asc' }, select: taskSelect })
+      ).map(toTask);
       const edges = await db.taskEdge.findMany({
         where: { listId, blocker: { status: { in: [...statuses] } }, blocked: { status: { in: [...statuses] } } },
         orderBy: { id: 'asc' },
@@ -237,10 +248,20 @@ export function prismaTaskRepository(db: Tx, state: TaskRepositoryState, afterCo
     changesOf: async (taskId) =>
       (await db.taskChange.findMany({ where: { taskId }, orderBy: { seq: 'asc' }, select: changeSelect })).map(toChange),
     changesAfter: async (listId, seq, limit) =>
-      (await db.taskChange.findMany({ where: { listId, seq: { gt: seq } }, orderBy: { seq: 'asc' }, take: limit, select: changeSelect })).map(toChange),
+      (
+        await db.taskChange.findMany({ where: { listId, seq: { gt: seq } }, orderBy: { seq: 'asc' }, take: limit, select: changeSelect })
+      ).map(toChange),
     async lists(workspaceId) {
-      const lists = await db.taskList.findMany({ where: { workspaceId }, orderBy: { name: 'asc' }, select: { id: true, workspaceId: true, name: true, createdAt: true, changeSeq: true } });
-      const groups = await db.task.groupBy({ by: ['listId', 'status'], where: { listId: { in: lists.map((l) => l.id) } }, _count: { _all: true } });
+      const lists = await db.taskList.findMany({
+        where: { workspaceId },
+        orderBy: { name: 'asc' },
+        select: { id: true, workspaceId: true, name: true, createdAt: true, changeSeq: true },
+      });
+      const groups = await db.task.groupBy({
+        by: ['listId', 'status'],
+        where: { listId: { in: lists.map((l) => l.id) } },
+        _count: { _all: true },
+      });
       return lists.map((list) => ({
         ...list,
         counts: Object.fromEntries(groups.filter((g) => g.listId === list.id).map((g) => [g.status, g._count._all])),

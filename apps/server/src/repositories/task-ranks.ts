@@ -31,7 +31,9 @@ export async function ensureRanked(db: Tx, listId: string, ranked: RankedLists, 
   if (ranked.has(listId)) return false;
   const [unranked] = await db.$queryRaw<unknown[]>`SELECT 1 AS "x" FROM "Task" WHERE "listId" = ${listId} AND "rank" = 0 LIMIT 1`;
   if (unranked) {
-    const tasks = await db.$queryRaw<{ id: string; seq: number }[]>`SELECT "id", "seq" FROM "Task" WHERE "listId" = ${listId} ORDER BY "seq"`;
+    const tasks = await db.$queryRaw<
+      { id: string; seq: number }[]
+    >`SELECT "id", "seq" FROM "Task" WHERE "listId" = ${listId} ORDER BY "seq"`;
     const edges = await db.$queryRaw<{ blockerId: string; blockedId: string }[]>`
       SELECT "blockerId", "blockedId" FROM "TaskEdge" WHERE "listId" = ${listId}`;
     // Blockers first, otherwise in creation order (a list whose edges were all checked has no cycle).
@@ -76,7 +78,10 @@ export async function rankNewEdges(db: Tx, edges: readonly { blockerId: string; 
   if (queue.length !== held.length) throw new Error('rankNewEdges: the edges close a cycle (they were to be checked before)');
   const order = queue.map((id, i) => ({ id, rank: (held[i] as Ranked).rank }));
   const before = new Map(held.map((t) => [t.id, t.rank]));
-  await setRanks(db, order.filter((r) => before.get(r.id) !== r.rank));
+  await setRanks(
+    db,
+    order.filter((r) => before.get(r.id) !== r.rank),
+  );
 }
 
 export interface RankContext {

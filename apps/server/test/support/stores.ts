@@ -39,7 +39,10 @@ export const memoryKind: StoreKind = {
       store,
       snapshot: () => store.snapshot(),
       async refuses(write, memoryText) {
-        const error = await write.then(() => expect.fail('expected the write to be refused'), (e: unknown) => e);
+        const error = await write.then(
+          () => expect.fail('expected the write to be refused'),
+          (e: unknown) => e,
+        );
         expect(error).toBeInstanceOf(ConstraintError);
         expect((error as Error).message).toContain(memoryText);
       },
@@ -49,7 +52,8 @@ export const memoryKind: StoreKind = {
 };
 
 /** A unique, foreign-key or missing-row refusal from SQLite through Prisma (never some other failure). */
-const constraintFailure = /Unique constraint failed|Foreign key constraint violated|UNIQUE constraint failed|FOREIGN KEY constraint failed|No record was found|does not exist|Record to update not found/;
+const constraintFailure =
+  /Unique constraint failed|Foreign key constraint violated|UNIQUE constraint failed|FOREIGN KEY constraint failed|No record was found|does not exist|Record to update not found/;
 
 export function prismaKind(): StoreKind {
   let dir = '';
@@ -74,14 +78,22 @@ export function prismaKind(): StoreKind {
         snapshot() {
           const db = new Database(file, { readonly: true });
           try {
-            const tables = db.prepare("SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE '\\_%' ESCAPE '\\' AND name NOT LIKE 'sqlite%' ORDER BY name").pluck().all() as string[];
+            const tables = db
+              .prepare(
+                "SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE '\\_%' ESCAPE '\\' AND name NOT LIKE 'sqlite%' ORDER BY name",
+              )
+              .pluck()
+              .all() as string[];
             return Object.fromEntries(tables.map((t) => [t, db.prepare(`SELECT * FROM "${t}" ORDER BY rowid`).all()]));
           } finally {
             db.close();
           }
         },
         async refuses(write) {
-          const error = await write.then(() => expect.fail('expected the write to be refused'), (e: unknown) => e);
+          const error = await write.then(
+            () => expect.fail('expected the write to be refused'),
+            (e: unknown) => e,
+          );
           expect(String((error as Error)?.message ?? error)).toMatch(constraintFailure);
         },
         async close() {

@@ -35,7 +35,11 @@ function subscribe(listener: () => void) {
 }
 
 export function TimeAgo({ iso }: { iso: string }) {
-  const current = useSyncExternalStore(subscribe, () => now, () => now);
+  const current = useSyncExternalStore(
+    subscribe,
+    () => now,
+    () => now,
+  );
   return (
     <time dateTime={iso} title={new Date(iso).toLocaleString()}>
       {relative(iso, Math.max(current, Date.now()))}

@@ -18,7 +18,8 @@ const calls = httpBatchLink({ url, headers: authorization, maxItems: 10 });
 const tickets = createTRPCClient<AppRouter>({ links: [calls] });
 
 /** A ticket for one stream when signed in (asked again on every reconnection); none for a run link opened without a key. */
-const streamParams = async (): Promise<Record<string, string>> => (readKey() ? { ticket: (await tickets.auth.streamTicket.mutate()).ticket } : {});
+const streamParams = async (): Promise<Record<string, string>> =>
+  readKey() ? { ticket: (await tickets.auth.streamTicket.mutate()).ticket } : {};
 
 export const trpcClient = createTRPCClient<AppRouter>({
   links: [

@@ -78,7 +78,13 @@ export function layoutGraph(graph: TaskGraph): Layout {
     height: Math.ceil(label.height ?? 0),
     nodes: graph.tasks.map((t) => {
       const n = g.node(t.id);
-      return { id: t.id, x: (n.x ?? 0) - NODE_WIDTH / 2, y: (n.y ?? 0) - NODE_HEIGHT / 2, wave: wave.get(t.id) ?? null, critical: onPath.has(t.id) };
+      return {
+        id: t.id,
+        x: (n.x ?? 0) - NODE_WIDTH / 2,
+        y: (n.y ?? 0) - NODE_HEIGHT / 2,
+        wave: wave.get(t.id) ?? null,
+        critical: onPath.has(t.id),
+      };
     }),
     edges: g.edges().map((e: { v: string; w: string }) => ({
       from: e.v,

@@ -43,7 +43,13 @@ export function useLiveStatus(subscription: Pick<SubscriptionResult, 'status' | 
   const wasLive = useRef(false);
   const failures = useRef(0);
   const state: LiveState =
-    subscription.status === 'pending' ? 'live' : subscription.status === 'connecting' ? 'connecting' : subscription.status === 'error' ? 'offline' : 'idle';
+    subscription.status === 'pending'
+      ? 'live'
+      : subscription.status === 'connecting'
+        ? 'connecting'
+        : subscription.status === 'error'
+          ? 'offline'
+          : 'idle';
   useEffect(() => {
     report(id, state === 'idle' ? null : state);
     // A first connection is no reconnect: only a feed that was live, dropped and came back catches up.

@@ -20,7 +20,9 @@ export function AdminChannels() {
   const remove = useMutation(trpc.channel.delete.mutationOptions({ onSuccess: refresh }));
   const sendTest = useMutation(trpc.channel.sendTest.mutationOptions());
   const retry = useMutation(
-    trpc.channel.retryDelivery.mutationOptions({ onSuccess: () => queryClient.invalidateQueries({ queryKey: trpc.dashboard.outbox.queryKey() }) }),
+    trpc.channel.retryDelivery.mutationOptions({
+      onSuccess: () => queryClient.invalidateQueries({ queryKey: trpc.dashboard.outbox.queryKey() }),
+    }),
   );
   const [name, setName] = useState('');
   const [kind, setKind] = useState<ChannelKind>('webhook');
@@ -68,12 +70,19 @@ export function AdminChannels() {
             {sendTest.data.delivered ? 'delivered' : `not delivered (${sendTest.data.error ?? 'unknown error'})`}
           </p>
         ) : null}
-        {channels.data?.channels.length === 0 ? <p className="none">No channel: runs are refused unless started with skipNotificationCheck.</p> : null}
+        {channels.data?.channels.length === 0 ? (
+          <p className="none">No channel: runs are refused unless started with skipNotificationCheck.</p>
+        ) : null}
         <ul className="channels">
           {channels.data?.channels.map((c) => (
             <li key={c.id}>
               <strong>{c.name}</strong> <span className="kind">{channelKinds[c.kind]}</span> <code>{c.url}</code>{' '}
-              <button type="button" aria-label={`Send a test message to ${c.name}`} disabled={sendTest.isPending} onClick={() => sendTest.mutate({ id: c.id })}>
+              <button
+                type="button"
+                aria-label={`Send a test message to ${c.name}`}
+                disabled={sendTest.isPending}
+                onClick={() => sendTest.mutate({ id: c.id })}
+              >
                 Send test message
               </button>{' '}
               <button
@@ -92,8 +101,8 @@ export function AdminChannels() {
       <section aria-labelledby="outbox-title" className="panel">
         <h2 id="outbox-title">Deliveries</h2>
         <p className="hint">
-          A failed delivery is retried with growing delays; one still failing after the maximum age is <strong>dead</strong> and waits
-          for a retry here.
+          A failed delivery is retried with growing delays; one still failing after the maximum age is <strong>dead</strong> and waits for a
+          retry here.
         </p>
         <ErrorMessage error={outbox.error ?? retry.error} />
         {outbox.data?.messages.length === 0 ? <p className="none">No notification sent yet.</p> : null}

@@ -11,7 +11,10 @@ export default function AdminPage() {
     return (
       <>
         <h1>Admin</h1>
-        <p className="empty-inline">Administration needs an admin key; this key is {whoami.data.role}. Sign in with an admin key to manage keys, channels and settings.</p>
+        <p className="empty-inline">
+          Administration needs an admin key; this key is {whoami.data.role}. Sign in with an admin key to manage keys, channels and
+          settings.
+        </p>
       </>
     );
   }

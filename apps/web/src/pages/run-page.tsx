@@ -41,7 +41,9 @@ export function RunPage({ id }: { id: string }) {
   );
   // Signed in: the workspace's own feed (run.watch); with only the link: the link's feed, by the same capability.
   const signedIn = useSubscription(trpc.run.watch.subscriptionOptions({ runId: id }, { enabled: key !== null, onData: onEvent }));
-  const byLink = useSubscription(trpc.dashboard.watchRunLink.subscriptionOptions({ runId: id }, { enabled: key === null, onData: onEvent }));
+  const byLink = useSubscription(
+    trpc.dashboard.watchRunLink.subscriptionOptions({ runId: id }, { enabled: key === null, onData: onEvent }),
+  );
   useLiveStatus(key !== null ? signedIn : byLink);
 
   const run = live && (!initial.data || live.version >= initial.data.version) ? live : initial.data;

@@ -17,8 +17,8 @@ export function RunsPage() {
         <section className="empty">
           <h2>No runs yet</h2>
           <p>
-            An agent starts one with <code>checklist_prepare</code> then <code>checklist_execute</code> (or{' '}
-            <code>client.runs.prepare</code> / <code>execute</code> in the SDK) and walks it task by task.
+            An agent starts one with <code>checklist_prepare</code> then <code>checklist_execute</code> (or <code>client.runs.prepare</code>{' '}
+            / <code>execute</code> in the SDK) and walks it task by task.
           </p>
         </section>
       ) : null}

@@ -23,8 +23,7 @@ export function SessionPage({ id }: { id: string }) {
   const cardsKey = ['session-cards', id];
   const cards = useInfiniteQuery({
     queryKey: cardsKey,
-    queryFn: ({ pageParam }) =>
-      trpcClient.todo.history.query({ sessionId: id, limit: PAGE, ...(pageParam ? { before: pageParam } : {}) }),
+    queryFn: ({ pageParam }) => trpcClient.todo.history.query({ sessionId: id, limit: PAGE, ...(pageParam ? { before: pageParam } : {}) }),
     initialPageParam: 0,
     getNextPageParam: (last: Page) => last.nextBefore ?? undefined,
   });
@@ -37,7 +36,16 @@ export function SessionPage({ id }: { id: string }) {
     ({ data: card }: { data: Card }) => {
       queryClient.setQueryData<SessionView>(viewQuery.queryKey, (old) =>
         old && card.revision > old.todo.revision
-          ? { ...old, todo: { sessionId: card.sessionId, revision: card.revision, items: card.items, counts: card.counts, updatedAt: card.createdAt } }
+          ? {
+              ...old,
+              todo: {
+                sessionId: card.sessionId,
+                revision: card.revision,
+                items: card.items,
+                counts: card.counts,
+                updatedAt: card.createdAt,
+              },
+            }
           : old,
       );
       queryClient.setQueryData<InfiniteData<Page, number>>(cardsKey, (old) => {
@@ -77,9 +85,7 @@ export function SessionPage({ id }: { id: string }) {
         </div>
         <div>
           <dt>Turn</dt>
-          <dd data-testid="turn">
-            {session.turn.state === 'none' ? 'not started' : `${session.turn.number} (${session.turn.state})`}
-          </dd>
+          <dd data-testid="turn">{session.turn.state === 'none' ? 'not started' : `${session.turn.number} (${session.turn.state})`}</dd>
         </div>
         {session.parentId ? (
           <div>

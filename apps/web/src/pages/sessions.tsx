@@ -37,8 +37,8 @@ export function SessionsPage() {
       {tree.data && tree.data.sessions.length > 0 ? (
         <>
           <p className="hint">
-            {tree.data.sessions.length} session{tree.data.sessions.length === 1 ? '' : 's'}; subagents are listed under the
-            session that opened them.
+            {tree.data.sessions.length} session{tree.data.sessions.length === 1 ? '' : 's'}; subagents are listed under the session that
+            opened them.
           </p>
           <SessionBranches branches={nest(tree.data.sessions)} label="Sessions" />
         </>

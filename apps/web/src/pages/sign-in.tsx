@@ -40,8 +40,7 @@ export function SignIn() {
           aria-invalid={error ? true : undefined}
         />
         <p id="key-help" className="hint">
-          A viewer, agent or admin key (<code>atk_…</code>). It stays in this tab only and is forgotten when you sign out
-          or close it.
+          A viewer, agent or admin key (<code>atk_…</code>). It stays in this tab only and is forgotten when you sign out or close it.
         </p>
         <button type="submit" disabled={busy || key.trim() === ''}>
           {busy ? 'Checking…' : 'Sign in'}

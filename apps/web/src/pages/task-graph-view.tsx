@@ -14,7 +14,15 @@ function pathText(subjects: string[]) {
   return `${subjects.slice(0, 5).join(' → ')} → … ${subjects.length - 10} more … → ${subjects.slice(-5).join(' → ')}`;
 }
 
-export default function TaskGraphView({ graph, onOpen, selected }: { graph: TaskGraph; onOpen: (id: string) => void; selected: string | null }) {
+export default function TaskGraphView({
+  graph,
+  onOpen,
+  selected,
+}: {
+  graph: TaskGraph;
+  onOpen: (id: string) => void;
+  selected: string | null;
+}) {
   const { layout, layoutMs, laidAt } = useMemo(() => {
     const started = performance.now();
     const laid = layoutGraph(graph);

@@ -92,12 +92,10 @@ export function TaskListPage({ listName }: { listName: string }) {
           <div className="task-view">
             {view === 'table' ? (
               <TaskTable graph={graph.data} onOpen={setSelected} selected={selected} />
+            ) : TaskGraphView ? (
+              <TaskGraphView graph={graph.data} onOpen={setSelected} selected={selected} />
             ) : (
-              TaskGraphView ? (
-                <TaskGraphView graph={graph.data} onOpen={setSelected} selected={selected} />
-              ) : (
-                <p aria-busy="true">Loading the graph…</p>
-              )
+              <p aria-busy="true">Loading the graph…</p>
             )}
           </div>
           {selected ? <TaskPanel graph={graph.data} id={selected} onClose={() => setSelected(null)} /> : null}

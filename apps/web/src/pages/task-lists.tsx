@@ -16,8 +16,8 @@ export function TaskListsPage() {
         <section className="empty">
           <h2>No task lists yet</h2>
           <p>
-            An agent creates tasks with <code>TaskCreate</code> (or <code>client.tasks.create</code> in the SDK); they are
-            grouped in named lists, <code>default</code> unless a <code>listName</code> is given.
+            An agent creates tasks with <code>TaskCreate</code> (or <code>client.tasks.create</code> in the SDK); they are grouped in named
+            lists, <code>default</code> unless a <code>listName</code> is given.
           </p>
         </section>
       ) : null}

@@ -91,8 +91,15 @@ export function TaskPanel({ graph, id, onClose }: { graph: TaskGraph; id: string
         {history.data?.changes.map((c) => (
           <li key={c.seq}>
             <p>
-              <strong>{c.kind}</strong> by {c.by.sessionId ? <code>{c.by.sessionId}</code> : <>key <code>{c.by.keyId}</code></>},{' '}
-              <TimeAgo iso={c.at} />
+              <strong>{c.kind}</strong> by{' '}
+              {c.by.sessionId ? (
+                <code>{c.by.sessionId}</code>
+              ) : (
+                <>
+                  key <code>{c.by.keyId}</code>
+                </>
+              )}
+              , <TimeAgo iso={c.at} />
             </p>
             <ul>
               {Object.entries(c.changes).map(([field, change]) => (
