@@ -2,6 +2,7 @@
 import type { Role } from '@agent-tasks/schema';
 import { DomainError } from './errors.ts';
 import type { Deps } from './ports.ts';
+import type { SessionRecord } from './records.ts';
 
 export interface Actor {
   workspaceId: string;
@@ -16,6 +17,15 @@ export interface Actor {
 
 /** Prefix of every session token (`ats_…`); API keys minted here start with `atk_`. */
 export const SESSION_TOKEN_PREFIX = 'ats_';
+
+/** The caller a session acts as: an agent, under the key that opened it (or opened it for an MCP session). */
+export const sessionActor = (session: SessionRecord, keyId: string): Actor => ({
+  workspaceId: session.workspaceId,
+  role: 'agent',
+  keyId,
+  sessionId: session.id,
+  agentName: session.agentName ?? session.id,
+});
 
 const rank: Record<Role, number> = { viewer: 0, agent: 1, admin: 2 };
 
@@ -49,13 +59,7 @@ export async function resolveActorByHash(deps: Deps, hash: string, sessionToken:
       if (!opener || opener.revokedAt) {
         throw new DomainError('UNAUTHENTICATED', 'Error: unauthorized: the API key that opened this session has been revoked.');
       }
-      return {
-        workspaceId: session.workspaceId,
-        role: 'agent',
-        keyId: opener.id,
-        sessionId: session.id,
-        agentName: session.agentName ?? session.id,
-      };
+      return sessionActor(session, opener.id);
     }
   }
   throw new DomainError('UNAUTHENTICATED', 'Error: unauthorized: unknown API key or session token.');

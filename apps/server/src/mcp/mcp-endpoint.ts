@@ -3,7 +3,7 @@
 // whichever worker a request lands on serves it (a worker that has not seen the session yet resumes it); they are
 // capped per key and in all (429 past either) and closed when idle, their empty agent sessions removed with them.
 import { randomUUID } from 'node:crypto';
-import { type Actor, type ToolApi, isDomainError, sessions } from '@agent-tasks/core';
+import { type Actor, type ToolApi, isDomainError, sessionActor, sessions } from '@agent-tasks/core';
 import type { WebStandardStreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js';
 import { TRPCError } from '@trpc/server';
 import { authenticate } from '../auth/authenticate.ts';
@@ -150,13 +150,7 @@ export function createMcpEndpoint(services: Services, store: McpSessionRepositor
     }
     const session = await services.deps.store.sessions.get(record.workspaceId, agentSessionId);
     if (!session) throw new Error(`MCP session ${record.id}: its agent session ${agentSessionId} is gone`);
-    return {
-      workspaceId: session.workspaceId,
-      role: 'agent',
-      keyId: record.keyId,
-      sessionId: session.id,
-      agentName: session.agentName ?? session.id,
-    };
+    return sessionActor(session, record.keyId);
   }
 
   async function transportFor(record: McpSessionRecord, caller: Actor, resume: boolean) {
