@@ -284,4 +284,32 @@ describe('agent-tasks serve --workers 2', () => {
     expect(workers.size).toBe(2);
     expect((await s.client.todo.write({ todos: list(1) })).revision).toBe(1);
   });
+  // Last in the file: it leaves this address braked for unknown tokens.
+  it('failed authentications are counted once across workers: past 30 from one address both answer 429; a key that worked passes', async () => {
+    const [a, b] = await bothWorkers();
+    const bad = (i: number) => `atk_g${String(i).padStart(3, '0')}_${'x'.repeat(20)}`;
+    // A key that works, used through one worker only before the guesses.
+    const working = (await adminClient(server).keys.create({ name: 'works', role: 'viewer' })).token;
+    expect((await a.request('GET', '/trpc/workspace.whoami', { token: working })).status).toBe(200);
+    // Guesses alternate between the workers until one is refused. Counted once (30 per address, by default; earlier
+    // tests' revoked keys count too), that comes by the 31st; counted per worker it would take about 60.
+    let answered401 = 0;
+    for (let i = 0; i < 80; i++) {
+      const status = (await (i % 2 ? a : b).request('GET', '/trpc/workspace.whoami', { token: bad(i) })).status;
+      if (status === 429) break;
+      expect(status).toBe(401);
+      answered401++;
+    }
+    expect(answered401).toBeLessThanOrEqual(30);
+    expect(answered401).toBeGreaterThan(10);
+    for (const worker of [a, b]) {
+      const refused = await worker.request('GET', '/trpc/workspace.whoami', { token: bad(100) });
+      expect(refused.status).toBe(429);
+      expect(JSON.parse(refused.body).error.message).toMatch(
+        /^Error: too many failed authentications from this address; try again in \d+ s\.$/,
+      );
+      // The key that worked through the first worker still passes on both.
+      expect((await worker.request('GET', '/trpc/workspace.whoami', { token: working })).status).toBe(200);
+    }
+  });
 });

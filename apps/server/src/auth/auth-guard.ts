@@ -1,8 +1,11 @@
 // A brake on bad credentials (rate-limiter-flexible): failed authentications are counted per client address and per
 // token prefix; past the limit, that address or prefix is refused with 429 + Retry-After for the window, except tokens
 // that authenticated recently (so a guesser is stopped without locking out the clients already working from there).
+// With several workers the counts are kept by the primary (rate-limiter-flexible's cluster limiter), so a guesser
+// spread across workers by the port's balancing is counted once.
 import { DomainError, type TokenHasher } from '@agent-tasks/core';
-import { RateLimiterMemory, type RateLimiterRes } from 'rate-limiter-flexible';
+import cluster from 'node:cluster';
+import { RateLimiterCluster, RateLimiterMemory, type RateLimiterRes } from 'rate-limiter-flexible';
 
 export interface AuthGuardLimits {
   /** Failed authentications one client address may make per window. */
@@ -28,19 +31,27 @@ export interface AuthGuard {
 }
 
 export function authGuard(limits: AuthGuardLimits, hasher: TokenHasher): AuthGuard {
-  const byAddress = new RateLimiterMemory({
+  // A worker of `serve --workers N` asks the primary's counters; a single process keeps its own.
+  const Limiter = cluster.isWorker ? RateLimiterCluster : RateLimiterMemory;
+  const byAddress = new Limiter({
     keyPrefix: 'auth-address',
     points: limits.perAddress,
     duration: limits.windowSeconds,
     blockDuration: limits.windowSeconds,
   });
-  const byPrefix = new RateLimiterMemory({
+  const byPrefix = new Limiter({
     keyPrefix: 'auth-prefix',
     points: limits.perKeyPrefix,
     duration: limits.windowSeconds,
     blockDuration: limits.windowSeconds,
   });
+  /** Tokens that authenticated: this process's own memory, and (with workers) the primary's, asked once per token. */
   const knownGood = new Set<string>();
+  const sharedGood = cluster.isWorker ? new RateLimiterCluster({ keyPrefix: 'auth-good', points: 1_000_000_000, duration: 86_400 }) : null;
+  const remember = (hash: string) => {
+    if (knownGood.size >= KNOWN_GOOD_MAX) knownGood.delete(knownGood.values().next().value as string);
+    knownGood.add(hash);
+  };
   const prefixOf = (token: string) => token.slice(0, PREFIX_LENGTH);
   const addressOf = (address: string | undefined) => address ?? 'unknown';
 
@@ -49,11 +60,15 @@ export function authGuard(limits: AuthGuardLimits, hasher: TokenHasher): AuthGua
 
   return {
     async admit(address, token) {
+      // A token that worked always passes: checked first, so a working client costs no count lookup.
+      const hash = hasher.hash(token);
+      if (knownGood.has(hash)) return;
       const [a, p] = await Promise.all([byAddress.get(addressOf(address)), byPrefix.get(prefixOf(token))]);
       const overAddress = exhausted(a, limits.perAddress);
       const overPrefix = exhausted(p, limits.perKeyPrefix);
       if (!overAddress && !overPrefix) return;
-      if (knownGood.has(hasher.hash(token))) return;
+      // It may have worked through another worker.
+      if (sharedGood && ((await sharedGood.get(hash))?.consumedPoints ?? 0) > 0) return remember(hash);
       const wait = Math.max(overAddress ? seconds(overAddress) : 0, overPrefix ? seconds(overPrefix) : 0);
       const from = overAddress ? 'from this address' : 'with tokens starting like this one';
       throw new DomainError('RATE_LIMITED', `Error: too many failed authentications ${from}; try again in ${wait} s.`, {
@@ -70,8 +85,9 @@ export function authGuard(limits: AuthGuardLimits, hasher: TokenHasher): AuthGua
     succeeded(token) {
       const hash = hasher.hash(token);
       if (knownGood.has(hash)) return;
-      if (knownGood.size >= KNOWN_GOOD_MAX) knownGood.delete(knownGood.values().next().value as string);
-      knownGood.add(hash);
+      remember(hash);
+      // Told to the primary once per token and worker, so the other workers let it through too.
+      void sharedGood?.consume(hash).catch(() => undefined);
     },
   };
 }

@@ -3,6 +3,7 @@
 // on SIGTERM/SIGINT.
 import cluster, { type Worker } from 'node:cluster';
 import { workspaces } from '@agent-tasks/core';
+import { RateLimiterClusterMaster } from 'rate-limiter-flexible';
 import { withLocalDatabase } from '../cli/local-database.ts';
 import type { Config } from '../config.ts';
 import type { Logger } from '../logger.ts';
@@ -25,6 +26,8 @@ export async function runPrimary(
   banner(firstRun);
 
   const hub = createHub();
+  // The failed-authentication counters of every worker (auth/auth-guard.ts) live here.
+  new RateLimiterClusterMaster();
   const notifierOf = new Map<number, boolean>();
   const crashes: number[] = [];
   let stopping = false;
