@@ -3,6 +3,7 @@ import { availableParallelism } from 'node:os';
 import { z } from 'zod';
 import { isAllowListEntry } from './adapters/receiver-address.ts';
 import { databaseFileFrom } from './db/database-file.ts';
+import { isPostgresUrl } from './db/postgres-schema.ts';
 
 const integer = (min: number, max: number) =>
   z
@@ -48,7 +49,10 @@ export const configSchema = z.object({
   DATABASE_URL: z
     .string()
     .trim()
-    .refine((s) => s === '' || s.startsWith('file:') || !s.includes('://'), 'must be file:<path> (SQLite) or a file path')
+    .refine(
+      (s) => s === '' || s.startsWith('file:') || !s.includes('://') || isPostgresUrl(s),
+      'must be file:<path> (SQLite), a file path, or postgresql://… (PostgreSQL)',
+    )
     .optional(),
   PORT: integer(0, 65535).default(3000),
   HOST: z.string().trim().min(1, 'must be a host name or address').default('127.0.0.1'),
@@ -90,7 +94,10 @@ export const configSchema = z.object({
 export type ConfigInput = z.input<typeof configSchema>;
 
 export interface Config {
+  /** The SQLite file; '' when DATABASE_URL names PostgreSQL. */
   databaseFile: string;
+  /** DATABASE_URL when it is postgresql://… (or postgres://…). */
+  postgresUrl?: string | undefined;
   port: number;
   host: string;
   adminKey: string | undefined;
@@ -154,7 +161,8 @@ export function loadConfig(env: NodeJS.ProcessEnv, flags: Partial<Record<keyof C
   }
   const c = parsed.data;
   return {
-    databaseFile: databaseFileFrom(c.DATABASE_URL || undefined),
+    databaseFile: isPostgresUrl(c.DATABASE_URL) ? '' : databaseFileFrom(c.DATABASE_URL || undefined),
+    postgresUrl: isPostgresUrl(c.DATABASE_URL) ? c.DATABASE_URL : undefined,
     port: c.PORT,
     host: c.HOST,
     adminKey: c.AGENT_TASKS_ADMIN_KEY,

@@ -5,6 +5,9 @@ import { repoRoot } from './database-file.ts';
 export const postgresSchemaFile = path.join(repoRoot, 'prisma', 'schema.postgres.prisma');
 export const postgresMigrationsDir = path.join(repoRoot, 'prisma', 'migrations-postgres');
 
+/** Whether DATABASE_URL names a PostgreSQL server (anything else is a SQLite file). */
+export const isPostgresUrl = (url: string | undefined) => !!url && /^postgres(ql)?:\/\//i.test(url);
+
 const HEADER =
   '// Generated from prisma/schema.prisma by `pnpm schema:postgres`; do not edit. Only the datasource provider and the\n' +
   "// client's output folder differ (a test fails when the two drift apart).\n\n";

@@ -1,0 +1,126 @@
+// The server on PostgreSQL (DATABASE_URL=postgresql://…): it applies prisma/migrations-postgres at start with Prisma's
+// bookkeeping and serves todo.write / todo.get and tasks over HTTP; the PostgreSQL schema and migrations stay in line.
+import { createHash } from 'node:crypto';
+import { readFileSync, readdirSync } from 'node:fs';
+import path from 'node:path';
+import { postgresDrift } from '../apps/server/src/db/postgres-migrations.ts';
+import { postgresMigrationsDir, postgresSchemaFile, postgresSchemaOf } from '../apps/server/src/db/postgres-schema.ts';
+import pg from 'pg';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { refused, sessionClient } from './support/fixtures.ts';
+import { createTestDatabase, stopTestPostgres } from './support/postgres.ts';
+import { type RunningServer, startServer } from './support/server.ts';
+
+const repoRoot = path.resolve(import.meta.dirname, '..');
+let server: RunningServer;
+beforeAll(async () => {
+  server = await startServer({ postgres: true });
+}, 120_000);
+afterAll(async () => {
+  await server?.stop();
+  await stopTestPostgres();
+});
+
+async function query<T>(sql: string, params: unknown[] = []): Promise<T[]> {
+  const client = new pg.Client({ connectionString: server.databaseUrl });
+  await client.connect();
+  try {
+    return (await client.query(sql, params)).rows as T[];
+  } finally {
+    await client.end();
+  }
+}
+
+const migrationDirs = () =>
+  readdirSync(postgresMigrationsDir, { withFileTypes: true })
+    .filter((entry) => entry.isDirectory())
+    .map((entry) => entry.name)
+    .sort();
+
+describe('the server on PostgreSQL', () => {
+  it('applied every migration of prisma/migrations-postgres at start, recorded as Prisma does', async () => {
+    expect(server.databaseUrl).toMatch(/^postgresql:\/\//);
+    const rows = await query<{ migration_name: string; checksum: string; finished_at: Date | null; applied_steps_count: number }>(
+      'SELECT migration_name, checksum, finished_at, applied_steps_count FROM _prisma_migrations ORDER BY migration_name',
+    );
+    expect(rows.map((row) => row.migration_name)).toEqual(migrationDirs());
+    for (const row of rows) {
+      const sql = readFileSync(path.join(postgresMigrationsDir, row.migration_name, 'migration.sql'));
+      expect(row.checksum).toBe(createHash('sha256').update(sql).digest('hex'));
+      expect(row.finished_at).toBeInstanceOf(Date);
+      expect(row.applied_steps_count).toBe(1);
+    }
+    const ready = await fetch(`${server.url}/readyz`);
+    expect(ready.status).toBe(200);
+  });
+
+  it('records a todo list with todo.write and reads it back with todo.get', async () => {
+    const s = await sessionClient(server);
+    const answer = await s.client.todo.write({
+      todos: [
+        { content: 'Read the code', status: 'completed' },
+        { content: 'Write the fix', status: 'in_progress' },
+        { content: 'Run tests', status: 'pending' },
+      ],
+    });
+    expect(answer).toEqual({
+      message: 'Updated todo list: 1 pending, 1 in progress, 1 completed',
+      revision: 1,
+      counts: { pending: 1, inProgress: 1, completed: 1 },
+    });
+    await s.client.todo.write({ todos: [{ content: 'Run tests', status: 'in_progress' }] });
+    const list = await s.client.todo.get();
+    expect(list.items).toEqual([{ content: 'Run tests', status: 'in_progress' }]);
+    expect(list.revision).toBe(2);
+    const [row] = await query<{ n: string }>('SELECT COUNT(*) AS n FROM "TodoUpdate" WHERE "sessionId" = $1', [s.session.id]);
+    expect(Number(row?.n)).toBe(2);
+  });
+
+  it('creates and updates tasks, with a blocker kept', async () => {
+    const s = await sessionClient(server);
+    const listName = 'pg-list';
+    const build = await s.client.tasks.create({ listName, subject: 'Build' });
+    const ship = await s.client.tasks.create({ listName, subject: 'Ship', blockedBy: [build.id] });
+    const blocked = await refused(s.client.tasks.update({ listName, id: ship.id, status: 'in_progress' }));
+    expect(blocked.code).toBe('TASK_BLOCKED');
+    await s.client.tasks.update({ listName, id: build.id, status: 'completed' });
+    await s.client.tasks.update({ listName, id: ship.id, status: 'in_progress' });
+    const listed = await s.client.tasks.list({ listName });
+    expect(listed.tasks.map((t) => [t.subject, t.status])).toEqual([
+      ['Build', 'completed'],
+      ['Ship', 'in_progress'],
+    ]);
+    const rows = await query<{ subject: string; status: string }>('SELECT "subject", "status" FROM "Task" ORDER BY "seq"');
+    expect(rows).toEqual([
+      { subject: 'Build', status: 'completed' },
+      { subject: 'Ship', status: 'in_progress' },
+    ]);
+  });
+
+  it('starts again on the same database without applying anything twice, and keeps its data', async () => {
+    const before = await query<{ n: string }>('SELECT COUNT(*) AS n FROM _prisma_migrations');
+    await server.restart();
+    const after = await query<{ n: string }>('SELECT COUNT(*) AS n FROM _prisma_migrations');
+    expect(after).toEqual(before);
+    const [tasks] = await query<{ n: string }>('SELECT COUNT(*) AS n FROM "Task"');
+    expect(Number(tasks?.n)).toBe(2);
+  });
+});
+
+describe('the PostgreSQL schema and migrations', () => {
+  it('prisma/schema.postgres.prisma is prisma/schema.prisma with only the provider and client output changed', () => {
+    const sqlite = readFileSync(path.join(repoRoot, 'prisma', 'schema.prisma'), 'utf8');
+    expect(readFileSync(postgresSchemaFile, 'utf8')).toBe(postgresSchemaOf(sqlite));
+  });
+
+  it('prisma/migrations-postgres produce exactly prisma/schema.postgres.prisma', async () => {
+    const scratch = await createTestDatabase();
+    try {
+      const drift = await postgresDrift({ url: scratch.url, schemaFile: postgresSchemaFile, migrationsDir: postgresMigrationsDir });
+      expect(drift.script).toBe('-- This is an empty migration.\n');
+      expect(drift.inSync).toBe(true);
+    } finally {
+      await scratch.drop();
+    }
+  }, 60_000);
+});
