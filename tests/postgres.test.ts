@@ -81,19 +81,30 @@ describe('the server on PostgreSQL', () => {
     const listName = 'pg-list';
     const build = await s.client.tasks.create({ listName, subject: 'Build' });
     const ship = await s.client.tasks.create({ listName, subject: 'Ship', blockedBy: [build.id] });
-    const blocked = await refused(s.client.tasks.update({ listName, id: ship.id, status: 'in_progress' }));
-    expect(blocked.code).toBe('TASK_BLOCKED');
-    await s.client.tasks.update({ listName, id: build.id, status: 'completed' });
-    await s.client.tasks.update({ listName, id: ship.id, status: 'in_progress' });
+    expect(ship).toMatchObject({ status: 'pending', blockedBy: [build.id], blocks: [], threadID: s.session.id });
     const listed = await s.client.tasks.list({ listName });
-    expect(listed.tasks.map((t) => [t.subject, t.status])).toEqual([
+    expect(listed.tasks.map((t) => [t.subject, t.status, t.blockedBy, t.ready])).toEqual([
+      ['Build', 'pending', [], true],
+      ['Ship', 'pending', [build.id], false],
+    ]);
+    const blocked = await refused(s.client.tasks.update({ listName, id: ship.id, status: 'in_progress' }));
+    expect(blocked.message).toBe(`Error: task ${ship.id} is blocked by ${build.id}; it cannot be started until it is completed.`);
+    expect(blocked.code).toBe('TASK_BLOCKED');
+    expect((await s.client.tasks.get({ listName, id: ship.id })).status).toBe('pending');
+
+    await s.client.tasks.update({ listName, id: build.id, status: 'completed' });
+    const ready = await s.client.tasks.list({ listName, readyOnly: true });
+    expect(ready.tasks.map((t) => t.id)).toEqual([ship.id]);
+    expect((await s.client.tasks.update({ listName, id: ship.id, status: 'in_progress' })).status).toBe('in_progress');
+    const all = await s.client.tasks.list({ listName, includeCompleted: true });
+    expect(all.tasks.map((t) => [t.subject, t.status])).toEqual([
       ['Build', 'completed'],
       ['Ship', 'in_progress'],
     ]);
-    const rows = await query<{ subject: string; status: string }>('SELECT "subject", "status" FROM "Task" ORDER BY "seq"');
-    expect(rows).toEqual([
-      { subject: 'Build', status: 'completed' },
-      { subject: 'Ship', status: 'in_progress' },
+    const rows = await query<{ subject: string; status: string; version: number }>('SELECT "subject", "status", "version" FROM "Task" ORDER BY "seq"');
+    expect(rows.map((row) => [row.subject, row.status])).toEqual([
+      ['Build', 'completed'],
+      ['Ship', 'in_progress'],
     ]);
   });
 
