@@ -160,9 +160,15 @@ export function loadConfig(env: NodeJS.ProcessEnv, flags: Partial<Record<keyof C
     throw new ConfigError(lines.join('\n'));
   }
   const c = parsed.data;
+  const postgres = isPostgresUrl(c.DATABASE_URL);
+  // Several workers share SQLite's write lock through the primary (cluster/write-lock.ts); not built for PostgreSQL yet.
+  if (postgres && (c.AGENT_TASKS_WORKERS ?? 1) > 1) {
+    const source = flags.AGENT_TASKS_WORKERS !== undefined ? '--workers (AGENT_TASKS_WORKERS)' : 'AGENT_TASKS_WORKERS';
+    throw new ConfigError(`Error: invalid configuration: ${source} must be 1 with a PostgreSQL DATABASE_URL (got ${quote(raw.AGENT_TASKS_WORKERS)}).`);
+  }
   return {
-    databaseFile: isPostgresUrl(c.DATABASE_URL) ? '' : databaseFileFrom(c.DATABASE_URL || undefined),
-    postgresUrl: isPostgresUrl(c.DATABASE_URL) ? c.DATABASE_URL : undefined,
+    databaseFile: postgres ? '' : databaseFileFrom(c.DATABASE_URL || undefined),
+    postgresUrl: postgres ? c.DATABASE_URL : undefined,
     port: c.PORT,
     host: c.HOST,
     adminKey: c.AGENT_TASKS_ADMIN_KEY,
@@ -187,7 +193,7 @@ export function loadConfig(env: NodeJS.ProcessEnv, flags: Partial<Record<keyof C
     maxQueueMs: c.AGENT_TASKS_MAX_QUEUE_MS,
     maxQueue: c.AGENT_TASKS_MAX_QUEUE,
     busyTimeoutMs: c.AGENT_TASKS_BUSY_TIMEOUT_MS,
-    workers: c.AGENT_TASKS_WORKERS ?? availableParallelism(),
+    workers: c.AGENT_TASKS_WORKERS ?? (postgres ? 1 : availableParallelism()),
     mcp: { perKey: c.AGENT_TASKS_MCP_SESSIONS_PER_KEY, total: c.AGENT_TASKS_MCP_SESSIONS_MAX, idleMs: c.AGENT_TASKS_MCP_IDLE_MS },
     sockets: {
       headersTimeoutMs: c.AGENT_TASKS_HEADERS_TIMEOUT_MS,
