@@ -108,13 +108,33 @@ describe('the server on PostgreSQL', () => {
     ]);
   });
 
+  it('re-ranks for an edge against creation order and refuses a cycle, recording nothing', async () => {
+    const s = await sessionClient(server);
+    const listName = 'pg-ranks';
+    const a = await s.client.tasks.create({ listName, subject: 'A' });
+    const b = await s.client.tasks.create({ listName, subject: 'B' });
+    // B (created later, ranked higher) now blocks A: the ranks are rewritten in one UPDATE … CASE statement.
+    await s.client.tasks.update({ listName, id: b.id, addBlocks: [a.id] });
+    expect((await s.client.tasks.get({ listName, id: a.id })).blockedBy).toEqual([b.id]);
+    expect((await s.client.tasks.list({ listName, readyOnly: true })).tasks.map((t) => t.id)).toEqual([b.id]);
+    const ranks = await query<{ id: string; rank: number }>('SELECT "id", "rank" FROM "Task" WHERE "id" IN ($1, $2)', [a.id, b.id]);
+    const rankOf = (id: string) => ranks.find((row) => row.id === id)?.rank ?? Number.NaN;
+    expect(rankOf(b.id)).toBeLessThan(rankOf(a.id));
+
+    const [before] = await query<{ n: string }>('SELECT COUNT(*) AS n FROM "TaskEdge"');
+    const cycle = await refused(s.client.tasks.update({ listName, id: b.id, addBlockedBy: [a.id] }));
+    expect(cycle.message).toBe(`Error: invalid dependency: it would close a cycle ${b.id} → ${a.id} → ${b.id}.`);
+    expect(cycle.code).toBe('INVALID_DEPENDENCY');
+    expect(await query('SELECT COUNT(*) AS n FROM "TaskEdge"')).toEqual([before]);
+  });
+
   it('starts again on the same database without applying anything twice, and keeps its data', async () => {
     const before = await query<{ n: string }>('SELECT COUNT(*) AS n FROM _prisma_migrations');
     await server.restart();
     const after = await query<{ n: string }>('SELECT COUNT(*) AS n FROM _prisma_migrations');
     expect(after).toEqual(before);
     const [tasks] = await query<{ n: string }>('SELECT COUNT(*) AS n FROM "Task"');
-    expect(Number(tasks?.n)).toBe(2);
+    expect(Number(tasks?.n)).toBe(4);
   });
 });
 

@@ -27,7 +27,8 @@ export interface RunningServer {
 
 export interface StartOptions {
   databaseFile?: string;
-  /** Run on a fresh PostgreSQL database (tests/support/postgres.ts) instead of a SQLite file. */
+  /** Run on a fresh PostgreSQL database (tests/support/postgres.ts) instead of a SQLite file; the default is true when
+   * AGENT_TASKS_TEST_DATABASE=postgres (to try other test files on PostgreSQL) unless a databaseFile is given. */
   postgres?: boolean;
   /** Passed as AGENT_TASKS_ADMIN_KEY; null to let the server generate one. */
   adminKey?: string | null;
@@ -91,8 +92,9 @@ async function stopChild(child: ChildProcess) {
 }
 
 export async function startServer(options: StartOptions = {}): Promise<RunningServer> {
-  const databaseFile = options.postgres ? '' : (options.databaseFile ?? tempDatabaseFile());
-  const databaseUrl = options.postgres ? (await createTestDatabase()).url : `file:${databaseFile}`;
+  const postgres = options.postgres ?? (process.env.AGENT_TASKS_TEST_DATABASE === 'postgres' && options.databaseFile === undefined);
+  const databaseFile = postgres ? '' : (options.databaseFile ?? tempDatabaseFile());
+  const databaseUrl = postgres ? (await createTestDatabase()).url : `file:${databaseFile}`;
   const adminKey = options.adminKey === undefined ? `atk_test_${randomBytes(16).toString('hex')}` : options.adminKey;
   let current = spawnMain(databaseUrl, adminKey, options.env);
   const server: RunningServer = {
