@@ -1,9 +1,10 @@
 // The server on PostgreSQL (DATABASE_URL=postgresql://…): it applies prisma/migrations-postgres at start with Prisma's
 // bookkeeping and serves todo.write / todo.get and tasks over HTTP; the PostgreSQL schema and migrations stay in line.
 import { createHash } from 'node:crypto';
-import { readFileSync, readdirSync } from 'node:fs';
+import { cpSync, mkdtempSync, readFileSync, readdirSync, writeFileSync } from 'node:fs';
+import os from 'node:os';
 import path from 'node:path';
-import { postgresDrift } from '../apps/server/src/db/postgres-migrations.ts';
+import { createPostgresMigration, postgresDrift } from '../apps/server/src/db/postgres-migrations.ts';
 import { postgresMigrationsDir, postgresSchemaFile, postgresSchemaOf } from '../apps/server/src/db/postgres-schema.ts';
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -150,6 +151,35 @@ describe('the PostgreSQL schema and migrations', () => {
       const drift = await postgresDrift({ url: scratch.url, schemaFile: postgresSchemaFile, migrationsDir: postgresMigrationsDir });
       expect(drift.script).toBe('-- This is an empty migration.\n');
       expect(drift.inSync).toBe(true);
+      // The migrations were replayed on a shadow database, since dropped: the database named is left untouched.
+      const client = new pg.Client({ connectionString: scratch.url });
+      await client.connect();
+      try {
+        expect((await client.query(`SELECT table_name FROM information_schema.tables WHERE table_schema = 'public'`)).rows).toEqual([]);
+        expect((await client.query(`SELECT datname FROM pg_database WHERE datname LIKE 'prisma_migrate_shadow_db_%'`)).rows).toEqual([]);
+      } finally {
+        await client.end();
+      }
+    } finally {
+      await scratch.drop();
+    }
+  }, 60_000);
+
+  it('a schema change becomes a new migration, after which they agree again; no change creates nothing', async () => {
+    const dir = mkdtempSync(path.join(os.tmpdir(), 'agent-tasks-pg-migrations-'));
+    const migrationsDir = path.join(dir, 'migrations');
+    cpSync(postgresMigrationsDir, migrationsDir, { recursive: true });
+    const schemaFile = path.join(dir, 'schema.prisma');
+    writeFileSync(schemaFile, `${readFileSync(postgresSchemaFile, 'utf8')}\nmodel Probe {\n  id    String @id\n  count Int    @default(0)\n}\n`);
+    const scratch = await createTestDatabase();
+    try {
+      const created = await createPostgresMigration({ url: scratch.url, name: 'probe', schemaFile, migrationsDir });
+      expect(created).toMatch(/^\d{14}_probe$/);
+      const sql = readFileSync(path.join(migrationsDir, created ?? '', 'migration.sql'), 'utf8');
+      expect(sql).toContain('CREATE TABLE "Probe"');
+      expect(sql).toContain('"count" INTEGER NOT NULL DEFAULT 0');
+      expect((await postgresDrift({ url: scratch.url, schemaFile, migrationsDir })).inSync).toBe(true);
+      expect(await createPostgresMigration({ url: scratch.url, name: 'again', schemaFile, migrationsDir })).toBeNull();
     } finally {
       await scratch.drop();
     }

@@ -1,9 +1,11 @@
 // Prisma migrations for PostgreSQL (prisma/migrations-postgres) through Prisma's WASM schema engine and @prisma/adapter-pg:
 // deploy at start (with Prisma's `_prisma_migrations` bookkeeping), create, and the drift check.
+import { randomUUID } from 'node:crypto';
 import { existsSync } from 'node:fs';
 import { mkdir, readFile, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { PrismaPg } from '@prisma/adapter-pg';
+import type { PoolConfig } from 'pg';
 import { ColumnTypeEnum, bindMigrationAwareSqlAdapterFactory, type SqlDriverAdapter } from '@prisma/driver-adapter-utils';
 import type { SchemaEngine, SchemaFilter } from '@prisma/schema-engine-wasm/schema_engine_bg';
 import { loadEngine, readMigrations, withAdapterErrors } from './schema-engine.ts';
@@ -30,8 +32,30 @@ class TrackedPg extends PrismaPg {
   override async connect() {
     return this.track(await super.connect());
   }
+  constructor(private readonly pool: PoolConfig) {
+    super(pool);
+  }
+  /**
+   * adapter-pg 7.10's own shadow database is dropped while its pool is still connected ("is being accessed by other
+   * users") and its admin connection is never closed: here the shadow's pool ends first, then the database is dropped.
+   */
   override async connectToShadowDb() {
-    return this.track(await super.connectToShadowDb());
+    const admin = await super.connect();
+    const database = `prisma_migrate_shadow_db_${randomUUID()}`;
+    await admin.executeScript(`CREATE DATABASE "${database}"`);
+    const shadow = await new PrismaPg({ ...this.pool, database }).connect();
+    const dispose = shadow.dispose.bind(shadow);
+    let disposed: Promise<void> | undefined;
+    shadow.dispose = () =>
+      (disposed ??= (async () => {
+        await dispose();
+        try {
+          await admin.executeScript(`DROP DATABASE IF EXISTS "${database}" WITH (FORCE)`);
+        } finally {
+          await admin.dispose();
+        }
+      })());
+    return this.track(shadow);
   }
   private track<A extends SqlDriverAdapter>(adapter: A): A {
     this.opened.push(adapter);
@@ -55,10 +79,27 @@ class TrackedPg extends PrismaPg {
   }
 }
 
+/**
+ * The URL as separate fields: adapter-pg opens the shadow database as `{ ...config, database }`, and with a
+ * `connectionString` in the config pg takes the database from the string, so the "shadow" would be the main database.
+ */
+function poolConfigOf(url: string): PoolConfig {
+  const u = new URL(url);
+  const ssl = u.searchParams.get('sslmode');
+  return {
+    host: decodeURIComponent(u.hostname),
+    port: Number(u.port || 5432),
+    user: decodeURIComponent(u.username),
+    password: decodeURIComponent(u.password),
+    database: decodeURIComponent(u.pathname.slice(1)) || 'postgres',
+    ...(ssl && ssl !== 'disable' ? { ssl: { rejectUnauthorized: ssl === 'verify-full' || ssl === 'verify-ca' } } : {}),
+  };
+}
+
 /** Runs `fn` with an engine bound to the PostgreSQL database at `url`, then frees it and closes its connections. */
 async function withPostgresEngine<T>(url: string, datamodels: [string, string][] | undefined, fn: (engine: SchemaEngine) => Promise<T>) {
   const { SchemaEngine } = await loadEngine();
-  const factory = new TrackedPg({ connectionString: url, max: 2 });
+  const factory = new TrackedPg({ ...poolConfigOf(url), max: 2 });
   const bound = bindMigrationAwareSqlAdapterFactory(factory);
   const log = (line: string) => verbose && process.stderr.write(`[schema-engine] ${line}`);
   try {
