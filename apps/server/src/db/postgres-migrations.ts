@@ -25,15 +25,16 @@ type WithIO = { performIO(query: unknown): Promise<{ fields: { dataTypeID: numbe
 /**
  * Remembers the connections the engine opens (the shadow database's included) so they are closed afterwards, and
  * reads pg_catalog's "char" columns as text: adapter-pg 7.10 refuses that type ("Column type 'char' could not be
- * deserialized", prisma/orm#27403), which breaks the engine's schema description (diff, drift check, migrate dev).
+ * deserialized"; the kind of failure of prisma/orm#27403, reported there for `name`), which breaks the engine's schema
+ * description (diff, drift check, new migrations).
  */
 class TrackedPg extends PrismaPg {
   readonly opened: SqlDriverAdapter[] = [];
-  override async connect() {
-    return this.track(await super.connect());
-  }
   constructor(private readonly pool: PoolConfig) {
     super(pool);
+  }
+  override async connect() {
+    return this.track(await super.connect());
   }
   /**
    * adapter-pg 7.10's own shadow database is dropped while its pool is still connected ("is being accessed by other
