@@ -96,9 +96,19 @@ describe('configuration refusals', () => {
       'Error: invalid configuration: AGENT_TASKS_SHUTDOWN_TIMEOUT_MS must be a whole number from 0 to 600000 (got "soon").',
     ],
     [
-      { DATABASE_URL: 'postgresql://db/x' },
+      { DATABASE_URL: 'mysql://db/x' },
       [],
-      'Error: invalid configuration: DATABASE_URL must be file:<path> (SQLite) or a file path (got "postgresql://db/x").',
+      'Error: invalid configuration: DATABASE_URL must be file:<path> (SQLite), a file path, or postgresql://… (PostgreSQL) (got "mysql://db/x").',
+    ],
+    [
+      { DATABASE_URL: 'postgresql://db/x', AGENT_TASKS_WORKERS: '2' },
+      [],
+      'Error: invalid configuration: AGENT_TASKS_WORKERS must be 1 with a PostgreSQL DATABASE_URL (got "2").',
+    ],
+    [
+      { DATABASE_URL: 'postgresql://db/x' },
+      ['--workers', '3'],
+      'Error: invalid configuration: --workers (AGENT_TASKS_WORKERS) must be 1 with a PostgreSQL DATABASE_URL (got "3").',
     ],
   ])('%j %j stops the start before anything is created', async (env, flags, message) => {
     const databaseFile = tempDatabaseFile();
@@ -110,6 +120,12 @@ describe('configuration refusals', () => {
 });
 
 describe('agent-tasks keys and migrate', () => {
+  it.each([[['keys', 'list']], [['migrate', 'apply']]])('%j refuses a PostgreSQL database (only serve runs on it so far)', async (args) => {
+    const ran = await agentTasks([...args, '--database', 'postgresql://db/x']);
+    expect(ran.code).toBe(2);
+    expect(ran.stderr.trim()).toBe('Error: this command works on a SQLite file only; with PostgreSQL, only `serve` is supported so far.');
+  });
+
   it('applies migrations to a new file, then finds nothing to do; the schema and migrations agree', async () => {
     const databaseFile = tempDatabaseFile();
     const first = await agentTasks(['migrate', '--database', databaseFile]);

@@ -42,6 +42,7 @@ export async function startInProcess(
     url: app.url,
     adminKey: adminKey ?? '',
     databaseFile,
+    databaseUrl: `file:${databaseFile}`,
     output: () => output,
     process: () => {
       throw new Error('this server runs in process: start it with { process: true } to reach its process');

@@ -1,11 +1,13 @@
-// Boots the real server on a temp SQLite file over real HTTP: in this process through startApp (the default), or as a
-// child process of the built `agent-tasks serve` (`process: true`: signals, crashes, workers, NODE_OPTIONS); restarts it.
+// Boots the real server on a temp SQLite file (or, asked, a fresh PostgreSQL database) over real HTTP: in this process
+// through startApp (the default on SQLite), or as a child process of the built `agent-tasks serve` (`process: true`:
+// signals, crashes, workers, NODE_OPTIONS; always on PostgreSQL); restarts it.
 import { type ChildProcess, spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { mkdtempSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { startInProcess } from './in-process-server.ts';
+import { createTestDatabase } from './postgres.ts';
 
 const repoRoot = path.resolve(import.meta.dirname, '../..');
 /** The `agent-tasks` command as shipped (`pnpm build` makes dist/cli.js; `pnpm test` runs the build first). */
@@ -15,6 +17,8 @@ export interface RunningServer {
   url: string;
   adminKey: string;
   databaseFile: string;
+  /** The DATABASE_URL the server runs on: file:<databaseFile>, or postgresql://… */
+  databaseUrl: string;
   output: () => string;
   /** The running server process (to send it signals); only with `process: true`. */
   process: () => ChildProcess;
@@ -25,6 +29,9 @@ export interface RunningServer {
 
 export interface StartOptions {
   databaseFile?: string;
+  /** Run on a fresh PostgreSQL database (tests/support/postgres.ts) instead of a SQLite file; the default is true when
+   * AGENT_TASKS_TEST_DATABASE=postgres (to try other test files on PostgreSQL) unless a databaseFile is given. */
+  postgres?: boolean;
   /** Passed as AGENT_TASKS_ADMIN_KEY; null to let the server generate one. */
   adminKey?: string | null;
   /** Extra environment variables for the server process (kept across restarts; a PORT keeps the address across them). */
@@ -36,7 +43,7 @@ export interface StartOptions {
 
 export const tempDatabaseFile = () => path.join(mkdtempSync(path.join(os.tmpdir(), 'agent-tasks-')), 'test.db');
 
-function spawnMain(databaseFile: string, adminKey: string | null, extraEnv: Record<string, string> = {}) {
+function spawnMain(databaseUrl: string, adminKey: string | null, extraEnv: Record<string, string> = {}) {
   // One process unless a test asks for workers (TEST_WORKERS=2 runs the whole suite against `--workers 2`).
   // Test receivers listen on 127.0.0.1: allowed as an internal receiver unless a test sets its own allow-list.
   const workers = process.env.TEST_WORKERS ?? '1';
@@ -45,7 +52,7 @@ function spawnMain(databaseFile: string, adminKey: string | null, extraEnv: Reco
     AGENT_TASKS_WORKERS: workers,
     AGENT_TASKS_CHANNEL_ALLOWLIST: '127.0.0.1',
     ...extraEnv,
-    DATABASE_URL: `file:${databaseFile}`,
+    DATABASE_URL: databaseUrl,
     PORT: extraEnv.PORT ?? '0',
     HOST: '127.0.0.1',
   };
@@ -90,20 +97,23 @@ async function stopChild(child: ChildProcess) {
 }
 
 export async function startServer(options: StartOptions = {}): Promise<RunningServer> {
-  const databaseFile = options.databaseFile ?? tempDatabaseFile();
+  const postgres = options.postgres ?? (process.env.AGENT_TASKS_TEST_DATABASE === 'postgres' && options.databaseFile === undefined);
+  const databaseFile = postgres ? '' : (options.databaseFile ?? tempDatabaseFile());
+  const databaseUrl = postgres ? (await createTestDatabase()).url : `file:${databaseFile}`;
   const adminKey = options.adminKey === undefined ? `atk_test_${randomBytes(16).toString('hex')}` : options.adminKey;
-  if (!options.process && process.env.TEST_WORKERS === undefined) return startInProcess(databaseFile, adminKey, options.env);
-  let current = spawnMain(databaseFile, adminKey, options.env);
+  if (!postgres && !options.process && process.env.TEST_WORKERS === undefined) return startInProcess(databaseFile, adminKey, options.env);
+  let current = spawnMain(databaseUrl, adminKey, options.env);
   const server: RunningServer = {
     url: await current.url,
     adminKey: adminKey ?? '',
     databaseFile,
+    databaseUrl,
     output: () => current.output(),
     process: () => current.child,
     stop: () => stopChild(current.child),
     async restart() {
       await stopChild(current.child);
-      current = spawnMain(databaseFile, adminKey, options.env);
+      current = spawnMain(databaseUrl, adminKey, options.env);
       server.url = await current.url;
     },
   };

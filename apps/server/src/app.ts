@@ -13,7 +13,8 @@ import { streamTickets } from './auth/stream-tickets.ts';
 import { fetchWebhookSender } from './adapters/webhook-sender.ts';
 import type { WriteGate } from './cluster/write-lock.ts';
 import type { Services } from './context.ts';
-import { openDb } from './db/client.ts';
+import { type DbHandle, openDb } from './db/client.ts';
+import { postgresMigrationsDir } from './db/postgres-schema.ts';
 import { migrationsDir as defaultMigrationsDir, webRoot as defaultWebRoot } from './db/database-file.ts';
 import { migrationState, pendingMigrations } from './db/migration-state.ts';
 import { applyMigrations } from './db/schema-engine.ts';
@@ -31,6 +32,8 @@ import { startNotificationWorker } from './workers/notification-worker.ts';
 
 export interface AppOptions {
   databaseFile: string;
+  /** PostgreSQL instead of the SQLite file (migrations from prisma/migrations-postgres, one write per transaction). */
+  postgresUrl?: string | undefined;
   port?: number;
   host?: string;
   adminKey?: string | undefined;
@@ -89,23 +92,40 @@ export interface App {
 
 export async function startApp(options: AppOptions): Promise<App> {
   const log = options.log ?? createLogger({ level: 'silent', format: 'json' });
-  const migrationsDir = options.migrationsDir ?? defaultMigrationsDir;
-  // The schema engine (WASM, ~0.4 s to load) runs only when a migration is pending.
-  if (pendingMigrations(options.databaseFile, migrationsDir).length > 0) {
-    const { applied } = await applyMigrations({ databaseFile: options.databaseFile, migrationsDir });
-    log.info({ applied }, 'migrations applied');
+  const postgresUrl = options.postgresUrl;
+  const migrationsDir = options.migrationsDir ?? (postgresUrl ? postgresMigrationsDir : defaultMigrationsDir);
+  let writer: DbHandle;
+  let reader: DbHandle;
+  if (postgresUrl) {
+    // Loaded only here, so a SQLite start does not load the PostgreSQL driver. Deploy is a no-op (~15 ms) when nothing is pending.
+    const [{ applyPostgresMigrations }, { openPostgresDb }] = await Promise.all([
+      import('./db/postgres-migrations.ts'),
+      import('./db/postgres-client.ts'),
+    ]);
+    const { applied } = await applyPostgresMigrations({ url: postgresUrl, migrationsDir });
+    if (applied.length > 0) log.info({ applied }, 'migrations applied');
+    writer = await openPostgresDb(postgresUrl, { max: 1 });
+    reader = await openPostgresDb(postgresUrl);
+  } else {
+    // The schema engine (WASM, ~0.4 s to load) runs only when a migration is pending.
+    if (pendingMigrations(options.databaseFile, migrationsDir).length > 0) {
+      const { applied } = await applyMigrations({ databaseFile: options.databaseFile, migrationsDir });
+      log.info({ applied }, 'migrations applied');
+    }
+    writer = await openDb(options.databaseFile, {
+      busyTimeoutMs: options.busyTimeoutMs,
+      ...(options.writeGate ? { writeGate: options.writeGate } : {}),
+    });
+    reader = await openDb(options.databaseFile, { busyTimeoutMs: options.busyTimeoutMs });
   }
-  const writer = await openDb(options.databaseFile, {
-    busyTimeoutMs: options.busyTimeoutMs,
-    ...(options.writeGate ? { writeGate: options.writeGate } : {}),
-  });
-  const reader = await openDb(options.databaseFile, { busyTimeoutMs: options.busyTimeoutMs });
   const live = options.live ?? inProcessLiveEvents();
   let actors: ActorCache | undefined;
   // Run links in notifications point here: the configured public URL, else the address the server listens on.
   let publicUrl = options.publicUrl ?? '';
   const deps: Deps = {
     store: prismaStore(writer, reader.db, {
+      // The group commit's savepoints go through the SQLite connection: on PostgreSQL each write is its own transaction.
+      ...(postgresUrl ? { maxBatch: 1 } : {}),
       revoked: (tokenHashes) => {
         actors?.forget(tokenHashes);
         options.revoked?.(tokenHashes);

@@ -3,6 +3,7 @@ import { availableParallelism } from 'node:os';
 import { z } from 'zod';
 import { isAllowListEntry } from './adapters/receiver-address.ts';
 import { databaseFileFrom } from './db/database-file.ts';
+import { isPostgresUrl } from './db/postgres-schema.ts';
 
 const integer = (min: number, max: number) =>
   z
@@ -58,7 +59,10 @@ export const configSchema = z.object({
   DATABASE_URL: z
     .string()
     .trim()
-    .refine((s) => s === '' || s.startsWith('file:') || !s.includes('://'), 'must be file:<path> (SQLite) or a file path')
+    .refine(
+      (s) => s === '' || s.startsWith('file:') || !s.includes('://') || isPostgresUrl(s),
+      'must be file:<path> (SQLite), a file path, or postgresql://… (PostgreSQL)',
+    )
     .optional(),
   PORT: integer(0, 65535).default(3000),
   HOST: z.string().trim().min(1, 'must be a host name or address').default('127.0.0.1'),
@@ -102,7 +106,10 @@ export const configSchema = z.object({
 export type ConfigInput = z.input<typeof configSchema>;
 
 export interface Config {
+  /** The SQLite file; '' when DATABASE_URL names PostgreSQL. */
   databaseFile: string;
+  /** DATABASE_URL when it is postgresql://… (or postgres://…). */
+  postgresUrl?: string | undefined;
   port: number;
   host: string;
   adminKey: string | undefined;
@@ -165,8 +172,15 @@ export function loadConfig(env: NodeJS.ProcessEnv, flags: Partial<Record<keyof C
     throw new ConfigError(lines.join('\n'));
   }
   const c = parsed.data;
+  const postgres = isPostgresUrl(c.DATABASE_URL);
+  // Several workers share SQLite's write lock through the primary (cluster/write-lock.ts); not built for PostgreSQL yet.
+  if (postgres && (c.AGENT_TASKS_WORKERS ?? 1) > 1) {
+    const source = flags.AGENT_TASKS_WORKERS !== undefined ? '--workers (AGENT_TASKS_WORKERS)' : 'AGENT_TASKS_WORKERS';
+    throw new ConfigError(`Error: invalid configuration: ${source} must be 1 with a PostgreSQL DATABASE_URL (got ${quote(raw.AGENT_TASKS_WORKERS)}).`);
+  }
   return {
-    databaseFile: databaseFileFrom(c.DATABASE_URL || undefined),
+    databaseFile: postgres ? '' : databaseFileFrom(c.DATABASE_URL || undefined),
+    postgresUrl: postgres ? c.DATABASE_URL : undefined,
     port: c.PORT,
     host: c.HOST,
     adminKey: c.AGENT_TASKS_ADMIN_KEY,
@@ -191,7 +205,7 @@ export function loadConfig(env: NodeJS.ProcessEnv, flags: Partial<Record<keyof C
     maxQueueMs: c.AGENT_TASKS_MAX_QUEUE_MS,
     maxQueue: c.AGENT_TASKS_MAX_QUEUE,
     busyTimeoutMs: c.AGENT_TASKS_BUSY_TIMEOUT_MS,
-    workers: c.AGENT_TASKS_WORKERS ?? availableParallelism(),
+    workers: c.AGENT_TASKS_WORKERS ?? (postgres ? 1 : availableParallelism()),
     mcp: { perKey: c.AGENT_TASKS_MCP_SESSIONS_PER_KEY, total: c.AGENT_TASKS_MCP_SESSIONS_MAX, idleMs: c.AGENT_TASKS_MCP_IDLE_MS },
     sockets: {
       headersTimeoutMs: c.AGENT_TASKS_HEADERS_TIMEOUT_MS,

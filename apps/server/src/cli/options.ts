@@ -11,7 +11,10 @@ export const databaseOption = (command: Command) =>
   command.option('--database <url>', 'SQLite file (file:<path> or a path); default DATABASE_URL or data/agent-tasks.db');
 
 export function databaseFileOf(flags: DatabaseFlags): string {
-  return loadConfig(process.env, flags.database === undefined ? {} : { DATABASE_URL: flags.database }).databaseFile;
+  const config = loadConfig(process.env, flags.database === undefined ? {} : { DATABASE_URL: flags.database });
+  // The operator commands open the SQLite file directly; on PostgreSQL only `serve` works so far.
+  if (config.postgresUrl) fail('Error: this command works on a SQLite file only; with PostgreSQL, only `serve` is supported so far.');
+  return config.databaseFile;
 }
 
 /** A refusal: its text on stderr, exit code 1 (2 for a bad configuration or usage). */

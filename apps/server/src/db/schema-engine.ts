@@ -24,7 +24,7 @@ const verbose = /prisma/i.test(process.env.DEBUG ?? '');
 let loading: Promise<Bindings> | undefined;
 
 /** Instantiates the WASM module once per process; later calls share the same promise. */
-function loadEngine(): Promise<Bindings> {
+export function loadEngine(): Promise<Bindings> {
   loading ??= (async () => {
     const g = globalThis as WasmGlobal;
     // A panic surfaces as an uncaught `RuntimeError: unreachable`; this prints the engine's reason first.
@@ -96,7 +96,7 @@ async function withEngine<T>(
 }
 
 /** Replaces the engine's `External error id#N` references with the driver errors they stand for. */
-function withAdapterErrors(error: unknown, registry: ErrorRegistry): unknown {
+export function withAdapterErrors(error: unknown, registry: ErrorRegistry): unknown {
   if (!(error instanceof Error)) return error;
   error.message = error.message.replace(/External error id#(\d+)/g, (text, id: string) => {
     const record = registry.consumeError(Number(id));

@@ -37,9 +37,13 @@ const now: AfterCommit = (fn) => fn();
  * Reads outside a transaction go through their own connection, so they see only committed data and never queue
  * behind a write; every write runs in a transaction on the writer connection, batched by group commit.
  */
-export function prismaStore(writer: DbHandle, reader: Db, events: { revoked?: (tokenHashes?: string[]) => void } = {}): Store {
+export function prismaStore(
+  writer: DbHandle,
+  reader: Db,
+  events: { revoked?: (tokenHashes?: string[]) => void; maxBatch?: number } = {},
+): Store {
   const state: StoreState = { todoCache: new TodoCache(), tasks: taskRepositoryState(), revoked: (hashes) => events.revoked?.(hashes) };
-  const writes = groupCommit(writer);
+  const writes = groupCommit(writer, events.maxBatch ? { maxBatch: events.maxBatch } : {});
   return {
     ...repositories(reader, state, now),
     transaction: (work) => writes.run((tx, afterCommit) => work(repositories(tx, state, afterCommit))),

@@ -16,7 +16,8 @@ async function setRanks(db: Tx, ranks: Ranked[]) {
   for (let i = 0; i < ranks.length; i += CHUNK) {
     const chunk = ranks.slice(i, i + CHUNK);
     const cases = Prisma.join(
-      chunk.map((r) => Prisma.sql`WHEN ${r.id} THEN ${r.rank}`),
+      // The cast: PostgreSQL types a bare parameter in THEN as text ("rank" is an integer); SQLite takes it as is.
+      chunk.map((r) => Prisma.sql`WHEN ${r.id} THEN CAST(${r.rank} AS INTEGER)`),
       ' ',
     );
     await db.$executeRaw`UPDATE "Task" SET "rank" = CASE "id" ${cases} END WHERE "id" IN (${Prisma.join(chunk.map((r) => r.id))})`;

@@ -1,0 +1,21 @@
+// Opens Prisma clients on PostgreSQL through @prisma/adapter-pg, typed as the SQLite client the repositories use
+// (both clients are generated from the same models: prisma/schema.prisma and its twin prisma/schema.postgres.prisma).
+import { PrismaPg } from '@prisma/adapter-pg';
+import { PrismaClient } from '../generated/prisma-postgres/client.ts';
+import type { Db, DbHandle } from './client.ts';
+import type { SqliteConnection } from './sqlite-adapter.ts';
+
+/**
+ * A pool of `max` connections. The handle has no SQLite connection: the group commit must not take savepoints on it,
+ * so the store runs each write in its own transaction on PostgreSQL (maxBatch 1).
+ */
+export async function openPostgresDb(url: string, options: { max?: number } = {}): Promise<DbHandle> {
+  const db = new PrismaClient({ adapter: new PrismaPg({ connectionString: url, max: options.max ?? 10 }) });
+  await db.$connect();
+  const connection = new Proxy({} as SqliteConnection, {
+    get() {
+      throw new Error('PostgreSQL has no SQLite connection: run writes with maxBatch 1');
+    },
+  });
+  return { db: db as unknown as Db, connection };
+}

@@ -1,0 +1,188 @@
+// The server on PostgreSQL (DATABASE_URL=postgresql://…): it applies prisma/migrations-postgres at start with Prisma's
+// bookkeeping and serves todo.write / todo.get and tasks over HTTP; the PostgreSQL schema and migrations stay in line.
+import { createHash } from 'node:crypto';
+import { cpSync, mkdtempSync, readFileSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { createPostgresMigration, postgresDrift } from '../apps/server/src/db/postgres-migrations.ts';
+import { postgresMigrationsDir, postgresSchemaFile, postgresSchemaOf } from '../apps/server/src/db/postgres-schema.ts';
+import pg from 'pg';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { refused, sessionClient } from './support/fixtures.ts';
+import { createTestDatabase, stopTestPostgres } from './support/postgres.ts';
+import { type RunningServer, startServer } from './support/server.ts';
+
+const repoRoot = path.resolve(import.meta.dirname, '..');
+let server: RunningServer;
+beforeAll(async () => {
+  server = await startServer({ postgres: true });
+}, 120_000);
+afterAll(async () => {
+  await server?.stop();
+  await stopTestPostgres();
+});
+
+async function query<T>(sql: string, params: unknown[] = []): Promise<T[]> {
+  const client = new pg.Client({ connectionString: server.databaseUrl });
+  await client.connect();
+  try {
+    return (await client.query(sql, params)).rows as T[];
+  } finally {
+    await client.end();
+  }
+}
+
+const migrationDirs = () =>
+  readdirSync(postgresMigrationsDir, { withFileTypes: true })
+    .filter((entry) => entry.isDirectory())
+    .map((entry) => entry.name)
+    .sort();
+
+describe('the server on PostgreSQL', () => {
+  it('applied every migration of prisma/migrations-postgres at start, recorded as Prisma does', async () => {
+    expect(server.databaseUrl).toMatch(/^postgresql:\/\//);
+    const rows = await query<{ migration_name: string; checksum: string; finished_at: Date | null; applied_steps_count: number }>(
+      'SELECT migration_name, checksum, finished_at, applied_steps_count FROM _prisma_migrations ORDER BY migration_name',
+    );
+    expect(rows.map((row) => row.migration_name)).toEqual(migrationDirs());
+    for (const row of rows) {
+      const sql = readFileSync(path.join(postgresMigrationsDir, row.migration_name, 'migration.sql'));
+      expect(row.checksum).toBe(createHash('sha256').update(sql).digest('hex'));
+      expect(row.finished_at).toBeInstanceOf(Date);
+      expect(row.applied_steps_count).toBe(1);
+    }
+    const ready = await fetch(`${server.url}/readyz`);
+    expect(ready.status).toBe(200);
+  });
+
+  it('records a todo list with todo.write and reads it back with todo.get', async () => {
+    const s = await sessionClient(server);
+    const answer = await s.client.todo.write({
+      todos: [
+        { content: 'Read the code', status: 'completed' },
+        { content: 'Write the fix', status: 'in_progress' },
+        { content: 'Run tests', status: 'pending' },
+      ],
+    });
+    expect(answer).toEqual({
+      message: 'Updated todo list: 1 pending, 1 in progress, 1 completed',
+      revision: 1,
+      counts: { pending: 1, inProgress: 1, completed: 1 },
+    });
+    await s.client.todo.write({ todos: [{ content: 'Run tests', status: 'in_progress' }] });
+    const list = await s.client.todo.get();
+    expect(list.items).toEqual([{ content: 'Run tests', status: 'in_progress' }]);
+    expect(list.revision).toBe(2);
+    const [row] = await query<{ n: string }>('SELECT COUNT(*) AS n FROM "TodoUpdate" WHERE "sessionId" = $1', [s.session.id]);
+    expect(Number(row?.n)).toBe(2);
+  });
+
+  it('creates and updates tasks, with a blocker kept', async () => {
+    const s = await sessionClient(server);
+    const listName = 'pg-list';
+    const build = await s.client.tasks.create({ listName, subject: 'Build' });
+    const ship = await s.client.tasks.create({ listName, subject: 'Ship', blockedBy: [build.id] });
+    expect(ship).toMatchObject({ status: 'pending', blockedBy: [build.id], blocks: [], threadID: s.session.id });
+    const listed = await s.client.tasks.list({ listName });
+    expect(listed.tasks.map((t) => [t.subject, t.status, t.blockedBy, t.ready])).toEqual([
+      ['Build', 'pending', [], true],
+      ['Ship', 'pending', [build.id], false],
+    ]);
+    const blocked = await refused(s.client.tasks.update({ listName, id: ship.id, status: 'in_progress' }));
+    expect(blocked.message).toBe(`Error: task ${ship.id} is blocked by ${build.id}; it cannot be started until it is completed.`);
+    expect(blocked.code).toBe('TASK_BLOCKED');
+    expect((await s.client.tasks.get({ listName, id: ship.id })).status).toBe('pending');
+
+    await s.client.tasks.update({ listName, id: build.id, status: 'completed' });
+    const ready = await s.client.tasks.list({ listName, readyOnly: true });
+    expect(ready.tasks.map((t) => t.id)).toEqual([ship.id]);
+    expect((await s.client.tasks.update({ listName, id: ship.id, status: 'in_progress' })).status).toBe('in_progress');
+    const all = await s.client.tasks.list({ listName, includeCompleted: true });
+    expect(all.tasks.map((t) => [t.subject, t.status])).toEqual([
+      ['Build', 'completed'],
+      ['Ship', 'in_progress'],
+    ]);
+    const rows = await query<{ subject: string; status: string; version: number }>('SELECT "subject", "status", "version" FROM "Task" ORDER BY "seq"');
+    expect(rows.map((row) => [row.subject, row.status])).toEqual([
+      ['Build', 'completed'],
+      ['Ship', 'in_progress'],
+    ]);
+  });
+
+  it('re-ranks for an edge against creation order and refuses a cycle, recording nothing', async () => {
+    const s = await sessionClient(server);
+    const listName = 'pg-ranks';
+    const a = await s.client.tasks.create({ listName, subject: 'A' });
+    const b = await s.client.tasks.create({ listName, subject: 'B' });
+    // B (created later, ranked higher) now blocks A: the ranks are rewritten in one UPDATE … CASE statement.
+    await s.client.tasks.update({ listName, id: b.id, addBlocks: [a.id] });
+    expect((await s.client.tasks.get({ listName, id: a.id })).blockedBy).toEqual([b.id]);
+    expect((await s.client.tasks.list({ listName, readyOnly: true })).tasks.map((t) => t.id)).toEqual([b.id]);
+    const ranks = await query<{ id: string; rank: number }>('SELECT "id", "rank" FROM "Task" WHERE "id" IN ($1, $2)', [a.id, b.id]);
+    const rankOf = (id: string) => ranks.find((row) => row.id === id)?.rank ?? Number.NaN;
+    expect(rankOf(b.id)).toBeLessThan(rankOf(a.id));
+
+    const [before] = await query<{ n: string }>('SELECT COUNT(*) AS n FROM "TaskEdge"');
+    const cycle = await refused(s.client.tasks.update({ listName, id: b.id, addBlockedBy: [a.id] }));
+    expect(cycle.message).toBe(`Error: invalid dependency: it would close a cycle ${b.id} → ${a.id} → ${b.id}.`);
+    expect(cycle.code).toBe('INVALID_DEPENDENCY');
+    expect(await query('SELECT COUNT(*) AS n FROM "TaskEdge"')).toEqual([before]);
+  });
+
+  it('starts again on the same database without applying anything twice, and keeps its data', async () => {
+    const before = await query<{ n: string }>('SELECT COUNT(*) AS n FROM _prisma_migrations');
+    await server.restart();
+    const after = await query<{ n: string }>('SELECT COUNT(*) AS n FROM _prisma_migrations');
+    expect(after).toEqual(before);
+    const [tasks] = await query<{ n: string }>('SELECT COUNT(*) AS n FROM "Task"');
+    expect(Number(tasks?.n)).toBe(4);
+  });
+});
+
+describe('the PostgreSQL schema and migrations', () => {
+  it('prisma/schema.postgres.prisma is prisma/schema.prisma with only the provider and client output changed', () => {
+    const sqlite = readFileSync(path.join(repoRoot, 'prisma', 'schema.prisma'), 'utf8');
+    expect(readFileSync(postgresSchemaFile, 'utf8')).toBe(postgresSchemaOf(sqlite));
+  });
+
+  it('prisma/migrations-postgres produce exactly prisma/schema.postgres.prisma', async () => {
+    const scratch = await createTestDatabase();
+    try {
+      const drift = await postgresDrift({ url: scratch.url, schemaFile: postgresSchemaFile, migrationsDir: postgresMigrationsDir });
+      expect(drift.script).toBe('-- This is an empty migration.\n');
+      expect(drift.inSync).toBe(true);
+      // The migrations were replayed on a shadow database, since dropped: the database named is left untouched.
+      const client = new pg.Client({ connectionString: scratch.url });
+      await client.connect();
+      try {
+        expect((await client.query(`SELECT table_name FROM information_schema.tables WHERE table_schema = 'public'`)).rows).toEqual([]);
+        expect((await client.query(`SELECT datname FROM pg_database WHERE datname LIKE 'prisma_migrate_shadow_db_%'`)).rows).toEqual([]);
+      } finally {
+        await client.end();
+      }
+    } finally {
+      await scratch.drop();
+    }
+  }, 60_000);
+
+  it('a schema change becomes a new migration, after which they agree again; no change creates nothing', async () => {
+    const dir = mkdtempSync(path.join(os.tmpdir(), 'agent-tasks-pg-migrations-'));
+    const migrationsDir = path.join(dir, 'migrations');
+    cpSync(postgresMigrationsDir, migrationsDir, { recursive: true });
+    const schemaFile = path.join(dir, 'schema.prisma');
+    writeFileSync(schemaFile, `${readFileSync(postgresSchemaFile, 'utf8')}\nmodel Probe {\n  id    String @id\n  count Int    @default(0)\n}\n`);
+    const scratch = await createTestDatabase();
+    try {
+      const created = await createPostgresMigration({ url: scratch.url, name: 'probe', schemaFile, migrationsDir });
+      expect(created).toMatch(/^\d{14}_probe$/);
+      const sql = readFileSync(path.join(migrationsDir, created ?? '', 'migration.sql'), 'utf8');
+      expect(sql).toContain('CREATE TABLE "Probe"');
+      expect(sql).toContain('"count" INTEGER NOT NULL DEFAULT 0');
+      expect((await postgresDrift({ url: scratch.url, schemaFile, migrationsDir })).inSync).toBe(true);
+      expect(await createPostgresMigration({ url: scratch.url, name: 'again', schemaFile, migrationsDir })).toBeNull();
+    } finally {
+      await scratch.drop();
+      rmSync(dir, { recursive: true, force: true });
+    }
+  }, 60_000);
+});

