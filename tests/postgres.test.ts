@@ -102,7 +102,9 @@ describe('the server on PostgreSQL', () => {
       ['Build', 'completed'],
       ['Ship', 'in_progress'],
     ]);
-    const rows = await query<{ subject: string; status: string; version: number }>('SELECT "subject", "status", "version" FROM "Task" ORDER BY "seq"');
+    const rows = await query<{ subject: string; status: string; version: number }>(
+      'SELECT "subject", "status", "version" FROM "Task" ORDER BY "seq"',
+    );
     expect(rows.map((row) => [row.subject, row.status])).toEqual([
       ['Build', 'completed'],
       ['Ship', 'in_progress'],
@@ -170,7 +172,10 @@ describe('the PostgreSQL schema and migrations', () => {
     const migrationsDir = path.join(dir, 'migrations');
     cpSync(postgresMigrationsDir, migrationsDir, { recursive: true });
     const schemaFile = path.join(dir, 'schema.prisma');
-    writeFileSync(schemaFile, `${readFileSync(postgresSchemaFile, 'utf8')}\nmodel Probe {\n  id    String @id\n  count Int    @default(0)\n}\n`);
+    writeFileSync(
+      schemaFile,
+      `${readFileSync(postgresSchemaFile, 'utf8')}\nmodel Probe {\n  id    String @id\n  count Int    @default(0)\n}\n`,
+    );
     const scratch = await createTestDatabase();
     try {
       const created = await createPostgresMigration({ url: scratch.url, name: 'probe', schemaFile, migrationsDir });

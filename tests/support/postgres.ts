@@ -43,7 +43,9 @@ function embeddedCluster(): Promise<{ url: string; server: EmbeddedPostgres }> {
       if (!pid || !cluster) return;
       try {
         process.kill(pid, 'SIGINT');
-      } catch {}
+      } catch {
+        // Already gone: nothing to stop.
+      }
       const script = `while kill -0 ${pid} 2>/dev/null; do sleep 0.1; done; rm -rf '${databaseDir}'`;
       spawn('sh', ['-c', script], { detached: true, stdio: 'ignore' }).unref();
     });

@@ -176,7 +176,9 @@ export function loadConfig(env: NodeJS.ProcessEnv, flags: Partial<Record<keyof C
   // Several workers share SQLite's write lock through the primary (cluster/write-lock.ts); not built for PostgreSQL yet.
   if (postgres && (c.AGENT_TASKS_WORKERS ?? 1) > 1) {
     const source = flags.AGENT_TASKS_WORKERS !== undefined ? '--workers (AGENT_TASKS_WORKERS)' : 'AGENT_TASKS_WORKERS';
-    throw new ConfigError(`Error: invalid configuration: ${source} must be 1 with a PostgreSQL DATABASE_URL (got ${quote(raw.AGENT_TASKS_WORKERS)}).`);
+    throw new ConfigError(
+      `Error: invalid configuration: ${source} must be 1 with a PostgreSQL DATABASE_URL (got ${quote(raw.AGENT_TASKS_WORKERS)}).`,
+    );
   }
   return {
     databaseFile: postgres ? '' : databaseFileFrom(c.DATABASE_URL || undefined),

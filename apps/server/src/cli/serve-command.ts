@@ -97,7 +97,10 @@ export async function serve(flags: ServeFlags): Promise<void> {
     log.info({ worker: link.id, readyMs }, `worker ${link.id} ready (${readyMs} ms)`);
   } else {
     printFirstRun(app.firstRun);
-    log.info({ url: app.url, database: config.databaseFile || 'postgresql', readyMs }, `agent-tasks listening on ${app.url} (ready in ${readyMs} ms)`);
+    log.info(
+      { url: app.url, database: config.databaseFile || 'postgresql', readyMs },
+      `agent-tasks listening on ${app.url} (ready in ${readyMs} ms)`,
+    );
   }
 
   const stop = (signal: string) => {

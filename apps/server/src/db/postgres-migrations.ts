@@ -129,7 +129,11 @@ export async function applyPostgresMigrations(options: { url: string; migrations
  * The SQL that takes the state the migrations produce (replayed on a shadow database the engine creates and drops on
  * the server at `url`) to the schema; '' when they agree.
  */
-export async function postgresDrift(options: { url: string; schemaFile: string; migrationsDir: string }): Promise<{ inSync: boolean; script: string }> {
+export async function postgresDrift(options: {
+  url: string;
+  schemaFile: string;
+  migrationsDir: string;
+}): Promise<{ inSync: boolean; script: string }> {
   const schemaFile = path.resolve(options.schemaFile);
   const files = [{ path: schemaFile, content: await readFile(schemaFile, 'utf8') }];
   const migrationsList = await readMigrations(options.migrationsDir);
