@@ -5,7 +5,12 @@ import { createRequire } from 'node:module';
 import path from 'node:path';
 import { inspect } from 'node:util';
 import { PrismaBetterSqlite3 } from '@prisma/adapter-better-sqlite3';
-import { bindMigrationAwareSqlAdapterFactory, type ErrorRegistry, type SqlDriverAdapter } from '@prisma/driver-adapter-utils';
+import {
+  bindMigrationAwareSqlAdapterFactory,
+  type ErrorRegistry,
+  type SqlDriverAdapter,
+  type SqlMigrationAwareDriverAdapterFactory,
+} from '@prisma/driver-adapter-utils';
 import type { MigrationList, SchemaEngine, SchemaFilter } from '@prisma/schema-engine-wasm/schema_engine_bg';
 
 type Bindings = typeof import('@prisma/schema-engine-wasm/schema_engine_bg');
@@ -72,13 +77,19 @@ class TrackedBetterSqlite3 extends PrismaBetterSqlite3 {
 }
 
 /** Runs `fn` with an engine bound to the SQLite database at `url`, then frees the engine and its connections. */
-async function withEngine<T>(
-  url: string,
+const withEngine = <T>(url: string, datamodels: [string, string][] | undefined, fn: (engine: SchemaEngine) => Promise<T>) =>
+  withEngineOn(new TrackedBetterSqlite3({ url }, { timestampFormat: 'unixepoch-ms' }), datamodels, fn);
+
+/**
+ * Runs `fn` with an engine on a driver adapter factory that records the adapters it opened (SQLite or PostgreSQL), then
+ * frees the engine and disposes of them, last opened first (a shadow database's adapter drops that database).
+ */
+export async function withEngineOn<T>(
+  factory: SqlMigrationAwareDriverAdapterFactory & { opened: SqlDriverAdapter[] },
   datamodels: [string, string][] | undefined, // an empty list makes the engine panic
   fn: (engine: SchemaEngine) => Promise<T>,
 ): Promise<T> {
   const { SchemaEngine } = await loadEngine();
-  const factory = new TrackedBetterSqlite3({ url }, { timestampFormat: 'unixepoch-ms' });
   const log = (line: string) => verbose && process.stderr.write(`[schema-engine] ${line}`);
   const bound = bindMigrationAwareSqlAdapterFactory(factory);
   try {
@@ -91,7 +102,7 @@ async function withEngine<T>(
   } catch (error) {
     throw withAdapterErrors(error, bound.errorRegistry);
   } finally {
-    await Promise.allSettled(factory.opened.map((adapter) => adapter.dispose()));
+    for (const adapter of [...factory.opened].reverse()) await adapter.dispose().catch(() => undefined);
   }
 }
 
