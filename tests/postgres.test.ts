@@ -139,6 +139,32 @@ describe('the server on PostgreSQL', () => {
     const [tasks] = await query<{ n: string }>('SELECT COUNT(*) AS n FROM "Task"');
     expect(Number(tasks?.n)).toBe(4);
   });
+
+  it('task ids are scoped to their list: the same sisyphus ids in two lists, each with its own edges and ranks', async () => {
+    const s = await sessionClient(server);
+    const file = (id: string, subject: string, blockedBy: string[] = []) => ({
+      name: `${id}.json`,
+      content: JSON.stringify({ id, subject, description: '', status: 'pending', blocks: [], blockedBy }),
+    });
+    for (const listName of ['pg-scope-a', 'pg-scope-b']) {
+      const files = [file('T-x', `${listName} x`), file('T-y', `${listName} y`, ['T-x']), file('T-z', `${listName} z`)];
+      expect((await s.client.tasks.import({ listName, format: 'sisyphus', files })).imported).toBe(3);
+    }
+    // In b only: z (ranked last) now blocks x, re-ranked against creation order; then x completes there.
+    await s.client.tasks.update({ listName: 'pg-scope-b', id: 'T-z', addBlocks: ['T-x'] });
+    const readyIn = async (listName: string) => (await s.client.tasks.list({ listName, readyOnly: true })).tasks.map((t) => t.id);
+    expect(await readyIn('pg-scope-a')).toEqual(['T-x', 'T-z']);
+    expect(await readyIn('pg-scope-b')).toEqual(['T-z']);
+    expect(await s.client.tasks.get({ listName: 'pg-scope-a', id: 'T-x' })).toMatchObject({ subject: 'pg-scope-a x', blockedBy: [] });
+    const cycle = await refused(s.client.tasks.update({ listName: 'pg-scope-b', id: 'T-y', addBlocks: ['T-z'] }));
+    expect(cycle.message).toBe('Error: invalid dependency: it would close a cycle T-z → T-x → T-y → T-z.');
+    await s.client.tasks.update({ listName: 'pg-scope-a', id: 'T-y', addBlocks: ['T-z'] });
+    expect(await readyIn('pg-scope-a')).toEqual(['T-x']);
+    const taken = await refused(s.client.tasks.import({ listName: 'pg-scope-a', format: 'sisyphus', files: [file('T-y', 'again')] }));
+    expect(taken.message).toBe('Error: invalid import: task T-y already exists.');
+    const [count] = await query<{ n: string }>(`SELECT COUNT(*) AS n FROM "Task" WHERE "id" = 'T-y'`);
+    expect(Number(count?.n)).toBe(2);
+  });
 });
 
 describe('the PostgreSQL schema and migrations', () => {

@@ -171,7 +171,7 @@ describe('sisyphus files', () => {
     content: JSON.stringify({ id, subject: `Task ${id}`, description: '', status: 'pending', blocks: [], blockedBy: [], ...fields }),
   });
 
-  it('keeps the T-… ids and the file threadID (the caller session when it has none); a taken id refuses the whole batch', async () => {
+  it('keeps the T-… ids and the file threadID (the caller session when it has none); an id taken in the list refuses the whole batch', async () => {
     const s = await sessionClient(server);
     const listName = freshList();
     const suffix = Math.random().toString(36).slice(2, 10);
@@ -187,9 +187,7 @@ describe('sisyphus files', () => {
 
     const before = rows();
     const c = `T-c-${suffix}`;
-    const taken = await refused(
-      s.client.tasks.import({ listName: freshList(), format: 'sisyphus', files: [sisyphusFile(c), sisyphusFile(b)] }),
-    );
+    const taken = await refused(s.client.tasks.import({ listName, format: 'sisyphus', files: [sisyphusFile(c), sisyphusFile(b)] }));
     expect(taken.message).toBe(`Error: invalid import: task ${b} already exists.`);
     expect(taken.code).toBe('INVALID_IMPORT');
     expect(rows()).toEqual(before);

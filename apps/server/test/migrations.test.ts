@@ -1,6 +1,6 @@
-// Exercises the WASM schema engine helpers: create a migration, apply it twice, and detect schema/migration drift.
+// Exercises the WASM schema engine helpers: create a migration, apply it twice, detect schema/migration drift, and a migration that keeps existing rows.
 import { createHash } from 'node:crypto';
-import { copyFileSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { copyFileSync, cpSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import Database from 'better-sqlite3';
@@ -55,6 +55,59 @@ describe('schema engine migrations', () => {
     expect(existsSync(path.join(repoMigrations, 'migration_lock.toml'))).toBe(true);
     const drift = await checkDrift({ schemaFile: repoSchema, migrationsDir: repoMigrations });
     expect(drift.inSync, drift.script).toBe(true);
+  });
+
+  it('moving task ids into their list keeps every task, edge and change, and then lets another list reuse an id', async () => {
+    // The migrations up to the one before task ids were scoped to their list, on a database holding a small graph.
+    const scoped = readdirSync(repoMigrations).find((name) => name.endsWith('_task_ids_per_list'));
+    expect(scoped).toBeDefined();
+    const before = path.join(tmp, 'before-scoped-ids');
+    mkdirSync(before);
+    for (const name of readdirSync(repoMigrations).filter((n) => n < scoped!))
+      cpSync(path.join(repoMigrations, name), path.join(before, name), { recursive: true });
+    const databaseFile = path.join(tmp, 'scoped-ids.db');
+    await applyMigrations({ databaseFile, migrationsDir: before });
+    const seed = new Database(databaseFile);
+    seed.exec(`
+      INSERT INTO "Workspace" ("id", "name", "createdAt") VALUES ('ws_1', 'one', 0), ('ws_2', 'two', 0);
+      INSERT INTO "TaskList" ("id", "workspaceId", "name", "taskSeq", "changeSeq", "createdAt") VALUES ('tl_1', 'ws_1', 'default', 2, 2, 0);
+      INSERT INTO "Task" ("id", "listId", "seq", "subject", "description", "status", "metadata", "threadId", "version", "openBlockers", "rank", "createdAt", "updatedAt")
+        VALUES ('T-1', 'tl_1', 1, 'first', '', 'pending', '{}', 'ses_1', 1, 0, 1, 0, 0),
+               ('T-2', 'tl_1', 2, 'second', '', 'pending', '{}', 'ses_1', 1, 1, 2, 0, 0);
+      INSERT INTO "TaskEdge" ("listId", "blockerId", "blockedId") VALUES ('tl_1', 'T-1', 'T-2');
+      INSERT INTO "TaskChange" ("listId", "seq", "taskId", "kind", "keyId", "at", "changes", "snapshot")
+        VALUES ('tl_1', 1, 'T-1', 'created', 'key_1', 0, '{}', '{}'), ('tl_1', 2, 'T-2', 'created', 'key_1', 0, '{}', '{}');
+    `);
+    const dump = (on: Database.Database) => ({
+      tasks: on.prepare('SELECT "listId", "id", "seq", "subject", "openBlockers", "rank" FROM "Task" ORDER BY "seq"').all(),
+      edges: on.prepare('SELECT "id", "listId", "blockerId", "blockedId" FROM "TaskEdge"').all(),
+      changes: on.prepare('SELECT "listId", "seq", "taskId" FROM "TaskChange" ORDER BY "seq"').all(),
+    });
+    const held = dump(seed);
+    seed.close();
+
+    expect(await applyMigrations({ databaseFile, migrationsDir: repoMigrations })).toEqual({
+      applied: readdirSync(repoMigrations).filter((n) => n >= scoped! && n !== 'migration_lock.toml'),
+    });
+    const db = new Database(databaseFile);
+    try {
+      db.pragma('foreign_keys = ON');
+      expect(dump(db)).toEqual(held);
+      expect(db.pragma('foreign_key_check')).toEqual([]);
+      // The same id in another workspace's list, and an edge there, now fit beside the first list's.
+      db.exec(`
+        INSERT INTO "TaskList" ("id", "workspaceId", "name", "createdAt") VALUES ('tl_2', 'ws_2', 'default', 0);
+        INSERT INTO "Task" ("id", "listId", "seq", "subject", "description", "status", "metadata", "threadId", "version", "createdAt", "updatedAt")
+          VALUES ('T-1', 'tl_2', 1, 'other', '', 'pending', '{}', 'ses_2', 1, 0, 0), ('T-2', 'tl_2', 2, 'other', '', 'pending', '{}', 'ses_2', 1, 0, 0);
+        INSERT INTO "TaskEdge" ("listId", "blockerId", "blockedId") VALUES ('tl_2', 'T-1', 'T-2');
+      `);
+      expect(() => db.exec(`INSERT INTO "TaskEdge" ("listId", "blockerId", "blockedId") VALUES ('tl_2', 'T-1', 'T-9')`)).toThrow(
+        /FOREIGN KEY constraint failed/,
+      );
+      expect(db.prepare('SELECT COUNT(*) AS n FROM "Task" WHERE "id" = \'T-1\'').get()).toEqual({ n: 2 });
+    } finally {
+      db.close();
+    }
   });
 
   it('reports a schema with an extra model as drift', async () => {

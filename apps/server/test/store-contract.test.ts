@@ -515,10 +515,10 @@ describe.each([memoryKind, prismaKind()])('$name', (kind) => {
     });
 
     describe('tasks', () => {
-      it('ids are global and unique; seq is unique per list; the list must exist', async () => {
+      it('ids are unique per list; seq is unique per list; the list must exist', async () => {
         await seed(['pending']);
-        expect(await store.tasks.idTaken('T-1')).toBe(true);
-        expect(await store.tasks.idTaken('T-2')).toBe(false);
+        expect(await store.tasks.idTaken('tl_1', 'T-1')).toBe(true);
+        expect(await store.tasks.idTaken('tl_1', 'T-2')).toBe(false);
         await refuses(
           tx((r) => r.tasks.insert(taskRec('T-1', 9))),
           'already exists',
@@ -531,7 +531,7 @@ describe.each([memoryKind, prismaKind()])('$name', (kind) => {
           tx((r) => r.tasks.insert(taskRec('T-2', 2, { listId: 'tl_404' }))),
           'missing list',
         );
-        expect(await store.tasks.idTaken('T-2')).toBe(false);
+        expect(await store.tasks.idTaken('tl_1', 'T-2')).toBe(false);
       });
 
       it('get is scoped to the list; getMany returns the found ones in seq order; reads are copies', async () => {
@@ -574,21 +574,21 @@ describe.each([memoryKind, prismaKind()])('$name', (kind) => {
           tx((r) => r.tasks.addEdge('tl_1', edge('T-3', 'T-9'))),
           'missing task T-9',
         );
-        expect(await store.tasks.edgesOf(['T-4'])).toEqual([edge('T-3', 'T-4'), edge('T-1', 'T-4')]);
-        expect(await store.tasks.edgesOf(['T-3'])).toEqual([edge('T-3', 'T-4'), edge('T-2', 'T-3')]);
-        expect(await store.tasks.blocksOf(['T-3', 'T-2'])).toEqual([edge('T-3', 'T-4'), edge('T-2', 'T-3')]);
-        expect(await store.tasks.blocksOf(['T-4'])).toEqual([]);
+        expect(await store.tasks.edgesOf('tl_1', ['T-4'])).toEqual([edge('T-3', 'T-4'), edge('T-1', 'T-4')]);
+        expect(await store.tasks.edgesOf('tl_1', ['T-3'])).toEqual([edge('T-3', 'T-4'), edge('T-2', 'T-3')]);
+        expect(await store.tasks.blocksOf('tl_1', ['T-3', 'T-2'])).toEqual([edge('T-3', 'T-4'), edge('T-2', 'T-3')]);
+        expect(await store.tasks.blocksOf('tl_1', ['T-4'])).toEqual([]);
       });
 
       it('removing is by the pair, harmless when absent; a re-added edge goes last', async () => {
         await tx(async (r) => {
           await r.tasks.addEdge('tl_1', edge('T-1', 'T-4'));
           await r.tasks.addEdge('tl_1', edge('T-2', 'T-4'));
-          await r.tasks.removeEdge(edge('T-1', 'T-4'));
-          await r.tasks.removeEdge(edge('T-4', 'T-1'));
+          await r.tasks.removeEdge('tl_1', edge('T-1', 'T-4'));
+          await r.tasks.removeEdge('tl_1', edge('T-4', 'T-1'));
           await r.tasks.addEdge('tl_1', edge('T-1', 'T-4'));
         });
-        expect(await store.tasks.edgesOf(['T-4'])).toEqual([edge('T-2', 'T-4'), edge('T-1', 'T-4')]);
+        expect(await store.tasks.edgesOf('tl_1', ['T-4'])).toEqual([edge('T-2', 'T-4'), edge('T-1', 'T-4')]);
       });
 
       it('unresolved blockers: those neither completed nor deleted', async () => {
@@ -603,9 +603,9 @@ describe.each([memoryKind, prismaKind()])('$name', (kind) => {
             await r.tasks.update({ ...t, status, version: 2 }, 1);
           }
         });
-        expect(await store.tasks.unresolvedBlockers(['T-4'])).toEqual([edge('T-2', 'T-4'), edge('T-3', 'T-4')]);
-        expect(await store.tasks.unresolvedBlockers(['T-2', 'T-4'])).toEqual([edge('T-2', 'T-4'), edge('T-3', 'T-4')]);
-        expect(await store.tasks.unresolvedBlockers(['T-1'])).toEqual([]);
+        expect(await store.tasks.unresolvedBlockers('tl_1', ['T-4'])).toEqual([edge('T-2', 'T-4'), edge('T-3', 'T-4')]);
+        expect(await store.tasks.unresolvedBlockers('tl_1', ['T-2', 'T-4'])).toEqual([edge('T-2', 'T-4'), edge('T-3', 'T-4')]);
+        expect(await store.tasks.unresolvedBlockers('tl_1', ['T-1'])).toEqual([]);
       });
 
       it('reaches: follows "blocks" edges one or more steps from a task', async () => {
@@ -613,11 +613,11 @@ describe.each([memoryKind, prismaKind()])('$name', (kind) => {
           await r.tasks.addEdge('tl_1', edge('T-1', 'T-2'));
           await r.tasks.addEdge('tl_1', edge('T-2', 'T-3'));
         });
-        expect(await store.tasks.reaches('T-1', 'T-2')).toBe(true);
-        expect(await store.tasks.reaches('T-1', 'T-3')).toBe(true);
-        expect(await store.tasks.reaches('T-3', 'T-1')).toBe(false);
-        expect(await store.tasks.reaches('T-1', 'T-4')).toBe(false);
-        expect(await store.tasks.reaches('T-1', 'T-1')).toBe(false);
+        expect(await store.tasks.reaches('tl_1', 'T-1', 'T-2')).toBe(true);
+        expect(await store.tasks.reaches('tl_1', 'T-1', 'T-3')).toBe(true);
+        expect(await store.tasks.reaches('tl_1', 'T-3', 'T-1')).toBe(false);
+        expect(await store.tasks.reaches('tl_1', 'T-1', 'T-4')).toBe(false);
+        expect(await store.tasks.reaches('tl_1', 'T-1', 'T-1')).toBe(false);
       });
     });
 
@@ -642,7 +642,7 @@ describe.each([memoryKind, prismaKind()])('$name', (kind) => {
           await r.tasks.addEdge('tl_1', edge('T-4', 'T-8'));
           await r.tasks.addEdge('tl_1', edge('T-5', 'T-2'));
           // Readiness reads the kept count of open blockers, which the domain refreshes after edges or statuses change.
-          await r.tasks.refreshOpenBlockers(['T-2', 'T-3', 'T-7', 'T-8']);
+          await r.tasks.refreshOpenBlockers('tl_1', ['T-2', 'T-3', 'T-7', 'T-8']);
         });
       });
       const all = { statuses: ['pending', 'in_progress', 'completed', 'deleted'] as TaskStatus[], limit: 100 };
@@ -686,11 +686,108 @@ describe.each([memoryKind, prismaKind()])('$name', (kind) => {
           tx((r) => r.tasks.appendChange(change(2, 'T-2'))),
           'already exists',
         );
-        expect((await store.tasks.changesOf('T-1')).map((c) => c.seq)).toEqual([2, 3]);
+        expect((await store.tasks.changesOf('tl_1', 'T-1')).map((c) => c.seq)).toEqual([2, 3]);
         expect((await store.tasks.changesAfter('tl_1', 1, 10)).map((c) => c.seq)).toEqual([2, 3]);
         expect((await store.tasks.changesAfter('tl_1', 0, 2)).map((c) => c.seq)).toEqual([1, 2]);
         expect(await store.tasks.changesAfter('tl_2', 0, 10)).toEqual([]);
-        expect((await store.tasks.changesOf('T-2'))[0]).toEqual(change(1, 'T-2'));
+        expect((await store.tasks.changesOf('tl_1', 'T-2'))[0]).toEqual(change(1, 'T-2'));
+      });
+    });
+
+    describe('ids are scoped to their list', () => {
+      // The same ids T-1, T-2, T-3 in tl_1 (ws_1), tl_2 (ws_2) and tl_3 (ws_1): each list sees only its own tasks.
+      beforeEach(() =>
+        tx(async (r) => {
+          await r.workspaces.create(ws('ws_2'));
+          await r.tasks.createList(listRec('tl_2', 'default', 'ws_2'));
+          await r.tasks.createList(listRec('tl_3', 'other'));
+          for (const listId of ['tl_1', 'tl_2', 'tl_3']) {
+            for (const n of [1, 2, 3]) await r.tasks.insert(taskRec(`T-${n}`, n, { listId, subject: `${listId} ${n}` }));
+          }
+          await r.tasks.addEdge('tl_1', edge('T-1', 'T-2'));
+          await r.tasks.addEdge('tl_1', edge('T-2', 'T-3'));
+          await r.tasks.refreshOpenBlockers('tl_1', ['T-2', 'T-3']);
+        }),
+      );
+
+      it('one id in several lists; takenIds, idTaken and get answer per list; a duplicate in one list is refused', async () => {
+        expect(await store.tasks.takenIds('tl_2', ['T-1', 'T-3', 'T-9'])).toEqual(['T-1', 'T-3']);
+        expect(await store.tasks.takenIds('tl_404', ['T-1'])).toEqual([]);
+        expect(await store.tasks.idTaken('tl_3', 'T-2')).toBe(true);
+        expect(await store.tasks.idTaken('tl_404', 'T-2')).toBe(false);
+        expect((await store.tasks.get('tl_2', 'T-1'))!.subject).toBe('tl_2 1');
+        expect((await store.tasks.getMany('tl_3', ['T-1', 'T-2'])).map((t) => t.subject)).toEqual(['tl_3 1', 'tl_3 2']);
+        await refuses(
+          tx((r) => r.tasks.insert(taskRec('T-1', 9, { listId: 'tl_2' }))),
+          'already exists',
+        );
+      });
+
+      it('update changes only the task of its own list', async () => {
+        const mine = (await store.tasks.get('tl_2', 'T-1'))!;
+        expect(await tx((r) => r.tasks.update({ ...mine, subject: 'changed', version: 2 }, 1))).toBe(true);
+        expect((await store.tasks.get('tl_2', 'T-1'))!).toMatchObject({ subject: 'changed', version: 2 });
+        expect((await store.tasks.get('tl_1', 'T-1'))!).toMatchObject({ subject: 'tl_1 1', version: 1 });
+        expect((await store.tasks.get('tl_3', 'T-1'))!).toMatchObject({ subject: 'tl_3 1', version: 1 });
+        // A compare-and-set against another list's version misses.
+        expect(await tx((r) => r.tasks.update({ ...mine, listId: 'tl_404', version: 2 }, 1))).toBe(false);
+      });
+
+      it("edges, walks and readiness read only the list's own edges", async () => {
+        expect(await store.tasks.edgesOf('tl_2', ['T-1', 'T-2', 'T-3'])).toEqual([]);
+        expect(await store.tasks.blocksOf('tl_3', ['T-1'])).toEqual([]);
+        expect(await store.tasks.reaches('tl_1', 'T-1', 'T-3')).toBe(true);
+        expect(await store.tasks.reaches('tl_2', 'T-1', 'T-3')).toBe(false);
+        expect(await store.tasks.unresolvedBlockers('tl_1', ['T-2'])).toEqual([edge('T-1', 'T-2')]);
+        expect(await store.tasks.unresolvedBlockers('tl_2', ['T-2'])).toEqual([]);
+        expect((await store.tasks.firstReady('tl_1', 'a'))!.id).toBe('T-1');
+        expect(ids(await store.tasks.list('tl_2', { statuses: ['pending'], readyFor: 'a', limit: 10 }))).toEqual(['T-1', 'T-2', 'T-3']);
+        // The same pair may be an edge of another list; removing it there leaves this list's edge.
+        await tx(async (r) => {
+          await r.tasks.addEdge('tl_2', edge('T-1', 'T-2'));
+          await r.tasks.refreshOpenBlockers('tl_2', ['T-2']);
+        });
+        expect(await store.tasks.edgesOf('tl_2', ['T-2'])).toEqual([edge('T-1', 'T-2')]);
+        await tx((r) => r.tasks.removeEdge('tl_2', edge('T-2', 'T-3')));
+        await tx((r) => r.tasks.removeEdge('tl_3', edge('T-1', 'T-2')));
+        expect(await store.tasks.edgesOf('tl_1', ['T-2'])).toEqual([edge('T-1', 'T-2'), edge('T-2', 'T-3')]);
+        expect(await store.tasks.edgesOf('tl_2', ['T-2'])).toEqual([edge('T-1', 'T-2')]);
+        expect((await store.tasks.graph('tl_2', ['pending'])).edges).toEqual([edge('T-1', 'T-2')]);
+        // Completing T-1 of tl_2 unblocks its own T-2 only.
+        await tx(async (r) => {
+          const t = (await r.tasks.get('tl_2', 'T-1'))!;
+          await r.tasks.update({ ...t, status: 'completed', version: 2 }, 1);
+          await r.tasks.refreshOpenBlockers('tl_2', ['T-2']);
+          await r.tasks.refreshOpenBlockers('tl_1', ['T-2']);
+        });
+        expect(await store.tasks.unresolvedBlockers('tl_2', ['T-2'])).toEqual([]);
+        expect(await store.tasks.unresolvedBlockers('tl_1', ['T-2'])).toEqual([edge('T-1', 'T-2')]);
+        expect(ids(await store.tasks.list('tl_1', { statuses: ['pending'], readyFor: 'a', limit: 10 }))).toEqual(['T-1']);
+        expect(ids(await store.tasks.list('tl_2', { statuses: ['pending'], readyFor: 'a', limit: 10 }))).toEqual(['T-2', 'T-3']);
+      });
+
+      it('an edge needs both tasks in its own list, whatever other lists hold', async () => {
+        await tx((r) => r.tasks.createList(listRec('tl_4', 'fourth')));
+        await tx((r) => r.tasks.insert(taskRec('T-1', 1, { listId: 'tl_4' })));
+        await refuses(
+          tx((r) => r.tasks.addEdge('tl_4', edge('T-1', 'T-2'))),
+          'missing task T-2',
+        );
+        expect(await store.tasks.edgesOf('tl_4', ['T-1'])).toEqual([]);
+      });
+
+      it('the change log of a task is read in its own list', async () => {
+        await tx(async (r) => {
+          await r.tasks.appendChange(change(1, 'T-1'));
+          await r.tasks.appendChange(change(1, 'T-1', 'tl_2'));
+          await r.tasks.appendChange(change(2, 'T-1', 'tl_2'));
+        });
+        expect((await store.tasks.changesOf('tl_1', 'T-1')).map((c) => c.seq)).toEqual([1]);
+        expect((await store.tasks.changesOf('tl_2', 'T-1')).map((c) => [c.listId, c.seq])).toEqual([
+          ['tl_2', 1],
+          ['tl_2', 2],
+        ]);
+        expect(await store.tasks.changesOf('tl_3', 'T-1')).toEqual([]);
       });
     });
 

@@ -99,8 +99,8 @@ export interface TaskRepository {
   addEdges(listId: string, edges: readonly TaskEdge[]): Promise<void>;
   /** Appends many change records in few statements (an import). */
   appendChanges(changes: readonly TaskChangeRecord[]): Promise<void>;
-  /** Which of these ids are taken anywhere (one read for a whole import). */
-  takenIds(ids: readonly string[]): Promise<string[]>;
+  /** Which of these ids are taken in the list (one read for a whole import); ids are scoped to their list. */
+  takenIds(listId: string, ids: readonly string[]): Promise<string[]>;
   /** The list's change counter: the feed position of its last change. */
   feedPosition(listId: string): Promise<number>;
   /** Increments and returns the list's change counter (feed position). */
@@ -108,29 +108,30 @@ export interface TaskRepository {
   insert(task: TaskRecord): Promise<void>;
   get(listId: string, id: string): Promise<TaskRecord | null>;
   getMany(listId: string, ids: readonly string[]): Promise<TaskRecord[]>;
-  /** Whether a task id is taken anywhere (ids are global). */
-  idTaken(id: string): Promise<boolean>;
-  /** Writes the task's fields if its stored version is still `fromVersion`; false otherwise. */
+  /** Whether a task id is taken in the list (the same id may name a task of another list or workspace). */
+  idTaken(listId: string, id: string): Promise<boolean>;
+  /** Writes the task's fields (the task of `task.listId` and `task.id`) if its stored version is still `fromVersion`; false otherwise. */
   update(task: TaskRecord, fromVersion: number): Promise<boolean>;
-  /** Edges touching any of these tasks, on either side. */
-  edgesOf(ids: readonly string[]): Promise<TaskEdge[]>;
-  /** Edges leaving these tasks (what they block): one step of a walk along "blocks". */
-  blocksOf(ids: readonly string[]): Promise<TaskEdge[]>;
+  /** Edges of the list touching any of these tasks, on either side. */
+  edgesOf(listId: string, ids: readonly string[]): Promise<TaskEdge[]>;
+  /** Edges of the list leaving these tasks (what they block): one step of a walk along "blocks". */
+  blocksOf(listId: string, ids: readonly string[]): Promise<TaskEdge[]>;
   addEdge(listId: string, edge: TaskEdge): Promise<void>;
-  removeEdge(edge: TaskEdge): Promise<void>;
-  /** Whether `to` can be reached from `from` along "blocks" edges (one query, however deep). */
-  reaches(from: string, to: string): Promise<boolean>;
-  /** Recounts the open (neither completed nor deleted) blockers of these tasks, which readiness queries use. */
-  refreshOpenBlockers(ids: readonly string[]): Promise<void>;
-  /** Blockers of these tasks that are neither completed nor deleted. */
-  unresolvedBlockers(ids: readonly string[]): Promise<TaskEdge[]>;
+  removeEdge(listId: string, edge: TaskEdge): Promise<void>;
+  /** Whether `to` can be reached from `from` along the list's "blocks" edges (one query, however deep). */
+  reaches(listId: string, from: string, to: string): Promise<boolean>;
+  /** Recounts the open (neither completed nor deleted) blockers of these tasks of the list, which readiness queries use. */
+  refreshOpenBlockers(listId: string, ids: readonly string[]): Promise<void>;
+  /** Blockers of these tasks of the list that are neither completed nor deleted. */
+  unresolvedBlockers(listId: string, ids: readonly string[]): Promise<TaskEdge[]>;
   list(listId: string, filter: TaskListFilter): Promise<TaskRecord[]>;
   /** The oldest task ready for `agent`, or null. */
   firstReady(listId: string, agent: string): Promise<TaskRecord | null>;
   /** Every task of the list with the given statuses, and the edges among them (the plan and export need the whole graph). */
   graph(listId: string, statuses: readonly TaskStatus[]): Promise<{ tasks: TaskRecord[]; edges: TaskEdge[] }>;
   appendChange(change: TaskChangeRecord): Promise<void>;
-  changesOf(taskId: string): Promise<TaskChangeRecord[]>;
+  /** The change records of one task of the list, oldest first. */
+  changesOf(listId: string, taskId: string): Promise<TaskChangeRecord[]>;
   changesAfter(listId: string, seq: number, limit: number): Promise<TaskChangeRecord[]>;
   /** Every task list of the workspace by name, with how many of its tasks are in each status. */
   lists(workspaceId: string): Promise<TaskListSummary[]>;

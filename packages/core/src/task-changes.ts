@@ -95,11 +95,11 @@ export class TaskChanges {
     }
     const [blockerId, blockedId] = [await this.resolve(blockerRef), await this.resolve(blockedRef)];
     if (blockerId === blockedId) throw selfDependencyError(blockerRef);
-    const existing = await this.repos.tasks.edgesOf([blockedId]);
+    const existing = await this.repos.tasks.edgesOf(this.list.id, [blockedId]);
     if (existing.some((e) => e.blockerId === blockerId && e.blockedId === blockedId)) return;
     // One reachability query settles the common case; only a refusal walks the graph to name the cycle.
-    if (await this.repos.tasks.reaches(blockedId, blockerId)) {
-      const cycle = await findCycle(blockerId, blockedId, (ids) => this.repos.tasks.blocksOf(ids));
+    if (await this.repos.tasks.reaches(this.list.id, blockedId, blockerId)) {
+      const cycle = await findCycle(blockerId, blockedId, (ids) => this.repos.tasks.blocksOf(this.list.id, ids));
       if (cycle) throw cycleError(cycle);
     }
     await this.repos.tasks.addEdge(this.list.id, { blockerId, blockedId });
@@ -108,21 +108,21 @@ export class TaskChanges {
 
   async removeEdge(blockerRef: string, blockedRef: string) {
     const [blockerId, blockedId] = [await this.resolve(blockerRef), await this.resolve(blockedRef)];
-    const existing = await this.repos.tasks.edgesOf([blockedId]);
+    const existing = await this.repos.tasks.edgesOf(this.list.id, [blockedId]);
     if (!existing.some((e) => e.blockerId === blockerId && e.blockedId === blockedId)) return;
-    await this.repos.tasks.removeEdge({ blockerId, blockedId });
+    await this.repos.tasks.removeEdge(this.list.id, { blockerId, blockedId });
     if (!takeOut(this.added, blockerId, blockedId)) this.removed.push({ blockerId, blockedId });
   }
 
   async removeAllEdges(id: string) {
-    for (const edge of await this.repos.tasks.edgesOf([id])) await this.removeEdge(edge.blockerId, edge.blockedId);
+    for (const edge of await this.repos.tasks.edgesOf(this.list.id, [id])) await this.removeEdge(edge.blockerId, edge.blockedId);
   }
 
   /** Versions every touched task, records one change per task, and returns the live events to publish. */
   async commit(): Promise<{ events: LiveEvent[]; changes: TaskChangeRecord[] }> {
     const touched = new Set([...this.fields.keys(), ...[...this.added, ...this.removed].flatMap((e) => [e.blockerId, e.blockedId])]);
     const ids = [...touched];
-    const edges = ids.length ? await this.repos.tasks.edgesOf(ids) : [];
+    const edges = ids.length ? await this.repos.tasks.edgesOf(this.list.id, ids) : [];
     const now = this.deps.clock.now();
     const records: TaskChangeRecord[] = [];
     for (const id of ids) {
@@ -171,7 +171,7 @@ export class TaskChanges {
         for (const e of edges) if (e.blockerId === record.taskId) recount.add(e.blockedId);
       }
     }
-    if (recount.size) await this.repos.tasks.refreshOpenBlockers([...recount]);
+    if (recount.size) await this.repos.tasks.refreshOpenBlockers(this.list.id, [...recount]);
     const events = records.map((r) => ({
       topic: taskTopic(this.list.workspaceId, this.list.name),
       id: String(r.seq),

@@ -28,7 +28,7 @@ function initialFields(task: TaskRecord): Record<string, { from: unknown; to: un
 
 /**
  * Imports a batch of task files into a list, all or nothing, in one transaction: sisyphus ids are kept (refused when
- * one is taken), claude ids become new T-… ids; edges are kept. Each task is recorded as one 'imported' change.
+ * one is taken in the list), claude ids become new T-… ids; edges are kept. Each task is recorded as one 'imported' change.
  *
  * The files are parsed and checked before the transaction (known edges, no self edge, no cycle, none to a deleted
  * task), and every task written is new, so the transaction is a handful of bulk statements — counters reserved once,
@@ -50,12 +50,13 @@ export async function importTasks(
   await deps.pause?.();
 
   const events = await deps.store.transaction(async (repos) => {
+    const list = await findOrCreateList(deps, repos, actor, listName);
     if (input.format === 'sisyphus') {
-      const takenIds = new Set(await repos.tasks.takenIds([...ids.values()]));
+      // Ids are scoped to their list: one taken in another list or workspace is neither refused nor revealed.
+      const takenIds = new Set(await repos.tasks.takenIds(list.id, [...ids.values()]));
       const taken = [...ids.values()].find((id) => takenIds.has(id));
       if (taken) throw new DomainError('INVALID_IMPORT', `Error: invalid import: task ${taken} already exists.`);
     }
-    const list = await findOrCreateList(deps, repos, actor, listName);
     const now = deps.clock.now();
     const firstSeq = await repos.tasks.reserveTaskSeqs(list.id, parsed.tasks.length);
     const records: TaskRecord[] = parsed.tasks.map((task, i) => ({
@@ -76,7 +77,7 @@ export async function importTasks(
     await repos.tasks.insertMany(records);
     await repos.tasks.addEdges(list.id, edges);
     await deps.pause?.();
-    await repos.tasks.refreshOpenBlockers([...new Set(edges.map((e) => e.blockedId))]);
+    await repos.tasks.refreshOpenBlockers(list.id, [...new Set(edges.map((e) => e.blockedId))]);
     const firstChange = await repos.tasks.reserveChangeSeqs(list.id, records.length);
     const changes: TaskChangeRecord[] = [];
     for (const [i, task] of records.entries()) {

@@ -74,7 +74,7 @@ async function write<T>(
 }
 
 async function present(repos: Repositories, list: TaskListRecord, task: TaskRecord) {
-  return presentTask(task, await repos.tasks.edgesOf([task.id]), list.name);
+  return presentTask(task, await repos.tasks.edgesOf(list.id, [task.id]), list.name);
 }
 
 export async function createTask(deps: Deps, actor: Actor, input: TaskCreateInput) {
@@ -108,11 +108,17 @@ export async function createTask(deps: Deps, actor: Actor, input: TaskCreateInpu
   return written.snapshotOf(written.result) ?? getTask(deps, actor, { listName: input.listName, id: written.result });
 }
 
-export async function getTask(deps: Deps, actor: Actor, input: { listName?: string | undefined; id: string }) {
+/** The task a reference names in the caller's list, with that list; refused when either does not exist. */
+async function findTask(deps: Deps, actor: Actor, input: { listName?: string | undefined; id: string }) {
   const name = listNameOf(input);
   const list = await existingList(deps.store, actor, name);
   const task = await deps.store.tasks.get(list.id, await resolveRef(deps.store, list.id, input.id));
   if (!task) throw taskNotFound(input.id, name);
+  return { list, task };
+}
+
+export async function getTask(deps: Deps, actor: Actor, input: { listName?: string | undefined; id: string }) {
+  const { list, task } = await findTask(deps, actor, input);
   return present(deps.store, list, task);
 }
 
@@ -147,7 +153,7 @@ export async function updateTask(deps: Deps, actor: Actor, input: TaskUpdateInpu
     if (input.blockedBy !== undefined && (input.addBlockedBy || input.removeBlockedBy)) throw wholeOrDelta('blockedBy');
     if (input.blocks !== undefined && (input.addBlocks || input.removeBlocks)) throw wholeOrDelta('blocks');
     // A whole list replaces the edges on its side: edges it drops go first, so the cycle check sees the new graph.
-    const edges = await repos.tasks.edgesOf([task.id]);
+    const edges = await repos.tasks.edgesOf(changes.list.id, [task.id]);
     const ids = async (refs: readonly string[]) => new Set(await Promise.all(refs.map((r) => changes.resolve(r))));
     if (input.blockedBy !== undefined) {
       const keep = await ids(input.blockedBy);
@@ -168,7 +174,7 @@ export async function updateTask(deps: Deps, actor: Actor, input: TaskUpdateInpu
       changes.kind(task.id, 'deleted');
       await changes.removeAllEdges(task.id);
     } else if (input.status !== undefined && input.status !== task.status) {
-      const unresolved = (await repos.tasks.unresolvedBlockers([task.id])).map((e) => e.blockerId);
+      const unresolved = (await repos.tasks.unresolvedBlockers(changes.list.id, [task.id])).map((e) => e.blockerId);
       checkStatusMove(task.id, input.status, unresolved);
       changes.set(task, 'status', input.status);
     }
@@ -212,7 +218,7 @@ export async function claimTask(deps: Deps, actor: Actor, input: TaskClaimInput)
       const refuse = (why: string) => new DomainError('CLAIM_REFUSED', `Error: cannot claim ${input.id}: ${why}.`);
       if (task.owner !== null && task.owner !== agent) throw refuse(`already claimed by ${task.owner}`);
       if (task.status !== 'pending') throw refuse(`it is ${task.status}, not pending`);
-      const unresolved = (await repos.tasks.unresolvedBlockers([task.id])).map((e) => e.blockerId);
+      const unresolved = (await repos.tasks.unresolvedBlockers(changes.list.id, [task.id])).map((e) => e.blockerId);
       if (unresolved.length) throw refuse(`blocked by ${unresolved.join(', ')}`);
     }
     changes.set(task, 'status', 'in_progress');
@@ -239,7 +245,12 @@ export async function listTasks(deps: Deps, actor: Actor, input: TaskListInput) 
     limit: input.limit ?? 1000,
   });
   // A ready task has no unresolved blocker: only other pages look them up.
-  const unresolved = input.readyOnly ? [] : await deps.store.tasks.unresolvedBlockers(tasks.map((t) => t.id));
+  const unresolved = input.readyOnly
+    ? []
+    : await deps.store.tasks.unresolvedBlockers(
+        list.id,
+        tasks.map((t) => t.id),
+      );
   return {
     listName: name,
     tasks: tasks.map((t) =>
@@ -264,8 +275,8 @@ export async function planTasks(deps: Deps, actor: Actor, input: { listName?: st
 }
 
 export async function taskHistory(deps: Deps, actor: Actor, input: { listName?: string | undefined; id: string }) {
-  const task = await getTask(deps, actor, input);
-  return { changes: (await deps.store.tasks.changesOf(task.id)).map(presentChange) };
+  const { list, task } = await findTask(deps, actor, input);
+  return { changes: (await deps.store.tasks.changesOf(list.id, task.id)).map(presentChange) };
 }
 
 /** The list feed's current position (its last change), 0 when the list does not exist yet. */

@@ -46,6 +46,7 @@ export interface MemoryState {
   sessionTokens: { tokenHash: string; sessionId: string; createdAt: Date }[];
   todos: TodoUpdateRecord[];
   taskLists: Map<string, TaskListRow>;
+  /** Keyed by `taskKey(listId, id)`: a task's id is unique only within its list. */
   tasks: Map<string, TaskRecord>;
   taskEdges: TaskEdgeRow[];
   taskChanges: TaskChangeRecord[];
@@ -126,10 +127,13 @@ const byCreatedAtThenId = <T extends { createdAt: Date; id: string }>(rows: T[])
 
 const bySeq = (rows: TaskRecord[]) => [...rows].sort((a, b) => a.seq - b.seq);
 const edgeOnly = (e: TaskEdge): TaskEdge => ({ blockerId: e.blockerId, blockedId: e.blockedId });
-const isResolvedIn = (s: MemoryState, id: string) => {
-  const task = s.tasks.get(id);
+/** The key of a task in `MemoryState.tasks`: ids are scoped to their list, as the real store's (listId, id) key. */
+export const taskKey = (listId: string, id: string) => `${listId}\u0000${id}`;
+const isResolvedIn = (s: MemoryState, listId: string, id: string) => {
+  const task = s.tasks.get(taskKey(listId, id));
   return task !== undefined && RESOLVED_STATUSES.includes(task.status);
 };
+const edgesIn = (s: MemoryState, listId: string) => s.taskEdges.filter((e) => e.listId === listId);
 /**
  * Ready for `agent`: pending, unowned or its own, and every blocker completed or deleted. Computed from the edges on
  * every read, so it always equals the real store's kept open-blocker count after `refreshOpenBlockers`.
@@ -137,7 +141,7 @@ const isResolvedIn = (s: MemoryState, id: string) => {
 const readyIn = (s: MemoryState, t: TaskRecord, agent: string) =>
   t.status === 'pending' &&
   (t.owner === null || t.owner === agent) &&
-  !s.taskEdges.some((e) => e.blockedId === t.id && !isResolvedIn(s, e.blockerId));
+  !edgesIn(s, t.listId).some((e) => e.blockedId === t.id && !isResolvedIn(s, t.listId, e.blockerId));
 
 export class MemoryStore implements Store {
   private state: MemoryState = emptyState();
@@ -425,15 +429,17 @@ export class MemoryStore implements Store {
         appendChanges: hooked('tasks.appendChanges', async (changes: readonly TaskChangeRecord[]) => {
           for (const change of changes) await repos.tasks.appendChange(change);
         }),
-        takenIds: hooked('tasks.takenIds', async (ids: readonly string[]) => ids.filter((id) => state().tasks.has(id))),
+        takenIds: hooked('tasks.takenIds', async (listId: string, ids: readonly string[]) =>
+          ids.filter((id) => state().tasks.has(taskKey(listId, id))),
+        ),
         insert: hooked('tasks.insert', async (task: TaskRecord) => {
           const s = state();
-          if (s.tasks.has(task.id)) throw new ConstraintError(`task id ${task.id} already exists`);
+          if (s.tasks.has(taskKey(task.listId, task.id))) throw new ConstraintError(`task (${task.listId}, ${task.id}) already exists`);
           if (!s.taskLists.has(task.listId)) throw new ConstraintError(`task references missing list ${task.listId}`);
           if ([...s.tasks.values()].some((t) => t.listId === task.listId && t.seq === task.seq)) {
             throw new ConstraintError(`task (${task.listId}, seq ${task.seq}) already exists`);
           }
-          s.tasks.set(task.id, clone(task));
+          s.tasks.set(taskKey(task.listId, task.id), clone(task));
         }),
         listNames: hooked('tasks.listNames', async (workspaceId: string) =>
           [...state().taskLists.values()]
@@ -446,50 +452,49 @@ export class MemoryStore implements Store {
           'tasks.idOfSeq',
           async (listId: string, seq: number) => [...state().tasks.values()].find((t) => t.listId === listId && t.seq === seq)?.id ?? null,
         ),
-        get: hooked('tasks.get', async (listId: string, id: string) => {
-          const task = state().tasks.get(id);
-          return task && task.listId === listId ? clone(task) : null;
-        }),
+        get: hooked('tasks.get', async (listId: string, id: string) => clone(state().tasks.get(taskKey(listId, id)) ?? null)),
         getMany: hooked('tasks.getMany', async (listId: string, ids: readonly string[]) =>
           clone(bySeq([...state().tasks.values()].filter((t) => t.listId === listId && ids.includes(t.id)))),
         ),
-        idTaken: hooked('tasks.idTaken', async (id: string) => state().tasks.has(id)),
+        idTaken: hooked('tasks.idTaken', async (listId: string, id: string) => state().tasks.has(taskKey(listId, id))),
         update: hooked('tasks.update', async (task: TaskRecord, fromVersion: number) => {
-          const row = state().tasks.get(task.id);
+          const row = state().tasks.get(taskKey(task.listId, task.id));
           if (!row || row.version !== fromVersion) return false;
           // Like the real store: every field but the keys and creation facts (id, listId, seq, createdAt).
           const { id, listId, seq, createdAt, ...fields } = clone(task);
           Object.assign(row, fields);
           return true;
         }),
-        edgesOf: hooked('tasks.edgesOf', async (ids: readonly string[]) =>
-          state()
-            .taskEdges.filter((e) => ids.includes(e.blockerId) || ids.includes(e.blockedId))
+        edgesOf: hooked('tasks.edgesOf', async (listId: string, ids: readonly string[]) =>
+          edgesIn(state(), listId)
+            .filter((e) => ids.includes(e.blockerId) || ids.includes(e.blockedId))
             .map(edgeOnly),
         ),
-        blocksOf: hooked('tasks.blocksOf', async (ids: readonly string[]) =>
-          state()
-            .taskEdges.filter((e) => ids.includes(e.blockerId))
+        blocksOf: hooked('tasks.blocksOf', async (listId: string, ids: readonly string[]) =>
+          edgesIn(state(), listId)
+            .filter((e) => ids.includes(e.blockerId))
             .map(edgeOnly),
         ),
         addEdge: hooked('tasks.addEdge', async (listId: string, edge: TaskEdge) => {
           const s = state();
           if (!s.taskLists.has(listId)) throw new ConstraintError(`task edge references missing list ${listId}`);
           for (const id of [edge.blockerId, edge.blockedId]) {
-            if (!s.tasks.has(id)) throw new ConstraintError(`task edge references missing task ${id}`);
+            if (!s.tasks.has(taskKey(listId, id))) throw new ConstraintError(`task edge references missing task ${id}`);
           }
-          if (s.taskEdges.some((e) => e.blockerId === edge.blockerId && e.blockedId === edge.blockedId)) {
+          if (edgesIn(s, listId).some((e) => e.blockerId === edge.blockerId && e.blockedId === edge.blockedId)) {
             throw new ConstraintError(`task edge (${edge.blockerId}, ${edge.blockedId}) already exists`);
           }
           s.taskEdges.push({ listId, blockerId: edge.blockerId, blockedId: edge.blockedId });
         }),
-        removeEdge: hooked('tasks.removeEdge', async (edge: TaskEdge) => {
+        removeEdge: hooked('tasks.removeEdge', async (listId: string, edge: TaskEdge) => {
           const s = state();
-          s.taskEdges = s.taskEdges.filter((e) => !(e.blockerId === edge.blockerId && e.blockedId === edge.blockedId));
+          s.taskEdges = s.taskEdges.filter(
+            (e) => !(e.listId === listId && e.blockerId === edge.blockerId && e.blockedId === edge.blockedId),
+          );
         }),
-        reaches: hooked('tasks.reaches', async (from: string, to: string) => {
+        reaches: hooked('tasks.reaches', async (listId: string, from: string, to: string) => {
           // Along "blocks" edges from `from`'s direct dependants onwards, like the recursive query (a path of one edge or more).
-          const edges = state().taskEdges;
+          const edges = edgesIn(state(), listId);
           const seen = new Set<string>();
           let frontier = [from];
           while (frontier.length > 0) {
@@ -505,10 +510,12 @@ export class MemoryStore implements Store {
           return seen.has(to);
         }),
         // Readiness here is computed from the edges on every read (see readyIn): there is no count to refresh.
-        refreshOpenBlockers: hooked('tasks.refreshOpenBlockers', async (_ids: readonly string[]) => {}),
-        unresolvedBlockers: hooked('tasks.unresolvedBlockers', async (ids: readonly string[]) => {
+        refreshOpenBlockers: hooked('tasks.refreshOpenBlockers', async (_listId: string, _ids: readonly string[]) => {}),
+        unresolvedBlockers: hooked('tasks.unresolvedBlockers', async (listId: string, ids: readonly string[]) => {
           const s = state();
-          return s.taskEdges.filter((e) => ids.includes(e.blockedId) && !isResolvedIn(s, e.blockerId)).map(edgeOnly);
+          return edgesIn(s, listId)
+            .filter((e) => ids.includes(e.blockedId) && !isResolvedIn(s, listId, e.blockerId))
+            .map(edgeOnly);
         }),
         list: hooked('tasks.list', async (listId: string, filter: TaskListFilter) => {
           const s = state();
@@ -532,8 +539,8 @@ export class MemoryStore implements Store {
           const s = state();
           const tasks = bySeq([...s.tasks.values()].filter((t) => t.listId === listId && statuses.includes(t.status)));
           const inGraph = new Set(tasks.map((t) => t.id));
-          const edges = s.taskEdges
-            .filter((e) => e.listId === listId && inGraph.has(e.blockerId) && inGraph.has(e.blockedId))
+          const edges = edgesIn(s, listId)
+            .filter((e) => inGraph.has(e.blockerId) && inGraph.has(e.blockedId))
             .map(edgeOnly);
           return { tasks: clone(tasks), edges };
         }),
@@ -549,10 +556,10 @@ export class MemoryStore implements Store {
             snapshot: JSON.parse(JSON.stringify(change.snapshot)),
           });
         }),
-        changesOf: hooked('tasks.changesOf', async (taskId: string) =>
+        changesOf: hooked('tasks.changesOf', async (listId: string, taskId: string) =>
           clone(
             state()
-              .taskChanges.filter((c) => c.taskId === taskId)
+              .taskChanges.filter((c) => c.listId === listId && c.taskId === taskId)
               .sort((a, b) => a.seq - b.seq),
           ),
         ),

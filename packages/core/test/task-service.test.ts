@@ -623,7 +623,7 @@ describe('expectedVersion', () => {
 
   it('a compare-and-set lost to a concurrent writer retries the whole write, then gives up with CONFLICT', async () => {
     const a = (await create(w.session, 'A')).id;
-    const listId = w.store.snapshot().tasks.get(a)!.listId;
+    const listId = [...w.store.snapshot().tasks.values()].find((t) => t.id === a)!.listId;
     const rival = async (repos: Parameters<Parameters<typeof w.store.once>[1]>[0]) => {
       const row = (await repos.tasks.get(listId, a))!;
       await repos.tasks.update({ ...row, version: row.version + 1 }, row.version);

@@ -79,12 +79,12 @@ export interface TaskRepositoryState {
 
 export const taskRepositoryState = (): TaskRepositoryState => ({ lists: new Map(), ranked: new Set() });
 
-const refreshOpenBlockersSql = (ids: string[]) => Prisma.sql`
+const refreshOpenBlockersSql = (listId: string, ids: string[]) => Prisma.sql`
   UPDATE "Task" SET "openBlockers" = (
-    SELECT COUNT(*) FROM "TaskEdge" e JOIN "Task" b ON b.id = e."blockerId"
-    WHERE e."blockedId" = "Task".id AND b.status NOT IN ('completed', 'deleted')
+    SELECT COUNT(*) FROM "TaskEdge" e JOIN "Task" b ON b."listId" = e."listId" AND b."id" = e."blockerId"
+    WHERE e."listId" = "Task"."listId" AND e."blockedId" = "Task"."id" AND b."status" NOT IN ('completed', 'deleted')
   )
-  WHERE id IN (${Prisma.join(ids)})`;
+  WHERE "listId" = ${listId} AND "id" IN (${Prisma.join(ids)})`;
 
 export function prismaTaskRepository(db: Tx, state: TaskRepositoryState, afterCommit: AfterCommit): TaskRepository {
   const ranks: RankContext = { db, ranked: state.ranked, afterCommit, agreeing: new Set() };
@@ -143,7 +143,7 @@ export function prismaTaskRepository(db: Tx, state: TaskRepositoryState, afterCo
         await letOthersIn();
         await db.taskEdge.createMany({ data: edges.slice(i, i + BULK_ROWS).map((e) => ({ listId, ...e })) });
       }
-      await rankNewEdges(db, edges);
+      await rankNewEdges(db, listId, edges);
     },
     async appendChanges(changes) {
       for (let i = 0; i < changes.length; i += BULK_ROWS) {
@@ -155,8 +155,8 @@ export function prismaTaskRepository(db: Tx, state: TaskRepositoryState, afterCo
         });
       }
     },
-    takenIds: async (ids) =>
-      (await inChunks(ids, (chunk) => db.task.findMany({ where: { id: { in: chunk } }, select: { id: true } }))).map((r) => r.id),
+    takenIds: async (listId, ids) =>
+      (await inChunks(ids, (chunk) => db.task.findMany({ where: { listId, id: { in: chunk } }, select: { id: true } }))).map((r) => r.id),
     async insert(task) {
       // A new task ranks after every task of its list (its seq is the list's highest), before any edge reaches it.
       await db.task.create({ data: { ...fromTask(task), rank: task.seq }, select: { id: true } });
@@ -169,44 +169,50 @@ export function prismaTaskRepository(db: Tx, state: TaskRepositoryState, afterCo
       (await inChunks(ids, (chunk) => db.task.findMany({ where: { listId, id: { in: chunk } }, select: taskSelect })))
         .map(toTask)
         .sort((a, b) => a.seq - b.seq),
-    idTaken: async (id) => (await db.task.count({ where: { id } })) > 0,
+    idTaken: async (listId, id) => (await db.task.count({ where: { listId, id } })) > 0,
     async update(task, fromVersion) {
       const { id, listId, seq, createdAt, ...fields } = fromTask(task);
-      return (await db.$executeRaw`UPDATE "Task" SET ${assignmentsOf(fields)} WHERE "id" = ${id} AND "version" = ${fromVersion}`) === 1;
+      return (
+        (await db.$executeRaw`
+          UPDATE "Task" SET ${assignmentsOf(fields)} WHERE "listId" = ${listId} AND "id" = ${id} AND "version" = ${fromVersion}`) === 1
+      );
     },
-    async edgesOf(ids) {
+    async edgesOf(listId, ids) {
       const rows = await inChunks(ids, (chunk) => {
         const list = Prisma.join(chunk);
         return db.$queryRaw<EdgeRow[]>`
-          SELECT "id", "blockerId", "blockedId" FROM "TaskEdge" WHERE "blockerId" IN (${list}) OR "blockedId" IN (${list})`;
+          SELECT "id", "blockerId", "blockedId" FROM "TaskEdge"
+          WHERE "listId" = ${listId} AND ("blockerId" IN (${list}) OR "blockedId" IN (${list}))`;
       });
       return byEdgeOrder([...new Map(rows.map((r) => [r.id, r])).values()]);
     },
-    blocksOf: async (ids) =>
-      byEdgeOrder(await inChunks(ids, (chunk) => db.taskEdge.findMany({ where: { blockerId: { in: chunk } }, select: edgeSelect }))),
+    blocksOf: async (listId, ids) =>
+      byEdgeOrder(
+        await inChunks(ids, (chunk) => db.taskEdge.findMany({ where: { listId, blockerId: { in: chunk } }, select: edgeSelect })),
+      ),
     // One or more steps: a task does not reach itself (there are no self-edges), as the port and the fake say.
-    reaches: async (from, to) => from !== to && (await reachesByRank(ranks, from, to)),
-    async refreshOpenBlockers(ids) {
+    reaches: async (listId, from, to) => from !== to && (await reachesByRank(ranks, listId, from, to)),
+    async refreshOpenBlockers(listId, ids) {
       if (ids.length === 0) return;
       await inChunks(ids, async (chunk) => {
-        await db.$executeRaw(refreshOpenBlockersSql(chunk));
+        await db.$executeRaw(refreshOpenBlockersSql(listId, chunk));
         return [];
       });
     },
     async addEdge(listId, edge) {
-      await rankForEdge(ranks, edge.blockerId, edge.blockedId);
+      await rankForEdge(ranks, listId, edge.blockerId, edge.blockedId);
       await db.$executeRaw`INSERT INTO "TaskEdge" ("listId", "blockerId", "blockedId") VALUES (${listId}, ${edge.blockerId}, ${edge.blockedId})`;
     },
-    async removeEdge(edge) {
-      await db.taskEdge.deleteMany({ where: edge });
+    async removeEdge(listId, edge) {
+      await db.taskEdge.deleteMany({ where: { listId, blockerId: edge.blockerId, blockedId: edge.blockedId } });
     },
-    unresolvedBlockers: async (ids) =>
+    unresolvedBlockers: async (listId, ids) =>
       byEdgeOrder(
         await inChunks(
           ids,
           (chunk) => db.$queryRaw<EdgeRow[]>`
-            SELECT e."id", e."blockerId", e."blockedId" FROM "TaskEdge" e JOIN "Task" b ON b."id" = e."blockerId"
-            WHERE e."blockedId" IN (${Prisma.join(chunk)}) AND b."status" NOT IN (${Prisma.join(RESOLVED)})`,
+            SELECT e."id", e."blockerId", e."blockedId" FROM "TaskEdge" e JOIN "Task" b ON b."listId" = e."listId" AND b."id" = e."blockerId"
+            WHERE e."listId" = ${listId} AND e."blockedId" IN (${Prisma.join(chunk)}) AND b."status" NOT IN (${Prisma.join(RESOLVED)})`,
         ),
       ),
     async list(listId, filter) {
@@ -245,8 +251,8 @@ export function prismaTaskRepository(db: Tx, state: TaskRepositoryState, afterCo
     async appendChange({ changes, snapshot, ...rest }) {
       await db.$executeRaw`INSERT INTO "TaskChange" ${insertOf({ ...rest, changes: JSON.stringify(changes), snapshot: JSON.stringify(snapshot) })}`;
     },
-    changesOf: async (taskId) =>
-      (await db.taskChange.findMany({ where: { taskId }, orderBy: { seq: 'asc' }, select: changeSelect })).map(toChange),
+    changesOf: async (listId, taskId) =>
+      (await db.taskChange.findMany({ where: { listId, taskId }, orderBy: { seq: 'asc' }, select: changeSelect })).map(toChange),
     changesAfter: async (listId, seq, limit) =>
       (
         await db.taskChange.findMany({ where: { listId, seq: { gt: seq } }, orderBy: { seq: 'asc' }, take: limit, select: changeSelect })

@@ -12,7 +12,7 @@ export type RankedLists = Set<string>;
 
 const CHUNK = 400;
 
-async function setRanks(db: Tx, ranks: Ranked[]) {
+async function setRanks(db: Tx, listId: string, ranks: Ranked[]) {
   for (let i = 0; i < ranks.length; i += CHUNK) {
     const chunk = ranks.slice(i, i + CHUNK);
     const cases = Prisma.join(
@@ -20,7 +20,8 @@ async function setRanks(db: Tx, ranks: Ranked[]) {
       chunk.map((r) => Prisma.sql`WHEN ${r.id} THEN CAST(${r.rank} AS INTEGER)`),
       ' ',
     );
-    await db.$executeRaw`UPDATE "Task" SET "rank" = CASE "id" ${cases} END WHERE "id" IN (${Prisma.join(chunk.map((r) => r.id))})`;
+    await db.$executeRaw`
+      UPDATE "Task" SET "rank" = CASE "id" ${cases} END WHERE "listId" = ${listId} AND "id" IN (${Prisma.join(chunk.map((r) => r.id))})`;
   }
 }
 
@@ -43,7 +44,7 @@ export async function ensureRanked(db: Tx, listId: string, ranked: RankedLists, 
       edges.map((e) => [e.blockerId, e.blockedId] as const),
     );
     const order: Ranked[] = ('order' in sorted ? sorted.order : []).map((id, i) => ({ id, rank: i + 1 }));
-    await setRanks(db, order);
+    await setRanks(db, listId, order);
   }
   afterCommit(() => ranked.add(listId));
   return Boolean(unranked);
@@ -54,12 +55,13 @@ export async function ensureRanked(db: Tx, listId: string, ranked: RankedLists, 
  * the ranks they already hold are dealt out again in a topological order of the batch (Kahn's, ties by current rank),
  * so every edge runs from a lower rank to a higher and no other task's order changes. A handful of statements.
  */
-export async function rankNewEdges(db: Tx, edges: readonly { blockerId: string; blockedId: string }[]) {
+export async function rankNewEdges(db: Tx, listId: string, edges: readonly { blockerId: string; blockedId: string }[]) {
   if (edges.length === 0) return;
   const ends = [...new Set(edges.flatMap((e) => [e.blockerId, e.blockedId]))];
   const held: Ranked[] = [];
   for (let i = 0; i < ends.length; i += CHUNK) {
-    held.push(...(await db.$queryRaw<Ranked[]>`SELECT "id", "rank" FROM "Task" WHERE "id" IN (${Prisma.join(ends.slice(i, i + CHUNK))})`));
+    const chunk = Prisma.join(ends.slice(i, i + CHUNK));
+    held.push(...(await db.$queryRaw<Ranked[]>`SELECT "id", "rank" FROM "Task" WHERE "listId" = ${listId} AND "id" IN (${chunk})`));
   }
   held.sort((a, b) => a.rank - b.rank);
   const waiting = new Map(held.map((t) => [t.id, 0]));
@@ -81,6 +83,7 @@ export async function rankNewEdges(db: Tx, edges: readonly { blockerId: string; 
   const before = new Map(held.map((t) => [t.id, t.rank]));
   await setRanks(
     db,
+    listId,
     order.filter((r) => before.get(r.id) !== r.rank),
   );
 }
@@ -89,72 +92,76 @@ export interface RankContext {
   db: Tx;
   ranked: RankedLists;
   afterCommit: AfterCommit;
-  /** Within one transaction: edges (`blocker>blocked`) the cycle check already found in agreement with the order. */
+  /** Within one transaction: edges (`agreeingKey`) the cycle check already found in agreement with the order. */
   agreeing: Set<string>;
 }
 
+const agreeingKey = (listId: string, blockerId: string, blockedId: string) => `${listId}\u0000${blockerId}>${blockedId}`;
+
 /** The ranks of two tasks of one list, ranking the list first if it was made before ranks were kept. */
-async function ranksOf({ db, ranked, afterCommit }: RankContext, a: string, b: string): Promise<[number, number] | null> {
+async function ranksOf({ db, ranked, afterCommit }: RankContext, listId: string, a: string, b: string): Promise<[number, number] | null> {
   const read = async () => {
-    const rows = await db.$queryRaw<(Ranked & { listId: string })[]>`SELECT "id", "rank", "listId" FROM "Task" WHERE "id" IN (${a}, ${b})`;
+    const rows = await db.$queryRaw<Ranked[]>`SELECT "id", "rank" FROM "Task" WHERE "listId" = ${listId} AND "id" IN (${a}, ${b})`;
     return [rows.find((r) => r.id === a), rows.find((r) => r.id === b)] as const;
   };
   let [ra, rb] = await read();
   if (!ra || !rb) return null;
-  if (!ranked.has(ra.listId) && (await ensureRanked(db, ra.listId, ranked, afterCommit))) [ra, rb] = await read();
+  if (!ranked.has(listId) && (await ensureRanked(db, listId, ranked, afterCommit))) [ra, rb] = await read();
   return ra && rb ? [ra.rank, rb.rank] : null;
 }
 
-/** `from` and every task reachable from it along "blocks" edges whose rank is below `below`. */
-const forwardWithin = (db: Tx, from: string, below: number) => db.$queryRaw<Ranked[]>`
+/** `from` and every task of the list reachable from it along "blocks" edges whose rank is below `below`. */
+const forwardWithin = (db: Tx, listId: string, from: string, below: number) => db.$queryRaw<Ranked[]>`
   WITH RECURSIVE "walk"("id") AS (
     SELECT ${from}
     UNION
-    SELECT e."blockedId" FROM "TaskEdge" e JOIN "walk" w ON e."blockerId" = w."id" JOIN "Task" t ON t."id" = e."blockedId"
+    SELECT e."blockedId" FROM "TaskEdge" e JOIN "walk" w ON e."listId" = ${listId} AND e."blockerId" = w."id"
+    JOIN "Task" t ON t."listId" = ${listId} AND t."id" = e."blockedId"
     WHERE t."rank" < ${below}
   )
-  SELECT t."id", t."rank" FROM "walk" w JOIN "Task" t ON t."id" = w."id"`;
+  SELECT t."id", t."rank" FROM "walk" w JOIN "Task" t ON t."listId" = ${listId} AND t."id" = w."id"`;
 
-/** `to` and every task that reaches it along "blocks" edges whose rank is above `above`. */
-const backwardWithin = (db: Tx, to: string, above: number) => db.$queryRaw<Ranked[]>`
+/** `to` and every task of the list that reaches it along "blocks" edges whose rank is above `above`. */
+const backwardWithin = (db: Tx, listId: string, to: string, above: number) => db.$queryRaw<Ranked[]>`
   WITH RECURSIVE "walk"("id") AS (
     SELECT ${to}
     UNION
-    SELECT e."blockerId" FROM "TaskEdge" e JOIN "walk" w ON e."blockedId" = w."id" JOIN "Task" t ON t."id" = e."blockerId"
+    SELECT e."blockerId" FROM "TaskEdge" e JOIN "walk" w ON e."listId" = ${listId} AND e."blockedId" = w."id"
+    JOIN "Task" t ON t."listId" = ${listId} AND t."id" = e."blockerId"
     WHERE t."rank" > ${above}
   )
-  SELECT t."id", t."rank" FROM "walk" w JOIN "Task" t ON t."id" = w."id"`;
+  SELECT t."id", t."rank" FROM "walk" w JOIN "Task" t ON t."listId" = ${listId} AND t."id" = w."id"`;
 
 /** Whether `to` can be reached from `from`: never when `from` ranks after `to`; else a walk between their ranks. */
-export async function reachesByRank(context: RankContext, from: string, to: string): Promise<boolean> {
+export async function reachesByRank(context: RankContext, listId: string, from: string, to: string): Promise<boolean> {
   const { db } = context;
-  const ranks = await ranksOf(context, from, to);
+  const ranks = await ranksOf(context, listId, from, to);
   if (!ranks) return false;
   const [rf, rt] = ranks;
   if (rf > rt) {
     // The edge to → from that is being checked agrees with the order: adding it needs no re-ranking.
-    context.agreeing.add(`${to}>${from}`);
+    context.agreeing.add(agreeingKey(listId, to, from));
     return false;
   }
-  return (await forwardWithin(db, from, rt + 1)).some((r) => r.id === to);
+  return (await forwardWithin(db, listId, from, rt + 1)).some((r) => r.id === to);
 }
 
 /** Before adding blocker → blocked: when the edge runs against the order, re-ranks the tasks between its ends. */
-export async function rankForEdge(context: RankContext, blockerId: string, blockedId: string) {
+export async function rankForEdge(context: RankContext, listId: string, blockerId: string, blockedId: string) {
   const { db } = context;
-  if (context.agreeing.has(`${blockerId}>${blockedId}`)) return;
-  const ranks = await ranksOf(context, blockerId, blockedId);
+  if (context.agreeing.has(agreeingKey(listId, blockerId, blockedId))) return;
+  const ranks = await ranksOf(context, listId, blockerId, blockedId);
   if (!ranks) return;
   const [upper, lower] = ranks;
   if (upper < lower) return;
   context.agreeing.clear();
   // What the blocked task leads to (ranked before the blocker), and what leads to the blocker (ranked after the
   // blocked task): the first must all come after the second. Their ranks, reused in that order, make it so.
-  const after = await forwardWithin(db, blockedId, upper);
+  const after = await forwardWithin(db, listId, blockedId, upper);
   if (after.some((r) => r.id === blockerId)) throw new Error(`edge ${blockerId} -> ${blockedId} would close a cycle`);
-  const before = await backwardWithin(db, blockerId, lower);
+  const before = await backwardWithin(db, listId, blockerId, lower);
   const byRank = (a: Ranked, b: Ranked) => a.rank - b.rank;
   const pool = [...before, ...after].map((r) => r.rank).sort((a, b) => a - b);
   const moved = [...before.sort(byRank), ...after.sort(byRank)].map((r, i) => ({ id: r.id, rank: pool[i] as number }));
-  await setRanks(db, moved);
+  await setRanks(db, listId, moved);
 }
