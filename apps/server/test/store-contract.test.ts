@@ -791,6 +791,94 @@ describe.each([memoryKind, prismaKind()])('$name', (kind) => {
       });
     });
 
+    describe('staging lists (an import written in short transactions)', () => {
+      // A staging list tl_s holding T-1 ← T-2 and their two changes; the real list tl_1 holds T-9.
+      const stage = () =>
+        tx(async (r) => {
+          await r.tasks.createStagingList(listRec('tl_s', ':import:1'));
+          await r.tasks.insertMany([taskRec('T-1', 5, { listId: 'tl_s' }), taskRec('T-2', 6, { listId: 'tl_s' })]);
+          await r.tasks.addEdges('tl_s', [edge('T-1', 'T-2')]);
+          await r.tasks.orderNewEdges('tl_s', [edge('T-1', 'T-2')]);
+          await r.tasks.refreshOpenBlockers('tl_s', ['T-2']);
+          await r.tasks.appendChanges([change(1, 'T-1', 'tl_s'), change(2, 'T-2', 'tl_s')]);
+          await r.tasks.insert(taskRec('T-9', await r.tasks.nextTaskSeq('tl_1')));
+        });
+
+      it('are never found by name nor listed', async () => {
+        await stage();
+        expect(await store.tasks.findList('ws_1', ':import:1')).toBeNull();
+        expect(await store.tasks.listNames('ws_1')).toEqual(['default']);
+        expect((await store.tasks.lists('ws_1')).map((l) => l.name)).toEqual(['default']);
+        expect(await store.tasks.taskSeqOf('tl_1')).toBe(1);
+      });
+
+      it('publishStaged moves tasks (seqs shifted), their edges and changes into the list, and removes the staging list', async () => {
+        await stage();
+        await tx(async (r) => {
+          await r.tasks.reserveTaskSeqs('tl_1', 2);
+          await r.tasks.reserveChangeSeqs('tl_1', 5);
+          await r.tasks.publishStaged('tl_s', 'tl_1', { taskShift: -3, changeShift: 3 });
+        });
+        expect((await store.tasks.getMany('tl_1', ['T-1', 'T-2', 'T-9'])).map((t) => [t.id, t.seq])).toEqual([
+          ['T-9', 1],
+          ['T-1', 2],
+          ['T-2', 3],
+        ]);
+        expect(await store.tasks.edgesOf('tl_1', ['T-2'])).toEqual([edge('T-1', 'T-2')]);
+        expect(await store.tasks.edgesOf('tl_s', ['T-2'])).toEqual([]);
+        expect((await store.tasks.firstReady('tl_1', 'a'))!.id).toBe('T-9');
+        expect(ids(await store.tasks.list('tl_1', { statuses: ['pending'], readyFor: 'a', limit: 10 }))).toEqual(['T-9', 'T-1']);
+        expect((await store.tasks.changesAfter('tl_1', 0, 10)).map((c) => [c.taskId, c.seq])).toEqual([
+          ['T-1', 4],
+          ['T-2', 5],
+        ]);
+        expect(await store.tasks.changesAfter('tl_s', 0, 10)).toEqual([]);
+        expect(await store.tasks.taskSeqOf('tl_s')).toBe(0);
+        // Its order moved with it: an edge against it is still refused as a cycle by the walk.
+        expect(await store.tasks.reaches('tl_1', 'T-1', 'T-2')).toBe(true);
+        expect(await store.tasks.reaches('tl_1', 'T-2', 'T-1')).toBe(false);
+        await expect(tx((r) => r.tasks.publishStaged('tl_1', 'tl_1', { taskShift: 0, changeShift: 0 }))).rejects.toThrow(
+          'task list tl_1 is not a staging list',
+        );
+      });
+
+      it('promoteStaging turns it into a new list, counters set; dropStaged and dropAbandonedStaging remove it with its rows', async () => {
+        await stage();
+        await tx((r) => r.tasks.promoteStaging('tl_s', 'imported', 2));
+        expect(await store.tasks.findList('ws_1', 'imported')).toEqual(listRec('tl_s', 'imported'));
+        expect(await store.tasks.taskSeqOf('tl_s')).toBe(2);
+        expect(await store.tasks.feedPosition('tl_s')).toBe(2);
+        expect(await store.tasks.edgesOf('tl_s', ['T-1'])).toEqual([edge('T-1', 'T-2')]);
+
+        await tx(async (r) => {
+          await r.tasks.createStagingList({ ...listRec('tl_old', ':import:old'), createdAt: at(-60_000) });
+          await r.tasks.createStagingList(listRec('tl_new', ':import:new'));
+          for (const listId of ['tl_old', 'tl_new']) {
+            await r.tasks.insert(taskRec('T-1', 1, { listId }));
+            await r.tasks.insert(taskRec('T-2', 2, { listId }));
+            await r.tasks.addEdge(listId, edge('T-1', 'T-2'));
+            await r.tasks.appendChange(change(1, 'T-1', listId));
+          }
+        });
+        expect(await tx((r) => r.tasks.dropAbandonedStaging('ws_1', at(-1)))).toBe(1);
+        expect(await store.tasks.get('tl_old', 'T-1')).toBeNull();
+        expect(await store.tasks.changesAfter('tl_old', 0, 10)).toEqual([]);
+        expect(await store.tasks.get('tl_new', 'T-1')).not.toBeNull();
+        await tx((r) => r.tasks.dropStagedChanges('tl_new'));
+        expect(await store.tasks.changesAfter('tl_new', 0, 10)).toEqual([]);
+        await tx((r) => r.tasks.dropStaged('tl_new'));
+        expect(await store.tasks.getMany('tl_new', ['T-1', 'T-2'])).toEqual([]);
+        expect(await store.tasks.edgesOf('tl_new', ['T-1'])).toEqual([]);
+        // Neither touches a real list.
+        await tx(async (r) => {
+          await r.tasks.dropStaged('tl_1');
+          await r.tasks.dropStagedChanges('tl_s');
+        });
+        expect((await store.tasks.get('tl_1', 'T-9'))!.id).toBe('T-9');
+        expect((await store.tasks.changesAfter('tl_s', 0, 10)).length).toBe(2);
+      });
+    });
+
     it('task writes of a failed transaction leave nothing', async () => {
       const before = under.snapshot();
       await expect(

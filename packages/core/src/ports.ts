@@ -97,8 +97,36 @@ export interface TaskRepository {
   insertMany(tasks: readonly TaskRecord[]): Promise<void>;
   /** Adds many edges between tasks of one list in few statements (an import's edges were checked before). */
   addEdges(listId: string, edges: readonly TaskEdge[]): Promise<void>;
+  /**
+   * After `addEdges`, once every edge of a batch is in: orders the batch's tasks so each edge agrees with the list's
+   * order (the real store's ranks), on the condition that their ends have no other edges (an import's new tasks).
+   */
+  orderNewEdges(listId: string, edges: readonly TaskEdge[]): Promise<void>;
   /** Appends many change records in few statements (an import). */
   appendChanges(changes: readonly TaskChangeRecord[]): Promise<void>;
+  /** The list's task counter: the seq of its newest task, 0 when it has none. */
+  taskSeqOf(listId: string): Promise<number>;
+  /**
+   * A hidden list for an import's rows while they are written in several short transactions: never found by name,
+   * listed or counted, so nothing of it is seen until `publishStaged` moves its rows into the real list.
+   */
+  createStagingList(list: TaskListRecord): Promise<void>;
+  /**
+   * Moves every task (seq and order shifted by `taskShift`), edge and change (seq shifted by `changeShift`) of a
+   * staging list into `listId`, and removes the staging list: an import made visible in one short transaction.
+   */
+  publishStaged(stagingId: string, listId: string, shifts: { taskShift: number; changeShift: number }): Promise<void>;
+  /**
+   * Turns a staging list into the workspace's new list `name`, its `count` tasks and changes numbered 1…count as
+   * staged: an import into a new list made visible by one row.
+   */
+  promoteStaging(stagingId: string, name: string, count: number): Promise<void>;
+  /** Removes the change records of a staging list (they are written again, with other seqs, into the real list). */
+  dropStagedChanges(stagingId: string): Promise<void>;
+  /** Removes a staging list with its tasks, edges and changes (an import that failed). */
+  dropStaged(stagingId: string): Promise<void>;
+  /** Removes the workspace's staging lists created before `before` (imports whose process died); how many. */
+  dropAbandonedStaging(workspaceId: string, before: Date): Promise<number>;
   /** Which of these ids are taken in the list (one read for a whole import); ids are scoped to their list. */
   takenIds(listId: string, ids: readonly string[]): Promise<string[]>;
   /** The list's change counter: the feed position of its last change. */

@@ -110,44 +110,39 @@ function withoutEmpty(json: Record<string, unknown>) {
   return out;
 }
 
-/**
- * Reads a batch of task files: validates each against its format, maps `blocks` and `blockedBy` to edges (both
- * directions describe the same edge, so disagreeing lists are merged), and refuses the whole batch on the first
- * problem: bad JSON or field, duplicate id, an edge to a task not in the batch or to itself, or a cycle. Edges that
- * touch a deleted task are dropped, as deleting a task removes its edges.
- */
-export function parseTaskFiles(format: TaskFileFormat, files: readonly TaskFile[]): ParsedTaskFiles {
-  if (files.length === 0) throw invalid('no task files to import.');
-  const schema = fileSchemas[format];
-  const byId = new Map<string, ParsedTask & { blocks: string[]; blockedBy: string[] }>();
-  for (const file of files) {
-    let json: unknown;
-    try {
-      json = JSON.parse(file.content);
-    } catch {
-      throw invalid(`${file.name}: not valid JSON.`);
-    }
-    if (!isObject(json)) throw invalid(`${file.name}: expected a JSON object.`);
-    const parsed = schema.safeParse(withoutEmpty(json));
-    if (!parsed.success) throw invalid(`${file.name}: ${reasonOf(parsed.error.issues[0] as Issue)}`);
-    const data = parsed.data;
-    const twin = byId.get(data.id);
-    if (twin) throw invalid(`${file.name}: duplicate id "${data.id}" (also in ${twin.file}).`);
-    byId.set(data.id, {
-      id: data.id,
-      file: file.name,
-      subject: data.subject,
-      description: data.description,
-      status: data.status,
-      activeForm: data.activeForm ?? null,
-      owner: data.owner ?? null,
-      metadata: data.metadata ? mergeMetadata({}, data.metadata) : {},
-      threadId: data.threadID ?? null,
-      blocks: data.blocks,
-      blockedBy: data.blockedBy,
-    });
-  }
+type ReadTask = ParsedTask & { blocks: string[]; blockedBy: string[] };
 
+/** Reads one file into `byId`: its JSON checked against the format; refused on bad JSON, a bad field or a duplicate id. */
+function readTaskFile(format: TaskFileFormat, byId: Map<string, ReadTask>, file: TaskFile) {
+  let json: unknown;
+  try {
+    json = JSON.parse(file.content);
+  } catch {
+    throw invalid(`${file.name}: not valid JSON.`);
+  }
+  if (!isObject(json)) throw invalid(`${file.name}: expected a JSON object.`);
+  const parsed = fileSchemas[format].safeParse(withoutEmpty(json));
+  if (!parsed.success) throw invalid(`${file.name}: ${reasonOf(parsed.error.issues[0] as Issue)}`);
+  const data = parsed.data;
+  const twin = byId.get(data.id);
+  if (twin) throw invalid(`${file.name}: duplicate id "${data.id}" (also in ${twin.file}).`);
+  byId.set(data.id, {
+    id: data.id,
+    file: file.name,
+    subject: data.subject,
+    description: data.description,
+    status: data.status,
+    activeForm: data.activeForm ?? null,
+    owner: data.owner ?? null,
+    metadata: data.metadata ? mergeMetadata({}, data.metadata) : {},
+    threadId: data.threadID ?? null,
+    blocks: data.blocks,
+    blockedBy: data.blockedBy,
+  });
+}
+
+/** The read tasks in order and their edges, checked: known ends, no self edge, no cycle (deleted tasks' edges dropped). */
+function graphOfFiles(format: TaskFileFormat, byId: Map<string, ReadTask>): ParsedTaskFiles {
   const ordered = [...byId.values()];
   if (format === 'claude') ordered.sort((a, b) => Number(a.id) - Number(b.id));
 
@@ -182,6 +177,36 @@ export function parseTaskFiles(format: TaskFileFormat, files: readonly TaskFile[
       (rank.get(a.blockerId) ?? 0) - (rank.get(b.blockerId) ?? 0) || (position.get(a.blockedId) ?? 0) - (position.get(b.blockedId) ?? 0),
   );
   return { tasks: ordered.map(({ blocks, blockedBy, ...task }) => task), edges: sortedEdges };
+}
+
+/**
+ * Reads a batch of task files: validates each against its format, maps `blocks` and `blockedBy` to edges (both
+ * directions describe the same edge, so disagreeing lists are merged), and refuses the whole batch on the first
+ * problem: bad JSON or field, duplicate id, an edge to a task not in the batch or to itself, or a cycle. Edges that
+ * touch a deleted task are dropped, as deleting a task removes its edges.
+ */
+export function parseTaskFiles(format: TaskFileFormat, files: readonly TaskFile[]): ParsedTaskFiles {
+  if (files.length === 0) throw invalid('no task files to import.');
+  const byId = new Map<string, ReadTask>();
+  for (const file of files) readTaskFile(format, byId, file);
+  return graphOfFiles(format, byId);
+}
+
+/** `parseTaskFiles`, letting other work run (`pause`) after every `slice` files: a large batch never holds a server's event loop long. */
+export async function parseTaskFilesInSlices(
+  format: TaskFileFormat,
+  files: readonly TaskFile[],
+  pause: () => Promise<void>,
+  slice = 100,
+): Promise<ParsedTaskFiles> {
+  if (files.length === 0) throw invalid('no task files to import.');
+  const byId = new Map<string, ReadTask>();
+  for (const [i, file] of files.entries()) {
+    if (i > 0 && i % slice === 0) await pause();
+    readTaskFile(format, byId, file);
+  }
+  await pause();
+  return graphOfFiles(format, byId);
 }
 
 const json = (value: unknown) => `${JSON.stringify(value, null, 2)}\n`;

@@ -6,18 +6,10 @@ import type { Deps, LiveEvent, Repositories } from './ports.ts';
 import type { TaskChangeRecord, TaskEdge, TaskListRecord, TaskRecord } from './records.ts';
 import { taskTopic } from './task-changes.ts';
 import { presentChange, presentTask } from './task-present.ts';
-import { type TaskFile, parseTaskFiles, renderTaskFiles } from './task-files.ts';
+import { type TaskFile, parseTaskFilesInSlices, renderTaskFiles } from './task-files.ts';
 import { DEFAULT_LIST } from './task-service.ts';
 
 export { parseTaskFiles, renderTaskFiles, type ParsedTask, type ParsedTaskFiles, type TaskFile } from './task-files.ts';
-
-async function findOrCreateList(deps: Deps, repos: Repositories, actor: Actor, name: string): Promise<TaskListRecord> {
-  const found = await repos.tasks.findList(actor.workspaceId, name);
-  if (found) return found;
-  const list = { id: deps.ids.id('tl'), workspaceId: actor.workspaceId, name, createdAt: deps.clock.now() };
-  await repos.tasks.createList(list);
-  return list;
-}
 
 /** The fields a new task starts with, as its first change records them (from nothing to its value). */
 function initialFields(task: TaskRecord): Record<string, { from: unknown; to: unknown }> {
@@ -26,13 +18,73 @@ function initialFields(task: TaskRecord): Record<string, { from: unknown; to: un
   return Object.fromEntries(initial.map(([k, v]) => [k, { from: null, to: v }]));
 }
 
+/** Rows per staging transaction: each holds the writer for a few milliseconds, so other writes queue briefly. */
+const STAGE_ROWS = 100;
+/** A staging list this old belongs to an import whose process died: the next import of its workspace removes it. */
+const ABANDONED_MS = 10 * 60_000;
+
+const taken = (id: string) => new DomainError('INVALID_IMPORT', `Error: invalid import: task ${id} already exists.`);
+
+/** The change record of each imported task (its fields from nothing, its edges), numbered from `firstChange`. */
+function importChanges(
+  actor: Actor,
+  list: TaskListRecord,
+  records: readonly TaskRecord[],
+  edgesOf: ReadonlyMap<string, TaskEdge[]>,
+  now: Date,
+  firstChange: number,
+): TaskChangeRecord[] {
+  return records.map((task, i) => {
+    const own = edgesOf.get(task.id) ?? [];
+    const fields = initialFields(task);
+    const blocks = own.filter((e) => e.blockerId === task.id).map((e) => e.blockedId);
+    const blockedBy = own.filter((e) => e.blockedId === task.id).map((e) => e.blockerId);
+    if (blocks.length) fields.blocks = { from: [], to: blocks };
+    if (blockedBy.length) fields.blockedBy = { from: [], to: blockedBy };
+    return {
+      listId: list.id,
+      seq: firstChange + i,
+      taskId: task.id,
+      kind: 'imported' as const,
+      sessionId: actor.sessionId,
+      keyId: actor.keyId,
+      at: now,
+      changes: fields,
+      snapshot: presentTask(task, own, list.name),
+    };
+  });
+}
+
+const eventsOf = (workspaceId: string, listName: string, changes: readonly TaskChangeRecord[]) =>
+  changes.map((r): LiveEvent => ({
+    topic: taskTopic(workspaceId, listName),
+    id: String(r.seq),
+    data: { ...presentChange(r), task: r.snapshot },
+  }));
+
+/** Runs `write` on successive slices of `rows`, each in a transaction of its own, letting other work in between. */
+async function inShortTransactions<T>(
+  deps: Deps,
+  rows: readonly T[],
+  size: number,
+  write: (repos: Repositories, slice: T[]) => Promise<void>,
+) {
+  for (let i = 0; i < rows.length; i += size) {
+    const slice = rows.slice(i, i + size);
+    await deps.store.transaction((repos) => write(repos, slice));
+    await deps.pause?.();
+  }
+}
+
 /**
- * Imports a batch of task files into a list, all or nothing, in one transaction: sisyphus ids are kept (refused when
- * one is taken in the list), claude ids become new T-… ids; edges are kept. Each task is recorded as one 'imported' change.
+ * Imports a batch of task files into a list, all or nothing: sisyphus ids are kept (refused when one is taken in the
+ * list; ids are scoped to their list), claude ids become new T-… ids; edges are kept. Each task is recorded as one
+ * 'imported' change.
  *
- * The files are parsed and checked before the transaction (known edges, no self edge, no cycle, none to a deleted
- * task), and every task written is new, so the transaction is a handful of bulk statements — counters reserved once,
- * tasks, edges and changes inserted in batches — and holds the writer briefly, however large the import.
+ * The files are parsed and checked first (known edges, no self edge, no cycle, none to a deleted task). The rows are
+ * then written into a hidden staging list in short transactions of a few hundred rows — other writes take the writer
+ * in between — and one last short transaction moves them into the list (counters reserved, seqs shifted if tasks were
+ * created meanwhile). Nothing is visible before that move; a failure removes the staging list.
  */
 export async function importTasks(
   deps: Deps,
@@ -40,74 +92,104 @@ export async function importTasks(
   input: { listName?: string | undefined; format: TaskFileFormat; files: readonly TaskFile[] },
 ) {
   requireRole(actor, 'agent');
-  const parsed = parseTaskFiles(input.format, input.files);
+  const parsed = await parseTaskFilesInSlices(input.format, input.files, deps.pause ?? (async () => {}));
   const listName = input.listName ?? DEFAULT_LIST;
   const thread = actor.sessionId ?? `import:${actor.keyId}`;
   const ids = new Map(parsed.tasks.map((task) => [task.id, input.format === 'sisyphus' ? task.id : `T-${deps.ids.uuid()}`]));
+  const newIds = [...ids.values()];
   const edges = parsed.edges.map((e) => ({ blockerId: ids.get(e.blockerId) as string, blockedId: ids.get(e.blockedId) as string }));
   const edgesOf = new Map<string, TaskEdge[]>();
   for (const e of edges) for (const end of [e.blockerId, e.blockedId]) edgesOf.set(end, [...(edgesOf.get(end) ?? []), e]);
   await deps.pause?.();
 
-  const events = await deps.store.transaction(async (repos) => {
-    const list = await findOrCreateList(deps, repos, actor, listName);
-    if (input.format === 'sisyphus') {
-      // Ids are scoped to their list: one taken in another list or workspace is neither refused nor revealed.
-      const takenIds = new Set(await repos.tasks.takenIds(list.id, [...ids.values()]));
-      const taken = [...ids.values()].find((id) => takenIds.has(id));
-      if (taken) throw new DomainError('INVALID_IMPORT', `Error: invalid import: task ${taken} already exists.`);
+  // Refused before anything is written: an id taken in the list. The seqs the tasks will most likely get, so their
+  // change records (which name them as #n) are written once.
+  const now = deps.clock.now();
+  const staging: TaskListRecord = {
+    id: deps.ids.id('tl'),
+    workspaceId: actor.workspaceId,
+    name: `:import:${deps.ids.uuid()}`,
+    createdAt: now,
+  };
+  const expectedSeq = await deps.store.transaction(async (repos) => {
+    await repos.tasks.dropAbandonedStaging(actor.workspaceId, new Date(now.getTime() - ABANDONED_MS));
+    const list = await repos.tasks.findList(actor.workspaceId, listName);
+    if (list && input.format === 'sisyphus') {
+      const [first] = await repos.tasks.takenIds(list.id, newIds);
+      if (first !== undefined) throw taken(first);
     }
-    const now = deps.clock.now();
-    const firstSeq = await repos.tasks.reserveTaskSeqs(list.id, parsed.tasks.length);
-    const records: TaskRecord[] = parsed.tasks.map((task, i) => ({
-      id: ids.get(task.id) as string,
-      listId: list.id,
-      seq: firstSeq + i,
-      subject: task.subject,
-      description: task.description,
-      status: task.status,
-      activeForm: task.activeForm,
-      owner: task.owner,
-      metadata: task.metadata,
-      threadId: task.threadId ?? thread,
-      version: 1,
-      createdAt: now,
-      updatedAt: now,
-    }));
-    await repos.tasks.insertMany(records);
-    await repos.tasks.addEdges(list.id, edges);
-    await deps.pause?.();
-    await repos.tasks.refreshOpenBlockers(list.id, [...new Set(edges.map((e) => e.blockedId))]);
-    const firstChange = await repos.tasks.reserveChangeSeqs(list.id, records.length);
-    const changes: TaskChangeRecord[] = [];
-    for (const [i, task] of records.entries()) {
-      if (i % 200 === 0) await deps.pause?.();
-      const own = edgesOf.get(task.id) ?? [];
-      const fields = initialFields(task);
-      const blocks = own.filter((e) => e.blockerId === task.id).map((e) => e.blockedId);
-      const blockedBy = own.filter((e) => e.blockedId === task.id).map((e) => e.blockerId);
-      if (blocks.length) fields.blocks = { from: [], to: blocks };
-      if (blockedBy.length) fields.blockedBy = { from: [], to: blockedBy };
-      changes.push({
-        listId: list.id,
-        seq: firstChange + i,
-        taskId: task.id,
-        kind: 'imported',
-        sessionId: actor.sessionId,
-        keyId: actor.keyId,
-        at: now,
-        changes: fields,
-        snapshot: presentTask(task, own, list.name),
-      });
-    }
-    await repos.tasks.appendChanges(changes);
-    return changes.map((r): LiveEvent => ({
-      topic: taskTopic(list.workspaceId, list.name),
-      id: String(r.seq),
-      data: { ...presentChange(r), task: r.snapshot },
-    }));
+    await repos.tasks.createStagingList(staging);
+    return (list ? await repos.tasks.taskSeqOf(list.id) : 0) + 1;
   });
-  for (const event of events) deps.events.publish(event);
+
+  const records: TaskRecord[] = parsed.tasks.map((task, i) => ({
+    id: ids.get(task.id) as string,
+    listId: staging.id,
+    seq: expectedSeq + i,
+    subject: task.subject,
+    description: task.description,
+    status: task.status,
+    activeForm: task.activeForm,
+    owner: task.owner,
+    metadata: task.metadata,
+    threadId: task.threadId ?? thread,
+    version: 1,
+    createdAt: now,
+    updatedAt: now,
+  }));
+  const target = { ...staging, name: listName };
+  try {
+    await inShortTransactions(deps, records, STAGE_ROWS, (repos, slice) => repos.tasks.insertMany(slice));
+    await inShortTransactions(deps, edges, STAGE_ROWS * 2, (repos, slice) => repos.tasks.addEdges(staging.id, slice));
+    await deps.store.transaction((repos) => repos.tasks.orderNewEdges(staging.id, edges));
+    const blocked = [...new Set(edges.map((e) => e.blockedId))];
+    await inShortTransactions(deps, blocked, STAGE_ROWS * 2, (repos, slice) => repos.tasks.refreshOpenBlockers(staging.id, slice));
+    // The change records, built a slice at a time (numbered 1…n in the staging list).
+    const staged: TaskChangeRecord[] = [];
+    for (let i = 0; i < records.length; i += STAGE_ROWS) {
+      const slice = importChanges(actor, target, records.slice(i, i + STAGE_ROWS), edgesOf, now, i + 1);
+      staged.push(...slice);
+      await deps.store.transaction((repos) => repos.tasks.appendChanges(slice.map((c) => ({ ...c, listId: staging.id }))));
+      await deps.pause?.();
+    }
+
+    const events = await deps.store.transaction(async (repos) => {
+      const list = await repos.tasks.findList(actor.workspaceId, listName);
+      if (!list) {
+        // A new list: the staging list becomes it, as staged (its tasks #1…#n, its changes 1…n); no row moves.
+        await repos.tasks.promoteStaging(staging.id, listName, records.length);
+        return eventsOf(
+          actor.workspaceId,
+          listName,
+          staged.map((c) => ({ ...c, listId: staging.id })),
+        );
+      }
+      if (input.format === 'sisyphus') {
+        const [first] = await repos.tasks.takenIds(list.id, newIds);
+        if (first !== undefined) throw taken(first);
+      }
+      const firstSeq = await repos.tasks.reserveTaskSeqs(list.id, records.length);
+      const firstChange = await repos.tasks.reserveChangeSeqs(list.id, records.length);
+      const taskShift = firstSeq - expectedSeq;
+      let changes: TaskChangeRecord[];
+      if (taskShift === 0) {
+        await repos.tasks.publishStaged(staging.id, list.id, { taskShift, changeShift: firstChange - 1 });
+        changes = staged.map((c) => ({ ...c, listId: list.id, seq: c.seq + firstChange - 1 }));
+      } else {
+        // Tasks were created in the list meanwhile: the records, which name each task's #n, are written again.
+        const shifted = records.map((t) => ({ ...t, seq: t.seq + taskShift }));
+        changes = importChanges(actor, list, shifted, edgesOf, now, firstChange);
+        await repos.tasks.dropStagedChanges(staging.id);
+        await repos.tasks.publishStaged(staging.id, list.id, { taskShift, changeShift: 0 });
+        await repos.tasks.appendChanges(changes);
+      }
+      return eventsOf(list.workspaceId, list.name, changes);
+    });
+    for (const event of events) deps.events.publish(event);
+  } catch (error) {
+    await deps.store.transaction((repos) => repos.tasks.dropStaged(staging.id)).catch(() => undefined);
+    throw error;
+  }
   return { listName, imported: parsed.tasks.length, ids: Object.fromEntries(ids) };
 }
 

@@ -26,10 +26,11 @@ import type {
 } from '../src/index.ts';
 import type { TaskStatus } from '@agent-tasks/schema';
 
-/** A task list row: the record plus its two counters (task creation order, change feed position). */
+/** A task list row: the record plus its two counters (task creation order, change feed position), and whether it is an import's hidden staging list. */
 export interface TaskListRow extends TaskListRecord {
   taskSeq: number;
   changeSeq: number;
+  staging: boolean;
 }
 
 /** An edge row: the edge plus its list; rows keep insertion order (the real store orders by an autoincrement id). */
@@ -142,6 +143,24 @@ const readyIn = (s: MemoryState, t: TaskRecord, agent: string) =>
   t.status === 'pending' &&
   (t.owner === null || t.owner === agent) &&
   !edgesIn(s, t.listId).some((e) => e.blockedId === t.id && !isResolvedIn(s, t.listId, e.blockerId));
+
+function createListIn(s: MemoryState, list: TaskListRecord, staging: boolean) {
+  if (s.taskLists.has(list.id)) throw new ConstraintError(`task list id ${list.id} already exists`);
+  if ([...s.taskLists.values()].some((l) => l.workspaceId === list.workspaceId && l.name === list.name)) {
+    throw new ConstraintError(`task list (${list.workspaceId}, ${list.name}) already exists`);
+  }
+  if (!s.workspaces.has(list.workspaceId)) throw new ConstraintError(`task list references missing workspace ${list.workspaceId}`);
+  s.taskLists.set(list.id, { ...clone(list), taskSeq: 0, changeSeq: 0, staging });
+}
+
+/** A staging list goes with its tasks, their edges and its changes; any other list is left alone. */
+function dropStagedIn(s: MemoryState, stagingId: string) {
+  if (!s.taskLists.get(stagingId)?.staging) return;
+  for (const [key, task] of [...s.tasks]) if (task.listId === stagingId) s.tasks.delete(key);
+  s.taskEdges = s.taskEdges.filter((e) => e.listId !== stagingId);
+  s.taskChanges = s.taskChanges.filter((c) => c.listId !== stagingId);
+  s.taskLists.delete(stagingId);
+}
 
 export class MemoryStore implements Store {
   private state: MemoryState = emptyState();
@@ -384,19 +403,58 @@ export class MemoryStore implements Store {
       },
       tasks: {
         findList: hooked('tasks.findList', async (workspaceId: string, name: string) => {
-          const row = [...state().taskLists.values()].find((l) => l.workspaceId === workspaceId && l.name === name);
+          const row = [...state().taskLists.values()].find((l) => l.workspaceId === workspaceId && l.name === name && !l.staging);
           if (!row) return null;
-          const { taskSeq, changeSeq, ...list } = row;
+          const { taskSeq, changeSeq, staging, ...list } = row;
           return clone(list);
         }),
-        createList: hooked('tasks.createList', async (list: TaskListRecord) => {
+        createList: hooked('tasks.createList', async (list: TaskListRecord) => createListIn(state(), list, false)),
+        createStagingList: hooked('tasks.createStagingList', async (list: TaskListRecord) => createListIn(state(), list, true)),
+        taskSeqOf: hooked('tasks.taskSeqOf', async (listId: string) => state().taskLists.get(listId)?.taskSeq ?? 0),
+        orderNewEdges: hooked('tasks.orderNewEdges', async (_listId: string, _edges: readonly TaskEdge[]) => {}),
+        publishStaged: hooked(
+          'tasks.publishStaged',
+          async (stagingId: string, listId: string, shifts: { taskShift: number; changeShift: number }) => {
+            const s = state();
+            if (!s.taskLists.get(stagingId)?.staging) throw new Error(`task list ${stagingId} is not a staging list`);
+            for (const [key, task] of [...s.tasks]) {
+              if (task.listId !== stagingId) continue;
+              s.tasks.delete(key);
+              const moved = { ...task, listId, seq: task.seq + shifts.taskShift };
+              const clash = [...s.tasks.values()].some((t) => t.listId === listId && (t.id === moved.id || t.seq === moved.seq));
+              if (clash) throw new ConstraintError(`task (${listId}, ${moved.id}) already exists`);
+              s.tasks.set(taskKey(listId, moved.id), moved);
+            }
+            for (const edge of s.taskEdges) if (edge.listId === stagingId) edge.listId = listId;
+            for (const change of s.taskChanges) {
+              if (change.listId !== stagingId) continue;
+              change.listId = listId;
+              change.seq += shifts.changeShift;
+            }
+            s.taskLists.delete(stagingId);
+          },
+        ),
+        promoteStaging: hooked('tasks.promoteStaging', async (stagingId: string, name: string, count: number) => {
           const s = state();
-          if (s.taskLists.has(list.id)) throw new ConstraintError(`task list id ${list.id} already exists`);
-          if ([...s.taskLists.values()].some((l) => l.workspaceId === list.workspaceId && l.name === list.name)) {
-            throw new ConstraintError(`task list (${list.workspaceId}, ${list.name}) already exists`);
+          const row = s.taskLists.get(stagingId);
+          if (!row?.staging) throw new Error(`task list ${stagingId} is not a staging list`);
+          if ([...s.taskLists.values()].some((l) => l.workspaceId === row.workspaceId && l.name === name)) {
+            throw new ConstraintError(`task list (${row.workspaceId}, ${name}) already exists`);
           }
-          if (!s.workspaces.has(list.workspaceId)) throw new ConstraintError(`task list references missing workspace ${list.workspaceId}`);
-          s.taskLists.set(list.id, { ...clone(list), taskSeq: 0, changeSeq: 0 });
+          Object.assign(row, { name, staging: false, taskSeq: count, changeSeq: count });
+        }),
+        dropStagedChanges: hooked('tasks.dropStagedChanges', async (stagingId: string) => {
+          const s = state();
+          if (s.taskLists.get(stagingId)?.staging) s.taskChanges = s.taskChanges.filter((c) => c.listId !== stagingId);
+        }),
+        dropStaged: hooked('tasks.dropStaged', async (stagingId: string) => dropStagedIn(state(), stagingId)),
+        dropAbandonedStaging: hooked('tasks.dropAbandonedStaging', async (workspaceId: string, before: Date) => {
+          const s = state();
+          const abandoned = [...s.taskLists.values()].filter(
+            (l) => l.staging && l.workspaceId === workspaceId && l.createdAt.getTime() < before.getTime(),
+          );
+          for (const list of abandoned) dropStagedIn(s, list.id);
+          return abandoned.length;
         }),
         nextTaskSeq: hooked('tasks.nextTaskSeq', async (listId: string) => {
           const list = state().taskLists.get(listId);
@@ -443,7 +501,7 @@ export class MemoryStore implements Store {
         }),
         listNames: hooked('tasks.listNames', async (workspaceId: string) =>
           [...state().taskLists.values()]
-            .filter((l) => l.workspaceId === workspaceId)
+            .filter((l) => l.workspaceId === workspaceId && !l.staging)
             .map((l) => l.name)
             .sort(),
         ),
@@ -574,9 +632,9 @@ export class MemoryStore implements Store {
         lists: hooked('tasks.lists', async (workspaceId: string) => {
           const s = state();
           return [...s.taskLists.values()]
-            .filter((l) => l.workspaceId === workspaceId)
+            .filter((l) => l.workspaceId === workspaceId && !l.staging)
             .sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0))
-            .map(({ taskSeq, ...list }) => {
+            .map(({ taskSeq, staging, ...list }) => {
               const counts: Partial<Record<TaskStatus, number>> = {};
               for (const t of s.tasks.values()) if (t.listId === list.id) counts[t.status] = (counts[t.status] ?? 0) + 1;
               return { ...clone(list), counts };

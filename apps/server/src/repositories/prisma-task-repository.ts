@@ -2,7 +2,7 @@
 import type { TaskChangeRecord, TaskListRecord, TaskRecord, TaskRepository } from '@agent-tasks/core';
 import type { TaskStatus } from '@agent-tasks/schema';
 import { Prisma } from '../generated/prisma/client.ts';
-import { assignmentsOf, columnsOf, insertOf } from './raw-sql.ts';
+import { assignmentsOf, columnsOf, insertOf, insertsOf } from './raw-sql.ts';
 import { type RankContext, type RankedLists, rankForEdge, rankNewEdges, reachesByRank } from './task-ranks.ts';
 import type { AfterCommit, Tx } from './tx.ts';
 import { fromJson } from './json-column.ts';
@@ -52,15 +52,6 @@ type TaskRow = Omit<TaskRecord, 'status' | 'metadata'> & { status: string; metad
 const toTask = (row: TaskRow): TaskRecord => ({ ...row, status: row.status as TaskStatus, metadata: fromJson(row.metadata) });
 const fromTask = ({ metadata, ...rest }: TaskRecord) => ({ ...rest, metadata: JSON.stringify(metadata) });
 
-/** Rows per bulk insert: a few statements for a whole import, each well under SQLite's variable limit. */
-const BULK_ROWS = 200;
-
-/**
- * Lets the event loop take other requests between bulk statements: better-sqlite3 answers at once, so a run of
- * statements is one chain of promises that would otherwise keep every socket waiting until the import is done.
- */
-const letOthersIn = () => new Promise<void>((resolve) => setImmediate(resolve));
-
 type ChangeRow = Omit<TaskChangeRecord, 'kind' | 'changes' | 'snapshot'> & { kind: string; changes: string; snapshot: string };
 const toChange = (row: ChangeRow): TaskChangeRecord => ({
   ...row,
@@ -86,6 +77,8 @@ const refreshOpenBlockersSql = (listId: string, ids: string[]) => Prisma.sql`
   )
   WHERE "listId" = ${listId} AND "id" IN (${Prisma.join(ids)})`;
 
+const isStaging = async (db: Tx, listId: string) => (await db.taskList.count({ where: { id: listId, staging: true } })) > 0;
+
 export function prismaTaskRepository(db: Tx, state: TaskRepositoryState, afterCommit: AfterCommit): TaskRepository {
   const ranks: RankContext = { db, ranked: state.ranked, afterCommit, agreeing: new Set() };
   return {
@@ -93,10 +86,12 @@ export function prismaTaskRepository(db: Tx, state: TaskRepositoryState, afterCo
       const key = `${workspaceId}\u0000${name}`;
       const known = state.lists.get(key);
       if (known) return known;
-      const list = await db.taskList.findUnique({
+      const found = await db.taskList.findUnique({
         where: { workspaceId_name: { workspaceId, name } },
-        select: { id: true, workspaceId: true, name: true, createdAt: true },
+        select: { id: true, workspaceId: true, name: true, createdAt: true, staging: true },
       });
+      const list =
+        found && !found.staging ? { id: found.id, workspaceId: found.workspaceId, name: found.name, createdAt: found.createdAt } : null;
       if (list) {
         afterCommit(() => {
           if (state.lists.size >= 10_000) state.lists.delete(state.lists.keys().next().value as string);
@@ -109,7 +104,9 @@ export function prismaTaskRepository(db: Tx, state: TaskRepositoryState, afterCo
       await db.taskList.create({ data: list, select: { id: true } });
     },
     listNames: async (workspaceId) =>
-      (await db.taskList.findMany({ where: { workspaceId }, select: { name: true }, orderBy: { name: 'asc' } })).map((l) => l.name),
+      (await db.taskList.findMany({ where: { workspaceId, staging: false }, select: { name: true }, orderBy: { name: 'asc' } })).map(
+        (l) => l.name,
+      ),
     idOfSeq: async (listId, seq) =>
       (await db.task.findUnique({ where: { listId_seq: { listId, seq } }, select: { id: true } }))?.id ?? null,
     feedPosition: async (listId) => (await db.taskList.findUnique({ where: { id: listId }, select: { changeSeq: true } }))?.changeSeq ?? 0,
@@ -131,29 +128,62 @@ export function prismaTaskRepository(db: Tx, state: TaskRepositoryState, afterCo
       count +
       1,
     async insertMany(tasks) {
-      // New tasks rank after every task of their list (by seq); addEdges below re-ranks where an edge needs it.
-      for (let i = 0; i < tasks.length; i += BULK_ROWS) {
-        await letOthersIn();
-        await db.task.createMany({ data: tasks.slice(i, i + BULK_ROWS).map((task) => ({ ...fromTask(task), rank: task.seq })) });
+      // New tasks rank after every task of their list (by seq); orderNewEdges re-ranks where an import's edge needs it.
+      for (const values of insertsOf(tasks.map((task) => ({ ...fromTask(task), rank: task.seq })))) {
+        await db.$executeRaw`INSERT INTO "Task" ${values}`;
       }
     },
     async addEdges(listId, edges) {
-      // The rows in bulk, then their ends re-ranked among themselves (an import's edges join only its new tasks).
-      for (let i = 0; i < edges.length; i += BULK_ROWS) {
-        await letOthersIn();
-        await db.taskEdge.createMany({ data: edges.slice(i, i + BULK_ROWS).map((e) => ({ listId, ...e })) });
+      for (const values of insertsOf(edges.map((e) => ({ listId, blockerId: e.blockerId, blockedId: e.blockedId })))) {
+        await db.$executeRaw`INSERT INTO "TaskEdge" ${values}`;
       }
-      await rankNewEdges(db, listId, edges);
+    },
+    // The ends of an import's edges re-ranked among themselves (its edges join only its new tasks).
+    orderNewEdges: (listId, edges) => rankNewEdges(db, listId, edges),
+    taskSeqOf: async (listId) => (await db.taskList.findUnique({ where: { id: listId }, select: { taskSeq: true } }))?.taskSeq ?? 0,
+    async createStagingList(list) {
+      await db.taskList.create({ data: { ...list, staging: true }, select: { id: true } });
+    },
+    async publishStaged(stagingId, listId, { taskShift, changeShift }) {
+      if (!(await isStaging(db, stagingId))) throw new Error(`task list ${stagingId} is not a staging list`);
+      // Edges follow their tasks (ON UPDATE CASCADE on both ends, checked at the end of the statement).
+      await db.$executeRaw`
+        UPDATE "Task" SET "listId" = ${listId}, "seq" = "seq" + ${taskShift}, "rank" = "rank" + ${taskShift} WHERE "listId" = ${stagingId}`;
+      await db.$executeRaw`UPDATE "TaskEdge" SET "listId" = ${listId} WHERE "listId" = ${stagingId}`;
+      await db.$executeRaw`UPDATE "TaskChange" SET "listId" = ${listId}, "seq" = "seq" + ${changeShift} WHERE "listId" = ${stagingId}`;
+      await db.taskList.delete({ where: { id: stagingId }, select: { id: true } });
+    },
+    async promoteStaging(stagingId, name, count) {
+      const { count: promoted } = await db.taskList.updateMany({
+        where: { id: stagingId, staging: true },
+        data: { name, staging: false, taskSeq: count, changeSeq: count },
+      });
+      if (promoted !== 1) throw new Error(`task list ${stagingId} is not a staging list`);
+    },
+    async dropStagedChanges(stagingId) {
+      if (await isStaging(db, stagingId)) await db.taskChange.deleteMany({ where: { listId: stagingId } });
+    },
+    async dropStaged(stagingId) {
+      if (!(await isStaging(db, stagingId))) return;
+      // Tasks go with their list, edges with their tasks; changes have no foreign key.
+      await db.taskChange.deleteMany({ where: { listId: stagingId } });
+      await db.taskList.delete({ where: { id: stagingId }, select: { id: true } });
+    },
+    async dropAbandonedStaging(workspaceId, before) {
+      const lists = await db.taskList.findMany({ where: { workspaceId, staging: true, createdAt: { lt: before } }, select: { id: true } });
+      const ids = lists.map((l) => l.id);
+      if (ids.length === 0) return 0;
+      await db.taskChange.deleteMany({ where: { listId: { in: ids } } });
+      await db.taskList.deleteMany({ where: { id: { in: ids } } });
+      return ids.length;
     },
     async appendChanges(changes) {
-      for (let i = 0; i < changes.length; i += BULK_ROWS) {
-        await letOthersIn();
-        await db.taskChange.createMany({
-          data: changes
-            .slice(i, i + BULK_ROWS)
-            .map(({ changes: c, snapshot, ...rest }) => ({ ...rest, changes: JSON.stringify(c), snapshot: JSON.stringify(snapshot) })),
-        });
-      }
+      const rows = changes.map(({ changes: c, snapshot, ...rest }) => ({
+        ...rest,
+        changes: JSON.stringify(c),
+        snapshot: JSON.stringify(snapshot),
+      }));
+      for (const values of insertsOf(rows)) await db.$executeRaw`INSERT INTO "TaskChange" ${values}`;
     },
     takenIds: async (listId, ids) =>
       (await inChunks(ids, (chunk) => db.task.findMany({ where: { listId, id: { in: chunk } }, select: { id: true } }))).map((r) => r.id),
@@ -180,9 +210,11 @@ export function prismaTaskRepository(db: Tx, state: TaskRepositoryState, afterCo
     async edgesOf(listId, ids) {
       const rows = await inChunks(ids, (chunk) => {
         const list = Prisma.join(chunk);
+        // Two index searches, one per end (an OR would read every edge of the list).
         return db.$queryRaw<EdgeRow[]>`
-          SELECT "id", "blockerId", "blockedId" FROM "TaskEdge"
-          WHERE "listId" = ${listId} AND ("blockerId" IN (${list}) OR "blockedId" IN (${list}))`;
+          SELECT "id", "blockerId", "blockedId" FROM "TaskEdge" WHERE "listId" = ${listId} AND "blockerId" IN (${list})
+          UNION
+          SELECT "id", "blockerId", "blockedId" FROM "TaskEdge" WHERE "listId" = ${listId} AND "blockedId" IN (${list})`;
       });
       return byEdgeOrder([...new Map(rows.map((r) => [r.id, r])).values()]);
     },
@@ -259,7 +291,7 @@ export function prismaTaskRepository(db: Tx, state: TaskRepositoryState, afterCo
       ).map(toChange),
     async lists(workspaceId) {
       const lists = await db.taskList.findMany({
-        where: { workspaceId },
+        where: { workspaceId, staging: false },
         orderBy: { name: 'asc' },
         select: { id: true, workspaceId: true, name: true, createdAt: true, changeSeq: true },
       });

@@ -21,3 +21,27 @@ export const insertOf = (values: object) =>
       .map((column) => `"${column}"`)
       .join(', '),
   )}) VALUES (${Prisma.join(Object.values(values))})`;
+
+/** Most values bound in one statement (SQLite's historical limit; PostgreSQL allows more). */
+const MAX_VALUES = 999;
+
+/**
+ * `("a", "b") VALUES ($1, $2), ($3, $4), …` for rows with the same columns, in as many statements as the bound values
+ * need: an import's rows without Prisma's query compiler, which costs far more CPU per row than the statement itself.
+ */
+export function insertsOf(rows: readonly object[]): Prisma.Sql[] {
+  const [first] = rows;
+  if (!first) return [];
+  const columns = Object.keys(first);
+  const names = Prisma.raw(columns.map((column) => `"${column}"`).join(', '));
+  const perStatement = Math.max(1, Math.floor(MAX_VALUES / columns.length));
+  const statements: Prisma.Sql[] = [];
+  for (let i = 0; i < rows.length; i += perStatement) {
+    const tuples = rows.slice(i, i + perStatement).map((row) => {
+      const values = row as Record<string, unknown>;
+      return Prisma.sql`(${Prisma.join(columns.map((column) => values[column]))})`;
+    });
+    statements.push(Prisma.sql`(${names}) VALUES ${Prisma.join(tuples)}`);
+  }
+  return statements;
+}

@@ -110,27 +110,28 @@ async function ranksOf({ db, ranked, afterCommit }: RankContext, listId: string,
   return ra && rb ? [ra.rank, rb.rank] : null;
 }
 
+// The walks join with CROSS JOIN: SQLite then keeps the written order (walk, edge, task), each step an index search on
+// (listId, end); without it, it may loop over the whole list's edges or tasks per step. PostgreSQL plans it as a join.
+
 /** `from` and every task of the list reachable from it along "blocks" edges whose rank is below `below`. */
 const forwardWithin = (db: Tx, listId: string, from: string, below: number) => db.$queryRaw<Ranked[]>`
   WITH RECURSIVE "walk"("id") AS (
     SELECT ${from}
     UNION
-    SELECT e."blockedId" FROM "TaskEdge" e JOIN "walk" w ON e."listId" = ${listId} AND e."blockerId" = w."id"
-    JOIN "Task" t ON t."listId" = ${listId} AND t."id" = e."blockedId"
-    WHERE t."rank" < ${below}
+    SELECT e."blockedId" FROM "walk" w CROSS JOIN "TaskEdge" e CROSS JOIN "Task" t
+    WHERE e."listId" = ${listId} AND e."blockerId" = w."id" AND t."listId" = ${listId} AND t."id" = e."blockedId" AND t."rank" < ${below}
   )
-  SELECT t."id", t."rank" FROM "walk" w JOIN "Task" t ON t."listId" = ${listId} AND t."id" = w."id"`;
+  SELECT t."id", t."rank" FROM "walk" w CROSS JOIN "Task" t WHERE t."listId" = ${listId} AND t."id" = w."id"`;
 
 /** `to` and every task of the list that reaches it along "blocks" edges whose rank is above `above`. */
 const backwardWithin = (db: Tx, listId: string, to: string, above: number) => db.$queryRaw<Ranked[]>`
   WITH RECURSIVE "walk"("id") AS (
     SELECT ${to}
     UNION
-    SELECT e."blockerId" FROM "TaskEdge" e JOIN "walk" w ON e."listId" = ${listId} AND e."blockedId" = w."id"
-    JOIN "Task" t ON t."listId" = ${listId} AND t."id" = e."blockerId"
-    WHERE t."rank" > ${above}
+    SELECT e."blockerId" FROM "walk" w CROSS JOIN "TaskEdge" e CROSS JOIN "Task" t
+    WHERE e."listId" = ${listId} AND e."blockedId" = w."id" AND t."listId" = ${listId} AND t."id" = e."blockerId" AND t."rank" > ${above}
   )
-  SELECT t."id", t."rank" FROM "walk" w JOIN "Task" t ON t."listId" = ${listId} AND t."id" = w."id"`;
+  SELECT t."id", t."rank" FROM "walk" w CROSS JOIN "Task" t WHERE t."listId" = ${listId} AND t."id" = w."id"`;
 
 /** Whether `to` can be reached from `from`: never when `from` ranks after `to`; else a walk between their ranks. */
 export async function reachesByRank(context: RankContext, listId: string, from: string, to: string): Promise<boolean> {

@@ -1,0 +1,106 @@
+// Unit tests of task-file import against the in-memory store: rows staged in a hidden list over several short
+// transactions, invisible until one last transaction makes them the list's; all or nothing when any step fails.
+import { beforeEach, describe, expect, it } from 'vitest';
+import { type Actor, taskFiles, tasks } from '../src/index.ts';
+import { type World, makeWorld } from './fixtures.ts';
+
+let w: World;
+beforeEach(async () => {
+  w = await makeWorld();
+});
+
+/** `n` Claude Code files, each (but every tenth) blocked by the one before. */
+const files = (n: number, prefix = 'task') =>
+  Array.from({ length: n }, (_, i) => ({
+    name: `${i + 1}.json`,
+    content: JSON.stringify({
+      id: String(i + 1),
+      subject: `${prefix} ${i + 1}`,
+      description: '',
+      status: 'pending',
+      blocks: [],
+      blockedBy: i > 0 && i % 10 !== 0 ? [String(i)] : [],
+    }),
+  }));
+const importInto = (listName: string, n: number, actor: Actor = w.session) =>
+  taskFiles.importTasks(w.deps, actor, { listName, format: 'claude', files: files(n, listName) });
+const stagingLists = () => [...w.store.snapshot().taskLists.values()].filter((l) => l.staging);
+const listed = (listName: string) => tasks.listTasks(w.deps, w.viewer, { listName, status: ['pending'], limit: 1000 });
+
+describe('a large import', () => {
+  it('writes in several short transactions into a hidden list; nothing shows until the last one', async () => {
+    const seen: { lists: string[]; staging: number }[] = [];
+    for (let i = 0; i < 3; i++) {
+      w.store.once('tasks.appendChanges', async () => {
+        seen.push({ lists: await w.store.tasks.listNames(w.workspaceId), staging: stagingLists().length });
+      });
+    }
+    const commitsBefore = w.store.commits;
+    const result = await importInto('big', 450);
+
+    expect(result.imported).toBe(450);
+    // Tasks, edges, order, readiness counts and changes, a few hundred rows per transaction, then the move.
+    expect(w.store.commits - commitsBefore).toBeGreaterThanOrEqual(12);
+    expect(seen).toEqual([
+      { lists: [], staging: 1 },
+      { lists: [], staging: 1 },
+      { lists: [], staging: 1 },
+    ]);
+    expect(stagingLists()).toEqual([]);
+    const page = await listed('big');
+    expect(page.tasks.map((t) => t.ref)).toEqual(Array.from({ length: 450 }, (_, i) => `#${i + 1}`));
+    expect(page.tasks.filter((t) => t.ready).length).toBe(45);
+    const changes = await tasks.taskChangesAfter(w.deps, w.viewer, { listName: 'big', after: 0, limit: 1000 });
+    expect(changes.events.map((e) => e.seq)).toEqual(Array.from({ length: 450 }, (_, i) => i + 1));
+    expect(changes.events[449]?.task).toMatchObject({ ref: '#450', listName: 'big', blockedBy: [page.tasks[448]?.id] });
+    const published = w.events.published.filter((e) => e.topic.endsWith(':big'));
+    expect(published.map((e) => e.id)).toEqual(changes.events.map((e) => String(e.seq)));
+  });
+
+  it('is all or nothing: a failure after some transactions leaves no task, edge, change or list, new or existing', async () => {
+    await importInto('kept', 3);
+    for (const listName of ['lost', 'kept']) {
+      const before = w.store.snapshot();
+      const published = w.events.published.length;
+      let calls = 0;
+      const failSecond = async () => {
+        if (++calls === 2) throw new Error('disk full');
+        w.store.once('tasks.appendChanges', failSecond);
+      };
+      w.store.once('tasks.appendChanges', failSecond);
+      await expect(importInto(listName, 450)).rejects.toThrow('disk full');
+      expect(w.store.snapshot()).toEqual(before);
+      expect(w.events.published.length).toBe(published);
+    }
+  });
+
+  it('tasks created in the list meanwhile come first; the import takes the next numbers, its records naming them', async () => {
+    await importInto('shared', 2);
+    let meanwhile: Promise<unknown> = Promise.resolve();
+    w.store.once('tasks.appendChanges', () => {
+      // Queued behind the import's current transaction, so it commits between two of the import's.
+      meanwhile = tasks.createTask(w.deps, w.session, { listName: 'shared', subject: 'meanwhile', description: '' });
+    });
+    await importInto('shared', 250);
+    await meanwhile;
+
+    const page = await listed('shared');
+    expect(page.tasks.map((t) => t.subject).slice(0, 4)).toEqual(['shared 1', 'shared 2', 'meanwhile', 'shared 1']);
+    expect(page.tasks.map((t) => t.ref)).toEqual(Array.from({ length: 253 }, (_, i) => `#${i + 1}`));
+    const changes = await tasks.taskChangesAfter(w.deps, w.viewer, { listName: 'shared', after: 0, limit: 1000 });
+    expect(changes.events.map((e) => e.seq)).toEqual(Array.from({ length: 253 }, (_, i) => i + 1));
+    expect(changes.events.slice(3).map((e) => e.task.ref)).toEqual(page.tasks.slice(3).map((t) => t.ref));
+    expect(stagingLists()).toEqual([]);
+  });
+
+  it('the next import of the workspace removes staging lists left by a process that died mid-import', async () => {
+    const at = (minutesAgo: number) => new Date(w.clock.now().getTime() - minutesAgo * 60_000);
+    await w.store.transaction(async (repos) => {
+      await repos.tasks.createStagingList({ id: 'tl_dead', workspaceId: w.workspaceId, name: ':import:dead', createdAt: at(11) });
+      await repos.tasks.createStagingList({ id: 'tl_running', workspaceId: w.workspaceId, name: ':import:running', createdAt: at(1) });
+    });
+    await importInto('after', 2);
+    expect(stagingLists().map((l) => l.id)).toEqual(['tl_running']);
+    expect(await w.store.tasks.listNames(w.workspaceId)).toEqual(['after']);
+  });
+});
