@@ -8,6 +8,7 @@ import { nodeIds } from './adapters/node-ids.ts';
 import { sha256Hasher } from './adapters/sha256-hasher.ts';
 import { systemClock } from './adapters/system-clock.ts';
 import { parseAllowList } from './adapters/receiver-address.ts';
+import { fairPause } from './adapters/fair-pause.ts';
 import { authGuard } from './auth/auth-guard.ts';
 import { streamTickets } from './auth/stream-tickets.ts';
 import { fetchWebhookSender } from './adapters/webhook-sender.ts';
@@ -137,7 +138,7 @@ export async function startApp(options: AppOptions): Promise<App> {
     events: live,
     runPage: (runId) => runPageUrl(publicUrl, runId),
     // better-sqlite3 answers at once: a long transaction is one chain of promises that never lets a socket in.
-    pause: () => new Promise((resolve) => setImmediate(resolve)),
+    pause: fairPause(),
   };
   const cache = actorCache(deps, {
     revocationStamp: () => revocationStamp(reader.db),
