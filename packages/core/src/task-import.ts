@@ -141,7 +141,7 @@ export async function importTasks(
   try {
     await inShortTransactions(deps, records, STAGE_ROWS, (repos, slice) => repos.tasks.insertMany(slice));
     await inShortTransactions(deps, edges, STAGE_ROWS * 2, (repos, slice) => repos.tasks.addEdges(staging.id, slice));
-    await deps.store.transaction((repos) => repos.tasks.orderNewEdges(staging.id, edges));
+    if (edges.length) await deps.store.transaction((repos) => repos.tasks.orderNewEdges(staging.id, edges));
     const blocked = [...new Set(edges.map((e) => e.blockedId))];
     await inShortTransactions(deps, blocked, STAGE_ROWS * 2, (repos, slice) => repos.tasks.refreshOpenBlockers(staging.id, slice));
     // The change records, built a slice at a time (numbered 1…n in the staging list).
