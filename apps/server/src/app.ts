@@ -118,14 +118,17 @@ export async function startApp(options: AppOptions): Promise<App> {
     });
     reader = await openDb(options.databaseFile, { busyTimeoutMs: options.busyTimeoutMs });
   }
-  const live = options.live ?? inProcessLiveEvents();
+  // On PostgreSQL every replica hears the others' events through LISTEN/NOTIFY (one replica or many: the same path).
+  const pgLive = !options.live && postgresUrl ? await (await import('./adapters/postgres-live-events.ts')).postgresLiveEvents(postgresUrl, log) : null;
+  const live = options.live ?? pgLive ?? inProcessLiveEvents();
   let actors: ActorCache | undefined;
   // Run links in notifications point here: the configured public URL, else the address the server listens on.
   let publicUrl = options.publicUrl ?? '';
   const deps: Deps = {
     store: prismaStore(writer, reader.db, {
       // The group commit's savepoints go through the SQLite connection: on PostgreSQL each write is its own transaction.
-      ...(postgresUrl ? { maxBatch: 1 } : {}),
+      // Any number of replicas may share a PostgreSQL database: outbox claims are leased for longer than one attempt.
+      ...(postgresUrl ? { maxBatch: 1, replicas: { claimLeaseMs: (options.webhooks?.timeoutMs ?? 10_000) + 50_000 } } : {}),
       revoked: (tokenHashes) => {
         actors?.forget(tokenHashes);
         options.revoked?.(tokenHashes);
@@ -164,7 +167,7 @@ export async function startApp(options: AppOptions): Promise<App> {
 
   const inFlight = inFlightRequests();
   // MCP sessions live in the database (any worker serves them); the caps count both endpoints' open sessions.
-  const mcpSessions = prismaMcpSessionRepository(reader.db);
+  const mcpSessions = prismaMcpSessionRepository(reader.db, { postgres: Boolean(postgresUrl) });
   const mcpLimits = { perKey: options.mcp?.perKey ?? 20, total: options.mcp?.total ?? 500, idleMs: options.mcp?.idleMs ?? 600_000 };
   const mcp = createMcpEndpoint(services, mcpSessions, mcpLimits);
   const moira = createMcpEndpoint(services, mcpSessions, mcpLimits, moiraKit);
@@ -213,6 +216,7 @@ export async function startApp(options: AppOptions): Promise<App> {
           maxAgeMs: options.delivery?.maxAgeMs ?? 86_400_000,
           lanes: options.delivery?.lanes ?? 16,
           batch: 50,
+          claims: Boolean(postgresUrl),
           jitter: Math.random,
         });
 
@@ -228,7 +232,7 @@ export async function startApp(options: AppOptions): Promise<App> {
     gate.stop();
     if ('closeAllConnections' in server) server.closeAllConnections();
     await closed;
-    await Promise.all([writer.db.$disconnect(), reader.db.$disconnect()]);
+    await Promise.all([writer.db.$disconnect(), reader.db.$disconnect(), pgLive?.disconnect()]);
   }
 
   return {

@@ -56,6 +56,7 @@ export async function importTasks(
       if (taken) throw new DomainError('INVALID_IMPORT', `Error: invalid import: task ${taken} already exists.`);
     }
     const list = await findOrCreateList(deps, repos, actor, listName);
+    await repos.tasks.lockList(list.id);
     const now = deps.clock.now();
     const firstSeq = await repos.tasks.reserveTaskSeqs(list.id, parsed.tasks.length);
     const records: TaskRecord[] = parsed.tasks.map((task, i) => ({

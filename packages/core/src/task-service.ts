@@ -62,6 +62,7 @@ async function write<T>(
     const { result, events, records } = await deps.store.transaction(async (repos) => {
       const list = create ? await ensureList(deps, repos, actor, listName) : await findList(repos, actor, listName);
       if (!list) throw await listMissing(repos, actor, listName);
+      await repos.tasks.lockList(list.id);
       const changes = new TaskChanges(deps, repos, actor, list);
       const result = await work(changes, repos);
       const committed = await changes.commit();

@@ -385,6 +385,7 @@ export class MemoryStore implements Store {
           const { taskSeq, changeSeq, ...list } = row;
           return clone(list);
         }),
+        lockList: hooked('tasks.lockList', async () => {}),
         createList: hooked('tasks.createList', async (list: TaskListRecord) => {
           const s = state();
           if (s.taskLists.has(list.id)) throw new ConstraintError(`task list id ${list.id} already exists`);
