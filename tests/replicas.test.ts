@@ -182,7 +182,10 @@ describe('MCP over HTTP across replicas', () => {
     };
     const mcp = new Client({ name: 'replicas', version: '1' });
     await mcp.connect(
-      new StreamableHTTPClientTransport(new URL(`${a.url}/mcp`), { fetch: alternate, requestInit: { headers: { authorization: `Bearer ${key.token}` } } }),
+      new StreamableHTTPClientTransport(new URL(`${a.url}/mcp`), {
+        fetch: alternate,
+        requestInit: { headers: { authorization: `Bearer ${key.token}` } },
+      }),
     );
     for (let i = 1; i <= 4; i++) {
       const result = await mcp.callTool({ name: 'todo_write', arguments: { todos: [{ content: `Via MCP ${i}`, status: 'pending' }] } });
@@ -197,7 +200,11 @@ describe('MCP over HTTP across replicas', () => {
       Array.from({ length: 8 }, (_, i) =>
         fetch(`${i % 2 === 0 ? a.url : b.url}/mcp`, {
           method: 'POST',
-          headers: { authorization: `Bearer ${other.token}`, 'content-type': 'application/json', accept: 'application/json, text/event-stream' },
+          headers: {
+            authorization: `Bearer ${other.token}`,
+            'content-type': 'application/json',
+            accept: 'application/json, text/event-stream',
+          },
           body: JSON.stringify({
             jsonrpc: '2.0',
             id: 1,
@@ -228,7 +235,10 @@ describe('notifications with both replicas running', () => {
       runIds.push(run.id);
     }
     // checklist_ready and all_tasks_done of each run.
-    await waitFor('12 delivered', async () => (await count('SELECT COUNT(*) AS n FROM "OutboxMessage" WHERE "deliveredAt" IS NOT NULL')) >= 12 || null);
+    await waitFor(
+      '12 delivered',
+      async () => (await count('SELECT COUNT(*) AS n FROM "OutboxMessage" WHERE "deliveredAt" IS NOT NULL')) >= 12 || null,
+    );
     await new Promise((resolve) => setTimeout(resolve, 500)); // a second delivery would arrive in this time
     const keys = receiver.received.map((hook) => hook.headers['idempotency-key']);
     expect(keys).toHaveLength(12);

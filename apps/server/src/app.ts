@@ -119,7 +119,8 @@ export async function startApp(options: AppOptions): Promise<App> {
     reader = await openDb(options.databaseFile, { busyTimeoutMs: options.busyTimeoutMs });
   }
   // On PostgreSQL every replica hears the others' events through LISTEN/NOTIFY (one replica or many: the same path).
-  const pgLive = !options.live && postgresUrl ? await (await import('./adapters/postgres-live-events.ts')).postgresLiveEvents(postgresUrl, log) : null;
+  const pgLive =
+    !options.live && postgresUrl ? await (await import('./adapters/postgres-live-events.ts')).postgresLiveEvents(postgresUrl, log) : null;
   const live = options.live ?? pgLive ?? inProcessLiveEvents();
   let actors: ActorCache | undefined;
   // Run links in notifications point here: the configured public URL, else the address the server listens on.

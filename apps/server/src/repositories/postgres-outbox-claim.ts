@@ -9,7 +9,13 @@ import type { Tx } from './tx.ts';
 type Row = Omit<OutboxRecord, 'kind' | 'payload'> & { kind: string; payload: string };
 
 /** Claims the first due message of up to `limit` channels for `leaseMs` (a replica that dies lets them fall due again). */
-export async function claimDue(db: Tx, now: Date, limit: number, skipChannels: readonly string[], leaseMs: number): Promise<OutboxRecord[]> {
+export async function claimDue(
+  db: Tx,
+  now: Date,
+  limit: number,
+  skipChannels: readonly string[],
+  leaseMs: number,
+): Promise<OutboxRecord[]> {
   const skip = skipChannels.length ? Prisma.sql`AND m."channelId" NOT IN (${Prisma.join([...skipChannels])})` : Prisma.empty;
   const rows = await db.$queryRaw<Row[]>`
     WITH "picked" AS (
