@@ -1,6 +1,7 @@
 // Black-box tests of two server processes (replicas A and B) on one PostgreSQL database, any replica answering any
 // request: live feeds across them (LISTEN/NOTIFY), claims, compare-and-set writes and exactly-once steps, MCP sessions,
 // a notification delivered once, and kill -9 of A under load losing no acknowledged write while B keeps serving.
+import { randomBytes } from 'node:crypto';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { type AgentTasksClient, type Subscription, createClient, openSessionClient } from '@agent-tasks/sdk';
@@ -8,7 +9,7 @@ import type { TodoCard } from '@agent-tasks/schema';
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { adminClient, nameAndIntake, refused } from './support/fixtures.ts';
-import { stopTestPostgres } from './support/postgres.ts';
+import { createTestDatabase, stopTestPostgres } from './support/postgres.ts';
 import { type RunningServer, startServer } from './support/server.ts';
 import { type WebhookReceiver, startReceiver, waitFor } from './support/webhook-receiver.ts';
 
@@ -30,8 +31,8 @@ afterAll(async () => {
   await stopTestPostgres();
 });
 
-async function query<T>(sql: string, params: unknown[] = []): Promise<T[]> {
-  const client = new pg.Client({ connectionString: a.databaseUrl });
+async function query<T>(sql: string, params: unknown[] = [], databaseUrl = a.databaseUrl): Promise<T[]> {
+  const client = new pg.Client({ connectionString: databaseUrl });
   await client.connect();
   try {
     return (await client.query(sql, params)).rows as T[];
@@ -57,6 +58,25 @@ function watchTodo(client: AgentTasksClient, input: { sessionId: string; lastEve
   const until = (n: number) => waitFor(`${n} events`, () => (events.length >= n ? events : null), 10_000, 2);
   return { events, started, until, stop: () => sub?.unsubscribe() };
 }
+
+describe('replicas started together on an empty database', () => {
+  it('make one first workspace between them', async () => {
+    const empty = await createTestDatabase();
+    const keys = [`atk_first_${randomBytes(16).toString('hex')}`, `atk_second_${randomBytes(16).toString('hex')}`];
+    const both = await Promise.all(keys.map((adminKey) => startServer({ databaseUrl: empty.url, adminKey })));
+    try {
+      const workspaces = await query<{ n: string }>('SELECT COUNT(*) AS n FROM "Workspace"', [], empty.url);
+      expect(Number(workspaces[0]?.n)).toBe(1);
+      expect(both.filter((s) => /First run: created workspace/.test(s.output()))).toHaveLength(1);
+      // The winner's admin key works on either replica.
+      const winner = keys[both.findIndex((s) => /First run: created workspace/.test(s.output()))]!;
+      for (const s of both) expect(await createClient({ url: s.url, token: winner }).whoami()).toMatchObject({ role: 'admin' });
+    } finally {
+      await Promise.all(both.map((s) => s.stop()));
+      await empty.drop();
+    }
+  });
+});
 
 describe('live feeds across replicas (LISTEN/NOTIFY)', () => {
   it('a write on A reaches a live subscriber on B within 200 ms, a card over 8 KB too, and B resumes by last event id', async () => {

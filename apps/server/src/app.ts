@@ -80,6 +80,19 @@ export interface AppOptions {
   revoked?: (tokenHashes?: string[]) => void;
 }
 
+/** The advisory lock of the first-run bootstrap on PostgreSQL (any fixed 64-bit number). */
+const BOOTSTRAP_LOCK = 7_411_202_612;
+
+/** Runs `work` holding a PostgreSQL session-level advisory lock on `db` (a pool of one connection). */
+async function underSessionLock<T>(db: DbHandle['db'], key: number, work: () => Promise<T>): Promise<T> {
+  await db.$executeRaw`SELECT pg_advisory_lock(${key}::bigint)`;
+  try {
+    return await work();
+  } finally {
+    await db.$executeRaw`SELECT pg_advisory_unlock(${key}::bigint)`;
+  }
+}
+
 export interface App {
   url: string;
   services: Services;
@@ -164,7 +177,10 @@ export async function startApp(options: AppOptions): Promise<App> {
   );
   const tickets = streamTickets(reader.db, sha256Hasher, options.streamTicketTtlMs ?? 30_000);
   const services: Services = { deps, actors: cache, live, log, webhooks, guard, tickets };
-  const firstRun = await workspaces.bootstrap(deps, options.adminKey);
+  // Replicas started together on an empty PostgreSQL database: one creates the first workspace, under a session lock
+  // on the writer's one connection (the bootstrap's transaction runs on it too).
+  const bootstrap = () => workspaces.bootstrap(deps, options.adminKey);
+  const firstRun = postgresUrl ? await underSessionLock(writer.db, BOOTSTRAP_LOCK, bootstrap) : await bootstrap();
 
   const inFlight = inFlightRequests();
   // MCP sessions live in the database (any worker serves them); the caps count both endpoints' open sessions.
