@@ -122,6 +122,26 @@ describe('live feeds across replicas (LISTEN/NOTIFY)', () => {
     resumed.stop();
   });
 
+  it('a replica whose LISTEN connection was cut listens again, and its feeds go on', async () => {
+    const key = await agentKey();
+    const { client: onA, session } = await openSessionClient(key.onA, { title: 'cut' });
+    const feed = watchTodo(key.onB, { sessionId: session.id });
+    await feed.started;
+    const cut = await query<{ pid: number }>(
+      `SELECT pg_terminate_backend(pid), pid FROM pg_stat_activity WHERE query = 'LISTEN agent_tasks_live' AND datname = current_database()`,
+    );
+    expect(cut).toHaveLength(2);
+    await waitFor('both replicas listening again', async () => {
+      const listening = await query<{ pid: number }>(
+        `SELECT pid FROM pg_stat_activity WHERE query = 'LISTEN agent_tasks_live' AND datname = current_database()`,
+      );
+      return listening.length === 2 && listening.every((l) => !cut.some((c) => c.pid === l.pid)) ? listening : null;
+    });
+    await onA.todo.write({ todos: [{ content: 'After the cut', status: 'pending' }] });
+    expect((await feed.until(1)).map((e) => e.data.items[0]?.content)).toEqual(['After the cut']);
+    feed.stop();
+  });
+
   it('a key revoked on A ends its live stream on B', async () => {
     const { token, key: revoked } = await adminClient(a).keys.create({ name: 'to revoke', role: 'viewer' });
     const viewer = createClient({ url: b.url, token });

@@ -40,21 +40,29 @@ export async function postgresLiveEvents(url: string, log: Logger): Promise<Post
   let stopped = false;
 
   function heard(payload: string | undefined) {
-    if (!payload) return;
-    const notice = JSON.parse(payload) as Notice;
-    if (notice.from === me) return;
+    let notice: Notice;
+    try {
+      notice = JSON.parse(payload ?? '') as Notice;
+    } catch {
+      return log.warn({ payload: payload?.slice(0, 200) }, 'live events: a notice that is not ours was ignored');
+    }
+    if (notice.from === me || typeof notice.topic !== 'string') return;
     local.publish({ topic: notice.topic, id: notice.id, data: notice.data, fromAnotherReplica: true } as LiveEvent);
   }
 
   async function connect(): Promise<void> {
     const client = new pg.Client({ connectionString: url });
     client.on('notification', (message) => heard(message.payload));
-    client.on('error', (error) => {
+    const lost = (error?: Error) => {
+      if (listener !== client) return;
+      listener = null;
+      if (stopped) return;
       log.warn({ err: error }, 'live events: LISTEN connection lost; reconnecting');
-      if (listener === client) listener = null;
       void client.end().catch(() => undefined);
-      if (!stopped) setTimeout(() => void reconnect(), 500).unref();
-    });
+      setTimeout(() => void reconnect(), 500).unref();
+    };
+    client.on('error', lost);
+    client.on('end', () => lost());
     await client.connect();
     await client.query(`LISTEN ${LIVE_CHANNEL}`);
     listener = client;
@@ -83,8 +91,9 @@ export async function postgresLiveEvents(url: string, log: Logger): Promise<Post
     close: () => local.close(),
     async disconnect() {
       stopped = true;
-      await Promise.all([listener?.end(), publisher.end()]);
+      const open = listener;
       listener = null;
+      await Promise.all([open?.end(), publisher.end()]);
     },
   };
 }
