@@ -197,6 +197,18 @@ describe('writes across replicas', () => {
       expect(seqs.map((r) => r.seq)).toEqual([1, 2, 3, 4, 5, 6, 7, 8, 9, 10]);
       expect(await count('SELECT COUNT(*) AS n FROM "TaskList" WHERE name = $1', [listName])).toBe(1);
     }
+    // Imports of task files into one new list, through both at once: every batch lands, in one list.
+    const file = (id: string) => ({
+      name: `${id}.json`,
+      content: JSON.stringify({ id, subject: `Imported ${id}`, status: 'pending', blocks: [], blockedBy: [] }),
+    });
+    for (let round = 0; round < 3; round++) {
+      const listName = `replica-import-${Date.now()}-${round}`;
+      const imported = await Promise.all(clients.map((c) => c.tasks.import({ listName, format: 'claude', files: [file('1'), file('2')] })));
+      expect(imported.map((r) => r.imported)).toEqual(Array.from({ length: 10 }, () => 2));
+      expect(await count('SELECT COUNT(*) AS n FROM "TaskList" WHERE name = $1', [listName])).toBe(1);
+      expect((await clients[1]!.tasks.list({ listName })).tasks).toHaveLength(20);
+    }
   });
 
   it('20 racing writers on one base revision across both: exactly one wins, the rest recorded nothing', async () => {

@@ -2,22 +2,14 @@
 import { type TaskFileFormat, taskStatuses } from '@agent-tasks/schema';
 import { type Actor, requireRole } from './actor.ts';
 import { DomainError } from './errors.ts';
-import type { Deps, LiveEvent, Repositories } from './ports.ts';
-import type { TaskChangeRecord, TaskEdge, TaskListRecord, TaskRecord } from './records.ts';
+import type { Deps, LiveEvent } from './ports.ts';
+import type { TaskChangeRecord, TaskEdge, TaskRecord } from './records.ts';
 import { taskTopic } from './task-changes.ts';
 import { presentChange, presentTask } from './task-present.ts';
 import { type TaskFile, parseTaskFiles, renderTaskFiles } from './task-files.ts';
-import { DEFAULT_LIST } from './task-service.ts';
+import { DEFAULT_LIST, ensureList, lostListRace } from './task-service.ts';
 
 export { parseTaskFiles, renderTaskFiles, type ParsedTask, type ParsedTaskFiles, type TaskFile } from './task-files.ts';
-
-async function findOrCreateList(deps: Deps, repos: Repositories, actor: Actor, name: string): Promise<TaskListRecord> {
-  const found = await repos.tasks.findList(actor.workspaceId, name);
-  if (found) return found;
-  const list = { id: deps.ids.id('tl'), workspaceId: actor.workspaceId, name, createdAt: deps.clock.now() };
-  await repos.tasks.createList(list);
-  return list;
-}
 
 /** The fields a new task starts with, as its first change records them (from nothing to its value). */
 function initialFields(task: TaskRecord): Record<string, { from: unknown; to: unknown }> {
@@ -49,63 +41,71 @@ export async function importTasks(
   for (const e of edges) for (const end of [e.blockerId, e.blockedId]) edgesOf.set(end, [...(edgesOf.get(end) ?? []), e]);
   await deps.pause?.();
 
-  const events = await deps.store.transaction(async (repos) => {
-    if (input.format === 'sisyphus') {
-      const takenIds = new Set(await repos.tasks.takenIds([...ids.values()]));
-      const taken = [...ids.values()].find((id) => takenIds.has(id));
-      if (taken) throw new DomainError('INVALID_IMPORT', `Error: invalid import: task ${taken} already exists.`);
-    }
-    const list = await findOrCreateList(deps, repos, actor, listName);
-    await repos.tasks.lockList(list.id);
-    const now = deps.clock.now();
-    const firstSeq = await repos.tasks.reserveTaskSeqs(list.id, parsed.tasks.length);
-    const records: TaskRecord[] = parsed.tasks.map((task, i) => ({
-      id: ids.get(task.id) as string,
-      listId: list.id,
-      seq: firstSeq + i,
-      subject: task.subject,
-      description: task.description,
-      status: task.status,
-      activeForm: task.activeForm,
-      owner: task.owner,
-      metadata: task.metadata,
-      threadId: task.threadId ?? thread,
-      version: 1,
-      createdAt: now,
-      updatedAt: now,
-    }));
-    await repos.tasks.insertMany(records);
-    await repos.tasks.addEdges(list.id, edges);
-    await deps.pause?.();
-    await repos.tasks.refreshOpenBlockers([...new Set(edges.map((e) => e.blockedId))]);
-    const firstChange = await repos.tasks.reserveChangeSeqs(list.id, records.length);
-    const changes: TaskChangeRecord[] = [];
-    for (const [i, task] of records.entries()) {
-      if (i % 200 === 0) await deps.pause?.();
-      const own = edgesOf.get(task.id) ?? [];
-      const fields = initialFields(task);
-      const blocks = own.filter((e) => e.blockerId === task.id).map((e) => e.blockedId);
-      const blockedBy = own.filter((e) => e.blockedId === task.id).map((e) => e.blockerId);
-      if (blocks.length) fields.blocks = { from: [], to: blocks };
-      if (blockedBy.length) fields.blockedBy = { from: [], to: blockedBy };
-      changes.push({
+  let madeList = false;
+  const importAll = () =>
+    deps.store.transaction(async (repos) => {
+      if (input.format === 'sisyphus') {
+        const takenIds = new Set(await repos.tasks.takenIds([...ids.values()]));
+        const taken = [...ids.values()].find((id) => takenIds.has(id));
+        if (taken) throw new DomainError('INVALID_IMPORT', `Error: invalid import: task ${taken} already exists.`);
+      }
+      const list = await ensureList(deps, repos, actor, listName, () => (madeList = true));
+      await repos.tasks.lockList(list.id);
+      const now = deps.clock.now();
+      const firstSeq = await repos.tasks.reserveTaskSeqs(list.id, parsed.tasks.length);
+      const records: TaskRecord[] = parsed.tasks.map((task, i) => ({
+        id: ids.get(task.id) as string,
         listId: list.id,
-        seq: firstChange + i,
-        taskId: task.id,
-        kind: 'imported',
-        sessionId: actor.sessionId,
-        keyId: actor.keyId,
-        at: now,
-        changes: fields,
-        snapshot: presentTask(task, own, list.name),
-      });
-    }
-    await repos.tasks.appendChanges(changes);
-    return changes.map((r): LiveEvent => ({
-      topic: taskTopic(list.workspaceId, list.name),
-      id: String(r.seq),
-      data: { ...presentChange(r), task: r.snapshot },
-    }));
+        seq: firstSeq + i,
+        subject: task.subject,
+        description: task.description,
+        status: task.status,
+        activeForm: task.activeForm,
+        owner: task.owner,
+        metadata: task.metadata,
+        threadId: task.threadId ?? thread,
+        version: 1,
+        createdAt: now,
+        updatedAt: now,
+      }));
+      await repos.tasks.insertMany(records);
+      await repos.tasks.addEdges(list.id, edges);
+      await deps.pause?.();
+      await repos.tasks.refreshOpenBlockers([...new Set(edges.map((e) => e.blockedId))]);
+      const firstChange = await repos.tasks.reserveChangeSeqs(list.id, records.length);
+      const changes: TaskChangeRecord[] = [];
+      for (const [i, task] of records.entries()) {
+        if (i % 200 === 0) await deps.pause?.();
+        const own = edgesOf.get(task.id) ?? [];
+        const fields = initialFields(task);
+        const blocks = own.filter((e) => e.blockerId === task.id).map((e) => e.blockedId);
+        const blockedBy = own.filter((e) => e.blockedId === task.id).map((e) => e.blockerId);
+        if (blocks.length) fields.blocks = { from: [], to: blocks };
+        if (blockedBy.length) fields.blockedBy = { from: [], to: blockedBy };
+        changes.push({
+          listId: list.id,
+          seq: firstChange + i,
+          taskId: task.id,
+          kind: 'imported',
+          sessionId: actor.sessionId,
+          keyId: actor.keyId,
+          at: now,
+          changes: fields,
+          snapshot: presentTask(task, own, list.name),
+        });
+      }
+      await repos.tasks.appendChanges(changes);
+      return changes.map((r): LiveEvent => ({
+        topic: taskTopic(list.workspaceId, list.name),
+        id: String(r.seq),
+        data: { ...presentChange(r), task: r.snapshot },
+      }));
+    });
+  // Into a new list that a concurrent first write (in another process) inserted first: once more, into that list.
+  const events = await importAll().catch(async (error: unknown) => {
+    if (!(await lostListRace(deps, actor, listName, madeList, error))) throw error;
+    madeList = false;
+    return importAll();
   });
   for (const event of events) deps.events.publish(event);
   return { listName, imported: parsed.tasks.length, ids: Object.fromEntries(ids) };

@@ -19,13 +19,21 @@ async function findList(repos: Repositories, actor: Actor, name: string) {
 }
 
 /** The list by name, made when it does not exist yet (`made` is then told). */
-async function ensureList(deps: Deps, repos: Repositories, actor: Actor, name: string, made: () => void): Promise<TaskListRecord> {
+export async function ensureList(deps: Deps, repos: Repositories, actor: Actor, name: string, made: () => void): Promise<TaskListRecord> {
   const found = await findList(repos, actor, name);
   if (found) return found;
   const list = { id: deps.ids.id('tl'), workspaceId: actor.workspaceId, name, createdAt: deps.clock.now() };
   made();
   await repos.tasks.createList(list);
   return list;
+}
+
+/**
+ * Whether a write that failed after making a new list lost that list's insert to a concurrent first write (in another
+ * process: its name is unique in the workspace) — then it should run again, into the list that won.
+ */
+export async function lostListRace(deps: Deps, actor: Actor, listName: string, madeList: boolean, error: unknown) {
+  return madeList && !(error instanceof DomainError) && (await deps.store.tasks.findList(actor.workspaceId, listName)) !== null;
 }
 
 /** A list that does not exist, said plainly, with the workspace's nearest list names. */
@@ -74,9 +82,7 @@ async function write<T>(
       return { result, events: committed.events, records: committed.changes };
     });
     const { result, events, records } = await transaction.catch(async (error: unknown) => {
-      // A concurrent first write to the same new list (in another process) inserted it first: write again, into it.
-      if (madeList && !(error instanceof DomainError) && (await deps.store.tasks.findList(actor.workspaceId, listName)))
-        throw new LostRace();
+      if (await lostListRace(deps, actor, listName, madeList, error)) throw new LostRace();
       throw error;
     });
     for (const event of events) deps.events.publish(event);
