@@ -24,6 +24,7 @@ const timed = [
   'tests/claude-code-hook.test.ts',
   'tests/crash.test.ts',
   'tests/crash-writers.test.ts',
+  'tests/replicas.test.ts',
 ];
 
 const workers = Number(process.env.TEST_MAX_WORKERS) || 3;

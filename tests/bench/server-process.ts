@@ -1,4 +1,4 @@
-// A server under test as its own process: `agent-tasks serve` (the built command) on a database file, or one of the
+// A server under test as its own process: `agent-tasks serve` (the built command) on a database, or one of the
 // baselines; its URL, the pids of all its processes (primary and workers) and their CPU time.
 import { type ChildProcess, spawn } from 'node:child_process';
 import { readFileSync, readdirSync } from 'node:fs';
@@ -19,7 +19,7 @@ export interface ServerProcess {
 
 const CLOCK_TICKS = 100; // USER_HZ on Linux
 
-function cpuOf(pid: number): number {
+export function cpuOf(pid: number): number {
   try {
     const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]?.split(' ') ?? [];
     return (Number(fields[11]) + Number(fields[12])) / CLOCK_TICKS;
@@ -28,7 +28,7 @@ function cpuOf(pid: number): number {
   }
 }
 
-function childrenOf(pid: number): number[] {
+export function childrenOf(pid: number): number[] {
   const found: number[] = [];
   for (const entry of readdirSync('/proc')) {
     if (!/^\d+$/.test(entry)) continue;
@@ -82,7 +82,9 @@ function handle(child: ChildProcess, url: string): ServerProcess {
 
 /** `agent-tasks serve` with its default logging (JSON lines at info, one per request), output discarded. */
 export async function startAgentTasks(options: {
+  /** A SQLite file, or (`databaseUrl`) a postgresql://… URL instead. */
   databaseFile: string;
+  databaseUrl?: string;
   adminKey: string;
   workers: number;
   env?: Record<string, string>;
@@ -94,7 +96,7 @@ export async function startAgentTasks(options: {
     env: {
       ...process.env,
       ...options.env,
-      DATABASE_URL: `file:${options.databaseFile}`,
+      DATABASE_URL: options.databaseUrl ?? `file:${options.databaseFile}`,
       PORT: '0',
       HOST: '127.0.0.1',
       AGENT_TASKS_ADMIN_KEY: options.adminKey,

@@ -81,7 +81,8 @@ export async function wrk(options: {
   let err = '';
   child.stdout.on('data', (chunk: Buffer) => (out += chunk.toString()));
   child.stderr.on('data', (chunk: Buffer) => (err += chunk.toString()));
-  const code = await new Promise<number | null>((resolve) => child.once('exit', resolve));
+  // 'close', not 'exit': the output may still be in the pipes when the process has exited.
+  const code = await new Promise<number | null>((resolve) => child.once('close', resolve));
   const figures = out.match(/BENCH requests=(\d+) errors=(\d+) p50=([\d.]+) p90=([\d.]+) p99=([\d.]+) max=([\d.]+) duration_us=(\d+)/);
   if (code !== 0 || !figures) throw new Error(`wrk failed (${code}):\n${out}\n${err}`);
   const [, requests, errors, p50, p90, p99, max, duration] = figures.map(Number);

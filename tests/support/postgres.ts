@@ -54,6 +54,12 @@ function embeddedCluster(): Promise<{ url: string; server: EmbeddedPostgres }> {
   return cluster;
 }
 
+/** The embedded cluster's postmaster pid (its backends are its children), to read its CPU time; null with an external server. */
+export async function testPostgresPid(): Promise<number | null> {
+  if (process.env.AGENT_TASKS_TEST_POSTGRES_URL || !cluster) return null;
+  return ((await cluster).server as unknown as { process?: { pid?: number } }).process?.pid ?? null;
+}
+
 /** Stops the embedded cluster if this process started one (call it in afterAll); a no-op with an external server. */
 export async function stopTestPostgres(): Promise<void> {
   const started = cluster;

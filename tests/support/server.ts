@@ -32,6 +32,8 @@ export interface StartOptions {
   /** Run on a fresh PostgreSQL database (tests/support/postgres.ts) instead of a SQLite file; the default is true when
    * AGENT_TASKS_TEST_DATABASE=postgres (to try other test files on PostgreSQL) unless a databaseFile is given. */
   postgres?: boolean;
+  /** A second replica: a server process on the PostgreSQL database another one runs on (its `databaseUrl`). */
+  databaseUrl?: string;
   /** Passed as AGENT_TASKS_ADMIN_KEY; null to let the server generate one. */
   adminKey?: string | null;
   /** Extra environment variables for the server process (kept across restarts; a PORT keeps the address across them). */
@@ -97,9 +99,11 @@ async function stopChild(child: ChildProcess) {
 }
 
 export async function startServer(options: StartOptions = {}): Promise<RunningServer> {
-  const postgres = options.postgres ?? (process.env.AGENT_TASKS_TEST_DATABASE === 'postgres' && options.databaseFile === undefined);
+  const postgres =
+    options.databaseUrl !== undefined ||
+    (options.postgres ?? (process.env.AGENT_TASKS_TEST_DATABASE === 'postgres' && options.databaseFile === undefined));
   const databaseFile = postgres ? '' : (options.databaseFile ?? tempDatabaseFile());
-  const databaseUrl = postgres ? (await createTestDatabase()).url : `file:${databaseFile}`;
+  const databaseUrl = options.databaseUrl ?? (postgres ? (await createTestDatabase()).url : `file:${databaseFile}`);
   const adminKey = options.adminKey === undefined ? `atk_test_${randomBytes(16).toString('hex')}` : options.adminKey;
   if (!postgres && !options.process && process.env.TEST_WORKERS === undefined) return startInProcess(databaseFile, adminKey, options.env);
   let current = spawnMain(databaseUrl, adminKey, options.env);

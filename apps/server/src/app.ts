@@ -81,6 +81,19 @@ export interface AppOptions {
   revoked?: (tokenHashes?: string[]) => void;
 }
 
+/** The advisory lock of the first-run bootstrap on PostgreSQL (any fixed 64-bit number). */
+const BOOTSTRAP_LOCK = 7_411_202_612;
+
+/** Runs `work` holding a PostgreSQL session-level advisory lock on `db` (a pool of one connection). */
+async function underSessionLock<T>(db: DbHandle['db'], key: number, work: () => Promise<T>): Promise<T> {
+  await db.$executeRaw`SELECT pg_advisory_lock(${key}::bigint)`;
+  try {
+    return await work();
+  } finally {
+    await db.$executeRaw`SELECT pg_advisory_unlock(${key}::bigint)`;
+  }
+}
+
 export interface App {
   url: string;
   services: Services;
@@ -119,14 +132,18 @@ export async function startApp(options: AppOptions): Promise<App> {
     });
     reader = await openDb(options.databaseFile, { busyTimeoutMs: options.busyTimeoutMs });
   }
-  const live = options.live ?? inProcessLiveEvents();
+  // On PostgreSQL every replica hears the others' events through LISTEN/NOTIFY (one replica or many: the same path).
+  const pgLive =
+    !options.live && postgresUrl ? await (await import('./adapters/postgres-live-events.ts')).postgresLiveEvents(postgresUrl, log) : null;
+  const live = options.live ?? pgLive ?? inProcessLiveEvents();
   let actors: ActorCache | undefined;
   // Run links in notifications point here: the configured public URL, else the address the server listens on.
   let publicUrl = options.publicUrl ?? '';
   const deps: Deps = {
     store: prismaStore(writer, reader.db, {
       // The group commit's savepoints go through the SQLite connection: on PostgreSQL each write is its own transaction.
-      ...(postgresUrl ? { maxBatch: 1 } : {}),
+      // Any number of replicas may share a PostgreSQL database: outbox claims are leased for longer than one attempt.
+      ...(postgresUrl ? { maxBatch: 1, replicas: { claimLeaseMs: (options.webhooks?.timeoutMs ?? 10_000) + 50_000 } } : {}),
       revoked: (tokenHashes) => {
         actors?.forget(tokenHashes);
         options.revoked?.(tokenHashes);
@@ -161,11 +178,14 @@ export async function startApp(options: AppOptions): Promise<App> {
   );
   const tickets = streamTickets(reader.db, sha256Hasher, options.streamTicketTtlMs ?? 30_000);
   const services: Services = { deps, actors: cache, live, log, webhooks, guard, tickets };
-  const firstRun = await workspaces.bootstrap(deps, options.adminKey);
+  // Replicas started together on an empty PostgreSQL database: one creates the first workspace, under a session lock
+  // on the writer's one connection (the bootstrap's transaction runs on it too).
+  const bootstrap = () => workspaces.bootstrap(deps, options.adminKey);
+  const firstRun = postgresUrl ? await underSessionLock(writer.db, BOOTSTRAP_LOCK, bootstrap) : await bootstrap();
 
   const inFlight = inFlightRequests();
   // MCP sessions live in the database (any worker serves them); the caps count both endpoints' open sessions.
-  const mcpSessions = prismaMcpSessionRepository(reader.db);
+  const mcpSessions = prismaMcpSessionRepository(reader.db, { postgres: Boolean(postgresUrl) });
   const mcpLimits = { perKey: options.mcp?.perKey ?? 20, total: options.mcp?.total ?? 500, idleMs: options.mcp?.idleMs ?? 600_000 };
   const mcp = createMcpEndpoint(services, mcpSessions, mcpLimits);
   const moira = createMcpEndpoint(services, mcpSessions, mcpLimits, moiraKit);
@@ -214,6 +234,7 @@ export async function startApp(options: AppOptions): Promise<App> {
           maxAgeMs: options.delivery?.maxAgeMs ?? 86_400_000,
           lanes: options.delivery?.lanes ?? 16,
           batch: 50,
+          claims: Boolean(postgresUrl),
           jitter: Math.random,
         });
 
@@ -229,7 +250,7 @@ export async function startApp(options: AppOptions): Promise<App> {
     gate.stop();
     if ('closeAllConnections' in server) server.closeAllConnections();
     await closed;
-    await Promise.all([writer.db.$disconnect(), reader.db.$disconnect()]);
+    await Promise.all([writer.db.$disconnect(), reader.db.$disconnect(), pgLive?.disconnect()]);
   }
 
   return {

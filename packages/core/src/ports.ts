@@ -87,6 +87,9 @@ export interface TaskRepository {
   /** The id of the task created `seq`-th in the list (its short reference `#seq`), or null. */
   idOfSeq(listId: string, seq: number): Promise<string | null>;
   createList(list: TaskListRecord): Promise<void>;
+  /** Within a write: holds the list against writers in other processes until the transaction ends (edges, ranks and
+   * claims are then checked one writer at a time; a no-op where transactions already run one at a time). */
+  lockList(listId: string): Promise<void>;
   /** Increments and returns the list's task counter (creation order). */
   nextTaskSeq(listId: string): Promise<number>;
   /** Reserves `count` task counters at once (an import): the first of them. */

@@ -7,7 +7,7 @@ import type { TaskChangeRecord, TaskEdge, TaskListRecord, TaskRecord } from './r
 import { taskTopic } from './task-changes.ts';
 import { presentChange, presentTask } from './task-present.ts';
 import { type TaskFile, parseTaskFilesInSlices, renderTaskFiles } from './task-files.ts';
-import { DEFAULT_LIST } from './task-service.ts';
+import { DEFAULT_LIST, lostListRace } from './task-service.ts';
 
 export { parseTaskFiles, renderTaskFiles, type ParsedTask, type ParsedTaskFiles, type TaskFile } from './task-files.ts';
 
@@ -153,37 +153,47 @@ export async function importTasks(
       await deps.pause?.();
     }
 
-    const events = await deps.store.transaction(async (repos) => {
-      const list = await repos.tasks.findList(actor.workspaceId, listName);
-      if (!list) {
-        // A new list: the staging list becomes it, as staged (its tasks #1…#n, its changes 1…n); no row moves.
-        await repos.tasks.promoteStaging(staging.id, listName, records.length);
-        return eventsOf(
-          actor.workspaceId,
-          listName,
-          staged.map((c) => ({ ...c, listId: staging.id })),
-        );
-      }
-      if (input.format === 'sisyphus') {
-        const [first] = await repos.tasks.takenIds(list.id, newIds);
-        if (first !== undefined) throw taken(first);
-      }
-      const firstSeq = await repos.tasks.reserveTaskSeqs(list.id, records.length);
-      const firstChange = await repos.tasks.reserveChangeSeqs(list.id, records.length);
-      const taskShift = firstSeq - expectedSeq;
-      let changes: TaskChangeRecord[];
-      if (taskShift === 0) {
-        await repos.tasks.publishStaged(staging.id, list.id, { taskShift, changeShift: firstChange - 1 });
-        changes = staged.map((c) => ({ ...c, listId: list.id, seq: c.seq + firstChange - 1 }));
-      } else {
-        // Tasks were created in the list meanwhile: the records, which name each task's #n, are written again.
-        const shifted = records.map((t) => ({ ...t, seq: t.seq + taskShift }));
-        changes = importChanges(actor, list, shifted, edgesOf, now, firstChange);
-        await repos.tasks.dropStagedChanges(staging.id);
-        await repos.tasks.publishStaged(staging.id, list.id, { taskShift, changeShift: 0 });
-        await repos.tasks.appendChanges(changes);
-      }
-      return eventsOf(list.workspaceId, list.name, changes);
+    let madeList = false;
+    const publish = () =>
+      deps.store.transaction(async (repos) => {
+        const list = await repos.tasks.findList(actor.workspaceId, listName);
+        if (!list) {
+          madeList = true;
+          // A new list: the staging list becomes it, as staged (its tasks #1…#n, its changes 1…n); no row moves.
+          await repos.tasks.promoteStaging(staging.id, listName, records.length);
+          return eventsOf(
+            actor.workspaceId,
+            listName,
+            staged.map((c) => ({ ...c, listId: staging.id })),
+          );
+        }
+        await repos.tasks.lockList(list.id);
+        if (input.format === 'sisyphus') {
+          const [first] = await repos.tasks.takenIds(list.id, newIds);
+          if (first !== undefined) throw taken(first);
+        }
+        const firstSeq = await repos.tasks.reserveTaskSeqs(list.id, records.length);
+        const firstChange = await repos.tasks.reserveChangeSeqs(list.id, records.length);
+        const taskShift = firstSeq - expectedSeq;
+        let changes: TaskChangeRecord[];
+        if (taskShift === 0) {
+          await repos.tasks.publishStaged(staging.id, list.id, { taskShift, changeShift: firstChange - 1 });
+          changes = staged.map((c) => ({ ...c, listId: list.id, seq: c.seq + firstChange - 1 }));
+        } else {
+          // Tasks were created in the list meanwhile: the records, which name each task's #n, are written again.
+          const shifted = records.map((t) => ({ ...t, seq: t.seq + taskShift }));
+          changes = importChanges(actor, list, shifted, edgesOf, now, firstChange);
+          await repos.tasks.dropStagedChanges(staging.id);
+          await repos.tasks.publishStaged(staging.id, list.id, { taskShift, changeShift: 0 });
+          await repos.tasks.appendChanges(changes);
+        }
+        return eventsOf(list.workspaceId, list.name, changes);
+      });
+    // A new list that a concurrent first write (in another process) made first: once more, into that list.
+    const events = await publish().catch(async (error: unknown) => {
+      if (!(await lostListRace(deps, actor, listName, madeList, error))) throw error;
+      madeList = false;
+      return publish();
     });
     for (const event of events) deps.events.publish(event);
   } catch (error) {

@@ -1,7 +1,7 @@
 // The task graph use cases (seed 001): TaskCreate, TaskGet, TaskList, TaskUpdate, claims, the plan, history, feed.
 import type { Task, TaskClaimInput, TaskCreateInput, TaskListInput, TaskUpdateInput } from '@agent-tasks/schema';
 import { type Actor, requireRole } from './actor.ts';
-import { retryLostRaces } from './compare-and-set.ts';
+import { LostRace, retryLostRaces } from './compare-and-set.ts';
 import { DomainError } from './errors.ts';
 import type { Deps, Repositories } from './ports.ts';
 import type { TaskListRecord, TaskRecord } from './records.ts';
@@ -18,12 +18,22 @@ async function findList(repos: Repositories, actor: Actor, name: string) {
   return repos.tasks.findList(actor.workspaceId, name);
 }
 
-async function ensureList(deps: Deps, repos: Repositories, actor: Actor, name: string): Promise<TaskListRecord> {
+/** The list by name, made when it does not exist yet (`made` is then told). */
+export async function ensureList(deps: Deps, repos: Repositories, actor: Actor, name: string, made: () => void): Promise<TaskListRecord> {
   const found = await findList(repos, actor, name);
   if (found) return found;
   const list = { id: deps.ids.id('tl'), workspaceId: actor.workspaceId, name, createdAt: deps.clock.now() };
+  made();
   await repos.tasks.createList(list);
   return list;
+}
+
+/**
+ * Whether a write that failed after making a new list lost that list's insert to a concurrent first write (in another
+ * process: its name is unique in the workspace) — then it should run again, into the list that won.
+ */
+export async function lostListRace(deps: Deps, actor: Actor, listName: string, madeList: boolean, error: unknown) {
+  return madeList && !(error instanceof DomainError) && (await deps.store.tasks.findList(actor.workspaceId, listName)) !== null;
 }
 
 /** A list that does not exist, said plainly, with the workspace's nearest list names. */
@@ -59,13 +69,21 @@ async function write<T>(
 ): Promise<Written<T>> {
   requireRole(actor, 'agent');
   return retryLostRaces('Error: the task kept changing under concurrent writers; try again.', async () => {
-    const { result, events, records } = await deps.store.transaction(async (repos) => {
-      const list = create ? await ensureList(deps, repos, actor, listName) : await findList(repos, actor, listName);
+    let madeList = false;
+    const transaction = deps.store.transaction(async (repos) => {
+      const list = create
+        ? await ensureList(deps, repos, actor, listName, () => (madeList = true))
+        : await findList(repos, actor, listName);
       if (!list) throw await listMissing(repos, actor, listName);
+      await repos.tasks.lockList(list.id);
       const changes = new TaskChanges(deps, repos, actor, list);
       const result = await work(changes, repos);
       const committed = await changes.commit();
       return { result, events: committed.events, records: committed.changes };
+    });
+    const { result, events, records } = await transaction.catch(async (error: unknown) => {
+      if (await lostListRace(deps, actor, listName, madeList, error)) throw new LostRace();
+      throw error;
     });
     for (const event of events) deps.events.publish(event);
     // The answer is the task as this transaction left it: no read after the write.

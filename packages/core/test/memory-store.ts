@@ -408,6 +408,7 @@ export class MemoryStore implements Store {
           const { taskSeq, changeSeq, staging, ...list } = row;
           return clone(list);
         }),
+        lockList: hooked('tasks.lockList', async () => {}),
         createList: hooked('tasks.createList', async (list: TaskListRecord) => createListIn(state(), list, false)),
         createStagingList: hooked('tasks.createStagingList', async (list: TaskListRecord) => createListIn(state(), list, true)),
         taskSeqOf: hooked('tasks.taskSeqOf', async (listId: string) => state().taskLists.get(listId)?.taskSeq ?? 0),

@@ -1,10 +1,15 @@
 // Live events behind one small interface: in-process fan-out here; across workers in cluster/cluster-live-events.ts;
-// a PostgreSQL LISTEN/NOTIFY one can replace them.
+// across replicas on one PostgreSQL database in adapters/postgres-live-events.ts.
 import { EventEmitter, on } from 'node:events';
 import type { EventPublisher, LiveEvent } from '@agent-tasks/core';
 
+/** An event as a listener hears it: one from another replica carries its data only when small (read it from its table). */
+export interface HeardEvent extends LiveEvent {
+  fromAnotherReplica?: boolean;
+}
+
 /** The events of one topic from the moment `listen` was called; from every process once `ready` resolves. */
-export interface LiveListener extends AsyncIterable<LiveEvent> {
+export interface LiveListener extends AsyncIterable<HeardEvent> {
   ready: Promise<void>;
   /** Ends the subscription when the events were never iterated (iterating to the end ends it too). */
   close(): void;
@@ -31,7 +36,7 @@ export function inProcessLiveEvents(): LiveEvents {
         ready: Promise.resolve(),
         async *[Symbol.asyncIterator]() {
           try {
-            for await (const [event] of events) yield event as LiveEvent;
+            for await (const [event] of events) yield event as HeardEvent;
           } catch (error) {
             if (!stop.aborted) throw error;
           }

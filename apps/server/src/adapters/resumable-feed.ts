@@ -22,9 +22,9 @@ export function feedStart(input: { lastEventId?: string | undefined; from?: 'now
 export async function* resumableFeed<T>(source: FeedSource<T>) {
   // Listening (in every worker) before the replay read, so nothing falls between the two.
   const listener = source.live.listen(source.topic, source.signal);
-  try {
-    await listener.ready;
-    let last = typeof source.after === 'number' ? source.after : await source.after();
+  let last = 0;
+  /** Every recorded event after `last`, page by page. */
+  async function* recorded() {
     for (let more = true; more;) {
       const page = await source.replay(last);
       for (const item of page.items) {
@@ -33,7 +33,17 @@ export async function* resumableFeed<T>(source: FeedSource<T>) {
       }
       more = page.more;
     }
+  }
+  try {
+    await listener.ready;
+    last = typeof source.after === 'number' ? source.after : await source.after();
+    yield* recorded();
     for await (const event of listener) {
+      // Told by another replica: the event, and any before it this replica has not heard of yet, read from the table.
+      if (event.fromAnotherReplica) {
+        yield* recorded();
+        continue;
+      }
       const item = event.data as T;
       if (source.position(item) <= last) continue;
       last = source.position(item);

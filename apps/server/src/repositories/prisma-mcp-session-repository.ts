@@ -36,13 +36,19 @@ export interface McpSessionCaps {
 
 export type McpOpenResult = { opened: true } | { opened: false; over: 'key' | 'total'; count: number };
 
-export const prismaMcpSessionRepository = (db: Db) => ({
+/** The advisory lock every replica takes to count and open MCP sessions (PostgreSQL; any fixed 64-bit number). */
+const MCP_OPEN_LOCK = 7_411_202_611;
+
+/** `postgres`: opens take an advisory transaction lock, as READ COMMITTED would let two replicas pass a cap together. */
+export const prismaMcpSessionRepository = (db: Db, options: { postgres?: boolean } = {}) => ({
   /**
    * Records a new session unless its key or the server is at its cap of sessions used since `activeSince` (counted and
-   * inserted in one transaction, BEGIN IMMEDIATE, so concurrent opens — in any worker — cannot pass together).
+   * inserted in one transaction — BEGIN IMMEDIATE on SQLite, under pg_advisory_xact_lock on PostgreSQL — so concurrent
+   * opens, in any worker or replica, cannot pass together).
    */
   open: (session: McpSessionRecord, caps: McpSessionCaps, activeSince: Date): Promise<McpOpenResult> =>
     db.$transaction(async (tx) => {
+      if (options.postgres) await tx.$executeRaw`SELECT pg_advisory_xact_lock(${MCP_OPEN_LOCK}::bigint)`;
       const open = { closedAt: null, lastSeenAt: { gt: activeSince } };
       const mine = await tx.mcpSession.count({ where: { ...open, keyId: session.keyId } });
       if (mine >= caps.perKey) return { opened: false, over: 'key', count: mine } as const;

@@ -2,6 +2,7 @@
 import type { OutboxRecord, OutboxRepository } from '@agent-tasks/core';
 import type { Tx } from './tx.ts';
 import { fromJson } from './json-column.ts';
+import { claimDue } from './postgres-outbox-claim.ts';
 
 const select = {
   id: true,
@@ -24,24 +25,27 @@ const select = {
 type Row = Omit<OutboxRecord, 'kind' | 'payload'> & { kind: string; payload: string };
 const toRecord = (row: Row): OutboxRecord => ({ ...row, kind: row.kind as OutboxRecord['kind'], payload: fromJson(row.payload) });
 
-export const prismaOutboxRepository = (db: Tx): OutboxRepository => ({
+/** `claimLeaseMs` (PostgreSQL): `due` claims the first due message of each channel for that long (postgres-outbox-claim.ts). */
+export const prismaOutboxRepository = (db: Tx, claimLeaseMs?: number): OutboxRepository => ({
   async enqueue({ payload, ...rest }) {
     await db.outboxMessage.create({ data: { ...rest, payload: JSON.stringify(payload) }, select: { id: true } });
   },
   due: async (now, limit, skipChannels = []) =>
-    (
-      await db.outboxMessage.findMany({
-        where: {
-          deliveredAt: null,
-          deadAt: null,
-          nextAttemptAt: { lte: now },
-          ...(skipChannels.length ? { channelId: { notIn: [...skipChannels] } } : {}),
-        },
-        orderBy: [{ nextAttemptAt: 'asc' }, { createdAt: 'asc' }, { id: 'asc' }],
-        take: limit,
-        select,
-      })
-    ).map(toRecord),
+    claimLeaseMs !== undefined
+      ? claimDue(db, now, limit, skipChannels, claimLeaseMs)
+      : (
+          await db.outboxMessage.findMany({
+            where: {
+              deliveredAt: null,
+              deadAt: null,
+              nextAttemptAt: { lte: now },
+              ...(skipChannels.length ? { channelId: { notIn: [...skipChannels] } } : {}),
+            },
+            orderBy: [{ nextAttemptAt: 'asc' }, { createdAt: 'asc' }, { id: 'asc' }],
+            take: limit,
+            select,
+          })
+        ).map(toRecord),
   async markDelivered(id, at, attempts) {
     await db.outboxMessage.update({ where: { id }, data: { deliveredAt: at, attempts, lastError: null }, select: { id: true } });
   },

@@ -18,6 +18,8 @@ interface StoreState {
   tasks: TaskRepositoryState;
   /** Tokens that stopped working: these session tokens, or (no list) everything an API key revocation touches. */
   revoked: (tokenHashes?: string[]) => void;
+  /** Several replicas (PostgreSQL): the outbox's `due` claims what it answers, leased for this long. */
+  claimLeaseMs: number | undefined;
 }
 
 const repositories = (db: Tx, state: StoreState, afterCommit: AfterCommit): Repositories => ({
@@ -28,7 +30,7 @@ const repositories = (db: Tx, state: StoreState, afterCommit: AfterCommit): Repo
   tasks: prismaTaskRepository(db, state.tasks, afterCommit),
   channels: prismaChannelRepository(db),
   runs: prismaRunRepository(db),
-  outbox: prismaOutboxRepository(db),
+  outbox: prismaOutboxRepository(db, state.claimLeaseMs),
 });
 
 const now: AfterCommit = (fn) => fn();
@@ -40,9 +42,19 @@ const now: AfterCommit = (fn) => fn();
 export function prismaStore(
   writer: DbHandle,
   reader: Db,
-  events: { revoked?: (tokenHashes?: string[]) => void; maxBatch?: number } = {},
+  events: {
+    revoked?: (tokenHashes?: string[]) => void;
+    maxBatch?: number;
+    /** Several servers on one PostgreSQL database: outbox claims leased for `claimLeaseMs`, task lists locked per write. */
+    replicas?: { claimLeaseMs: number };
+  } = {},
 ): Store {
-  const state: StoreState = { todoCache: new TodoCache(), tasks: taskRepositoryState(), revoked: (hashes) => events.revoked?.(hashes) };
+  const state: StoreState = {
+    todoCache: new TodoCache(),
+    tasks: taskRepositoryState(events.replicas !== undefined),
+    revoked: (hashes) => events.revoked?.(hashes),
+    claimLeaseMs: events.replicas?.claimLeaseMs,
+  };
   const writes = groupCommit(writer, events.maxBatch ? { maxBatch: events.maxBatch } : {});
   return {
     ...repositories(reader, state, now),

@@ -66,9 +66,11 @@ const TASK_COLUMNS = columnsOf(taskSelect);
 export interface TaskRepositoryState {
   lists: Map<string, TaskListRecord>;
   ranked: RankedLists;
+  /** PostgreSQL: a write takes its list's row lock first (SQLite's BEGIN IMMEDIATE already runs one write at a time). */
+  lockLists: boolean;
 }
 
-export const taskRepositoryState = (): TaskRepositoryState => ({ lists: new Map(), ranked: new Set() });
+export const taskRepositoryState = (lockLists = false): TaskRepositoryState => ({ lists: new Map(), ranked: new Set(), lockLists });
 
 const refreshOpenBlockersSql = (listId: string, ids: string[]) => Prisma.sql`
   UPDATE "Task" SET "openBlockers" = (
@@ -99,6 +101,9 @@ export function prismaTaskRepository(db: Tx, state: TaskRepositoryState, afterCo
         });
       }
       return list;
+    },
+    async lockList(listId) {
+      if (state.lockLists) await db.$queryRaw`SELECT "id" FROM "TaskList" WHERE "id" = ${listId} FOR UPDATE`;
     },
     async createList(list) {
       await db.taskList.create({ data: list, select: { id: true } });

@@ -14,6 +14,8 @@ export interface WorkerPolicy extends DeliveryPolicy {
   pollMs: number;
   /** Channels delivered to at once, at most. */
   lanes: number;
+  /** The outbox claims what it answers (PostgreSQL replicas): ask for no more than the free lanes can take. */
+  claims?: boolean;
 }
 
 export function startNotificationWorker(deps: Deps, sender: WebhookSender, log: Logger, policy: WorkerPolicy): Worker {
@@ -35,7 +37,8 @@ export function startNotificationWorker(deps: Deps, sender: WebhookSender, log: 
   async function poll(): Promise<Promise<void>[]> {
     const free = policy.lanes - running.size;
     if (stopped || free <= 0) return [];
-    const due = await deps.store.outbox.due(deps.clock.now(), policy.batch, [...running.keys()]);
+    const limit = policy.claims ? Math.min(policy.batch, free) : policy.batch;
+    const due = await deps.store.outbox.due(deps.clock.now(), limit, [...running.keys()]);
     const started: Promise<void>[] = [];
     for (const [channelId, messages] of channels.lanesOf(due)) {
       if (started.length >= free || running.has(channelId)) continue;

@@ -1,0 +1,99 @@
+// Live events across replicas on one PostgreSQL database: published in this process, and told to every other replica
+// with NOTIFY on one channel (the topic and the event id; the data only when small). A feed that hears of an event
+// from another replica reads it from its table (resumable-feed.ts), so nothing depends on NOTIFY's 8 KB payload limit.
+import { randomUUID } from 'node:crypto';
+import pg from 'pg';
+import type { LiveEvent } from '@agent-tasks/core';
+import type { Logger } from '../logger.ts';
+import { type LiveEvents, inProcessLiveEvents } from './live-events.ts';
+
+export const LIVE_CHANNEL = 'agent_tasks_live';
+/** Data rides along only below this many bytes of payload (PostgreSQL refuses 8,000 and more). */
+const INLINE_LIMIT = 7_000;
+
+interface Notice {
+  /** The replica that published it (its own notices are skipped: it already published them locally). */
+  from: string;
+  topic: string;
+  id: string;
+  data?: unknown;
+}
+
+export function noticeOf(from: string, event: LiveEvent): string {
+  const full = JSON.stringify({ from, topic: event.topic, id: event.id, data: event.data } satisfies Notice);
+  return Buffer.byteLength(full) < INLINE_LIMIT ? full : JSON.stringify({ from, topic: event.topic, id: event.id } satisfies Notice);
+}
+
+export interface PostgresLiveEvents extends LiveEvents {
+  /** Ends LISTEN and the publishing connection (after `close()`, at the very end of a shutdown). */
+  disconnect(): Promise<void>;
+}
+
+/** Listens before it resolves, so a feed opened once the server serves hears every other replica's later events. */
+export async function postgresLiveEvents(url: string, log: Logger): Promise<PostgresLiveEvents> {
+  const me = randomUUID();
+  const local = inProcessLiveEvents();
+  // One connection, so this replica's notices go out in the order it published them.
+  const publisher = new pg.Pool({ connectionString: url, max: 1 });
+  publisher.on('error', (error) => log.warn({ err: error }, 'live events: publishing connection lost'));
+  let listener: pg.Client | null = null;
+  let stopped = false;
+
+  function heard(payload: string | undefined) {
+    let notice: Notice;
+    try {
+      notice = JSON.parse(payload ?? '') as Notice;
+    } catch {
+      return log.warn({ payload: payload?.slice(0, 200) }, 'live events: a notice that is not ours was ignored');
+    }
+    if (notice.from === me || typeof notice.topic !== 'string') return;
+    local.publish({ topic: notice.topic, id: notice.id, data: notice.data, fromAnotherReplica: true } as LiveEvent);
+  }
+
+  async function connect(): Promise<void> {
+    const client = new pg.Client({ connectionString: url });
+    client.on('notification', (message) => heard(message.payload));
+    const lost = (error?: Error) => {
+      if (listener !== client) return;
+      listener = null;
+      if (stopped) return;
+      log.warn({ err: error }, 'live events: LISTEN connection lost; reconnecting');
+      void client.end().catch(() => undefined);
+      setTimeout(() => void reconnect(), 500).unref();
+    };
+    client.on('error', lost);
+    client.on('end', () => lost());
+    await client.connect();
+    await client.query(`LISTEN ${LIVE_CHANNEL}`);
+    listener = client;
+  }
+
+  async function reconnect() {
+    if (stopped || listener) return;
+    try {
+      await connect();
+      log.info('live events: listening again');
+    } catch (error) {
+      log.warn({ err: error }, 'live events: reconnecting failed; trying again');
+      setTimeout(() => void reconnect(), 1_000).unref();
+    }
+  }
+
+  await connect();
+  return {
+    publish(event) {
+      local.publish(event);
+      publisher
+        .query('SELECT pg_notify($1, $2)', [LIVE_CHANNEL, noticeOf(me, event)])
+        .catch((error: unknown) => log.warn({ err: error, topic: event.topic }, 'live events: NOTIFY failed'));
+    },
+    listen: (topic, signal) => local.listen(topic, signal),
+    close: () => local.close(),
+    async disconnect() {
+      stopped = true;
+      const open = listener;
+      listener = null;
+      await Promise.all([open?.end(), publisher.end()]);
+    },
+  };
+}
