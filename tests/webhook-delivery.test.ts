@@ -60,7 +60,7 @@ async function notify(s: AgentTasksClient, name: string) {
   return run.id;
 }
 
-const outbox = async (admin: AgentTasksClient) => (await admin.trpc.dashboard.outbox.query({ limit: 100 })).messages;
+const outbox = async (admin: AgentTasksClient) => (await admin.dashboard.outbox({ limit: 100 })).messages;
 
 /** The server process's resident memory, in MiB. */
 function rssMiB(s: RunningServer) {
@@ -81,7 +81,7 @@ describe('reading answers and timing out', () => {
     // The server closed the connection after its cap; what the receiver wrote is what fit in the sockets' buffers.
     expect(hit.bytesWritten).toBeLessThan(64 * 1024 ** 2);
     expect(rssMiB(server) - before).toBeLessThan(100);
-    const sent = await w.admin.trpc.channel.sendTest.mutate({ id: message!.channelId });
+    const sent = await w.admin.trpc.channels.sendTest.mutate({ id: message!.channelId });
     expect(sent).toMatchObject({ delivered: true, error: null });
     expect(r.hits.every((h) => h.bytesWritten < 64 * 1024 ** 2)).toBe(true);
   });
@@ -107,7 +107,7 @@ describe('reading answers and timing out', () => {
     expect(r.hits[1]!.at - started).toBeGreaterThanOrEqual(1_000);
     // A test message waits no longer than the same timeout.
     const t0 = Date.now();
-    const sent = await w.admin.trpc.channel.sendTest.mutate({ id: failed.channelId });
+    const sent = await w.admin.trpc.channels.sendTest.mutate({ id: failed.channelId });
     expect(sent).toMatchObject({ delivered: false, error: 'no answer within 1 s' });
     expect(Date.now() - t0).toBeLessThan(3_000);
   });
@@ -137,7 +137,7 @@ describe('reading answers and timing out', () => {
     const w = await workspace(server, 'no connection');
     const channel = await w.admin.channels.create({ name: 'stalled', url: `http://127.0.0.1:${port}/hook` });
     const t0 = Date.now();
-    expect(await w.admin.trpc.channel.sendTest.mutate({ id: channel.id })).toMatchObject({
+    expect(await w.admin.trpc.channels.sendTest.mutate({ id: channel.id })).toMatchObject({
       delivered: false,
       error: 'no connection within 0.3 s',
     });
@@ -207,7 +207,7 @@ describe('retries give up: dead messages an admin can retry', () => {
       ['viewer', w.viewer, 'Error: forbidden: viewer keys are read-only (this key is viewer).'],
       ['session', w.session, 'Error: forbidden: this call needs an admin key (this key is agent).'],
     ] as const) {
-      expect(await refused(client.trpc.channel.retryDelivery.mutate({ id: dead.id })), who).toMatchObject({
+      expect(await refused(client.trpc.channels.retryDelivery.mutate({ id: dead.id })), who).toMatchObject({
         code: 'FORBIDDEN',
         message: text,
       });
@@ -218,20 +218,20 @@ describe('retries give up: dead messages an admin can retry', () => {
     expect((await w.viewer.runs.notifications({ runId })).notifications[0]?.lastError).toBeNull();
     expect(countRows(s, 'OutboxMessage', '"deadAt" IS NOT NULL AND id = ?', dead.id)).toBe(1);
     const other = await workspace(s, 'someone else');
-    expect(await refused(other.admin.trpc.channel.retryDelivery.mutate({ id: dead.id }))).toMatchObject({
+    expect(await refused(other.admin.trpc.channels.retryDelivery.mutate({ id: dead.id }))).toMatchObject({
       code: 'NOT_FOUND',
       message: `Error: notification ${dead.id} not found.`,
     });
 
     status = 200;
-    const retried = await w.admin.trpc.channel.retryDelivery.mutate({ id: dead.id });
+    const retried = await w.admin.trpc.channels.retryDelivery.mutate({ id: dead.id });
     expect(retried).toMatchObject({ id: dead.id, state: 'retrying', deadAt: null, lastError: 'HTTP 503' });
     const delivered = await waitFor('delivered after the retry', async () =>
       (await outbox(w.admin))[0]?.state === 'delivered' ? (await outbox(w.admin))[0] : null,
     );
     expect(delivered).toMatchObject({ attempts: tries + 1, lastError: null, deadAt: null });
     expect(r.accepted()).toHaveLength(1);
-    expect(await refused(w.admin.trpc.channel.retryDelivery.mutate({ id: dead.id }))).toMatchObject({
+    expect(await refused(w.admin.trpc.channels.retryDelivery.mutate({ id: dead.id }))).toMatchObject({
       code: 'CONFLICT',
       message: `Error: notification ${dead.id} was already delivered.`,
     });
@@ -295,7 +295,7 @@ describe('which receivers may be reached (SSRF)', () => {
     cleanup.push(() => target.down());
     const r = await hostile({ kind: 'redirect', location: target.url, status: 307 });
     const channel = await w.admin.channels.create({ name: 'redirecting', url: r.url });
-    expect(await w.admin.trpc.channel.sendTest.mutate({ id: channel.id })).toMatchObject({
+    expect(await w.admin.trpc.channels.sendTest.mutate({ id: channel.id })).toMatchObject({
       delivered: false,
       error: 'HTTP 307 (redirects are not followed)',
     });
@@ -331,7 +331,7 @@ describe('which receivers may be reached (SSRF)', () => {
       return m?.lastError === reason ? m : null;
     });
     expect(refusedAtDelivery).toMatchObject({ state: 'retrying', deliveredAt: null });
-    expect(await strictAdmin.trpc.channel.sendTest.mutate({ id: channel.id })).toEqual({
+    expect(await strictAdmin.trpc.channels.sendTest.mutate({ id: channel.id })).toEqual({
       channelId: channel.id,
       kind: 'webhook',
       delivered: false,
