@@ -12,7 +12,7 @@ import { waitFor } from './support/webhook-receiver.ts';
 const servers: RunningServer[] = [];
 afterAll(() => Promise.all(servers.map((s) => s.stop())));
 
-async function server(env: Record<string, string> = {}, options: { adminKey?: string; databaseFile?: string } = {}) {
+async function server(env: Record<string, string> = {}, options: { adminKey?: string; databaseFile?: string; manualTime?: boolean } = {}) {
   const s = await startServer({ env, ...options });
   servers.push(s);
   return s;
@@ -118,7 +118,7 @@ describe('no token in a URL: live streams open with single-use stream tickets', 
   });
 
   it('a ticket (got with the bearer header) opens one stream: once, within its lifetime, for a stream only', async () => {
-    const s = await server({ AGENT_TASKS_STREAM_TICKET_TTL_MS: '1500' });
+    const s = await server({ AGENT_TASKS_STREAM_TICKET_TTL_MS: '1500' }, { manualTime: true });
     const { session, token, client } = await sessionClient(s, 'ticket holder');
     await client.todos.write({ todos: [{ content: 'Seen through a ticket', status: 'pending' }] });
     const issue = async () => {
@@ -140,7 +140,7 @@ describe('no token in a URL: live streams open with single-use stream tickets', 
     expect(again).toMatchObject({ event: 'error', data: { message: used } });
 
     const late = await issue();
-    await new Promise((resolve) => setTimeout(resolve, 1_700));
+    s.clock!.advance(1_501); // past the ticket's lifetime, on the app's clock
     expect(await firstEvent(s, watchPath('todos.watch', { sessionId: session.id, from: 'start' }, { ticket: late.ticket }))).toMatchObject({
       event: 'error',
       data: { message: used },

@@ -104,7 +104,7 @@ export function createMcpEndpoint(services: Services, store: McpSessionRepositor
     () => {
       if (sweeping) return;
       sweeping = true;
-      const cutoff = Date.now() - limits.idleMs;
+      const cutoff = now().getTime() - limits.idleMs;
       for (const [id, held] of served) if (held.usedAt <= cutoff) drop(id);
       (async () => {
         for (const record of await store.stale(kit.name, new Date(cutoff))) {
@@ -183,7 +183,7 @@ export function createMcpEndpoint(services: Services, store: McpSessionRepositor
       );
       await answer.text();
     }
-    served.set(record.id, { transport, usedAt: Date.now(), storedAt: Date.now() });
+    served.set(record.id, { transport, usedAt: now().getTime(), storedAt: now().getTime() });
     return transport;
   }
 
@@ -227,7 +227,7 @@ export function createMcpEndpoint(services: Services, store: McpSessionRepositor
     const record = sessionId ? await store.get(sessionId) : null;
     // A session of the other MCP server (/mcp and /mcp/moira share the table) is not one of ours.
     const live =
-      record && record.server === kit.name && record.closedAt === null && record.lastSeenAt.getTime() > Date.now() - limits.idleMs
+      record && record.server === kit.name && record.closedAt === null && record.lastSeenAt.getTime() > now().getTime() - limits.idleMs
         ? record
         : null;
     if (sessionId && !live) drop(sessionId);
@@ -238,7 +238,7 @@ export function createMcpEndpoint(services: Services, store: McpSessionRepositor
       const held = served.get(live.id);
       const transport = held?.transport ?? (await transportFor(live, caller, true));
       if (held) {
-        held.usedAt = Date.now();
+        held.usedAt = now().getTime();
         if (held.usedAt - held.storedAt > touchMs) {
           held.storedAt = held.usedAt;
           await store.touch(live.id, now());
