@@ -1,12 +1,12 @@
 // Black-box tests of chat channels: a channel's kind (webhook, slack, discord, teams), each kind's "Checklist ready" and
 // "All tasks done" delivered through the durable outbox to a local receiver standing in for that service (which
 // refuses what the service would refuse), long checklists cut with "… and N more", and the admin's test message.
-import { type AgentTasksClient, createClient, openSessionClient } from '@agent-tasks/sdk';
+import type { AgentTasksClient } from '@agent-tasks/sdk';
 import { notificationFor, notificationPayload } from '@agent-tasks/core';
 import type { ChannelKind } from '@agent-tasks/schema';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type ChatKind, linkOf, visibleLines } from './support/chat-payload-rules.ts';
-import { acknowledge, adminClient, countRows, nameAndIntake, refused } from './support/fixtures.ts';
+import { acknowledge, countRows, nameAndIntake, newWorkspace, refused } from './support/fixtures.ts';
 import { type RunningServer, startServer } from './support/server.ts';
 import { type WebhookReceiver, startReceiver, waitFor } from './support/webhook-receiver.ts';
 
@@ -32,14 +32,7 @@ async function receiver(kind?: ChatKind) {
 }
 
 /** A fresh workspace: its admin, a viewer and an agent session. */
-async function workspace(name: string) {
-  const created = await adminClient(server).workspaces.create({ name });
-  const admin = createClient({ url: server.url, token: created.adminKey });
-  const agent = createClient({ url: server.url, token: (await admin.keys.create({ name: `${name} agent`, role: 'agent' })).token });
-  const viewer = createClient({ url: server.url, token: (await admin.keys.create({ name: `${name} viewer`, role: 'viewer' })).token });
-  const { client: session } = await openSessionClient(agent, { title: name });
-  return { id: created.workspace.id, admin, agent, viewer, session };
-}
+const workspace = (name: string) => newWorkspace(server, name);
 
 /** One channel of every kind, each to its own receiver. */
 async function everyKind(admin: AgentTasksClient) {
