@@ -31,7 +31,7 @@ export const expected = {
     revokedKey: 'UNAUTHENTICATED',
     revokedSession: 'UNAUTHENTICATED',
   },
-  'workspace.whoami': {
+  'workspaces.whoami': {
     anonymous: 'UNAUTHENTICATED',
     admin: 'ok',
     agentKey: 'ok',
@@ -44,7 +44,7 @@ export const expected = {
     revokedKey: 'UNAUTHENTICATED',
     revokedSession: 'UNAUTHENTICATED',
   },
-  'workspace.create': {
+  'workspaces.create': {
     anonymous: 'UNAUTHENTICATED',
     admin: 'ok',
     agentKey: 'FORBIDDEN',
@@ -57,7 +57,7 @@ export const expected = {
     revokedKey: 'UNAUTHENTICATED',
     revokedSession: 'UNAUTHENTICATED',
   },
-  'workspace.settings': {
+  'workspaces.settings': {
     anonymous: 'UNAUTHENTICATED',
     admin: 'ok',
     agentKey: 'ok',
@@ -70,7 +70,7 @@ export const expected = {
     revokedKey: 'UNAUTHENTICATED',
     revokedSession: 'UNAUTHENTICATED',
   },
-  'workspace.updateSettings': {
+  'workspaces.updateSettings': {
     anonymous: 'UNAUTHENTICATED',
     admin: 'ok',
     agentKey: 'FORBIDDEN',
@@ -122,7 +122,7 @@ export const expected = {
     revokedKey: 'UNAUTHENTICATED',
     revokedSession: 'UNAUTHENTICATED',
   },
-  'session.open': {
+  'sessions.open': {
     anonymous: 'UNAUTHENTICATED',
     admin: 'ok',
     agentKey: 'ok',
@@ -135,7 +135,7 @@ export const expected = {
     revokedKey: 'UNAUTHENTICATED',
     revokedSession: 'UNAUTHENTICATED',
   },
-  'session.list': {
+  'sessions.list': {
     anonymous: 'UNAUTHENTICATED',
     admin: 'ok',
     agentKey: 'ok',
@@ -148,7 +148,7 @@ export const expected = {
     revokedKey: 'UNAUTHENTICATED',
     revokedSession: 'UNAUTHENTICATED',
   },
-  'session.get': {
+  'sessions.get': {
     anonymous: 'UNAUTHENTICATED',
     admin: 'ok',
     agentKey: 'ok',
@@ -161,7 +161,7 @@ export const expected = {
     revokedKey: 'UNAUTHENTICATED',
     revokedSession: 'UNAUTHENTICATED',
   },
-  'session.startTurn': {
+  'sessions.startTurn': {
     anonymous: 'UNAUTHENTICATED',
     admin: 'NO_OWNING_SESSION',
     agentKey: 'NO_OWNING_SESSION',
@@ -174,7 +174,7 @@ export const expected = {
     revokedKey: 'UNAUTHENTICATED',
     revokedSession: 'UNAUTHENTICATED',
   },
-  'session.endTurn': {
+  'sessions.endTurn': {
     anonymous: 'UNAUTHENTICATED',
     admin: 'NO_OWNING_SESSION',
     agentKey: 'NO_OWNING_SESSION',
@@ -187,7 +187,7 @@ export const expected = {
     revokedKey: 'UNAUTHENTICATED',
     revokedSession: 'UNAUTHENTICATED',
   },
-  'todo.write': {
+  'todos.write': {
     anonymous: 'UNAUTHENTICATED',
     admin: 'NO_OWNING_SESSION',
     agentKey: 'NO_OWNING_SESSION',
@@ -200,7 +200,7 @@ export const expected = {
     revokedKey: 'UNAUTHENTICATED',
     revokedSession: 'UNAUTHENTICATED',
   },
-  'todo.mirror': {
+  'todos.mirror': {
     anonymous: 'UNAUTHENTICATED',
     admin: 'NO_OWNING_SESSION',
     agentKey: 'NO_OWNING_SESSION',
@@ -213,7 +213,7 @@ export const expected = {
     revokedKey: 'UNAUTHENTICATED',
     revokedSession: 'UNAUTHENTICATED',
   },
-  'todo.get': {
+  'todos.get': {
     anonymous: 'UNAUTHENTICATED',
     admin: 'ok',
     agentKey: 'ok',
@@ -226,7 +226,7 @@ export const expected = {
     revokedKey: 'UNAUTHENTICATED',
     revokedSession: 'UNAUTHENTICATED',
   },
-  'todo.history': {
+  'todos.history': {
     anonymous: 'UNAUTHENTICATED',
     admin: 'ok',
     agentKey: 'ok',
@@ -239,7 +239,7 @@ export const expected = {
     revokedKey: 'UNAUTHENTICATED',
     revokedSession: 'UNAUTHENTICATED',
   },
-  'todo.card': {
+  'todos.card': {
     anonymous: 'UNAUTHENTICATED',
     admin: 'ok',
     agentKey: 'ok',
@@ -252,7 +252,7 @@ export const expected = {
     revokedKey: 'UNAUTHENTICATED',
     revokedSession: 'UNAUTHENTICATED',
   },
-  'todo.watch': {
+  'todos.watch': {
     anonymous: 'UNAUTHENTICATED',
     admin: 'ok',
     agentKey: 'ok',
@@ -265,7 +265,7 @@ export const expected = {
     revokedKey: 'UNAUTHENTICATED',
     revokedSession: 'UNAUTHENTICATED',
   },
-  'task.create': {
+  'tasks.create': {
     anonymous: 'UNAUTHENTICATED',
     admin: 'NO_OWNING_SESSION',
     agentKey: 'NO_OWNING_SESSION',
@@ -278,7 +278,7 @@ export const expected = {
     revokedKey: 'UNAUTHENTICATED',
     revokedSession: 'UNAUTHENTICATED',
   },
-  'task.get': {
+  'tasks.get': {
     anonymous: 'UNAUTHENTICATED',
     admin: 'ok',
     agentKey: 'ok',
@@ -291,7 +291,7 @@ export const expected = {
     revokedKey: 'UNAUTHENTICATED',
     revokedSession: 'UNAUTHENTICATED',
   },
-  'task.list': {
+  'tasks.list': {
     anonymous: 'UNAUTHENTICATED',
     admin: 'ok',
     agentKey: 'ok',
@@ -304,7 +304,7 @@ export const expected = {
     revokedKey: 'UNAUTHENTICATED',
     revokedSession: 'UNAUTHENTICATED',
   },
-  'task.update': {
+  'tasks.update': {
     anonymous: 'UNAUTHENTICATED',
     admin: 'ok',
     agentKey: 'ok',
@@ -317,7 +317,7 @@ export const expected = {
     revokedKey: 'UNAUTHENTICATED',
     revokedSession: 'UNAUTHENTICATED',
   },
-  'task.claim': {
+  'tasks.claim': {
     anonymous: 'UNAUTHENTICATED',
     admin: 'NO_OWNING_SESSION',
     agentKey: 'NO_OWNING_SESSION',
@@ -330,7 +330,7 @@ export const expected = {
     revokedKey: 'UNAUTHENTICATED',
     revokedSession: 'UNAUTHENTICATED',
   },
-  'task.plan': {
+  'tasks.plan': {
     anonymous: 'UNAUTHENTICATED',
     admin: 'ok',
     agentKey: 'ok',
@@ -343,7 +343,7 @@ export const expected = {
     revokedKey: 'UNAUTHENTICATED',
     revokedSession: 'UNAUTHENTICATED',
   },
-  'task.history': {
+  'tasks.history': {
     anonymous: 'UNAUTHENTICATED',
     admin: 'ok',
     agentKey: 'ok',
@@ -356,7 +356,7 @@ export const expected = {
     revokedKey: 'UNAUTHENTICATED',
     revokedSession: 'UNAUTHENTICATED',
   },
-  'task.import': {
+  'tasks.import': {
     anonymous: 'UNAUTHENTICATED',
     admin: 'ok',
     agentKey: 'ok',
@@ -369,7 +369,7 @@ export const expected = {
     revokedKey: 'UNAUTHENTICATED',
     revokedSession: 'UNAUTHENTICATED',
   },
-  'task.export': {
+  'tasks.export': {
     anonymous: 'UNAUTHENTICATED',
     admin: 'ok',
     agentKey: 'ok',
@@ -382,7 +382,7 @@ export const expected = {
     revokedKey: 'UNAUTHENTICATED',
     revokedSession: 'UNAUTHENTICATED',
   },
-  'task.watch': {
+  'tasks.watch': {
     anonymous: 'UNAUTHENTICATED',
     admin: 'ok',
     agentKey: 'ok',
@@ -395,7 +395,7 @@ export const expected = {
     revokedKey: 'UNAUTHENTICATED',
     revokedSession: 'UNAUTHENTICATED',
   },
-  'run.prepare': {
+  'runs.prepare': {
     anonymous: 'UNAUTHENTICATED',
     admin: 'NO_OWNING_SESSION',
     agentKey: 'NO_OWNING_SESSION',
@@ -408,7 +408,7 @@ export const expected = {
     revokedKey: 'UNAUTHENTICATED',
     revokedSession: 'UNAUTHENTICATED',
   },
-  'run.execute': {
+  'runs.execute': {
     anonymous: 'UNAUTHENTICATED',
     admin: 'NO_OWNING_SESSION',
     agentKey: 'NO_OWNING_SESSION',
@@ -421,7 +421,7 @@ export const expected = {
     revokedKey: 'UNAUTHENTICATED',
     revokedSession: 'UNAUTHENTICATED',
   },
-  'run.name': {
+  'runs.name': {
     anonymous: 'UNAUTHENTICATED',
     admin: 'NO_OWNING_SESSION',
     agentKey: 'NO_OWNING_SESSION',
@@ -434,7 +434,7 @@ export const expected = {
     revokedKey: 'UNAUTHENTICATED',
     revokedSession: 'UNAUTHENTICATED',
   },
-  'run.intake': {
+  'runs.intake': {
     anonymous: 'UNAUTHENTICATED',
     admin: 'NO_OWNING_SESSION',
     agentKey: 'NO_OWNING_SESSION',
@@ -447,7 +447,7 @@ export const expected = {
     revokedKey: 'UNAUTHENTICATED',
     revokedSession: 'UNAUTHENTICATED',
   },
-  'run.step': {
+  'runs.step': {
     anonymous: 'UNAUTHENTICATED',
     admin: 'NO_OWNING_SESSION',
     agentKey: 'NO_OWNING_SESSION',
@@ -460,7 +460,7 @@ export const expected = {
     revokedKey: 'UNAUTHENTICATED',
     revokedSession: 'UNAUTHENTICATED',
   },
-  'run.teleport': {
+  'runs.teleport': {
     anonymous: 'UNAUTHENTICATED',
     admin: 'NO_OWNING_SESSION',
     agentKey: 'NO_OWNING_SESSION',
@@ -473,7 +473,7 @@ export const expected = {
     revokedKey: 'UNAUTHENTICATED',
     revokedSession: 'UNAUTHENTICATED',
   },
-  'run.revise': {
+  'runs.revise': {
     anonymous: 'UNAUTHENTICATED',
     admin: 'NO_OWNING_SESSION',
     agentKey: 'NO_OWNING_SESSION',
@@ -486,7 +486,7 @@ export const expected = {
     revokedKey: 'UNAUTHENTICATED',
     revokedSession: 'UNAUTHENTICATED',
   },
-  'run.reportBlocker': {
+  'runs.reportBlocker': {
     anonymous: 'UNAUTHENTICATED',
     admin: 'NO_OWNING_SESSION',
     agentKey: 'NO_OWNING_SESSION',
@@ -499,7 +499,7 @@ export const expected = {
     revokedKey: 'UNAUTHENTICATED',
     revokedSession: 'UNAUTHENTICATED',
   },
-  'run.get': {
+  'runs.get': {
     anonymous: 'UNAUTHENTICATED',
     admin: 'ok',
     agentKey: 'ok',
@@ -512,7 +512,7 @@ export const expected = {
     revokedKey: 'UNAUTHENTICATED',
     revokedSession: 'UNAUTHENTICATED',
   },
-  'run.list': {
+  'runs.list': {
     anonymous: 'UNAUTHENTICATED',
     admin: 'ok',
     agentKey: 'ok',
@@ -525,7 +525,7 @@ export const expected = {
     revokedKey: 'UNAUTHENTICATED',
     revokedSession: 'UNAUTHENTICATED',
   },
-  'run.card': {
+  'runs.card': {
     anonymous: 'UNAUTHENTICATED',
     admin: 'ok',
     agentKey: 'ok',
@@ -538,7 +538,7 @@ export const expected = {
     revokedKey: 'UNAUTHENTICATED',
     revokedSession: 'UNAUTHENTICATED',
   },
-  'run.history': {
+  'runs.history': {
     anonymous: 'UNAUTHENTICATED',
     admin: 'ok',
     agentKey: 'ok',
@@ -551,7 +551,7 @@ export const expected = {
     revokedKey: 'UNAUTHENTICATED',
     revokedSession: 'UNAUTHENTICATED',
   },
-  'run.notifications': {
+  'runs.notifications': {
     anonymous: 'UNAUTHENTICATED',
     admin: 'ok',
     agentKey: 'ok',
@@ -564,7 +564,7 @@ export const expected = {
     revokedKey: 'UNAUTHENTICATED',
     revokedSession: 'UNAUTHENTICATED',
   },
-  'run.revokeLink': {
+  'runs.revokeLink': {
     anonymous: 'UNAUTHENTICATED',
     admin: 'ok',
     agentKey: 'FORBIDDEN',
@@ -577,7 +577,7 @@ export const expected = {
     revokedKey: 'UNAUTHENTICATED',
     revokedSession: 'UNAUTHENTICATED',
   },
-  'run.restoreLink': {
+  'runs.restoreLink': {
     anonymous: 'UNAUTHENTICATED',
     admin: 'ok',
     agentKey: 'FORBIDDEN',
@@ -590,7 +590,7 @@ export const expected = {
     revokedKey: 'UNAUTHENTICATED',
     revokedSession: 'UNAUTHENTICATED',
   },
-  'run.watch': {
+  'runs.watch': {
     anonymous: 'UNAUTHENTICATED',
     admin: 'ok',
     agentKey: 'ok',
@@ -603,7 +603,7 @@ export const expected = {
     revokedKey: 'UNAUTHENTICATED',
     revokedSession: 'UNAUTHENTICATED',
   },
-  'channel.create': {
+  'channels.create': {
     anonymous: 'UNAUTHENTICATED',
     admin: 'ok',
     agentKey: 'FORBIDDEN',
@@ -616,7 +616,7 @@ export const expected = {
     revokedKey: 'UNAUTHENTICATED',
     revokedSession: 'UNAUTHENTICATED',
   },
-  'channel.list': {
+  'channels.list': {
     anonymous: 'UNAUTHENTICATED',
     admin: 'ok',
     agentKey: 'FORBIDDEN',
@@ -629,7 +629,7 @@ export const expected = {
     revokedKey: 'UNAUTHENTICATED',
     revokedSession: 'UNAUTHENTICATED',
   },
-  'channel.delete': {
+  'channels.delete': {
     anonymous: 'UNAUTHENTICATED',
     admin: 'ok',
     agentKey: 'FORBIDDEN',
@@ -642,7 +642,7 @@ export const expected = {
     revokedKey: 'UNAUTHENTICATED',
     revokedSession: 'UNAUTHENTICATED',
   },
-  'channel.sendTest': {
+  'channels.sendTest': {
     anonymous: 'UNAUTHENTICATED',
     admin: 'ok',
     agentKey: 'FORBIDDEN',
@@ -655,7 +655,7 @@ export const expected = {
     revokedKey: 'UNAUTHENTICATED',
     revokedSession: 'UNAUTHENTICATED',
   },
-  'channel.retryDelivery': {
+  'channels.retryDelivery': {
     anonymous: 'UNAUTHENTICATED',
     admin: 'ok',
     agentKey: 'FORBIDDEN',

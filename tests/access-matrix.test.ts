@@ -9,7 +9,7 @@ import path from 'node:path';
 import { createClient, openSessionClient } from '@agent-tasks/sdk';
 import Database from 'better-sqlite3';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { appRouter } from '../apps/server/src/routers/root.ts';
+import { procedureKinds } from '../apps/server/src/routers/procedure-kinds.ts';
 import { ACTORS, type Actor, expected } from './access-matrix.table.ts';
 import { adminClient, nameAndIntake } from './support/fixtures.ts';
 import { type RunningServer, startServer } from './support/server.ts';
@@ -64,7 +64,7 @@ beforeAll(async () => {
 
   const s = owner.client;
   f.owner = owner.session.id;
-  await s.todo.write({ todos: [{ content: 'Owner item', status: 'pending' }] });
+  await s.todos.write({ todos: [{ content: 'Owner item', status: 'pending' }] });
   f.taskId = (await s.tasks.create({ listName: 'matrix', subject: 'Owner task' })).id;
   f.channelId = (await admin.channels.create({ name: 'matrix', url: 'http://127.0.0.1:9/matrix' })).id;
   const run = await s.runs.execute({ startAttemptId: (await s.runs.prepare({ parentExecutionId: 'none' })).startAttemptId });
@@ -91,32 +91,32 @@ const attemptOf = async (runId: string) => (await adminClient(server).runs.get({
 /** Each procedure's input, aimed at the owner's resources (read when the call is made). */
 const inputs: Record<string, () => unknown> = {
   'auth.streamTicket': () => undefined,
-  'workspace.whoami': () => undefined,
-  'workspace.create': () => ({ name: 'made by the matrix' }),
-  'workspace.settings': () => undefined,
-  'workspace.updateSettings': () => ({ oneActiveRule: true }),
+  'workspaces.whoami': () => undefined,
+  'workspaces.create': () => ({ name: 'made by the matrix' }),
+  'workspaces.settings': () => undefined,
+  'workspaces.updateSettings': () => ({ oneActiveRule: true }),
   'keys.create': () => ({ name: 'made by the matrix', role: 'viewer' }),
   'keys.list': () => undefined,
   'keys.revoke': () => ({ id: f.keyId }),
-  'session.open': () => ({ title: 'opened by the matrix' }),
-  'session.list': () => undefined,
-  'session.get': () => ({ sessionId: f.owner }),
-  'session.startTurn': () => undefined,
-  'session.endTurn': () => undefined,
-  'todo.write': () => ({ todos: [{ content: 'Matrix', status: 'pending' }] }),
-  'todo.mirror': () => ({ todos: [{ content: 'Mirrored', status: 'pending', activeForm: 'Mirroring' }] }),
-  'todo.get': () => ({ sessionId: f.owner }),
-  'todo.history': () => ({ sessionId: f.owner }),
-  'todo.card': () => ({ sessionId: f.owner }),
-  'todo.watch': () => ({ sessionId: f.owner, from: 'start' }),
-  'task.create': () => ({ listName: 'matrix', subject: 'Matrix task' }),
-  'task.get': () => ({ listName: 'matrix', id: f.taskId }),
-  'task.list': () => ({ listName: 'matrix' }),
-  'task.update': () => ({ listName: 'matrix', id: f.taskId, description: 'Updated by the matrix' }),
-  'task.claim': () => ({ listName: 'matrix' }),
-  'task.plan': () => ({ listName: 'matrix' }),
-  'task.history': () => ({ listName: 'matrix', id: f.taskId }),
-  'task.import': () => ({
+  'sessions.open': () => ({ title: 'opened by the matrix' }),
+  'sessions.list': () => undefined,
+  'sessions.get': () => ({ sessionId: f.owner }),
+  'sessions.startTurn': () => undefined,
+  'sessions.endTurn': () => undefined,
+  'todos.write': () => ({ todos: [{ content: 'Matrix', status: 'pending' }] }),
+  'todos.mirror': () => ({ todos: [{ content: 'Mirrored', status: 'pending', activeForm: 'Mirroring' }] }),
+  'todos.get': () => ({ sessionId: f.owner }),
+  'todos.history': () => ({ sessionId: f.owner }),
+  'todos.card': () => ({ sessionId: f.owner }),
+  'todos.watch': () => ({ sessionId: f.owner, from: 'start' }),
+  'tasks.create': () => ({ listName: 'matrix', subject: 'Matrix task' }),
+  'tasks.get': () => ({ listName: 'matrix', id: f.taskId }),
+  'tasks.list': () => ({ listName: 'matrix' }),
+  'tasks.update': () => ({ listName: 'matrix', id: f.taskId, description: 'Updated by the matrix' }),
+  'tasks.claim': () => ({ listName: 'matrix' }),
+  'tasks.plan': () => ({ listName: 'matrix' }),
+  'tasks.history': () => ({ listName: 'matrix', id: f.taskId }),
+  'tasks.import': () => ({
     listName: 'matrix-import',
     format: 'claude',
     files: [
@@ -126,20 +126,20 @@ const inputs: Record<string, () => unknown> = {
       },
     ],
   }),
-  'task.export': () => ({ listName: 'matrix', format: 'sisyphus' }),
-  'task.watch': () => ({ listName: 'matrix', from: 'start' }),
-  'run.prepare': () => ({ parentExecutionId: 'none', skipNotificationCheck: true }),
-  'run.execute': () => ({ startAttemptId: f.startAttemptId }),
-  'run.name': () => ({ runId: f.intakeRunId, name: 'Named by the matrix' }),
-  'run.intake': () => ({ runId: f.intakeRunId, tasks: checklist, progress_checklist_outcome: 'One step' }),
-  'run.step': async () => ({
+  'tasks.export': () => ({ listName: 'matrix', format: 'sisyphus' }),
+  'tasks.watch': () => ({ listName: 'matrix', from: 'start' }),
+  'runs.prepare': () => ({ parentExecutionId: 'none', skipNotificationCheck: true }),
+  'runs.execute': () => ({ startAttemptId: f.startAttemptId }),
+  'runs.name': () => ({ runId: f.intakeRunId, name: 'Named by the matrix' }),
+  'runs.intake': () => ({ runId: f.intakeRunId, tasks: checklist, progress_checklist_outcome: 'One step' }),
+  'runs.step': async () => ({
     runId: f.runId,
     attemptId: await attemptOf(f.runId),
     evidence: 'Checked',
     progress_execution_outcome: 'Done',
   }),
-  'run.teleport': async () => ({ runId: f.runId, attemptId: await attemptOf(f.runId), teleportTo: 'teleport-revise-tasks' }),
-  'run.revise': async () => ({
+  'runs.teleport': async () => ({ runId: f.runId, attemptId: await attemptOf(f.runId), teleportTo: 'teleport-revise-tasks' }),
+  'runs.revise': async () => ({
     runId: f.runId,
     attemptId: await attemptOf(f.runId),
     tasks: [1, 2, 3, 4].map((n) => ({ action: `Step ${n}`, expected_result: `Step ${n} done` })),
@@ -147,20 +147,20 @@ const inputs: Record<string, () => unknown> = {
     progress_checklist_outcome: 'Same steps',
     progress_execution_outcome: 'Step 1 done',
   }),
-  'run.reportBlocker': () => ({ runId: f.runId, blocker: null }),
-  'run.get': () => ({ runId: f.runId }),
-  'run.list': () => ({}),
-  'run.card': () => ({ runId: f.runId }),
-  'run.history': () => ({ runId: f.runId }),
-  'run.notifications': () => ({ runId: f.runId }),
-  'run.revokeLink': () => ({ runId: f.runId }),
-  'run.restoreLink': () => ({ runId: f.runId }),
-  'run.watch': () => ({ runId: f.runId, from: 'start' }),
-  'channel.create': () => ({ name: 'matrix made', url: 'http://127.0.0.1:9/made' }),
-  'channel.list': () => undefined,
-  'channel.delete': () => ({ id: f.doomedChannelId }),
-  'channel.sendTest': () => ({ id: f.channelId }),
-  'channel.retryDelivery': () => ({ id: f.messageId }),
+  'runs.reportBlocker': () => ({ runId: f.runId, blocker: null }),
+  'runs.get': () => ({ runId: f.runId }),
+  'runs.list': () => ({}),
+  'runs.card': () => ({ runId: f.runId }),
+  'runs.history': () => ({ runId: f.runId }),
+  'runs.notifications': () => ({ runId: f.runId }),
+  'runs.revokeLink': () => ({ runId: f.runId }),
+  'runs.restoreLink': () => ({ runId: f.runId }),
+  'runs.watch': () => ({ runId: f.runId, from: 'start' }),
+  'channels.create': () => ({ name: 'matrix made', url: 'http://127.0.0.1:9/made' }),
+  'channels.list': () => undefined,
+  'channels.delete': () => ({ id: f.doomedChannelId }),
+  'channels.sendTest': () => ({ id: f.channelId }),
+  'channels.retryDelivery': () => ({ id: f.messageId }),
   'dashboard.sessionTree': () => undefined,
   'dashboard.watchSessions': () => ({}),
   'dashboard.taskLists': () => undefined,
@@ -169,9 +169,7 @@ const inputs: Record<string, () => unknown> = {
   'dashboard.watchRunLink': () => ({ runId: f.runId }),
 };
 
-const procedures = Object.entries(
-  (appRouter as unknown as { _def: { procedures: Record<string, { _def: { type: string } }> } })._def.procedures,
-).map(([p, def]) => ({ path: p, type: def._def.type }));
+const procedures = Object.entries(procedureKinds()).map(([path, type]) => ({ path, type }));
 
 function rowCounts() {
   const db = new Database(server.databaseFile, { readonly: true, fileMustExist: true });

@@ -18,7 +18,7 @@ describe('authentication', () => {
     const anonymous = await refused(createClient({ url: server.url, token: '' }).sessions.open());
     expect(anonymous.message).toBe('Error: unauthorized: send an API key or session token as `Authorization: Bearer <token>`.');
     expect(anonymous.httpStatus).toBe(401);
-    const malformed = await fetch(`${server.url}/trpc/session.open`, {
+    const malformed = await fetch(`${server.url}/trpc/sessions.open`, {
       method: 'POST',
       headers: { 'content-type': 'application/json', authorization: `Token ${server.adminKey}` },
       body: '{}',
@@ -47,15 +47,15 @@ describe('roles', () => {
     const created = await admin.keys.create({ name: 'temp agent', role: 'agent' });
     const agent = createClient({ url: server.url, token: created.token });
     const s = await openSessionClient(agent);
-    await s.client.todo.write(write);
+    await s.client.todos.write(write);
 
     const revoked = await admin.keys.revoke({ id: created.key.id });
     expect(revoked.key.revokedAt).not.toBeNull();
     expect((await refused(agent.sessions.open())).message).toBe('Error: unauthorized: this API key has been revoked.');
-    expect((await refused(s.client.todo.write(write))).message).toBe(
+    expect((await refused(s.client.todos.write(write))).message).toBe(
       'Error: unauthorized: the API key that opened this session has been revoked.',
     );
-    expect((await admin.todo.get({ sessionId: s.session.id })).revision).toBe(1);
+    expect((await admin.todos.get({ sessionId: s.session.id })).revision).toBe(1);
     expect((await refused(admin.keys.revoke({ id: created.key.id }))).message).toBe(`Error: API key ${created.key.id} is already revoked.`);
   });
 
@@ -64,7 +64,7 @@ describe('roles', () => {
     const [first] = (await admin.keys.list()).keys;
     const refusal = await refused(admin.keys.revoke({ id: first?.id ?? '' }));
     expect(refusal.message).toBe('Error: cannot revoke the last admin key of a workspace; create another admin key first.');
-    expect(await admin.whoami()).toMatchObject({ role: 'admin' });
+    expect(await admin.workspaces.whoami()).toMatchObject({ role: 'admin' });
   });
 
   it('agents and viewers cannot manage keys; nothing is recorded', async () => {
@@ -87,10 +87,10 @@ describe('roles', () => {
 
   it('a viewer reads but never writes', async () => {
     const s = await sessionClient(server);
-    await s.client.todo.write(write);
+    await s.client.todos.write(write);
     const viewer = await keyClient(server, 'viewer');
-    expect((await viewer.todo.get({ sessionId: s.session.id })).items).toEqual(write.todos);
-    const refusal = await refused(viewer.todo.write(write));
+    expect((await viewer.todos.get({ sessionId: s.session.id })).items).toEqual(write.todos);
+    const refusal = await refused(viewer.todos.write(write));
     expect(refusal.message).toBe('Error: forbidden: viewer keys are read-only (this key is viewer).');
     expect(countRows(server, 'TodoUpdate', '"sessionId" = ?', s.session.id)).toBe(1);
   });
@@ -99,7 +99,7 @@ describe('roles', () => {
 describe('workspace isolation', () => {
   it('a caller never sees or touches another workspace', async () => {
     const mine = await sessionClient(server);
-    await mine.client.todo.write(write);
+    await mine.client.todos.write(write);
 
     const { adminKey } = await adminClient(server).workspaces.create({ name: 'other team' });
     const otherAdmin = createClient({ url: server.url, token: adminKey });
@@ -107,10 +107,10 @@ describe('workspace isolation', () => {
     const other = await openSessionClient(createClient({ url: server.url, token }));
 
     for (const call of [
-      other.client.todo.get({ sessionId: mine.session.id }),
-      other.client.todo.history({ sessionId: mine.session.id }),
+      other.client.todos.get({ sessionId: mine.session.id }),
+      other.client.todos.history({ sessionId: mine.session.id }),
       other.client.sessions.get({ sessionId: mine.session.id }),
-      otherAdmin.todo.get({ sessionId: mine.session.id }),
+      otherAdmin.todos.get({ sessionId: mine.session.id }),
     ]) {
       const refusal = await refused(call);
       expect(refusal.message).toBe(`Error: session ${mine.session.id} not found.`);
@@ -120,6 +120,6 @@ describe('workspace isolation', () => {
     expect((await otherAdmin.keys.list()).keys.map((k) => k.name).sort()).toEqual(['agent', 'first admin key']);
     const [firstKey] = (await adminClient(server).keys.list()).keys;
     expect((await refused(otherAdmin.keys.revoke({ id: firstKey?.id ?? '' }))).message).toBe(`Error: API key ${firstKey?.id} not found.`);
-    expect(await adminClient(server).whoami()).toMatchObject({ role: 'admin' });
+    expect(await adminClient(server).workspaces.whoami()).toMatchObject({ role: 'admin' });
   });
 });

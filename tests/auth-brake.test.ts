@@ -12,7 +12,7 @@ import { waitFor } from './support/webhook-receiver.ts';
 const servers: RunningServer[] = [];
 afterAll(() => Promise.all(servers.map((s) => s.stop())));
 
-async function server(env: Record<string, string> = {}, options: { adminKey?: string; databaseFile?: string } = {}) {
+async function server(env: Record<string, string> = {}, options: { adminKey?: string; databaseFile?: string; manualTime?: boolean } = {}) {
   const s = await startServer({ env, ...options });
   servers.push(s);
   return s;
@@ -20,7 +20,7 @@ async function server(env: Record<string, string> = {}, options: { adminKey?: st
 
 /** A tRPC query over raw HTTP with a bearer token: the status, the Retry-After header and the refusal text. */
 async function whoami(s: RunningServer, token: string) {
-  const res = await fetch(`${s.url}/trpc/workspace.whoami`, { headers: { authorization: `Bearer ${token}` } });
+  const res = await fetch(`${s.url}/trpc/workspaces.whoami`, { headers: { authorization: `Bearer ${token}` } });
   const body = (await res.json()) as { error?: { message: string; data: { appCode: string } } };
   return {
     status: res.status,
@@ -87,7 +87,7 @@ describe('a brake on bad credentials', () => {
     expect(Number(mcp.headers.get('retry-after'))).toBeGreaterThanOrEqual(1);
 
     // The admin key that worked before goes on working; a valid key first seen now waits like the guesses.
-    expect(await admin.whoami()).toMatchObject({ role: 'admin' });
+    expect(await admin.workspaces.whoami()).toMatchObject({ role: 'admin' });
     expect((await whoami(s, unused)).status).toBe(429);
   });
 
@@ -108,19 +108,19 @@ describe('no token in a URL: live streams open with single-use stream tickets', 
   it('a token in connection params is refused, for a stream and for a call, whatever the token', async () => {
     const s = await server();
     const { session, token } = await sessionClient(s, 'url token');
-    const stream = await firstEvent(s, watchPath('todo.watch', { sessionId: session.id }, { token }));
+    const stream = await firstEvent(s, watchPath('todos.watch', { sessionId: session.id }, { token }));
     expect(stream).toMatchObject({ event: 'error' });
     expect((stream.data as { message: string }).message).toBe(
       'Error: unauthorized: a token in the URL is not accepted (URLs end up in logs); send it as `Authorization: Bearer <token>`, or open a live stream with a ticket from auth.streamTicket as connectionParams.ticket.',
     );
-    const call = await fetch(`${s.url}/trpc/workspace.whoami?connectionParams=${encodeURIComponent(JSON.stringify({ token }))}`);
+    const call = await fetch(`${s.url}/trpc/workspaces.whoami?connectionParams=${encodeURIComponent(JSON.stringify({ token }))}`);
     expect(call.status).toBe(401);
   });
 
   it('a ticket (got with the bearer header) opens one stream: once, within its lifetime, for a stream only', async () => {
-    const s = await server({ AGENT_TASKS_STREAM_TICKET_TTL_MS: '1500' });
+    const s = await server({ AGENT_TASKS_STREAM_TICKET_TTL_MS: '1500' }, { manualTime: true });
     const { session, token, client } = await sessionClient(s, 'ticket holder');
-    await client.todo.write({ todos: [{ content: 'Seen through a ticket', status: 'pending' }] });
+    await client.todos.write({ todos: [{ content: 'Seen through a ticket', status: 'pending' }] });
     const issue = async () => {
       const res = await fetch(`${s.url}/trpc/auth.streamTicket`, {
         method: 'POST',
@@ -133,22 +133,22 @@ describe('no token in a URL: live streams open with single-use stream tickets', 
     expect(Date.parse(expiresAt) - Date.now()).toBeLessThanOrEqual(1_500);
     expect(countRows(s, 'StreamTicket' as never, 'id = ?', ticket)).toBe(0); // kept only as a hash
 
-    const first = await firstEvent(s, watchPath('todo.watch', { sessionId: session.id, from: 'start' }, { ticket }));
+    const first = await firstEvent(s, watchPath('todos.watch', { sessionId: session.id, from: 'start' }, { ticket }));
     expect(first.event).toBe('data');
     const used = 'Error: unauthorized: this stream ticket is unknown, used or expired; get a new one from auth.streamTicket.';
-    const again = await firstEvent(s, watchPath('todo.watch', { sessionId: session.id, from: 'start' }, { ticket }));
+    const again = await firstEvent(s, watchPath('todos.watch', { sessionId: session.id, from: 'start' }, { ticket }));
     expect(again).toMatchObject({ event: 'error', data: { message: used } });
 
     const late = await issue();
-    await new Promise((resolve) => setTimeout(resolve, 1_700));
-    expect(await firstEvent(s, watchPath('todo.watch', { sessionId: session.id, from: 'start' }, { ticket: late.ticket }))).toMatchObject({
+    s.clock!.advance(1_501); // past the ticket's lifetime, on the app's clock
+    expect(await firstEvent(s, watchPath('todos.watch', { sessionId: session.id, from: 'start' }, { ticket: late.ticket }))).toMatchObject({
       event: 'error',
       data: { message: used },
     });
 
     const forCall = await issue();
     const call = await fetch(
-      `${s.url}/trpc/workspace.whoami?connectionParams=${encodeURIComponent(JSON.stringify({ ticket: forCall.ticket }))}`,
+      `${s.url}/trpc/workspaces.whoami?connectionParams=${encodeURIComponent(JSON.stringify({ ticket: forCall.ticket }))}`,
     );
     expect(((await call.json()) as { error: { message: string } }).error.message).toBe(
       'Error: unauthorized: a stream ticket opens a live stream only; send other calls with `Authorization: Bearer <token>`.',
@@ -173,9 +173,9 @@ describe('no token in a URL: live streams open with single-use stream tickets', 
     const { session, client } = await sessionClient(s, 'watched');
     const watcher = createClient({ url: s.url, token: viewer.token, streams: 'ticket' });
     const seen: number[] = [];
-    const feed = watcher.todo.watch({ sessionId: session.id, from: 'start' }, { onData: ({ data }) => seen.push(data.revision) });
+    const feed = watcher.todos.watch({ sessionId: session.id, from: 'start' }, { onData: ({ data }) => seen.push(data.revision) });
     try {
-      await client.todo.write({ todos: [{ content: 'One', status: 'pending' }] });
+      await client.todos.write({ todos: [{ content: 'One', status: 'pending' }] });
       await waitFor('the update through a ticket-opened stream', () => seen.includes(1));
     } finally {
       feed.unsubscribe();
@@ -184,7 +184,7 @@ describe('no token in a URL: live streams open with single-use stream tickets', 
     const res = await fetch(`${s.url}/trpc/auth.streamTicket`, { method: 'POST', headers: viewerHeaders });
     const { ticket } = ((await res.json()) as { result: { data: { ticket: string } } }).result.data;
     await admin.keys.revoke({ id: viewer.key.id });
-    expect(await firstEvent(s, watchPath('todo.watch', { sessionId: session.id, from: 'start' }, { ticket }))).toMatchObject({
+    expect(await firstEvent(s, watchPath('todos.watch', { sessionId: session.id, from: 'start' }, { ticket }))).toMatchObject({
       event: 'error',
       data: { message: 'Error: unauthorized: this API key has been revoked.' },
     });
@@ -218,11 +218,11 @@ describe('weak admin keys', () => {
     );
     db.close();
     const again = await server({}, { databaseFile: s.databaseFile });
-    expect(await refused(createClient({ url: again.url, token: weak }).whoami())).toMatchObject({
+    expect(await refused(createClient({ url: again.url, token: weak }).workspaces.whoami())).toMatchObject({
       code: 'UNAUTHENTICATED',
       message:
         'Error: unauthorized: this API key is too weak to be accepted: it uses only 1 distinct character; use at least 24 random characters (for example `openssl rand -hex 24`); ask an admin for a new key.',
     });
-    expect(await createClient({ url: again.url, token: s.adminKey }).whoami()).toMatchObject({ role: 'admin' });
+    expect(await createClient({ url: again.url, token: s.adminKey }).workspaces.whoami()).toMatchObject({ role: 'admin' });
   });
 });

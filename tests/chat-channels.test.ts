@@ -1,12 +1,12 @@
 // Black-box tests of chat channels: a channel's kind (webhook, slack, discord, teams), each kind's "Checklist ready" and
 // "All tasks done" delivered through the durable outbox to a local receiver standing in for that service (which
 // refuses what the service would refuse), long checklists cut with "… and N more", and the admin's test message.
-import { type AgentTasksClient, createClient, openSessionClient } from '@agent-tasks/sdk';
+import type { AgentTasksClient } from '@agent-tasks/sdk';
 import { notificationFor, notificationPayload } from '@agent-tasks/core';
 import type { ChannelKind } from '@agent-tasks/schema';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type ChatKind, linkOf, visibleLines } from './support/chat-payload-rules.ts';
-import { acknowledge, adminClient, countRows, nameAndIntake, refused } from './support/fixtures.ts';
+import { acknowledge, countRows, nameAndIntake, newWorkspace, refused } from './support/fixtures.ts';
 import { type RunningServer, startServer } from './support/server.ts';
 import { type WebhookReceiver, startReceiver, waitFor } from './support/webhook-receiver.ts';
 
@@ -32,14 +32,7 @@ async function receiver(kind?: ChatKind) {
 }
 
 /** A fresh workspace: its admin, a viewer and an agent session. */
-async function workspace(name: string) {
-  const created = await adminClient(server).workspaces.create({ name });
-  const admin = createClient({ url: server.url, token: created.adminKey });
-  const agent = createClient({ url: server.url, token: (await admin.keys.create({ name: `${name} agent`, role: 'agent' })).token });
-  const viewer = createClient({ url: server.url, token: (await admin.keys.create({ name: `${name} viewer`, role: 'viewer' })).token });
-  const { client: session } = await openSessionClient(agent, { title: name });
-  return { id: created.workspace.id, admin, agent, viewer, session };
-}
+const workspace = (name: string) => newWorkspace(server, name);
 
 /** One channel of every kind, each to its own receiver. */
 async function everyKind(admin: AgentTasksClient) {
@@ -278,14 +271,14 @@ describe('notifications in each kind', () => {
   });
 });
 
-describe('channel.sendTest', () => {
+describe('channels.sendTest', () => {
   it("an admin sends a test message in the channel's kind and reads whether it was accepted; nothing is queued", async () => {
     const w = await workspace('test-message');
     const channels = await everyKind(w.admin);
     const outboxBefore = countRows(server, 'OutboxMessage');
     for (const kind of ['webhook', ...CHAT_KINDS] as ChannelKind[]) {
       const { receiver: r, id } = channels[kind];
-      expect(await w.admin.trpc.channel.sendTest.mutate({ id })).toEqual({ channelId: id, kind, delivered: true, error: null });
+      expect(await w.admin.trpc.channels.sendTest.mutate({ id })).toEqual({ channelId: id, kind, delivered: true, error: null });
       const [hook] = r.received;
       expect(hook?.status).toBe(200);
       expect(hook?.headers['idempotency-key']).toMatch(new RegExp(`^test:${id}:`));
@@ -311,28 +304,31 @@ describe('channel.sendTest', () => {
     const gone = await receiver('slack');
     gone.respond = () => 404;
     const slack = await w.admin.channels.create({ name: 'Gone', url: gone.url, kind: 'slack' });
-    expect(await w.admin.trpc.channel.sendTest.mutate({ id: slack.id })).toEqual({
+    expect(await w.admin.trpc.channels.sendTest.mutate({ id: slack.id })).toEqual({
       channelId: slack.id,
       kind: 'slack',
       delivered: false,
       error: 'HTTP 404',
     });
     await gone.down();
-    const down = await w.admin.trpc.channel.sendTest.mutate({ id: slack.id });
+    const down = await w.admin.trpc.channels.sendTest.mutate({ id: slack.id });
     expect(down).toMatchObject({ delivered: false, error: 'connection refused' });
 
     for (const [who, client, text] of [
       ['viewer', w.viewer, 'Error: forbidden: viewer keys are read-only (this key is viewer).'],
       ['agent', w.agent, 'Error: forbidden: this call needs an admin key (this key is agent).'],
     ] as const) {
-      expect(await refused(client.trpc.channel.sendTest.mutate({ id: slack.id })), who).toMatchObject({ code: 'FORBIDDEN', message: text });
+      expect(await refused(client.trpc.channels.sendTest.mutate({ id: slack.id })), who).toMatchObject({
+        code: 'FORBIDDEN',
+        message: text,
+      });
     }
-    expect(await refused(w.admin.trpc.channel.sendTest.mutate({ id: 'ch_nope' }))).toMatchObject({
+    expect(await refused(w.admin.trpc.channels.sendTest.mutate({ id: 'ch_nope' }))).toMatchObject({
       code: 'NOT_FOUND',
       message: 'Error: notification channel ch_nope not found.',
     });
     const other = await workspace('test-refusals-other');
-    expect(await refused(other.admin.trpc.channel.sendTest.mutate({ id: slack.id }))).toMatchObject({ code: 'NOT_FOUND' });
+    expect(await refused(other.admin.trpc.channels.sendTest.mutate({ id: slack.id }))).toMatchObject({ code: 'NOT_FOUND' });
     expect(gone.received).toHaveLength(1);
   });
 });

@@ -117,7 +117,7 @@ describe('PostToolUse for TodoWrite', () => {
     view = await viewer.sessions.get({ sessionId: session.id });
     expect(view.todo).toMatchObject({ revision: 2, items: second, counts: { pending: 0, inProgress: 1, completed: 2 } });
     // activeForm is display text: it is not part of what an update changed.
-    const [card] = (await viewer.todo.history({ sessionId: session.id, limit: 1 })).cards;
+    const [card] = (await viewer.todos.history({ sessionId: session.id, limit: 1 })).cards;
     expect(card?.changes).toEqual({
       added: [],
       removed: [],
@@ -133,7 +133,7 @@ describe('PostToolUse for TodoWrite', () => {
     await record(todoWrite(s, [todo('Read the issue', 'in_progress', 'Reading the issue')]));
     const session = await sessionOf(s.sessionId);
     const received: { id: string; items: unknown }[] = [];
-    const feed = viewer.todo.watch(
+    const feed = viewer.todos.watch(
       { sessionId: session.id, lastEventId: '1' },
       { onData: ({ id, data }) => received.push({ id, items: data.items }) },
     );
@@ -169,10 +169,10 @@ describe('PostToolUse for TodoWrite', () => {
     const main = await sessionOf(s.sessionId);
     const child = await sessionOf(`${s.sessionId}/agent-7f3a`);
     expect(child).toMatchObject({ parentId: main.id, title: 'Claude Code subagent: Explore' });
-    expect((await viewer.todo.get({ sessionId: main.id })).items).toEqual([
+    expect((await viewer.todos.get({ sessionId: main.id })).items).toEqual([
       { content: 'Ship the release', status: 'in_progress', activeForm: 'Shipping the release' },
     ]);
-    expect((await viewer.todo.get({ sessionId: child.id })).items).toEqual([
+    expect((await viewer.todos.get({ sessionId: child.id })).items).toEqual([
       { content: 'Find the config loader', status: 'in_progress', activeForm: 'Finding the config loader' },
     ]);
   });
@@ -205,7 +205,7 @@ describe('PostToolUse for TodoWrite', () => {
     });
     expect(countRows(server, 'Session', '"externalId" = ?', s.sessionId)).toBe(1);
     expect(countRows(server, 'SessionToken', '"sessionId" = ?', session.id)).toBe(tokensBefore);
-    expect((await viewer.todo.get({ sessionId: session.id })).items).toEqual([
+    expect((await viewer.todos.get({ sessionId: session.id })).items).toEqual([
       { content: 'Mine', status: 'pending', activeForm: 'Doing mine' },
     ]);
   });

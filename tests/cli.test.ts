@@ -166,7 +166,7 @@ describe('agent-tasks keys and migrate', () => {
         created.stdout.match(/^Created agent key (key_\w+) "night runner"\. Its token \(shown only now\):\n(atk_\S+)\n$/) ?? [];
       expect(token).toBeDefined();
       const agent = createClient({ url: server.url, token: token ?? '' });
-      expect(await agent.whoami()).toMatchObject({ role: 'agent', keyId: id });
+      expect(await agent.workspaces.whoami()).toMatchObject({ role: 'agent', keyId: id });
 
       const listed = await agentTasks(['keys', 'list', '--json', '--database', database]);
       const keys = JSON.parse(listed.stdout) as { id: string; name: string; role: string; revokedAt: string | null }[];
@@ -180,7 +180,7 @@ describe('agent-tasks keys and migrate', () => {
         'the revoked key refused',
         async () => {
           try {
-            await agent.whoami();
+            await agent.workspaces.whoami();
             return null;
           } catch (error) {
             return refusalOf(error);

@@ -86,12 +86,12 @@ describe('every contract refuses in our words', () => {
   it('walks every procedure and tool', () => {
     const names = all.map(([name]) => name);
     for (const path of [
-      'trpc todo.write',
-      'trpc task.update',
-      'trpc run.step',
-      'trpc run.name',
-      'trpc todo.card',
-      'trpc task.watch',
+      'trpc todos.write',
+      'trpc tasks.update',
+      'trpc runs.step',
+      'trpc runs.name',
+      'trpc todos.card',
+      'trpc tasks.watch',
       'tool step',
       'tool start',
       'tool checklist_intake',

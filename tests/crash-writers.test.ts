@@ -26,7 +26,7 @@ function writers(clients: AgentTasksClient[], runs: string[], acknowledged: Ackn
     const { session } = await client.sessions.get();
     for (let n = 0; !stopped(); n++) {
       const content = `round ${round} writer ${w} list ${n}`;
-      const { revision } = await client.todo.write({ todos: [{ content, status: 'in_progress' }] });
+      const { revision } = await client.todos.write({ todos: [{ content, status: 'in_progress' }] });
       acknowledged.todos.push({ sessionId: session.id, revision, content });
     }
   };
@@ -143,6 +143,6 @@ describe('kill -9 under concurrent writers', () => {
     expect(acknowledged.steps.length).toBeGreaterThan(0);
     // The restarted server answers from the same data.
     const last = acknowledged.todos.at(-1)!;
-    expect((await adminClient(running).todo.get({ sessionId: last.sessionId })).revision).toBeGreaterThanOrEqual(last.revision);
+    expect((await adminClient(running).todos.get({ sessionId: last.sessionId })).revision).toBeGreaterThanOrEqual(last.revision);
   });
 });

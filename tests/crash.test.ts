@@ -29,7 +29,7 @@ describe('kill -9 under load, --workers 2', () => {
       for (let n = 0; !stop; n++) {
         const content = `writer ${i} step ${n}`;
         try {
-          const { revision } = await client.todo.write({ todos: [{ content, status: 'in_progress' }] });
+          const { revision } = await client.todos.write({ todos: [{ content, status: 'in_progress' }] });
           acknowledged[i]?.set(revision, content);
         } catch {
           return; // the server is gone: this write was not acknowledged
@@ -45,7 +45,7 @@ describe('kill -9 under load, --workers 2', () => {
           running
             .output()
             .split('\n')
-            .filter((line) => line.includes('"route":"todo.write"') && line.includes('"status":200'))
+            .filter((line) => line.includes('"route":"todos.write"') && line.includes('"status":200'))
             .map((line) => line.match(/"pid":(\d+)/)?.[1]),
         );
         return pids.size >= 2 && acknowledged.reduce((sum, m) => sum + m.size, 0) >= 200;
@@ -86,6 +86,6 @@ describe('kill -9 under load, --workers 2', () => {
     // And the restarted server serves them.
     const last = sessions[0];
     const latest = Math.max(...(acknowledged[0]?.keys() ?? [0]));
-    expect((await createClient({ url: running.url, token: last?.token ?? '' }).todo.get()).revision).toBeGreaterThanOrEqual(latest);
+    expect((await createClient({ url: running.url, token: last?.token ?? '' }).todos.get()).revision).toBeGreaterThanOrEqual(latest);
   });
 });

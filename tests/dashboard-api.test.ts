@@ -35,7 +35,7 @@ describe('session tree', () => {
       const parent = await openSessionClient(ws.agent, { title: 'parent', agentName: 'lead' });
       const child = await openSessionClient(parent.client, { title: 'child' });
       const other = await openSessionClient(ws.agent, { title: 'other' });
-      await child.client.todo.write({
+      await child.client.todos.write({
         todos: [
           { content: 'a', status: 'in_progress' },
           { content: 'b', status: 'completed' },
@@ -51,7 +51,7 @@ describe('session tree', () => {
       ]);
       expect(tree.sessions[0]!.session.agentName).toBe('lead');
       expect(tree.sessions[1]!.counts).toEqual({ pending: 0, inProgress: 1, completed: 1 });
-      const card = (await ws.viewer.todo.history({ sessionId: child.session.id, limit: 1 })).cards[0]!;
+      const card = (await ws.viewer.todos.history({ sessionId: child.session.id, limit: 1 })).cards[0]!;
       expect(tree.sessions[1]!.lastActivityAt).toBe(card.createdAt);
       expect(tree.sessions[2]!.lastActivityAt).toBe(other.session.createdAt);
 

@@ -46,7 +46,7 @@ it('a session with 1,000 update cards', async () => {
       status: i < (revision % 9) - 1 ? ('completed' as const) : i === (revision % 9) - 1 ? ('in_progress' as const) : ('pending' as const),
     }));
     todos.push({ content: `Note ${revision}`, status: 'pending' });
-    await client.todo.write({ todos });
+    await client.todos.write({ todos });
   }
   const p = await viewerPage();
   const firstPage = await timeTo(p, `/sessions/${session.id}`, () =>

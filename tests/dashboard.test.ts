@@ -109,7 +109,7 @@ describe('sessions and the session page', () => {
     await markDocument(p);
 
     const started = Date.now();
-    await client.todo.write({
+    await client.todos.write({
       todos: [
         { content: 'Reproduce the bug', status: 'completed' },
         { content: 'Write the fix', status: 'in_progress' },
@@ -123,7 +123,7 @@ describe('sessions and the session page', () => {
     await p.locator('.todo-card[data-revision="1"]').waitFor({ timeout: 1_000 });
 
     // A second update: the card names what changed, newest first; the standing plan follows.
-    await client.todo.write({
+    await client.todos.write({
       todos: [
         { content: 'Write the fix', status: 'completed' },
         { content: 'Run the tests', status: 'in_progress' },
@@ -163,7 +163,7 @@ describe('sessions and the session page', () => {
     await markDocument(p);
     const { client } = await openSessionClient(ws.agent, { title: 'Write docs', agentName: 'writer' });
     await p.getByRole('link', { name: 'Write docs' }).waitFor({ timeout: 2_000 });
-    await client.todo.write({
+    await client.todos.write({
       todos: [
         { content: 'Outline', status: 'in_progress' },
         { content: 'Draft', status: 'pending' },
@@ -172,7 +172,7 @@ describe('sessions and the session page', () => {
     await p.getByText('1 pending · 1 in progress · 0 completed').waitFor({ timeout: 2_000 });
     // A subagent appears under the session that opened it.
     const helper = await openSessionClient(client, { title: 'Check the links', agentName: 'link-checker' });
-    await helper.client.todo.write({ todos: [{ content: 'Crawl the docs', status: 'completed' }] });
+    await helper.client.todos.write({ todos: [{ content: 'Crawl the docs', status: 'completed' }] });
     await openSessionClient(ws.agent, { title: 'Release notes', agentName: 'writer-2' });
     await p.getByRole('link', { name: 'Release notes' }).waitFor({ timeout: 2_000 });
     expect(await p.locator('ul[aria-label="Sessions"] > li > article h2').allTextContents()).toEqual(['Write docs', 'Release notes']);
@@ -359,7 +359,7 @@ describe('admin', () => {
     await p.getByRole('button', { name: 'Create key' }).click();
     const token = (await p.getByTestId('new-token').textContent()) ?? '';
     expect(token).toMatch(/^atk_/);
-    expect((await createClient({ url: server.url, token }).whoami()).role).toBe('viewer');
+    expect((await createClient({ url: server.url, token }).workspaces.whoami()).role).toBe('viewer');
     await screenshot(p, 'admin-key-created');
     await p.getByRole('button', { name: 'Done' }).click();
     await p.getByTestId('new-token').waitFor({ state: 'detached' });
@@ -374,7 +374,9 @@ describe('admin', () => {
       .getByRole('row', { name: /wall display/ })
       .getByText('revoked')
       .waitFor();
-    await expect(createClient({ url: server.url, token }).whoami()).rejects.toThrow('Error: unauthorized: this API key has been revoked.');
+    await expect(createClient({ url: server.url, token }).workspaces.whoami()).rejects.toThrow(
+      'Error: unauthorized: this API key has been revoked.',
+    );
 
     // A refusal shows the server's text: the last admin key cannot be revoked.
     const first = p.getByRole('row', { name: /admin/ }).filter({ hasText: 'first admin key' });
@@ -458,7 +460,7 @@ describe('connection', () => {
       await screenshot(p, 'connection-lost');
       await own.restart();
       // Written right after the restart, possibly before the page is back: the feed resumes after the last event it saw.
-      await client.todo.write({ todos: [{ content: 'Written while the page reconnected', status: 'in_progress' }] });
+      await client.todos.write({ todos: [{ content: 'Written while the page reconnected', status: 'in_progress' }] });
       await p.locator('.connection[data-state="live"]').waitFor({ timeout: 20_000 });
       await p.locator('.todo-card[data-revision="1"]').waitFor({ timeout: 5_000 });
       expect(await notReloaded(p)).toBe(true);

@@ -17,7 +17,7 @@ async function server(env: Record<string, string>, databaseFile?: string, own?: 
 }
 
 const write = (s: RunningServer, token: string, content: string) =>
-  fetch(`${s.url}/trpc/todo.write`, {
+  fetch(`${s.url}/trpc/todos.write`, {
     method: 'POST',
     headers: { 'content-type': 'application/json', authorization: `Bearer ${token}` },
     body: JSON.stringify({ todos: [{ content, status: 'pending' }] }),

@@ -27,10 +27,10 @@ afterAll(() => server.stop());
 describe('another process holding the write lock', () => {
   it('a write waits for the lock and lands once it is released, inside the busy timeout', async () => {
     const s = await sessionClient(server);
-    await s.client.todo.get(); // the token is resolved (and cached) before the lock is taken
+    await s.client.todos.get(); // the token is resolved (and cached) before the lock is taken
     const release = holdWriteLock(server.databaseFile);
     const started = performance.now();
-    const write = s.client.todo.write({ todos: list });
+    const write = s.client.todos.write({ todos: list });
     setTimeout(release, 600);
     const answer = await write;
     expect(answer.revision).toBe(1);
@@ -40,11 +40,11 @@ describe('another process holding the write lock', () => {
 
   it('reads are answered while the lock is held', async () => {
     const s = await sessionClient(server);
-    await s.client.todo.write({ todos: list });
+    await s.client.todos.write({ todos: list });
     const release = holdWriteLock(server.databaseFile);
     try {
       const started = performance.now();
-      expect((await s.client.todo.get()).revision).toBe(1);
+      expect((await s.client.todos.get()).revision).toBe(1);
       expect(performance.now() - started).toBeLessThan(1000);
     } finally {
       release();
@@ -53,12 +53,12 @@ describe('another process holding the write lock', () => {
 
   it('past the busy timeout the write is answered 503 with Retry-After and the busy text, logged, and nothing is recorded', async () => {
     const s = await sessionClient(server);
-    await s.client.todo.get();
+    await s.client.todos.get();
     const release = holdWriteLock(server.databaseFile);
     let response: Response;
     const started = performance.now();
     try {
-      response = await fetch(`${server.url}/trpc/todo.write`, {
+      response = await fetch(`${server.url}/trpc/todos.write`, {
         method: 'POST',
         headers: { 'content-type': 'application/json', authorization: `Bearer ${s.token}`, 'x-request-id': 'busy-write-1' },
         body: JSON.stringify({ todos: list }),
@@ -75,7 +75,7 @@ describe('another process holding the write lock', () => {
     // A real wait up to the timeout, not an immediate failure.
     expect(waited).toBeGreaterThanOrEqual(1400);
     expect(countRows(server, 'TodoUpdate', '"sessionId" = ?', s.session.id)).toBe(0);
-    expect((await s.client.todo.get()).revision).toBe(0);
+    expect((await s.client.todos.get()).revision).toBe(0);
     const logged = server
       .output()
       .split('\n')
@@ -84,6 +84,6 @@ describe('another process holding the write lock', () => {
     expect(logged.some((line) => line.includes('"status":503'))).toBe(true);
     expect(server.output()).not.toContain('"level":50');
     // Once the lock is free the same write goes through.
-    expect((await s.client.todo.write({ todos: list })).revision).toBe(1);
+    expect((await s.client.todos.write({ todos: list })).revision).toBe(1);
   });
 });

@@ -12,7 +12,7 @@ describe('first run', () => {
       const printed = server.output().match(/AGENT_TASKS_ADMIN_KEY=(atk_\S+)/)?.[1];
       expect(printed).toBeDefined();
       const admin = createClient({ url: server.url, token: printed ?? '' });
-      expect(await admin.whoami()).toMatchObject({ role: 'admin', workspace: { name: 'default' } });
+      expect(await admin.workspaces.whoami()).toMatchObject({ role: 'admin', workspace: { name: 'default' } });
 
       const db = new Database(server.databaseFile, { readonly: true });
       const migrations = db.prepare('SELECT migration_name, finished_at FROM _prisma_migrations').all() as { finished_at: unknown }[];
@@ -22,7 +22,7 @@ describe('first run', () => {
 
       await server.restart();
       expect(server.output()).not.toContain('AGENT_TASKS_ADMIN_KEY=');
-      expect(await createClient({ url: server.url, token: printed ?? '' }).whoami()).toMatchObject({ role: 'admin' });
+      expect(await createClient({ url: server.url, token: printed ?? '' }).workspaces.whoami()).toMatchObject({ role: 'admin' });
       const res = await fetch(`${server.url}/healthz`);
       expect(await res.json()).toEqual({ ok: true });
     } finally {
@@ -35,8 +35,8 @@ describe('first run', () => {
     try {
       expect(server.output()).not.toContain('atk_from_the_environment_4f9c2e7a1d');
       const admin = createClient({ url: server.url, token: 'atk_from_the_environment_4f9c2e7a1d' });
-      expect(await admin.whoami()).toMatchObject({ role: 'admin' });
-      expect((await refused(createClient({ url: server.url, token: 'atk_other' }).whoami())).code).toBe('UNAUTHENTICATED');
+      expect(await admin.workspaces.whoami()).toMatchObject({ role: 'admin' });
+      expect((await refused(createClient({ url: server.url, token: 'atk_other' }).workspaces.whoami())).code).toBe('UNAUTHENTICATED');
     } finally {
       await server.stop();
     }

@@ -64,8 +64,8 @@ describe('lastEventId', () => {
   it('"1e309", "Infinity", 20 digits and others are refused with the contract text, on every feed', async () => {
     for (const bad of ['1e309', 'Infinity', '12345678901234567890', '-1', '1.5', '', ' 7', '0x10']) {
       for (const [procedure, input] of [
-        ['todo.watch', { sessionId, lastEventId: bad }],
-        ['task.watch', { lastEventId: bad }],
+        ['todos.watch', { sessionId, lastEventId: bad }],
+        ['tasks.watch', { lastEventId: bad }],
         ['dashboard.watchSessions', { lastEventId: bad }],
       ] as const) {
         const error = await streamError(procedure, input);
@@ -82,10 +82,10 @@ describe('nesting, size, text and keys', () => {
   it('JSON nested 10,000 levels deep is refused at the 33rd level, naming where', async () => {
     const before = rows();
     const deep = `{"subject":"Deep","metadata":{"a":${'['.repeat(10_000)}${']'.repeat(10_000)}}}`;
-    const answer = await post('task.create', deep);
+    const answer = await post('tasks.create', deep);
     expectClean(answer);
     expect(answer.message).toBe(`Error: invalid input: \`metadata.a${'[0]'.repeat(30)}\` nests deeper than 32 levels; flatten it.`);
-    const topLevel = await post('todo.write', `{"todos":${'['.repeat(10_000)}${']'.repeat(10_000)}}`);
+    const topLevel = await post('todos.write', `{"todos":${'['.repeat(10_000)}${']'.repeat(10_000)}}`);
     expectClean(topLevel);
     expect(topLevel.message).toMatch(/^Error: invalid input: `todos(\[0\]){31}` nests deeper than 32 levels; flatten it\.$/);
     expect(rows()).toEqual(before);
@@ -94,13 +94,13 @@ describe('nesting, size, text and keys', () => {
   it('a 15 MB value and a 1 MB field name are quoted by a short prefix only', async () => {
     const before = rows();
     const huge = 'A'.repeat(15 * 1024 * 1024);
-    const status = await post('todo.write', JSON.stringify({ todos: [{ content: 'x', status: huge }] }));
+    const status = await post('todos.write', JSON.stringify({ todos: [{ content: 'x', status: huge }] }));
     expectClean(status);
     expect(status.text.length).toBeLessThan(1_000);
     expect(status.message).toBe(
       `Error: invalid todo: \`todos[0].status\` must be one of pending, in_progress, completed (got "${'A'.repeat(40)}"…).`,
     );
-    const key = await post('todo.write', JSON.stringify({ todos: [], [`k${'y'.repeat(1024 * 1024)}`]: 1 }));
+    const key = await post('todos.write', JSON.stringify({ todos: [], [`k${'y'.repeat(1024 * 1024)}`]: 1 }));
     expectClean(key);
     expect(key.text.length).toBeLessThan(1_000);
     expect(key.message).toBe(`Error: invalid input: unknown field \`k${'y'.repeat(39)}…\`.`);
@@ -114,21 +114,21 @@ describe('nesting, size, text and keys', () => {
       ['abc\\udfff', 'DFFF'],
       ['\\udc00\\ud800', 'DC00'],
     ] as const) {
-      const answer = await post('todo.write', `{"todos":[{"content":"ok","status":"pending"},{"content":"${text}","status":"pending"}]}`);
+      const answer = await post('todos.write', `{"todos":[{"content":"ok","status":"pending"},{"content":"${text}","status":"pending"}]}`);
       expectClean(answer);
       expect(answer.message).toBe(
         `Error: invalid input: \`todos[1].content\` contains an unpaired surrogate (U+${code}); send valid Unicode text.`,
       );
     }
     // A paired surrogate (an emoji) is text like any other.
-    expect((await post('todo.write', '{"todos":[{"content":"Ship \\ud83d\\ude80","status":"pending"}]}')).status).toBe(200);
+    expect((await post('todos.write', '{"todos":[{"content":"Ship \\ud83d\\ude80","status":"pending"}]}')).status).toBe(200);
     expect(countRows(server, 'TodoUpdate')).toBe(before.todos + 1);
   });
 
   it('__proto__, constructor and prototype keys are refused, not silently dropped', async () => {
     const before = rows();
     for (const key of ['__proto__', 'constructor', 'prototype']) {
-      const answer = await post('task.create', `{"subject":"Polluted","metadata":{"ok":1,"${key}":{"admin":true}}}`);
+      const answer = await post('tasks.create', `{"subject":"Polluted","metadata":{"ok":1,"${key}":{"admin":true}}}`);
       expectClean(answer);
       expect(answer.message).toBe(`Error: invalid input: \`metadata.${key}\`: \`${key}\` is a reserved name and cannot be a key.`);
     }

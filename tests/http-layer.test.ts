@@ -51,28 +51,28 @@ describe('no stack or internals in any answer', () => {
     const s = await sessionClient(server);
     const { token: viewerToken } = await adminClient(server).keys.create({ name: 'plain viewer', role: 'viewer' });
 
-    const bad = await post('todo.write', { todos: [{ content: '', status: 'done' }] }, s.token);
+    const bad = await post('todos.write', { todos: [{ content: '', status: 'done' }] }, s.token);
     expect(bad.status).toBe(400);
-    const unauthenticated = await post('todo.write', { todos: [] });
+    const unauthenticated = await post('todos.write', { todos: [] });
     expect(unauthenticated.status).toBe(401);
-    const forbidden = await post('todo.write', { todos: [] }, viewerToken);
+    const forbidden = await post('todos.write', { todos: [] }, viewerToken);
     expect(forbidden.status).toBe(403);
     const noProcedure = await post('todo.nothing', {}, s.token);
     expect(noProcedure.status).toBe(404);
     expect(messageOf(noProcedure)).toMatch(/^Error: /);
-    await s.client.todo.write({ todos: [] });
-    const stale = await post('todo.write', { todos: [], baseRevision: 0 }, s.token);
+    await s.client.todos.write({ todos: [] });
+    const stale = await post('todos.write', { todos: [], baseRevision: 0 }, s.token);
     expect(stale.status).toBe(409);
     const noRoute = await call('/nowhere', { headers: { accept: 'application/json' } });
     expect(noRoute.status).toBe(404);
     expect(JSON.parse(noRoute.text)).toEqual({ error: 'Error: not found: GET /nowhere.' });
-    const notJson = await call('/trpc/todo.write', {
+    const notJson = await call('/trpc/todos.write', {
       method: 'POST',
       headers: { authorization: `Bearer ${s.token}`, 'content-type': 'application/json' },
       body: '{"todos":',
     });
     expect(notJson.status).toBe(400);
-    const huge = await call('/trpc/todo.write', {
+    const huge = await call('/trpc/todos.write', {
       method: 'POST',
       headers: { authorization: `Bearer ${s.token}`, 'content-type': 'application/json' },
       body: JSON.stringify({ todos: [{ content: 'x'.repeat(17 * 1024 * 1024), status: 'pending' }] }),
@@ -88,11 +88,11 @@ describe('no stack or internals in any answer', () => {
 
   it('500: the answer names only the request id; the log has the stack under the same id', async () => {
     const s = await sessionClient(server);
-    // A real fault: the table behind todo.write disappears underneath the server.
+    // A real fault: the table behind todos.write disappears underneath the server.
     const db = new Database(server.databaseFile);
     db.exec('ALTER TABLE "TodoUpdate" RENAME TO "TodoUpdate_moved"');
     try {
-      const failed = await post('todo.write', { todos: [{ content: 'A', status: 'pending' }] }, s.token);
+      const failed = await post('todos.write', { todos: [{ content: 'A', status: 'pending' }] }, s.token);
       expect(failed.status).toBe(500);
       expectNoInternals(failed);
       const id = failed.requestId ?? '';
@@ -110,7 +110,7 @@ describe('no stack or internals in any answer', () => {
 describe('access log', () => {
   it('one line per request with id, procedure, actor, status and duration; never a token', async () => {
     const s = await sessionClient(server);
-    const res = await fetch(`${server.url}/trpc/todo.write`, {
+    const res = await fetch(`${server.url}/trpc/todos.write`, {
       method: 'POST',
       headers: { 'content-type': 'application/json', authorization: `Bearer ${s.token}`, 'x-request-id': 'trace-abc-123' },
       body: JSON.stringify({ todos: [{ content: 'Logged', status: 'pending' }] }),
@@ -118,7 +118,7 @@ describe('access log', () => {
     expect(res.status).toBe(200);
     expect(res.headers.get('x-request-id')).toBe('trace-abc-123');
     const line = logLines().find((l) => l.req === 'trace-abc-123');
-    expect(line).toMatchObject({ msg: 'request', method: 'POST', route: 'todo.write', actor: s.session.id, status: 200 });
+    expect(line).toMatchObject({ msg: 'request', method: 'POST', route: 'todos.write', actor: s.session.id, status: 200 });
     expect(typeof line?.ms).toBe('number');
     expect(server.output()).not.toContain(s.token);
     expect(server.output()).not.toContain(server.adminKey);
@@ -127,7 +127,7 @@ describe('access log', () => {
 
 describe('CORS', () => {
   it('answers the preflight of an allowed origin, without credentials', async () => {
-    const res = await fetch(`${server.url}/trpc/todo.write`, {
+    const res = await fetch(`${server.url}/trpc/todos.write`, {
       method: 'OPTIONS',
       headers: {
         origin: 'https://dash.example.com',
@@ -145,7 +145,7 @@ describe('CORS', () => {
   });
 
   it('gives an origin outside the allow-list no CORS grant', async () => {
-    const res = await fetch(`${server.url}/trpc/todo.write`, {
+    const res = await fetch(`${server.url}/trpc/todos.write`, {
       method: 'OPTIONS',
       headers: { origin: 'https://evil.example.com', 'access-control-request-method': 'POST' },
     });
@@ -157,7 +157,7 @@ describe('CORS', () => {
   it('grants nothing cross-origin when no origin is configured', async () => {
     const plain = await startServer();
     try {
-      const res = await fetch(`${plain.url}/trpc/todo.write`, {
+      const res = await fetch(`${plain.url}/trpc/todos.write`, {
         method: 'OPTIONS',
         headers: { origin: 'https://dash.example.com', 'access-control-request-method': 'POST' },
       });

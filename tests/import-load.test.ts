@@ -86,7 +86,7 @@ describe('maximum-size imports under load', () => {
     const probes = Promise.all([
       probe(latencies.health, () => fetch(`${server.url}/healthz`)),
       probe(latencies.read, () => bystander.client.tasks.list({ listName: 'mine' })),
-      probe(latencies.write, () => bystander.client.todo.write({ todos: [{ content: `Probe ${i++}`, status: 'pending' }] })),
+      probe(latencies.write, () => bystander.client.todos.write({ todos: [{ content: `Probe ${i++}`, status: 'pending' }] })),
       watchFile(),
     ]);
     const imports = importers.map((client, n) => client.tasks.import({ listName: 'imported', format: 'claude', files: bodies[n]! }));

@@ -19,7 +19,7 @@ function watch(client: Client, input: { sessionId?: string; lastEventId?: string
   const errors: unknown[] = [];
   let sub: Subscription | undefined;
   const started = new Promise<void>((resolve) => {
-    sub = client.todo.watch(input, { onData: (e) => events.push(e), onError: (e) => errors.push(e), onStarted: resolve });
+    sub = client.todos.watch(input, { onData: (e) => events.push(e), onError: (e) => errors.push(e), onStarted: resolve });
   });
   const until = async (n: number) => {
     const deadline = Date.now() + 10_000;
@@ -36,9 +36,9 @@ describe('live feed of a session list', () => {
     const first = watch(dashboard, { sessionId: s.session.id });
     await first.started;
 
-    await s.client.todo.write({ todos: [{ content: 'A', status: 'pending' }] });
-    await s.client.todo.write({ todos: [{ content: 'A', status: 'in_progress' }] });
-    await s.client.todo.write({
+    await s.client.todos.write({ todos: [{ content: 'A', status: 'pending' }] });
+    await s.client.todos.write({ todos: [{ content: 'A', status: 'in_progress' }] });
+    await s.client.todos.write({
       todos: [
         { content: 'A', status: 'completed' },
         { content: 'B', status: 'pending' },
@@ -51,12 +51,12 @@ describe('live feed of a session list', () => {
     first.stop();
 
     // Missed while disconnected:
-    await s.client.todo.write({ todos: [{ content: 'B', status: 'in_progress' }] });
-    await s.client.todo.write({ todos: [{ content: 'B', status: 'completed' }] });
+    await s.client.todos.write({ todos: [{ content: 'B', status: 'in_progress' }] });
+    await s.client.todos.write({ todos: [{ content: 'B', status: 'completed' }] });
 
     const resumed = watch(dashboard, { sessionId: s.session.id, lastEventId: '3' });
     await resumed.until(2);
-    await s.client.todo.write({ todos: [] });
+    await s.client.todos.write({ todos: [] });
     const after = await resumed.until(3);
     expect(after.map((e) => e.id)).toEqual(['4', '5', '6']);
     expect(after[2]?.data.items).toEqual([]);
@@ -65,9 +65,9 @@ describe('live feed of a session list', () => {
 
   it('a session watches its own list without naming it', async () => {
     const s = await sessionClient(server);
-    await s.client.todo.write({ todos: [{ content: 'Old', status: 'pending' }] });
+    await s.client.todos.write({ todos: [{ content: 'Old', status: 'pending' }] });
     const own = watch(s.client, { lastEventId: '0' });
-    await s.client.todo.write({ todos: [{ content: 'New', status: 'pending' }] });
+    await s.client.todos.write({ todos: [{ content: 'New', status: 'pending' }] });
     expect((await own.until(2)).map((e) => e.data.items[0]?.content)).toEqual(['Old', 'New']);
     own.stop();
   });

@@ -9,25 +9,23 @@ import { adminClient, countRows } from './support/fixtures.ts';
 import { type RunningServer, startServer } from './support/server.ts';
 import { waitFor } from './support/webhook-receiver.ts';
 
+const limits = { AGENT_TASKS_MCP_SESSIONS_PER_KEY: '20', AGENT_TASKS_MCP_SESSIONS_MAX: '60', AGENT_TASKS_MCP_IDLE_MS: '5000' };
+/** A process of its own for the heap limit; the idle tests on a manual clock, so time passes without waiting for it. */
 let server: RunningServer;
+let idleServer: RunningServer;
 beforeAll(async () => {
-  server = await startServer({
-    process: true,
-    env: {
-      NODE_OPTIONS: '--max-old-space-size=160',
-      AGENT_TASKS_MCP_SESSIONS_PER_KEY: '20',
-      AGENT_TASKS_MCP_SESSIONS_MAX: '60',
-      AGENT_TASKS_MCP_IDLE_MS: '5000',
-    },
-  });
+  [server, idleServer] = await Promise.all([
+    startServer({ process: true, env: { NODE_OPTIONS: '--max-old-space-size=160', ...limits } }),
+    startServer({ manualTime: true, env: limits }),
+  ]);
 });
-afterAll(() => server.stop());
+afterAll(() => Promise.all([server?.stop(), idleServer?.stop()]));
 
-const key = async (role: 'agent' | 'viewer') => (await adminClient(server).keys.create({ name: `mcp ${role}`, role })).token;
+const key = async (role: 'agent' | 'viewer', on = server) => (await adminClient(on).keys.create({ name: `mcp ${role}`, role })).token;
 
 /** One initialize request, never followed by anything (the session is dropped, not ended). */
-async function initialize(token: string) {
-  const res = await fetch(`${server.url}/mcp`, {
+async function initialize(token: string, on = server) {
+  const res = await fetch(`${on.url}/mcp`, {
     method: 'POST',
     headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json', accept: 'application/json, text/event-stream' },
     body: JSON.stringify({
@@ -69,22 +67,22 @@ describe('MCP sessions are capped and closed when idle', () => {
   }, 120_000);
 
   it('60 in all: a fourth key is refused while three hold 20 each; idle sessions close and free the places', async () => {
-    await new Promise((resolve) => setTimeout(resolve, 5_500)); // the previous test's sessions close
-    const keys = await Promise.all([key('viewer'), key('viewer'), key('viewer'), key('viewer')]);
+    const on = idleServer;
+    const keys = await Promise.all([key('viewer', on), key('viewer', on), key('viewer', on), key('viewer', on)]);
     const held: string[] = [];
     for (const k of keys.slice(0, 3)) {
       for (let i = 0; i < 20; i++) {
-        const answer = await initialize(k);
+        const answer = await initialize(k, on);
         expect(answer.status).toBe(200);
         held.push(answer.session!);
       }
     }
-    const full = await initialize(keys[3]);
+    const full = await initialize(keys[3], on);
     expect(full.status).toBe(429);
     expect(JSON.parse(full.text).error.message).toBe('Error: the server has too many open MCP sessions (60); try again shortly.');
-    // Idle past 5 s: closed, their ids unknown, and a new session opens.
-    await new Promise((resolve) => setTimeout(resolve, 6_000));
-    const gone = await fetch(`${server.url}/mcp`, {
+    // Idle past 5 s (on the app's clock): closed, their ids unknown, and a new session opens.
+    on.clock!.advance(5_001);
+    const gone = await fetch(`${on.url}/mcp`, {
       method: 'POST',
       headers: {
         authorization: `Bearer ${keys[0]}`,
@@ -95,17 +93,18 @@ describe('MCP sessions are capped and closed when idle', () => {
       body: JSON.stringify({ jsonrpc: '2.0', id: 2, method: 'tools/list' }),
     });
     expect(gone.status).toBe(404);
-    expect((await initialize(keys[3])).status).toBe(200);
+    expect((await initialize(keys[3], on)).status).toBe(200);
   });
 
   it("an API key's MCP session opens its agent session on the first tool call; closed, it leaves no row unless it recorded something", async () => {
-    const agent = await key('agent');
-    const rows = () => countRows(server, 'Session', "title = 'MCP session'");
+    const on = idleServer;
+    const agent = await key('agent', on);
+    const rows = () => countRows(on, 'Session', "title = 'MCP session'");
     const before = rows();
     const connect = async () => {
       const client = new Client({ name: 'limits', version: '1' });
       await client.connect(
-        new StreamableHTTPClientTransport(new URL(`${server.url}/mcp`), { requestInit: { headers: { authorization: `Bearer ${agent}` } } }),
+        new StreamableHTTPClientTransport(new URL(`${on.url}/mcp`), { requestInit: { headers: { authorization: `Bearer ${agent}` } } }),
       );
       return client;
     };
@@ -117,11 +116,11 @@ describe('MCP sessions are capped and closed when idle', () => {
     const writer = await connect();
     await writer.callTool({ name: 'todo_write', arguments: { todos: [{ content: 'Kept', status: 'pending' }] } });
     expect(rows()).toBe(before + 2);
-    // All three go idle and close: the reader's empty session row is removed, the writer's (it holds a list) stays.
-    await waitFor('the idle sessions closed and the empty row removed', () => rows() === before + 1, 15_000);
-    expect(countRows(server, 'TodoUpdate', `"sessionId" IN (SELECT id FROM Session WHERE title = 'MCP session')`)).toBeGreaterThanOrEqual(
-      1,
-    );
+    // All three go idle (on the app's clock) and close at the next sweep: the reader's empty session row is removed,
+    // the writer's (it holds a list) stays.
+    on.clock!.advance(5_001);
+    await waitFor('the idle sessions closed and the empty row removed', () => rows() === before + 1, 5_000);
+    expect(countRows(on, 'TodoUpdate', `"sessionId" IN (SELECT id FROM Session WHERE title = 'MCP session')`)).toBeGreaterThanOrEqual(1);
     for (const c of [idle, reader, writer]) await c.close().catch(() => undefined);
   });
 });

@@ -194,7 +194,7 @@ describe('stdio MCP server (packages/sdk/bin/agent-tasks-mcp.js)', () => {
     const sessionId = stderr().match(/opened session (\S+)/)?.[1] as string;
     expect(sessionId, stderr()).toBeDefined();
     const admin = adminClient(server);
-    expect(await admin.todo.get({ sessionId })).toMatchObject({
+    expect(await admin.todos.get({ sessionId })).toMatchObject({
       revision: 1,
       items: [
         { content: 'Run tests', status: 'in_progress' },
@@ -213,7 +213,7 @@ describe('stdio MCP server (packages/sdk/bin/agent-tasks-mcp.js)', () => {
       ok('Updated todo list: 1 pending, 0 in progress, 0 completed'),
     );
     expect(stderr()).not.toContain('opened session');
-    expect((await s.client.todo.get()).items).toEqual([{ content: 'From MCP', status: 'pending' }]);
+    expect((await s.client.todos.get()).items).toEqual([{ content: 'From MCP', status: 'pending' }]);
   }, 60_000);
 
   it('with a viewer key: read-only, no session (as over HTTP)', async () => {
@@ -261,7 +261,7 @@ describe('`agent-tasks mcp` (the server command, built)', () => {
     expect(sessionId, stderr()).toBeDefined();
     const admin = adminClient(server);
     expect((await admin.sessions.get({ sessionId })).session.title).toBe('from the command');
-    expect((await admin.todo.get({ sessionId })).items).toEqual([{ content: 'Via the command', status: 'pending' }]);
+    expect((await admin.todos.get({ sessionId })).items).toEqual([{ content: 'Via the command', status: 'pending' }]);
   }, 60_000);
 });
 
@@ -276,7 +276,7 @@ describe('streamable HTTP MCP endpoint (/mcp)', () => {
     const opened = (await admin.sessions.list()).sessions.filter((s) => !before.has(s.id));
     expect(opened.map((s) => s.title)).toEqual(['MCP session']);
     const sessionId = opened[0]?.id as string;
-    expect((await admin.todo.get({ sessionId })).revision).toBe(1);
+    expect((await admin.todos.get({ sessionId })).revision).toBe(1);
     expect((await admin.tasks.get({ listName, id: a })).owner).toBe(sessionId);
     expect(await admin.runs.get({ runId })).toMatchObject({ sessionId, cursor: 2, total: 3 });
   });
@@ -295,7 +295,7 @@ describe('streamable HTTP MCP endpoint (/mcp)', () => {
         ],
       }),
     ).toEqual(refusal(/^Error: /));
-    expect((await s.client.todo.get()).items).toEqual([{ content: 'Over HTTP', status: 'in_progress' }]);
+    expect((await s.client.todos.get()).items).toEqual([{ content: 'Over HTTP', status: 'in_progress' }]);
   });
 
   it('a viewer key can list the tools, and its writes come back as tool errors', async () => {

@@ -26,8 +26,8 @@ describe('overload', () => {
   it('a request that waited in line past AGENT_TASKS_MAX_QUEUE_MS is answered 503 at once; health checks skip the line', async () => {
     const s = await sessionClient(server);
     const other = await sessionClient(server);
-    await s.client.todo.get();
-    await other.client.todo.get();
+    await s.client.todos.get();
+    await other.client.todos.get();
     const lock = new Database(server.databaseFile);
     lock.exec('BEGIN IMMEDIATE');
     let released = false;
@@ -39,14 +39,14 @@ describe('overload', () => {
     };
     try {
       // Takes the only slot and waits there for the lock.
-      const write = s.client.todo.write({ todos: [{ content: 'Waits for the lock', status: 'pending' }] });
+      const write = s.client.todos.write({ todos: [{ content: 'Waits for the lock', status: 'pending' }] });
       await new Promise((resolve) => setTimeout(resolve, 100));
 
       const health = await fetch(`${server.url}/healthz`);
       expect(health.status).toBe(200);
 
       const started = performance.now();
-      const turnedAway = await fetch(`${server.url}/trpc/todo.write`, {
+      const turnedAway = await fetch(`${server.url}/trpc/todos.write`, {
         method: 'POST',
         headers: { 'content-type': 'application/json', authorization: `Bearer ${other.token}` },
         body: JSON.stringify({ todos: [{ content: 'Turned away', status: 'pending' }] }),
@@ -65,7 +65,7 @@ describe('overload', () => {
       expect(waited).toBeLessThan(2_000);
 
       // Through the SDK the same answer is a refusal with its code.
-      const refusal = await other.client.todo.get().then(
+      const refusal = await other.client.todos.get().then(
         () => expect.fail('expected the overloaded answer'),
         (error: unknown) => refusalOf(error),
       );
@@ -77,7 +77,7 @@ describe('overload', () => {
       release();
     }
     expect(countRows(server, 'TodoUpdate', '"sessionId" = ?', other.session.id)).toBe(0);
-    expect((await other.client.todo.get()).revision).toBe(0);
+    expect((await other.client.todos.get()).revision).toBe(0);
     await waitFor('the shed requests logged', () => /overloaded: answered \d+ requests 503/.test(server.output()), 2_000);
   });
 });

@@ -1,5 +1,5 @@
 // The server on PostgreSQL (DATABASE_URL=postgresql://…): it applies prisma/migrations-postgres at start with Prisma's
-// bookkeeping and serves todo.write / todo.get and tasks over HTTP; the PostgreSQL schema and migrations stay in line.
+// bookkeeping and serves todos.write / todos.get and tasks over HTTP; the PostgreSQL schema and migrations stay in line.
 import { createHash } from 'node:crypto';
 import { cpSync, mkdtempSync, readFileSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
@@ -55,9 +55,9 @@ describe('the server on PostgreSQL', () => {
     expect(ready.status).toBe(200);
   });
 
-  it('records a todo list with todo.write and reads it back with todo.get', async () => {
+  it('records a todo list with todos.write and reads it back with todos.get', async () => {
     const s = await sessionClient(server);
-    const answer = await s.client.todo.write({
+    const answer = await s.client.todos.write({
       todos: [
         { content: 'Read the code', status: 'completed' },
         { content: 'Write the fix', status: 'in_progress' },
@@ -69,8 +69,8 @@ describe('the server on PostgreSQL', () => {
       revision: 1,
       counts: { pending: 1, inProgress: 1, completed: 1 },
     });
-    await s.client.todo.write({ todos: [{ content: 'Run tests', status: 'in_progress' }] });
-    const list = await s.client.todo.get();
+    await s.client.todos.write({ todos: [{ content: 'Run tests', status: 'in_progress' }] });
+    const list = await s.client.todos.get();
     expect(list.items).toEqual([{ content: 'Run tests', status: 'in_progress' }]);
     expect(list.revision).toBe(2);
     const [row] = await query<{ n: string }>('SELECT COUNT(*) AS n FROM "TodoUpdate" WHERE "sessionId" = $1', [s.session.id]);

@@ -28,7 +28,7 @@ describe("a session's list is private to its own chat", () => {
     const a11 = await openSessionClient(a1.client, { title: 'subagent of the subagent' });
     const b = await openSessionClient(keyB, { title: 'chat B' });
     for (const s of [a, a1, a11, b])
-      await s.client.todo.write({ todos: [{ content: `Private to ${s.session.title}`, status: 'pending' }] });
+      await s.client.todos.write({ todos: [{ content: `Private to ${s.session.title}`, status: 'pending' }] });
 
     const readers = { a: a.client, a1: a1.client, a11: a11.client, b: b.client, keyA, keyB, viewer, admin };
     const expected: Record<keyof typeof readers, string[]> = {
@@ -46,9 +46,9 @@ describe("a session's list is private to its own chat", () => {
       for (const [name, target] of Object.entries(targets)) {
         const sessionId = target.session.id;
         const reads = [
-          () => client.todo.get({ sessionId }),
-          () => client.todo.history({ sessionId }),
-          () => client.todo.card({ sessionId }),
+          () => client.todos.get({ sessionId }),
+          () => client.todos.history({ sessionId }),
+          () => client.todos.card({ sessionId }),
           () => client.sessions.get({ sessionId }),
         ];
         for (const read of reads) {
@@ -80,7 +80,7 @@ describe("a session's list is private to its own chat", () => {
     const a = await openSessionClient(await newKey('agent'), { title: 'watched' });
     const b = await openSessionClient(await newKey('agent'), { title: 'watcher' });
     const error = await new Promise<unknown>((resolve) => {
-      const sub = b.client.todo.watch(
+      const sub = b.client.todos.watch(
         { sessionId: a.session.id },
         { onData: () => resolve(null), onError: (e) => (sub.unsubscribe(), resolve(e)) },
       );
@@ -91,8 +91,8 @@ describe("a session's list is private to its own chat", () => {
     const feed = b.client.trpc.dashboard.watchSessions.subscribe({}, { onData: ({ data }) => signals.push(data.sessionId) });
     try {
       await new Promise((resolve) => setTimeout(resolve, 300));
-      await a.client.todo.write({ todos: [{ content: 'Not for B', status: 'pending' }] });
-      await b.client.todo.write({ todos: [{ content: 'For B', status: 'pending' }] });
+      await a.client.todos.write({ todos: [{ content: 'Not for B', status: 'pending' }] });
+      await b.client.todos.write({ todos: [{ content: 'For B', status: 'pending' }] });
       await waitFor("B's own signal", () => signals.includes(b.session.id));
       expect(signals).not.toContain(a.session.id);
     } finally {
@@ -126,10 +126,10 @@ describe('run links an admin can revoke', () => {
 
     // Only an admin of the run's workspace revokes it; nothing changes otherwise.
     for (const who of [client, await newKey('viewer'), await newKey('agent')]) {
-      expect(await refused(who.trpc.run.revokeLink.mutate({ runId: run.id }))).toMatchObject({ code: 'FORBIDDEN' });
+      expect(await refused(who.trpc.runs.revokeLink.mutate({ runId: run.id }))).toMatchObject({ code: 'FORBIDDEN' });
     }
     const other = createClient({ url: server.url, token: (await admin.workspaces.create({ name: 'elsewhere' })).adminKey });
-    expect(await refused(other.trpc.run.revokeLink.mutate({ runId: run.id }))).toMatchObject({
+    expect(await refused(other.trpc.runs.revokeLink.mutate({ runId: run.id }))).toMatchObject({
       code: 'NOT_FOUND',
       message: `Error: run ${run.id} not found.`,
     });
@@ -137,7 +137,7 @@ describe('run links an admin can revoke', () => {
     expect(countRows(server, 'Run', '"linkRevokedAt" IS NOT NULL')).toBe(0);
 
     const revokedAt = Date.now();
-    expect(await admin.trpc.run.revokeLink.mutate({ runId: run.id })).toEqual({ runId: run.id, linkEnabled: false });
+    expect(await admin.trpc.runs.revokeLink.mutate({ runId: run.id })).toEqual({ runId: run.id, linkEnabled: false });
     await waitFor('the open live view ended', () => ended, 1_000);
     expect(Date.now() - revokedAt).toBeLessThan(1_000);
     feed.unsubscribe();
@@ -156,7 +156,7 @@ describe('run links an admin can revoke', () => {
     // The run itself is untouched for its workspace.
     expect((await client.runs.get({ runId: run.id })).id).toBe(run.id);
 
-    expect(await admin.trpc.run.restoreLink.mutate({ runId: run.id })).toEqual({ runId: run.id, linkEnabled: true });
+    expect(await admin.trpc.runs.restoreLink.mutate({ runId: run.id })).toEqual({ runId: run.id, linkEnabled: true });
     expect((await fetch(link)).status).toBe(200);
     expect((await fetch(`${link}/card.svg`)).status).toBe(200);
   });

@@ -5,7 +5,7 @@
 import fc from 'fast-check';
 import Database from 'better-sqlite3';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { appRouter } from '../apps/server/src/routers/root.ts';
+import { procedureKinds } from '../apps/server/src/routers/procedure-kinds.ts';
 import { adminClient, sessionClient } from './support/fixtures.ts';
 import { type RunningServer, startServer } from './support/server.ts';
 
@@ -18,16 +18,14 @@ beforeAll(async () => {
     env: { AGENT_TASKS_AUTH_FAILURES_PER_ADDRESS: '100000', AGENT_TASKS_AUTH_FAILURES_PER_KEY_PREFIX: '100000' },
   });
   const s = await sessionClient(server, 'property');
-  await s.client.todo.write({ todos: [{ content: 'Existing', status: 'pending' }] });
+  await s.client.todos.write({ todos: [{ content: 'Existing', status: 'pending' }] });
   await s.client.tasks.create({ subject: 'Existing task' });
   tokens.push({ who: 'admin', token: server.adminKey }, { who: 'session', token: s.token });
-  await adminClient(server).whoami();
+  await adminClient(server).workspaces.whoami();
 });
 afterAll(() => server.stop());
 
-const procedures = Object.entries(
-  (appRouter as unknown as { _def: { procedures: Record<string, { _def: { type: string } }> } })._def.procedures,
-).map(([path, p]) => ({ path, type: p._def.type }));
+const procedures = Object.entries(procedureKinds()).map(([path, type]) => ({ path, type }));
 
 /** Every row of every table, to show that nothing was recorded. */
 function rowCounts() {

@@ -16,11 +16,11 @@ describe('refusals name the item and the fix', () => {
   it('an over-limit or empty field inside a list names its position', async () => {
     const s = await sessionClient(server);
     const todos = Array.from({ length: 4 }, (_, i) => ({ content: i === 3 ? 'x'.repeat(1001) : `Step ${i}`, status: 'pending' as const }));
-    expect((await refused(s.client.todo.write({ todos }))).message).toBe(
+    expect((await refused(s.client.todos.write({ todos }))).message).toBe(
       'Error: invalid todo: `todos[3].content` must be at most 1000 characters (got 1001).',
     );
     todos[3] = { content: '   ', status: 'pending' };
-    expect((await refused(s.client.todo.write({ todos }))).message).toBe(
+    expect((await refused(s.client.todos.write({ todos }))).message).toBe(
       'Error: invalid todo: `content` must be a non-empty string. At `todos[3].content`.',
     );
     expect(countRows(server, 'TodoUpdate', 'sessionId = ?', s.session.id)).toBe(0);

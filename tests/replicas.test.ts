@@ -53,7 +53,7 @@ function watchTodo(client: AgentTasksClient, input: { sessionId: string; lastEve
   const events: { id: string; data: TodoCard; at: number }[] = [];
   let sub: Subscription | undefined;
   const started = new Promise<void>((resolve) => {
-    sub = client.todo.watch(input, { onData: (e) => events.push({ ...e, at: performance.now() }), onStarted: resolve });
+    sub = client.todos.watch(input, { onData: (e) => events.push({ ...e, at: performance.now() }), onStarted: resolve });
   });
   const until = (n: number) => waitFor(`${n} events`, () => (events.length >= n ? events : null), 10_000, 2);
   return { events, started, until, stop: () => sub?.unsubscribe() };
@@ -70,7 +70,7 @@ describe('replicas started together on an empty database', () => {
       expect(both.filter((s) => /First run: created workspace/.test(s.output()))).toHaveLength(1);
       // The winner's admin key works on either replica.
       const winner = keys[both.findIndex((s) => /First run: created workspace/.test(s.output()))]!;
-      for (const s of both) expect(await createClient({ url: s.url, token: winner }).whoami()).toMatchObject({ role: 'admin' });
+      for (const s of both) expect(await createClient({ url: s.url, token: winner }).workspaces.whoami()).toMatchObject({ role: 'admin' });
     } finally {
       await Promise.all(both.map((s) => s.stop()));
       await empty.drop();
@@ -82,7 +82,7 @@ describe('live feeds across replicas (LISTEN/NOTIFY)', () => {
   it('a write on A reaches a live subscriber on B within 200 ms, a card over 8 KB too, and B resumes by last event id', async () => {
     const key = await agentKey();
     const { client: onA, session } = await openSessionClient(key.onA, { title: 'live across replicas' });
-    await onA.todo.write({ todos: [{ content: 'Warm-up (the first write of a fresh server is not timed)', status: 'pending' }] });
+    await onA.todos.write({ todos: [{ content: 'Warm-up (the first write of a fresh server is not timed)', status: 'pending' }] });
     const feed = watchTodo(key.onB, { sessionId: session.id });
     await feed.started;
     // From the moment A acknowledged the write (committed) until B's subscriber has it; and from when it was sent.
@@ -90,7 +90,7 @@ describe('live feeds across replicas (LISTEN/NOTIFY)', () => {
     const afterSend: number[] = [];
     for (let i = 1; i <= 10; i++) {
       const sent = performance.now();
-      await onA.todo.write({ todos: [{ content: `Step ${i}`, status: 'in_progress' }] });
+      await onA.todos.write({ todos: [{ content: `Step ${i}`, status: 'in_progress' }] });
       const acknowledged = performance.now();
       const [event] = (await feed.until(i)).slice(i - 1);
       expect(event?.id).toBe(String(i + 1));
@@ -102,18 +102,18 @@ describe('live feeds across replicas (LISTEN/NOTIFY)', () => {
 
     // 100 items of 1,000 characters: far past NOTIFY's 8,000-byte payload; B reads it from the table.
     const big = Array.from({ length: 100 }, (_, i) => ({ content: `${i}`.padEnd(1_000, 'x'), status: 'pending' as const }));
-    await onA.todo.write({ todos: big });
+    await onA.todos.write({ todos: big });
     const [bigEvent] = (await feed.until(11)).slice(10);
     expect(bigEvent?.id).toBe('12');
     expect(bigEvent?.data.items).toEqual(big);
     feed.stop();
 
     // Missed while away, written on A; resumed on B after event 12.
-    await onA.todo.write({ todos: [{ content: 'Missed 1', status: 'pending' }] });
-    await onA.todo.write({ todos: [{ content: 'Missed 2', status: 'pending' }] });
+    await onA.todos.write({ todos: [{ content: 'Missed 1', status: 'pending' }] });
+    await onA.todos.write({ todos: [{ content: 'Missed 2', status: 'pending' }] });
     const resumed = watchTodo(key.onB, { sessionId: session.id, lastEventId: '12' });
     await resumed.until(2);
-    await onA.todo.write({ todos: [{ content: 'Live again', status: 'pending' }] });
+    await onA.todos.write({ todos: [{ content: 'Live again', status: 'pending' }] });
     expect((await resumed.until(3)).map((e) => [e.id, e.data.items[0]?.content])).toEqual([
       ['13', 'Missed 1'],
       ['14', 'Missed 2'],
@@ -137,7 +137,7 @@ describe('live feeds across replicas (LISTEN/NOTIFY)', () => {
       );
       return listening.length === 2 && listening.every((l) => !cut.some((c) => c.pid === l.pid)) ? listening : null;
     });
-    await onA.todo.write({ todos: [{ content: 'After the cut', status: 'pending' }] });
+    await onA.todos.write({ todos: [{ content: 'After the cut', status: 'pending' }] });
     expect((await feed.until(1)).map((e) => e.data.items[0]?.content)).toEqual(['After the cut']);
     feed.stop();
   });
@@ -149,7 +149,7 @@ describe('live feeds across replicas (LISTEN/NOTIFY)', () => {
     const { session } = await openSessionClient(key.onA, { title: 'watched' });
     let ended: unknown;
     await new Promise<void>((resolve) => {
-      viewer.todo.watch(
+      viewer.todos.watch(
         { sessionId: session.id },
         { onData: () => undefined, onStarted: resolve, onError: (e) => (ended = e), onComplete: () => (ended = 'complete') },
       );
@@ -214,15 +214,15 @@ describe('writes across replicas', () => {
   it('20 racing writers on one base revision across both: exactly one wins, the rest recorded nothing', async () => {
     const key = await agentKey();
     const { client, session, token } = await openSessionClient(key.onA, { title: 'race' });
-    await client.todo.write({ todos: [{ content: 'Start', status: 'pending' }] });
+    await client.todos.write({ todos: [{ content: 'Start', status: 'pending' }] });
     const writers = Array.from({ length: 20 }, (_, i) => createClient({ url: i % 2 === 0 ? a.url : b.url, token }));
     const results = await Promise.allSettled(
-      writers.map((w, i) => w.todo.write({ todos: [{ content: `Writer ${i}`, status: 'in_progress' }], baseRevision: 1 })),
+      writers.map((w, i) => w.todos.write({ todos: [{ content: `Writer ${i}`, status: 'in_progress' }], baseRevision: 1 })),
     );
     expect(results.filter((r) => r.status === 'fulfilled')).toHaveLength(1);
     for (const lost of results.filter((r) => r.status === 'rejected')) expect((lost.reason as Error).message).toBe(STALE);
     const winner = results.findIndex((r) => r.status === 'fulfilled');
-    expect((await createClient({ url: b.url, token }).todo.get()).items).toEqual([{ content: `Writer ${winner}`, status: 'in_progress' }]);
+    expect((await createClient({ url: b.url, token }).todos.get()).items).toEqual([{ content: `Writer ${winner}`, status: 'in_progress' }]);
     expect(await count('SELECT COUNT(*) AS n FROM "TodoUpdate" WHERE "sessionId" = $1', [session.id])).toBe(2);
   });
 
@@ -337,7 +337,7 @@ describe('kill -9 of a replica under load', () => {
       for (let n = 0; !stop; n++) {
         const content = `writer ${w} list ${n}`;
         try {
-          const { revision } = await client.todo.write({ todos: [{ content, status: 'in_progress' }] });
+          const { revision } = await client.todos.write({ todos: [{ content, status: 'in_progress' }] });
           acknowledged.push({ sessionId: session.id, revision, content });
           if (killed && w % 2 === 1) afterKill++;
         } catch {
@@ -364,6 +364,6 @@ describe('kill -9 of a replica under load', () => {
     expect(acknowledged.length).toBeGreaterThan(250);
     // A refusal on B still answers as before.
     const { client } = writers[1]!;
-    expect((await refused(client.todo.write({ todos: [], baseRevision: 0 }))).message).toMatch(/^Error: stale revision/);
+    expect((await refused(client.todos.write({ todos: [], baseRevision: 0 }))).message).toMatch(/^Error: stale revision/);
   }, 120_000);
 });

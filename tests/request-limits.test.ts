@@ -23,10 +23,10 @@ async function batch(procedure: string, n: number, input: unknown, token: string
 }
 
 describe('tRPC batches', () => {
-  it('a batch of 1,000 todo.write calls is refused whole with a 400 naming the limit; none of them runs', async () => {
+  it('a batch of 1,000 todos.write calls is refused whole with a 400 naming the limit; none of them runs', async () => {
     const { session, token } = await sessionClient(server, 'batcher');
     const write = { todos: [{ content: 'Batched', status: 'pending' }] };
-    const refused = await batch('todo.write', 1_000, write, token);
+    const refused = await batch('todos.write', 1_000, write, token);
     expect(refused.status).toBe(400);
     expect(refused.body).toEqual({
       error: {
@@ -38,9 +38,9 @@ describe('tRPC batches', () => {
     expect(countRows(server, 'TodoUpdate', '"sessionId" = ?', session.id)).toBe(0);
 
     // 51 is one too many; 50 all run (each a revision of the list).
-    expect((await batch('todo.write', 51, write, token)).status).toBe(400);
+    expect((await batch('todos.write', 51, write, token)).status).toBe(400);
     expect(countRows(server, 'TodoUpdate', '"sessionId" = ?', session.id)).toBe(0);
-    const allowed = await batch('todo.write', 50, write, token);
+    const allowed = await batch('todos.write', 50, write, token);
     expect(allowed.status).toBe(200);
     expect((allowed.body as unknown[]).length).toBe(50);
     expect(countRows(server, 'TodoUpdate', '"sessionId" = ?', session.id)).toBe(50);
@@ -49,7 +49,7 @@ describe('tRPC batches', () => {
   it('a GET batch of queries is capped the same way', async () => {
     const { token } = await sessionClient(server, 'reader');
     const input = encodeURIComponent(JSON.stringify(Object.fromEntries(Array.from({ length: 60 }, (_, i) => [String(i), {}]))));
-    const res = await fetch(`${server.url}/trpc/${Array(60).fill('todo.get').join(',')}?batch=1&input=${input}`, {
+    const res = await fetch(`${server.url}/trpc/${Array(60).fill('todos.get').join(',')}?batch=1&input=${input}`, {
       headers: { authorization: `Bearer ${token}` },
     });
     expect(res.status).toBe(400);

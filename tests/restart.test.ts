@@ -14,8 +14,8 @@ describe('restart', () => {
   it('the latest update is still the list after the server restarts; history, turns and tokens too', async () => {
     const s = await sessionClient(server, 'long job');
     await s.client.sessions.startTurn();
-    await s.client.todo.write({ todos: [{ content: 'A', status: 'pending' }] });
-    await s.client.todo.write({
+    await s.client.todos.write({ todos: [{ content: 'A', status: 'pending' }] });
+    await s.client.todos.write({
       todos: [
         { content: 'A', status: 'completed' },
         { content: 'B', status: 'in_progress' },
@@ -35,8 +35,8 @@ describe('restart', () => {
     });
     expect(view.session).toMatchObject({ title: 'long job', turn: { number: 1, state: 'running' } });
     expect(view.standingPlan?.revision).toBe(2);
-    expect((await again.todo.history()).cards.map((c) => c.revision)).toEqual([2, 1]);
-    expect((await again.todo.write({ todos: [], baseRevision: 2 })).revision).toBe(3);
+    expect((await again.todos.history()).cards.map((c) => c.revision)).toEqual([2, 1]);
+    expect((await again.todos.write({ todos: [], baseRevision: 2 })).revision).toBe(3);
     expect(server.output()).not.toContain('First run');
   });
 });

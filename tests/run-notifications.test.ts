@@ -4,7 +4,7 @@
 // child process and real node:http receivers on 127.0.0.1.
 import { type AgentTasksClient, createClient, openSessionClient } from '@agent-tasks/sdk';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { adminClient, countRows, refused } from './support/fixtures.ts';
+import { adminClient, countRows, newWorkspace as workspace, refused } from './support/fixtures.ts';
 import { type RunningServer, startServer } from './support/server.ts';
 import { type ReceivedHook, type WebhookReceiver, startReceiver, waitFor } from './support/webhook-receiver.ts';
 
@@ -43,16 +43,6 @@ async function receiver(options: { down?: boolean } = {}) {
   const r = await startReceiver(options);
   receivers.push(r);
   return r;
-}
-
-/** A fresh workspace on `on`: its admin, an agent key, a viewer key and an agent session. */
-async function workspace(on: RunningServer, name: string) {
-  const created = await adminClient(on).workspaces.create({ name });
-  const admin = createClient({ url: on.url, token: created.adminKey });
-  const agent = createClient({ url: on.url, token: (await admin.keys.create({ name: `${name} agent`, role: 'agent' })).token });
-  const viewer = createClient({ url: on.url, token: (await admin.keys.create({ name: `${name} viewer`, role: 'viewer' })).token });
-  const { client: session } = await openSessionClient(agent, { title: name });
-  return { id: created.workspace.id, admin, agent, viewer, session };
 }
 
 const checklist = (...actions: string[]) => actions.map((action) => ({ action, expected_result: `${action}: verified` }));

@@ -1,4 +1,4 @@
-// Black-box tests of find-or-open by an external id (sessions.open { externalId }) and of todo.mirror, the contract
+// Black-box tests of find-or-open by an external id (sessions.open { externalId }) and of todos.mirror, the contract
 // the Claude Code hook writes through: same session for the same key, concurrent first opens, refusals that record nothing.
 import { createClient } from '@agent-tasks/sdk';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -20,7 +20,7 @@ describe('sessions.open with an externalId', () => {
     expect(again.session).toEqual(first.session);
     expect(again.token).not.toBe(first.token);
     for (const token of [first.token, again.token]) {
-      expect((await createClient({ url: server.url, token }).whoami()).sessionId).toBe(first.session.id);
+      expect((await createClient({ url: server.url, token }).workspaces.whoami()).sessionId).toBe(first.session.id);
     }
     expect(countRows(server, 'Session', '"externalId" = ?', '2b1f-claude')).toBe(1);
     expect(countRows(server, 'SessionToken', '"sessionId" = ?', first.session.id)).toBe(1);
@@ -64,11 +64,11 @@ describe('sessions.open with an externalId', () => {
   });
 });
 
-describe('todo.mirror', () => {
+describe('todos.mirror', () => {
   it("records a list with todo_write's rules, keeping activeForm; todo_write itself still refuses activeForm", async () => {
     const { token } = await (await keyClient(server, 'agent')).sessions.open({ externalId: 'mirror-1' });
     const s = createClient({ url: server.url, token });
-    const answer = await s.trpc.todo.mirror.mutate({
+    const answer = await s.trpc.todos.mirror.mutate({
       todos: [
         { content: ' Run tests ', status: 'in_progress', activeForm: 'Running tests' },
         { content: 'Ship', status: 'pending' },
@@ -79,7 +79,7 @@ describe('todo.mirror', () => {
       revision: 1,
       counts: { pending: 1, inProgress: 1, completed: 0 },
     });
-    expect((await s.todo.get()).items).toEqual([
+    expect((await s.todos.get()).items).toEqual([
       { content: 'Run tests', status: 'in_progress', activeForm: 'Running tests' },
       { content: 'Ship', status: 'pending' },
     ]);
@@ -87,19 +87,19 @@ describe('todo.mirror', () => {
     const before = countRows(server, 'TodoUpdate');
     const cases: [Promise<unknown>, string][] = [
       [
-        s.todo.write({ todos: [{ content: 'Run tests', status: 'pending', activeForm: 'Running tests' }] } as never),
+        s.todos.write({ todos: [{ content: 'Run tests', status: 'pending', activeForm: 'Running tests' }] } as never),
         'Error: invalid todo: unknown field `todos[0].activeForm`; an item is only its `content` and `status`.',
       ],
       [
-        s.trpc.todo.mirror.mutate({ todos: [{ content: 'Run tests', status: 'pending', id: '1' }] } as never),
+        s.trpc.todos.mirror.mutate({ todos: [{ content: 'Run tests', status: 'pending', id: '1' }] } as never),
         'Error: invalid todo: unknown field `todos[0].id`; a mirrored item is its `content`, `status` and `activeForm`.',
       ],
       [
-        s.trpc.todo.mirror.mutate({ todos: [{ content: 'Run tests', status: 'pending', activeForm: 'x'.repeat(1001) }] }),
+        s.trpc.todos.mirror.mutate({ todos: [{ content: 'Run tests', status: 'pending', activeForm: 'x'.repeat(1001) }] }),
         'Error: invalid todo: `todos[0].activeForm` must be at most 1000 characters (got 1001).',
       ],
       [
-        s.trpc.todo.mirror.mutate({
+        s.trpc.todos.mirror.mutate({
           todos: [
             { content: 'A', status: 'in_progress' },
             { content: 'B', status: 'in_progress' },

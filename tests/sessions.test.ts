@@ -16,7 +16,7 @@ describe('sessions', () => {
     const opened = await agent.sessions.open({ title: '  Fix the login bug ' });
     expect(opened.session).toMatchObject({ title: 'Fix the login bug', parentId: null, turn: { number: 0, state: 'none' } });
     expect(opened.token).toMatch(/^ats_/);
-    const me = await createClient({ url: server.url, token: opened.token }).whoami();
+    const me = await createClient({ url: server.url, token: opened.token }).workspaces.whoami();
     expect(me).toMatchObject({ role: 'agent', sessionId: opened.session.id });
     expect((await agent.sessions.list()).sessions.map((s) => s.id)).toContain(opened.session.id);
   });
@@ -26,12 +26,12 @@ describe('sessions', () => {
     const child = await openSessionClient(parent.client, { title: 'helper' });
     expect(child.session.parentId).toBe(parent.session.id);
 
-    await parent.client.todo.write({ todos: [{ content: 'Plan the work', status: 'in_progress' }] });
-    await child.client.todo.write({ todos: [{ content: 'Search the code', status: 'completed' }] });
-    expect((await parent.client.todo.get()).items).toEqual([{ content: 'Plan the work', status: 'in_progress' }]);
-    expect((await child.client.todo.get()).items).toEqual([{ content: 'Search the code', status: 'completed' }]);
+    await parent.client.todos.write({ todos: [{ content: 'Plan the work', status: 'in_progress' }] });
+    await child.client.todos.write({ todos: [{ content: 'Search the code', status: 'completed' }] });
+    expect((await parent.client.todos.get()).items).toEqual([{ content: 'Plan the work', status: 'in_progress' }]);
+    expect((await child.client.todos.get()).items).toEqual([{ content: 'Search the code', status: 'completed' }]);
     // Each reads the other's list by id, but a write always lands on the caller's own session.
-    expect((await parent.client.todo.get({ sessionId: child.session.id })).revision).toBe(1);
+    expect((await parent.client.todos.get({ sessionId: child.session.id })).revision).toBe(1);
   });
 
   it('refuses to open a session with a viewer key, and records none', async () => {
@@ -65,7 +65,7 @@ describe('turns and the standing plan', () => {
     expect(view.session.turn).toEqual({ number: 0, state: 'none' });
 
     expect((await s.client.sessions.startTurn()).session.turn).toEqual({ number: 1, state: 'running' });
-    await s.client.todo.write({
+    await s.client.todos.write({
       todos: [
         { content: 'Fix bug', status: 'in_progress' },
         { content: 'Test', status: 'pending' },
@@ -81,7 +81,7 @@ describe('turns and the standing plan', () => {
       ],
     });
 
-    await s.client.todo.write({
+    await s.client.todos.write({
       todos: [
         { content: 'Fix bug', status: 'completed' },
         { content: 'Test', status: 'completed' },
@@ -101,7 +101,7 @@ describe('turns and the standing plan', () => {
     expect(view.todo.items).toHaveLength(2); // the list itself stays: the latest update is the list
     expect(view.todo.revision).toBe(2);
 
-    await s.client.todo.write({ todos: [{ content: 'Next step', status: 'in_progress' }] });
+    await s.client.todos.write({ todos: [{ content: 'Next step', status: 'in_progress' }] });
     expect((await s.client.sessions.get()).standingPlan).toMatchObject({ revision: 3, turnNumber: 2 });
   });
 
@@ -124,7 +124,7 @@ describe('turns and the standing plan', () => {
 
   it('lets a dashboard (viewer key) read a session view by id', async () => {
     const s = await sessionClient(server);
-    await s.client.todo.write({ todos: [{ content: 'A', status: 'pending' }] });
+    await s.client.todos.write({ todos: [{ content: 'A', status: 'pending' }] });
     const viewer = await keyClient(server, 'viewer');
     const view = await viewer.sessions.get({ sessionId: s.session.id });
     expect(view.todo.items).toEqual([{ content: 'A', status: 'pending' }]);

@@ -15,14 +15,14 @@ describe('graceful shutdown', () => {
     const watched: number[] = [];
     const first = writers[0];
     if (!first) throw new Error('no writer');
-    const subscription = first.client.todo.watch({}, { onData: (event) => void watched.push(Number(event.id)) });
+    const subscription = first.client.todos.watch({}, { onData: (event) => void watched.push(Number(event.id)) });
 
     const loops = writers.map(async (writer) => {
       const acks: number[] = [];
       acknowledged.set(writer.session.id, acks);
       for (let n = 1; ; n += 1) {
         try {
-          const answer = await writer.client.todo.write({ todos: [{ content: `step ${n}`, status: 'in_progress' }] });
+          const answer = await writer.client.todos.write({ todos: [{ content: `step ${n}`, status: 'in_progress' }] });
           acks.push(answer.revision);
         } catch {
           if (stopping) return; // refused or connection closed after SIGTERM: not acknowledged, so not counted

@@ -1,5 +1,5 @@
-// Black-box tests: a live stream opened before its key was revoked ends within 1 s of the revocation — todo.watch,
-// task.watch, run.watch and the sessions signal; a viewer key's, a session's (its opening key revoked), one opened with
+// Black-box tests: a live stream opened before its key was revoked ends within 1 s of the revocation — todos.watch,
+// tasks.watch, runs.watch and the sessions signal; a viewer key's, a session's (its opening key revoked), one opened with
 // a stream ticket — while other callers' streams go on.
 import { type AgentTasksClient, createClient, openSessionClient } from '@agent-tasks/sdk';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -57,9 +57,9 @@ describe('live streams end when their key is revoked', () => {
     const bystander = (await key('viewer')).client;
 
     const streams = (c: AgentTasksClient) => [
-      follow((h) => c.trpc.todo.watch.subscribe({ sessionId: writer.session.id }, h)),
-      follow((h) => c.trpc.task.watch.subscribe({ listName: 'watched' }, h)),
-      follow((h) => c.trpc.run.watch.subscribe({ runId: run.id }, h)),
+      follow((h) => c.trpc.todos.watch.subscribe({ sessionId: writer.session.id }, h)),
+      follow((h) => c.trpc.tasks.watch.subscribe({ listName: 'watched' }, h)),
+      follow((h) => c.trpc.runs.watch.subscribe({ runId: run.id }, h)),
       follow((h) => c.trpc.dashboard.watchSessions.subscribe({}, h)),
     ];
     // The watcher session may not read the writer's list (another chat): it watches the task list, the run and the signal.
@@ -72,7 +72,7 @@ describe('live streams end when their key is revoked', () => {
       [...viewerStreams, ...ticketStreams, ...sessionStreams, ...bystanderStreams].every((w) => w.started),
     );
     await new Promise((resolve) => setTimeout(resolve, 500));
-    await writer.client.todo.write({ todos: [{ content: 'Seen live', status: 'pending' }] });
+    await writer.client.todos.write({ todos: [{ content: 'Seen live', status: 'pending' }] });
     await writer.client.tasks.create({ listName: 'watched', subject: 'Seen live' });
     // Every stream but the run's (the run did not change) has had an event.
     const changed = (list: Watched[]) => list.filter((_, i) => i !== 2);
@@ -95,7 +95,7 @@ describe('live streams end when their key is revoked', () => {
     await new Promise((resolve) => setTimeout(resolve, 300));
     expect(bystanderStreams.every((w) => w.ended === null)).toBe(true);
     const before = bystanderStreams[0]!.events;
-    await writer.client.todo.write({ todos: [{ content: 'Still seen', status: 'pending' }] });
+    await writer.client.todos.write({ todos: [{ content: 'Still seen', status: 'pending' }] });
     await waitFor('the bystander still follows', () => bystanderStreams[0]!.events > before);
     for (const w of [...viewerStreams, ...ticketStreams, ...sessionStreams, ...bystanderStreams]) w.stop();
   });

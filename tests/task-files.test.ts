@@ -119,7 +119,7 @@ describe('import a Claude Code folder', () => {
 
   it('called with an API key, records the thread as import:<keyId>', async () => {
     const agent = await keyClient(server, 'agent');
-    const { keyId } = await agent.whoami();
+    const { keyId } = await agent.workspaces.whoami();
     const listName = freshList();
     const { ids } = await agent.tasks.import({ listName, format: 'claude', files: [claudeFile('1')] });
     expect((await agent.tasks.get({ listName, id: ids['1'] as string })).threadID).toBe(`import:${keyId}`);

@@ -47,7 +47,7 @@ describe('todo_write tool definition', () => {
       ],
     });
     expect(text).toBe('Updated todo list: 1 pending, 1 in progress, 0 completed');
-    expect((await s.client.todo.get()).revision).toBe(1);
+    expect((await s.client.todos.get()).revision).toBe(1);
   });
 
   it("returns a refusal's Error: text instead of throwing, and nothing is recorded", async () => {

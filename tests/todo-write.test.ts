@@ -13,19 +13,19 @@ const updates = (sessionId: string) => countRows(server, 'TodoUpdate', '"session
 
 /** Asserts a refusal's exact text and code, and that the session's list and history did not move. */
 async function expectRefusedUnchanged(s: Awaited<ReturnType<typeof sessionClient>>, input: unknown, message: string, code: string) {
-  const before = await s.client.todo.get();
+  const before = await s.client.todos.get();
   const rows = updates(s.session.id);
-  const refusal = await refused(s.client.todo.write(input as never));
+  const refusal = await refused(s.client.todos.write(input as never));
   expect(refusal.message).toBe(message);
   expect(refusal.code).toBe(code);
-  expect(await s.client.todo.get()).toEqual(before);
+  expect(await s.client.todos.get()).toEqual(before);
   expect(updates(s.session.id)).toBe(rows);
 }
 
 describe('todo_write records whole lists', () => {
   it('answers with the counts of the whole list and the new revision', async () => {
     const s = await sessionClient(server);
-    const answer = await s.client.todo.write({
+    const answer = await s.client.todos.write({
       todos: [
         { content: 'Read the code', status: 'completed' },
         { content: 'Write the fix', status: 'in_progress' },
@@ -42,54 +42,54 @@ describe('todo_write records whole lists', () => {
 
   it('replaces the previous list: no partial update, a dropped item is gone', async () => {
     const s = await sessionClient(server);
-    await s.client.todo.write({
+    await s.client.todos.write({
       todos: [
         { content: 'A', status: 'pending' },
         { content: 'B', status: 'pending' },
       ],
     });
-    await s.client.todo.write({ todos: [{ content: 'B', status: 'in_progress' }] });
-    const list = await s.client.todo.get();
+    await s.client.todos.write({ todos: [{ content: 'B', status: 'in_progress' }] });
+    const list = await s.client.todos.get();
     expect(list.items).toEqual([{ content: 'B', status: 'in_progress' }]);
     expect(list.revision).toBe(2);
   });
 
   it('trims every item before recording it', async () => {
     const s = await sessionClient(server);
-    await s.client.todo.write({ todos: [{ content: '   Run tests \n', status: 'pending' }] });
-    expect((await s.client.todo.get()).items).toEqual([{ content: 'Run tests', status: 'pending' }]);
+    await s.client.todos.write({ todos: [{ content: '   Run tests \n', status: 'pending' }] });
+    expect((await s.client.todos.get()).items).toEqual([{ content: 'Run tests', status: 'pending' }]);
   });
 
   it('accepts an empty list, which clears the list', async () => {
     const s = await sessionClient(server);
-    await s.client.todo.write({ todos: [{ content: 'A', status: 'pending' }] });
-    const answer = await s.client.todo.write({ todos: [] });
+    await s.client.todos.write({ todos: [{ content: 'A', status: 'pending' }] });
+    const answer = await s.client.todos.write({ todos: [] });
     expect(answer.message).toBe('Updated todo list: 0 pending, 0 in progress, 0 completed');
-    expect((await s.client.todo.get()).items).toEqual([]);
+    expect((await s.client.todos.get()).items).toEqual([]);
   });
 
   it('keeps every update as a card with what it changed, newest first, paged', async () => {
     const s = await sessionClient(server);
-    await s.client.todo.write({
+    await s.client.todos.write({
       todos: [
         { content: 'A', status: 'pending' },
         { content: 'B', status: 'pending' },
       ],
     });
-    await s.client.todo.write({
+    await s.client.todos.write({
       todos: [
         { content: 'A', status: 'in_progress' },
         { content: 'C', status: 'pending' },
       ],
     });
-    await s.client.todo.write({
+    await s.client.todos.write({
       todos: [
         { content: 'A', status: 'completed' },
         { content: 'C', status: 'in_progress' },
       ],
     });
 
-    const first = await s.client.todo.history({ limit: 2 });
+    const first = await s.client.todos.history({ limit: 2 });
     expect(first.cards.map((c) => c.revision)).toEqual([3, 2]);
     expect(first.nextBefore).toBe(2);
     expect(first.cards[1]?.changes).toEqual({
@@ -101,7 +101,7 @@ describe('todo_write records whole lists', () => {
       { content: 'A', status: 'completed' },
       { content: 'C', status: 'in_progress' },
     ]);
-    const second = await s.client.todo.history({ limit: 2, before: first.nextBefore ?? 0 });
+    const second = await s.client.todos.history({ limit: 2, before: first.nextBefore ?? 0 });
     expect(second.cards.map((c) => c.revision)).toEqual([1]);
     expect(second.cards[0]?.changes.added).toEqual(['A', 'B']);
     expect(second.nextBefore).toBeNull();
@@ -111,7 +111,7 @@ describe('todo_write records whole lists', () => {
 describe('todo_write refusals record nothing', () => {
   it('refuses an item whose text is empty once trimmed', async () => {
     const s = await sessionClient(server);
-    await s.client.todo.write({ todos: [{ content: 'Keep me', status: 'pending' }] });
+    await s.client.todos.write({ todos: [{ content: 'Keep me', status: 'pending' }] });
     await expectRefusedUnchanged(
       s,
       {
@@ -159,7 +159,7 @@ describe('todo_write refusals record nothing', () => {
   it('refuses an update with no owning session (an agent key without a session token)', async () => {
     const agent = await keyClient(server, 'agent');
     const total = countRows(server, 'TodoUpdate');
-    const refusal = await refused(agent.todo.write({ todos: [{ content: 'A', status: 'pending' }] }));
+    const refusal = await refused(agent.todos.write({ todos: [{ content: 'A', status: 'pending' }] }));
     expect(refusal.message).toBe('Error: todo_write requires an owning agent session before anything is written.');
     expect(refusal.code).toBe('NO_OWNING_SESSION');
     expect(countRows(server, 'TodoUpdate')).toBe(total);
@@ -205,7 +205,7 @@ describe('todo_write refusals record nothing', () => {
     const s = await sessionClient(server);
     const items = (n: number) => Array.from({ length: n }, (_, i) => ({ content: `Step ${i + 1}`, status: 'pending' as const }));
     await expectRefusedUnchanged(s, { todos: items(101) }, 'Error: invalid todos: at most 100 items per list (got 101).', 'INVALID_INPUT');
-    expect((await s.client.todo.write({ todos: items(100) })).counts.pending).toBe(100);
+    expect((await s.client.todos.write({ todos: items(100) })).counts.pending).toBe(100);
   });
 
   it('refuses an item over 1,000 characters, and accepts exactly 1,000', async () => {
@@ -216,7 +216,7 @@ describe('todo_write refusals record nothing', () => {
       'Error: invalid todo: `todos[0].content` must be at most 1000 characters (got 1001).',
       'INVALID_INPUT',
     );
-    expect((await s.client.todo.write({ todos: [{ content: 'x'.repeat(1000), status: 'pending' }] })).revision).toBe(1);
+    expect((await s.client.todos.write({ todos: [{ content: 'x'.repeat(1000), status: 'pending' }] })).revision).toBe(1);
   });
 
   it('refuses a list that is not an array, and unknown top-level fields', async () => {
@@ -243,7 +243,7 @@ describe('the one-active rule is a workspace setting', () => {
     const { createClient, openSessionClient } = await import('@agent-tasks/sdk');
     const teamAdmin = createClient({ url: server.url, token: adminKey });
     expect(await teamAdmin.workspaces.settings()).toEqual({ oneActiveRule: true });
-    expect((await teamAdmin.whoami()).workspace.id).toBe(workspace.id);
+    expect((await teamAdmin.workspaces.whoami()).workspace.id).toBe(workspace.id);
 
     expect(await teamAdmin.workspaces.updateSettings({ oneActiveRule: false })).toEqual({ oneActiveRule: false });
     const { token } = await teamAdmin.keys.create({ name: 'agent', role: 'agent' });
@@ -252,13 +252,13 @@ describe('the one-active rule is a workspace setting', () => {
       { content: 'Build frontend', status: 'in_progress' as const },
       { content: 'Build backend', status: 'in_progress' as const },
     ];
-    expect((await s.client.todo.write({ todos: two })).message).toBe('Updated todo list: 0 pending, 2 in progress, 0 completed');
+    expect((await s.client.todos.write({ todos: two })).message).toBe('Updated todo list: 0 pending, 2 in progress, 0 completed');
 
     await teamAdmin.workspaces.updateSettings({ oneActiveRule: true });
-    expect((await s.client.todo.get()).items).toEqual(two);
-    const refusal = await refused(s.client.todo.write({ todos: two }));
+    expect((await s.client.todos.get()).items).toEqual(two);
+    const refusal = await refused(s.client.todos.write({ todos: two }));
     expect(refusal.message).toBe('Error: invalid todos: at most one task may be in_progress (got 2)');
-    expect((await s.client.todo.get()).revision).toBe(1);
+    expect((await s.client.todos.get()).revision).toBe(1);
   });
 
   it('can be changed only by an admin', async () => {

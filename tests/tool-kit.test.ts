@@ -247,7 +247,7 @@ describe('every tool through every shape against the real server', () => {
       expect([...called].sort()).toEqual([...ALL_TOOLS].sort());
 
       // the same state through the tRPC API (the SDK client)
-      const todo = await s.client.todo.get();
+      const todo = await s.client.todos.get();
       expect(todo).toMatchObject({
         revision: 1,
         items: [
@@ -343,7 +343,7 @@ describe('examples/agent-loop.ts', () => {
     const listName = output.match(/^list: (\S+)$/m)?.[1] as string;
     const runId = output.match(/run (run_\S+) is complete\.$/m)?.[1] as string;
     const admin = adminClient(server);
-    expect((await admin.todo.get({ sessionId })).items.map((i) => i.status)).toEqual(['completed', 'completed', 'completed']);
+    expect((await admin.todos.get({ sessionId })).items.map((i) => i.status)).toEqual(['completed', 'completed', 'completed']);
     const tasks = (await admin.tasks.list({ listName, includeCompleted: true })).tasks;
     expect(tasks.map((t) => [t.subject, t.status])).toEqual([
       ['Build frontend', 'completed'],

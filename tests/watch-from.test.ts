@@ -1,4 +1,4 @@
-// Black-box tests of where the live feeds start (todo.watch, tasks.watch, runs.watch): without lastEventId they stream
+// Black-box tests of where the live feeds start (todos.watch, tasks.watch, runs.watch): without lastEventId they stream
 // from now by default, `from: "start"` replays what was recorded first, and lastEventId always resumes after that event.
 import type { Subscription } from '@agent-tasks/sdk';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -27,18 +27,18 @@ async function collect(subscribe: (handlers: { onData(e: { id: string }): void; 
 }
 
 describe('from: "now" (the default) | "start"', () => {
-  it('todo.watch', async () => {
+  it('todos.watch', async () => {
     const s = await sessionClient(server);
     const viewer = await keyClient(server, 'viewer');
-    await s.client.todo.write({ todos: [{ content: 'A', status: 'pending' }] });
-    await s.client.todo.write({ todos: [{ content: 'A', status: 'in_progress' }] });
-    const now = await collect((h) => viewer.todo.watch({ sessionId: s.session.id }, h));
-    const start = await collect((h) => viewer.todo.watch({ sessionId: s.session.id, from: 'start' }, h));
-    const resumed = await collect((h) => viewer.todo.watch({ sessionId: s.session.id, from: 'now', lastEventId: '1' }, h));
+    await s.client.todos.write({ todos: [{ content: 'A', status: 'pending' }] });
+    await s.client.todos.write({ todos: [{ content: 'A', status: 'in_progress' }] });
+    const now = await collect((h) => viewer.todos.watch({ sessionId: s.session.id }, h));
+    const start = await collect((h) => viewer.todos.watch({ sessionId: s.session.id, from: 'start' }, h));
+    const resumed = await collect((h) => viewer.todos.watch({ sessionId: s.session.id, from: 'now', lastEventId: '1' }, h));
     expect(now.ids).toEqual([]);
     expect(start.ids).toEqual(['1', '2']);
     expect(resumed.ids).toEqual(['2']);
-    await s.client.todo.write({ todos: [{ content: 'A', status: 'completed' }] });
+    await s.client.todos.write({ todos: [{ content: 'A', status: 'completed' }] });
     expect(await now.until(1)).toEqual(['3']);
     expect(await start.until(3)).toEqual(['1', '2', '3']);
     for (const feed of [now, start, resumed]) feed.stop();

@@ -7,7 +7,7 @@ import { readFileSync } from 'node:fs';
 import net from 'node:net';
 import { type AgentTasksClient, createClient, openSessionClient } from '@agent-tasks/sdk';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { adminClient, countRows, refused } from './support/fixtures.ts';
+import { adminClient, countRows, newWorkspace as workspace, refused } from './support/fixtures.ts';
 import { type Behaviour, startHostileReceiver } from './support/hostile-receiver.ts';
 import { type RunningServer, startServer } from './support/server.ts';
 import { startReceiver, waitFor } from './support/webhook-receiver.ts';
@@ -41,16 +41,6 @@ async function otherServer(env: Record<string, string>, databaseFile?: string) {
   return s;
 }
 
-/** A fresh workspace on `on`: its admin, a viewer and an agent session. */
-async function workspace(on: RunningServer, name: string) {
-  const created = await adminClient(on).workspaces.create({ name });
-  const admin = createClient({ url: on.url, token: created.adminKey });
-  const agent = createClient({ url: on.url, token: (await admin.keys.create({ name: `${name} agent`, role: 'agent' })).token });
-  const viewer = createClient({ url: on.url, token: (await admin.keys.create({ name: `${name} viewer`, role: 'viewer' })).token });
-  const { client: session } = await openSessionClient(agent, { title: name });
-  return { id: created.workspace.id, admin, viewer, session };
-}
-
 /** Starts a run and confirms a one-task checklist: one "Checklist ready" per channel is queued. */
 async function notify(s: AgentTasksClient, name: string) {
   const { startAttemptId } = await s.runs.prepare({ parentExecutionId: 'none' });
@@ -60,7 +50,7 @@ async function notify(s: AgentTasksClient, name: string) {
   return run.id;
 }
 
-const outbox = async (admin: AgentTasksClient) => (await admin.trpc.dashboard.outbox.query({ limit: 100 })).messages;
+const outbox = async (admin: AgentTasksClient) => (await admin.dashboard.outbox({ limit: 100 })).messages;
 
 /** The server process's resident memory, in MiB. */
 function rssMiB(s: RunningServer) {
@@ -81,7 +71,7 @@ describe('reading answers and timing out', () => {
     // The server closed the connection after its cap; what the receiver wrote is what fit in the sockets' buffers.
     expect(hit.bytesWritten).toBeLessThan(64 * 1024 ** 2);
     expect(rssMiB(server) - before).toBeLessThan(100);
-    const sent = await w.admin.trpc.channel.sendTest.mutate({ id: message!.channelId });
+    const sent = await w.admin.trpc.channels.sendTest.mutate({ id: message!.channelId });
     expect(sent).toMatchObject({ delivered: true, error: null });
     expect(r.hits.every((h) => h.bytesWritten < 64 * 1024 ** 2)).toBe(true);
   });
@@ -107,7 +97,7 @@ describe('reading answers and timing out', () => {
     expect(r.hits[1]!.at - started).toBeGreaterThanOrEqual(1_000);
     // A test message waits no longer than the same timeout.
     const t0 = Date.now();
-    const sent = await w.admin.trpc.channel.sendTest.mutate({ id: failed.channelId });
+    const sent = await w.admin.trpc.channels.sendTest.mutate({ id: failed.channelId });
     expect(sent).toMatchObject({ delivered: false, error: 'no answer within 1 s' });
     expect(Date.now() - t0).toBeLessThan(3_000);
   });
@@ -137,7 +127,7 @@ describe('reading answers and timing out', () => {
     const w = await workspace(server, 'no connection');
     const channel = await w.admin.channels.create({ name: 'stalled', url: `http://127.0.0.1:${port}/hook` });
     const t0 = Date.now();
-    expect(await w.admin.trpc.channel.sendTest.mutate({ id: channel.id })).toMatchObject({
+    expect(await w.admin.trpc.channels.sendTest.mutate({ id: channel.id })).toMatchObject({
       delivered: false,
       error: 'no connection within 0.3 s',
     });
@@ -174,7 +164,14 @@ describe('one lane per channel', () => {
 
 describe('retries give up: dead messages an admin can retry', () => {
   it('a message still failing after the maximum age is dead, tried no more; only an admin retries it', async () => {
-    const s = await otherServer({ ...FAST, AGENT_TASKS_RETRY_MAX_MS: '200', AGENT_TASKS_DELIVERY_MAX_AGE_MS: '1000' });
+    // On a manual clock: each pass delivers what is due, then the time moves past the longest retry delay (200 ms plus
+    // up to half again of jitter); nothing waits in real time.
+    const s = await startServer({
+      manualTime: true,
+      env: { AGENT_TASKS_RETRY_BASE_MS: '100', AGENT_TASKS_RETRY_MAX_MS: '200', AGENT_TASKS_DELIVERY_MAX_AGE_MS: '1000' },
+    });
+    cleanup.push(() => s.stop());
+    const clock = s.clock!;
     const w = await workspace(s, 'dead letters');
     const r = await startReceiver();
     cleanup.push(() => r.down());
@@ -182,11 +179,13 @@ describe('retries give up: dead messages an admin can retry', () => {
     r.respond = () => status;
     await w.admin.channels.create({ name: 'failing', url: r.url });
     const runId = await notify(w.session, 'Dead letter');
-    const dead = await waitFor(
-      'a dead message',
-      async () => ((await outbox(w.admin))[0]?.state === 'dead' ? (await outbox(w.admin))[0] : null),
-      5_000,
-    );
+    let dead: Awaited<ReturnType<typeof outbox>>[number] | undefined;
+    for (let pass = 0; pass < 20 && !dead; pass++) {
+      await s.deliver();
+      clock.advance(300);
+      dead = (await outbox(w.admin)).find((m) => m.state === 'dead');
+    }
+    if (!dead) throw new Error('no message was given up after 20 passes');
     expect(dead).toMatchObject({
       runId,
       state: 'dead',
@@ -199,7 +198,9 @@ describe('retries give up: dead messages an admin can retry', () => {
     expect(Date.parse(dead.deadAt!) - Date.parse(dead.createdAt)).toBeLessThan(1_500);
     const tries = r.received.length;
     expect(tries).toBe(dead.attempts);
-    await new Promise((resolve) => setTimeout(resolve, 500));
+    // Tried no more, however much later.
+    clock.advance(86_400_000);
+    await s.deliver();
     expect(r.received).toHaveLength(tries);
 
     // Viewers and sessions may not retry (and change nothing); the run's session reads no error text.
@@ -207,7 +208,7 @@ describe('retries give up: dead messages an admin can retry', () => {
       ['viewer', w.viewer, 'Error: forbidden: viewer keys are read-only (this key is viewer).'],
       ['session', w.session, 'Error: forbidden: this call needs an admin key (this key is agent).'],
     ] as const) {
-      expect(await refused(client.trpc.channel.retryDelivery.mutate({ id: dead.id })), who).toMatchObject({
+      expect(await refused(client.trpc.channels.retryDelivery.mutate({ id: dead.id })), who).toMatchObject({
         code: 'FORBIDDEN',
         message: text,
       });
@@ -218,20 +219,18 @@ describe('retries give up: dead messages an admin can retry', () => {
     expect((await w.viewer.runs.notifications({ runId })).notifications[0]?.lastError).toBeNull();
     expect(countRows(s, 'OutboxMessage', '"deadAt" IS NOT NULL AND id = ?', dead.id)).toBe(1);
     const other = await workspace(s, 'someone else');
-    expect(await refused(other.admin.trpc.channel.retryDelivery.mutate({ id: dead.id }))).toMatchObject({
+    expect(await refused(other.admin.trpc.channels.retryDelivery.mutate({ id: dead.id }))).toMatchObject({
       code: 'NOT_FOUND',
       message: `Error: notification ${dead.id} not found.`,
     });
 
     status = 200;
-    const retried = await w.admin.trpc.channel.retryDelivery.mutate({ id: dead.id });
+    const retried = await w.admin.trpc.channels.retryDelivery.mutate({ id: dead.id });
     expect(retried).toMatchObject({ id: dead.id, state: 'retrying', deadAt: null, lastError: 'HTTP 503' });
-    const delivered = await waitFor('delivered after the retry', async () =>
-      (await outbox(w.admin))[0]?.state === 'delivered' ? (await outbox(w.admin))[0] : null,
-    );
-    expect(delivered).toMatchObject({ attempts: tries + 1, lastError: null, deadAt: null });
+    await s.deliver();
+    expect((await outbox(w.admin))[0]).toMatchObject({ state: 'delivered', attempts: tries + 1, lastError: null, deadAt: null });
     expect(r.accepted()).toHaveLength(1);
-    expect(await refused(w.admin.trpc.channel.retryDelivery.mutate({ id: dead.id }))).toMatchObject({
+    expect(await refused(w.admin.trpc.channels.retryDelivery.mutate({ id: dead.id }))).toMatchObject({
       code: 'CONFLICT',
       message: `Error: notification ${dead.id} was already delivered.`,
     });
@@ -295,7 +294,7 @@ describe('which receivers may be reached (SSRF)', () => {
     cleanup.push(() => target.down());
     const r = await hostile({ kind: 'redirect', location: target.url, status: 307 });
     const channel = await w.admin.channels.create({ name: 'redirecting', url: r.url });
-    expect(await w.admin.trpc.channel.sendTest.mutate({ id: channel.id })).toMatchObject({
+    expect(await w.admin.trpc.channels.sendTest.mutate({ id: channel.id })).toMatchObject({
       delivered: false,
       error: 'HTTP 307 (redirects are not followed)',
     });
@@ -331,7 +330,7 @@ describe('which receivers may be reached (SSRF)', () => {
       return m?.lastError === reason ? m : null;
     });
     expect(refusedAtDelivery).toMatchObject({ state: 'retrying', deliveredAt: null });
-    expect(await strictAdmin.trpc.channel.sendTest.mutate({ id: channel.id })).toEqual({
+    expect(await strictAdmin.trpc.channels.sendTest.mutate({ id: channel.id })).toEqual({
       channelId: channel.id,
       kind: 'webhook',
       delivered: false,

@@ -45,12 +45,12 @@ describe('agent-tasks serve --workers 2', () => {
     const s = await sessionClient(server, 'watched across workers');
     const [watcher, writer] = await bothWorkers();
     const viewer = (await adminClient(server).keys.create({ name: 'dashboard', role: 'viewer' })).token;
-    const stream = watcher.watch('todo.watch', { sessionId: s.session.id }, viewer);
+    const stream = watcher.watch('todos.watch', { sessionId: s.session.id }, viewer);
     await stream.opened;
     await new Promise((resolve) => setTimeout(resolve, 200)); // the stream's replay is done
     const delays: number[] = [];
     for (let n = 1; n <= 20; n++) {
-      const { revision } = await writer.mutate<{ revision: number }>('todo.write', { todos: list(n) }, s.token);
+      const { revision } = await writer.mutate<{ revision: number }>('todos.write', { todos: list(n) }, s.token);
       const acknowledged = performance.now();
       const event = await waitFor(`event ${revision}`, () => stream.events.find((e) => e.id === String(revision)), 5_000, 1);
       delays.push(Math.max(0, event.at - acknowledged));
@@ -67,13 +67,13 @@ describe('agent-tasks serve --workers 2', () => {
     const [a, b] = await bothWorkers();
     // Both workers have resolved (and cached) the key.
     for (const worker of [a, b])
-      expect(await worker.query<{ role: string }>('workspace.whoami', undefined, created.token)).toMatchObject({ role: 'agent' });
+      expect(await worker.query<{ role: string }>('workspaces.whoami', undefined, created.token)).toMatchObject({ role: 'agent' });
     await a.mutate('keys.revoke', { id: created.key.id }, server.adminKey);
     const revokedAt = performance.now();
     const refusal = await waitFor(
       'the other worker refusing the key',
       async () => {
-        const answer = await b.request('GET', '/trpc/workspace.whoami', { token: created.token });
+        const answer = await b.request('GET', '/trpc/workspaces.whoami', { token: created.token });
         return answer.status === 401 ? answer : null;
       },
       1_000,
@@ -86,7 +86,7 @@ describe('agent-tasks serve --workers 2', () => {
   it('a key revoked by `agent-tasks keys revoke` on the file is refused by every worker within 1 s', async () => {
     const created = await adminClient(server).keys.create({ name: 'revoked by the operator', role: 'agent' });
     const [a, b] = await bothWorkers();
-    for (const worker of [a, b]) await worker.query('workspace.whoami', undefined, created.token);
+    for (const worker of [a, b]) await worker.query('workspaces.whoami', undefined, created.token);
     await new Promise<void>((resolve, reject) =>
       execFile(process.execPath, [agentTasksBin, 'keys', 'revoke', created.key.id, '--database', server.databaseFile], (error) =>
         error ? reject(error) : resolve(),
@@ -96,7 +96,7 @@ describe('agent-tasks serve --workers 2', () => {
     for (const worker of [a, b]) {
       await waitFor(
         `worker ${worker.pid} refusing the key`,
-        async () => (await worker.request('GET', '/trpc/workspace.whoami', { token: created.token })).status === 401,
+        async () => (await worker.request('GET', '/trpc/workspaces.whoami', { token: created.token })).status === 401,
         1_000,
         5,
       );
@@ -106,12 +106,12 @@ describe('agent-tasks serve --workers 2', () => {
 
   it('writers racing on one base revision through both workers: exactly one wins, the rest are refused as stale', async () => {
     const s = await sessionClient(server);
-    await s.client.todo.write({ todos: list(0) });
+    await s.client.todos.write({ todos: list(0) });
     const connections = await Promise.all(Array.from({ length: 8 }, () => pinnedConnection(server)));
     open.push(...connections);
     expect(new Set(connections.map((c) => c.pid)).size).toBe(2);
     const answers = await Promise.all(
-      connections.map((c, i) => c.request('POST', '/trpc/todo.write', { token: s.token, body: { todos: list(i + 1), baseRevision: 1 } })),
+      connections.map((c, i) => c.request('POST', '/trpc/todos.write', { token: s.token, body: { todos: list(i + 1), baseRevision: 1 } })),
     );
     expect(answers.filter((a) => a.status === 200)).toHaveLength(1);
     for (const lost of answers.filter((a) => a.status !== 200)) {
@@ -130,7 +130,7 @@ describe('agent-tasks serve --workers 2', () => {
     const revisions = (
       await Promise.all(
         connections.flatMap((c, i) =>
-          [0, 1, 2].map((k) => c.mutate<{ revision: number }>('todo.write', { todos: list(i * 3 + k) }, s.token)),
+          [0, 1, 2].map((k) => c.mutate<{ revision: number }>('todos.write', { todos: list(i * 3 + k) }, s.token)),
         ),
       )
     ).map((a) => a.revision);
@@ -140,12 +140,12 @@ describe('agent-tasks serve --workers 2', () => {
 
   it('writes through both workers wait for an outside process holding the write lock, and land once it lets go', async () => {
     const s = await sessionClient(server);
-    await s.client.todo.get();
+    await s.client.todos.get();
     const [a, b] = await bothWorkers();
-    for (const worker of [a, b]) await worker.query('todo.get', undefined, s.token);
+    for (const worker of [a, b]) await worker.query('todos.get', undefined, s.token);
     const lock = new Database(server.databaseFile);
     lock.exec('BEGIN IMMEDIATE');
-    const writes = [a, b, a, b].map((worker, n) => worker.mutate<{ revision: number }>('todo.write', { todos: list(n) }, s.token));
+    const writes = [a, b, a, b].map((worker, n) => worker.mutate<{ revision: number }>('todos.write', { todos: list(n) }, s.token));
     await new Promise((resolve) => setTimeout(resolve, 500));
     lock.exec('ROLLBACK');
     lock.close();
@@ -164,7 +164,7 @@ describe('agent-tasks serve --workers 2', () => {
     open.push(...connections);
     const claims = await Promise.all(
       connections.flatMap((c, i) =>
-        [0, 1].map(() => c.request('POST', '/trpc/task.claim', { token: agents[i % 3]?.token, body: { listName } })),
+        [0, 1].map(() => c.request('POST', '/trpc/tasks.claim', { token: agents[i % 3]?.token, body: { listName } })),
       ),
     );
     const taken = claims
@@ -218,7 +218,7 @@ describe('agent-tasks serve --workers 2', () => {
         isError: false,
       });
     }
-    expect((await s.client.todo.get()).revision).toBe(3);
+    expect((await s.client.todos.get()).revision).toBe(3);
 
     expect((await rpc(b, undefined, session, 'DELETE')).status).toBe(200);
     const closed = await rpc(a, { jsonrpc: '2.0', id: 20, method: 'tools/list' }, session);
@@ -282,7 +282,7 @@ describe('agent-tasks serve --workers 2', () => {
       100,
     );
     expect(workers.size).toBe(2);
-    expect((await s.client.todo.write({ todos: list(1) })).revision).toBe(1);
+    expect((await s.client.todos.write({ todos: list(1) })).revision).toBe(1);
   });
   // Last in the file: it leaves this address braked for unknown tokens.
   it('failed authentications are counted once across workers: past 30 from one address both answer 429; a key that worked passes', async () => {
@@ -290,12 +290,12 @@ describe('agent-tasks serve --workers 2', () => {
     const bad = (i: number) => `atk_g${String(i).padStart(3, '0')}_${'x'.repeat(20)}`;
     // A key that works, used through one worker only before the guesses.
     const working = (await adminClient(server).keys.create({ name: 'works', role: 'viewer' })).token;
-    expect((await a.request('GET', '/trpc/workspace.whoami', { token: working })).status).toBe(200);
+    expect((await a.request('GET', '/trpc/workspaces.whoami', { token: working })).status).toBe(200);
     // Guesses alternate between the workers until one is refused. Counted once (30 per address, by default; earlier
     // tests' revoked keys count too), that comes by the 31st; counted per worker it would take about 60.
     let answered401 = 0;
     for (let i = 0; i < 80; i++) {
-      const status = (await (i % 2 ? a : b).request('GET', '/trpc/workspace.whoami', { token: bad(i) })).status;
+      const status = (await (i % 2 ? a : b).request('GET', '/trpc/workspaces.whoami', { token: bad(i) })).status;
       if (status === 429) break;
       expect(status).toBe(401);
       answered401++;
@@ -303,13 +303,13 @@ describe('agent-tasks serve --workers 2', () => {
     expect(answered401).toBeLessThanOrEqual(30);
     expect(answered401).toBeGreaterThan(10);
     for (const worker of [a, b]) {
-      const refused = await worker.request('GET', '/trpc/workspace.whoami', { token: bad(100) });
+      const refused = await worker.request('GET', '/trpc/workspaces.whoami', { token: bad(100) });
       expect(refused.status).toBe(429);
       expect(JSON.parse(refused.body).error.message).toMatch(
         /^Error: too many failed authentications from this address; try again in \d+ s\.$/,
       );
       // The key that worked through the first worker still passes on both.
-      expect((await worker.request('GET', '/trpc/workspace.whoami', { token: working })).status).toBe(200);
+      expect((await worker.request('GET', '/trpc/workspaces.whoami', { token: working })).status).toBe(200);
     }
   });
 });

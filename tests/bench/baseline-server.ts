@@ -9,7 +9,7 @@ import { createAdaptorServer } from '@hono/node-server';
 import { bareHandler } from './bare-http-server.ts';
 import { z } from 'zod';
 
-/** What a todo.write answers, byte for byte the same size, for the bare server. */
+/** What a todos.write answers, byte for byte the same size, for the bare server. */
 const ANSWER = JSON.stringify({
   result: {
     data: {

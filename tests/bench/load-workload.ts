@@ -85,7 +85,7 @@ export async function prepareWorkload(options: {
     const pick = () => seeded.ids[Math.floor(random() * TASKS)] as string;
     const taskUpdates: Request[] = Array.from({ length: 4_000 }, (_, n) => ({
       method: 'POST',
-      path: '/trpc/task.update',
+      path: '/trpc/tasks.update',
       token: writers[n % CONNECTIONS]?.token ?? '',
       body: { listName, id: pick(), metadata: { bench: n } },
     }));
@@ -97,7 +97,7 @@ export async function prepareWorkload(options: {
         if (existing[i]?.includes(j)) continue;
         edgeAdds.push({
           method: 'POST',
-          path: '/trpc/task.update',
+          path: '/trpc/tasks.update',
           token: graphOwner.token,
           body: { listName, id: seeded.ids[i], addBlockedBy: [seeded.ids[j]] },
         });
@@ -144,14 +144,14 @@ export async function prepareWorkload(options: {
       todoWrites: writers.slice(0, CONNECTIONS).flatMap((s) =>
         Array.from({ length: 11 }, (_, step) => ({
           method: 'POST' as const,
-          path: '/trpc/todo.write',
+          path: '/trpc/todos.write',
           token: s.token,
           body: { todos: listAt(step) },
         })),
       ),
       todoWrites200: writers.map((s, i) => ({
         method: 'POST' as const,
-        path: '/trpc/todo.write',
+        path: '/trpc/todos.write',
         token: s.token,
         body: { todos: listAt(i) },
       })),
@@ -160,13 +160,13 @@ export async function prepareWorkload(options: {
       edgeAdds,
       readyPages: runners.map((r) => ({
         method: 'GET' as const,
-        path: query('task.list', { listName, readyOnly: true, limit: 50 }),
+        path: query('tasks.list', { listName, readyOnly: true, limit: 50 }),
         token: r.token,
       })),
-      todoGets: runners.map((r) => ({ method: 'GET' as const, path: '/trpc/todo.get', token: r.token })),
+      todoGets: runners.map((r) => ({ method: 'GET' as const, path: '/trpc/todos.get', token: r.token })),
       runViews: viewed.map(({ runId }, i) => ({
         method: 'GET' as const,
-        path: query('run.get', { runId }),
+        path: query('runs.get', { runId }),
         token: runners[i]?.token ?? '',
       })),
       runSteps: (workers) => runs.get(workers) ?? [],

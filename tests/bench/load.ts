@@ -78,7 +78,7 @@ async function baselines() {
   for (const kind of ['bare', 'noop-trpc'] as const) {
     const server = await startBaseline(kind);
     try {
-      const path = kind === 'bare' ? '/trpc/todo.write' : '/trpc/noop';
+      const path = kind === 'bare' ? '/trpc/todos.write' : '/trpc/noop';
       await measure(
         server,
         { system: kind === 'bare' ? 'bare node:http' : 'no-op tRPC mutation, same stack', scenario: '10-item body', workers: 1 },
@@ -95,12 +95,12 @@ async function ours(workload: Workload, databaseFile: string, workers: number) {
   const server = await startAgentTasks({ databaseFile, adminKey: ADMIN_KEY, workers });
   const system = 'agent-tasks';
   try {
-    await measure(server, { system, scenario: 'todo.write, 10 items, 32 sessions', workers }, workload.todoWrites, 32);
-    await measure(server, { system, scenario: 'task.update metadata, 10k tasks / 20k edges', workers }, workload.taskUpdates, 32);
-    await measure(server, { system, scenario: 'run.step, 100-task runs', workers }, { runs: workload.runSteps(workers) }, 32);
-    await measure(server, { system, scenario: 'todo.get', workers }, workload.todoGets, 32);
-    await measure(server, { system, scenario: 'task.list readyOnly, 50 of 10k', workers }, workload.readyPages, 32);
-    await measure(server, { system, scenario: 'run.get (run view, 100 tasks)', workers }, workload.runViews, 32);
+    await measure(server, { system, scenario: 'todos.write, 10 items, 32 sessions', workers }, workload.todoWrites, 32);
+    await measure(server, { system, scenario: 'tasks.update metadata, 10k tasks / 20k edges', workers }, workload.taskUpdates, 32);
+    await measure(server, { system, scenario: 'runs.step, 100-task runs', workers }, { runs: workload.runSteps(workers) }, 32);
+    await measure(server, { system, scenario: 'todos.get', workers }, workload.todoGets, 32);
+    await measure(server, { system, scenario: 'tasks.list readyOnly, 50 of 10k', workers }, workload.readyPages, 32);
+    await measure(server, { system, scenario: 'runs.get (run view, 100 tasks)', workers }, workload.runViews, 32);
     if (workers === 1) {
       const edges = await measure(
         server,
@@ -114,7 +114,7 @@ async function ours(workload: Workload, databaseFile: string, workers: number) {
     const probe = probeNewConnections({ url: server.url, token: workload.probeToken, seconds: Math.max(2, SECONDS - 3), delayMs: 3_000 });
     const overload = await measure(
       server,
-      { system, scenario: 'todo.write, 200 connections (overload)', workers },
+      { system, scenario: 'todos.write, 200 connections (overload)', workers },
       workload.todoWrites200,
       200,
     );
@@ -194,29 +194,29 @@ function report(startLoad: number[], workload: Workload) {
     ]),
   );
   const rate = (system: string, scenario: string, workers: number | '-') => find(system, scenario, workers)?.perSecond ?? 0;
-  const todo1 = rate('agent-tasks', 'todo.write, 10 items, 32 sessions', 1);
-  const todoN = rate('agent-tasks', 'todo.write, 10 items, 32 sessions', WORKERS);
+  const todo1 = rate('agent-tasks', 'todos.write, 10 items, 32 sessions', 1);
+  const todoN = rate('agent-tasks', 'todos.write, 10 items, 32 sessions', WORKERS);
   const noop = rate('no-op tRPC mutation, same stack', '10-item body', 1);
   const bare = rate('bare node:http', '10-item body', 1);
   const rawSqlite = rate('raw better-sqlite3 (WAL)', 'todo write transaction, in-process', '-');
   const files1k = rate('file-per-task + lock store', 'task update, 1k tasks, in-process', '-');
-  const todoRow = find('agent-tasks', 'todo.write, 10 items, 32 sessions', 1);
+  const todoRow = find('agent-tasks', 'todos.write, 10 items, 32 sessions', 1);
   const edge = find('agent-tasks', 'edge add + cycle check, 10k tasks (sequential)', 1);
   const best = (scenario: string) => Math.max(rate('agent-tasks', scenario, 1), rate('agent-tasks', scenario, WORKERS));
-  const overloadRow = find('agent-tasks', 'todo.write, 200 connections (overload)', WORKERS);
+  const overloadRow = find('agent-tasks', 'todos.write, 200 connections (overload)', WORKERS);
   const probeRow = find('agent-tasks', 'overload: first request of a new connection', WORKERS);
   const x = (a: number, b: number) => (b > 0 ? `${(a / b).toFixed(2)}x` : '-');
   const target = (ok: boolean) => (ok ? 'met' : 'NOT met');
   const ratios = textTable(
     ['ratio', 'value'],
     [
-      ['todo.write (1 process) / no-op tRPC mutation, same stack', x(todo1, noop)],
-      ['todo.write (1 process) / bare node:http', x(todo1, bare)],
-      [`todo.write (${WORKERS} workers) / todo.write (1 process)`, x(todoN, todo1)],
-      ['todo.write (1 process) / raw better-sqlite3 transaction', x(todo1, rawSqlite)],
+      ['todos.write (1 process) / no-op tRPC mutation, same stack', x(todo1, noop)],
+      ['todos.write (1 process) / bare node:http', x(todo1, bare)],
+      [`todos.write (${WORKERS} workers) / todos.write (1 process)`, x(todoN, todo1)],
+      ['todos.write (1 process) / raw better-sqlite3 transaction', x(todo1, rawSqlite)],
       [
-        'task.update, 10k tasks (best) / file-per-task + lock store, 1k tasks',
-        x(best('task.update metadata, 10k tasks / 20k edges'), files1k),
+        'tasks.update, 10k tasks (best) / file-per-task + lock store, 1k tasks',
+        x(best('tasks.update metadata, 10k tasks / 20k edges'), files1k),
       ],
       ['no-op tRPC mutation / bare node:http', x(noop, bare)],
     ],
@@ -224,24 +224,24 @@ function report(startLoad: number[], workload: Workload) {
   const targets = textTable(
     ['target (issue 10)', 'measured', ''],
     [
-      ['todo.write, 32 sessions, 1 process: >= 2,000 writes/s', fixed(todo1, 0), target(todo1 >= 2000)],
+      ['todos.write, 32 sessions, 1 process: >= 2,000 writes/s', fixed(todo1, 0), target(todo1 >= 2000)],
       ['  p99 <= 50 ms', fmt(todoRow?.p99 ?? null, 1), target((todoRow?.p99 ?? Infinity) <= 50)],
       ['  >= 50% of a no-op tRPC mutation on the same stack', x(todo1, noop), target(todo1 >= noop / 2)],
-      [`all cores (${WORKERS} workers): >= 1.6x one process on todo.write`, x(todoN, todo1), target(todoN >= 1.6 * todo1)],
+      [`all cores (${WORKERS} workers): >= 1.6x one process on todos.write`, x(todoN, todo1), target(todoN >= 1.6 * todo1)],
       [
-        'task.update, 10k tasks / 20k edges: >= 1,500/s',
-        fixed(best('task.update metadata, 10k tasks / 20k edges'), 0),
-        target(best('task.update metadata, 10k tasks / 20k edges') >= 1500),
+        'tasks.update, 10k tasks / 20k edges: >= 1,500/s',
+        fixed(best('tasks.update metadata, 10k tasks / 20k edges'), 0),
+        target(best('tasks.update metadata, 10k tasks / 20k edges') >= 1500),
       ],
       ['edge add + cycle check, 10k tasks: p50 <= 5 ms', fmt(edge?.p50 ?? null, 2), target((edge?.p50 ?? Infinity) <= 5)],
-      ['run.step, 100-task run: >= 1,500/s', fixed(best('run.step, 100-task runs'), 0), target(best('run.step, 100-task runs') >= 1500)],
-      ['todo.get: >= 4,000/s', fixed(best('todo.get'), 0), target(best('todo.get') >= 4000)],
+      ['runs.step, 100-task run: >= 1,500/s', fixed(best('runs.step, 100-task runs'), 0), target(best('runs.step, 100-task runs') >= 1500)],
+      ['todos.get: >= 4,000/s', fixed(best('todos.get'), 0), target(best('todos.get') >= 4000)],
       [
-        'task.list readyOnly page of 50: >= 4,000/s',
-        fixed(best('task.list readyOnly, 50 of 10k'), 0),
-        target(best('task.list readyOnly, 50 of 10k') >= 4000),
+        'tasks.list readyOnly page of 50: >= 4,000/s',
+        fixed(best('tasks.list readyOnly, 50 of 10k'), 0),
+        target(best('tasks.list readyOnly, 50 of 10k') >= 4000),
       ],
-      ['run view: >= 4,000/s', fixed(best('run.get (run view, 100 tasks)'), 0), target(best('run.get (run view, 100 tasks)') >= 4000)],
+      ['run view: >= 4,000/s', fixed(best('runs.get (run view, 100 tasks)'), 0), target(best('runs.get (run view, 100 tasks)') >= 4000)],
       [
         'overload (200 connections): a new connection waits about as long as the others',
         `new p50 ${fmt(probeRow?.p50 ?? null, 0)} / max ${fmt(probeRow?.p99 ?? null, 0)} ms; others p99 ${fmt(overloadRow?.p99 ?? null, 0)} ms`,
@@ -252,7 +252,7 @@ function report(startLoad: number[], workload: Workload) {
   const cpus = os.cpus();
   return [
     `agent-tasks load bench — ${new Date().toISOString()}`,
-    `machine: ${cpus.length} x ${cpus[0]?.model ?? '?'}, ${Math.round(os.totalmem() / 2 ** 30)} GiB, ${os.platform()} ${os.release()}, Node ${process.version}; load generator: ${wrkVersion()} (-t1 unless noted; run.step: one thread per connection)`,
+    `machine: ${cpus.length} x ${cpus[0]?.model ?? '?'}, ${Math.round(os.totalmem() / 2 ** 30)} GiB, ${os.platform()} ${os.release()}, Node ${process.version}; load generator: ${wrkVersion()} (-t1 unless noted; runs.step: one thread per connection)`,
     `each measurement ${SECONDS} s after a 2 s warm-up; servers log at info (one JSON line per request, discarded); workload: ${workload.describe}`,
     `load average (1/5/15 min) at the start: ${startLoad.map((v) => v.toFixed(2)).join(' / ')}; at the end: ${os
       .loadavg()

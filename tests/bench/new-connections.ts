@@ -19,7 +19,7 @@ export async function probeNewConnections(options: { url: string; token: string;
             host: url.hostname,
             port: url.port,
             method: 'POST',
-            path: '/trpc/todo.write',
+            path: '/trpc/todos.write',
             agent: false,
             headers: {
               'content-type': 'application/json',

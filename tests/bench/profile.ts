@@ -1,4 +1,4 @@
-// `pnpm bench:profile`: a CPU profile of one server process (node --cpu-prof) under 32 connections of todo.write
+// `pnpm bench:profile`: a CPU profile of one server process (node --cpu-prof) under 32 connections of todos.write
 // from wrk, and its top entries (self time by package and by function). BENCH_SECONDS sets the length (default 20).
 import { mkdtempSync, readFileSync, readdirSync, rmSync } from 'node:fs';
 import os from 'node:os';
@@ -28,7 +28,7 @@ try {
     sessions.flatMap(({ token }) =>
       Array.from({ length: 11 }, (_, step) => ({
         method: 'POST' as const,
-        path: '/trpc/todo.write',
+        path: '/trpc/todos.write',
         token,
         body: { todos: listAt(step) },
       })),
@@ -39,7 +39,7 @@ try {
   const profile = readdirSync(dir).find((f) => f.endsWith('.cpuprofile'));
   if (!profile) throw new Error('no .cpuprofile written');
   process.stdout.write(
-    `todo.write, 32 connections, ${seconds} s: ${Math.round(result.perSecond)} writes/s, p50 ${result.p50} ms, p99 ${result.p99} ms (profiler on)\n\n`,
+    `todos.write, 32 connections, ${seconds} s: ${Math.round(result.perSecond)} writes/s, p50 ${result.p50} ms, p99 ${result.p99} ms (profiler on)\n\n`,
   );
   process.stdout.write(`${summarize(JSON.parse(readFileSync(path.join(dir, profile), 'utf8')), 25)}\n`);
 } finally {

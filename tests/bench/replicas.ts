@@ -1,4 +1,4 @@
-// `pnpm bench:replicas`: todo.write and task.update under load from wrk (separate processes) on one SQLite server, and
+// `pnpm bench:replicas`: todos.write and tasks.update under load from wrk (separate processes) on one SQLite server, and
 // on PostgreSQL with one and with two replicas on the same database, in one run. With two replicas each gets its own
 // wrk with half the connections (no balancer in between to skew the figures): req/s summed, p50/p99 the worse of the
 // two. PostgreSQL is the tests' embedded cluster (or AGENT_TASKS_TEST_POSTGRES_URL); its CPU is counted when embedded.
@@ -51,14 +51,14 @@ async function prepare(database: { file: string; url?: string }): Promise<Worklo
       todoWrites: sessions.flatMap((s) =>
         Array.from({ length: 11 }, (_, step) => ({
           method: 'POST' as const,
-          path: '/trpc/todo.write',
+          path: '/trpc/todos.write',
           token: s.token,
           body: { todos: listAt(step) },
         })),
       ),
       taskUpdates: Array.from({ length: 4_000 }, (_, n) => ({
         method: 'POST' as const,
-        path: '/trpc/task.update',
+        path: '/trpc/tasks.update',
         token: sessions[n % CONNECTIONS]!.token,
         body: { listName, id: ids[Math.floor(random() * ids.length)], metadata: { bench: n } },
       })),
@@ -126,8 +126,8 @@ async function run(database: string, replicas: number, workload: Workload, targe
         }),
       );
     }
-    await measure(servers, { database, replicas, scenario: 'todo.write, 10 items, 32 sessions' }, workload.todoWrites, pgPid);
-    await measure(servers, { database, replicas, scenario: 'task.update metadata, 1k-task list' }, workload.taskUpdates, pgPid);
+    await measure(servers, { database, replicas, scenario: 'todos.write, 10 items, 32 sessions' }, workload.todoWrites, pgPid);
+    await measure(servers, { database, replicas, scenario: 'tasks.update metadata, 1k-task list' }, workload.taskUpdates, pgPid);
   } finally {
     await Promise.all(servers.map((s) => s.stop()));
   }

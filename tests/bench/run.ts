@@ -127,7 +127,7 @@ async function todoBench() {
     const [sizing] = await openSessions(1, 'sizing');
     if (!sizing) throw new Error('no sizing session');
     const requestBody = JSON.stringify({ todos: listAt(5) });
-    const sized = await fetch(`${app.url}/trpc/todo.write`, {
+    const sized = await fetch(`${app.url}/trpc/todos.write`, {
       method: 'POST',
       headers: { 'content-type': 'application/json', authorization: `Bearer ${sizing.token}` },
       body: requestBody,
@@ -141,7 +141,7 @@ async function todoBench() {
       log(`ours: ${scenario.label}…`);
       const summary = await runLoad({
         ...scenario,
-        op: (worker, step) => sessions[worker]!.client.todo.write({ todos: listAt(step) }),
+        op: (worker, step) => sessions[worker]!.client.todos.write({ todos: listAt(step) }),
       });
       rows.push({ scenario, system: 'ours: SDK > tRPC > Prisma > SQLite', summary });
     }
@@ -154,7 +154,7 @@ async function todoBench() {
         const summary = await runLoad({
           ...scenario,
           op: async (_worker, step) => {
-            const res = await fetch(`${bare.url}/trpc/todo.write`, {
+            const res = await fetch(`${bare.url}/trpc/todos.write`, {
               method: 'POST',
               headers: { 'content-type': 'application/json', authorization: `Bearer ${sizing.token}` },
               body: JSON.stringify({ todos: listAt(step) }),
@@ -239,31 +239,31 @@ async function historyCheck(databaseFile: string, openSessions: OpenSessions): P
   const fresh: BenchSession = first;
   const seeded: BenchSession = second;
   seedHistory(databaseFile, seeded.id, HISTORY);
-  const check = await seeded.client.todo.get();
+  const check = await seeded.client.todos.get();
   if (check.revision !== HISTORY || check.items.length !== LIST_SIZE) {
     throw new Error(`seeded session reads back revision ${check.revision}, ${check.items.length} items`);
   }
-  await fresh.client.todo.write({ todos: listAt(0) }); // so both reads return a 10-item list
+  await fresh.client.todos.write({ todos: listAt(0) }); // so both reads return a 10-item list
 
   const steps = new Map<BenchSession, number>([
     [fresh, 1],
     [seeded, HISTORY],
   ]);
   const ops: [string, (s: BenchSession) => Promise<unknown>][] = [
-    ['todo.get', (s) => s.client.todo.get()],
+    ['todos.get', (s) => s.client.todos.get()],
     ['sessions.get', (s) => s.client.sessions.get()],
     [
-      'todo.write',
+      'todos.write',
       (s) => {
         const step = steps.get(s) ?? 0;
         steps.set(s, step + 1);
-        return s.client.todo.write({ todos: listAt(step) });
+        return s.client.todos.write({ todos: listAt(step) });
       },
     ],
   ];
   const rows: HistoryRow[] = [];
   for (const [op, call] of ops) {
-    if (op !== 'todo.write') for (let i = 0; i < 20; i++) await Promise.all([call(fresh), call(seeded)]);
+    if (op !== 'todos.write') for (let i = 0; i < 20; i++) await Promise.all([call(fresh), call(seeded)]);
     const times = { small: [] as number[], large: [] as number[] };
     const wall = { small: 0, large: 0 };
     for (let i = 0; i < SAMPLES; i++) {
@@ -297,8 +297,8 @@ async function sqlBreakdown(openSessions: OpenSessions): Promise<{ rows: Breakdo
   if (!session) throw new Error('no breakdown session');
   let step = 0;
   const ops: [string, () => Promise<unknown>][] = [
-    ['todo.write', () => session.client.todo.write({ todos: listAt(step++) })],
-    ['todo.get', () => session.client.todo.get()],
+    ['todos.write', () => session.client.todos.write({ todos: listAt(step++) })],
+    ['todos.get', () => session.client.todos.get()],
     ['sessions.get', () => session.client.sessions.get()],
   ];
   const probe = installSqlProbe();
@@ -315,7 +315,7 @@ async function sqlBreakdown(openSessions: OpenSessions): Promise<{ rows: Breakdo
       rows.push({ op, clientMeanMs, cpuMs: (cpu.user + cpu.system) / 1000 / SAMPLES, tally: probe.tally(), calls: SAMPLES });
     }
     probe.reset(true);
-    await session.client.todo.write({ todos: listAt(step++) });
+    await session.client.todos.write({ todos: listAt(step++) });
     return { rows, writeSql: probe.tally().sources, session };
   } finally {
     probe.uninstall();

@@ -18,6 +18,16 @@ export async function sessionClient(server: RunningServer, title?: string) {
   return openSessionClient(agent, title ? { title } : {});
 }
 
+/** A fresh workspace on `server`: its admin, an agent key, a viewer key and an agent session, each as a client. */
+export async function newWorkspace(server: RunningServer, name: string) {
+  const created = await adminClient(server).workspaces.create({ name });
+  const admin = createClient({ url: server.url, token: created.adminKey });
+  const agent = createClient({ url: server.url, token: (await admin.keys.create({ name: `${name} agent`, role: 'agent' })).token });
+  const viewer = createClient({ url: server.url, token: (await admin.keys.create({ name: `${name} viewer`, role: 'viewer' })).token });
+  const { client: session } = await openSessionClient(agent, { title: name });
+  return { id: created.workspace.id, admin, agent, viewer, session };
+}
+
 /** Awaits a refusal and returns it; fails the test when the call succeeded. */
 export async function refused(call: Promise<unknown>) {
   try {

@@ -1,6 +1,8 @@
 // Runs the app in the test's own process (startApp on port 0, real HTTP and SSE), configured from the same
-// environment variables the command reads, with its log lines captured in memory for output().
+// environment variables the command reads, with its log lines captured in memory for output(); optionally on a manual
+// clock, its notifications then delivered only when the test calls deliver().
 import { type App, createLogger, loadConfig, startApp } from '@agent-tasks/server';
+import type { ManualClock } from './manual-clock.ts';
 import type { RunningServer } from './server.ts';
 
 /** Settings only a separate process can have: they are refused here rather than silently ignored. */
@@ -10,6 +12,7 @@ export async function startInProcess(
   databaseFile: string,
   adminKey: string | null,
   extraEnv: Record<string, string> = {},
+  clock?: ManualClock,
 ): Promise<RunningServer> {
   const blocked = needsProcess.find((name) => extraEnv[name] !== undefined);
   if (blocked) throw new Error(`${blocked} needs a separate process: start the server with { process: true }`);
@@ -30,7 +33,8 @@ export async function startInProcess(
   const sink = { write: (line: string) => void (output += line) };
   const boot = async () => {
     try {
-      return await startApp({ ...config, log: createLogger(config.log, sink) });
+      const time = clock ? { clock, delivery: { ...config.delivery, pollMs: null } } : {};
+      return await startApp({ ...config, ...time, log: createLogger(config.log, sink) });
     } catch (error) {
       // The command prints a refusal's text and exits; tests of a refused start read the same text from the error.
       if (error instanceof Error) throw new Error(`server did not start:\n${error.message}\n${output}`, { cause: error });
@@ -44,6 +48,11 @@ export async function startInProcess(
     databaseFile,
     databaseUrl: `file:${databaseFile}`,
     output: () => output,
+    ...(clock ? { clock } : {}),
+    deliver: async () => {
+      if (!app) throw new Error('the server is stopped');
+      await app.deliver();
+    },
     process: () => {
       throw new Error('this server runs in process: start it with { process: true } to reach its process');
     },

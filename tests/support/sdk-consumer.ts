@@ -16,7 +16,7 @@ const anthropic = anthropicTools(tools);
 /** Calls the types refuse; never made. Each `@ts-expect-error` must meet an error, or tsc fails. */
 export function wrongCalls() {
   // @ts-expect-error a todo's status is "pending", "in_progress" or "completed"
-  void client.todo.write({ todos: [{ content: 'Ship it', status: 'done' }] });
+  void client.todos.write({ todos: [{ content: 'Ship it', status: 'done' }] });
   // @ts-expect-error a tool call's arguments are JSON text or an object
   void dispatch({ name: 'todo_write', arguments: 42 });
   // @ts-expect-error openSessionClient takes a client, not its options
@@ -33,7 +33,7 @@ const todoAnswer = await dispatch({
     ],
   }),
 });
-const todo = await client.todo.get();
+const todo = await client.todos.get();
 
 // 2. A two-task graph through the Anthropic shape (the arguments arrive as an object): the second waits on the first.
 const firstAnswer = await dispatch({ name: 'TaskCreate', arguments: { listName, subject: 'Build the package' } });

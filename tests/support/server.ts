@@ -7,6 +7,7 @@ import { mkdtempSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { startInProcess } from './in-process-server.ts';
+import { type ManualClock, manualClock } from './manual-clock.ts';
 import { createTestDatabase } from './postgres.ts';
 
 const repoRoot = path.resolve(import.meta.dirname, '../..');
@@ -25,6 +26,11 @@ export interface RunningServer {
   /** SIGTERM, then SIGKILL after 5 s; resolves with the exit code (null when killed by a signal). */
   stop(): Promise<number | null>;
   restart(): Promise<void>;
+  /** With `manualTime`: the app's clock, which moves only when the test advances it. */
+  clock?: ManualClock;
+  /** Delivers the notifications due now and resolves when they are done (in process only; with `manualTime` the
+   * outbox is not polled, so this is the only way they go out). */
+  deliver(): Promise<void>;
 }
 
 export interface StartOptions {
@@ -41,6 +47,10 @@ export interface StartOptions {
   /** Run the built command as a child process instead of the app in this process: for tests whose point is the
    * process (signals, kill -9, workers, first-run banner, NODE_OPTIONS). */
   process?: boolean;
+  /** The app on a manual clock (`server.clock.advance(ms)`), its notifications sent by `server.deliver()`: for tests
+   * of delays (retry backoff, maximum age, ticket lifetime) that advance time instead of sleeping. Always the app in
+   * this process on SQLite. */
+  manualTime?: boolean;
 }
 
 export const tempDatabaseFile = () => path.join(mkdtempSync(path.join(os.tmpdir(), 'agent-tasks-')), 'test.db');
@@ -105,6 +115,10 @@ export async function startServer(options: StartOptions = {}): Promise<RunningSe
   const databaseFile = postgres ? '' : (options.databaseFile ?? tempDatabaseFile());
   const databaseUrl = options.databaseUrl ?? (postgres ? (await createTestDatabase()).url : `file:${databaseFile}`);
   const adminKey = options.adminKey === undefined ? `atk_test_${randomBytes(16).toString('hex')}` : options.adminKey;
+  if (options.manualTime) {
+    if (options.process) throw new Error('manualTime runs the app in this process: it cannot be combined with process: true');
+    return startInProcess(options.databaseFile ?? tempDatabaseFile(), adminKey, options.env, manualClock());
+  }
   if (!postgres && !options.process && process.env.TEST_WORKERS === undefined) return startInProcess(databaseFile, adminKey, options.env);
   let current = spawnMain(databaseUrl, adminKey, options.env);
   const server: RunningServer = {
@@ -115,6 +129,7 @@ export async function startServer(options: StartOptions = {}): Promise<RunningSe
     output: () => current.output(),
     process: () => current.child,
     stop: () => stopChild(current.child),
+    deliver: () => Promise.reject(new Error('deliver() reaches the app in this process: not a server run as a process')),
     async restart() {
       await stopChild(current.child);
       current = spawnMain(databaseUrl, adminKey, options.env);

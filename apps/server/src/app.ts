@@ -1,6 +1,6 @@
 // Builds the running service: database (migrated), dependencies, first-run bootstrap, HTTP server, graceful shutdown.
 import type { AddressInfo } from 'node:net';
-import { type Deps, workspaces } from '@agent-tasks/core';
+import { type Clock, type Deps, workspaces } from '@agent-tasks/core';
 import { createAdaptorServer } from '@hono/node-server';
 import { type ActorCache, actorCache } from './adapters/actor-cache.ts';
 import { type LiveEvents, inProcessLiveEvents } from './adapters/live-events.ts';
@@ -40,9 +40,12 @@ export interface AppOptions {
   adminKey?: string | undefined;
   /** Base URL for links to run pages in notifications; defaults to the server's own URL. */
   publicUrl?: string | undefined;
-  /** Notification delivery: first retry delay, longest delay, how often the outbox is polled, how long a message is
-   * retried before it is given up, and how many channels are delivered to at once. */
-  delivery?: { baseMs?: number; maxMs?: number; pollMs?: number; maxAgeMs?: number; lanes?: number };
+  /** Notification delivery: first retry delay, longest delay, how often the outbox is polled (null: never on a timer,
+   * only through `deliver()`), how long a message is retried before it is given up, and how many channels are
+   * delivered to at once. */
+  delivery?: { baseMs?: number; maxMs?: number; pollMs?: number | null; maxAgeMs?: number; lanes?: number };
+  /** The time for the domain (records, retry backoff, stream tickets); the system clock unless a test advances its own. */
+  clock?: Clock;
   /** Reaching receivers: connect and total timeouts, answer bytes read, internal addresses allowed besides public ones. */
   webhooks?: { connectTimeoutMs?: number; timeoutMs?: number; maxResponseBytes?: number; allowList?: string[] };
   /** Browser origins allowed to call the API (CORS); empty for none, `*` for any (never with credentials). */
@@ -102,6 +105,8 @@ export interface App {
   /** Graceful: stop accepting, let in-flight requests finish (up to the deadline), end live streams and MCP
    * sessions, stop the notification worker, then close the database. */
   close(): Promise<void>;
+  /** Delivers the notifications due now (by the clock) and resolves when those deliveries are done. */
+  deliver(): Promise<void>;
 }
 
 export async function startApp(options: AppOptions): Promise<App> {
@@ -149,7 +154,7 @@ export async function startApp(options: AppOptions): Promise<App> {
         options.revoked?.(tokenHashes);
       },
     }),
-    clock: systemClock,
+    clock: options.clock ?? systemClock,
     ids: nodeIds,
     hasher: sha256Hasher,
     events: live,
@@ -176,7 +181,7 @@ export async function startApp(options: AppOptions): Promise<App> {
     },
     sha256Hasher,
   );
-  const tickets = streamTickets(reader.db, sha256Hasher, options.streamTicketTtlMs ?? 30_000);
+  const tickets = streamTickets(reader.db, sha256Hasher, options.streamTicketTtlMs ?? 30_000, () => deps.clock.now());
   const services: Services = { deps, actors: cache, live, log, webhooks, guard, tickets };
   // Replicas started together on an empty PostgreSQL database: one creates the first workspace, under a session lock
   // on the writer's one connection (the bootstrap's transaction runs on it too).
@@ -230,7 +235,7 @@ export async function startApp(options: AppOptions): Promise<App> {
       : startNotificationWorker(deps, webhooks, log, {
           baseMs: options.delivery?.baseMs ?? 1_000,
           maxMs: options.delivery?.maxMs ?? 60_000,
-          pollMs: options.delivery?.pollMs ?? 250,
+          pollMs: options.delivery?.pollMs === null ? null : (options.delivery?.pollMs ?? 250),
           maxAgeMs: options.delivery?.maxAgeMs ?? 86_400_000,
           lanes: options.delivery?.lanes ?? 16,
           batch: 50,
@@ -258,5 +263,6 @@ export async function startApp(options: AppOptions): Promise<App> {
     services,
     firstRun,
     close: () => (closing ??= shutdown()),
+    deliver: async () => worker?.kick(),
   };
 }

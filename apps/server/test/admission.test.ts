@@ -99,7 +99,7 @@ describe('admission', () => {
   });
 
   it('a refused tRPC call gets tRPC’s error shape with the overloaded text, 503 and Retry-After', async () => {
-    const answer = overloadedResponse('http://127.0.0.1:3000/trpc/todo.write');
+    const answer = overloadedResponse('http://127.0.0.1:3000/trpc/todos.write');
     expect(answer.status).toBe(503);
     expect(answer.headers.get('retry-after')).toBe('1');
     expect(await answer.json()).toEqual({

@@ -143,16 +143,17 @@ type StepOutput = { run: RunView; intake: boolean };
 
 async function moiraStep(api: ToolApi, args: z.output<typeof moiraStepInput>): Promise<StepOutput> {
   const { processId: runId, attemptId } = args;
-  if (args.teleportTo) return { run: await api.run.teleport({ runId, attemptId, teleportTo: args.teleportTo }), intake: false };
+  if (args.teleportTo) return { run: await api.runs.teleport({ runId, attemptId, teleportTo: args.teleportTo }), intake: false };
   const input = args.input ?? {};
   // The naming contract keeps the current attempt; the use case decides whether naming is allowed here.
   if (Object.keys(input).length === 1 && 'name' in input) {
-    return { run: await api.run.name({ runId, name: input.name as string }), intake: false };
+    return { run: await api.runs.name({ runId, name: input.name as string }), intake: false };
   }
-  const run = await api.run.get({ runId });
+  const run = await api.runs.get({ runId });
   // Not the current attempt: a retry of an answered step replays (or an unknown attempt is refused) before any node
   // reads the response. The jump is the call that carries nothing else.
-  if (attemptId !== run.attemptId) return { run: await api.run.teleport({ runId, attemptId, teleportTo: REVISE_TELEPORT }), intake: false };
+  if (attemptId !== run.attemptId)
+    return { run: await api.runs.teleport({ runId, attemptId, teleportTo: REVISE_TELEPORT }), intake: false };
   if (run.status === 'intake') {
     const intake = response('intake', input);
     if (run.name === null) {
@@ -161,12 +162,12 @@ async function moiraStep(api: ToolApi, args: z.output<typeof moiraStepInput>): P
         `Error: run ${runId} has no name yet: persist the actual task name first with ${call(runId, attemptId, 'input: { name: "…" }')} (naming keeps this attempt), then submit the checklist.`,
       );
     }
-    return { run: await api.run.intake({ runId, attemptId, ...intake }), intake: true };
+    return { run: await api.runs.intake({ runId, attemptId, ...intake }), intake: true };
   }
   if (run.status === 'completed')
     throw new DomainError('CONFLICT', `Error: run ${runId} is completed (output {}); it takes no more steps.`);
-  if (run.revising) return { run: await api.run.revise({ runId, attemptId, ...response('revise', input) }), intake: false };
-  return { run: await api.run.step({ runId, attemptId, ...response('task', input) }), intake: false };
+  if (run.revising) return { run: await api.runs.revise({ runId, attemptId, ...response('revise', input) }), intake: false };
+  return { run: await api.runs.step({ runId, attemptId, ...response('task', input) }), intake: false };
 }
 
 export const moiraTools: readonly ToolSpec[] = [
@@ -177,8 +178,8 @@ export const moiraTools: readonly ToolSpec[] = [
       'refused when no notification channel is configured, unless skipNotificationCheck: true. execute: { action: "execute", startAttemptId } starts it once and returns the process ID and the first step.',
     moiraStartInput,
     async (api, input): Promise<StartOutput> => {
-      if (input.action === 'execute') return { run: await api.run.execute({ startAttemptId: input.startAttemptId ?? '' }) };
-      const { startAttemptId } = await api.run.prepare({
+      if (input.action === 'execute') return { run: await api.runs.execute({ startAttemptId: input.startAttemptId ?? '' }) };
+      const { startAttemptId } = await api.runs.prepare({
         parentExecutionId: input.parentExecutionId ?? 'none',
         ...(input.skipNotificationCheck === undefined ? {} : { skipNotificationCheck: input.skipNotificationCheck }),
         ...(input.taskContext ? { taskContext: input.taskContext } : {}),

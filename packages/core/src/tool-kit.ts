@@ -33,32 +33,48 @@ import {
 import type { z } from 'zod';
 import { isDomainError } from './errors.ts';
 
-type In<T extends z.ZodType> = z.input<T>;
-type Out<T extends z.ZodType> = z.output<T>;
+/** A procedure's contracts: the zod objects its router's `.input()` and `.output()` take. */
+const call = <I extends z.ZodType, O extends z.ZodType>(input: I, output: O) => ({ input, output });
 
-/** The calls the tools make; the SDK client and the server's in-process caller both provide it. */
-export interface ToolApi {
-  todo: { write(input: In<typeof todoWriteInput>): Promise<Out<typeof todoWriteOutput>> };
-  task: {
-    create(input: In<typeof taskCreateInput>): Promise<Out<typeof task>>;
-    get(input: In<typeof taskGetInput>): Promise<Out<typeof task>>;
-    list(input: In<typeof taskListInput>): Promise<Out<typeof taskListOutput>>;
-    update(input: In<typeof taskUpdateInput>): Promise<Out<typeof task>>;
-    claim(input: In<typeof taskClaimInput>): Promise<Out<typeof taskClaimOutput>>;
-    plan(input: In<typeof taskPlanInput>): Promise<Out<typeof taskPlanOutput>>;
-  };
-  run: {
-    prepare(input: In<typeof runPrepareInput>): Promise<Out<typeof runPrepareOutput>>;
-    execute(input: In<typeof runExecuteInput>): Promise<Out<typeof runView>>;
-    name(input: In<typeof runNameInput>): Promise<Out<typeof runView>>;
-    teleport(input: In<typeof runTeleportInput>): Promise<Out<typeof runView>>;
-    intake(input: In<typeof runIntakeInput>): Promise<Out<typeof runView>>;
-    step(input: In<typeof runStepInput>): Promise<Out<typeof runView>>;
-    revise(input: In<typeof runReviseInput>): Promise<Out<typeof runView>>;
-    reportBlocker(input: In<typeof runBlockerInput>): Promise<Out<typeof runView>>;
-    get(input: In<typeof runRef>): Promise<Out<typeof runView>>;
-  };
-}
+/**
+ * Every procedure a tool calls, by its path on the wire (`tasks.create`), with its contracts. ToolApi is derived from
+ * it, and the SDK and the server hand the tools these groups of their own client or caller.
+ */
+export const toolCalls = {
+  todos: { write: call(todoWriteInput, todoWriteOutput) },
+  tasks: {
+    create: call(taskCreateInput, task),
+    get: call(taskGetInput, task),
+    list: call(taskListInput, taskListOutput),
+    update: call(taskUpdateInput, task),
+    claim: call(taskClaimInput, taskClaimOutput),
+    plan: call(taskPlanInput, taskPlanOutput),
+  },
+  runs: {
+    prepare: call(runPrepareInput, runPrepareOutput),
+    execute: call(runExecuteInput, runView),
+    name: call(runNameInput, runView),
+    teleport: call(runTeleportInput, runView),
+    intake: call(runIntakeInput, runView),
+    step: call(runStepInput, runView),
+    revise: call(runReviseInput, runView),
+    reportBlocker: call(runBlockerInput, runView),
+    get: call(runRef, runView),
+  },
+};
+
+type Calls<T> = {
+  [P in keyof T]: T[P] extends { input: infer I extends z.ZodType; output: infer O extends z.ZodType }
+    ? (input: z.input<I>) => Promise<z.output<O>>
+    : never;
+};
+
+/** The calls the tools make (see toolCalls); the SDK client and the server's in-process caller both provide it. */
+export type ToolApi = { [G in keyof typeof toolCalls]: Calls<(typeof toolCalls)[G]> };
+
+/** The tools' groups of a client or caller whose groups are named as on the wire. */
+export const toolApiOf = (client: ToolApi): ToolApi =>
+  Object.fromEntries(Object.keys(toolCalls).map((group) => [group, client[group as keyof ToolApi]])) as ToolApi;
 
 export interface ToolSpec {
   name: string;
@@ -167,7 +183,7 @@ export const todoTools: readonly ToolSpec[] = [
     'todo_write',
     TODO_WRITE_DESCRIPTION,
     todoWriteInput,
-    (api, input) => api.todo.write(input),
+    (api, input) => api.todos.write(input),
     (r) => r.message,
   ),
 ];
@@ -177,35 +193,35 @@ export const taskToolSpecs: readonly ToolSpec[] = [
     'TaskCreate',
     'Create a task (id T-{uuid}, ref #n). subject: imperative ("Run tests"); activeForm: "Running tests"; blockedBy: tasks to complete first.',
     taskCreateInput,
-    (api, input) => api.task.create(input),
+    (api, input) => api.tasks.create(input),
     (t) => `Created ${t.id} (${t.ref}) [${t.status}] ${t.subject}  blockedBy: [${t.blockedBy.join(', ')}]`,
   ),
   spec(
     'TaskGet',
     "A task's full details (by id or #n).",
     taskGetInput,
-    (api, input) => api.task.get(input),
+    (api, input) => api.tasks.get(input),
     (t) => JSON.stringify(t, null, 2),
   ),
   spec(
     'TaskList',
     `Active tasks: id (#n if long), [status], subject, unresolved blockedBy. readyOnly: startable now. ${TASK_RULES}`,
     taskListInput,
-    (api, input) => api.task.list(input),
+    (api, input) => api.tasks.list(input),
     (r) => (r.tasks.length ? taskListText(r.tasks) : `No tasks match in list "${r.listName}".`),
   ),
   spec(
     'TaskUpdate',
     'Update a task (id or #n): status, subject, description, activeForm, owner, metadata (merged; null removes a key); blockedBy and blocks set the whole list. expectedVersion: refused if the task changed since.',
     taskUpdateToolInput,
-    (api, input) => api.task.update(input),
+    (api, input) => api.tasks.update(input),
     (t) => `Updated ${t.id} [${t.status}] ${t.subject} (version ${t.version})  blockedBy: [${t.blockedBy.join(', ')}]`,
   ),
   spec(
     'TaskClaim',
     'Claim a task atomically (in_progress, yours): by id, or without one the oldest ready task.',
     taskClaimInput,
-    (api, input) => api.task.claim(input),
+    (api, input) => api.tasks.claim(input),
     (r) =>
       r.task
         ? `Claimed ${r.task.id} [in_progress] ${r.task.subject} as ${r.task.owner}`
@@ -217,7 +233,7 @@ export const taskToolSpecs: readonly ToolSpec[] = [
     'TaskPlan',
     'The remaining tasks as parallel waves and the critical path.',
     taskPlanInput,
-    (api, input) => api.task.plan(input),
+    (api, input) => api.tasks.plan(input),
     (p) =>
       p.waves.length
         ? [
@@ -233,60 +249,60 @@ export const runToolSpecs: readonly ToolSpec[] = [
     'checklist_prepare',
     `${RUN_RULES} Prepare a start: parentExecutionId (parent run or "none"); taskContext: a ready checklist to submit unchanged. Needs a notification channel unless skipNotificationCheck.`,
     runPrepareInput,
-    (api, input) => api.run.prepare(input),
+    (api, input) => api.runs.prepare(input),
     (r) => `Start attempt ${r.startAttemptId} prepared. Call checklist_execute with startAttemptId "${r.startAttemptId}".`,
   ),
   spec(
     'checklist_execute',
     'Start the run from the prepared attempt, once.',
     runExecuteInput,
-    (api, input) => api.run.execute(input),
+    (api, input) => api.runs.execute(input),
     runDirective,
   ),
   spec(
     'checklist_name',
     "Persist the run's name: required before intake; later only in a revision that changes the scope.",
     runNameInput,
-    (api, input) => api.run.name(input),
+    (api, input) => api.runs.name(input),
     runDirective,
   ),
   spec(
     'checklist_intake',
     "Submit the checklist: 1-100 tasks, each only { action, expected_result }; position is identity. needs: positions needing others' results (those go first); remarks: whole-job notes on the tasks they constrain.",
     runIntakeInput.omit({ attemptId: true }),
-    (api, input) => api.run.intake(input),
+    (api, input) => api.runs.intake(input),
     intakeAnswer,
   ),
   spec(
     'checklist_step',
     'Acknowledge the current task once done and verified: attemptId from the run, evidence, progress_execution_outcome. Once per attempt; never for blocked work.',
     runStepInput,
-    (api, input) => api.run.step(input),
+    (api, input) => api.runs.step(input),
     runDirective,
   ),
   spec(
     'checklist_teleport',
     'Jump to Revise checklist when remaining tasks are wrong, missing or misordered; not for a hard task.',
     runTeleportInput.omit({ attemptId: true }),
-    (api, input) => api.run.teleport(input),
+    (api, input) => api.runs.teleport(input),
     runDirective,
   ),
   spec(
     'checklist_revise',
     'Send the complete corrected checklist (executed tasks unchanged at their positions) and resume_from_task.',
     runReviseInput,
-    (api, input) => api.run.revise(input),
+    (api, input) => api.runs.revise(input),
     runDirective,
   ),
   spec(
     'checklist_report_blocker',
     'Record a verified blocker on the current task (null clears it); the cursor stays.',
     runBlockerInput,
-    (api, input) => api.run.reportBlocker(input),
+    (api, input) => api.runs.reportBlocker(input),
     (run) =>
       `Blocker ${run.blocker === null ? 'cleared' : 'recorded'} on ${run.current?.label ?? 'the run'}; the cursor stays. ${runDirective(run)}`,
   ),
-  spec('checklist_get', "Read a run's current step and directive.", runRef, (api, input) => api.run.get(input), runDirective),
+  spec('checklist_get', "Read a run's current step and directive.", runRef, (api, input) => api.runs.get(input), runDirective),
 ];
 
 export const toolKit: readonly ToolSpec[] = [...todoTools, ...taskToolSpecs, ...runToolSpecs];

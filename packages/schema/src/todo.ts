@@ -104,11 +104,13 @@ export const todoListView = z.object({
 });
 export type TodoListView = z.infer<typeof todoListView>;
 
-export const todoHistoryInput = z.strictObject({
-  sessionId: id.optional(),
-  limit: pageLimit.default(20),
-  before: z.number().int().min(1).optional().describe('Return cards with a revision lower than this one.'),
-});
+export const todoHistoryInput = z
+  .strictObject({
+    sessionId: id.optional(),
+    limit: pageLimit.default(20),
+    before: z.number().int().min(1).optional().describe('Return cards with a revision lower than this one.'),
+  })
+  .prefault({});
 export const todoHistoryOutput = z.object({
   cards: z.array(todoCard),
   nextBefore: z.number().int().nullable(),

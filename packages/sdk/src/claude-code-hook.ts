@@ -100,7 +100,7 @@ async function readAll(stdin: string | Readable): Promise<string> {
 async function sessionFor(url: string, agentKey: string, input: HookInput, signal: AbortSignal) {
   const agent = createClient({ url, token: agentKey });
   const project = input.cwd ? path.basename(input.cwd) : '';
-  const main = await agent.trpc.session.open.mutate(
+  const main = await agent.trpc.sessions.open.mutate(
     { externalId: input.session_id, title: `Claude Code${project ? `: ${project}` : ''}` },
     { signal },
   );
@@ -108,7 +108,7 @@ async function sessionFor(url: string, agentKey: string, input: HookInput, signa
   let session = main.session;
   if (input.agent_id) {
     // A subagent keeps its own list: a subagent session under the main one, keyed by both ids.
-    const sub = await client.trpc.session.open.mutate(
+    const sub = await client.trpc.sessions.open.mutate(
       {
         externalId: `${input.session_id}/${input.agent_id}`,
         title: `Claude Code subagent${input.agent_type ? `: ${input.agent_type}` : ''}`,
@@ -134,7 +134,7 @@ async function mirrorTodoWrite(client: AgentTasksClient, input: HookInput, signa
     status: t.status as 'pending' | 'in_progress' | 'completed',
     ...(t.activeForm?.trim() ? { activeForm: t.activeForm } : {}),
   }));
-  await client.trpc.todo.mirror.mutate({ todos: items }, { signal });
+  await client.trpc.todos.mirror.mutate({ todos: items }, { signal });
 }
 
 async function mirrorTaskCreate(client: AgentTasksClient, workspaceId: string, listName: string, input: HookInput, signal: AbortSignal) {
@@ -150,7 +150,7 @@ async function mirrorTaskCreate(client: AgentTasksClient, workspaceId: string, l
     metadata: { ...task.metadata, claudeCode: { taskId: String(created.id), listName } },
   };
   try {
-    await client.trpc.task.import.mutate(
+    await client.trpc.tasks.import.mutate(
       { format: 'sisyphus', listName, files: [{ name: `${id}.json`, content: JSON.stringify(file) }] },
       { signal },
     );
@@ -164,7 +164,7 @@ async function mirrorTaskUpdate(client: AgentTasksClient, workspaceId: string, l
   const update = parse(taskUpdateInput, input.tool_input, 'the TaskUpdate input');
   const mirror = (claudeId: string | number) => claudeMirrorTaskId(workspaceId, listName, claudeId);
   const { taskId, status, owner, addBlocks, addBlockedBy, subject, description, activeForm, metadata } = update;
-  await client.trpc.task.update.mutate(
+  await client.trpc.tasks.update.mutate(
     {
       listName,
       id: mirror(taskId),
@@ -184,9 +184,9 @@ async function mirrorTaskUpdate(client: AgentTasksClient, workspaceId: string, l
 /** The plan given back to the model: the todo list, then the open tasks of the mirrored task list. */
 async function sessionContext(client: AgentTasksClient, listName: string, signal: AbortSignal): Promise<string | null> {
   const [view, tasks] = await Promise.all([
-    client.trpc.session.get.query({}, { signal }),
+    client.trpc.sessions.get.query({}, { signal }),
     // No task mirrored yet means no list yet: that is an empty plan, not a failure.
-    client.trpc.task.list.query({ listName }, { signal }).catch((error: unknown) => {
+    client.trpc.tasks.list.query({ listName }, { signal }).catch((error: unknown) => {
       if (refusalOf(error).code === 'NOT_FOUND') return { tasks: [] };
       throw error;
     }),

@@ -44,7 +44,7 @@ export async function runMcpStdio(options: McpStdioOptions = {}): Promise<number
   if (!token.startsWith('ats_')) {
     try {
       // As over HTTP (/mcp): a viewer key acts as itself (read-only tools); an agent or admin key gets a session.
-      if ((await client.whoami()).role === 'viewer') {
+      if ((await client.workspaces.whoami()).role === 'viewer') {
         log('viewer key: read-only, no session');
       } else {
         const opened = await openSessionClient(client, { title: options.sessionTitle ?? env.AGENT_TASKS_SESSION_TITLE ?? 'MCP (stdio)' });

@@ -18,3 +18,7 @@ function _clientRouter() {
 export type AppRouter = ReturnType<typeof _clientRouter>;
 export type RouterInputs = inferRouterInputs<AppRouter>;
 export type RouterOutputs = inferRouterOutputs<AppRouter>;
+
+type KindsOf<R> = { [K in keyof R]: R[K] extends AnyProcedure ? R[K]['_def']['type'] : KindsOf<R[K]> };
+/** Every procedure's kind, nested by router: the type `procedures.ts` is held to. */
+export type ProcedureKinds = KindsOf<AppRouter['_def']['record']>;

@@ -1,6 +1,6 @@
 // The tool kit for agent runtimes: every tool of the core tool kit bound to a client, in the generic, OpenAI and
 // Anthropic shapes, and a dispatcher that answers a model's tool call with the text the model should read.
-import { type ToolApi, type ToolSpec, runToolSpecs, taskToolSpecs, todoTools, toolHandlers, toolKit } from '@agent-tasks/core';
+import { type ToolApi, type ToolSpec, runToolSpecs, taskToolSpecs, todoTools, toolApiOf, toolHandlers, toolKit } from '@agent-tasks/core';
 import { jsonSchemaOf } from '@agent-tasks/schema';
 import type { AgentTasksClient } from './client.ts';
 import { refusalOf } from './errors.ts';
@@ -16,13 +16,8 @@ export interface ToolDefinition {
   handler(args: unknown): Promise<string>;
 }
 
-/**
- * The calls the tools make, through this client: each of the tool kit's namespaces is the client's namespace of the
- * same procedures (the type checker holds every method the tools call to the client's own signature).
- */
-export function apiOf(client: AgentTasksClient): ToolApi {
-  return { todo: client.todo, task: client.tasks, run: client.runs };
-}
+/** The calls the tools make, through this client: its groups of the same names (`todos`, `tasks`, `runs`). */
+export const apiOf = (client: AgentTasksClient): ToolApi => toolApiOf(client);
 
 /** Every tool (or the given ones) bound to a client acting as a session. */
 export function agentTools(client: AgentTasksClient, specs: readonly ToolSpec[] = toolKit): ToolDefinition[] {

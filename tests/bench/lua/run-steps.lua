@@ -28,7 +28,7 @@ request = function()
   step = step + 1
   local body = '{"runId":"' .. r.run .. '","attemptId":"' .. attempt .. '","evidence":"check ' .. step ..
     ' passed","progress_execution_outcome":"step ' .. step .. ' verified"}'
-  return wrk.format("POST", "/trpc/run.step", { ["content-type"] = "application/json", ["authorization"] = "Bearer " .. r.token }, body)
+  return wrk.format("POST", "/trpc/runs.step", { ["content-type"] = "application/json", ["authorization"] = "Bearer " .. r.token }, body)
 end
 
 response = function(status, headers, body)

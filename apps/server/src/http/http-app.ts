@@ -47,7 +47,7 @@ const retryAfterOf = (cause: unknown): number | null => {
 
 const json = (c: Context, status: number, body: unknown) => c.json(body as object, status as 200);
 
-/** The procedures of a tRPC request path (`/trpc/todo.write,todo.get` → `todo.write,todo.get`). */
+/** The procedures of a tRPC request path (`/trpc/todos.write,todos.get` → `todos.write,todos.get`). */
 const routeOf = (c: Context) => (c.req.path.startsWith('/trpc/') ? c.req.path.slice('/trpc/'.length) : c.req.routePath);
 
 export function createHttpApp(options: HttpAppOptions) {

@@ -3,7 +3,7 @@
 // whichever worker a request lands on serves it (a worker that has not seen the session yet resumes it); they are
 // capped per key and in all (429 past either) and closed when idle, their empty agent sessions removed with them.
 import { randomUUID } from 'node:crypto';
-import { type Actor, type ToolApi, isDomainError, sessionActor, sessions } from '@agent-tasks/core';
+import { type Actor, type ToolApi, isDomainError, sessionActor, sessions, toolApiOf, toolCalls } from '@agent-tasks/core';
 import type { WebStandardStreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js';
 import { TRPCError } from '@trpc/server';
 import { authenticate } from '../auth/authenticate.ts';
@@ -18,8 +18,7 @@ const createCaller = createCallerFactory(appRouter);
 
 /** The tool kit's calls, made in-process through the routers (same validation, auth and errors as over HTTP). */
 function callerApi(services: Services, caller: Actor): ToolApi {
-  const api = createCaller(createInnerContext(services, null, { id: 'mcp' }, undefined, caller));
-  return { todo: api.todo, task: api.task, run: api.run };
+  return toolApiOf(createCaller(createInnerContext(services, null, { id: 'mcp' }, undefined, caller)));
 }
 
 /** The same calls, with the actor found on the first call (an API key's agent session is opened only when needed). */
@@ -33,15 +32,14 @@ function lazyCallerApi(services: Services, actor: () => Promise<Actor>): ToolApi
         throw error;
       },
     ));
-  const router = (name: keyof ToolApi) =>
-    new Proxy(
-      {},
-      {
-        get: (_, procedure: string) => async (input: unknown) =>
-          ((await resolved())[name] as unknown as Record<string, (i: unknown) => unknown>)[procedure]?.(input),
-      },
+  const group = (name: keyof ToolApi) =>
+    Object.fromEntries(
+      Object.keys(toolCalls[name]).map((procedure) => [
+        procedure,
+        async (input: unknown) => ((await resolved())[name] as unknown as Record<string, (i: unknown) => unknown>)[procedure]?.(input),
+      ]),
     );
-  return { todo: router('todo'), task: router('task'), run: router('run') } as unknown as ToolApi;
+  return Object.fromEntries(Object.keys(toolCalls).map((name) => [name, group(name as keyof ToolApi)])) as unknown as ToolApi;
 }
 
 function errorText(error: unknown): string {
@@ -106,7 +104,7 @@ export function createMcpEndpoint(services: Services, store: McpSessionRepositor
     () => {
       if (sweeping) return;
       sweeping = true;
-      const cutoff = Date.now() - limits.idleMs;
+      const cutoff = now().getTime() - limits.idleMs;
       for (const [id, held] of served) if (held.usedAt <= cutoff) drop(id);
       (async () => {
         for (const record of await store.stale(kit.name, new Date(cutoff))) {
@@ -185,7 +183,7 @@ export function createMcpEndpoint(services: Services, store: McpSessionRepositor
       );
       await answer.text();
     }
-    served.set(record.id, { transport, usedAt: Date.now(), storedAt: Date.now() });
+    served.set(record.id, { transport, usedAt: now().getTime(), storedAt: now().getTime() });
     return transport;
   }
 
@@ -229,7 +227,7 @@ export function createMcpEndpoint(services: Services, store: McpSessionRepositor
     const record = sessionId ? await store.get(sessionId) : null;
     // A session of the other MCP server (/mcp and /mcp/moira share the table) is not one of ours.
     const live =
-      record && record.server === kit.name && record.closedAt === null && record.lastSeenAt.getTime() > Date.now() - limits.idleMs
+      record && record.server === kit.name && record.closedAt === null && record.lastSeenAt.getTime() > now().getTime() - limits.idleMs
         ? record
         : null;
     if (sessionId && !live) drop(sessionId);
@@ -240,7 +238,7 @@ export function createMcpEndpoint(services: Services, store: McpSessionRepositor
       const held = served.get(live.id);
       const transport = held?.transport ?? (await transportFor(live, caller, true));
       if (held) {
-        held.usedAt = Date.now();
+        held.usedAt = now().getTime();
         if (held.usedAt - held.storedAt > touchMs) {
           held.storedAt = held.usedAt;
           await store.touch(live.id, now());

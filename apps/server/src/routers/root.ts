@@ -13,13 +13,13 @@ import { workspaceRouter } from './workspace.ts';
 
 export const appRouter = router({
   auth: authRouter,
-  workspace: workspaceRouter,
+  workspaces: workspaceRouter,
   keys: keysRouter,
-  session: sessionRouter,
-  todo: todoRouter,
-  task: taskRouter,
-  run: runRouter,
-  channel: channelRouter,
+  sessions: sessionRouter,
+  todos: todoRouter,
+  tasks: taskRouter,
+  runs: runRouter,
+  channels: channelRouter,
   dashboard: dashboardRouter,
 });
 

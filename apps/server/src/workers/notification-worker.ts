@@ -11,7 +11,8 @@ export interface Worker {
 }
 
 export interface WorkerPolicy extends DeliveryPolicy {
-  pollMs: number;
+  /** How often the outbox is polled; null: only when kicked. */
+  pollMs: number | null;
   /** Channels delivered to at once, at most. */
   lanes: number;
   /** The outbox claims what it answers (PostgreSQL replicas): ask for no more than the free lanes can take. */
@@ -58,8 +59,8 @@ export function startNotificationWorker(deps: Deps, sender: WebhookSender, log: 
     return current;
   }
 
-  const timer = setInterval(() => void pass(), policy.pollMs);
-  timer.unref();
+  const timer = policy.pollMs === null ? undefined : setInterval(() => void pass(), policy.pollMs);
+  timer?.unref();
   return {
     async kick() {
       await Promise.all(await pass());

@@ -5,7 +5,7 @@ export function ConnectAgent() {
 
 const agent = createClient({ url: '${origin}', token: process.env.AGENT_TASKS_TOKEN! }); // an agent key
 const { client } = await openSessionClient(agent, { title: 'Fix the login bug' });
-await client.todo.write({ todos: [{ content: 'Reproduce the bug', status: 'in_progress' }] });`;
+await client.todos.write({ todos: [{ content: 'Reproduce the bug', status: 'in_progress' }] });`;
   const mcp = `{
   "mcpServers": {
     "agent-tasks": {

@@ -1,4 +1,4 @@
-// Who is signed in: the key from session storage, checked against the server (workspace.whoami); sign in and out.
+// Who is signed in: the key from session storage, checked against the server (workspaces.whoami); sign in and out.
 import type { AppRouter } from '@agent-tasks/server/router';
 import { useQuery, useQueryClient } from '@tanstack/react-query';
 import { createTRPCClient, httpLink } from '@trpc/client';
@@ -12,7 +12,7 @@ export const useKey = () => useSyncExternalStore(subscribeKey, readKey, () => nu
 export function useWhoami() {
   const trpc = useTRPC();
   const key = useKey();
-  return useQuery({ ...trpc.workspace.whoami.queryOptions(undefined, { staleTime: 60_000 }), enabled: key !== null });
+  return useQuery({ ...trpc.workspaces.whoami.queryOptions(undefined, { staleTime: 60_000 }), enabled: key !== null });
 }
 
 /** Checks a key with the server before keeping it; throws the server's refusal (its exact text) when it is not valid. */
@@ -20,7 +20,7 @@ export async function checkKey(key: string) {
   const client = createTRPCClient<AppRouter>({
     links: [httpLink({ url: '/trpc', headers: { authorization: `Bearer ${key}` } })],
   });
-  return client.workspace.whoami.query();
+  return client.workspaces.whoami.query();
 }
 
 export function useSignOut() {

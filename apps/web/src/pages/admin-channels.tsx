@@ -13,14 +13,14 @@ type ChannelKind = keyof typeof channelKinds;
 export function AdminChannels() {
   const trpc = useTRPC();
   const queryClient = useQueryClient();
-  const channels = useQuery(trpc.channel.list.queryOptions());
+  const channels = useQuery(trpc.channels.list.queryOptions());
   const outbox = useQuery({ ...trpc.dashboard.outbox.queryOptions({ limit: 50 }), refetchInterval: 5_000 });
-  const refresh = () => queryClient.invalidateQueries({ queryKey: trpc.channel.list.queryKey() });
-  const create = useMutation(trpc.channel.create.mutationOptions({ onSuccess: refresh }));
-  const remove = useMutation(trpc.channel.delete.mutationOptions({ onSuccess: refresh }));
-  const sendTest = useMutation(trpc.channel.sendTest.mutationOptions());
+  const refresh = () => queryClient.invalidateQueries({ queryKey: trpc.channels.list.queryKey() });
+  const create = useMutation(trpc.channels.create.mutationOptions({ onSuccess: refresh }));
+  const remove = useMutation(trpc.channels.delete.mutationOptions({ onSuccess: refresh }));
+  const sendTest = useMutation(trpc.channels.sendTest.mutationOptions());
   const retry = useMutation(
-    trpc.channel.retryDelivery.mutationOptions({
+    trpc.channels.retryDelivery.mutationOptions({
       onSuccess: () => queryClient.invalidateQueries({ queryKey: trpc.dashboard.outbox.queryKey() }),
     }),
   );

@@ -6,10 +6,10 @@ import { useTRPC } from '../lib/api.ts';
 export function AdminSettings() {
   const trpc = useTRPC();
   const queryClient = useQueryClient();
-  const settings = useQuery(trpc.workspace.settings.queryOptions());
+  const settings = useQuery(trpc.workspaces.settings.queryOptions());
   const update = useMutation(
-    trpc.workspace.updateSettings.mutationOptions({
-      onSuccess: (data) => queryClient.setQueryData(trpc.workspace.settings.queryKey(), data),
+    trpc.workspaces.updateSettings.mutationOptions({
+      onSuccess: (data) => queryClient.setQueryData(trpc.workspaces.settings.queryKey(), data),
     }),
   );
   return (

@@ -1,5 +1,5 @@
 // The run page: seed 002's card in HTML — Checklist → Prepare → Work, `Task N/M`, the complete current action, time per
-// task, moves, remarks, blocker — live through run.watch (or the link's feed without a key); evidence in a history
+// task, moves, remarks, blocker — live through runs.watch (or the link's feed without a key); evidence in a history
 // panel for signed-in readers.
 import type { RunEvent, RunView } from '@agent-tasks/schema';
 import { useQuery, useQueryClient } from '@tanstack/react-query';
@@ -29,7 +29,7 @@ export function RunPage({ id }: { id: string }) {
   const runKey = ['run-link', id];
   const initial = useQuery({ queryKey: runKey, queryFn: () => fetchRun(id), retry: false });
   const [live, setLive] = useState<RunView | null>(null);
-  const historyQuery = trpc.run.history.queryOptions({ runId: id });
+  const historyQuery = trpc.runs.history.queryOptions({ runId: id });
   const history = useQuery({ ...historyQuery, enabled: key !== null });
   const onEvent = useCallback(
     ({ data }: { data: RunEvent }) => {
@@ -39,8 +39,8 @@ export function RunPage({ id }: { id: string }) {
     // eslint-disable-next-line react-hooks/exhaustive-deps
     [queryClient, id],
   );
-  // Signed in: the workspace's own feed (run.watch); with only the link: the link's feed, by the same capability.
-  const signedIn = useSubscription(trpc.run.watch.subscriptionOptions({ runId: id }, { enabled: key !== null, onData: onEvent }));
+  // Signed in: the workspace's own feed (runs.watch); with only the link: the link's feed, by the same capability.
+  const signedIn = useSubscription(trpc.runs.watch.subscriptionOptions({ runId: id }, { enabled: key !== null, onData: onEvent }));
   const byLink = useSubscription(
     trpc.dashboard.watchRunLink.subscriptionOptions({ runId: id }, { enabled: key === null, onData: onEvent }),
   );

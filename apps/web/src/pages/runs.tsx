@@ -7,7 +7,7 @@ import { useTRPC } from '../lib/api.ts';
 
 export function RunsPage() {
   const trpc = useTRPC();
-  const runs = useQuery(trpc.run.list.queryOptions({}));
+  const runs = useQuery(trpc.runs.list.queryOptions({}));
   return (
     <>
       <h1>Checklist runs</h1>

@@ -1,5 +1,5 @@
 // Session: the current list grouped Pending / In progress / Completed, the standing plan and turn, and the update
-// cards newest first (paged), kept live through todo.watch without a reload.
+// cards newest first (paged), kept live through todos.watch without a reload.
 import type { SessionView, TodoCard as Card } from '@agent-tasks/schema';
 import { type InfiniteData, useInfiniteQuery, useQuery, useQueryClient } from '@tanstack/react-query';
 import { useSubscription } from '@trpc/tanstack-react-query';
@@ -18,12 +18,12 @@ type Page = { cards: Card[]; nextBefore: number | null };
 export function SessionPage({ id }: { id: string }) {
   const trpc = useTRPC();
   const queryClient = useQueryClient();
-  const viewQuery = trpc.session.get.queryOptions({ sessionId: id });
+  const viewQuery = trpc.sessions.get.queryOptions({ sessionId: id });
   const view = useQuery(viewQuery);
   const cardsKey = ['session-cards', id];
   const cards = useInfiniteQuery({
     queryKey: cardsKey,
-    queryFn: ({ pageParam }) => trpcClient.todo.history.query({ sessionId: id, limit: PAGE, ...(pageParam ? { before: pageParam } : {}) }),
+    queryFn: ({ pageParam }) => trpcClient.todos.history.query({ sessionId: id, limit: PAGE, ...(pageParam ? { before: pageParam } : {}) }),
     initialPageParam: 0,
     getNextPageParam: (last: Page) => last.nextBefore ?? undefined,
   });
@@ -64,7 +64,7 @@ export function SessionPage({ id }: { id: string }) {
     void queryClient.invalidateQueries({ queryKey: viewQuery.queryKey });
   }, [queryClient, viewQuery.queryKey]);
   const subscription = useSubscription(
-    trpc.todo.watch.subscriptionOptions({ sessionId: id, lastEventId: since ?? '0' }, { enabled: since !== null, onData: onCard }),
+    trpc.todos.watch.subscriptionOptions({ sessionId: id, lastEventId: since ?? '0' }, { enabled: since !== null, onData: onCard }),
   );
   useLiveStatus(subscription, refetch);
 

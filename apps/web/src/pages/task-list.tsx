@@ -50,14 +50,14 @@ export function TaskListPage({ listName }: { listName: string }) {
     timer.current = setTimeout(() => {
       timer.current = null;
       void queryClient.invalidateQueries({ queryKey: graphQuery.queryKey });
-      void queryClient.invalidateQueries({ queryKey: trpc.task.history.queryKey() });
+      void queryClient.invalidateQueries({ queryKey: trpc.tasks.history.queryKey() });
     }, 200);
   }, [queryClient, graphQuery.queryKey, trpc]);
   // Changes after the graph as first loaded; tRPC resumes after the last event on a reconnect.
   const [since, setSince] = useState<string | null>(null);
   if (since === null && graph.data) setSince(String(graph.data.lastChangeSeq));
   const subscription = useSubscription(
-    trpc.task.watch.subscriptionOptions({ listName: name, lastEventId: since ?? '0' }, { enabled: since !== null, onData: refresh }),
+    trpc.tasks.watch.subscriptionOptions({ listName: name, lastEventId: since ?? '0' }, { enabled: since !== null, onData: refresh }),
   );
   useLiveStatus(subscription, refresh);
 

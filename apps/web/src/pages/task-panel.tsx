@@ -13,7 +13,7 @@ export function TaskPanel({ graph, id, onClose }: { graph: TaskGraph; id: string
   const trpc = useTRPC();
   const task = graph.tasks.find((t) => t.id === id);
   const subjects = useSubjects(graph);
-  const history = useQuery(trpc.task.history.queryOptions({ listName: graph.listName, id }));
+  const history = useQuery(trpc.tasks.history.queryOptions({ listName: graph.listName, id }));
   const heading = useRef<HTMLHeadingElement>(null);
   useEffect(() => heading.current?.focus(), [id]);
 

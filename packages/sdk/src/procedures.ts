@@ -1,0 +1,80 @@
+// Written by `pnpm sdk:procedures` from the server's router (do not edit): every procedure and its kind, from which
+// the client's methods are built. The type check holds it to the router: a missing, extra or changed one fails it.
+import type { ProcedureKinds } from './router-types.ts';
+
+export const procedures = {
+  auth: {
+    streamTicket: 'mutation',
+  },
+  workspaces: {
+    whoami: 'query',
+    create: 'mutation',
+    settings: 'query',
+    updateSettings: 'mutation',
+  },
+  keys: {
+    create: 'mutation',
+    list: 'query',
+    revoke: 'mutation',
+  },
+  sessions: {
+    open: 'mutation',
+    list: 'query',
+    get: 'query',
+    startTurn: 'mutation',
+    endTurn: 'mutation',
+  },
+  todos: {
+    write: 'mutation',
+    mirror: 'mutation',
+    get: 'query',
+    history: 'query',
+    card: 'query',
+    watch: 'subscription',
+  },
+  tasks: {
+    create: 'mutation',
+    get: 'query',
+    list: 'query',
+    update: 'mutation',
+    claim: 'mutation',
+    plan: 'query',
+    history: 'query',
+    import: 'mutation',
+    export: 'query',
+    watch: 'subscription',
+  },
+  runs: {
+    prepare: 'mutation',
+    execute: 'mutation',
+    name: 'mutation',
+    intake: 'mutation',
+    step: 'mutation',
+    teleport: 'mutation',
+    revise: 'mutation',
+    reportBlocker: 'mutation',
+    get: 'query',
+    list: 'query',
+    card: 'query',
+    history: 'query',
+    notifications: 'query',
+    revokeLink: 'mutation',
+    restoreLink: 'mutation',
+    watch: 'subscription',
+  },
+  channels: {
+    create: 'mutation',
+    list: 'query',
+    delete: 'mutation',
+    sendTest: 'mutation',
+    retryDelivery: 'mutation',
+  },
+  dashboard: {
+    sessionTree: 'query',
+    watchSessions: 'subscription',
+    taskLists: 'query',
+    taskGraph: 'query',
+    outbox: 'query',
+    watchRunLink: 'subscription',
+  },
+} as const satisfies ProcedureKinds;
