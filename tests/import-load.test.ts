@@ -2,9 +2,9 @@
 // workspaces) at once leave the server answering health checks and another workspace's reads with p99 ≤ 500 ms (writes
 // wait for the imports' short transactions); a second import into a workspace while one runs waits for it.
 import { createClient, openSessionClient } from '@agent-tasks/sdk';
-import Database from 'better-sqlite3';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { adminClient, countRows, sessionClient } from './support/fixtures.ts';
+import { holdWriteLock } from './support/database.ts';
 import { type RunningServer, startServer } from './support/server.ts';
 
 let server: RunningServer;
@@ -85,8 +85,7 @@ describe('maximum-size imports under load', () => {
   it('one import per workspace at a time: a second one waits for the first, then runs; each all or nothing', async () => {
     const { client } = await sessionClient(server, 'one at a time');
     // Another process holds the database, so the first import waits inside its transaction (up to the busy timeout).
-    const outside = new Database(server.databaseFile);
-    outside.exec('BEGIN IMMEDIATE');
+    const release = await holdWriteLock(server);
     const finished: string[] = [];
     const first = client.tasks
       .import({ listName: 'first', format: 'claude', files: files(50, 'first') })
@@ -96,9 +95,8 @@ describe('maximum-size imports under load', () => {
       .import({ listName: 'second', format: 'claude', files: files(3, 'again') })
       .then((r) => (finished.push('second'), r));
     await new Promise((resolve) => setTimeout(resolve, 300));
-    expect(countRows(server, 'Task', `"subject" LIKE 'again task%'`)).toBe(0);
-    outside.exec('ROLLBACK');
-    outside.close();
+    expect(await countRows(server, 'Task', `"subject" LIKE 'again task%'`)).toBe(0);
+    await release();
     expect((await first).imported).toBe(50);
     expect((await second).imported).toBe(3);
     expect(finished).toEqual(['first', 'second']);

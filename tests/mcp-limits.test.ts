@@ -101,7 +101,7 @@ describe('MCP sessions are capped and closed when idle', () => {
   it("an API key's MCP session opens its agent session on the first tool call; closed, it leaves no row unless it recorded something", async () => {
     const agent = await key('agent');
     const rows = () => countRows(server, 'Session', "title = 'MCP session'");
-    const before = rows();
+    const before = await rows();
     const connect = async () => {
       const client = new Client({ name: 'limits', version: '1' });
       await client.connect(
@@ -111,17 +111,17 @@ describe('MCP sessions are capped and closed when idle', () => {
     };
     const idle = await connect();
     await idle.listTools();
-    expect(rows()).toBe(before); // opened, listed, no session row
+    expect(await rows()).toBe(before); // opened, listed, no session row
     const reader = await connect();
     await reader.callTool({ name: 'TaskList', arguments: {} });
     const writer = await connect();
     await writer.callTool({ name: 'todo_write', arguments: { todos: [{ content: 'Kept', status: 'pending' }] } });
-    expect(rows()).toBe(before + 2);
+    expect(await rows()).toBe(before + 2);
     // All three go idle and close: the reader's empty session row is removed, the writer's (it holds a list) stays.
-    await waitFor('the idle sessions closed and the empty row removed', () => rows() === before + 1, 15_000);
-    expect(countRows(server, 'TodoUpdate', `"sessionId" IN (SELECT id FROM Session WHERE title = 'MCP session')`)).toBeGreaterThanOrEqual(
-      1,
-    );
+    await waitFor('the idle sessions closed and the empty row removed', async () => (await rows()) === before + 1, 15_000);
+    expect(
+      await countRows(server, 'TodoUpdate', `"sessionId" IN (SELECT id FROM "Session" WHERE title = 'MCP session')`),
+    ).toBeGreaterThanOrEqual(1);
     for (const c of [idle, reader, writer]) await c.close().catch(() => undefined);
   });
 });

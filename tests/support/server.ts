@@ -7,6 +7,7 @@ import { mkdtempSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { startInProcess } from './in-process-server.ts';
+import { type DatabaseOf, onPostgres, testDatabase } from './database.ts';
 import { createTestDatabase } from './postgres.ts';
 
 const repoRoot = path.resolve(import.meta.dirname, '../..');
@@ -28,9 +29,12 @@ export interface RunningServer {
 }
 
 export interface StartOptions {
+  /** A SQLite file of the test's own (tests whose point is SQLite itself). */
   databaseFile?: string;
+  /** Run on another server's database (its file, or its PostgreSQL database), as a second server or a later start. */
+  database?: DatabaseOf;
   /** Run on a fresh PostgreSQL database (tests/support/postgres.ts) instead of a SQLite file; the default is true when
-   * AGENT_TASKS_TEST_DATABASE=postgres (to try other test files on PostgreSQL) unless a databaseFile is given. */
+   * AGENT_TASKS_TEST_DATABASE=postgres (the suite's PostgreSQL pass) unless a databaseFile or database is given. */
   postgres?: boolean;
   /** Passed as AGENT_TASKS_ADMIN_KEY; null to let the server generate one. */
   adminKey?: string | null;
@@ -42,6 +46,13 @@ export interface StartOptions {
 }
 
 export const tempDatabaseFile = () => path.join(mkdtempSync(path.join(os.tmpdir(), 'agent-tasks-')), 'test.db');
+
+/** A new database of this run's kind (a temp SQLite file, or an empty PostgreSQL database), for `{ database }`. */
+export async function freshDatabase(): Promise<DatabaseOf> {
+  if (testDatabase() === 'postgres') return { databaseFile: '', databaseUrl: (await createTestDatabase()).url };
+  const databaseFile = tempDatabaseFile();
+  return { databaseFile, databaseUrl: `file:${databaseFile}` };
+}
 
 function spawnMain(databaseUrl: string, adminKey: string | null, extraEnv: Record<string, string> = {}) {
   // One process unless a test asks for workers (TEST_WORKERS=2 runs the whole suite against `--workers 2`).
@@ -97,9 +108,12 @@ async function stopChild(child: ChildProcess) {
 }
 
 export async function startServer(options: StartOptions = {}): Promise<RunningServer> {
-  const postgres = options.postgres ?? (process.env.AGENT_TASKS_TEST_DATABASE === 'postgres' && options.databaseFile === undefined);
-  const databaseFile = postgres ? '' : (options.databaseFile ?? tempDatabaseFile());
-  const databaseUrl = postgres ? (await createTestDatabase()).url : `file:${databaseFile}`;
+  const { database } = options;
+  const postgres = database
+    ? onPostgres(database)
+    : (options.postgres ?? (testDatabase() === 'postgres' && options.databaseFile === undefined));
+  const databaseFile = database?.databaseFile ?? (postgres ? '' : (options.databaseFile ?? tempDatabaseFile()));
+  const databaseUrl = database?.databaseUrl ?? (postgres ? (await createTestDatabase()).url : `file:${databaseFile}`);
   const adminKey = options.adminKey === undefined ? `atk_test_${randomBytes(16).toString('hex')}` : options.adminKey;
   if (!postgres && !options.process && process.env.TEST_WORKERS === undefined) return startInProcess(databaseFile, adminKey, options.env);
   let current = spawnMain(databaseUrl, adminKey, options.env);
