@@ -74,7 +74,8 @@ const sqliteProjects = [
   },
 ];
 
-/** The black-box suite again on PostgreSQL, after the SQLite pass; `sqliteOnly` describes are skipped there. */
+/** The black-box suite again on PostgreSQL, after the SQLite pass; `sqliteOnly` describes are skipped there. Each
+ * server there is a process and every query crosses a socket: tests that make thousands of calls get 60 s. */
 const postgresProjects = [
   {
     resolve,
@@ -85,7 +86,7 @@ const postgresProjects = [
       exclude: [...exclude, ...timed, ...databaseFree],
       env: { AGENT_TASKS_TEST_DATABASE: 'postgres' },
       globalSetup: ['tests/support/postgres-global-setup.ts'],
-      testTimeout: 30_000,
+      testTimeout: 60_000,
       hookTimeout: 60_000,
       maxWorkers: workers,
       sequence: { groupOrder: 2 },
@@ -100,7 +101,7 @@ const postgresProjects = [
       exclude,
       env: { AGENT_TASKS_TEST_DATABASE: 'postgres' },
       globalSetup: ['tests/support/postgres-global-setup.ts'],
-      testTimeout: 30_000,
+      testTimeout: 60_000,
       hookTimeout: 60_000,
       maxWorkers: 1,
       sequence: { groupOrder: 3 },

@@ -99,7 +99,7 @@ async function check(s: RunningServer, acknowledged: Acknowledged) {
 }
 
 describe('kill -9 under concurrent writers', () => {
-  it(`${ROUNDS} rounds: the file is intact and every acknowledged todo, task and run step is there`, async () => {
+  it(`${ROUNDS} rounds: the database is intact and every acknowledged todo, task and run step is there`, async () => {
     server = await startServer({ process: true });
     const running = server;
     const acknowledged: Acknowledged = { todos: [], tasks: new Map(), steps: [] };

@@ -167,7 +167,7 @@ export async function startApp(options: AppOptions): Promise<App> {
 
   const inFlight = inFlightRequests();
   // MCP sessions live in the database (any worker serves them); the caps count both endpoints' open sessions.
-  const mcpSessions = prismaMcpSessionRepository(reader.db);
+  const mcpSessions = prismaMcpSessionRepository(reader.db, { postgres: !!postgresUrl });
   const mcpLimits = { perKey: options.mcp?.perKey ?? 20, total: options.mcp?.total ?? 500, idleMs: options.mcp?.idleMs ?? 600_000 };
   const mcp = createMcpEndpoint(services, mcpSessions, mcpLimits);
   const moira = createMcpEndpoint(services, mcpSessions, mcpLimits, moiraKit);

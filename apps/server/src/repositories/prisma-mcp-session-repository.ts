@@ -36,13 +36,18 @@ export interface McpSessionCaps {
 
 export type McpOpenResult = { opened: true } | { opened: false; over: 'key' | 'total'; count: number };
 
-export const prismaMcpSessionRepository = (db: Db) => ({
+/** The key of the PostgreSQL advisory lock that puts MCP session opens in line. */
+const OPEN_LOCK = 7_421_001;
+
+export const prismaMcpSessionRepository = (db: Db, options: { postgres?: boolean } = {}) => ({
   /**
    * Records a new session unless its key or the server is at its cap of sessions used since `activeSince` (counted and
-   * inserted in one transaction, BEGIN IMMEDIATE, so concurrent opens — in any worker — cannot pass together).
+   * inserted in one transaction, BEGIN IMMEDIATE, so concurrent opens — in any worker — cannot pass together). On
+   * PostgreSQL (READ COMMITTED: two transactions could count the same rows) an advisory lock held to the commit does.
    */
   open: (session: McpSessionRecord, caps: McpSessionCaps, activeSince: Date): Promise<McpOpenResult> =>
     db.$transaction(async (tx) => {
+      if (options.postgres) await tx.$queryRawUnsafe(`SELECT 1 AS "locked" FROM pg_advisory_xact_lock(${OPEN_LOCK})`);
       const open = { closedAt: null, lastSeenAt: { gt: activeSince } };
       const mine = await tx.mcpSession.count({ where: { ...open, keyId: session.keyId } });
       if (mine >= caps.perKey) return { opened: false, over: 'key', count: mine } as const;
