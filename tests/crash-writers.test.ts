@@ -4,7 +4,7 @@
 import { type AgentTasksClient, createClient, openSessionClient } from '@agent-tasks/sdk';
 import Database from 'better-sqlite3';
 import { afterAll, describe, expect, it } from 'vitest';
-import { onPostgres, queryRows } from './support/database.ts';
+import { onPostgres, withQueries } from './support/database.ts';
 import { adminClient, nameAndIntake } from './support/fixtures.ts';
 import { type RunningServer, startServer } from './support/server.ts';
 
@@ -79,23 +79,25 @@ async function check(s: RunningServer, acknowledged: Acknowledged) {
       db.close();
     }
   }
-  const todo = 'SELECT "items" FROM "TodoUpdate" WHERE "sessionId" = ? AND "revision" = ?';
-  for (const { sessionId, revision, content } of acknowledged.todos) {
-    const [row] = await queryRows<{ items: string }>(s, todo, sessionId, revision);
-    expect(row, `todo ${sessionId}@${revision}`).toBeDefined();
-    expect(JSON.parse(row?.items ?? '[]')).toEqual([{ content, status: 'in_progress' }]);
-  }
-  for (const [id, { subject, version }] of acknowledged.tasks) {
-    const [row] = await queryRows<{ subject: string; version: number }>(s, 'SELECT "subject", "version" FROM "Task" WHERE "id" = ?', id);
-    expect(row, `task ${id}`).toBeDefined();
-    expect(row?.version).toBeGreaterThanOrEqual(version);
-    if (row?.version === version) expect(row.subject).toBe(subject);
-  }
-  const step = 'SELECT "evidence" FROM "RunStep" WHERE "runId" = ? AND "kind" = \'step\' AND "task" = ? ORDER BY "seq" DESC LIMIT 1';
-  for (const { runId, task: n, evidence } of acknowledged.steps) {
-    const [row] = await queryRows<{ evidence: string }>(s, step, runId, n);
-    expect(row?.evidence, `step ${runId} #${n}`).toBe(evidence);
-  }
+  await withQueries(s, async (query) => {
+    const todo = 'SELECT "items" FROM "TodoUpdate" WHERE "sessionId" = ? AND "revision" = ?';
+    for (const { sessionId, revision, content } of acknowledged.todos) {
+      const [row] = await query<{ items: string }>(todo, sessionId, revision);
+      expect(row, `todo ${sessionId}@${revision}`).toBeDefined();
+      expect(JSON.parse(row?.items ?? '[]')).toEqual([{ content, status: 'in_progress' }]);
+    }
+    for (const [id, { subject, version }] of acknowledged.tasks) {
+      const [row] = await query<{ subject: string; version: number }>('SELECT "subject", "version" FROM "Task" WHERE "id" = ?', id);
+      expect(row, `task ${id}`).toBeDefined();
+      expect(row?.version).toBeGreaterThanOrEqual(version);
+      if (row?.version === version) expect(row.subject).toBe(subject);
+    }
+    const step = 'SELECT "evidence" FROM "RunStep" WHERE "runId" = ? AND "kind" = \'step\' AND "task" = ? ORDER BY "seq" DESC LIMIT 1';
+    for (const { runId, task: n, evidence } of acknowledged.steps) {
+      const [row] = await query<{ evidence: string }>(step, runId, n);
+      expect(row?.evidence, `step ${runId} #${n}`).toBe(evidence);
+    }
+  });
 }
 
 describe('kill -9 under concurrent writers', () => {

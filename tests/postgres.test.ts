@@ -264,7 +264,7 @@ describe("PostgreSQL's conflicts read as busy", () => {
         );
       const error = await oneFails([skewed(a, 1, 2), skewed(b, 2, 1)]);
       // Found at a statement it carries PostgreSQL's code; found at COMMIT, Prisma's P2034 (write conflict or deadlock).
-      expect(codeOf(error) ?? (error as { code?: string }).code).toMatch(/^(40001|P2034)$/);
+      expect(codeOf(error) ?? (error as { code?: string }).code, String(error)).toMatch(/^(40001|P2034)$/);
       expect(isDatabaseBusy(error)).toBe(true);
     } finally {
       await Promise.all([a.db.$disconnect(), b.db.$disconnect()]);
