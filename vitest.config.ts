@@ -2,6 +2,9 @@
 // Workspace packages resolve to their TypeScript sources through the `@agent-tasks/source` export condition.
 // Two groups: most files run several at a time (they mostly wait on sockets and child processes); the files that
 // measure latencies or timeouts run afterwards, one at a time, so other files' load does not skew their figures.
+// Two passes, chosen by AGENT_TASKS_TEST_DATABASE: `sqlite` (the default: everything on SQLite files), `postgres` (the
+// black-box suite on PostgreSQL: one embedded cluster for the run, a fresh database per server), or `both` (what
+// `pnpm test` runs: the SQLite pass, then the PostgreSQL pass; one summary line for both).
 import { defaultClientConditions, defaultServerConditions } from 'vite';
 import { defineConfig } from 'vitest/config';
 
@@ -27,7 +30,89 @@ const timed = [
   'tests/replicas.test.ts',
 ];
 
+/** Black-box files that never reach a database of their own choosing (source rules, the built bundle, exported
+ * schemas, static file serving on an in-process app): one run on the SQLite pass says all they can. */
+const databaseFree = [
+  'tests/architecture.test.ts',
+  'tests/dashboard-bundle.test.ts',
+  'tests/tool-schemas.test.ts',
+  'tests/web-serving.test.ts',
+];
+
+/** Files that run on PostgreSQL whatever the pass (the PostgreSQL path itself, replicas on one database): the SQLite
+ * pass runs them once. */
+const postgresAlways = ['tests/postgres.test.ts', 'tests/replicas.test.ts'];
+
 const workers = Number(process.env.TEST_MAX_WORKERS) || 3;
+const pass = process.env.AGENT_TASKS_TEST_DATABASE ?? 'sqlite';
+if (!['sqlite', 'postgres', 'both'].includes(pass)) {
+  throw new Error(`AGENT_TASKS_TEST_DATABASE must be sqlite, postgres or both (got ${JSON.stringify(pass)})`);
+}
+
+const sqliteProjects = [
+  {
+    resolve,
+    ssr,
+    test: {
+      name: 'parallel',
+      include: ['**/*.test.ts'],
+      exclude: [...exclude, ...timed],
+      env: { AGENT_TASKS_TEST_DATABASE: 'sqlite' },
+      testTimeout: 30_000,
+      hookTimeout: 60_000,
+      maxWorkers: workers,
+    },
+  },
+  {
+    resolve,
+    ssr,
+    test: {
+      name: 'timed',
+      include: timed,
+      exclude,
+      env: { AGENT_TASKS_TEST_DATABASE: 'sqlite' },
+      testTimeout: 30_000,
+      hookTimeout: 60_000,
+      maxWorkers: 1,
+      sequence: { groupOrder: 1 },
+    },
+  },
+];
+
+/** The black-box suite again on PostgreSQL, after the SQLite pass; `sqliteOnly` describes are skipped there. Each
+ * server there is a process and every query crosses a socket: tests that make thousands of calls get 60 s. */
+const postgresProjects = [
+  {
+    resolve,
+    ssr,
+    test: {
+      name: 'pg-parallel',
+      include: ['tests/**/*.test.ts'],
+      exclude: [...exclude, ...timed, ...databaseFree, ...postgresAlways],
+      env: { AGENT_TASKS_TEST_DATABASE: 'postgres' },
+      globalSetup: ['tests/support/postgres-global-setup.ts'],
+      testTimeout: 60_000,
+      hookTimeout: 60_000,
+      maxWorkers: workers,
+      sequence: { groupOrder: 2 },
+    },
+  },
+  {
+    resolve,
+    ssr,
+    test: {
+      name: 'pg-timed',
+      include: timed,
+      exclude: [...exclude, ...postgresAlways],
+      env: { AGENT_TASKS_TEST_DATABASE: 'postgres' },
+      globalSetup: ['tests/support/postgres-global-setup.ts'],
+      testTimeout: 60_000,
+      hookTimeout: 60_000,
+      maxWorkers: 1,
+      sequence: { groupOrder: 3 },
+    },
+  },
+];
 
 export default defineConfig({
   resolve,
@@ -36,32 +121,6 @@ export default defineConfig({
     testTimeout: 30_000,
     hookTimeout: 60_000,
     reporters: ['default', './tests/support/summary-reporter.ts'],
-    projects: [
-      {
-        resolve,
-        ssr,
-        test: {
-          name: 'parallel',
-          include: ['**/*.test.ts'],
-          exclude: [...exclude, ...timed],
-          testTimeout: 30_000,
-          hookTimeout: 60_000,
-          maxWorkers: workers,
-        },
-      },
-      {
-        resolve,
-        ssr,
-        test: {
-          name: 'timed',
-          include: timed,
-          exclude,
-          testTimeout: 30_000,
-          hookTimeout: 60_000,
-          maxWorkers: 1,
-          sequence: { groupOrder: 1 },
-        },
-      },
-    ],
+    projects: [...(pass === 'postgres' ? [] : sqliteProjects), ...(pass === 'sqlite' ? [] : postgresProjects)],
   },
 });

@@ -7,11 +7,11 @@
 import { writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { createClient, openSessionClient } from '@agent-tasks/sdk';
-import Database from 'better-sqlite3';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { procedureKinds } from '../apps/server/src/routers/procedure-kinds.ts';
 import { ACTORS, type Actor, expected } from './access-matrix.table.ts';
 import { adminClient, nameAndIntake } from './support/fixtures.ts';
+import { rowCounts } from './support/database.ts';
 import { type RunningServer, startServer } from './support/server.ts';
 
 let server: RunningServer;
@@ -171,20 +171,6 @@ const inputs: Record<string, () => unknown> = {
 
 const procedures = Object.entries(procedureKinds()).map(([path, type]) => ({ path, type }));
 
-function rowCounts() {
-  const db = new Database(server.databaseFile, { readonly: true, fileMustExist: true });
-  try {
-    const tables = db
-      .prepare("SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite_%' AND name <> '_prisma_migrations'")
-      .all() as { name: string }[];
-    return Object.fromEntries(
-      tables.map(({ name }) => [name, (db.prepare(`SELECT COUNT(*) AS n FROM "${name}"`).get() as { n: number }).n]),
-    );
-  } finally {
-    db.close();
-  }
-}
-
 /** One call as `token`; answers 'ok' or the refusal's app code (or HTTP status), with its text. */
 async function call(procedure: { path: string; type: string }, token: string, input: unknown) {
   const headers: Record<string, string> = token ? { authorization: `Bearer ${token}` } : {};
@@ -250,7 +236,7 @@ describe('the access matrix', () => {
       // Refusals first (they change nothing), then the callers allowed: a write that succeeds cannot spoil a refusal.
       const order = [...ACTORS].sort((a, b) => Number(table?.[a] === 'ok') - Number(table?.[b] === 'ok'));
       for (const actor of order) {
-        const before = rowCounts();
+        const before = await rowCounts(server);
         const result = await call(procedure, tokens[actor], await inputs[procedure.path]?.());
         actual[procedure.path]![actor] = result.answer;
         if (!recording && table?.[actor] !== result.answer) {
@@ -261,7 +247,7 @@ describe('the access matrix', () => {
           expect(result.status, `${procedure.path} as ${actor}`).toBeLessThan(500);
           expect(result.message, `${procedure.path} as ${actor}`).toMatch(/^Error: /);
           expect(result.text).not.toMatch(/stack|\.ts\b|\.js:\d|node_modules|\bat \w+ \(|prisma|sqlite|SELECT/i);
-          expect(rowCounts(), `${procedure.path} as ${actor} recorded something`).toEqual(before);
+          expect(await rowCounts(server), `${procedure.path} as ${actor} recorded something`).toEqual(before);
         }
       }
     }

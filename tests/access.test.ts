@@ -14,7 +14,7 @@ const write = { todos: [{ content: 'A', status: 'pending' as const }] };
 
 describe('authentication', () => {
   it('refuses calls without a key, with an unknown key, or with a malformed header', async () => {
-    const before = countRows(server, 'Session');
+    const before = await countRows(server, 'Session');
     const anonymous = await refused(createClient({ url: server.url, token: '' }).sessions.open());
     expect(anonymous.message).toBe('Error: unauthorized: send an API key or session token as `Authorization: Bearer <token>`.');
     expect(anonymous.httpStatus).toBe(401);
@@ -31,13 +31,13 @@ describe('authentication', () => {
     expect(unknown.message).toBe('Error: unauthorized: unknown API key or session token.');
     expect(unknown.code).toBe('UNAUTHENTICATED');
     expect(unknown.httpStatus).toBe(401);
-    expect(countRows(server, 'Session')).toBe(before);
+    expect(await countRows(server, 'Session')).toBe(before);
   });
 
   it('stores keys only as hashes', async () => {
     const { token } = await adminClient(server).keys.create({ name: 'ci', role: 'agent' });
-    expect(countRows(server, 'ApiKey', '"tokenHash" = ?', token)).toBe(0);
-    expect(countRows(server, 'ApiKey', 'name = ?', 'ci')).toBe(1);
+    expect(await countRows(server, 'ApiKey', '"tokenHash" = ?', token)).toBe(0);
+    expect(await countRows(server, 'ApiKey', 'name = ?', 'ci')).toBe(1);
   });
 });
 
@@ -68,21 +68,21 @@ describe('roles', () => {
   });
 
   it('agents and viewers cannot manage keys; nothing is recorded', async () => {
-    const before = countRows(server, 'ApiKey');
+    const before = await countRows(server, 'ApiKey');
     for (const role of ['agent', 'viewer'] as const) {
       const client = await keyClient(server, role);
       const refusal = await refused(client.keys.create({ name: 'sneaky', role: 'admin' }));
       expect(refusal.code).toBe('FORBIDDEN');
       expect(refusal.httpStatus).toBe(403);
     }
-    expect(countRows(server, 'ApiKey')).toBe(before + 2);
-    expect(countRows(server, 'ApiKey', 'name = ?', 'sneaky')).toBe(0);
+    expect(await countRows(server, 'ApiKey')).toBe(before + 2);
+    expect(await countRows(server, 'ApiKey', 'name = ?', 'sneaky')).toBe(0);
   });
 
   it('refuses a bad role with a clear error', async () => {
     const refusal = await refused(adminClient(server).keys.create({ name: 'x', role: 'owner' as never }));
     expect(refusal.message).toBe('Error: invalid input: `role` must be one of admin, agent, viewer (got "owner").');
-    expect(countRows(server, 'ApiKey', 'name = ?', 'x')).toBe(0);
+    expect(await countRows(server, 'ApiKey', 'name = ?', 'x')).toBe(0);
   });
 
   it('a viewer reads but never writes', async () => {
@@ -92,7 +92,7 @@ describe('roles', () => {
     expect((await viewer.todos.get({ sessionId: s.session.id })).items).toEqual(write.todos);
     const refusal = await refused(viewer.todos.write(write));
     expect(refusal.message).toBe('Error: forbidden: viewer keys are read-only (this key is viewer).');
-    expect(countRows(server, 'TodoUpdate', '"sessionId" = ?', s.session.id)).toBe(1);
+    expect(await countRows(server, 'TodoUpdate', '"sessionId" = ?', s.session.id)).toBe(1);
   });
 });
 
@@ -106,12 +106,15 @@ describe('workspace isolation', () => {
     const { token } = await otherAdmin.keys.create({ name: 'agent', role: 'agent' });
     const other = await openSessionClient(createClient({ url: server.url, token }));
 
-    for (const call of [
+    const calls = [
       other.client.todos.get({ sessionId: mine.session.id }),
       other.client.todos.history({ sessionId: mine.session.id }),
       other.client.sessions.get({ sessionId: mine.session.id }),
       otherAdmin.todos.get({ sessionId: mine.session.id }),
-    ]) {
+    ];
+    // All four are in flight at once: a refusal that comes before its turn is not an unhandled rejection.
+    for (const call of calls) call.catch(() => undefined);
+    for (const call of calls) {
       const refusal = await refused(call);
       expect(refusal.message).toBe(`Error: session ${mine.session.id} not found.`);
       expect(refusal.code).toBe('NOT_FOUND');

@@ -3,16 +3,16 @@
 // single-use, short-lived stream tickets; weak admin keys refused at start and at use.
 import { createHash } from 'node:crypto';
 import { createClient } from '@agent-tasks/sdk';
-import Database from 'better-sqlite3';
 import { afterAll, describe, expect, it } from 'vitest';
 import { adminClient, countRows, refused, sessionClient } from './support/fixtures.ts';
-import { type RunningServer, startServer, tempDatabaseFile } from './support/server.ts';
+import { execute, queryRows } from './support/database.ts';
+import { type RunningServer, type StartOptions, startServer } from './support/server.ts';
 import { waitFor } from './support/webhook-receiver.ts';
 
 const servers: RunningServer[] = [];
 afterAll(() => Promise.all(servers.map((s) => s.stop())));
 
-async function server(env: Record<string, string> = {}, options: { adminKey?: string; databaseFile?: string; manualTime?: boolean } = {}) {
+async function server(env: Record<string, string> = {}, options: StartOptions = {}) {
   const s = await startServer({ env, ...options });
   servers.push(s);
   return s;
@@ -131,7 +131,7 @@ describe('no token in a URL: live streams open with single-use stream tickets', 
     const { ticket, expiresAt } = await issue();
     expect(ticket).toMatch(/^stk_[A-Za-z0-9_-]{32}$/);
     expect(Date.parse(expiresAt) - Date.now()).toBeLessThanOrEqual(1_500);
-    expect(countRows(s, 'StreamTicket' as never, 'id = ?', ticket)).toBe(0); // kept only as a hash
+    expect(await countRows(s, 'StreamTicket' as never, 'id = ?', ticket)).toBe(0); // kept only as a hash
 
     const first = await firstEvent(s, watchPath('todos.watch', { sessionId: session.id, from: 'start' }, { ticket }));
     expect(first.event).toBe('data');
@@ -193,31 +193,27 @@ describe('no token in a URL: live streams open with single-use stream tickets', 
 
 describe('weak admin keys', () => {
   it('a weak AGENT_TASKS_ADMIN_KEY stops the start and creates nothing', async () => {
-    const databaseFile = tempDatabaseFile();
-    await expect(startServer({ databaseFile, adminKey: 'a'.repeat(24) })).rejects.toThrow(
+    await expect(startServer({ adminKey: 'a'.repeat(24) })).rejects.toThrow(
       'Error: AGENT_TASKS_ADMIN_KEY is too weak: it uses only 1 distinct character; use at least 24 random characters (for example `openssl rand -hex 24`).',
     );
-    await expect(startServer({ databaseFile, adminKey: 'abcdefghijklmnopqrstuvwxyz' })).rejects.toThrow(
-      'it contains a run of 26 consecutive characters',
-    );
+    await expect(startServer({ adminKey: 'abcdefghijklmnopqrstuvwxyz' })).rejects.toThrow('it contains a run of 26 consecutive characters');
   });
 
   it('a weak key stored before weak keys were refused is refused when used', async () => {
     const s = await server();
     await s.stop();
     const weak = 'a'.repeat(24);
-    const db = new Database(s.databaseFile);
-    const workspaceId = (db.prepare('SELECT id FROM Workspace LIMIT 1').get() as { id: string }).id;
-    db.prepare('INSERT INTO ApiKey (id, workspaceId, role, name, tokenHash, createdAt) VALUES (?, ?, ?, ?, ?, ?)').run(
+    const [workspace] = await queryRows<{ id: string }>(s, 'SELECT "id" FROM "Workspace" LIMIT 1');
+    await execute(s, [
+      'INSERT INTO "ApiKey" ("id", "workspaceId", "role", "name", "tokenHash", "createdAt") VALUES (?, ?, ?, ?, ?, ?)',
       'key_weak',
-      workspaceId,
+      workspace?.id,
       'admin',
       'old weak key',
       createHash('sha256').update(weak).digest('hex'),
-      Date.now(),
-    );
-    db.close();
-    const again = await server({}, { databaseFile: s.databaseFile });
+      new Date(),
+    ]);
+    const again = await server({}, { database: s });
     expect(await refused(createClient({ url: again.url, token: weak }).workspaces.whoami())).toMatchObject({
       code: 'UNAUTHENTICATED',
       message:

@@ -92,7 +92,7 @@ describe('channel kinds', () => {
     expect(slack).toMatchObject({ name: 'Team chat', kind: 'slack' });
     expect((await w.admin.channels.list()).channels.map((c) => c.kind)).toEqual(['webhook', 'slack']);
 
-    const before = countRows(server, 'NotificationChannel');
+    const before = await countRows(server, 'NotificationChannel');
     for (const [kind, shown] of [
       ['telegram', '"telegram"'],
       ['Slack', '"Slack"'],
@@ -104,7 +104,7 @@ describe('channel kinds', () => {
         message: `Error: invalid input: \`kind\` must be one of webhook, slack, discord, teams (got ${shown}).`,
       });
     }
-    expect(countRows(server, 'NotificationChannel')).toBe(before);
+    expect(await countRows(server, 'NotificationChannel')).toBe(before);
   });
 });
 
@@ -275,7 +275,7 @@ describe('channels.sendTest', () => {
   it("an admin sends a test message in the channel's kind and reads whether it was accepted; nothing is queued", async () => {
     const w = await workspace('test-message');
     const channels = await everyKind(w.admin);
-    const outboxBefore = countRows(server, 'OutboxMessage');
+    const outboxBefore = await countRows(server, 'OutboxMessage');
     for (const kind of ['webhook', ...CHAT_KINDS] as ChannelKind[]) {
       const { receiver: r, id } = channels[kind];
       expect(await w.admin.trpc.channels.sendTest.mutate({ id })).toEqual({ channelId: id, kind, delivered: true, error: null });
@@ -296,7 +296,7 @@ describe('channels.sendTest', () => {
         expect(lines.some((l) => l.includes('Test message'))).toBe(true);
       }
     }
-    expect(countRows(server, 'OutboxMessage')).toBe(outboxBefore);
+    expect(await countRows(server, 'OutboxMessage')).toBe(outboxBefore);
   });
 
   it('answers a refusing or unreachable receiver with the reason; refuses other roles and unknown channels', async () => {

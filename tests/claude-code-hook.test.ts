@@ -93,7 +93,7 @@ const answerOf = (run: HookRun) => JSON.parse(run.stdout) as { hookSpecificOutpu
 describe('PostToolUse for TodoWrite', () => {
   it('records the list in a session keyed by the Claude Code session id, opened on first sight, activeForm kept', async () => {
     const s = claudeSession('/home/dev/projects/shop-api');
-    expect(countRows(server, 'Session', '"externalId" = ?', s.sessionId)).toBe(0);
+    expect(await countRows(server, 'Session', '"externalId" = ?', s.sessionId)).toBe(0);
     const first = [
       todo('Reproduce the bug', 'completed', 'Reproducing the bug'),
       todo('Write the fix', 'in_progress', 'Writing the fix'),
@@ -113,7 +113,7 @@ describe('PostToolUse for TodoWrite', () => {
       todo('Run the tests', 'in_progress', 'Running the tests'),
     ];
     await record(todoWrite(s, second, first));
-    expect(countRows(server, 'Session', '"externalId" = ?', s.sessionId)).toBe(1);
+    expect(await countRows(server, 'Session', '"externalId" = ?', s.sessionId)).toBe(1);
     view = await viewer.sessions.get({ sessionId: session.id });
     expect(view.todo).toMatchObject({ revision: 2, items: second, counts: { pending: 0, inProgress: 1, completed: 2 } });
     // activeForm is display text: it is not part of what an update changed.
@@ -187,7 +187,7 @@ describe('PostToolUse for TodoWrite', () => {
       stdout: '',
       stderr: 'agent-tasks hook: agent-tasks refused: invalid todos: duplicate content "Run the tests"\n',
     });
-    expect(countRows(server, 'TodoUpdate', '"sessionId" = ?', session.id)).toBe(1);
+    expect(await countRows(server, 'TodoUpdate', '"sessionId" = ?', session.id)).toBe(1);
   });
 
   it('another key cannot take over a Claude Code session opened with this key; nothing is recorded', async () => {
@@ -195,7 +195,7 @@ describe('PostToolUse for TodoWrite', () => {
     await record(todoWrite(s, [todo('Mine', 'pending', 'Doing mine')]));
     const session = await sessionOf(s.sessionId);
     const otherKey = (await adminClient(server).keys.create({ name: 'other agent', role: 'agent' })).token;
-    const tokensBefore = countRows(server, 'SessionToken', '"sessionId" = ?', session.id);
+    const tokensBefore = await countRows(server, 'SessionToken', '"sessionId" = ?', session.id);
 
     const run = await runHook(todoWrite(s, [todo('Theirs', 'pending', 'Doing theirs')]), { AGENT_TASKS_TOKEN: otherKey });
     expect(run).toMatchObject({
@@ -203,8 +203,8 @@ describe('PostToolUse for TodoWrite', () => {
       stdout: '',
       stderr: `agent-tasks hook: agent-tasks refused: forbidden: the session with external id "${s.sessionId}" was opened with another key.\n`,
     });
-    expect(countRows(server, 'Session', '"externalId" = ?', s.sessionId)).toBe(1);
-    expect(countRows(server, 'SessionToken', '"sessionId" = ?', session.id)).toBe(tokensBefore);
+    expect(await countRows(server, 'Session', '"externalId" = ?', s.sessionId)).toBe(1);
+    expect(await countRows(server, 'SessionToken', '"sessionId" = ?', session.id)).toBe(tokensBefore);
     expect((await viewer.todos.get({ sessionId: session.id })).items).toEqual([
       { content: 'Mine', status: 'pending', activeForm: 'Doing mine' },
     ]);
@@ -220,7 +220,7 @@ describe('PostToolUse for TaskCreate and TaskUpdate', () => {
       record(taskCreate(s, '2', { subject: 'Build backend', description: 'The API', activeForm: 'Building backend' })),
       record(taskCreate(s, '3', { subject: 'Run integration tests', description: 'Both together', metadata: { suite: 'e2e' } })),
     ]);
-    expect(countRows(server, 'Session', '"externalId" = ?', s.sessionId)).toBe(1);
+    expect(await countRows(server, 'Session', '"externalId" = ?', s.sessionId)).toBe(1);
     await record(taskUpdate(s, { taskId: '3', addBlockedBy: ['1', '2'] }));
     await record(taskUpdate(s, { taskId: '1', status: 'in_progress', owner: 'main' }));
 
@@ -332,7 +332,7 @@ describe('never blocking the agent', () => {
   it('ignores events and tools it does not mirror: no session, no output', async () => {
     const s = claudeSession();
     expect(await runHook(bashUse(s))).toMatchObject({ code: 0, stdout: '', stderr: '' });
-    expect(countRows(server, 'Session', '"externalId" = ?', s.sessionId)).toBe(0);
+    expect(await countRows(server, 'Session', '"externalId" = ?', s.sessionId)).toBe(0);
   });
 
   it('reports bad input and missing settings in one stderr line, exit 0', async () => {

@@ -2,10 +2,9 @@
 import { execFile } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { createClient, refusalOf } from '@agent-tasks/sdk';
-import Database from 'better-sqlite3';
 import { describe, expect, it } from 'vitest';
 import { countRows } from './support/fixtures.ts';
-import { agentTasksBin, startServer, tempDatabaseFile } from './support/server.ts';
+import { agentTasksBin, freshDatabase, startServer, tempDatabaseFile } from './support/server.ts';
 import { waitFor } from './support/webhook-receiver.ts';
 
 interface Ran {
@@ -120,42 +119,43 @@ describe('configuration refusals', () => {
 });
 
 describe('agent-tasks keys and migrate', () => {
-  it.each([[['keys', 'list']], [['migrate', 'apply']]])('%j refuses a PostgreSQL database (only serve runs on it so far)', async (args) => {
-    const ran = await agentTasks([...args, '--database', 'postgresql://db/x']);
-    expect(ran.code).toBe(2);
-    expect(ran.stderr.trim()).toBe('Error: this command works on a SQLite file only; with PostgreSQL, only `serve` is supported so far.');
-  });
-
-  it('applies migrations to a new file, then finds nothing to do; the schema and migrations agree', async () => {
-    const databaseFile = tempDatabaseFile();
-    const first = await agentTasks(['migrate', '--database', databaseFile]);
+  it('applies migrations to a new database, then finds nothing to do; the schema and migrations agree', async () => {
+    const database = await freshDatabase();
+    // The database as the command names it: the file, or the URL without its password.
+    const url = new URL(database.databaseUrl);
+    const password = url.password;
+    url.password = '';
+    const label = database.databaseFile || url.toString();
+    const first = await agentTasks(['migrate', '--database', database.databaseUrl]);
     expect(first.code).toBe(0);
-    expect(first.stdout).toMatch(/^Applied \d+ migration\(s\) to /);
-    const again = await agentTasks(['migrate', 'apply'], { DATABASE_URL: `file:${databaseFile}` });
-    expect(again.stdout).toBe(`${databaseFile} is up to date.\n`);
+    const [, count, named, names] = first.stdout.match(/^Applied (\d+) migration\(s\) to (\S+): (.+)\n$/) ?? [];
+    expect(named).toBe(label);
+    expect(names?.split(', ')).toHaveLength(Number(count));
+    const again = await agentTasks(['migrate', 'apply'], { DATABASE_URL: database.databaseUrl });
+    expect(again.stdout).toBe(`${label} is up to date.\n`);
+    expect(password === '' || !(first.stdout + again.stdout).includes(password)).toBe(true);
+    expect(await countRows(database, 'Workspace')).toBe(0);
     const check = await agentTasks(['migrate', 'check']);
     expect(check.code).toBe(0);
     expect(check.stdout).toBe('prisma/schema.prisma and prisma/migrations agree.\n');
   });
 
   it('refuses keys on a database with no workspace yet, recording nothing', async () => {
-    const databaseFile = tempDatabaseFile();
-    const ran = await agentTasks(['keys', 'create', '--name', 'ci', '--role', 'agent', '--database', databaseFile]);
+    const database = await freshDatabase();
+    const ran = await agentTasks(['keys', 'create', '--name', 'ci', '--role', 'agent', '--database', database.databaseUrl]);
     expect(ran.code).toBe(1);
     expect(ran.stderr.trim()).toBe('Error: this database has no workspace yet; start the server once (agent-tasks serve) to create it.');
-    const db = new Database(databaseFile, { readonly: true });
-    expect((db.prepare('SELECT COUNT(*) AS n FROM ApiKey').get() as { n: number }).n).toBe(0);
-    db.close();
+    expect(await countRows(database, 'ApiKey')).toBe(0);
   });
 
   it('creates a key whose token works once printed, lists it, and revokes it', async () => {
     const server = await startServer();
     try {
-      const database = server.databaseFile;
+      const database = server.databaseUrl;
       const badRole = await agentTasks(['keys', 'create', '--name', 'x', '--role', 'boss', '--database', database]);
       expect(badRole.code).toBe(2);
       expect(badRole.stderr.trim()).toBe('Error: --role must be admin, agent or viewer (got "boss").');
-      expect(countRows(server, 'ApiKey', 'name = ?', 'x')).toBe(0);
+      expect(await countRows(server, 'ApiKey', 'name = ?', 'x')).toBe(0);
       const missing = await agentTasks(['keys', 'create', '--role', 'agent', '--database', database]);
       expect(missing.code).toBe(2);
       expect(missing.stderr).toContain("Error: required option '--name <name>' not specified");

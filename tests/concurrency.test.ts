@@ -30,7 +30,7 @@ describe('optimistic concurrency on todo_write', () => {
     expect(refusal.httpStatus).toBe(409);
     expect(refusal.details).toEqual({ currentRevision: 2 });
     expect((await s.client.todos.get()).items).toEqual([{ content: 'A', status: 'completed' }]);
-    expect(countRows(server, 'TodoUpdate', '"sessionId" = ?', s.session.id)).toBe(2);
+    expect(await countRows(server, 'TodoUpdate', '"sessionId" = ?', s.session.id)).toBe(2);
   });
 
   it('of writers racing on the same base revision, exactly one wins', async () => {
@@ -50,7 +50,7 @@ describe('optimistic concurrency on todo_write', () => {
     }
     const winner = results.findIndex((r) => r.status === 'fulfilled');
     expect((await s.client.todos.get()).items).toEqual([{ content: `Writer ${winner}`, status: 'in_progress' }]);
-    expect(countRows(server, 'TodoUpdate', '"sessionId" = ?', s.session.id)).toBe(2);
+    expect(await countRows(server, 'TodoUpdate', '"sessionId" = ?', s.session.id)).toBe(2);
   });
 
   it('concurrent writers without a base revision are all recorded, each as its own revision', async () => {

@@ -137,10 +137,10 @@ describe('over HTTP', () => {
     const s = await sessionClient(server);
     expect((await refused(s.client.tasks.list({ limit: 5000 }))).message).toBe('Error: invalid input: `limit` must be at most 1000.');
     expect((await refused(s.client.sessions.get({ sessionId: '' }))).message).toBe('Error: invalid input: `sessionId` must not be empty.');
-    const before = countRows(server, 'Task');
+    const before = await countRows(server, 'Task');
     expect(
       (await refused(s.client.tasks.create({ subject: 'x', metadata: { a: 1 }, blockedBy: [], description: 5 } as never))).message,
     ).toBe('Error: invalid task: `description` must be a string.');
-    expect(countRows(server, 'Task')).toBe(before);
+    expect(await countRows(server, 'Task')).toBe(before);
   });
 });

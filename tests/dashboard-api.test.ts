@@ -211,12 +211,12 @@ describe('admin procedures refuse viewer keys, and record nothing', () => {
     const { key } = await ws.admin.keys.create({ name: 'target', role: 'agent' });
     const channel = await ws.admin.channels.create({ name: 'chat', url: 'http://127.0.0.1:9/x' });
     const forbidden = 'Error: forbidden: viewer keys are read-only (this key is viewer).';
-    const keys = () => countRows(server, 'ApiKey', 'workspaceId = ?', ws.id);
-    const channels = () => countRows(server, 'NotificationChannel', 'workspaceId = ?', ws.id);
+    const keys = () => countRows(server, 'ApiKey', '"workspaceId" = ?', ws.id);
+    const channels = () => countRows(server, 'NotificationChannel', '"workspaceId" = ?', ws.id);
     const before = {
-      keys: keys(),
-      channels: channels(),
-      revoked: countRows(server, 'ApiKey', 'revokedAt IS NOT NULL AND workspaceId = ?', ws.id),
+      keys: await keys(),
+      channels: await channels(),
+      revoked: await countRows(server, 'ApiKey', '"revokedAt" IS NOT NULL AND "workspaceId" = ?', ws.id),
     };
     const calls = [
       () => ws.viewer.keys.create({ name: 'x', role: 'admin' }),
@@ -234,9 +234,9 @@ describe('admin procedures refuse viewer keys, and record nothing', () => {
       expect(refusal.code).toBe('FORBIDDEN');
     }
     expect({
-      keys: keys(),
-      channels: channels(),
-      revoked: countRows(server, 'ApiKey', 'revokedAt IS NOT NULL AND workspaceId = ?', ws.id),
+      keys: await keys(),
+      channels: await channels(),
+      revoked: await countRows(server, 'ApiKey', '"revokedAt" IS NOT NULL AND "workspaceId" = ?', ws.id),
     }).toEqual(before);
     expect((await ws.admin.workspaces.settings()).oneActiveRule).toBe(true);
   });

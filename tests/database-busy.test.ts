@@ -1,17 +1,18 @@
-// Black-box tests of a database held by someone else (defect 6): a writer outside the server holding SQLite's lock
-// makes writes wait up to the busy timeout, then answer 503 with Retry-After (logged, nothing recorded), never 500;
-// a lock released in time is waited for; a second server process on the same file starts and both serve writes.
+// Black-box tests of a database held by someone else (defect 6): a writer outside the server holding SQLite's lock (or
+// PostgreSQL's table locks) makes writes wait up to the busy timeout, then answer 503 with Retry-After (logged, nothing
+// recorded), never 500;
+// a lock released in time is waited for; a second server process on the same database starts and both serve writes.
 import { createClient } from '@agent-tasks/sdk';
-import Database from 'better-sqlite3';
 import { afterAll, describe, expect, it } from 'vitest';
 import { adminClient, countRows, sessionClient } from './support/fixtures.ts';
-import { type RunningServer, startServer } from './support/server.ts';
+import { holdWriteLock } from './support/database.ts';
+import { type RunningServer, type StartOptions, startServer } from './support/server.ts';
 
 const servers: RunningServer[] = [];
 afterAll(() => Promise.all(servers.map((s) => s.stop())));
 
-async function server(env: Record<string, string>, databaseFile?: string, own?: { process: true }) {
-  const s = await startServer({ env: { LOG_FORMAT: 'json', ...env }, ...(databaseFile ? { databaseFile } : {}), ...own });
+async function server(env: Record<string, string>, options: StartOptions = {}) {
+  const s = await startServer({ env: { LOG_FORMAT: 'json', ...env }, ...options });
   servers.push(s);
   return s;
 }
@@ -32,12 +33,10 @@ describe('a database held by another writer', () => {
   it('past the busy timeout: 503 with Retry-After and the UNAVAILABLE code, after the wait, logged; nothing recorded', async () => {
     const s = await server({ AGENT_TASKS_BUSY_TIMEOUT_MS: '1000' });
     const { session, token } = await sessionClient(s, 'busy');
-    const outside = new Database(s.databaseFile);
-    outside.exec('BEGIN IMMEDIATE');
+    const release = await holdWriteLock(s);
     const started = Date.now();
     const answers = await Promise.all(Array.from({ length: 10 }, (_, i) => write(s, token, `Write ${i}`)));
-    outside.exec('ROLLBACK');
-    outside.close();
+    await release();
     for (const a of answers) {
       expect(a.status).toBe(503);
       expect(a.retryAfter).toBe('1');
@@ -47,7 +46,7 @@ describe('a database held by another writer', () => {
       });
       expect(a.at - started).toBeGreaterThanOrEqual(900); // waited for the lock, not refused at once
     }
-    expect(countRows(s, 'TodoUpdate', '"sessionId" = ?', session.id)).toBe(0);
+    expect(await countRows(s, 'TodoUpdate', '"sessionId" = ?', session.id)).toBe(0);
     const logged = s
       .output()
       .split('\n')
@@ -61,20 +60,16 @@ describe('a database held by another writer', () => {
   it('a lock released within the busy timeout is waited for: every write succeeds', async () => {
     const s = await server({ AGENT_TASKS_BUSY_TIMEOUT_MS: '5000' });
     const { session, token } = await sessionClient(s, 'waits');
-    const outside = new Database(s.databaseFile);
-    outside.exec('BEGIN IMMEDIATE');
-    setTimeout(() => {
-      outside.exec('ROLLBACK');
-      outside.close();
-    }, 400);
+    const release = await holdWriteLock(s);
+    setTimeout(() => void release(), 400);
     const answers = await Promise.all(Array.from({ length: 10 }, (_, i) => write(s, token, `Write ${i}`)));
     expect(answers.map((a) => a.status)).toEqual(Array(10).fill(200));
-    expect(countRows(s, 'TodoUpdate', '"sessionId" = ?', session.id)).toBe(10);
+    expect(await countRows(s, 'TodoUpdate', '"sessionId" = ?', session.id)).toBe(10);
   });
 
-  it('a second server process on the same file starts, and both serve concurrent writes', async () => {
+  it('a second server process on the same database starts, and both serve concurrent writes', async () => {
     const first = await server({});
-    const second = await server({}, first.databaseFile, { process: true });
+    const second = await server({}, { database: first, process: true });
     const agent = (await adminClient(first).keys.create({ name: 'two processes', role: 'agent' })).token;
     const sessions = await Promise.all(
       [first, second].map(async (s) => {
@@ -86,6 +81,6 @@ describe('a database held by another writer', () => {
       sessions.flatMap(({ s, token }) => Array.from({ length: 25 }, (_, i) => write(s, token, `Write ${i}`))),
     );
     expect(answers.filter((a) => a.status !== 200).map((a) => a.status)).toEqual([]);
-    for (const { id } of sessions) expect(countRows(first, 'TodoUpdate', '"sessionId" = ?', id)).toBe(25);
+    for (const { id } of sessions) expect(await countRows(first, 'TodoUpdate', '"sessionId" = ?', id)).toBe(25);
   });
 });

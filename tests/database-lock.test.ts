@@ -1,22 +1,12 @@
-// Black-box tests of SQLite's write lock held by another process: a write waits for it (a real wait, up to the busy
+// Black-box tests of the database's write lock held by another process (SQLite's, or PostgreSQL's table locks): a write waits for it (a real wait, up to the busy
 // timeout), and past the timeout it is answered 503 with Retry-After, logged, and records nothing.
-import Database from 'better-sqlite3';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { countRows, sessionClient } from './support/fixtures.ts';
+import { holdWriteLock } from './support/database.ts';
 import { type RunningServer, startServer } from './support/server.ts';
 
 const BUSY = 'Error: the database is busy (another process held its write lock too long); retry shortly.';
 const list = [{ content: 'Hold the lock', status: 'pending' as const }];
-
-/** Another process's writer: takes SQLite's write lock on the server's file until released. */
-function holdWriteLock(file: string) {
-  const db = new Database(file);
-  db.exec('BEGIN IMMEDIATE');
-  return () => {
-    db.exec('ROLLBACK');
-    db.close();
-  };
-}
 
 let server: RunningServer;
 beforeAll(async () => {
@@ -28,33 +18,33 @@ describe('another process holding the write lock', () => {
   it('a write waits for the lock and lands once it is released, inside the busy timeout', async () => {
     const s = await sessionClient(server);
     await s.client.todos.get(); // the token is resolved (and cached) before the lock is taken
-    const release = holdWriteLock(server.databaseFile);
+    const release = await holdWriteLock(server);
     const started = performance.now();
     const write = s.client.todos.write({ todos: list });
-    setTimeout(release, 600);
+    setTimeout(() => void release(), 600);
     const answer = await write;
     expect(answer.revision).toBe(1);
     expect(performance.now() - started).toBeGreaterThanOrEqual(550);
-    expect(countRows(server, 'TodoUpdate', '"sessionId" = ?', s.session.id)).toBe(1);
+    expect(await countRows(server, 'TodoUpdate', '"sessionId" = ?', s.session.id)).toBe(1);
   });
 
   it('reads are answered while the lock is held', async () => {
     const s = await sessionClient(server);
     await s.client.todos.write({ todos: list });
-    const release = holdWriteLock(server.databaseFile);
+    const release = await holdWriteLock(server);
     try {
       const started = performance.now();
       expect((await s.client.todos.get()).revision).toBe(1);
       expect(performance.now() - started).toBeLessThan(1000);
     } finally {
-      release();
+      await release();
     }
   });
 
   it('past the busy timeout the write is answered 503 with Retry-After and the busy text, logged, and nothing is recorded', async () => {
     const s = await sessionClient(server);
     await s.client.todos.get();
-    const release = holdWriteLock(server.databaseFile);
+    const release = await holdWriteLock(server);
     let response: Response;
     const started = performance.now();
     try {
@@ -64,7 +54,7 @@ describe('another process holding the write lock', () => {
         body: JSON.stringify({ todos: list }),
       });
     } finally {
-      release();
+      await release();
     }
     const waited = performance.now() - started;
     expect(response.status).toBe(503);
@@ -74,7 +64,7 @@ describe('another process holding the write lock', () => {
     expect(body.error.data).toMatchObject({ appCode: 'UNAVAILABLE', httpStatus: 503 });
     // A real wait up to the timeout, not an immediate failure.
     expect(waited).toBeGreaterThanOrEqual(1400);
-    expect(countRows(server, 'TodoUpdate', '"sessionId" = ?', s.session.id)).toBe(0);
+    expect(await countRows(server, 'TodoUpdate', '"sessionId" = ?', s.session.id)).toBe(0);
     expect((await s.client.todos.get()).revision).toBe(0);
     const logged = server
       .output()

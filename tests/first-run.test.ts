@@ -1,9 +1,9 @@
 // Black-box tests of the first run: migrations at start, the first workspace and admin key printed once.
 import { createClient } from '@agent-tasks/sdk';
-import Database from 'better-sqlite3';
 import { describe, expect, it } from 'vitest';
+import { countRows, queryRows } from './support/database.ts';
 import { refused } from './support/fixtures.ts';
-import { startServer, tempDatabaseFile } from './support/server.ts';
+import { freshDatabase, startServer } from './support/server.ts';
 
 describe('first run', () => {
   it('applies migrations, creates a workspace and an admin key, prints the key once', async () => {
@@ -14,9 +14,7 @@ describe('first run', () => {
       const admin = createClient({ url: server.url, token: printed ?? '' });
       expect(await admin.workspaces.whoami()).toMatchObject({ role: 'admin', workspace: { name: 'default' } });
 
-      const db = new Database(server.databaseFile, { readonly: true });
-      const migrations = db.prepare('SELECT migration_name, finished_at FROM _prisma_migrations').all() as { finished_at: unknown }[];
-      db.close();
+      const migrations = await queryRows<{ finished_at: unknown }>(server, 'SELECT migration_name, finished_at FROM _prisma_migrations');
       expect(migrations.length).toBeGreaterThan(0);
       expect(migrations.every((m) => m.finished_at !== null)).toBe(true);
 
@@ -43,12 +41,10 @@ describe('first run', () => {
   });
 
   it('refuses to start with a too-short AGENT_TASKS_ADMIN_KEY and creates no workspace', async () => {
-    const databaseFile = tempDatabaseFile();
-    await expect(startServer({ process: true, databaseFile, adminKey: 'short' })).rejects.toThrow(
+    const database = await freshDatabase();
+    await expect(startServer({ process: true, database, adminKey: 'short' })).rejects.toThrow(
       'Error: AGENT_TASKS_ADMIN_KEY must be at least 24 characters.',
     );
-    const db = new Database(databaseFile, { readonly: true });
-    expect((db.prepare('SELECT COUNT(*) AS n FROM Workspace').get() as { n: number }).n).toBe(0);
-    db.close();
+    expect(await countRows(database, 'Workspace')).toBe(0);
   });
 });

@@ -58,7 +58,11 @@ function expectClean(answer: { status: number; text: string; message: string | n
   expect(answer.text).not.toMatch(/stack|\.ts\b|node_modules|Maximum call stack|\bat \w+ \(/);
 }
 
-const rows = () => ({ todos: countRows(server, 'TodoUpdate'), tasks: countRows(server, 'Task'), changes: countRows(server, 'TaskChange') });
+const rows = async () => ({
+  todos: await countRows(server, 'TodoUpdate'),
+  tasks: await countRows(server, 'Task'),
+  changes: await countRows(server, 'TaskChange'),
+});
 
 describe('lastEventId', () => {
   it('"1e309", "Infinity", 20 digits and others are refused with the contract text, on every feed', async () => {
@@ -80,7 +84,7 @@ describe('lastEventId', () => {
 
 describe('nesting, size, text and keys', () => {
   it('JSON nested 10,000 levels deep is refused at the 33rd level, naming where', async () => {
-    const before = rows();
+    const before = await rows();
     const deep = `{"subject":"Deep","metadata":{"a":${'['.repeat(10_000)}${']'.repeat(10_000)}}}`;
     const answer = await post('tasks.create', deep);
     expectClean(answer);
@@ -88,11 +92,11 @@ describe('nesting, size, text and keys', () => {
     const topLevel = await post('todos.write', `{"todos":${'['.repeat(10_000)}${']'.repeat(10_000)}}`);
     expectClean(topLevel);
     expect(topLevel.message).toMatch(/^Error: invalid input: `todos(\[0\]){31}` nests deeper than 32 levels; flatten it\.$/);
-    expect(rows()).toEqual(before);
+    expect(await rows()).toEqual(before);
   });
 
   it('a 15 MB value and a 1 MB field name are quoted by a short prefix only', async () => {
-    const before = rows();
+    const before = await rows();
     const huge = 'A'.repeat(15 * 1024 * 1024);
     const status = await post('todos.write', JSON.stringify({ todos: [{ content: 'x', status: huge }] }));
     expectClean(status);
@@ -104,11 +108,11 @@ describe('nesting, size, text and keys', () => {
     expectClean(key);
     expect(key.text.length).toBeLessThan(1_000);
     expect(key.message).toBe(`Error: invalid input: unknown field \`k${'y'.repeat(39)}…\`.`);
-    expect(rows()).toEqual(before);
+    expect(await rows()).toEqual(before);
   });
 
   it('text with an unpaired surrogate is refused, naming the field, instead of being stored as U+FFFD', async () => {
-    const before = rows();
+    const before = await rows();
     for (const [text, code] of [
       ['\\ud800abc', 'D800'],
       ['abc\\udfff', 'DFFF'],
@@ -122,17 +126,17 @@ describe('nesting, size, text and keys', () => {
     }
     // A paired surrogate (an emoji) is text like any other.
     expect((await post('todos.write', '{"todos":[{"content":"Ship \\ud83d\\ude80","status":"pending"}]}')).status).toBe(200);
-    expect(countRows(server, 'TodoUpdate')).toBe(before.todos + 1);
+    expect(await countRows(server, 'TodoUpdate')).toBe(before.todos + 1);
   });
 
   it('__proto__, constructor and prototype keys are refused, not silently dropped', async () => {
-    const before = rows();
+    const before = await rows();
     for (const key of ['__proto__', 'constructor', 'prototype']) {
       const answer = await post('tasks.create', `{"subject":"Polluted","metadata":{"ok":1,"${key}":{"admin":true}}}`);
       expectClean(answer);
       expect(answer.message).toBe(`Error: invalid input: \`metadata.${key}\`: \`${key}\` is a reserved name and cannot be a key.`);
     }
-    expect(rows()).toEqual(before);
+    expect(await rows()).toEqual(before);
     expect((await fetch(`${server.url}/healthz`)).status).toBe(200);
   });
 });

@@ -1,6 +1,6 @@
 // Black-box tests of the HTTP layer: answers carry no stack or internals, the access log, CORS, health and readiness.
-import Database from 'better-sqlite3';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { execute, queryRows } from './support/database.ts';
 import { adminClient, sessionClient } from './support/fixtures.ts';
 import { type RunningServer, startServer } from './support/server.ts';
 
@@ -89,8 +89,7 @@ describe('no stack or internals in any answer', () => {
   it('500: the answer names only the request id; the log has the stack under the same id', async () => {
     const s = await sessionClient(server);
     // A real fault: the table behind todos.write disappears underneath the server.
-    const db = new Database(server.databaseFile);
-    db.exec('ALTER TABLE "TodoUpdate" RENAME TO "TodoUpdate_moved"');
+    await execute(server, ['ALTER TABLE "TodoUpdate" RENAME TO "TodoUpdate_moved"']);
     try {
       const failed = await post('todos.write', { todos: [{ content: 'A', status: 'pending' }] }, s.token);
       expect(failed.status).toBe(500);
@@ -101,8 +100,7 @@ describe('no stack or internals in any answer', () => {
         { err?: { stack?: string } } | undefined;
       expect(logged?.err?.stack).toMatch(/TodoUpdate/);
     } finally {
-      db.exec('ALTER TABLE "TodoUpdate_moved" RENAME TO "TodoUpdate"');
-      db.close();
+      await execute(server, ['ALTER TABLE "TodoUpdate_moved" RENAME TO "TodoUpdate"']);
     }
   });
 });
@@ -175,19 +173,18 @@ describe('health', () => {
     expect(ready.status).toBe(200);
     expect(await ready.json()).toEqual({ ready: true });
 
-    const db = new Database(server.databaseFile);
-    const row = db.prepare('SELECT * FROM _prisma_migrations ORDER BY migration_name LIMIT 1').get() as Record<string, unknown>;
-    db.prepare('DELETE FROM _prisma_migrations WHERE id = ?').run(row.id);
+    const [row = {}] = await queryRows(server, 'SELECT * FROM _prisma_migrations ORDER BY migration_name LIMIT 1');
+    await execute(server, ['DELETE FROM _prisma_migrations WHERE id = ?', row.id]);
     try {
       const notReady = await fetch(`${server.url}/readyz`);
       expect(notReady.status).toBe(503);
       expect(await notReady.json()).toEqual({ ready: false, reason: `migrations not applied: ${String(row.migration_name)}` });
     } finally {
       const columns = Object.keys(row);
-      db.prepare(`INSERT INTO _prisma_migrations (${columns.join(', ')}) VALUES (${columns.map(() => '?').join(', ')})`).run(
+      await execute(server, [
+        `INSERT INTO _prisma_migrations (${columns.join(', ')}) VALUES (${columns.map(() => '?').join(', ')})`,
         ...Object.values(row),
-      );
-      db.close();
+      ]);
     }
     expect((await fetch(`${server.url}/readyz`)).status).toBe(200);
   });

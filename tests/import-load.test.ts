@@ -3,9 +3,9 @@
 // 500 ms, each import all or nothing (staged out of sight, then shown at once); a second import into a workspace while
 // one runs waits for it.
 import { createClient, openSessionClient } from '@agent-tasks/sdk';
-import Database from 'better-sqlite3';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { adminClient, countRows, sessionClient } from './support/fixtures.ts';
+import { holdWriteLock, withQueries } from './support/database.ts';
 import { type RunningServer, startServer } from './support/server.ts';
 
 let server: RunningServer;
@@ -66,23 +66,18 @@ describe('maximum-size imports under load', () => {
     // staged out of sight meanwhile (written in several transactions, not one).
     const shown = new Set<number>();
     let stagedSeen = 0;
-    const watchFile = async () => {
-      const db = new Database(server.databaseFile, { readonly: true, fileMustExist: true });
-      try {
+    const watchFile = () =>
+      withQueries(server, async (query) => {
         while (loading) {
-          const lists = db
-            .prepare(
-              `SELECT COUNT(t."id") AS n FROM "TaskList" l LEFT JOIN "Task" t ON t."listId" = l."id" WHERE l."name" = 'imported' GROUP BY l."id"`,
-            )
-            .all() as { n: number }[];
-          for (const { n } of lists) shown.add(n);
-          stagedSeen += (db.prepare(`SELECT COUNT(*) AS n FROM "TaskList" WHERE "staging" = 1`).get() as { n: number }).n;
+          const lists = await query<{ n: number | bigint | string }>(
+            `SELECT COUNT(t."id") AS n FROM "TaskList" l LEFT JOIN "Task" t ON t."listId" = l."id" WHERE l."name" = 'imported' GROUP BY l."id"`,
+          );
+          for (const { n } of lists) shown.add(Number(n));
+          const [staged] = await query<{ n: number | bigint | string }>(`SELECT COUNT(*) AS n FROM "TaskList" WHERE "staging" = true`);
+          stagedSeen += Number(staged?.n ?? 0);
           await new Promise((resolve) => setTimeout(resolve, 25));
         }
-      } finally {
-        db.close();
-      }
-    };
+      });
     const probes = Promise.all([
       probe(latencies.health, () => fetch(`${server.url}/healthz`)),
       probe(latencies.read, () => bystander.client.tasks.list({ listName: 'mine' })),
@@ -111,8 +106,7 @@ describe('maximum-size imports under load', () => {
   it('one import per workspace at a time: a second one waits for the first, then runs; each all or nothing', async () => {
     const { client } = await sessionClient(server, 'one at a time');
     // Another process holds the database, so the first import waits inside its transaction (up to the busy timeout).
-    const outside = new Database(server.databaseFile);
-    outside.exec('BEGIN IMMEDIATE');
+    const release = await holdWriteLock(server);
     const finished: string[] = [];
     const first = client.tasks
       .import({ listName: 'first', format: 'claude', files: files(50, 'first') })
@@ -122,9 +116,8 @@ describe('maximum-size imports under load', () => {
       .import({ listName: 'second', format: 'claude', files: files(3, 'again') })
       .then((r) => (finished.push('second'), r));
     await new Promise((resolve) => setTimeout(resolve, 300));
-    expect(countRows(server, 'Task', `"subject" LIKE 'again task%'`)).toBe(0);
-    outside.exec('ROLLBACK');
-    outside.close();
+    expect(await countRows(server, 'Task', `"subject" LIKE 'again task%'`)).toBe(0);
+    await release();
     expect((await first).imported).toBe(50);
     expect((await second).imported).toBe(3);
     expect(finished).toEqual(['first', 'second']);

@@ -100,7 +100,7 @@ describe('MCP sessions are capped and closed when idle', () => {
     const on = idleServer;
     const agent = await key('agent', on);
     const rows = () => countRows(on, 'Session', "title = 'MCP session'");
-    const before = rows();
+    const before = await rows();
     const connect = async () => {
       const client = new Client({ name: 'limits', version: '1' });
       await client.connect(
@@ -110,17 +110,19 @@ describe('MCP sessions are capped and closed when idle', () => {
     };
     const idle = await connect();
     await idle.listTools();
-    expect(rows()).toBe(before); // opened, listed, no session row
+    expect(await rows()).toBe(before); // opened, listed, no session row
     const reader = await connect();
     await reader.callTool({ name: 'TaskList', arguments: {} });
     const writer = await connect();
     await writer.callTool({ name: 'todo_write', arguments: { todos: [{ content: 'Kept', status: 'pending' }] } });
-    expect(rows()).toBe(before + 2);
+    expect(await rows()).toBe(before + 2);
     // All three go idle (on the app's clock) and close at the next sweep: the reader's empty session row is removed,
     // the writer's (it holds a list) stays.
     on.clock!.advance(5_001);
-    await waitFor('the idle sessions closed and the empty row removed', () => rows() === before + 1, 5_000);
-    expect(countRows(on, 'TodoUpdate', `"sessionId" IN (SELECT id FROM Session WHERE title = 'MCP session')`)).toBeGreaterThanOrEqual(1);
+    await waitFor('the idle sessions closed and the empty row removed', async () => (await rows()) === before + 1, 5_000);
+    expect(
+      await countRows(on, 'TodoUpdate', `"sessionId" IN (SELECT id FROM "Session" WHERE title = 'MCP session')`),
+    ).toBeGreaterThanOrEqual(1);
     for (const c of [idle, reader, writer]) await c.close().catch(() => undefined);
   });
 });

@@ -241,7 +241,7 @@ describe('the moira server', () => {
 
   it('refuses a start without a notification channel with the instruction; skipNotificationCheck: true starts it', async () => {
     const { client, admin } = await moiraOverHttp({ channel: false });
-    const before = countRows(server, 'RunStart');
+    const before = await countRows(server, 'RunStart');
     expect(await answer(client, 'start', { action: 'prepare', workflowId: 'moira/todo-list', parentExecutionId: 'none' })).toEqual({
       isError: true,
       text: 'Error: Todo List notifies when the checklist is ready and when all tasks are done, but this workspace has no notification channel. Ask an admin to add one, or prepare the start again with skipNotificationCheck: true.',
@@ -250,7 +250,7 @@ describe('the moira server', () => {
       isError: true,
       text: 'Error: invalid input: `workflowId` must be "moira/todo-list" (the workflow this server runs; got "moira/other").',
     });
-    expect(countRows(server, 'RunStart')).toBe(before);
+    expect(await countRows(server, 'RunStart')).toBe(before);
     const prepared = await answer(client, 'start', {
       action: 'prepare',
       workflowId: 'moira/todo-list',

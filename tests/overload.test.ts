@@ -1,9 +1,9 @@
 // Black-box tests of admission under overload: requests past the concurrency limit wait in line, one that waits too
 // long is answered 503 with Retry-After and the overloaded text (nothing recorded), and health checks skip the line.
 import { refusalOf } from '@agent-tasks/sdk';
-import Database from 'better-sqlite3';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { countRows, sessionClient } from './support/fixtures.ts';
+import { holdWriteLock } from './support/database.ts';
 import { type RunningServer, startServer } from './support/server.ts';
 import { waitFor } from './support/webhook-receiver.ts';
 
@@ -28,15 +28,7 @@ describe('overload', () => {
     const other = await sessionClient(server);
     await s.client.todos.get();
     await other.client.todos.get();
-    const lock = new Database(server.databaseFile);
-    lock.exec('BEGIN IMMEDIATE');
-    let released = false;
-    const release = () => {
-      if (released) return;
-      released = true;
-      lock.exec('ROLLBACK');
-      lock.close();
-    };
+    const release = await holdWriteLock(server);
     try {
       // Takes the only slot and waits there for the lock.
       const write = s.client.todos.write({ todos: [{ content: 'Waits for the lock', status: 'pending' }] });
@@ -71,12 +63,12 @@ describe('overload', () => {
       );
       expect(refusal).toMatchObject({ code: 'UNAVAILABLE', httpStatus: 503, message: 'Error: the server is overloaded; retry shortly.' });
 
-      release();
+      await release();
       expect((await write).revision).toBe(1);
     } finally {
-      release();
+      await release();
     }
-    expect(countRows(server, 'TodoUpdate', '"sessionId" = ?', other.session.id)).toBe(0);
+    expect(await countRows(server, 'TodoUpdate', '"sessionId" = ?', other.session.id)).toBe(0);
     expect((await other.client.todos.get()).revision).toBe(0);
     await waitFor('the shed requests logged', () => /overloaded: answered \d+ requests 503/.test(server.output()), 2_000);
   });

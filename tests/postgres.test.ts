@@ -4,10 +4,13 @@ import { createHash } from 'node:crypto';
 import { cpSync, mkdtempSync, readFileSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
+import { isDatabaseBusy } from '../apps/server/src/db/busy.ts';
+import { openPostgresDb } from '../apps/server/src/db/postgres-client.ts';
 import { createPostgresMigration, postgresDrift } from '../apps/server/src/db/postgres-migrations.ts';
 import { postgresMigrationsDir, postgresSchemaFile, postgresSchemaOf } from '../apps/server/src/db/postgres-schema.ts';
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { execute } from './support/database.ts';
 import { refused, sessionClient } from './support/fixtures.ts';
 import { createTestDatabase, stopTestPostgres } from './support/postgres.ts';
 import { type RunningServer, startServer } from './support/server.ts';
@@ -216,4 +219,81 @@ describe('the PostgreSQL schema and migrations', () => {
       rmSync(dir, { recursive: true, force: true });
     }
   }, 60_000);
+});
+
+describe("PostgreSQL's conflicts read as busy", () => {
+  // Real errors from the server's own PostgreSQL client (adapter-pg): each is the kind the server answers 503 busy.
+  async function twoClients() {
+    // A database of its own, so the probe table stays out of the server's.
+    const { url } = await createTestDatabase();
+    await execute(
+      { databaseFile: '', databaseUrl: url },
+      ['CREATE TABLE "ConflictProbe" ("id" INT PRIMARY KEY, "v" INT NOT NULL)'],
+      ['INSERT INTO "ConflictProbe" VALUES (1, 0), (2, 0)'],
+    );
+    return Promise.all([openPostgresDb(url, { max: 1 }), openPostgresDb(url, { max: 1 })]);
+  }
+
+  /** Runs both transactions; answers the one error they end with (and the other must have committed). */
+  async function oneFails(runs: Promise<unknown>[]) {
+    const settled = await Promise.allSettled(runs);
+    expect(settled.map((s) => s.status).sort()).toEqual(['fulfilled', 'rejected']);
+    return (settled.find((s) => s.status === 'rejected') as PromiseRejectedResult).reason as unknown;
+  }
+
+  const codeOf = (error: unknown) =>
+    (error as { meta?: { driverAdapterError?: { cause?: { originalCode?: string } } } }).meta?.driverAdapterError?.cause?.originalCode;
+
+  it('a deadlock (40P01) is busy', async () => {
+    const [a, b] = await twoClients();
+    try {
+      let locked = 0;
+      const bothLocked = () =>
+        new Promise<void>((resolve) => {
+          locked++;
+          const wait = () => (locked >= 2 ? resolve() : setTimeout(wait, 5));
+          wait();
+        });
+      const crossing = (db: typeof a, first: number, second: number) =>
+        db.db.$transaction(async (tx) => {
+          await tx.$executeRawUnsafe('UPDATE "ConflictProbe" SET "v" = "v" + 1 WHERE "id" = $1', first);
+          await bothLocked();
+          await tx.$executeRawUnsafe('UPDATE "ConflictProbe" SET "v" = "v" + 1 WHERE "id" = $1', second);
+        });
+      const error = await oneFails([crossing(a, 1, 2), crossing(b, 2, 1)]);
+      expect(codeOf(error)).toBe('40P01');
+      expect(isDatabaseBusy(error)).toBe(true);
+    } finally {
+      await Promise.all([a.db.$disconnect(), b.db.$disconnect()]);
+    }
+  });
+
+  it('a serialization failure (40001) is busy', async () => {
+    const [a, b] = await twoClients();
+    try {
+      let read = 0;
+      const bothRead = () =>
+        new Promise<void>((resolve) => {
+          read++;
+          const wait = () => (read >= 2 ? resolve() : setTimeout(wait, 5));
+          wait();
+        });
+      // Each reads the row the other writes: under SERIALIZABLE one of the two must fail.
+      const skewed = (db: typeof a, readId: number, writeId: number) =>
+        db.db.$transaction(
+          async (tx) => {
+            await tx.$queryRawUnsafe('SELECT "v" FROM "ConflictProbe" WHERE "id" = $1', readId);
+            await bothRead();
+            await tx.$executeRawUnsafe('UPDATE "ConflictProbe" SET "v" = 1 WHERE "id" = $1', writeId);
+          },
+          { isolationLevel: 'Serializable' },
+        );
+      const error = await oneFails([skewed(a, 1, 2), skewed(b, 2, 1)]);
+      // Found at a statement it carries PostgreSQL's code; found at COMMIT, Prisma's P2034 (write conflict or deadlock).
+      expect(codeOf(error) ?? (error as { code?: string }).code, String(error)).toMatch(/^(40001|P2034)$/);
+      expect(isDatabaseBusy(error)).toBe(true);
+    } finally {
+      await Promise.all([a.db.$disconnect(), b.db.$disconnect()]);
+    }
+  });
 });

@@ -134,7 +134,7 @@ describe('run links an admin can revoke', () => {
       message: `Error: run ${run.id} not found.`,
     });
     expect((await fetch(link)).status).toBe(200);
-    expect(countRows(server, 'Run', '"linkRevokedAt" IS NOT NULL')).toBe(0);
+    expect(await countRows(server, 'Run', '"linkRevokedAt" IS NOT NULL')).toBe(0);
 
     const revokedAt = Date.now();
     expect(await admin.trpc.runs.revokeLink.mutate({ runId: run.id })).toEqual({ runId: run.id, linkEnabled: false });

@@ -3,10 +3,10 @@
 // broken text, prototype keys, bad event ids). Each must be answered 4xx with an `Error:` text and no stack or
 // internals; nothing may be recorded; the server stays up.
 import fc from 'fast-check';
-import Database from 'better-sqlite3';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { procedureKinds } from '../apps/server/src/routers/procedure-kinds.ts';
 import { adminClient, sessionClient } from './support/fixtures.ts';
+import { rowCounts } from './support/database.ts';
 import { type RunningServer, startServer } from './support/server.ts';
 
 let server: RunningServer;
@@ -26,21 +26,6 @@ beforeAll(async () => {
 afterAll(() => server.stop());
 
 const procedures = Object.entries(procedureKinds()).map(([path, type]) => ({ path, type }));
-
-/** Every row of every table, to show that nothing was recorded. */
-function rowCounts() {
-  const db = new Database(server.databaseFile, { readonly: true, fileMustExist: true });
-  try {
-    const tables = db
-      .prepare("SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite_%' AND name <> '_prisma_migrations'")
-      .all() as { name: string }[];
-    return Object.fromEntries(
-      tables.map(({ name }) => [name, (db.prepare(`SELECT COUNT(*) AS n FROM "${name}"`).get() as { n: number }).n]),
-    );
-  } finally {
-    db.close();
-  }
-}
 
 const deep = (levels: number) => `${'['.repeat(levels)}${']'.repeat(levels)}`;
 
@@ -151,7 +136,7 @@ function messageOf(text: string): string | null {
 describe('generated hostile requests to every procedure', () => {
   it(`covers all ${procedures.length} procedures, each answered 4xx with an Error: text, nothing recorded, the server up`, async () => {
     expect(procedures.length).toBeGreaterThan(40);
-    const before = rowCounts();
+    const before = await rowCounts(server);
     const seen = new Set<string>();
     await fc.assert(
       fc.asyncProperty(fc.constantFrom(...procedures), fc.constantFrom(...tokens), hostileJson, async (procedure, caller, json) => {
@@ -184,7 +169,7 @@ describe('generated hostile requests to every procedure', () => {
       },
     );
     expect([...seen].sort()).toEqual(procedures.map((p) => p.path).sort());
-    expect(rowCounts()).toEqual(before);
+    expect(await rowCounts(server)).toEqual(before);
     expect(await (await fetch(`${server.url}/healthz`)).json()).toEqual({ ok: true });
   }, 300_000);
 });

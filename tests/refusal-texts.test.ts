@@ -23,7 +23,7 @@ describe('refusals name the item and the fix', () => {
     expect((await refused(s.client.todos.write({ todos }))).message).toBe(
       'Error: invalid todo: `content` must be a non-empty string. At `todos[3].content`.',
     );
-    expect(countRows(server, 'TodoUpdate', 'sessionId = ?', s.session.id)).toBe(0);
+    expect(await countRows(server, 'TodoUpdate', '"sessionId" = ?', s.session.id)).toBe(0);
   });
 
   it('an unknown listName says the list does not exist and lists the nearest names', async () => {
@@ -38,7 +38,7 @@ describe('refusals name the item and the fix', () => {
     await client.tasks.create({ listName: 'deploy', subject: 'B' });
     await client.tasks.create({ listName: 'release-notes', subject: 'C' });
     const text = 'Error: task list "defualt" does not exist; the nearest names are "default", "deploy", "release-notes".';
-    const before = { tasks: countRows(server, 'Task'), changes: countRows(server, 'TaskChange') };
+    const before = { tasks: await countRows(server, 'Task'), changes: await countRows(server, 'TaskChange') };
     expect((await refused(client.tasks.list({ listName: 'defualt' }))).message).toBe(text);
     expect((await refused(client.tasks.get({ listName: 'defualt', id: task.id }))).message).toBe(text);
     expect((await refused(client.tasks.update({ listName: 'defualt', id: task.id, status: 'completed' }))).message).toBe(text);
@@ -49,12 +49,12 @@ describe('refusals name the item and the fix', () => {
         .find((t) => t.name === 'TaskList')
         ?.handler({ listName: 'defualt' }),
     ).toBe(text);
-    expect({ tasks: countRows(server, 'Task'), changes: countRows(server, 'TaskChange') }).toEqual(before);
+    expect({ tasks: await countRows(server, 'Task'), changes: await countRows(server, 'TaskChange') }).toEqual(before);
   });
 
   it('threadID says it is set from the session; a missing subject says it is required', async () => {
     const s = await sessionClient(server);
-    const before = countRows(server, 'Task');
+    const before = await countRows(server, 'Task');
     expect((await refused(s.client.tasks.create({ subject: 'A', threadID: 'ses_other' } as never))).message).toBe(
       'Error: invalid input: `threadID` is set from the session that creates the task; leave it out.',
     );
@@ -65,7 +65,7 @@ describe('refusals name the item and the fix', () => {
     expect((await refused(s.client.tasks.create({} as never))).message).toBe(
       'Error: invalid task: `subject` is required: a short imperative line naming the task, such as "Run tests".',
     );
-    expect(countRows(server, 'Task')).toBe(before + 1);
+    expect(await countRows(server, 'Task')).toBe(before + 1);
   });
 
   it('a lost claim race reads differently from "no ready task"', async () => {

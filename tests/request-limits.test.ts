@@ -35,15 +35,15 @@ describe('tRPC batches', () => {
         data: { code: 'BAD_REQUEST', httpStatus: 400, appCode: 'INVALID_INPUT', details: null },
       },
     });
-    expect(countRows(server, 'TodoUpdate', '"sessionId" = ?', session.id)).toBe(0);
+    expect(await countRows(server, 'TodoUpdate', '"sessionId" = ?', session.id)).toBe(0);
 
     // 51 is one too many; 50 all run (each a revision of the list).
     expect((await batch('todos.write', 51, write, token)).status).toBe(400);
-    expect(countRows(server, 'TodoUpdate', '"sessionId" = ?', session.id)).toBe(0);
+    expect(await countRows(server, 'TodoUpdate', '"sessionId" = ?', session.id)).toBe(0);
     const allowed = await batch('todos.write', 50, write, token);
     expect(allowed.status).toBe(200);
     expect((allowed.body as unknown[]).length).toBe(50);
-    expect(countRows(server, 'TodoUpdate', '"sessionId" = ?', session.id)).toBe(50);
+    expect(await countRows(server, 'TodoUpdate', '"sessionId" = ?', session.id)).toBe(50);
   });
 
   it('a GET batch of queries is capped the same way', async () => {

@@ -121,7 +121,7 @@ describe('notification channels (admin-managed)', () => {
     expect(Number.isNaN(Date.parse(first.createdAt))).toBe(false);
     const second = await w.admin.channels.create({ name: 'Ops hook', url: 'http://127.0.0.1:9/ops?x=1' });
     expect((await w.admin.channels.list()).channels).toEqual([first, second]);
-    expect(countRows(server, 'NotificationChannel', '"workspaceId" = ?', w.id)).toBe(2);
+    expect(await countRows(server, 'NotificationChannel', '"workspaceId" = ?', w.id)).toBe(2);
 
     // Another workspace neither sees nor deletes them.
     expect(await other.admin.channels.list()).toEqual({ channels: [] });
@@ -132,13 +132,13 @@ describe('notification channels (admin-managed)', () => {
     expect((await w.admin.channels.list()).channels).toEqual([second]);
     const again = await refused(w.admin.channels.delete({ id: first.id }));
     expect(again).toMatchObject({ code: 'NOT_FOUND', message: `Error: notification channel ${first.id} not found.` });
-    expect(countRows(server, 'NotificationChannel', '"workspaceId" = ?', w.id)).toBe(1);
+    expect(await countRows(server, 'NotificationChannel', '"workspaceId" = ?', w.id)).toBe(1);
   });
 
   it('agent keys, sessions and viewers are refused with FORBIDDEN, and nothing is recorded', async () => {
     const w = await workspace(server, 'channels-forbidden');
     const kept = await w.admin.channels.create({ name: 'Kept', url: 'http://127.0.0.1:9/kept' });
-    const before = countRows(server, 'NotificationChannel');
+    const before = await countRows(server, 'NotificationChannel');
     const agentText = 'Error: forbidden: this call needs an admin key (this key is agent).';
     const viewerText = 'Error: forbidden: viewer keys are read-only (this key is viewer).';
     for (const [who, client, text] of [
@@ -153,20 +153,20 @@ describe('notification channels (admin-managed)', () => {
       const del = await refused(client.channels.delete({ id: kept.id }));
       expect(del, who).toMatchObject({ code: 'FORBIDDEN', message: text });
     }
-    expect(countRows(server, 'NotificationChannel')).toBe(before);
+    expect(await countRows(server, 'NotificationChannel')).toBe(before);
     expect((await w.admin.channels.list()).channels).toEqual([kept]);
   });
 
   it('a URL that is not an http(s) URL is refused with its exact text, and nothing is recorded', async () => {
     const w = await workspace(server, 'channels-bad-url');
-    const before = countRows(server, 'NotificationChannel');
+    const before = await countRows(server, 'NotificationChannel');
     for (const url of ['not a url', 'ftp://127.0.0.1/hook', 'javascript:alert(1)', '']) {
       const refusal = await refused(w.admin.channels.create({ name: 'Bad', url }));
       expect(refusal, url).toMatchObject({ code: 'INVALID_INPUT', message: 'Error: invalid input: `url` must be an http(s) URL.' });
     }
     const long = await refused(w.admin.channels.create({ name: 'Long', url: `http://127.0.0.1/${'a'.repeat(2000)}` }));
     expect(long).toMatchObject({ code: 'INVALID_INPUT', message: 'Error: invalid input: `url` must be at most 2000 characters.' });
-    expect(countRows(server, 'NotificationChannel')).toBe(before);
+    expect(await countRows(server, 'NotificationChannel')).toBe(before);
     expect(await w.admin.channels.list()).toEqual({ channels: [] });
   });
 });
@@ -178,17 +178,17 @@ describe('a run start needs a notification channel', () => {
     expect(refusal).toMatchObject({ code: 'NO_CHANNEL', message: NO_CHANNEL });
     const explicit = await refused(w.session.runs.prepare({ parentExecutionId: 'none', skipNotificationCheck: false }));
     expect(explicit).toMatchObject({ code: 'NO_CHANNEL', message: NO_CHANNEL });
-    expect(countRows(server, 'RunStart', '"workspaceId" = ?', w.id)).toBe(0);
-    expect(countRows(server, 'Run', '"workspaceId" = ?', w.id)).toBe(0);
-    expect(countRows(server, 'OutboxMessage', '"workspaceId" = ?', w.id)).toBe(0);
+    expect(await countRows(server, 'RunStart', '"workspaceId" = ?', w.id)).toBe(0);
+    expect(await countRows(server, 'Run', '"workspaceId" = ?', w.id)).toBe(0);
+    expect(await countRows(server, 'OutboxMessage', '"workspaceId" = ?', w.id)).toBe(0);
 
     // Once an admin adds a channel, prepare works; after the last channel is deleted it is refused again.
     const channel = await w.admin.channels.create({ name: 'Hook', url: 'http://127.0.0.1:9/hook' });
     expect((await w.session.runs.prepare({ parentExecutionId: 'none' })).startAttemptId).toEqual(expect.any(String));
-    expect(countRows(server, 'RunStart', '"workspaceId" = ?', w.id)).toBe(1);
+    expect(await countRows(server, 'RunStart', '"workspaceId" = ?', w.id)).toBe(1);
     await w.admin.channels.delete({ id: channel.id });
     expect(await refused(w.session.runs.prepare({ parentExecutionId: 'none' }))).toMatchObject({ code: 'NO_CHANNEL', message: NO_CHANNEL });
-    expect(countRows(server, 'RunStart', '"workspaceId" = ?', w.id)).toBe(1);
+    expect(await countRows(server, 'RunStart', '"workspaceId" = ?', w.id)).toBe(1);
   });
 
   it('with skipNotificationCheck: true the run starts and completes, and no notification is queued', async () => {
@@ -199,17 +199,17 @@ describe('a run start needs a notification channel', () => {
     const done = await steps(w.session, run.id, 1, 1);
     expect(done).toMatchObject({ status: 'completed', output: {} });
     expect(await w.session.runs.notifications({ runId: run.id })).toEqual({ notifications: [] });
-    expect(countRows(server, 'OutboxMessage', '"workspaceId" = ?', w.id)).toBe(0);
+    expect(await countRows(server, 'OutboxMessage', '"workspaceId" = ?', w.id)).toBe(0);
 
     // A child of that run is refused the same way without the flag, and starts with it (still queuing nothing).
     const child = await refused(w.session.runs.prepare({ parentExecutionId: run.id }));
     expect(child).toMatchObject({ code: 'NO_CHANNEL', message: NO_CHANNEL });
-    expect(countRows(server, 'RunStart', '"workspaceId" = ?', w.id)).toBe(1);
+    expect(await countRows(server, 'RunStart', '"workspaceId" = ?', w.id)).toBe(1);
     const quietChild = await startRun(w.session, { parent: run.id, skip: true });
     expect(quietChild.parentRunId).toBe(run.id);
     await intake(w.session, quietChild.id, 'Quiet child', ['Child task']);
     await steps(w.session, quietChild.id, 1, 1);
-    expect(countRows(server, 'OutboxMessage', '"workspaceId" = ?', w.id)).toBe(0);
+    expect(await countRows(server, 'OutboxMessage', '"workspaceId" = ?', w.id)).toBe(0);
   });
 });
 
@@ -547,7 +547,7 @@ describe('delivery through the durable outbox', () => {
 
     // Stop the server, bring the receiver up, start the server again on the same database file.
     await restartable.stop();
-    expect(countRows(restartable, 'OutboxMessage', '"runId" = ? AND "deliveredAt" IS NULL', run.id)).toBe(1);
+    expect(await countRows(restartable, 'OutboxMessage', '"runId" = ? AND "deliveredAt" IS NULL', run.id)).toBe(1);
     await hook.up();
     await restartable.restart();
     const again = createClient({ url: restartable.url, token: opened.token });
@@ -588,6 +588,6 @@ describe('deleting a channel', () => {
     });
     await w.admin.channels.delete({ id: channel.id });
     expect((await w.session.runs.notifications({ runId: run.id })).notifications).toEqual([]);
-    expect(countRows(server, 'OutboxMessage', '"channelId" = ?', channel.id)).toBe(0);
+    expect(await countRows(server, 'OutboxMessage', '"channelId" = ?', channel.id)).toBe(0);
   });
 });

@@ -221,7 +221,7 @@ describe('5. Revise checklist is the Work block’s role during a revision', () 
     expect(seen.at(-1)).toEqual({ label: 'Revise checklist', role: 'revise' });
     feed.unsubscribe();
 
-    const before = countRows(server, 'Run', 'id = ? AND version = ?', run.id, jumped.version);
+    const before = await countRows(server, 'Run', 'id = ? AND version = ?', run.id, jumped.version);
     const ack = await refused(
       s.client.runs.step({ runId: run.id, attemptId: jumped.attemptId ?? '', evidence: 'e', progress_execution_outcome: 'o' }),
     );
@@ -231,7 +231,7 @@ describe('5. Revise checklist is the Work block’s role during a revision', () 
     expect((await refused(s.client.runs.teleport({ runId: run.id, teleportTo: REVISE }))).message).toBe(
       `Error: run ${run.id} is already at its revision node; send the corrected checklist.`,
     );
-    expect(countRows(server, 'Run', 'id = ? AND version = ?', run.id, jumped.version)).toBe(before);
+    expect(await countRows(server, 'Run', 'id = ? AND version = ?', run.id, jumped.version)).toBe(before);
 
     const revised = await s.client.runs.revise({
       runId: run.id,

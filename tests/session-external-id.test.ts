@@ -22,8 +22,8 @@ describe('sessions.open with an externalId', () => {
     for (const token of [first.token, again.token]) {
       expect((await createClient({ url: server.url, token }).workspaces.whoami()).sessionId).toBe(first.session.id);
     }
-    expect(countRows(server, 'Session', '"externalId" = ?', '2b1f-claude')).toBe(1);
-    expect(countRows(server, 'SessionToken', '"sessionId" = ?', first.session.id)).toBe(1);
+    expect(await countRows(server, 'Session', '"externalId" = ?', '2b1f-claude')).toBe(1);
+    expect(await countRows(server, 'SessionToken', '"sessionId" = ?', first.session.id)).toBe(1);
   });
 
   it('ten concurrent first opens of one key end in one session', async () => {
@@ -31,16 +31,16 @@ describe('sessions.open with an externalId', () => {
     const opened = await Promise.all(Array.from({ length: 10 }, () => agent.sessions.open({ externalId: 'race-1' })));
     expect(new Set(opened.map((o) => o.session.id)).size).toBe(1);
     expect(new Set(opened.map((o) => o.token)).size).toBe(10);
-    expect(countRows(server, 'Session', '"externalId" = ?', 'race-1')).toBe(1);
-    expect(countRows(server, 'SessionToken', '"sessionId" = ?', opened[0]!.session.id)).toBe(9);
+    expect(await countRows(server, 'Session', '"externalId" = ?', 'race-1')).toBe(1);
+    expect(await countRows(server, 'SessionToken', '"sessionId" = ?', opened[0]!.session.id)).toBe(9);
   });
 
   it('refuses a bad external id, or another key reopening a session, and records nothing', async () => {
     const agent = await keyClient(server, 'agent');
     const other = await keyClient(server, 'agent');
     await agent.sessions.open({ externalId: 'owned' });
-    const sessions = countRows(server, 'Session');
-    const tokens = countRows(server, 'SessionToken');
+    const sessions = await countRows(server, 'Session');
+    const tokens = await countRows(server, 'SessionToken');
     const cases: [Promise<unknown>, string][] = [
       [agent.sessions.open({ externalId: '   ' }), 'Error: invalid input: `externalId` must not be empty.'],
       [agent.sessions.open({ externalId: 'x'.repeat(201) }), 'Error: invalid input: `externalId` must be at most 200 characters.'],
@@ -48,8 +48,8 @@ describe('sessions.open with an externalId', () => {
       [other.sessions.open({ externalId: 'owned' }), 'Error: forbidden: the session with external id "owned" was opened with another key.'],
     ];
     for (const [call, text] of cases) expect((await refused(call)).message).toBe(text);
-    expect(countRows(server, 'Session')).toBe(sessions);
-    expect(countRows(server, 'SessionToken')).toBe(tokens);
+    expect(await countRows(server, 'Session')).toBe(sessions);
+    expect(await countRows(server, 'SessionToken')).toBe(tokens);
   });
 
   it('the same external id in two workspaces names two sessions', async () => {
@@ -84,7 +84,7 @@ describe('todos.mirror', () => {
       { content: 'Ship', status: 'pending' },
     ]);
 
-    const before = countRows(server, 'TodoUpdate');
+    const before = await countRows(server, 'TodoUpdate');
     const cases: [Promise<unknown>, string][] = [
       [
         s.todos.write({ todos: [{ content: 'Run tests', status: 'pending', activeForm: 'Running tests' }] } as never),
@@ -109,6 +109,6 @@ describe('todos.mirror', () => {
       ],
     ];
     for (const [call, text] of cases) expect((await refused(call)).message).toBe(text);
-    expect(countRows(server, 'TodoUpdate')).toBe(before);
+    expect(await countRows(server, 'TodoUpdate')).toBe(before);
   });
 });

@@ -36,16 +36,16 @@ describe('sessions', () => {
 
   it('refuses to open a session with a viewer key, and records none', async () => {
     const viewer = await keyClient(server, 'viewer');
-    const before = countRows(server, 'Session');
+    const before = await countRows(server, 'Session');
     const refusal = await refused(viewer.sessions.open({ title: 'x' }));
     expect(refusal.message).toBe('Error: forbidden: viewer keys are read-only (this key is viewer).');
     expect(refusal.code).toBe('FORBIDDEN');
-    expect(countRows(server, 'Session')).toBe(before);
+    expect(await countRows(server, 'Session')).toBe(before);
   });
 
   it('refuses a bad title with a clear error and records nothing', async () => {
     const agent = await keyClient(server, 'agent');
-    const before = countRows(server, 'Session');
+    const before = await countRows(server, 'Session');
     expect((await refused(agent.sessions.open({ title: '   ' }))).message).toBe('Error: invalid input: `title` must not be empty.');
     expect((await refused(agent.sessions.open({ title: 'x'.repeat(201) }))).message).toBe(
       'Error: invalid input: `title` must be at most 200 characters.',
@@ -53,7 +53,7 @@ describe('sessions', () => {
     expect((await refused(agent.sessions.open({ title: 'x', parentId: 'ses_1' } as never))).message).toBe(
       'Error: invalid input: unknown field `parentId`.',
     );
-    expect(countRows(server, 'Session')).toBe(before);
+    expect(await countRows(server, 'Session')).toBe(before);
   });
 });
 

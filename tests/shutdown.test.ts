@@ -57,7 +57,7 @@ describe('graceful shutdown', () => {
         const view = await again.sessions.get();
         expect(view.todo.revision).toBeGreaterThanOrEqual(Math.max(0, ...acks));
         for (const revision of acks) {
-          expect(countRows(server, 'TodoUpdate', '"sessionId" = ? AND revision = ?', writer.session.id, revision)).toBe(1);
+          expect(await countRows(server, 'TodoUpdate', '"sessionId" = ? AND revision = ?', writer.session.id, revision)).toBe(1);
         }
       }
     } finally {

@@ -21,7 +21,11 @@ afterAll(() => server.stop());
 
 let lists = 0;
 const freshList = () => `files-${++lists}`;
-const rows = () => ({ tasks: countRows(server, 'Task'), edges: countRows(server, 'TaskEdge'), changes: countRows(server, 'TaskChange') });
+const rows = async () => ({
+  tasks: await countRows(server, 'Task'),
+  edges: await countRows(server, 'TaskEdge'),
+  changes: await countRows(server, 'TaskChange'),
+});
 const tempDir = () => mkdtempSync(path.join(os.tmpdir(), 'agent-tasks-files-'));
 
 const claudeFile = (id: string, fields: Record<string, unknown> = {}) => ({
@@ -97,11 +101,11 @@ describe('import a Claude Code folder', () => {
   it('imports a batch of 600 chained tasks in one go: each recorded once, at version 1, edges across the batch intact', async () => {
     const s = await sessionClient(server);
     const listName = freshList();
-    const before = rows();
+    const before = await rows();
     const files = Array.from({ length: 600 }, (_, i) => claudeFile(String(i + 1), { blockedBy: i ? [String(i)] : [] }));
     const { ids, imported } = await s.client.tasks.import({ listName, format: 'claude', files });
     expect(imported).toBe(600);
-    expect(rows()).toEqual({ tasks: before.tasks + 600, edges: before.edges + 599, changes: before.changes + 600 });
+    expect(await rows()).toEqual({ tasks: before.tasks + 600, edges: before.edges + 599, changes: before.changes + 600 });
     for (const n of [1, 200, 201, 600]) {
       const t = await s.client.tasks.get({ listName, id: ids[String(n)] as string });
       expect(t).toMatchObject({
@@ -128,7 +132,7 @@ describe('import a Claude Code folder', () => {
   it('a malformed file anywhere in the batch imports nothing', async () => {
     const s = await sessionClient(server);
     const listName = freshList();
-    const before = rows();
+    const before = await rows();
     const files = [...seedExample(), { name: '5.json', content: '{"id": "5", "subject": ' }];
     const refusal = await refused(s.client.tasks.import({ listName, format: 'claude', files }));
     expect(refusal.message).toBe('Error: invalid import: 5.json: not valid JSON.');
@@ -146,7 +150,7 @@ describe('import a Claude Code folder', () => {
       }),
     );
     expect(cycle.message).toBe('Error: invalid import: 1.json: dependency cycle 1 → 3 → 4 → 5 → 1.');
-    expect(rows()).toEqual(before);
+    expect(await rows()).toEqual(before);
     // Nothing was recorded: not a task, not even the list.
     expect((await refused(s.client.tasks.list({ listName }))).message).toMatch(
       new RegExp(`^Error: task list "${listName}" does not exist; `),
@@ -155,13 +159,13 @@ describe('import a Claude Code folder', () => {
 
   it('refuses a viewer key, and a format it does not know', async () => {
     const viewer = await keyClient(server, 'viewer');
-    const before = rows();
+    const before = await rows();
     const forbidden = await refused(viewer.tasks.import({ format: 'claude', files: seedExample() }));
     expect(forbidden.message).toBe('Error: forbidden: viewer keys are read-only (this key is viewer).');
     const s = await sessionClient(server);
     const format = await refused(s.client.tasks.import({ format: 'jira' as never, files: seedExample() }));
     expect(format.message).toBe('Error: invalid input: `format` must be "sisyphus" or "claude".');
-    expect(rows()).toEqual(before);
+    expect(await rows()).toEqual(before);
   });
 });
 
@@ -185,12 +189,12 @@ describe('sisyphus files', () => {
     expect(await s.client.tasks.get({ listName, id: a })).toMatchObject({ threadID: 'ses_opencode_1', blocks: [b] });
     expect(await s.client.tasks.get({ listName, id: b })).toMatchObject({ threadID: s.session.id, blockedBy: [a] });
 
-    const before = rows();
+    const before = await rows();
     const c = `T-c-${suffix}`;
     const taken = await refused(s.client.tasks.import({ listName, format: 'sisyphus', files: [sisyphusFile(c), sisyphusFile(b)] }));
     expect(taken.message).toBe(`Error: invalid import: task ${b} already exists.`);
     expect(taken.code).toBe('INVALID_IMPORT');
-    expect(rows()).toEqual(before);
+    expect(await rows()).toEqual(before);
   });
 
   it('exports a list as <T-id>.json files with threadID, deleted tasks included', async () => {
@@ -309,10 +313,10 @@ describe('the CLI', () => {
     const source = tempDir();
     writeFileSync(path.join(source, '1.json'), claudeFile('1').content);
     writeFileSync(path.join(source, '2.json'), JSON.stringify({ id: '2', subject: 'x', status: 'pending', blockedBy: ['7'] }));
-    const before = rows();
+    const before = await rows();
     const out = await cli(['import', '--format', 'claude', '--dir', source], env);
     expect(out).toEqual({ code: 1, stdout: '', stderr: 'Error: invalid import: 2.json: blockedBy names unknown task "7".\n' });
-    expect(rows()).toEqual(before);
+    expect(await rows()).toEqual(before);
 
     expect(await cli(['import', '--format', 'claude', '--dir', source], {})).toMatchObject({
       code: 1,

@@ -1,10 +1,10 @@
 // Black-box tests of the cycle check kept fast by task ranks (a topological order the server maintains): random edge
-// adds, forward and backward, against an in-test oracle; every edge in the file runs from a lower rank to a higher
+// adds, forward and backward, against an in-test oracle; every edge in the database runs from a lower rank to a higher
 // one; a list made before ranks existed (all ranks 0) is ranked on its next edge and stays correct.
 import { refusalOf } from '@agent-tasks/sdk';
-import Database from 'better-sqlite3';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { prng } from './bench/task-graph-seed.ts';
+import { execute, queryRows } from './support/database.ts';
 import { sessionClient } from './support/fixtures.ts';
 import { type RunningServer, startServer } from './support/server.ts';
 
@@ -14,20 +14,15 @@ beforeAll(async () => {
 });
 afterAll(() => server.stop());
 
-/** What the file says: every edge of the list with its two ranks. */
+/** What the database says: every edge of the list with its two ranks. */
 function edgesWithRanks(listName: string) {
-  const db = new Database(server.databaseFile, { readonly: true });
-  try {
-    return db
-      .prepare(
-        `SELECT e."blockerId", e."blockedId", a."rank" AS "blockerRank", b."rank" AS "blockedRank"
-         FROM "TaskEdge" e JOIN "Task" a ON a."id" = e."blockerId" JOIN "Task" b ON b."id" = e."blockedId"
-         JOIN "TaskList" l ON l."id" = e."listId" WHERE l."name" = ?`,
-      )
-      .all(listName) as { blockerId: string; blockedId: string; blockerRank: number; blockedRank: number }[];
-  } finally {
-    db.close();
-  }
+  return queryRows<{ blockerId: string; blockedId: string; blockerRank: number; blockedRank: number }>(
+    server,
+    `SELECT e."blockerId", e."blockedId", a."rank" AS "blockerRank", b."rank" AS "blockedRank"
+     FROM "TaskEdge" e JOIN "Task" a ON a."id" = e."blockerId" JOIN "Task" b ON b."id" = e."blockedId"
+     JOIN "TaskList" l ON l."id" = e."listId" WHERE l."name" = ?`,
+    listName,
+  );
 }
 
 type Client = Awaited<ReturnType<typeof sessionClient>>['client'];
@@ -71,8 +66,8 @@ async function randomEdges(client: Client, listName: string, ids: string[], bloc
   return { accepted, refused };
 }
 
-function expectTopologicalRanks(listName: string, edges: number) {
-  const rows = edgesWithRanks(listName);
+async function expectTopologicalRanks(listName: string, edges: number) {
+  const rows = await edgesWithRanks(listName);
   expect(rows).toHaveLength(edges);
   for (const row of rows) expect(row.blockerRank, `${row.blockerId} -> ${row.blockedId}`).toBeLessThan(row.blockedRank);
 }
@@ -87,7 +82,7 @@ describe('edge adds against the kept topological order', () => {
     const { accepted, refused } = await randomEdges(client, listName, ids, blocks, 42, 220);
     expect(accepted).toBeGreaterThan(30);
     expect(refused).toBeGreaterThan(10);
-    expectTopologicalRanks(listName, accepted);
+    await expectTopologicalRanks(listName, accepted);
   });
 
   it('an import whose dependencies run against file order is ranked in one pass; later edge adds stay correct', async () => {
@@ -106,13 +101,13 @@ describe('edge adds against the kept topological order', () => {
       }),
     }));
     expect((await client.tasks.import({ listName, format: 'claude', files })).imported).toBe(12);
-    expectTopologicalRanks(listName, 12);
+    await expectTopologicalRanks(listName, 12);
     const ids = (await client.tasks.list({ listName })).tasks.map((t) => t.id);
     const blocks = new Map<string, Set<string>>();
-    for (const e of edgesWithRanks(listName)) blocks.set(e.blockerId, (blocks.get(e.blockerId) ?? new Set()).add(e.blockedId));
+    for (const e of await edgesWithRanks(listName)) blocks.set(e.blockerId, (blocks.get(e.blockerId) ?? new Set()).add(e.blockedId));
     const { accepted, refused } = await randomEdges(client, listName, ids, blocks, 11, 80);
     expect(refused).toBeGreaterThan(5);
-    expectTopologicalRanks(listName, 12 + accepted);
+    await expectTopologicalRanks(listName, 12 + accepted);
   });
 
   it('a list from before ranks were kept (every rank 0) is ranked on its next edge, and stays correct', async () => {
@@ -122,14 +117,12 @@ describe('edge adds against the kept topological order', () => {
     for (let i = 0; i < 16; i++) ids.push((await client.tasks.create({ listName, subject: `Old task ${i}` })).id);
     const blocks = new Map<string, Set<string>>();
     const first = await randomEdges(client, listName, ids, blocks, 7, 60);
-    // As a file migrated from before ranks: the column exists, every value 0; a restart forgets what was ranked.
-    const db = new Database(server.databaseFile);
-    db.prepare('UPDATE "Task" SET "rank" = 0 WHERE "listId" = (SELECT "id" FROM "TaskList" WHERE "name" = ?)').run(listName);
-    db.close();
+    // As a database migrated from before ranks: the column exists, every value 0; a restart forgets what was ranked.
+    await execute(server, ['UPDATE "Task" SET "rank" = 0 WHERE "listId" = (SELECT "id" FROM "TaskList" WHERE "name" = ?)', listName]);
     await server.restart();
     const { client: again } = await sessionClient(server, 'old list, later');
     const second = await randomEdges(again, listName, ids, blocks, 8, 120);
     expect(second.accepted + second.refused).toBeGreaterThan(20);
-    expectTopologicalRanks(listName, first.accepted + second.accepted);
+    await expectTopologicalRanks(listName, first.accepted + second.accepted);
   });
 });

@@ -43,8 +43,8 @@ describe('8. TaskUpdate({ id, blockedBy: [...] }) and blocks: [...] set the whol
     const b = await s.client.tasks.create({ listName, subject: 'B', blockedBy: [a.id] });
     const c = await s.client.tasks.create({ listName, subject: 'C', blockedBy: [b.id] });
     const before = {
-      edges: countRows(server, 'TaskEdge'),
-      changes: countRows(server, 'TaskChange'),
+      edges: await countRows(server, 'TaskEdge'),
+      changes: await countRows(server, 'TaskChange'),
       version: (await s.client.tasks.get({ listName, id: a.id })).version,
     };
     const cycle = await refused(s.client.tasks.update({ listName, id: a.id, blockedBy: [c.id] }));
@@ -55,8 +55,8 @@ describe('8. TaskUpdate({ id, blockedBy: [...] }) and blocks: [...] set the whol
     expect(both.message).toBe(
       'Error: invalid input: `blockedBy` sets the whole list; send it alone, or change it with `addBlockedBy`/`removeBlockedBy`, not both.',
     );
-    expect(countRows(server, 'TaskEdge')).toBe(before.edges);
-    expect(countRows(server, 'TaskChange')).toBe(before.changes);
+    expect(await countRows(server, 'TaskEdge')).toBe(before.edges);
+    expect(await countRows(server, 'TaskChange')).toBe(before.changes);
     expect((await s.client.tasks.get({ listName, id: c.id })).blockedBy).toEqual([b.id]);
     expect((await s.client.tasks.get({ listName, id: a.id })).version).toBe(before.version);
   });

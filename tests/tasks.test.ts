@@ -75,7 +75,7 @@ describe('dependencies', () => {
     const a = await s.client.tasks.create({ listName, subject: 'A' });
     const b = await s.client.tasks.create({ listName, subject: 'B', blockedBy: [a.id] });
     const c = await s.client.tasks.create({ listName, subject: 'C', blockedBy: [b.id] });
-    const before = { tasks: taskRows(), changes: changeRows(), a: await s.client.tasks.get({ listName, id: a.id }) };
+    const before = { tasks: await taskRows(), changes: await changeRows(), a: await s.client.tasks.get({ listName, id: a.id }) };
 
     const self = await refused(s.client.tasks.update({ listName, id: a.id, addBlockedBy: [a.id] }));
     expect(self.message).toBe(`Error: invalid dependency: ${a.id} cannot depend on itself.`);
@@ -88,11 +88,11 @@ describe('dependencies', () => {
     expect(direct.message).toBe(`Error: invalid dependency: it would close a cycle ${a.id} → ${b.id} → ${a.id}.`);
 
     expect(await s.client.tasks.get({ listName, id: a.id })).toEqual(before.a);
-    expect(taskRows()).toBe(before.tasks);
-    expect(changeRows()).toBe(before.changes);
+    expect(await taskRows()).toBe(before.tasks);
+    expect(await changeRows()).toBe(before.changes);
     const createCycle = await refused(s.client.tasks.create({ listName, subject: 'D', blockedBy: [c.id], blocks: [a.id] }));
     expect(createCycle.message).toMatch(/^Error: invalid dependency: it would close a cycle /);
-    expect(taskRows()).toBe(before.tasks);
+    expect(await taskRows()).toBe(before.tasks);
   });
 
   it('deleting a task removes it from lists and edges; dependants may become ready; its record and history stay', async () => {
@@ -144,12 +144,12 @@ describe('fields, filters, versions and history', () => {
     const t = await s.client.tasks.create({ subject: 'Versioned' });
     const v2 = await s.client.tasks.update({ id: t.id, expectedVersion: 1, description: 'first edit' });
     expect(v2.version).toBe(2);
-    const changes = changeRows();
+    const changes = await changeRows();
     const stale = await refused(s.client.tasks.update({ id: t.id, expectedVersion: 1, description: 'lost edit' }));
     expect(stale.message).toBe(`Error: stale version: task ${t.id} was read at version 1 but is now at version 2; read it again.`);
     expect(stale.code).toBe('STALE_VERSION');
     expect((stale.details?.current as { description: string }).description).toBe('first edit');
-    expect(changeRows()).toBe(changes);
+    expect(await changeRows()).toBe(changes);
   });
 
   it('records every change: who, when, which fields from what to what', async () => {
@@ -172,7 +172,7 @@ describe('fields, filters, versions and history', () => {
 
   it('refuses bad input with clear errors, recording nothing', async () => {
     const s = await sessionClient(server);
-    const before = taskRows();
+    const before = await taskRows();
     expect((await refused(s.client.tasks.create({ subject: '  ' }))).message).toBe(
       'Error: invalid task: `subject` must be a non-empty string.',
     );
@@ -189,7 +189,7 @@ describe('fields, filters, versions and history', () => {
       'Error: invalid task: `status` must be one of pending, in_progress, completed, deleted (got "done").',
     );
     expect((await refused(s.client.tasks.get({ id: 'T-missing' }))).message).toBe('Error: task T-missing not found in list "default".');
-    expect(taskRows()).toBe(before);
+    expect(await taskRows()).toBe(before);
   });
 
   it('needs an owning session to create; viewers never write', async () => {

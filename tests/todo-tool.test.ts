@@ -68,7 +68,7 @@ describe('todo_write tool definition', () => {
     await expect(agentOnly.handler({ todos: [] })).resolves.toBe(
       'Error: todo_write requires an owning agent session before anything is written.',
     );
-    expect(countRows(server, 'TodoUpdate', '"sessionId" = ?', s.session.id)).toBe(0);
+    expect(await countRows(server, 'TodoUpdate', '"sessionId" = ?', s.session.id)).toBe(0);
   });
 
   it('returns an Error: text when the server cannot be reached', async () => {

@@ -14,12 +14,12 @@ const updates = (sessionId: string) => countRows(server, 'TodoUpdate', '"session
 /** Asserts a refusal's exact text and code, and that the session's list and history did not move. */
 async function expectRefusedUnchanged(s: Awaited<ReturnType<typeof sessionClient>>, input: unknown, message: string, code: string) {
   const before = await s.client.todos.get();
-  const rows = updates(s.session.id);
+  const rows = await updates(s.session.id);
   const refusal = await refused(s.client.todos.write(input as never));
   expect(refusal.message).toBe(message);
   expect(refusal.code).toBe(code);
   expect(await s.client.todos.get()).toEqual(before);
-  expect(updates(s.session.id)).toBe(rows);
+  expect(await updates(s.session.id)).toBe(rows);
 }
 
 describe('todo_write records whole lists', () => {
@@ -158,11 +158,11 @@ describe('todo_write refusals record nothing', () => {
 
   it('refuses an update with no owning session (an agent key without a session token)', async () => {
     const agent = await keyClient(server, 'agent');
-    const total = countRows(server, 'TodoUpdate');
+    const total = await countRows(server, 'TodoUpdate');
     const refusal = await refused(agent.todos.write({ todos: [{ content: 'A', status: 'pending' }] }));
     expect(refusal.message).toBe('Error: todo_write requires an owning agent session before anything is written.');
     expect(refusal.code).toBe('NO_OWNING_SESSION');
-    expect(countRows(server, 'TodoUpdate')).toBe(total);
+    expect(await countRows(server, 'TodoUpdate')).toBe(total);
   });
 
   it('refuses an item with an id, a priority or any other field', async () => {

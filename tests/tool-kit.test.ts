@@ -300,7 +300,7 @@ describe('every tool through every shape against the real server', () => {
     expect(await dispatch({ name: 'todo_writes', arguments: '{}' })).toBe(
       `Error: unknown tool "todo_writes"; available tools: ${ALL_TOOLS.join(', ')}.`,
     );
-    expect(countRows(server, 'TodoUpdate', '"sessionId" = ?', s.session.id)).toBe(0);
+    expect(await countRows(server, 'TodoUpdate', '"sessionId" = ?', s.session.id)).toBe(0);
   });
 
   it('a refusal by the server (no session, another workspace, a viewer) is returned as its Error: text, never thrown', async () => {

@@ -9,6 +9,7 @@ import { type AgentTasksClient, createClient, openSessionClient } from '@agent-t
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { adminClient, countRows, newWorkspace as workspace, refused } from './support/fixtures.ts';
 import { type Behaviour, startHostileReceiver } from './support/hostile-receiver.ts';
+import type { DatabaseOf } from './support/database.ts';
 import { type RunningServer, startServer } from './support/server.ts';
 import { startReceiver, waitFor } from './support/webhook-receiver.ts';
 
@@ -35,8 +36,8 @@ async function hostile(behaviour: Behaviour) {
   return r;
 }
 
-async function otherServer(env: Record<string, string>, databaseFile?: string) {
-  const s = await startServer({ env, ...(databaseFile ? { databaseFile } : {}) });
+async function otherServer(env: Record<string, string>, database?: DatabaseOf) {
+  const s = await startServer({ env, ...(database ? { database } : {}) });
   cleanup.push(() => s.stop());
   return s;
 }
@@ -217,7 +218,7 @@ describe('retries give up: dead messages an admin can retry', () => {
       { kind: 'checklist_ready', channelId: dead.channelId, attempts: tries, delivered: false, lastError: null },
     ]);
     expect((await w.viewer.runs.notifications({ runId })).notifications[0]?.lastError).toBeNull();
-    expect(countRows(s, 'OutboxMessage', '"deadAt" IS NOT NULL AND id = ?', dead.id)).toBe(1);
+    expect(await countRows(s, 'OutboxMessage', '"deadAt" IS NOT NULL AND id = ?', dead.id)).toBe(1);
     const other = await workspace(s, 'someone else');
     expect(await refused(other.admin.trpc.channels.retryDelivery.mutate({ id: dead.id }))).toMatchObject({
       code: 'NOT_FOUND',
@@ -264,7 +265,7 @@ describe('which receivers may be reached (SSRF)', () => {
       ['http://224.0.0.1/hook', '224.0.0.1 is a multicast address'],
       ['http://192.0.2.10/hook', '192.0.2.10 is a reserved address'],
     ];
-    const before = countRows(strict, 'NotificationChannel');
+    const before = await countRows(strict, 'NotificationChannel');
     for (const [url, reason] of cases) {
       const refusal = await refused(admin.channels.create({ name: 'internal', url }));
       expect(refusal, url).toMatchObject({
@@ -281,7 +282,7 @@ describe('which receivers may be reached (SSRF)', () => {
     expect(await refused(admin.channels.create({ name: 'creds', url: 'http://user:pass@127.0.0.1/hook' }))).toMatchObject({
       message: 'Error: invalid input: `url` must not contain a user name or password.',
     });
-    expect(countRows(strict, 'NotificationChannel')).toBe(before);
+    expect(await countRows(strict, 'NotificationChannel')).toBe(before);
     // A public address is accepted (nothing is sent to it: no run notifies here).
     const created = await admin.channels.create({ name: 'public', url: 'https://1.1.1.1/hook' });
     expect(created).toMatchObject({ url: 'https://1.1.1.1/hook' });
@@ -321,7 +322,7 @@ describe('which receivers may be reached (SSRF)', () => {
     await allowed.stop();
 
     // The same database under a server without the allow-list: the queued message is not sent to 127.0.0.1.
-    const strict = await otherServer({ ...FAST, AGENT_TASKS_CHANNEL_ALLOWLIST: '' }, allowed.databaseFile);
+    const strict = await otherServer({ ...FAST, AGENT_TASKS_CHANNEL_ALLOWLIST: '' }, allowed);
     await r.up();
     const strictAdmin = createClient({ url: strict.url, token: allowed.adminKey });
     const reason = 'not sent: the URL must point to a public address: 127.0.0.1 is a loopback address';

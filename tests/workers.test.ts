@@ -2,8 +2,8 @@
 // correct across processes — live events, revocations, compare-and-set writes, claims, notifications, a worker crash.
 import { execFile } from 'node:child_process';
 import { createClient, openSessionClient } from '@agent-tasks/sdk';
-import Database from 'better-sqlite3';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, expect, it } from 'vitest';
+import { holdWriteLock, sqliteOnly } from './support/database.ts';
 import { adminClient, countRows, sessionClient } from './support/fixtures.ts';
 import { type PinnedConnection, connectionsOnWorkers, pinnedConnection } from './support/pinned-connection.ts';
 import { type RunningServer, agentTasksBin, startServer } from './support/server.ts';
@@ -11,13 +11,6 @@ import { startReceiver, waitFor } from './support/webhook-receiver.ts';
 
 let server: RunningServer;
 const open: PinnedConnection[] = [];
-beforeAll(async () => {
-  server = await startServer({ process: true, env: { AGENT_TASKS_WORKERS: '2', AGENT_TASKS_OUTBOX_POLL_MS: '50' } });
-});
-afterAll(async () => {
-  for (const connection of open) connection.close();
-  await server.stop();
-});
 
 /** One kept-alive connection on each of the two workers. */
 async function bothWorkers() {
@@ -32,7 +25,16 @@ const list = (n: number) => [
   { content: 'Ship it', status: 'pending' as const },
 ];
 
-describe('agent-tasks serve --workers 2', () => {
+// The cluster shares SQLite's write lock through the primary; a PostgreSQL DATABASE_URL refuses --workers above 1.
+sqliteOnly('agent-tasks serve --workers 2', () => {
+  beforeAll(async () => {
+    server = await startServer({ process: true, env: { AGENT_TASKS_WORKERS: '2', AGENT_TASKS_OUTBOX_POLL_MS: '50' } });
+  });
+  afterAll(async () => {
+    for (const connection of open) connection.close();
+    await server?.stop();
+  });
+
   it('runs two worker processes besides the primary, and both answer requests', async () => {
     const [a, b] = await bothWorkers();
     const primary = server.process().pid;
@@ -120,7 +122,7 @@ describe('agent-tasks serve --workers 2', () => {
         'Error: stale revision: this update was based on revision 1, but the list is at revision 2; read the list again and send the whole list.',
       );
     }
-    expect(countRows(server, 'TodoUpdate', '"sessionId" = ?', s.session.id)).toBe(2);
+    expect(await countRows(server, 'TodoUpdate', '"sessionId" = ?', s.session.id)).toBe(2);
   });
 
   it('writers without a base revision through both workers are all recorded, each on its own revision', async () => {
@@ -135,7 +137,7 @@ describe('agent-tasks serve --workers 2', () => {
       )
     ).map((a) => a.revision);
     expect(revisions.sort((x, y) => x - y)).toEqual(Array.from({ length: 24 }, (_, i) => i + 1));
-    expect(countRows(server, 'TodoUpdate', '"sessionId" = ?', s.session.id)).toBe(24);
+    expect(await countRows(server, 'TodoUpdate', '"sessionId" = ?', s.session.id)).toBe(24);
   });
 
   it('writes through both workers wait for an outside process holding the write lock, and land once it lets go', async () => {
@@ -143,12 +145,10 @@ describe('agent-tasks serve --workers 2', () => {
     await s.client.todos.get();
     const [a, b] = await bothWorkers();
     for (const worker of [a, b]) await worker.query('todos.get', undefined, s.token);
-    const lock = new Database(server.databaseFile);
-    lock.exec('BEGIN IMMEDIATE');
+    const release = await holdWriteLock(server);
     const writes = [a, b, a, b].map((worker, n) => worker.mutate<{ revision: number }>('todos.write', { todos: list(n) }, s.token));
     await new Promise((resolve) => setTimeout(resolve, 500));
-    lock.exec('ROLLBACK');
-    lock.close();
+    await release();
     const revisions = (await Promise.all(writes)).map((w) => w.revision).sort();
     expect(revisions).toEqual([1, 2, 3, 4]);
   });

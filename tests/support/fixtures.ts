@@ -1,6 +1,5 @@
-// Shared test fixtures: clients for admin, agent and sessions; exact-refusal helpers; direct reads of the SQLite file.
+// Shared test fixtures: clients for admin, agent and sessions; exact-refusal helpers; row counts (support/database.ts).
 import { createClient, openSessionClient, refusalOf, type AgentTasksClient } from '@agent-tasks/sdk';
-import Database from 'better-sqlite3';
 import { expect } from 'vitest';
 import type { RunningServer } from './server.ts';
 
@@ -38,32 +37,7 @@ export async function refused(call: Promise<unknown>) {
   expect.fail('expected the call to be refused, but it succeeded');
 }
 
-/** Counts rows straight from the database file, to show a refusal recorded nothing. */
-export function countRows(
-  server: RunningServer,
-  table:
-    | 'TodoUpdate'
-    | 'Session'
-    | 'SessionToken'
-    | 'ApiKey'
-    | 'Workspace'
-    | 'Task'
-    | 'TaskEdge'
-    | 'TaskChange'
-    | 'NotificationChannel'
-    | 'RunStart'
-    | 'Run'
-    | 'OutboxMessage',
-  where = '1=1',
-  ...params: unknown[]
-) {
-  const db = new Database(server.databaseFile, { readonly: true, fileMustExist: true });
-  try {
-    return (db.prepare(`SELECT COUNT(*) AS n FROM "${table}" WHERE ${where}`).get(...params) as { n: number }).n;
-  } finally {
-    db.close();
-  }
-}
+export { countRows } from './database.ts';
 
 export type { AgentTasksClient };
 

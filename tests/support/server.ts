@@ -7,6 +7,7 @@ import { mkdtempSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { startInProcess } from './in-process-server.ts';
+import { type DatabaseOf, onPostgres, testDatabase } from './database.ts';
 import { type ManualClock, manualClock } from './manual-clock.ts';
 import { createTestDatabase } from './postgres.ts';
 
@@ -34,9 +35,12 @@ export interface RunningServer {
 }
 
 export interface StartOptions {
+  /** A SQLite file of the test's own (tests whose point is SQLite itself). */
   databaseFile?: string;
+  /** Run on another server's database (its file, or its PostgreSQL database), as a second server or a later start. */
+  database?: DatabaseOf;
   /** Run on a fresh PostgreSQL database (tests/support/postgres.ts) instead of a SQLite file; the default is true when
-   * AGENT_TASKS_TEST_DATABASE=postgres (to try other test files on PostgreSQL) unless a databaseFile is given. */
+   * AGENT_TASKS_TEST_DATABASE=postgres (the suite's PostgreSQL pass) unless a databaseFile or database is given. */
   postgres?: boolean;
   /** A second replica: a server process on the PostgreSQL database another one runs on (its `databaseUrl`). */
   databaseUrl?: string;
@@ -54,6 +58,13 @@ export interface StartOptions {
 }
 
 export const tempDatabaseFile = () => path.join(mkdtempSync(path.join(os.tmpdir(), 'agent-tasks-')), 'test.db');
+
+/** A new database of this run's kind (a temp SQLite file, or an empty PostgreSQL database), for `{ database }`. */
+export async function freshDatabase(): Promise<DatabaseOf> {
+  if (testDatabase() === 'postgres') return { databaseFile: '', databaseUrl: (await createTestDatabase()).url };
+  const databaseFile = tempDatabaseFile();
+  return { databaseFile, databaseUrl: `file:${databaseFile}` };
+}
 
 function spawnMain(databaseUrl: string, adminKey: string | null, extraEnv: Record<string, string> = {}) {
   // One process unless a test asks for workers (TEST_WORKERS=2 runs the whole suite against `--workers 2`).
@@ -109,11 +120,13 @@ async function stopChild(child: ChildProcess) {
 }
 
 export async function startServer(options: StartOptions = {}): Promise<RunningServer> {
-  const postgres =
-    options.databaseUrl !== undefined ||
-    (options.postgres ?? (process.env.AGENT_TASKS_TEST_DATABASE === 'postgres' && options.databaseFile === undefined));
-  const databaseFile = postgres ? '' : (options.databaseFile ?? tempDatabaseFile());
-  const databaseUrl = options.databaseUrl ?? (postgres ? (await createTestDatabase()).url : `file:${databaseFile}`);
+  const { database } = options;
+  const postgres = database
+    ? onPostgres(database)
+    : options.databaseUrl !== undefined || (options.postgres ?? (testDatabase() === 'postgres' && options.databaseFile === undefined));
+  const databaseFile = database?.databaseFile ?? (postgres ? '' : (options.databaseFile ?? tempDatabaseFile()));
+  const databaseUrl =
+    database?.databaseUrl ?? options.databaseUrl ?? (postgres ? (await createTestDatabase()).url : `file:${databaseFile}`);
   const adminKey = options.adminKey === undefined ? `atk_test_${randomBytes(16).toString('hex')}` : options.adminKey;
   if (options.manualTime) {
     if (options.process) throw new Error('manualTime runs the app in this process: it cannot be combined with process: true');

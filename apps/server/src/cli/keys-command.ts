@@ -1,14 +1,14 @@
-// `agent-tasks keys create|list|revoke`: API keys managed on the database file, as an admin of its workspace.
+// `agent-tasks keys create|list|revoke`: API keys managed on the database (SQLite file or PostgreSQL), as an admin of its workspace.
 import { workspaces } from '@agent-tasks/core';
 import { role as roleSchema } from '@agent-tasks/schema';
 import type { Command } from 'commander';
 import { withLocalDatabase, operatorOf } from './local-database.ts';
-import { databaseOption, fail, type DatabaseFlags, databaseFileOf } from './options.ts';
+import { databaseOf, databaseOption, fail, type DatabaseFlags } from './options.ts';
 
 type KeyFlags = DatabaseFlags & { workspace?: string };
 
 export function keysCommand(program: Command) {
-  const keys = program.command('keys').description('create, list and revoke API keys (on the database file)');
+  const keys = program.command('keys').description('create, list and revoke API keys (on the database)');
   const withWorkspace = (command: Command) =>
     databaseOption(command).option('--workspace <id>', 'the workspace (needed only when the database holds several)');
 
@@ -18,7 +18,7 @@ export function keysCommand(program: Command) {
     .action(async (flags: KeyFlags & { name: string; role: string }) => {
       const role = roleSchema.safeParse(flags.role);
       if (!role.success) return fail(`Error: --role must be admin, agent or viewer (got ${JSON.stringify(flags.role)}).`);
-      await withLocalDatabase(databaseFileOf(flags), async (deps, ids) => {
+      await withLocalDatabase(databaseOf(flags), async (deps, ids) => {
         const { key, token } = await workspaces.createKey(deps, await operatorOf(ids, flags.workspace), {
           name: flags.name,
           role: role.data,
@@ -30,7 +30,7 @@ export function keysCommand(program: Command) {
   withWorkspace(keys.command('list').description('list the keys (never their tokens)'))
     .option('--json', 'print JSON')
     .action(async (flags: KeyFlags & { json?: boolean }) => {
-      await withLocalDatabase(databaseFileOf(flags), async (deps, ids) => {
+      await withLocalDatabase(databaseOf(flags), async (deps, ids) => {
         const { keys: list } = await workspaces.listKeys(deps, await operatorOf(ids, flags.workspace));
         if (flags.json) return void process.stdout.write(`${JSON.stringify(list, null, 2)}\n`);
         for (const k of list) {
@@ -44,7 +44,7 @@ export function keysCommand(program: Command) {
   withWorkspace(keys.command('revoke').description('revoke a key; calls with it are refused from then on'))
     .argument('<id>', 'the key id (from keys list)')
     .action(async (id: string, flags: KeyFlags) => {
-      await withLocalDatabase(databaseFileOf(flags), async (deps, ids) => {
+      await withLocalDatabase(databaseOf(flags), async (deps, ids) => {
         const { key } = await workspaces.revokeKey(deps, await operatorOf(ids, flags.workspace), { id });
         process.stdout.write(`Revoked key ${key.id} "${key.name}".\n`);
       });

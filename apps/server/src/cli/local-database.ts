@@ -1,23 +1,22 @@
-// Operator commands on the server's own database file (keys, migrations): migrated, with the core's dependencies.
+// Operator commands on the server's own database (keys, migrations): migrated, with the core's dependencies.
 import { type Actor, type Deps, DomainError } from '@agent-tasks/core';
 import { nodeIds } from '../adapters/node-ids.ts';
 import { sha256Hasher } from '../adapters/sha256-hasher.ts';
 import { systemClock } from '../adapters/system-clock.ts';
-import { openDb } from '../db/client.ts';
-import { migrationsDir } from '../db/database-file.ts';
-import { pendingMigrations } from '../db/migration-state.ts';
-import { applyMigrations } from '../db/schema-engine.ts';
+import { type DatabaseTarget, openMigrated } from '../db/local-database.ts';
 import { runPageUrl } from '../http/run-page-url.ts';
 import { prismaStore } from '../repositories/prisma-store.ts';
 
-/** Opens the file (applying pending migrations), runs `work` with core dependencies, and closes it. */
-export async function withLocalDatabase<T>(databaseFile: string, work: (deps: Deps, workspaceIds: () => Promise<string[]>) => Promise<T>) {
-  if (pendingMigrations(databaseFile, migrationsDir).length > 0) await applyMigrations({ databaseFile, migrationsDir });
-  const handle = await openDb(databaseFile);
+/** Opens the database (applying pending migrations), runs `work` with core dependencies, and closes it. */
+export async function withLocalDatabase<T>(
+  target: DatabaseTarget,
+  work: (deps: Deps, workspaceIds: () => Promise<string[]>) => Promise<T>,
+) {
+  const { handle, maxBatch } = await openMigrated(target);
   const db = handle.db;
   try {
     const deps: Deps = {
-      store: prismaStore(handle, db),
+      store: prismaStore(handle, db, maxBatch ? { maxBatch } : {}),
       clock: systemClock,
       ids: nodeIds,
       hasher: sha256Hasher,

@@ -1,21 +1,21 @@
-// `agent-tasks migrate [apply|check]`: apply pending migrations to the database file, or check schema/migration drift.
+// `agent-tasks migrate [apply|check]`: apply pending migrations to the database (SQLite file or PostgreSQL), or check schema/migration drift.
 import type { Command } from 'commander';
 import { migrationsDir, schemaFile } from '../db/database-file.ts';
-import { pendingMigrations } from '../db/migration-state.ts';
-import { applyMigrations, checkDrift } from '../db/schema-engine.ts';
-import { databaseFileOf, databaseOption, type DatabaseFlags } from './options.ts';
+import { databaseLabel, migrateDatabase } from '../db/local-database.ts';
+import { checkDrift } from '../db/schema-engine.ts';
+import { databaseOf, databaseOption, type DatabaseFlags } from './options.ts';
 
 export function migrateCommand(program: Command) {
   const migrate = program.command('migrate').description('apply pending migrations (default) or check for drift');
-  databaseOption(migrate.command('apply', { isDefault: true }).description('apply pending migrations to the database file')).action(
+  databaseOption(migrate.command('apply', { isDefault: true }).description('apply pending migrations to the database')).action(
     async (flags: DatabaseFlags) => {
-      const databaseFile = databaseFileOf(flags);
-      const pending = pendingMigrations(databaseFile, migrationsDir);
-      const { applied } = pending.length > 0 ? await applyMigrations({ databaseFile, migrationsDir }) : { applied: [] };
+      const target = databaseOf(flags);
+      const applied = await migrateDatabase(target);
+      const database = databaseLabel(target);
       process.stdout.write(
         applied.length > 0
-          ? `Applied ${applied.length} migration(s) to ${databaseFile}: ${applied.join(', ')}\n`
-          : `${databaseFile} is up to date.\n`,
+          ? `Applied ${applied.length} migration(s) to ${database}: ${applied.join(', ')}\n`
+          : `${database} is up to date.\n`,
       );
     },
   );

@@ -22,7 +22,7 @@ export async function runPrimary(
   banner: (firstRun: Awaited<ReturnType<typeof workspaces.bootstrap>>) => void,
 ) {
   // Before any worker opens the file: only one process may run the schema engine.
-  const firstRun = await withLocalDatabase(config.databaseFile, (deps) => workspaces.bootstrap(deps, config.adminKey));
+  const firstRun = await withLocalDatabase({ databaseFile: config.databaseFile }, (deps) => workspaces.bootstrap(deps, config.adminKey));
   banner(firstRun);
 
   const hub = createHub();

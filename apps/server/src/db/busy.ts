@@ -1,4 +1,5 @@
-// "Database busy": another process held SQLite's write lock past the busy timeout. Callers answer 503 + Retry-After.
+// "Database busy": another process held SQLite's write lock past the busy timeout, or on PostgreSQL a lock past the
+// lock timeout, a serialization failure or a deadlock. Callers answer 503 + Retry-After.
 import { DomainError } from '@agent-tasks/core';
 
 interface MaybeBusy {
@@ -7,12 +8,21 @@ interface MaybeBusy {
   cause?: unknown;
 }
 
-/** Whether an error (a Prisma error, or one wrapping it) is our adapter's "busy" (Prisma P1008 / SQLITE_BUSY). */
+/** PostgreSQL's serialization_failure, deadlock_detected and lock_not_available (lock_timeout reached). */
+const POSTGRES_BUSY = new Set(['40001', '40P01', '55P03']);
+
+/**
+ * Whether an error (a Prisma error, or one wrapping it) is "busy": our SQLite adapter's (Prisma P1008 / SQLITE_BUSY)
+ * or one of PostgreSQL's codes above, as @prisma/adapter-pg hands them on (`originalCode`, or P2034 at commit).
+ */
 export function isDatabaseBusy(error: unknown): boolean {
   for (let e = error as MaybeBusy | undefined, depth = 0; e && typeof e === 'object' && depth < 5; e = e.cause as MaybeBusy, depth++) {
     const driver = e.meta?.driverAdapterError?.cause;
     if (e.code === 'P1008' || driver?.kind === 'SocketTimeout') return true;
     if (typeof driver?.originalCode === 'string' && driver.originalCode.startsWith('SQLITE_BUSY')) return true;
+    if (typeof driver?.originalCode === 'string' && POSTGRES_BUSY.has(driver.originalCode)) return true;
+    // A conflict found at COMMIT reaches the client as Prisma's "write conflict or deadlock" (P2034), without the code.
+    if (e.code === 'P2034' || driver?.kind === 'TransactionWriteConflict') return true;
   }
   return false;
 }

@@ -38,7 +38,20 @@ export function loadEngine(): Promise<Bindings> {
     const bindings = await import('@prisma/schema-engine-wasm/schema_engine_bg');
     const jsFile = createRequire(import.meta.url).resolve('@prisma/schema-engine-wasm/schema_engine_bg');
     const bytes = await readFile(path.join(path.dirname(jsFile), 'schema_engine_bg.wasm'));
-    const { instance } = await g.WebAssembly.instantiate(bytes, { './schema_engine_bg.js': bindings });
+    // The engine's timers (on PostgreSQL a 10 s one it leaves pending) must not hold a finished command's process open.
+    const imports = Object.fromEntries(
+      Object.entries(bindings).map(([name, value]) => [
+        name,
+        /^__wbg_setTimeout_/.test(name) && typeof value === 'function'
+          ? (...args: unknown[]) => {
+              const timer = (value as (...a: unknown[]) => unknown)(...args);
+              (timer as { unref?: () => void } | undefined)?.unref?.();
+              return timer;
+            }
+          : value,
+      ]),
+    );
+    const { instance } = await g.WebAssembly.instantiate(bytes, { './schema_engine_bg.js': imports });
     bindings.__wbg_set_wasm(instance.exports);
     instance.exports.__wbindgen_start();
     return bindings;
