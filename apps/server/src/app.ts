@@ -14,7 +14,7 @@ import { streamTickets } from './auth/stream-tickets.ts';
 import { fetchWebhookSender } from './adapters/webhook-sender.ts';
 import type { WriteGate } from './cluster/write-lock.ts';
 import type { Services } from './context.ts';
-import { type DbHandle, openDb } from './db/client.ts';
+import { DEFAULT_BUSY_TIMEOUT_MS, type DbHandle, openDb } from './db/client.ts';
 import { postgresMigrationsDir } from './db/postgres-schema.ts';
 import { migrationsDir as defaultMigrationsDir, webRoot as defaultWebRoot } from './db/database-file.ts';
 import { migrationState, pendingMigrations } from './db/migration-state.ts';
@@ -123,8 +123,11 @@ export async function startApp(options: AppOptions): Promise<App> {
     ]);
     const { applied } = await applyPostgresMigrations({ url: postgresUrl, migrationsDir });
     if (applied.length > 0) log.info({ applied }, 'migrations applied');
-    writer = await openPostgresDb(postgresUrl, { max: 1 });
-    reader = await openPostgresDb(postgresUrl);
+    // A write waits for a lock held elsewhere up to the busy timeout, as on SQLite; then it is answered "busy" (503).
+    // (PostgreSQL reads lock_timeout 0 as "wait forever", SQLite's 0 as "never wait": the least here is 1 ms.)
+    const lockTimeoutMs = Math.max(1, options.busyTimeoutMs ?? DEFAULT_BUSY_TIMEOUT_MS);
+    writer = await openPostgresDb(postgresUrl, { max: 1, lockTimeoutMs });
+    reader = await openPostgresDb(postgresUrl, { lockTimeoutMs });
   } else {
     // The schema engine (WASM, ~0.4 s to load) runs only when a migration is pending.
     if (pendingMigrations(options.databaseFile, migrationsDir).length > 0) {
