@@ -99,8 +99,10 @@ describe('maximum-size imports under load', () => {
     expect(figures.write).toBeLessThanOrEqual(500);
     expect([...shown].every((n) => n === 0 || n === 2_000)).toBe(true);
     expect(stagedSeen).toBeGreaterThan(0);
-    expect(countRows(server, 'Task', `"listId" IN (SELECT "id" FROM "TaskList" WHERE "name" = 'imported' AND "staging" = 0)`)).toBe(8_000);
-    expect(countRows(server, 'Task', `"listId" IN (SELECT "id" FROM "TaskList" WHERE "staging" = 1)`)).toBe(0);
+    expect(
+      await countRows(server, 'Task', `"listId" IN (SELECT "id" FROM "TaskList" WHERE "name" = 'imported' AND "staging" = false)`),
+    ).toBe(8_000);
+    expect(await countRows(server, 'Task', `"listId" IN (SELECT "id" FROM "TaskList" WHERE "staging" = true)`)).toBe(0);
   }, 240_000);
 
   it('one import per workspace at a time: a second one waits for the first, then runs; each all or nothing', async () => {

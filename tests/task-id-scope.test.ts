@@ -11,7 +11,11 @@ beforeAll(async () => {
 });
 afterAll(() => server.stop());
 
-const rows = () => ({ tasks: countRows(server, 'Task'), edges: countRows(server, 'TaskEdge'), changes: countRows(server, 'TaskChange') });
+const rows = async () => ({
+  tasks: await countRows(server, 'Task'),
+  edges: await countRows(server, 'TaskEdge'),
+  changes: await countRows(server, 'TaskChange'),
+});
 
 /** An agent session in a workspace of its own. */
 async function otherWorkspaceSession(name: string): Promise<AgentTasksClient> {
@@ -50,7 +54,7 @@ describe('task ids are scoped to their list', () => {
     const second = await b.tasks.import({ listName, format: 'sisyphus', files: filesOf([one, two, three], 'B') });
     expect(first).toEqual({ listName, imported: 3, ids: { [one]: one, [two]: two, [three]: three } });
     expect(second).toEqual(first);
-    expect(countRows(server, 'Task', '"id" = ?', one)).toBe(2);
+    expect(await countRows(server, 'Task', '"id" = ?', one)).toBe(2);
 
     // Each sees only its own: TaskGet, TaskList.
     expect(await a.tasks.get({ listName, id: one })).toMatchObject({ id: one, subject: 'A first', blocks: [two], version: 1 });
@@ -108,14 +112,14 @@ describe('task ids are scoped to their list', () => {
     const listName = 'duplicates';
     await client.tasks.import({ listName, format: 'sisyphus', files: filesOf([one, two, three], 'first') });
 
-    const before = rows();
+    const before = await rows();
     const fresh = `T-fresh-${run}`;
     const taken = await refused(
       client.tasks.import({ listName, format: 'sisyphus', files: [sisyphusFile(fresh, 'new'), sisyphusFile(two, 'again')] }),
     );
     expect(taken.message).toBe(`Error: invalid import: task ${two} already exists.`);
     expect(taken.code).toBe('INVALID_IMPORT');
-    expect(rows()).toEqual(before);
+    expect(await rows()).toEqual(before);
     expect((await refused(client.tasks.get({ listName, id: fresh }))).message).toBe(
       `Error: task ${fresh} not found in list "${listName}".`,
     );
