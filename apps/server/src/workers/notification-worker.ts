@@ -2,6 +2,7 @@
 // lane per channel — each channel's messages in order, the channels side by side, so one slow or hanging receiver
 // holds up only its own channel. A poll never waits for running lanes; it only skips their channels.
 import { type Deps, type DeliveryPolicy, type WebhookSender, channels } from '@agent-tasks/core';
+import { isDatabaseBusy } from '../db/busy.ts';
 import type { Logger } from '../logger.ts';
 
 export interface Worker {
@@ -51,7 +52,9 @@ export function startNotificationWorker(deps: Deps, sender: WebhookSender, log: 
   function pass(): Promise<Promise<void>[]> {
     if (polling) return polling.then(() => []);
     const current = poll().catch((error: unknown) => {
-      log.error({ err: error }, 'notification delivery pass failed');
+      // A database held by another writer past the busy timeout: the next pass tries again (an operator's warning).
+      if (isDatabaseBusy(error)) log.warn('notification delivery pass: the database is busy; trying again at the next pass');
+      else log.error({ err: error }, 'notification delivery pass failed');
       return [] as Promise<void>[];
     });
     polling = current.then(() => undefined);
