@@ -122,7 +122,7 @@ describe('live feeds across replicas (LISTEN/NOTIFY)', () => {
     resumed.stop();
   });
 
-  it('a replica whose LISTEN connection was cut listens again, and its feeds go on', async () => {
+  it('a replica whose LISTEN connection was cut listens again, and its feeds catch up with what was sent meanwhile', async () => {
     const key = await agentKey();
     const { client: onA, session } = await openSessionClient(key.onA, { title: 'cut' });
     const feed = watchTodo(key.onB, { sessionId: session.id });
@@ -131,6 +131,9 @@ describe('live feeds across replicas (LISTEN/NOTIFY)', () => {
       `SELECT pg_terminate_backend(pid), pid FROM pg_stat_activity WHERE query = 'LISTEN agent_tasks_live' AND datname = current_database()`,
     );
     expect(cut).toHaveLength(2);
+    // Written while no replica listens (they reconnect after 500 ms): B's feed reads it once B listens again.
+    await onA.todos.write({ todos: [{ content: 'During the cut', status: 'pending' }] });
+    expect((await feed.until(1)).map((e) => e.data.items[0]?.content)).toEqual(['During the cut']);
     await waitFor('both replicas listening again', async () => {
       const listening = await query<{ pid: number }>(
         `SELECT pid FROM pg_stat_activity WHERE query = 'LISTEN agent_tasks_live' AND datname = current_database()`,
@@ -138,7 +141,7 @@ describe('live feeds across replicas (LISTEN/NOTIFY)', () => {
       return listening.length === 2 && listening.every((l) => !cut.some((c) => c.pid === l.pid)) ? listening : null;
     });
     await onA.todos.write({ todos: [{ content: 'After the cut', status: 'pending' }] });
-    expect((await feed.until(1)).map((e) => e.data.items[0]?.content)).toEqual(['After the cut']);
+    expect((await feed.until(2)).map((e) => e.data.items[0]?.content)).toEqual(['During the cut', 'After the cut']);
     feed.stop();
   });
 

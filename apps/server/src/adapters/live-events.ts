@@ -6,6 +6,8 @@ import type { EventPublisher, LiveEvent } from '@agent-tasks/core';
 /** An event as a listener hears it: one from another replica carries its data only when small (read it from its table). */
 export interface HeardEvent extends LiveEvent {
   fromAnotherReplica?: boolean;
+  /** No event: this replica may have missed some (its LISTEN connection was down); feeds read their table again. */
+  resync?: boolean;
 }
 
 /** The events of one topic from the moment `listen` was called; from every process once `ready` resolves. */
@@ -22,7 +24,12 @@ export interface LiveEvents extends EventPublisher {
   close(): void;
 }
 
-export function inProcessLiveEvents(): LiveEvents {
+export interface InProcessLiveEvents extends LiveEvents {
+  /** Tells every topic listened to now to read its table again (a `resync` event, which only feeds act on). */
+  resync(): void;
+}
+
+export function inProcessLiveEvents(): InProcessLiveEvents {
   const emitter = new EventEmitter();
   emitter.setMaxListeners(0);
   const closing = new AbortController();
@@ -45,5 +52,12 @@ export function inProcessLiveEvents(): LiveEvents {
       };
     },
     close: () => closing.abort(),
+    resync() {
+      for (const topic of emitter.eventNames()) {
+        // events.on() also listens for 'error' (an 'error' event would throw in every listener): never a topic here.
+        if (typeof topic === 'string' && topic !== 'error')
+          emitter.emit(topic, { topic, id: '', data: undefined, resync: true } satisfies HeardEvent);
+      }
+    },
   };
 }

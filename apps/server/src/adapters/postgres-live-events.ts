@@ -73,6 +73,8 @@ export async function postgresLiveEvents(url: string, log: Logger): Promise<Post
     try {
       await connect();
       log.info('live events: listening again');
+      // Another replica's events sent while this one was not listening: every open feed reads its table again.
+      local.resync();
     } catch (error) {
       log.warn({ err: error }, 'live events: reconnecting failed; trying again');
       setTimeout(() => void reconnect(), 1_000).unref();

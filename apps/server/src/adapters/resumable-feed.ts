@@ -39,8 +39,9 @@ export async function* resumableFeed<T>(source: FeedSource<T>) {
     last = typeof source.after === 'number' ? source.after : await source.after();
     yield* recorded();
     for await (const event of listener) {
-      // Told by another replica: the event, and any before it this replica has not heard of yet, read from the table.
-      if (event.fromAnotherReplica) {
+      // Told by another replica (or told to read again after a lost LISTEN connection): the event, and any before it
+      // this replica has not heard of yet, read from the table.
+      if (event.fromAnotherReplica || event.resync) {
         yield* recorded();
         continue;
       }

@@ -14,7 +14,7 @@ export function endOnEvent(
   for (const topic of topics) {
     void (async () => {
       for await (const event of live.listen(topic, both)) {
-        if (matches(event)) return ended.abort();
+        if (!event.resync && matches(event)) return ended.abort();
       }
     })().catch(() => undefined);
   }

@@ -39,6 +39,7 @@ export const dashboardRouter = router({
         return readable.get(sessionId) as boolean;
       };
       for await (const event of ctx.live.listen(sessionsTopic(ctx.actor.workspaceId), ctx.stream)) {
+        if (event.resync) continue; // activity is not recorded to read again: what was missed stays missed
         const data = event.data as SessionActivity;
         if (await mayRead(data.sessionId)) yield tracked(event.id, data);
       }
