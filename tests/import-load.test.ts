@@ -7,6 +7,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { adminClient, countRows, sessionClient } from './support/fixtures.ts';
 import { holdWriteLock, withQueries } from './support/database.ts';
 import { type RunningServer, startServer } from './support/server.ts';
+import { waitFor } from './support/webhook-receiver.ts';
 
 let server: RunningServer;
 beforeAll(async () => {
@@ -124,4 +125,41 @@ describe('maximum-size imports under load', () => {
     expect((await second).imported).toBe(3);
     expect(finished).toEqual(['first', 'second']);
   });
+
+  it('one import per workspace at a time across server processes on one database: the second waits for the first', async () => {
+    // A second server process on the same database (another worker or replica): the per-process queue cannot see
+    // its imports, the database can.
+    const other = await startServer({ database: server, adminKey: server.adminKey, env: { LOG_FORMAT: 'json' }, process: true });
+    try {
+      const { token } = await adminClient(server).keys.create({ name: 'two processes', role: 'agent' });
+      const onFirst = createClient({ url: server.url, token });
+      const onSecond = createClient({ url: other.url, token });
+      const finished: string[] = [];
+      let loading = true;
+      let mostStaging = 0;
+      const watch = (async () => {
+        while (loading) {
+          mostStaging = Math.max(mostStaging, await countRows(server, 'TaskList', `"staging" = true`));
+          await new Promise((resolve) => setTimeout(resolve, 10));
+        }
+      })();
+      const first = onFirst.tasks.import({ listName: 'big', format: 'claude', files: files(2_000, 'big') }).then((r) => {
+        finished.push('big');
+        return r;
+      });
+      await waitFor('the first import staging', async () => (await countRows(server, 'TaskList', `"staging" = true`)) > 0, 30_000, 5);
+      const second = onSecond.tasks.import({ listName: 'small', format: 'claude', files: files(3, 'small') }).then((r) => {
+        finished.push('small');
+        return r;
+      });
+      expect((await first).imported).toBe(2_000);
+      expect((await second).imported).toBe(3);
+      loading = false;
+      await watch;
+      expect(finished).toEqual(['big', 'small']);
+      expect(mostStaging).toBe(1);
+    } finally {
+      await other.stop();
+    }
+  }, 120_000);
 });

@@ -16,6 +16,7 @@ export type Table =
   | 'SessionToken'
   | 'ApiKey'
   | 'Workspace'
+  | 'TaskList'
   | 'Task'
   | 'TaskEdge'
   | 'TaskChange'

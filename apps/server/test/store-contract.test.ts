@@ -860,6 +860,8 @@ describe.each([memoryKind, prismaKind()])('$name', (kind) => {
             await r.tasks.appendChange(change(1, 'T-1', listId));
           }
         });
+        expect(await tx((r) => r.tasks.importInProgress('ws_1'))).toBe(true);
+        expect(await tx((r) => r.tasks.importInProgress('ws_2'))).toBe(false);
         expect(await tx((r) => r.tasks.dropAbandonedStaging('ws_1', at(-1)))).toBe(1);
         expect(await store.tasks.get('tl_old', 'T-1')).toBeNull();
         expect(await store.tasks.changesAfter('tl_old', 0, 10)).toEqual([]);
@@ -867,6 +869,7 @@ describe.each([memoryKind, prismaKind()])('$name', (kind) => {
         await tx((r) => r.tasks.dropStagedChanges('tl_new'));
         expect(await store.tasks.changesAfter('tl_new', 0, 10)).toEqual([]);
         await tx((r) => r.tasks.dropStaged('tl_new'));
+        expect(await tx((r) => r.tasks.importInProgress('ws_1'))).toBe(false); // the promoted list is no longer staging
         expect(await store.tasks.getMany('tl_new', ['T-1', 'T-2'])).toEqual([]);
         expect(await store.tasks.edgesOf('tl_new', ['T-1'])).toEqual([]);
         // Neither touches a real list.

@@ -130,6 +130,9 @@ export interface TaskRepository {
   dropStaged(stagingId: string): Promise<void>;
   /** Removes the workspace's staging lists created before `before` (imports whose process died); how many. */
   dropAbandonedStaging(workspaceId: string, before: Date): Promise<number>;
+  /** Whether an import into the workspace is staging now (any process); on PostgreSQL it first takes the
+   * workspace's import lock for the rest of the transaction, so two checks cannot both pass. */
+  importInProgress(workspaceId: string): Promise<boolean>;
   /** Which of these ids are taken in the list (one read for a whole import); ids are scoped to their list. */
   takenIds(listId: string, ids: readonly string[]): Promise<string[]>;
   /** The list's change counter: the feed position of its last change. */

@@ -9,6 +9,13 @@ import { presentChange, presentTask } from './task-present.ts';
 import { type TaskFile, parseTaskFilesInSlices, renderTaskFiles } from './task-files.ts';
 import { DEFAULT_LIST, lostListRace } from './task-service.ts';
 
+/** Another import into the workspace is staging (in this or another process); try again once it is done. */
+export class ImportInProgress extends Error {
+  constructor() {
+    super('another import into this workspace is running');
+  }
+}
+
 export { parseTaskFiles, renderTaskFiles, type ParsedTask, type ParsedTaskFiles, type TaskFile } from './task-files.ts';
 
 /** The fields a new task starts with, as its first change records them (from nothing to its value). */
@@ -113,6 +120,8 @@ export async function importTasks(
   };
   const expectedSeq = await deps.store.transaction(async (repos) => {
     await repos.tasks.dropAbandonedStaging(actor.workspaceId, new Date(now.getTime() - ABANDONED_MS));
+    // One import per workspace at a time, whichever process or replica runs it: the caller waits and tries again.
+    if (await repos.tasks.importInProgress(actor.workspaceId)) throw new ImportInProgress();
     const list = await repos.tasks.findList(actor.workspaceId, listName);
     if (list && input.format === 'sisyphus') {
       const [first] = await repos.tasks.takenIds(list.id, newIds);

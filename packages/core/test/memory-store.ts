@@ -449,6 +449,9 @@ export class MemoryStore implements Store {
           if (s.taskLists.get(stagingId)?.staging) s.taskChanges = s.taskChanges.filter((c) => c.listId !== stagingId);
         }),
         dropStaged: hooked('tasks.dropStaged', async (stagingId: string) => dropStagedIn(state(), stagingId)),
+        importInProgress: hooked('tasks.importInProgress', async (workspaceId: string) =>
+          [...state().taskLists.values()].some((l) => l.staging && l.workspaceId === workspaceId),
+        ),
         dropAbandonedStaging: hooked('tasks.dropAbandonedStaging', async (workspaceId: string, before: Date) => {
           const s = state();
           const abandoned = [...s.taskLists.values()].filter(

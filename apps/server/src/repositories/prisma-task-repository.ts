@@ -174,6 +174,10 @@ export function prismaTaskRepository(db: Tx, state: TaskRepositoryState, afterCo
       await db.taskChange.deleteMany({ where: { listId: stagingId } });
       await db.taskList.delete({ where: { id: stagingId }, select: { id: true } });
     },
+    async importInProgress(workspaceId) {
+      if (state.lockLists) await db.$queryRaw`SELECT 1 AS "locked" FROM pg_advisory_xact_lock(hashtext(${workspaceId}))`;
+      return (await db.taskList.count({ where: { workspaceId, staging: true } })) > 0;
+    },
     async dropAbandonedStaging(workspaceId, before) {
       const lists = await db.taskList.findMany({ where: { workspaceId, staging: true, createdAt: { lt: before } }, select: { id: true } });
       const ids = lists.map((l) => l.id);

@@ -1,5 +1,5 @@
 // Task graph router (seed 001): create, get, list, update, claim, plan, history, import/export of task files and a resumable feed per task list.
-import { taskFiles, tasks, taskTopic } from '@agent-tasks/core';
+import { DomainError, taskFiles, tasks, taskTopic } from '@agent-tasks/core';
 import {
   type TaskEvent,
   task,
@@ -26,6 +26,25 @@ import { authedProcedure, router, streamOf } from '../trpc.ts';
 
 /** Per workspace, the end of its line of imports in this process. */
 const importing = new Map<string, Promise<void>>();
+
+/** How long an import waits for another process's import into the same workspace before it is answered 503. */
+const IMPORT_WAIT_MS = 120_000;
+
+/** Runs `work` once no other process or replica is importing into the workspace (polled every 100 ms). */
+async function importWhenFree<T>(work: () => Promise<T>): Promise<T> {
+  const started = Date.now();
+  for (;;) {
+    try {
+      return await work();
+    } catch (error) {
+      if (!(error instanceof taskFiles.ImportInProgress)) throw error;
+      if (Date.now() - started > IMPORT_WAIT_MS) {
+        throw new DomainError('UNAVAILABLE', 'Error: another import into this workspace is still running; retry shortly.');
+      }
+      await new Promise((resolve) => setTimeout(resolve, 100));
+    }
+  }
+}
 
 export const taskRouter = router({
   create: authedProcedure
@@ -62,7 +81,9 @@ export const taskRouter = router({
     .mutation(async ({ ctx, input }) => {
       // One import per workspace at a time: a second one waits for the first (hooks import one task each, in parallel).
       const workspace = ctx.actor.workspaceId;
-      const mine = (importing.get(workspace) ?? Promise.resolve()).then(() => taskFiles.importTasks(ctx.deps, ctx.actor, input));
+      const mine = (importing.get(workspace) ?? Promise.resolve()).then(() =>
+        importWhenFree(() => taskFiles.importTasks(ctx.deps, ctx.actor, input)),
+      );
       const tail = mine.then(
         () => undefined,
         () => undefined,
