@@ -1,5 +1,5 @@
 // Task graph router (seed 001): create, get, list, update, claim, plan, history, import/export of task files and a resumable feed per task list.
-import { DomainError, taskFiles, tasks, taskTopic } from '@agent-tasks/core';
+import { taskFiles, tasks, taskTopic } from '@agent-tasks/core';
 import {
   type TaskEvent,
   task,
@@ -27,20 +27,16 @@ import { authedProcedure, router, streamOf } from '../trpc.ts';
 /** Per workspace, the end of its line of imports in this process. */
 const importing = new Map<string, Promise<void>>();
 
-/** How long an import waits for another process's import into the same workspace before it is answered 503. */
-const IMPORT_WAIT_MS = 120_000;
-
-/** Runs `work` once no other process or replica is importing into the workspace (polled every 100 ms). */
+/**
+ * Runs `work` once no other process or replica is importing into the workspace (tried again every 100 ms). Each try
+ * first removes staging left by a process that died, so a crashed import holds the next one up for 10 minutes at most.
+ */
 async function importWhenFree<T>(work: () => Promise<T>): Promise<T> {
-  const started = Date.now();
   for (;;) {
     try {
       return await work();
     } catch (error) {
       if (!(error instanceof taskFiles.ImportInProgress)) throw error;
-      if (Date.now() - started > IMPORT_WAIT_MS) {
-        throw new DomainError('UNAVAILABLE', 'Error: another import into this workspace is still running; retry shortly.');
-      }
       await new Promise((resolve) => setTimeout(resolve, 100));
     }
   }
