@@ -97,10 +97,23 @@ describe('a large import', () => {
     const at = (minutesAgo: number) => new Date(w.clock.now().getTime() - minutesAgo * 60_000);
     await w.store.transaction(async (repos) => {
       await repos.tasks.createStagingList({ id: 'tl_dead', workspaceId: w.workspaceId, name: ':import:dead', createdAt: at(11) });
-      await repos.tasks.createStagingList({ id: 'tl_running', workspaceId: w.workspaceId, name: ':import:running', createdAt: at(1) });
     });
     await importInto('after', 2);
+    expect(stagingLists()).toEqual([]);
+    expect(await w.store.tasks.listNames(w.workspaceId)).toEqual(['after']);
+  });
+
+  it('waits while another process imports into the workspace (its staging list is recent): nothing written', async () => {
+    const at = (minutesAgo: number) => new Date(w.clock.now().getTime() - minutesAgo * 60_000);
+    await w.store.transaction(async (repos) => {
+      await repos.tasks.createStagingList({ id: 'tl_running', workspaceId: w.workspaceId, name: ':import:running', createdAt: at(1) });
+    });
+    await expect(importInto('after', 2)).rejects.toBeInstanceOf(taskFiles.ImportInProgress);
     expect(stagingLists().map((l) => l.id)).toEqual(['tl_running']);
+    expect(await w.store.tasks.listNames(w.workspaceId)).toEqual([]);
+    // Once it is done, the import runs.
+    await w.store.transaction((repos) => repos.tasks.dropStaged('tl_running'));
+    await importInto('after', 2);
     expect(await w.store.tasks.listNames(w.workspaceId)).toEqual(['after']);
   });
 });
