@@ -241,8 +241,11 @@ describe("PostgreSQL's conflicts read as busy", () => {
     return (settled.find((s) => s.status === 'rejected') as PromiseRejectedResult).reason as unknown;
   }
 
-  const codeOf = (error: unknown) =>
-    (error as { meta?: { driverAdapterError?: { cause?: { originalCode?: string } } } }).meta?.driverAdapterError?.cause?.originalCode;
+  // PostgreSQL's code as Prisma wraps it, or on the adapter's own error (thrown as is by a raw query in a transaction).
+  const codeOf = (error: unknown) => {
+    const e = error as { meta?: { driverAdapterError?: { cause?: { originalCode?: string } } }; cause?: { originalCode?: string } };
+    return e.meta?.driverAdapterError?.cause?.originalCode ?? e.cause?.originalCode;
+  };
 
   it('a deadlock (40P01) is busy', async () => {
     const [a, b] = await twoClients();

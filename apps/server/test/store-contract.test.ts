@@ -440,6 +440,16 @@ describe.each([memoryKind, prismaKind()])('$name', (kind) => {
       await refuses(store.outbox.markFailed('msg_nope', 1, at(0), 'e'), 'does not exist');
     });
 
+    it('release makes a claimed, undelivered message due at the given time; a delivered one is left alone', async () => {
+      await store.outbox.enqueue(message('msg_1', { nextAttemptAt: at(60_000) }));
+      await store.outbox.enqueue(message('msg_2', { nextAttemptAt: at(-9), deliveredAt: at(-8), channelId: 'ch_2' }));
+      expect(await store.outbox.due(at(0), 10)).toEqual([]);
+      await store.outbox.release('msg_1', at(0));
+      await store.outbox.release('msg_2', at(0));
+      expect((await store.outbox.due(at(0), 10)).map((m) => m.id)).toEqual(['msg_1']);
+      expect((await store.outbox.forRun('run_1')).find((m) => m.id === 'msg_2')).toMatchObject({ nextAttemptAt: at(-9) });
+    });
+
     it("dropPending removes only the channel's undelivered messages; forRun lists by creation", async () => {
       await store.outbox.enqueue(message('msg_2', { createdAt: at(2) }));
       await store.outbox.enqueue(message('msg_1', { createdAt: at(1), deliveredAt: at(1) }));

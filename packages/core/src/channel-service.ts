@@ -131,7 +131,11 @@ export async function deliverLane(
 ) {
   let delivered = 0;
   for (const message of messages) {
-    if (signal?.aborted) break;
+    if (signal?.aborted) {
+      // Claimed (leased, on PostgreSQL) but never tried: due again now, so a restart or another replica sends it.
+      await deps.store.outbox.release(message.id, deps.clock.now());
+      break;
+    }
     if ((await deliverMessage(deps, sender, policy, message, signal)) !== 'delivered') break;
     delivered++;
   }

@@ -218,6 +218,8 @@ export interface OutboxRepository {
   get(workspaceId: string, id: string): Promise<OutboxRecord | null>;
   /** Makes an undelivered message due now again, its maximum age counted from `at`. */
   retry(id: string, at: Date): Promise<void>;
+  /** Hands back a message claimed by `due` but not attempted (the server is stopping): due again at `at`. */
+  release(id: string, at: Date): Promise<void>;
   forRun(runId: string): Promise<OutboxRecord[]>;
   /** Drops a deleted channel's undelivered messages. */
   dropPending(channelId: string): Promise<void>;

@@ -809,6 +809,10 @@ export class MemoryStore implements Store {
           const message = state().outbox.get(id);
           return message && message.workspaceId === workspaceId ? clone(message) : null;
         }),
+        release: hooked('outbox.release', async (id: string, at: Date) => {
+          const message = state().outbox.get(id);
+          if (message && !message.deliveredAt && !message.deadAt) message.nextAttemptAt = new Date(at.getTime());
+        }),
         retry: hooked('outbox.retry', async (id: string, at: Date) => {
           const message = state().outbox.get(id);
           if (!message) throw new ConstraintError(`outbox message ${id} does not exist`);

@@ -602,6 +602,25 @@ describe('deliverDue: at-least-once delivery with exponential backoff', () => {
   });
 });
 
+describe('deliverLane: stopping hands back what was claimed but not tried', () => {
+  const policy = { baseMs: 1_000, maxMs: 8_000, maxAgeMs: 86_400_000, batch: 50 };
+
+  it('a lane that starts after the stop signal sends nothing and makes its claimed message due now', async () => {
+    await addChannel(w, 'ops');
+    await startedRun(w);
+    const [message] = await w.deps.store.outbox.due(w.clock.now(), 10);
+    // As a PostgreSQL replica's claim does: the message is leased, its next attempt moved a minute ahead.
+    await w.deps.store.outbox.markFailed(message!.id, 0, new Date(w.clock.now().getTime() + 60_000), 'leased');
+    const stopping = new AbortController();
+    stopping.abort();
+    const sender = new FakeSender();
+    expect(await channels.deliverLane(w.deps, sender, policy, [message!], stopping.signal)).toBe(0);
+    expect(sender.calls).toEqual([]);
+    expect(outbox()[0]).toMatchObject({ nextAttemptAt: w.clock.now(), attempts: 0, deliveredAt: null });
+    expect(await channels.deliverDue(w.deps, sender, policy)).toEqual({ attempted: 1, delivered: 1 });
+  });
+});
+
 describe('delivery gives up after the maximum age, per channel, with jitter; an admin retries', () => {
   const policy = { baseMs: 1_000, maxMs: 8_000, maxAgeMs: 10_000, batch: 50 };
 

@@ -2,9 +2,14 @@
 // lock timeout, a serialization failure or a deadlock. Callers answer 503 + Retry-After.
 import { DomainError } from '@agent-tasks/core';
 
-interface MaybeBusy {
+interface DriverCause {
+  kind?: unknown;
+  originalCode?: unknown;
+}
+
+interface MaybeBusy extends DriverCause {
   code?: unknown;
-  meta?: { driverAdapterError?: { cause?: { kind?: unknown; originalCode?: unknown } } };
+  meta?: { driverAdapterError?: { cause?: DriverCause } };
   cause?: unknown;
 }
 
@@ -13,11 +18,14 @@ const POSTGRES_BUSY = new Set(['40001', '40P01', '55P03']);
 
 /**
  * Whether an error (a Prisma error, or one wrapping it) is "busy": our SQLite adapter's (Prisma P1008 / SQLITE_BUSY)
- * or one of PostgreSQL's codes above, as @prisma/adapter-pg hands them on (`originalCode`, or P2034 at commit).
+ * or one of PostgreSQL's codes above, as @prisma/adapter-pg hands them on (`originalCode`, or P2034 at commit),
+ * whether Prisma wrapped the adapter's error or not.
  */
 export function isDatabaseBusy(error: unknown): boolean {
   for (let e = error as MaybeBusy | undefined, depth = 0; e && typeof e === 'object' && depth < 5; e = e.cause as MaybeBusy, depth++) {
-    const driver = e.meta?.driverAdapterError?.cause;
+    // Wrapped by Prisma (`meta.driverAdapterError.cause`), or the adapter's own error thrown as is from a raw query
+    // inside an interactive transaction (then the loop reaches its `cause`, which carries the code itself).
+    const driver = e.meta?.driverAdapterError?.cause ?? e;
     if (e.code === 'P1008' || driver?.kind === 'SocketTimeout') return true;
     if (typeof driver?.originalCode === 'string' && driver.originalCode.startsWith('SQLITE_BUSY')) return true;
     if (typeof driver?.originalCode === 'string' && POSTGRES_BUSY.has(driver.originalCode)) return true;

@@ -71,6 +71,9 @@ export const prismaOutboxRepository = (db: Tx, claimLeaseMs?: number): OutboxRep
   async retry(id, at) {
     await db.outboxMessage.update({ where: { id }, data: { deadAt: null, retriedAt: at, nextAttemptAt: at }, select: { id: true } });
   },
+  async release(id, at) {
+    await db.outboxMessage.updateMany({ where: { id, deliveredAt: null, deadAt: null }, data: { nextAttemptAt: at } });
+  },
   forRun: async (runId) =>
     (await db.outboxMessage.findMany({ where: { runId }, orderBy: [{ createdAt: 'asc' }, { id: 'asc' }], select })).map(toRecord),
   async dropPending(channelId) {
