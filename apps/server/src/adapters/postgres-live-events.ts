@@ -63,8 +63,13 @@ export async function postgresLiveEvents(url: string, log: Logger): Promise<Post
     };
     client.on('error', lost);
     client.on('end', () => lost());
-    await client.connect();
-    await client.query(`LISTEN ${LIVE_CHANNEL}`);
+    try {
+      await client.connect();
+      await client.query(`LISTEN ${LIVE_CHANNEL}`);
+    } catch (error) {
+      await client.end().catch(() => undefined); // not left open when connecting or LISTEN failed
+      throw error;
+    }
     listener = client;
   }
 

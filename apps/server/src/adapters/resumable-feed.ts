@@ -47,6 +47,12 @@ export async function* resumableFeed<T>(source: FeedSource<T>) {
       }
       const item = event.data as T;
       if (source.position(item) <= last) continue;
+      // Past a gap (an event committed earlier by another replica, whose notice has not come yet): read the table, so
+      // the earlier one is not skipped for good.
+      if (source.position(item) > last + 1) {
+        yield* recorded();
+        continue;
+      }
       last = source.position(item);
       yield tracked(String(last), item);
     }

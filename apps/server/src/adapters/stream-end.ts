@@ -8,13 +8,16 @@ export function endOnEvent(
   topics: readonly string[],
   signal: AbortSignal | undefined,
   matches: (event: LiveEvent) => boolean = () => true,
+  /** After a lost LISTEN connection (a `resync`): events may have been missed; look at what they would have said. */
+  recheck?: () => void,
 ): AbortSignal {
   const ended = new AbortController();
   const both = signal ? AbortSignal.any([signal, ended.signal]) : ended.signal;
   for (const topic of topics) {
     void (async () => {
       for await (const event of live.listen(topic, both)) {
-        if (!event.resync && matches(event)) return ended.abort();
+        if (event.resync) recheck?.();
+        else if (matches(event)) return ended.abort();
       }
     })().catch(() => undefined);
   }

@@ -1,5 +1,5 @@
 // Task graph router (seed 001): create, get, list, update, claim, plan, history, import/export of task files and a resumable feed per task list.
-import { taskFiles, tasks, taskTopic } from '@agent-tasks/core';
+import { type Deps, taskFiles, tasks, taskTopic } from '@agent-tasks/core';
 import {
   type TaskEvent,
   task,
@@ -28,17 +28,24 @@ import { authedProcedure, router, streamOf } from '../trpc.ts';
 const importing = new Map<string, Promise<void>>();
 
 /**
- * Runs `work` once no other process or replica is importing into the workspace (tried again every 100 ms). Each try
- * first removes staging left by a process that died, so a crashed import holds the next one up for 10 minutes at most.
+ * Runs `work` once no other process or replica is importing into the workspace. While one is, it looks every 100 ms
+ * (a cheap read; the files are not parsed again) and tries `work` again once it is gone, or every 5 s anyway — each
+ * try removes staging left by a process that died, so a crashed import holds the next one up for 10 minutes at most.
+ * A request whose client went away stops waiting.
  */
-async function importWhenFree<T>(work: () => Promise<T>): Promise<T> {
+async function importWhenFree<T>(deps: Deps, workspaceId: string, signal: AbortSignal | undefined, work: () => Promise<T>): Promise<T> {
   for (;;) {
     try {
       return await work();
     } catch (error) {
       if (!(error instanceof taskFiles.ImportInProgress)) throw error;
-      await new Promise((resolve) => setTimeout(resolve, 100));
     }
+    for (let waited = 0; waited < 5_000; waited += 100) {
+      signal?.throwIfAborted();
+      await new Promise((resolve) => setTimeout(resolve, 100));
+      if (!(await deps.store.tasks.importInProgress(workspaceId))) break;
+    }
+    signal?.throwIfAborted();
   }
 }
 
@@ -74,11 +81,11 @@ export const taskRouter = router({
   import: authedProcedure
     .input(taskImportInput)
     .output(taskImportOutput)
-    .mutation(async ({ ctx, input }) => {
+    .mutation(async ({ ctx, input, signal }) => {
       // One import per workspace at a time: a second one waits for the first (hooks import one task each, in parallel).
       const workspace = ctx.actor.workspaceId;
       const mine = (importing.get(workspace) ?? Promise.resolve()).then(() =>
-        importWhenFree(() => taskFiles.importTasks(ctx.deps, ctx.actor, input)),
+        importWhenFree(ctx.deps, workspace, signal, () => taskFiles.importTasks(ctx.deps, ctx.actor, input)),
       );
       const tail = mine.then(
         () => undefined,
