@@ -160,6 +160,28 @@ describe('live feeds across replicas (LISTEN/NOTIFY)', () => {
     await adminClient(a).keys.revoke({ id: revoked.id });
     await waitFor('the stream on B to end', () => ended, 5_000);
   });
+
+  it('a key revoked while B was not listening still ends its live stream on B, once B listens again', async () => {
+    const { token, key: revoked } = await adminClient(a).keys.create({ name: 'revoked in the cut', role: 'viewer' });
+    const viewer = createClient({ url: b.url, token });
+    const key = await agentKey();
+    const { session } = await openSessionClient(key.onA, { title: 'watched through a cut' });
+    let ended: unknown;
+    await new Promise<void>((resolve) => {
+      viewer.todos.watch(
+        { sessionId: session.id },
+        { onData: () => undefined, onStarted: resolve, onError: (e) => (ended = e), onComplete: () => (ended = 'complete') },
+      );
+    });
+    const cut = await query<{ pid: number }>(
+      `SELECT pg_terminate_backend(pid), pid FROM pg_stat_activity WHERE query = 'LISTEN agent_tasks_live' AND datname = current_database()`,
+    );
+    expect(cut).toHaveLength(2);
+    // Revoked while no replica listens (they reconnect after 500 ms): nobody hears the notice; B looks at the key again.
+    await adminClient(a).keys.revoke({ id: revoked.id });
+    await waitFor('the stream on B to end', () => ended, 5_000);
+    await expect(viewer.todos.get({ sessionId: session.id })).rejects.toThrow();
+  });
 });
 
 describe('writes across replicas', () => {
