@@ -6,6 +6,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { isDatabaseBusy } from '../apps/server/src/db/busy.ts';
 import { openPostgresDb } from '../apps/server/src/db/postgres-client.ts';
+import { claimDue } from '../apps/server/src/repositories/postgres-outbox-claim.ts';
 import { createPostgresMigration, postgresDrift } from '../apps/server/src/db/postgres-migrations.ts';
 import { postgresMigrationsDir, postgresSchemaFile, postgresSchemaOf } from '../apps/server/src/db/postgres-schema.ts';
 import pg from 'pg';
@@ -299,4 +300,33 @@ describe("PostgreSQL's conflicts read as busy", () => {
       await Promise.all([a.db.$disconnect(), b.db.$disconnect()]);
     }
   });
+});
+
+describe('outbox claims on PostgreSQL (several replicas)', () => {
+  it("claims from two replicas' clients at once take a channel's first message once, never the one behind it", async () => {
+    const { url } = await createTestDatabase();
+    const admin = new pg.Client({ connectionString: url });
+    await admin.connect();
+    const replicas = await Promise.all([openPostgresDb(url, { max: 16 }), openPostgresDb(url, { max: 16 })]);
+    try {
+      for (const dir of migrationDirs()) await admin.query(readFileSync(path.join(postgresMigrationsDir, dir, 'migration.sql'), 'utf8'));
+      for (let round = 0; round < 60; round++) {
+        const channel = `ch_${round}`;
+        for (let i = 1; i <= 3; i++) {
+          await admin.query(
+            `INSERT INTO "OutboxMessage" ("id", "workspaceId", "channelId", "url", "runId", "kind", "payload", "idempotencyKey",
+               "attempts", "nextAttemptAt", "createdAt") VALUES ($1, 'ws', $2, 'https://hooks.example.com/', 'run', 'checklist_ready', '{}', $1, 0,
+               now() - interval '1 minute', now() - interval '1 minute' + $3 * interval '1 ms')`,
+            [`msg_${round}_${i}`, channel, i],
+          );
+        }
+        // 32 claims at once, as two replicas' workers polling together would.
+        const claims = await Promise.all(Array.from({ length: 32 }, (_, i) => claimDue(replicas[i % 2]!.db, new Date(), 10, [], 60_000)));
+        expect(claims.flat().map((m) => m.id)).toEqual([`msg_${round}_1`]);
+      }
+    } finally {
+      await admin.end();
+      await Promise.all(replicas.map((r) => r.db.$disconnect()));
+    }
+  }, 60_000);
 });

@@ -611,10 +611,9 @@ describe('deliverLane: stopping hands back what was claimed but not tried', () =
     const [message] = await w.deps.store.outbox.due(w.clock.now(), 10);
     // As a PostgreSQL replica's claim does: the message is leased, its next attempt moved a minute ahead.
     await w.deps.store.outbox.markFailed(message!.id, 0, new Date(w.clock.now().getTime() + 60_000), 'leased');
-    const stopping = new AbortController();
-    stopping.abort();
+    const stopped = { aborted: true, addEventListener: () => undefined, removeEventListener: () => undefined };
     const sender = new FakeSender();
-    expect(await channels.deliverLane(w.deps, sender, policy, [message!], stopping.signal)).toBe(0);
+    expect(await channels.deliverLane(w.deps, sender, policy, [message!], stopped)).toBe(0);
     expect(sender.calls).toEqual([]);
     expect(outbox()[0]).toMatchObject({ nextAttemptAt: w.clock.now(), attempts: 0, deliveredAt: null });
     expect(await channels.deliverDue(w.deps, sender, policy)).toEqual({ attempted: 1, delivered: 1 });
