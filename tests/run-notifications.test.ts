@@ -529,6 +529,45 @@ describe('delivery through the durable outbox', () => {
     expect(hooksFor(hook, run.id)).toHaveLength(1);
   });
 
+  it("a channel's queue drains at the receiver's pace, not one message per poll", async () => {
+    // Polls 3 s apart: once the receiver is up, four queued messages of one channel go out back to back.
+    const slowPoll = await startServer({ env: { ...FAST_DELIVERY, AGENT_TASKS_OUTBOX_POLL_MS: '3000' } });
+    extraServers.push(slowPoll);
+    const hook = await receiver({ down: true });
+    const admin = adminClient(slowPoll);
+    await admin.channels.create({ name: 'Queue', url: hook.url });
+    const agent = createClient({ url: slowPoll.url, token: (await admin.keys.create({ name: 'agent', role: 'agent' })).token });
+    const { client } = await openSessionClient(agent, { title: 'queue' });
+    const runIds: string[] = [];
+    for (let i = 1; i <= 4; i++) {
+      const run = await startRun(client);
+      await intake(client, run.id, `Queued ${i}`, ['Only task']);
+      runIds.push(run.id);
+    }
+    await waitFor(
+      'a failed attempt',
+      async () => {
+        const [n] = (await client.runs.notifications({ runId: runIds[0]! })).notifications;
+        return n && n.attempts >= 1 && !n.delivered;
+      },
+      10_000,
+    );
+    await hook.up();
+    const arrivals = await waitFor(
+      'all four accepted',
+      () => {
+        const got = runIds.map((id) => acceptedFor(hook, id, 'checklist_ready')[0]);
+        return got.every(Boolean) ? (got as ReceivedHook[]) : null;
+      },
+      20_000,
+    );
+    // In order, the channel's one lane at a time.
+    const inArrival = [...arrivals].sort((x, y) => x.at - y.at);
+    expect(inArrival.map((h) => payloadOf(h).run.name)).toEqual(['Queued 1', 'Queued 2', 'Queued 3', 'Queued 4']);
+    const times = arrivals.map((h) => h.at);
+    expect(Math.max(...times) - Math.min(...times)).toBeLessThan(2_000);
+  });
+
   it('an undelivered message survives a server restart and is delivered after it; links use the configured base URL', async () => {
     const publicUrl = 'http://dashboard.example.test/agent-tasks/';
     const restartable = await startServer({ env: { ...FAST_DELIVERY, AGENT_TASKS_PUBLIC_URL: publicUrl } });
