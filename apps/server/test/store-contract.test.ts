@@ -872,7 +872,12 @@ describe.each([memoryKind, prismaKind()])('$name', (kind) => {
         });
         expect(await tx((r) => r.tasks.importInProgress('ws_1'))).toBe(true);
         expect(await tx((r) => r.tasks.importInProgress('ws_2'))).toBe(false);
+        await tx((r) => r.tasks.touchStaging('tl_1', at(-120_000))); // a real list: not touched
+        expect(await store.tasks.findList('ws_1', 'default')).toEqual(listRec('tl_1', 'default'));
         expect(await tx((r) => r.tasks.dropAbandonedStaging('ws_1', at(-1)))).toBe(1);
+        // Written since it was made: its heartbeat keeps it from being taken for abandoned.
+        await tx((r) => r.tasks.touchStaging('tl_new', at(10)));
+        expect(await tx((r) => r.tasks.dropAbandonedStaging('ws_1', at(5)))).toBe(0);
         expect(await store.tasks.get('tl_old', 'T-1')).toBeNull();
         expect(await store.tasks.changesAfter('tl_old', 0, 10)).toEqual([]);
         expect(await store.tasks.get('tl_new', 'T-1')).not.toBeNull();
