@@ -39,6 +39,12 @@ export async function refused(call: Promise<unknown>) {
 
 export { countRows } from './database.ts';
 
+/** A todo item as todo_write takes it; pending unless told. */
+export const todo = (content: string, status: 'pending' | 'in_progress' | 'completed' = 'pending') => ({ content, status });
+
+/** A list with one item in each state: "Read the code" completed, "Write the fix" in progress, "Run tests" pending. */
+export const oneOfEachState = [todo('Read the code', 'completed'), todo('Write the fix', 'in_progress'), todo('Run tests')];
+
 export type { AgentTasksClient };
 
 type RunIntake = Parameters<AgentTasksClient['runs']['intake']>[0];
