@@ -80,6 +80,9 @@ export async function prepareWorkload(options: {
     const shape = { size: TASKS, roots: 145, window: 40, seed: 7 };
     const seeded = seedTaskGraph(options.databaseFile, listName, first.id, shape);
     options.log(`seeded ${TASKS} tasks and ${seeded.edges} edges in ${Math.round(seeded.seedMs)} ms`);
+    // The seeding held this process's event loop longer than the server's keep-alive timeout: let the HTTP client see
+    // the idle connections the server closed meanwhile before it sends on them again.
+    await new Promise((resolve) => setTimeout(resolve, 100));
 
     const random = prng(11);
     const pick = () => seeded.ids[Math.floor(random() * TASKS)] as string;
