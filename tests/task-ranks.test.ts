@@ -110,6 +110,31 @@ describe('edge adds against the kept topological order', () => {
     await expectTopologicalRanks(listName, 12 + accepted);
   });
 
+  it('an import whose dependencies already follow file order moves no rank: each task keeps the rank of its place', async () => {
+    const { client } = await sessionClient(server, 'imported in order');
+    const listName = 'imported-in-order';
+    // Chains of ten (task i blocked by task i-1): a breadth-first order would deal the ranks out chain-head first.
+    const files = Array.from({ length: 30 }, (_, i) => ({
+      name: `${i + 1}.json`,
+      content: JSON.stringify({
+        id: String(i + 1),
+        subject: `In order ${i + 1}`,
+        description: '',
+        status: 'pending',
+        blocks: [],
+        blockedBy: i % 10 !== 0 ? [String(i)] : [],
+      }),
+    }));
+    expect((await client.tasks.import({ listName, format: 'claude', files })).imported).toBe(30);
+    await expectTopologicalRanks(listName, 27);
+    const rows = await queryRows<{ seq: number; rank: number }>(
+      server,
+      `SELECT t."seq", t."rank" FROM "Task" t JOIN "TaskList" l ON l."id" = t."listId" WHERE l."name" = ? ORDER BY t."seq"`,
+      listName,
+    );
+    expect(rows.map((r) => [Number(r.seq), Number(r.rank)])).toEqual(Array.from({ length: 30 }, (_, i) => [i + 1, i + 1]));
+  });
+
   it('a list from before ranks were kept (every rank 0) is ranked on its next edge, and stays correct', async () => {
     const { client } = await sessionClient(server, 'old list');
     const listName = 'unranked';

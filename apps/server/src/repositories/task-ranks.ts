@@ -52,7 +52,7 @@ export async function ensureRanked(db: Tx, listId: string, ranked: RankedLists, 
 
 /**
  * Ranks the ends of a batch of new edges whose ends have no other edges (an import's tasks, inserted just before):
- * the ranks they already hold are dealt out again in a topological order of the batch (Kahn's, ties by current rank),
+ * the ranks they already hold are dealt out again in a topological order of the batch (core's stable order: ready tasks by current rank),
  * so every edge runs from a lower rank to a higher and no other task's order changes. A handful of statements.
  */
 export async function rankNewEdges(db: Tx, listId: string, edges: readonly { blockerId: string; blockedId: string }[]) {
@@ -64,22 +64,13 @@ export async function rankNewEdges(db: Tx, listId: string, edges: readonly { blo
     held.push(...(await db.$queryRaw<Ranked[]>`SELECT "id", "rank" FROM "Task" WHERE "listId" = ${listId} AND "id" IN (${chunk})`));
   }
   held.sort((a, b) => a.rank - b.rank);
-  const waiting = new Map(held.map((t) => [t.id, 0]));
-  const next = new Map<string, string[]>();
-  for (const e of edges) {
-    waiting.set(e.blockedId, (waiting.get(e.blockedId) ?? 0) + 1);
-    next.set(e.blockerId, [...(next.get(e.blockerId) ?? []), e.blockedId]);
-  }
-  const queue = held.filter((t) => waiting.get(t.id) === 0).map((t) => t.id);
-  for (let head = 0; head < queue.length; head++) {
-    for (const blocked of next.get(queue[head] as string) ?? []) {
-      const left = (waiting.get(blocked) ?? 1) - 1;
-      waiting.set(blocked, left);
-      if (left === 0) queue.push(blocked);
-    }
-  }
-  if (queue.length !== held.length) throw new Error('rankNewEdges: the edges close a cycle (they were to be checked before)');
-  const order = queue.map((id, i) => ({ id, rank: (held[i] as Ranked).rank }));
+  // Core's stable order: ready tasks by current rank, so edges that already agree with the ranks move nothing.
+  const sorted = graph.topologicalOrder(
+    held.map((t) => t.id),
+    edges.map((e) => [e.blockerId, e.blockedId] as const),
+  );
+  if (!('order' in sorted)) throw new Error('rankNewEdges: the edges close a cycle (they were to be checked before)');
+  const order = sorted.order.map((id, i) => ({ id, rank: (held[i] as Ranked).rank }));
   const before = new Map(held.map((t) => [t.id, t.rank]));
   await setRanks(
     db,
