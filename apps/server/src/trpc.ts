@@ -69,7 +69,7 @@ const domainErrors = t.middleware(async ({ next }) => {
   return result;
 });
 
-/** Before any contract: refuses inputs nested too deep, with unpaired surrogates or prototype keys (see inputProblem). */
+/** Before any contract: refuses inputs nested too deep, with unpaired surrogates, NUL characters or prototype keys (see inputProblem). */
 const inputGuard = t.middleware(async ({ getRawInput, next }) => {
   const problem = inputProblem(await getRawInput());
   if (problem) throw new DomainError('INVALID_INPUT', problem);
