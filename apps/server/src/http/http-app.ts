@@ -50,6 +50,18 @@ const json = (c: Context, status: number, body: unknown) => c.json(body as objec
 /** The procedures of a tRPC request path (`/trpc/todos.write,todos.get` → `todos.write,todos.get`). */
 const routeOf = (c: Context) => (c.req.path.startsWith('/trpc/') ? c.req.path.slice('/trpc/'.length) : c.req.routePath);
 
+/**
+ * Calls `leave` once the answer has left (its response closed): the handler returns before the answer is written, and a
+ * shutdown that closed the connections then would drop the answers of writes already committed. A live stream (SSE),
+ * or an answer the route wrote itself, counts only until it starts: the shutdown ends those.
+ */
+function leaveOnceAnswered(c: Context<AppEnv>, leave: () => void) {
+  const outgoing = c.env?.outgoing;
+  const stream = c.res === RESPONSE_ALREADY_SENT || Boolean(c.res.headers.get('content-type')?.startsWith('text/event-stream'));
+  if (!outgoing || stream || outgoing.closed) leave();
+  else outgoing.once('close', leave);
+}
+
 export function createHttpApp(options: HttpAppOptions) {
   const { services, inFlight } = options;
   const log = services.log;
@@ -70,7 +82,7 @@ export function createHttpApp(options: HttpAppOptions) {
     try {
       await next();
     } finally {
-      inFlight.leave();
+      leaveOnceAnswered(c, () => inFlight.leave());
       const status = c.res === RESPONSE_ALREADY_SENT ? c.env.outgoing.statusCode : c.res.status;
       log.info(
         {
