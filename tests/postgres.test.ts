@@ -15,6 +15,7 @@ import { execute } from './support/database.ts';
 import { refused, sessionClient } from './support/fixtures.ts';
 import { createTestDatabase, stopTestPostgres } from './support/postgres.ts';
 import { type RunningServer, startServer } from './support/server.ts';
+import { waitFor } from './support/webhook-receiver.ts';
 
 const repoRoot = path.resolve(import.meta.dirname, '..');
 let server: RunningServer;
@@ -329,4 +330,44 @@ describe('outbox claims on PostgreSQL (several replicas)', () => {
       await Promise.all(replicas.map((r) => r.db.$disconnect()));
     }
   }, 60_000);
+});
+
+describe('a database that stops answering', () => {
+  it('is answered 503 by /readyz and logged once per loop, not on every round; the server serves again once it is back', async () => {
+    const outage = await startServer({ postgres: true });
+    const name = new URL(outage.databaseUrl).pathname.slice(1);
+    const adminUrl = new URL(outage.databaseUrl);
+    adminUrl.pathname = '/postgres';
+    const admin = async (sql: string, params: unknown[] = []) => {
+      const client = new pg.Client({ connectionString: adminUrl.toString() });
+      await client.connect();
+      try {
+        await client.query(sql, params);
+      } finally {
+        await client.end();
+      }
+    };
+    try {
+      await admin(`ALTER DATABASE "${name}" WITH ALLOW_CONNECTIONS false`);
+      await admin('SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE datname = $1', [name]);
+      await waitFor('readyz to answer 503', async () => (await fetch(`${outage.url}/readyz`)).status === 503 || null);
+      // Three seconds without the database: the revocation poll (every 100 ms), the outbox pass (every 250 ms) and the
+      // LISTEN reconnection (every second) each fail on every round, but each is logged once.
+      const from = outage.output().length;
+      await new Promise((resolve) => setTimeout(resolve, 3_000));
+      const lines = outage.output().slice(from);
+      const count = (message: string) => lines.split('\n').filter((line) => line.includes(`"msg":"${message}"`)).length;
+      expect(count('revocation poll failed')).toBeLessThanOrEqual(1);
+      expect(count('notification delivery pass failed')).toBeLessThanOrEqual(1);
+      expect(count('live events: reconnecting failed; trying again')).toBeLessThanOrEqual(1);
+
+      await admin(`ALTER DATABASE "${name}" WITH ALLOW_CONNECTIONS true`);
+      await waitFor('readyz to answer 200', async () => (await fetch(`${outage.url}/readyz`)).status === 200 || null);
+      const { client } = await sessionClient(outage, 'after the outage');
+      expect((await client.todos.write({ todos: [{ content: 'Back', status: 'pending' }] })).revision).toBe(1);
+    } finally {
+      await admin(`ALTER DATABASE "${name}" WITH ALLOW_CONNECTIONS true`);
+      await outage.stop();
+    }
+  });
 });
