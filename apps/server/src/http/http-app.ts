@@ -9,7 +9,7 @@ import { bodyLimit } from 'hono/body-limit';
 import { cors } from 'hono/cors';
 import { requestId } from 'hono/request-id';
 import { type InnerContext, type RequestInfo, type Services, createContextFactory } from '../context.ts';
-import { BUSY_MESSAGE, RETRY_AFTER_SECONDS, isDatabaseBusy } from '../db/busy.ts';
+import { BUSY_MESSAGE, RETRY_AFTER_SECONDS, UNREACHABLE_MESSAGE, isDatabaseBusy, isDatabaseUnreachable } from '../db/busy.ts';
 import { appRouter } from '../routers/root.ts';
 import { dashboard } from './dashboard.ts';
 import { type InFlight } from './in-flight.ts';
@@ -128,6 +128,11 @@ export function createHttpApp(options: HttpAppOptions) {
       c.header('retry-after', String(RETRY_AFTER_SECONDS));
       return json(c, 503, { error: BUSY_MESSAGE });
     }
+    if (isDatabaseUnreachable(error)) {
+      log.warn({ req: id, route: routeOf(c) }, 'database does not answer: answered 503');
+      c.header('retry-after', String(RETRY_AFTER_SECONDS));
+      return json(c, 503, { error: UNREACHABLE_MESSAGE });
+    }
     log.error({ req: id, err: error }, 'unexpected error');
     return json(c, 500, { error: `Error: internal server error (request ${id}).` });
   });
@@ -170,7 +175,10 @@ export function createHttpApp(options: HttpAppOptions) {
         if (error.code === 'INTERNAL_SERVER_ERROR') log.error({ req: ctx?.request.id, err: error.cause ?? error }, 'unexpected error');
         if (error.code === 'TOO_MANY_REQUESTS')
           log.warn({ req: ctx?.request.id, address: ctx?.request.address }, 'failed authentications: answered 429');
-        if (error.code === 'SERVICE_UNAVAILABLE') log.warn({ req: ctx?.request.id, route: path }, 'database busy: answered 503');
+        if (error.code === 'SERVICE_UNAVAILABLE') {
+          const what = error.message === UNREACHABLE_MESSAGE ? 'database does not answer' : 'database busy';
+          log.warn({ req: ctx?.request.id, route: path }, `${what}: answered 503`);
+        }
       },
       // A call that could not run now, or a refusal that passes with time, tells the client when to try again.
       responseMeta: ({ errors }) => {
