@@ -4,12 +4,12 @@
 // one table of expected answers beside this file (access-matrix.table.ts). A refusal is a 4xx with an `Error:` text
 // and no internals, and records nothing. `RECORD_MATRIX=1` rewrites the table from what the server answers (review the
 // diff: it is the specification).
-import { writeFileSync } from 'node:fs';
+import { readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { createClient, openSessionClient } from '@agent-tasks/sdk';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { procedureKinds } from '../apps/server/src/routers/procedure-kinds.ts';
-import { ACTORS, type Actor, expected } from './access-matrix.table.ts';
+import { ACTORS, type Actor, expected, formatGrid } from './access-matrix.table.ts';
 import { adminClient, nameAndIntake } from './support/fixtures.ts';
 import { rowCounts } from './support/database.ts';
 import { type RunningServer, startServer } from './support/server.ts';
@@ -232,7 +232,7 @@ describe('the access matrix', () => {
     const mismatches: string[] = [];
     for (const procedure of procedures) {
       actual[procedure.path] = {};
-      const table = expected[procedure.path as keyof typeof expected] as Record<Actor, string> | undefined;
+      const table = expected[procedure.path];
       // Refusals first (they change nothing), then the callers allowed: a write that succeeds cannot spoil a refusal.
       const order = [...ACTORS].sort((a, b) => Number(table?.[a] === 'ok') - Number(table?.[b] === 'ok'));
       for (const actor of order) {
@@ -252,13 +252,9 @@ describe('the access matrix', () => {
       }
     }
     if (recording) {
-      const lines = procedures.map((p) => `  '${p.path}': { ${ACTORS.map((a) => `${a}: '${actual[p.path]![a]}'`).join(', ')} },`);
       const file = path.join(import.meta.dirname, 'access-matrix.table.ts');
-      const head = (await import('node:fs')).readFileSync(file, 'utf8').split('export const expected')[0];
-      writeFileSync(
-        file,
-        `${head}export const expected = {\n${lines.join('\n')}\n} as const satisfies Record<string, Record<Actor, string>>;\n`,
-      );
+      const head = readFileSync(file, 'utf8').split('export const grid')[0];
+      writeFileSync(file, `${head}export const grid = \`\n${formatGrid(actual)}\n\`;\n\nexport const expected = parseGrid(grid);\n`);
     }
     expect(mismatches).toEqual([]);
   }, 300_000);

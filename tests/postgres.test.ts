@@ -13,7 +13,7 @@ import { postgresMigrationsDir, postgresSchemaFile, postgresSchemaOf } from '../
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { execute } from './support/database.ts';
-import { refused, sessionClient } from './support/fixtures.ts';
+import { oneOfEachState, refused, sessionClient } from './support/fixtures.ts';
 import { createTestDatabase, stopTestPostgres } from './support/postgres.ts';
 import { type RunningServer, startServer } from './support/server.ts';
 import { waitFor } from './support/webhook-receiver.ts';
@@ -63,13 +63,7 @@ describe('the server on PostgreSQL', () => {
 
   it('records a todo list with todos.write and reads it back with todos.get', async () => {
     const s = await sessionClient(server);
-    const answer = await s.client.todos.write({
-      todos: [
-        { content: 'Read the code', status: 'completed' },
-        { content: 'Write the fix', status: 'in_progress' },
-        { content: 'Run tests', status: 'pending' },
-      ],
-    });
+    const answer = await s.client.todos.write({ todos: oneOfEachState });
     expect(answer).toEqual({
       message: 'Updated todo list: 1 pending, 1 in progress, 1 completed',
       revision: 1,

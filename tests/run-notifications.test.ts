@@ -222,25 +222,25 @@ describe('the two notifications', () => {
     expect(await w.session.runs.notifications({ runId: run.id })).toEqual({ notifications: [] });
     const link = `${server.url}/runs/${run.id}`;
     const heading = 'Todo List — Ship the release notes';
+    const actions = ['Draft the notes', 'Review the notes', 'Publish the notes'];
+    /** The post is well formed and carries the heading, the title, the checklist with these marks and the link; its text too, line by line. */
+    const expectPosted = (post: ReceivedHook, kind: Payload['kind'], title: string, marks: string[]) => {
+      expectWellFormedPost(post);
+      const checklist = actions.map((action, i) => ({ position: i + 1, mark: marks[i], action }));
+      expect(payloadOf(post)).toMatchObject({
+        kind,
+        flow: 'Todo List',
+        title,
+        heading,
+        run: { id: run.id, name: 'Ship the release notes', url: link },
+        checklist,
+      });
+      expect(payloadOf(post).text).toBe([heading, title, ...checklist.map((c) => `${c.mark} ${c.position}. ${c.action}`), link].join('\n'));
+    };
 
-    await intake(w.session, run.id, 'Ship the release notes', ['Draft the notes', 'Review the notes', 'Publish the notes']);
+    await intake(w.session, run.id, 'Ship the release notes', actions);
     const ready = await accepted(hook, run.id, 'checklist_ready');
-    expectWellFormedPost(ready);
-    expect(payloadOf(ready)).toMatchObject({
-      kind: 'checklist_ready',
-      flow: 'Todo List',
-      title: 'Checklist ready',
-      heading,
-      run: { id: run.id, name: 'Ship the release notes', url: link },
-      checklist: [
-        { position: 1, mark: '▶', action: 'Draft the notes' },
-        { position: 2, mark: '○', action: 'Review the notes' },
-        { position: 3, mark: '○', action: 'Publish the notes' },
-      ],
-    });
-    expect(payloadOf(ready).text).toBe(
-      [heading, 'Checklist ready', '▶ 1. Draft the notes', '○ 2. Review the notes', '○ 3. Publish the notes', link].join('\n'),
-    );
+    expectPosted(ready, 'checklist_ready', 'Checklist ready', ['▶', '○', '○']);
 
     // Nothing more until the last task is acknowledged.
     await steps(w.session, run.id, 1, 2);
@@ -249,22 +249,7 @@ describe('the two notifications', () => {
     expect(completed.status).toBe('completed');
 
     const done = await accepted(hook, run.id, 'all_tasks_done');
-    expectWellFormedPost(done);
-    expect(payloadOf(done)).toMatchObject({
-      kind: 'all_tasks_done',
-      flow: 'Todo List',
-      title: 'All tasks done',
-      heading,
-      run: { id: run.id, name: 'Ship the release notes', url: link },
-      checklist: [
-        { position: 1, mark: '✓', action: 'Draft the notes' },
-        { position: 2, mark: '✓', action: 'Review the notes' },
-        { position: 3, mark: '✓', action: 'Publish the notes' },
-      ],
-    });
-    expect(payloadOf(done).text).toBe(
-      [heading, 'All tasks done', '✓ 1. Draft the notes', '✓ 2. Review the notes', '✓ 3. Publish the notes', link].join('\n'),
-    );
+    expectPosted(done, 'all_tasks_done', 'All tasks done', ['✓', '✓', '✓']);
     expect(payloadOf(done).idempotencyKey).not.toBe(payloadOf(ready).idempotencyKey);
 
     expect(await allDelivered(w.session, run.id, 2)).toEqual([
@@ -527,6 +512,45 @@ describe('delivery through the durable outbox', () => {
     expect(delivered).toMatchObject({ kind: 'checklist_ready', delivered: true });
     expect(delivered?.attempts).toBeGreaterThanOrEqual(2);
     expect(hooksFor(hook, run.id)).toHaveLength(1);
+  });
+
+  it("a channel's queue drains at the receiver's pace, not one message per poll", async () => {
+    // Polls 3 s apart: once the receiver is up, four queued messages of one channel go out back to back.
+    const slowPoll = await startServer({ env: { ...FAST_DELIVERY, AGENT_TASKS_OUTBOX_POLL_MS: '3000' } });
+    extraServers.push(slowPoll);
+    const hook = await receiver({ down: true });
+    const admin = adminClient(slowPoll);
+    await admin.channels.create({ name: 'Queue', url: hook.url });
+    const agent = createClient({ url: slowPoll.url, token: (await admin.keys.create({ name: 'agent', role: 'agent' })).token });
+    const { client } = await openSessionClient(agent, { title: 'queue' });
+    const runIds: string[] = [];
+    for (let i = 1; i <= 4; i++) {
+      const run = await startRun(client);
+      await intake(client, run.id, `Queued ${i}`, ['Only task']);
+      runIds.push(run.id);
+    }
+    await waitFor(
+      'a failed attempt',
+      async () => {
+        const [n] = (await client.runs.notifications({ runId: runIds[0]! })).notifications;
+        return n && n.attempts >= 1 && !n.delivered;
+      },
+      10_000,
+    );
+    await hook.up();
+    const arrivals = await waitFor(
+      'all four accepted',
+      () => {
+        const got = runIds.map((id) => acceptedFor(hook, id, 'checklist_ready')[0]);
+        return got.every(Boolean) ? (got as ReceivedHook[]) : null;
+      },
+      20_000,
+    );
+    // In order, the channel's one lane at a time.
+    const inArrival = [...arrivals].sort((x, y) => x.at - y.at);
+    expect(inArrival.map((h) => payloadOf(h).run.name)).toEqual(['Queued 1', 'Queued 2', 'Queued 3', 'Queued 4']);
+    const times = arrivals.map((h) => h.at);
+    expect(Math.max(...times) - Math.min(...times)).toBeLessThan(2_000);
   });
 
   it('an undelivered message survives a server restart and is delivered after it; links use the configured base URL', async () => {

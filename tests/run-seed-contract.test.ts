@@ -2,7 +2,15 @@
 // seed writes them, the Work block's fields and roles (Revise checklist), and child runs with a task context.
 import type { RunTask } from '@agent-tasks/schema';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { countRows, keyClient, refused, sessionClient } from './support/fixtures.ts';
+import {
+  type Session,
+  countRows,
+  keyClient,
+  refused,
+  sessionClient,
+  startQuietRun as startRun,
+  stepTask as task,
+} from './support/fixtures.ts';
 import { type RunningServer, startServer } from './support/server.ts';
 
 let server: RunningServer;
@@ -11,14 +19,7 @@ beforeAll(async () => {
 });
 afterAll(() => server.stop());
 
-type Session = Awaited<ReturnType<typeof sessionClient>>;
-const task = (n: number | string): RunTask => ({ action: `Do step ${n}`, expected_result: `Step ${n} is done` });
 const REVISE = 'teleport-revise-tasks' as const;
-
-async function startRun(s: Session, extra: { parentExecutionId?: string; taskContext?: { tasks: RunTask[] } } = {}) {
-  const { startAttemptId } = await s.client.runs.prepare({ parentExecutionId: 'none', skipNotificationCheck: true, ...extra });
-  return s.client.runs.execute({ startAttemptId });
-}
 
 /** A named run with `tasks` taken in; running on task 1. */
 async function running(s: Session, tasks: RunTask[], name = 'Release 1.2') {

@@ -2,7 +2,17 @@
 import type { RunTask } from '@agent-tasks/schema';
 import { createClient, runTools } from '@agent-tasks/sdk';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { acknowledge, adminClient, keyClient, nameAndIntake, refused, sessionClient } from './support/fixtures.ts';
+import {
+  type Session,
+  acknowledge,
+  adminClient,
+  keyClient,
+  nameAndIntake,
+  refused,
+  sessionClient,
+  startQuietRun,
+  stepTask,
+} from './support/fixtures.ts';
 import { type RunningServer, startServer } from './support/server.ts';
 
 let server: RunningServer;
@@ -11,17 +21,10 @@ beforeAll(async () => {
 });
 afterAll(() => server.stop());
 
-type Session = Awaited<ReturnType<typeof sessionClient>>;
-const task = (n: number | string): RunTask => ({ action: `Do step ${n}`, expected_result: `Step ${n} is done` });
-const tasks = (n: number) => Array.from({ length: n }, (_, i) => task(i + 1));
-
-async function startRun(s: Session, parentExecutionId = 'none') {
-  const { startAttemptId } = await s.client.runs.prepare({ parentExecutionId, skipNotificationCheck: true });
-  return s.client.runs.execute({ startAttemptId });
-}
+const tasks = (n: number) => Array.from({ length: n }, (_, i) => stepTask(i + 1));
 
 async function runWith(s: Session, list: RunTask[], extra: Record<string, unknown> = {}) {
-  const run = await startRun(s);
+  const run = await startQuietRun(s);
   return nameAndIntake(s.client, {
     runId: run.id,
     name: 'Release 1.2',
@@ -53,8 +56,8 @@ describe('start', () => {
 
   it('a child run names its parent; an unknown parent is refused', async () => {
     const s = await sessionClient(server);
-    const parent = await startRun(s);
-    const child = await startRun(s, parent.id);
+    const parent = await startQuietRun(s);
+    const child = await startQuietRun(s, { parentExecutionId: parent.id });
     expect(child.parentRunId).toBe(parent.id);
     expect((await refused(s.client.runs.prepare({ parentExecutionId: 'run_nope', skipNotificationCheck: true }))).message).toBe(
       'Error: run run_nope not found.',
@@ -74,7 +77,7 @@ describe('intake', () => {
     const s = await sessionClient(server);
     const written = [
       { action: '  Check the implemented requirement', expected_result: "The caller's domain report contains the verified result" },
-      task(2),
+      stepTask(2),
     ];
     const run = await runWith(s, written, { execution_note: 'Check the implemented requirement' });
     expect(run.name).toBe('Release 1.2');
@@ -97,7 +100,7 @@ describe('intake', () => {
 
   it('orders prerequisites first, changing the written order as little as possible, and shows each move', async () => {
     const s = await sessionClient(server);
-    const written = [task('deploy'), task('build'), task('test'), task('docs')];
+    const written = [stepTask('deploy'), stepTask('build'), stepTask('test'), stepTask('docs')];
     const run = await runWith(s, written, {
       needs: [
         { task: 1, needs: [2, 3] },
@@ -110,7 +113,7 @@ describe('intake', () => {
 
   it('refuses two items that each need the other, naming them; nothing is recorded', async () => {
     const s = await sessionClient(server);
-    const run = await startRun(s);
+    const run = await startQuietRun(s);
     const named = await s.client.runs.name({ runId: run.id, name: 'x' });
     const refusal = await refused(
       s.client.runs.intake({
@@ -139,7 +142,7 @@ describe('intake', () => {
 
   it('enforces every limit with a clear error and records nothing', async () => {
     const s = await sessionClient(server);
-    const run = await startRun(s);
+    const run = await startQuietRun(s);
     await s.client.runs.name({ runId: run.id, name: 'x' });
     const { version } = await s.client.runs.get({ runId: run.id });
     const base = { runId: run.id, progress_checklist_outcome: 'x' };
@@ -277,7 +280,7 @@ describe('revision', () => {
     const s = await sessionClient(server);
     let run = await runWith(s, tasks(4));
     run = await acknowledge(s.client, run.id, { task: 1, evidence: 'e', progress_execution_outcome: 'first verified' });
-    const reordered = [task(1), task(3), task(2), task(4)];
+    const reordered = [stepTask(1), stepTask(3), stepTask(2), stepTask(4)];
     await s.client.runs.teleport({ runId: run.id, teleportTo: 'teleport-revise-tasks' });
     await s.client.runs.name({ runId: run.id, name: 'A new name' });
     run = await s.client.runs.revise({
@@ -295,7 +298,7 @@ describe('revision', () => {
     await s.client.runs.name({ runId: run.id, name: 'Release 1.2 with repair' });
     run = await s.client.runs.revise({
       runId: run.id,
-      tasks: [task(1), task('repair'), task(3)],
+      tasks: [stepTask(1), stepTask('repair'), stepTask(3)],
       resume_from_task: 2,
       progress_checklist_outcome: 'The corrected list',
       progress_execution_outcome: 'The first task remains verified',
@@ -311,7 +314,7 @@ describe('revision', () => {
     const refusal = await refused(
       s.client.runs.revise({
         runId: run.id,
-        tasks: [task('changed'), task(2)],
+        tasks: [stepTask('changed'), stepTask(2)],
         resume_from_task: 2,
         progress_checklist_outcome: 'x',
         progress_execution_outcome: 'x',
@@ -328,7 +331,7 @@ describe('revision', () => {
     run = await acknowledge(s.client, run.id, { task: 1, evidence: 'e', progress_execution_outcome: 'o' });
     run = await s.client.runs.revise({
       runId: run.id,
-      tasks: [task(1)],
+      tasks: [stepTask(1)],
       resume_from_task: 2,
       progress_checklist_outcome: 'Only one task was needed',
       progress_execution_outcome: 'o',
@@ -382,7 +385,7 @@ describe('run tools for LLM function calling', () => {
 describe('isolation', () => {
   it('another workspace never sees a run', async () => {
     const s = await sessionClient(server);
-    const run = await startRun(s);
+    const run = await startQuietRun(s);
     const { adminKey } = await adminClient(server).workspaces.create({ name: 'elsewhere' });
     const outsider = createClient({ url: server.url, token: adminKey });
     expect((await refused(outsider.runs.get({ runId: run.id }))).message).toBe(`Error: run ${run.id} not found.`);
@@ -431,11 +434,11 @@ describe('run tool answers', () => {
   it('show the order changes once, in the intake answer, and not in every later directive', async () => {
     const s = await sessionClient(server);
     const tools = Object.fromEntries(runTools(s.client).map((t) => [t.name, t]));
-    const run = await startRun(s);
+    const run = await startQuietRun(s);
     await s.client.runs.name({ runId: run.id, name: 'Ordered' });
     const intake = await tools.checklist_intake?.handler({
       runId: run.id,
-      tasks: [task('deploy'), task('build')],
+      tasks: [stepTask('deploy'), stepTask('build')],
       progress_checklist_outcome: 'Two tasks',
       needs: [{ task: 1, needs: [2] }],
     });

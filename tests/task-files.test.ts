@@ -41,6 +41,17 @@ const seedExample = () => [
   claudeFile('4', { subject: 'Deploy', blockedBy: ['3'] }),
 ];
 
+/** What an export writes for the example's task 3: both sides of its edges, though the source said 3 → 4 only from 4's side. */
+const exportedTask3 = {
+  id: '3',
+  subject: 'Run integration tests',
+  description: 'all suites',
+  status: 'pending',
+  blocks: ['4'],
+  blockedBy: ['1', '2'],
+  metadata: { suite: 'e2e' },
+};
+
 /** Every task of a list (any status) with its edges, by subject. */
 async function graphOf(client: AgentTasksClient, listName: string) {
   const { tasks } = await client.tasks.list({ listName, status: ['pending', 'in_progress', 'completed', 'deleted'] });
@@ -226,15 +237,7 @@ describe('export', () => {
     const exported = await viewer.tasks.export({ listName: from, format: 'claude' });
     expect(exported.listName).toBe(from);
     expect(exported.files.map((f) => f.name)).toEqual(['1.json', '2.json', '3.json', '4.json']);
-    expect(JSON.parse(exported.files[2]?.content ?? '')).toEqual({
-      id: '3',
-      subject: 'Run integration tests',
-      description: 'all suites',
-      status: 'pending',
-      blocks: ['4'],
-      blockedBy: ['1', '2'],
-      metadata: { suite: 'e2e' },
-    });
+    expect(JSON.parse(exported.files[2]?.content ?? '')).toEqual(exportedTask3);
 
     const to = freshList();
     await s.client.tasks.import({ listName: to, format: 'claude', files: exported.files });
@@ -289,21 +292,7 @@ describe('the CLI', () => {
     expect(exported).toEqual({ code: 0, stdout: `Exported 4 tasks from list "${listName}" to ${target}.\n`, stderr: '' });
     expect(readdirSync(target).sort()).toEqual(['1.json', '2.json', '3.json', '4.json']);
     // Both sides of every edge are written, though the source said 3 → 4 only from 4's side.
-    expect(readFileSync(path.join(target, '3.json'), 'utf8')).toBe(
-      `${JSON.stringify(
-        {
-          id: '3',
-          subject: 'Run integration tests',
-          description: 'all suites',
-          status: 'pending',
-          blocks: ['4'],
-          blockedBy: ['1', '2'],
-          metadata: { suite: 'e2e' },
-        },
-        null,
-        2,
-      )}\n`,
-    );
+    expect(readFileSync(path.join(target, '3.json'), 'utf8')).toBe(`${JSON.stringify(exportedTask3, null, 2)}\n`);
     expect(JSON.parse(readFileSync(path.join(target, '4.json'), 'utf8'))).toEqual(JSON.parse(seedExample()[3]?.content ?? ''));
   });
 

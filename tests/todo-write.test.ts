@@ -1,6 +1,6 @@
 // Black-box tests of todo_write (seed 000) over HTTP: replacement, trimming, every refusal, answers and cards.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { adminClient, countRows, keyClient, refused, sessionClient } from './support/fixtures.ts';
+import { adminClient, countRows, keyClient, oneOfEachState, refused, sessionClient, todo } from './support/fixtures.ts';
 import { type RunningServer, startServer } from './support/server.ts';
 
 let server: RunningServer;
@@ -26,12 +26,7 @@ describe('todo_write records whole lists', () => {
   it('answers with the counts of the whole list and the new revision', async () => {
     const s = await sessionClient(server);
     const answer = await s.client.todos.write({
-      todos: [
-        { content: 'Read the code', status: 'completed' },
-        { content: 'Write the fix', status: 'in_progress' },
-        { content: 'Run tests', status: 'pending' },
-        { content: 'Open a PR', status: 'pending' },
-      ],
+      todos: [...oneOfEachState, todo('Open a PR')],
     });
     expect(answer).toEqual({
       message: 'Updated todo list: 2 pending, 1 in progress, 1 completed',

@@ -1,5 +1,6 @@
-// Shared test fixtures: clients for admin, agent and sessions; exact-refusal helpers; row counts (support/database.ts).
+// Shared test fixtures: clients, exact-refusal helpers, row counts (support/database.ts), todo lists, checklist tasks, run starts.
 import { createClient, openSessionClient, refusalOf, type AgentTasksClient } from '@agent-tasks/sdk';
+import type { RunTask } from '@agent-tasks/schema';
 import { expect } from 'vitest';
 import type { RunningServer } from './server.ts';
 
@@ -39,7 +40,25 @@ export async function refused(call: Promise<unknown>) {
 
 export { countRows } from './database.ts';
 
+/** A todo item as todo_write takes it; pending unless told. */
+export const todo = (content: string, status: 'pending' | 'in_progress' | 'completed' = 'pending') => ({ content, status });
+
+/** A list with one item in each state: "Read the code" completed, "Write the fix" in progress, "Run tests" pending. */
+export const oneOfEachState = [todo('Read the code', 'completed'), todo('Write the fix', 'in_progress'), todo('Run tests')];
+
 export type { AgentTasksClient };
+
+/** An agent session as sessionClient opens it: its client, token and session. */
+export type Session = Awaited<ReturnType<typeof sessionClient>>;
+
+/** Checklist task `n`: "Do step n", expected "Step n is done". */
+export const stepTask = (n: number | string): RunTask => ({ action: `Do step ${n}`, expected_result: `Step ${n} is done` });
+
+/** Prepares a start without the notification check (a top-level run unless told) and executes it: the run is in intake. */
+export async function startQuietRun(s: Session, extra: { parentExecutionId?: string; taskContext?: { tasks: RunTask[] } } = {}) {
+  const { startAttemptId } = await s.client.runs.prepare({ parentExecutionId: 'none', skipNotificationCheck: true, ...extra });
+  return s.client.runs.execute({ startAttemptId });
+}
 
 type RunIntake = Parameters<AgentTasksClient['runs']['intake']>[0];
 

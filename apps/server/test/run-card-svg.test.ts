@@ -7,7 +7,8 @@ import { describe, expect, it } from 'vitest';
 import { escapeXml, renderRunCard } from '../src/cards/run-card-svg.ts';
 import { textWidth, wrapText } from '../src/cards/text-measure.ts';
 // The run records core's own tests draw from.
-import { runRecord, runTask, runTasks } from '../../../packages/core/test/fixtures.ts';
+import { runTask, runTasks } from '../../../packages/core/test/fixtures.ts';
+import { runRecord } from '../../../packages/core/test/record-builders.ts';
 
 // ---- a small XML checker: well-formedness (tags, attributes, references, characters) and a tree to query -------
 

@@ -1,147 +1,24 @@
 // One contract for the domain's Store port, run against core's in-memory fake and the Prisma store on SQLite: the
 // same transactions, constraints, orderings and compare-and-sets, so the fake the core tests use is faithful.
 import type { TaskStatus } from '@agent-tasks/schema';
-import type {
-  ChannelRecord,
-  OutboxRecord,
-  Repositories,
-  RunRecord,
-  RunStartRecord,
-  RunStepRecordData,
-  SessionRecord,
-  Store,
-  TaskChangeRecord,
-  TaskEdge,
-  TaskListRecord,
-  TaskRecord,
-  WorkspaceRecord,
-} from '@agent-tasks/core';
+import type { Repositories, Store, TaskRecord } from '@agent-tasks/core';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { taskRecord } from '../../../packages/core/test/fixtures.ts';
+import {
+  T0,
+  at,
+  channelRecord as channel,
+  taskChangeRecord as change,
+  taskEdge as edge,
+  taskListRecord as listRec,
+  outboxRecord as message,
+  intakeRunRecord as run,
+  sessionRecord as ses,
+  startRecord as start,
+  stepRecord as stepRow,
+  taskRecord as taskRec,
+  workspaceRecord as ws,
+} from '../../../packages/core/test/record-builders.ts';
 import { type StoreUnderTest, memoryKind, prismaKind } from './support/stores.ts';
-
-const T0 = new Date('2025-01-01T00:00:00.000Z');
-const at = (ms: number) => new Date(T0.getTime() + ms);
-const ws = (id: string): WorkspaceRecord => ({ id, name: id, oneActiveRule: true, createdAt: T0 });
-const ses = (id: string, workspaceId = 'ws_1'): SessionRecord => ({
-  id,
-  workspaceId,
-  parentId: null,
-  title: null,
-  agentName: null,
-  tokenHash: `h:${id}`,
-  openedByKey: 'key_1',
-  externalId: null,
-  turnNumber: 0,
-  turnState: 'none',
-  todoRevision: 0,
-  createdAt: T0,
-});
-const channel = (id: string, workspaceId = 'ws_1', createdAt = T0): ChannelRecord => ({
-  id,
-  workspaceId,
-  name: id,
-  kind: 'webhook',
-  url: `https://hooks.example.com/${id}`,
-  createdAt,
-});
-const start = (id: string, workspaceId = 'ws_1'): RunStartRecord => ({
-  id,
-  workspaceId,
-  sessionId: 'ses_1',
-  parentRunId: null,
-  skipNotificationCheck: false,
-  taskContext: null,
-  runId: null,
-  createdAt: T0,
-});
-const run = (id: string, patch: Partial<RunRecord> = {}): RunRecord => ({
-  id,
-  workspaceId: 'ws_1',
-  sessionId: 'ses_1',
-  parentRunId: null,
-  startAttemptId: `start_of_${id}`,
-  name: null,
-  pendingName: null,
-  executionNote: null,
-  status: 'intake',
-  revising: false,
-  attemptId: 'att_1',
-  taskContext: null,
-  connections: [],
-  notice: null,
-  tasks: [],
-  moves: [],
-  remarks: [],
-  cursor: 0,
-  checklistOutcome: 'Pending',
-  executionOutcome: 'Pending',
-  taskOutcomes: [],
-  taskTimes: [],
-  currentSince: null,
-  blocker: null,
-  revision: 0,
-  version: 1,
-  createdAt: T0,
-  updatedAt: T0,
-  ...patch,
-});
-const stepRow = (runId: string, seq: number, attemptId: string | null = null): RunStepRecordData => ({
-  runId,
-  seq,
-  kind: 'step',
-  label: `Task ${seq}/3`,
-  task: seq,
-  attemptId,
-  evidence: 'e',
-  outcome: 'o',
-  at: T0,
-});
-const message = (id: string, patch: Partial<OutboxRecord> = {}): OutboxRecord => ({
-  id,
-  workspaceId: 'ws_1',
-  channelId: 'ch_1',
-  url: 'https://hooks.example.com/ch_1',
-  runId: 'run_1',
-  kind: 'checklist_ready',
-  payload: { text: id },
-  idempotencyKey: `key_${id}`,
-  attempts: 0,
-  nextAttemptAt: T0,
-  deliveredAt: null,
-  lastError: null,
-  createdAt: T0,
-  deadAt: null,
-  retriedAt: null,
-  ...patch,
-});
-const listRec = (id: string, name = id, workspaceId = 'ws_1'): TaskListRecord => ({ id, workspaceId, name, createdAt: T0 });
-const taskRec = (id: string, seq: number, patch: Partial<TaskRecord> = {}) => taskRecord(id, seq, patch, T0);
-const edge = (blockerId: string, blockedId: string): TaskEdge => ({ blockerId, blockedId });
-const change = (seq: number, taskId: string, listId = 'tl_1'): TaskChangeRecord => ({
-  listId,
-  seq,
-  taskId,
-  kind: 'updated',
-  sessionId: null,
-  keyId: 'key_1',
-  at: T0,
-  changes: { subject: { from: 'a', to: 'b' } },
-  snapshot: {
-    id: taskId,
-    listName: 'default',
-    subject: 'b',
-    description: '',
-    status: 'pending',
-    blocks: [],
-    blockedBy: [],
-    metadata: {},
-    threadID: 'ses_1',
-    version: 2,
-    createdAt: T0.toISOString(),
-    updatedAt: T0.toISOString(),
-  },
-});
 
 describe.each([memoryKind, prismaKind()])('$name', (kind) => {
   let under: StoreUnderTest;
@@ -872,7 +749,12 @@ describe.each([memoryKind, prismaKind()])('$name', (kind) => {
         });
         expect(await tx((r) => r.tasks.importInProgress('ws_1'))).toBe(true);
         expect(await tx((r) => r.tasks.importInProgress('ws_2'))).toBe(false);
+        await tx((r) => r.tasks.touchStaging('tl_1', at(-120_000))); // a real list: not touched
+        expect(await store.tasks.findList('ws_1', 'default')).toEqual(listRec('tl_1', 'default'));
         expect(await tx((r) => r.tasks.dropAbandonedStaging('ws_1', at(-1)))).toBe(1);
+        // Written since it was made: its heartbeat keeps it from being taken for abandoned.
+        await tx((r) => r.tasks.touchStaging('tl_new', at(10)));
+        expect(await tx((r) => r.tasks.dropAbandonedStaging('ws_1', at(5)))).toBe(0);
         expect(await store.tasks.get('tl_old', 'T-1')).toBeNull();
         expect(await store.tasks.changesAfter('tl_old', 0, 10)).toEqual([]);
         expect(await store.tasks.get('tl_new', 'T-1')).not.toBeNull();

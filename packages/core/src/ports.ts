@@ -128,7 +128,9 @@ export interface TaskRepository {
   dropStagedChanges(stagingId: string): Promise<void>;
   /** Removes a staging list with its tasks, edges and changes (an import that failed). */
   dropStaged(stagingId: string): Promise<void>;
-  /** Removes the workspace's staging lists created before `before` (imports whose process died); how many. */
+  /** Marks a staging list as written at `at` (its `createdAt` is the import's heartbeat while it stages). */
+  touchStaging(stagingId: string, at: Date): Promise<void>;
+  /** Removes the workspace's staging lists last written before `before` (imports whose process died); how many. */
   dropAbandonedStaging(workspaceId: string, before: Date): Promise<number>;
   /** Whether an import into the workspace is staging now (any process); on PostgreSQL it first takes the
    * workspace's import lock for the rest of the transaction, so two checks cannot both pass. */

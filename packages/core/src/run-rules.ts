@@ -7,6 +7,40 @@ import type { RunRecord, RunRemark } from './records.ts';
 export const FLOW_NAME = 'Todo List';
 export const PENDING_OUTCOME = 'Pending';
 
+/** What a new run takes from its start attempt; everything else starts empty. */
+export type RunOrigin = Pick<
+  RunRecord,
+  'id' | 'workspaceId' | 'sessionId' | 'parentRunId' | 'startAttemptId' | 'attemptId' | 'taskContext'
+>;
+
+/** A run just started: in intake, unnamed, no checklist or step yet, every outcome pending, version 1. */
+export function intakeRun(origin: RunOrigin, now: Date): RunRecord {
+  return {
+    ...origin,
+    name: null,
+    pendingName: null,
+    executionNote: null,
+    status: 'intake',
+    revising: false,
+    connections: [],
+    notice: null,
+    tasks: [],
+    moves: [],
+    remarks: [],
+    cursor: 0,
+    checklistOutcome: PENDING_OUTCOME,
+    executionOutcome: PENDING_OUTCOME,
+    taskOutcomes: [],
+    taskTimes: [],
+    currentSince: null,
+    blocker: null,
+    revision: 0,
+    version: 1,
+    createdAt: now,
+    updatedAt: now,
+  };
+}
+
 const invalidChecklist = (text: string) => new DomainError('INVALID_CHECKLIST', `Error: invalid checklist: ${text}`);
 
 function checkPositions(positions: readonly number[], total: number, field: string) {

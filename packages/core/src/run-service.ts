@@ -16,6 +16,7 @@ import {
   applyStep,
   applyTeleport,
   checkTaskContext,
+  intakeRun,
   orderChecklist,
   placeRemarks,
   requireName,
@@ -77,36 +78,18 @@ export async function executeStart(deps: Deps, actor: Actor, input: { startAttem
     if (!start || start.sessionId !== sessionId) {
       throw new DomainError('NOT_FOUND', `Error: start attempt ${input.startAttemptId} not found for this session.`);
     }
-    const run: RunRecord = {
-      id: deps.ids.id('run'),
-      workspaceId: actor.workspaceId,
-      sessionId,
-      parentRunId: start.parentRunId,
-      startAttemptId: start.id,
-      name: null,
-      pendingName: null,
-      executionNote: null,
-      status: 'intake',
-      revising: false,
-      attemptId: deps.ids.id('att'),
-      taskContext: start.taskContext,
-      connections: [],
-      notice: null,
-      tasks: [],
-      moves: [],
-      remarks: [],
-      cursor: 0,
-      checklistOutcome: PENDING_OUTCOME,
-      executionOutcome: PENDING_OUTCOME,
-      taskOutcomes: [],
-      taskTimes: [],
-      currentSince: null,
-      blocker: null,
-      revision: 0,
-      version: 1,
-      createdAt: now,
-      updatedAt: now,
-    };
+    const run = intakeRun(
+      {
+        id: deps.ids.id('run'),
+        workspaceId: actor.workspaceId,
+        sessionId,
+        parentRunId: start.parentRunId,
+        startAttemptId: start.id,
+        attemptId: deps.ids.id('att'),
+        taskContext: start.taskContext,
+      },
+      now,
+    );
     if (start.runId || !(await repos.runs.markStartExecuted(start.id, run.id))) {
       throw new DomainError('CONFLICT', `Error: start attempt ${start.id} was already executed (run ${start.runId ?? 'started'}).`);
     }

@@ -8,7 +8,6 @@ import {
   shown,
   taskStatus,
   type TaskFileFormat,
-  type TaskStatus,
 } from '@agent-tasks/schema';
 import { DomainError } from './errors.ts';
 import type { TaskEdge, TaskRecord } from './records.ts';
@@ -20,17 +19,13 @@ export interface TaskFile {
   content: string;
 }
 
-/** One task read from a file; `id` is the file's own id (kept for sisyphus, mapped to a new T-… id for claude). */
-export interface ParsedTask {
-  id: string;
+/**
+ * One task read from a file: the fields a task record keeps of it; `id` is the file's own id (kept for sisyphus,
+ * mapped to a new T-… id for claude).
+ */
+export interface ParsedTask extends Pick<TaskRecord, 'id' | 'subject' | 'description' | 'status' | 'activeForm' | 'owner' | 'metadata'> {
   /** The file it came from, to name in refusals. */
   file: string;
-  subject: string;
-  description: string;
-  status: TaskStatus;
-  activeForm: string | null;
-  owner: string | null;
-  metadata: Record<string, unknown>;
   /** The file's threadID, when it has one. */
   threadId: string | null;
 }

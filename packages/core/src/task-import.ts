@@ -27,8 +27,11 @@ function initialFields(task: TaskRecord): Record<string, { from: unknown; to: un
 
 /** Rows per staging transaction: each holds the writer for a few milliseconds, so other writes queue briefly. */
 const STAGE_ROWS = 100;
-/** A staging list this old belongs to an import whose process died: the next import of its workspace removes it. */
-const ABANDONED_MS = 10 * 60_000;
+/**
+ * A staging list not written for this long belongs to an import whose process died (or whose clean-up failed): the
+ * next import of its workspace removes it. A live import writes it every few milliseconds, each write a heartbeat.
+ */
+const ABANDONED_MS = 2 * 60_000;
 
 const taken = (id: string) => new DomainError('INVALID_IMPORT', `Error: invalid import: task ${id} already exists.`);
 
@@ -70,15 +73,23 @@ const eventsOf = (workspaceId: string, listName: string, changes: readonly TaskC
   }));
 
 /** Runs `write` on successive slices of `rows`, each in a transaction of its own, letting other work in between. */
+/** One staging transaction: its writes, and the staging list's heartbeat (so a long import is never taken for dead). */
+const stagingWrite = (deps: Deps, stagingId: string, write: (repos: Repositories) => Promise<void>) =>
+  deps.store.transaction(async (repos) => {
+    await repos.tasks.touchStaging(stagingId, deps.clock.now());
+    await write(repos);
+  });
+
 async function inShortTransactions<T>(
   deps: Deps,
+  stagingId: string,
   rows: readonly T[],
   size: number,
   write: (repos: Repositories, slice: T[]) => Promise<void>,
 ) {
   for (let i = 0; i < rows.length; i += size) {
     const slice = rows.slice(i, i + size);
-    await deps.store.transaction((repos) => write(repos, slice));
+    await stagingWrite(deps, stagingId, (repos) => write(repos, slice));
     await deps.pause?.();
   }
 }
@@ -148,17 +159,19 @@ export async function importTasks(
   }));
   const target = { ...staging, name: listName };
   try {
-    await inShortTransactions(deps, records, STAGE_ROWS, (repos, slice) => repos.tasks.insertMany(slice));
-    await inShortTransactions(deps, edges, STAGE_ROWS * 2, (repos, slice) => repos.tasks.addEdges(staging.id, slice));
-    if (edges.length) await deps.store.transaction((repos) => repos.tasks.orderNewEdges(staging.id, edges));
+    await inShortTransactions(deps, staging.id, records, STAGE_ROWS, (repos, slice) => repos.tasks.insertMany(slice));
+    await inShortTransactions(deps, staging.id, edges, STAGE_ROWS * 2, (repos, slice) => repos.tasks.addEdges(staging.id, slice));
+    if (edges.length) await stagingWrite(deps, staging.id, (repos) => repos.tasks.orderNewEdges(staging.id, edges));
     const blocked = [...new Set(edges.map((e) => e.blockedId))];
-    await inShortTransactions(deps, blocked, STAGE_ROWS * 2, (repos, slice) => repos.tasks.refreshOpenBlockers(staging.id, slice));
+    await inShortTransactions(deps, staging.id, blocked, STAGE_ROWS * 2, (repos, slice) =>
+      repos.tasks.refreshOpenBlockers(staging.id, slice),
+    );
     // The change records, built a slice at a time (numbered 1…n in the staging list).
     const staged: TaskChangeRecord[] = [];
     for (let i = 0; i < records.length; i += STAGE_ROWS) {
       const slice = importChanges(actor, target, records.slice(i, i + STAGE_ROWS), edgesOf, now, i + 1);
       staged.push(...slice);
-      await deps.store.transaction((repos) => repos.tasks.appendChanges(slice.map((c) => ({ ...c, listId: staging.id }))));
+      await stagingWrite(deps, staging.id, (repos) => repos.tasks.appendChanges(slice.map((c) => ({ ...c, listId: staging.id }))));
       await deps.pause?.();
     }
 

@@ -1,20 +1,7 @@
 // Shared test fixtures: a bootstrapped workspace with admin/agent/viewer actors and a session, plus exact-refusal helpers.
 import { expect } from 'vitest';
 import type { ErrorCode, RunIntakeInput, RunTask, TodoItem } from '@agent-tasks/schema';
-import {
-  type Actor,
-  type Deps,
-  DomainError,
-  PENDING_OUTCOME,
-  type RunRecord,
-  type TaskRecord,
-  channels,
-  resolveActor,
-  runs,
-  sessions,
-  todos,
-  workspaces,
-} from '../src/index.ts';
+import { type Actor, type Deps, DomainError, channels, resolveActor, runs, sessions, todos, workspaces } from '../src/index.ts';
 import { FakeSender, type MemoryStore, type RecordingEvents, makeDeps } from './memory-store.ts';
 
 /** A regex that matches exactly `text` (toThrow with a bare string only checks "contains"). */
@@ -184,63 +171,4 @@ export async function startedRun(
     progress_checklist_outcome: 'Three ordered tasks are ready',
     ...rest,
   });
-}
-
-/** A task record of list `tl_1` for repository-level tests; `patch` overrides any field. */
-export const taskRecord = (
-  id: string,
-  seq: number,
-  patch: Partial<TaskRecord> = {},
-  at = new Date('2025-01-01T00:00:00.000Z'),
-): TaskRecord => ({
-  id,
-  listId: 'tl_1',
-  seq,
-  subject: id,
-  description: '',
-  status: 'pending',
-  activeForm: null,
-  owner: null,
-  metadata: {},
-  threadId: 'ses_1',
-  version: 1,
-  createdAt: at,
-  updatedAt: at,
-  ...patch,
-});
-
-/** A running run on task 1 of `tasks`, current since 2025-01-01T00:00:00Z; `patch` overrides any field. */
-export function runRecord(tasks: RunTask[], patch: Partial<RunRecord> = {}): RunRecord {
-  const t0 = new Date('2025-01-01T00:00:00.000Z');
-  return {
-    id: 'run_1',
-    workspaceId: 'ws_1',
-    sessionId: 'ses_1',
-    parentRunId: null,
-    startAttemptId: 'start_1',
-    name: 'Ship the release',
-    pendingName: null,
-    executionNote: null,
-    status: 'running',
-    revising: false,
-    attemptId: 'att_1',
-    taskContext: null,
-    connections: [],
-    notice: null,
-    tasks: [...tasks],
-    moves: [],
-    remarks: [],
-    cursor: 1,
-    checklistOutcome: 'Ready',
-    executionOutcome: PENDING_OUTCOME,
-    taskOutcomes: tasks.map(() => PENDING_OUTCOME),
-    taskTimes: tasks.map(() => 0),
-    currentSince: t0,
-    blocker: null,
-    revision: 0,
-    version: 2,
-    createdAt: t0,
-    updatedAt: t0,
-    ...patch,
-  };
 }

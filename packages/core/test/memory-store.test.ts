@@ -1,24 +1,8 @@
 // Tests of what only the in-memory test doubles have (counters, hooks, the fake clock, ids, hasher, events, sender);
 // the store's behaviour shared with the Prisma store is one contract suite in apps/server/test/store-contract.test.ts.
 import { describe, expect, it } from 'vitest';
-import type { SessionRecord, WorkspaceRecord } from '../src/index.ts';
 import { CounterIds, FakeClock, FakeSender, PUBLIC_URL, RecordingEvents, makeDeps, prefixHasher } from './memory-store.ts';
-
-const ws = (id: string): WorkspaceRecord => ({ id, name: id, oneActiveRule: true, createdAt: new Date('2025-01-01T00:00:00Z') });
-const ses = (id: string, workspaceId = 'ws_1'): SessionRecord => ({
-  id,
-  workspaceId,
-  parentId: null,
-  title: null,
-  agentName: null,
-  tokenHash: `h:${id}`,
-  openedByKey: 'key_1',
-  externalId: null,
-  turnNumber: 0,
-  turnState: 'none',
-  todoRevision: 0,
-  createdAt: new Date('2025-01-01T00:00:00Z'),
-});
+import { sessionRecord as ses, workspaceRecord as ws } from './record-builders.ts';
 
 describe('MemoryStore as a test double (its shared contract with the Prisma store: apps/server/test/store-contract.test.ts)', () => {
   it('counts the transactions that committed and those that rolled back', async () => {

@@ -452,6 +452,10 @@ export class MemoryStore implements Store {
         importInProgress: hooked('tasks.importInProgress', async (workspaceId: string) =>
           [...state().taskLists.values()].some((l) => l.staging && l.workspaceId === workspaceId),
         ),
+        touchStaging: hooked('tasks.touchStaging', async (stagingId: string, at: Date) => {
+          const list = state().taskLists.get(stagingId);
+          if (list?.staging) list.createdAt = new Date(at.getTime());
+        }),
         dropAbandonedStaging: hooked('tasks.dropAbandonedStaging', async (workspaceId: string, before: Date) => {
           const s = state();
           const abandoned = [...s.taskLists.values()].filter(

@@ -1,7 +1,8 @@
 // Unit tests of the run card's view model (seed 002 "Execution progress"): every word the card shows, block by block.
 import { describe, expect, it } from 'vitest';
 import { type RunRecord, applyStep, displayText, formatDuration, presentRun, runCardModel } from '../src/index.ts';
-import { runRecord, runTask, runTasks } from './fixtures.ts';
+import { runTask, runTasks } from './fixtures.ts';
+import { runRecord } from './record-builders.ts';
 
 const T0 = new Date('2025-01-01T00:00:00.000Z');
 const at = (ms: number) => new Date(T0.getTime() + ms);

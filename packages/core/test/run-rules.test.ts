@@ -14,7 +14,8 @@ import {
   presentRun,
   requireRunning,
 } from '../src/index.ts';
-import { expectThrows, runRecord, runTask, runTasks } from './fixtures.ts';
+import { expectThrows, runTask, runTasks } from './fixtures.ts';
+import { runRecord } from './record-builders.ts';
 
 const T0 = new Date('2025-01-01T00:00:00.000Z');
 const at = (ms: number) => new Date(T0.getTime() + ms);

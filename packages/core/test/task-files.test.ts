@@ -1,7 +1,7 @@
 // Unit tests of the pure task-file reader and writer: sisyphus and Claude Code formats, exact refusals, edges, round trips.
 import { describe, expect, it } from 'vitest';
 import { DomainError, type TaskEdge, type TaskRecord, taskFiles } from '../src/index.ts';
-import { taskRecord } from './fixtures.ts';
+import { taskRecord } from './record-builders.ts';
 
 const { parseTaskFiles, renderTaskFiles } = taskFiles;
 type Files = Parameters<typeof parseTaskFiles>[1];

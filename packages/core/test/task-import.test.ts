@@ -103,6 +103,36 @@ describe('a large import', () => {
     expect(await w.store.tasks.listNames(w.workspaceId)).toEqual(['after']);
   });
 
+  it('a long import keeps its staging list alive: every staging write is a heartbeat', async () => {
+    // Between two staging writes the clock moves on longer than an abandoned import's limit; seen from outside (as
+    // committed), the staging list was last written by the transaction before the current one each time.
+    const started = w.clock.now().getTime();
+    const lastWritten: number[] = [];
+    for (let i = 0; i < 3; i++) {
+      w.store.once('tasks.appendChanges', async () => {
+        lastWritten.push(stagingLists()[0]!.createdAt.getTime() - started);
+        w.clock.advance(3 * 60_000);
+      });
+    }
+    await importInto('slow', 450);
+    expect(lastWritten).toEqual([0, 0, 3 * 60_000]);
+    expect(await w.store.tasks.listNames(w.workspaceId)).toEqual(['slow']);
+  });
+
+  it('staging written a minute ago is alive however old it is; one not written for 2 minutes is dead', async () => {
+    const at = (minutesAgo: number) => new Date(w.clock.now().getTime() - minutesAgo * 60_000);
+    await w.store.transaction(async (repos) => {
+      await repos.tasks.createStagingList({ id: 'tl_long', workspaceId: w.workspaceId, name: ':import:long', createdAt: at(30) });
+      await repos.tasks.touchStaging('tl_long', at(1));
+    });
+    await expect(importInto('after', 2)).rejects.toBeInstanceOf(taskFiles.ImportInProgress);
+    expect(stagingLists().map((l) => l.id)).toEqual(['tl_long']);
+    w.clock.advance(61_000);
+    await importInto('after', 2);
+    expect(stagingLists()).toEqual([]);
+    expect(await w.store.tasks.listNames(w.workspaceId)).toEqual(['after']);
+  });
+
   it('waits while another process imports into the workspace (its staging list is recent): nothing written', async () => {
     const at = (minutesAgo: number) => new Date(w.clock.now().getTime() - minutesAgo * 60_000);
     await w.store.transaction(async (repos) => {

@@ -2,13 +2,13 @@
 // deploy at start (with Prisma's `_prisma_migrations` bookkeeping), create, and the drift check.
 import { randomUUID } from 'node:crypto';
 import { existsSync } from 'node:fs';
-import { mkdir, readFile, writeFile } from 'node:fs/promises';
+import { writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { PrismaPg } from '@prisma/adapter-pg';
 import type { PoolConfig } from 'pg';
 import { ColumnTypeEnum, type SqlDriverAdapter } from '@prisma/driver-adapter-utils';
 import type { SchemaEngine, SchemaFilter } from '@prisma/schema-engine-wasm/schema_engine_bg';
-import { readMigrations, withEngineOn } from './schema-engine.ts';
+import { driftOn, readMigrations, withEngineOn, writeMigration } from './schema-engine.ts';
 
 const LOCK_FILE = 'migration_lock.toml';
 const LOCK_CONTENT =
@@ -116,20 +116,7 @@ export async function postgresDrift(options: {
   schemaFile: string;
   migrationsDir: string;
 }): Promise<{ inSync: boolean; script: string }> {
-  const schemaFile = path.resolve(options.schemaFile);
-  const files = [{ path: schemaFile, content: await readFile(schemaFile, 'utf8') }];
-  const migrationsList = await readMigrations(options.migrationsDir);
-  const noMigrations = migrationsList.migrationDirectories.length === 0;
-  const result = await withPostgresEngine(options.url, undefined, (engine) =>
-    engine.diff({
-      from: noMigrations ? { tag: 'empty' } : { tag: 'migrations', ...migrationsList },
-      to: { tag: 'schemaDatamodel', files },
-      script: true,
-      exitCode: true,
-      filters,
-    }),
-  );
-  return { inSync: result.exitCode === 0, script: result.stdout ?? '' };
+  return driftOn((fn) => withPostgresEngine(options.url, undefined, fn), options);
 }
 
 /** Writes `<timestamp>_<name>/migration.sql` with the SQL the drift check finds; null when there is none. */
@@ -143,10 +130,7 @@ export async function createPostgresMigration(options: {
   if (inSync) return null;
   const stamp = new Date().toISOString().replace(/\D/g, '').slice(0, 14);
   const name = `${stamp}_${options.name}`;
-  const dir = path.join(path.resolve(options.migrationsDir), name);
-  if (existsSync(dir)) throw new Error(`The migration directory already exists: ${dir}`);
-  await mkdir(dir, { recursive: true });
-  await writeFile(path.join(dir, 'migration.sql'), script);
+  await writeMigration(path.resolve(options.migrationsDir), name, script);
   const lock = path.join(path.resolve(options.migrationsDir), LOCK_FILE);
   if (!existsSync(lock)) await writeFile(lock, LOCK_CONTENT);
   return name;

@@ -172,21 +172,28 @@ export async function createMigration(options: { name: string; schemaFile: strin
     return engine.createMigration({ draft: false, migrationName: options.name, migrationsList, schema, filters });
   });
   if (created.migrationScript === null) return null;
-  const dir = path.join(migrationsList.baseDir, created.generatedMigrationName);
-  if (existsSync(dir)) throw new Error(`The migration directory already exists: ${dir}`);
-  await mkdir(dir, { recursive: true });
-  await writeFile(path.join(dir, 'migration.sql'), created.migrationScript);
+  await writeMigration(migrationsList.baseDir, created.generatedMigrationName, created.migrationScript);
   if (migrationsList.lockfile.content === null) await writeFile(path.join(migrationsList.baseDir, LOCK_FILE), LOCK_CONTENT);
   return created.generatedMigrationName;
 }
 
+/** Runs `fn` with an engine bound to some database, then frees it (withEngine, withEngineOn). */
+export type EngineRun = <T>(fn: (engine: SchemaEngine) => Promise<T>) => Promise<T>;
+
 /** Compares the schema with the state the migrations produce; `script` is the SQL that would bring them in line. */
-export async function checkDrift(options: { schemaFile: string; migrationsDir: string }): Promise<{ inSync: boolean; script: string }> {
+export const checkDrift = (options: { schemaFile: string; migrationsDir: string }) =>
+  driftOn((fn) => withEngine(':memory:', undefined, fn), options);
+
+/** The drift check with an engine from `run` (the migrations are replayed on its shadow database). */
+export async function driftOn(
+  run: EngineRun,
+  options: { schemaFile: string; migrationsDir: string },
+): Promise<{ inSync: boolean; script: string }> {
   const schemaFile = path.resolve(options.schemaFile);
   const files = [{ path: schemaFile, content: await readFile(schemaFile, 'utf8') }];
   const migrationsList = await readMigrations(options.migrationsDir);
   const noMigrations = migrationsList.migrationDirectories.length === 0; // and maybe no lock file, which `diff` requires
-  const result = await withEngine(':memory:', undefined, (engine) =>
+  const result = await run((engine) =>
     engine.diff({
       from: noMigrations ? { tag: 'empty' } : { tag: 'migrations', ...migrationsList },
       to: { tag: 'schemaDatamodel', files },
@@ -196,4 +203,12 @@ export async function checkDrift(options: { schemaFile: string; migrationsDir: s
     }),
   );
   return { inSync: result.exitCode === 0, script: result.stdout ?? '' };
+}
+
+/** Writes `<baseDir>/<name>/migration.sql`; refuses a directory that already exists. */
+export async function writeMigration(baseDir: string, name: string, script: string) {
+  const dir = path.join(baseDir, name);
+  if (existsSync(dir)) throw new Error(`The migration directory already exists: ${dir}`);
+  await mkdir(dir, { recursive: true });
+  await writeFile(path.join(dir, 'migration.sql'), script);
 }

@@ -179,6 +179,9 @@ export function prismaTaskRepository(db: Tx, state: TaskRepositoryState, afterCo
       if (state.lockLists) await db.$queryRaw`SELECT 1 AS "locked" FROM pg_advisory_xact_lock(hashtext(${workspaceId}))`;
       return (await db.taskList.count({ where: { workspaceId, staging: true } })) > 0;
     },
+    async touchStaging(stagingId, at) {
+      await db.taskList.updateMany({ where: { id: stagingId, staging: true }, data: { createdAt: at } });
+    },
     async dropAbandonedStaging(workspaceId, before) {
       const lists = await db.taskList.findMany({ where: { workspaceId, staging: true, createdAt: { lt: before } }, select: { id: true } });
       const ids = lists.map((l) => l.id);

@@ -30,7 +30,7 @@ const importing = new Map<string, Promise<void>>();
 /**
  * Runs `work` once no other process or replica is importing into the workspace. While one is, it looks every 100 ms
  * (a cheap read; the files are not parsed again) and tries `work` again once it is gone, or every 5 s anyway — each
- * try removes staging left by a process that died, so a crashed import holds the next one up for 10 minutes at most.
+ * try removes staging left by a process that died, so a crashed import (or a failed clean-up) holds the next one up for 2 minutes at most.
  * A request whose client went away stops waiting.
  */
 async function importWhenFree<T>(deps: Deps, workspaceId: string, signal: AbortSignal | undefined, work: () => Promise<T>): Promise<T> {

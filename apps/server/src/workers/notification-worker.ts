@@ -31,7 +31,12 @@ export function startNotificationWorker(deps: Deps, sender: WebhookSender, log: 
   function startLane(channelId: string, messages: Parameters<typeof channels.deliverLane>[3]) {
     const lane = channels
       .deliverLane(deps, sender, policy, messages, stopping.signal)
-      .then(() => undefined)
+      .then((delivered) => {
+        running.delete(channelId);
+        // A claim hands out one message per channel: when it went out, the channel's next one is claimed at once
+        // rather than at the next poll, so a queue behind it drains at the receiver's pace.
+        if (policy.claims && delivered === messages.length && !stopped) void pass();
+      })
       .catch((error: unknown) => log.error({ err: error, channelId }, 'notification delivery failed'))
       .finally(() => running.delete(channelId));
     running.set(channelId, lane);
@@ -51,8 +56,14 @@ export function startNotificationWorker(deps: Deps, sender: WebhookSender, log: 
     return started;
   }
 
+  /** A pass asked for while one polls: run once that one is done (it may have skipped a channel just freed). */
+  let again = false;
+
   function pass(): Promise<Promise<void>[]> {
-    if (polling) return polling.then(() => []);
+    if (polling) {
+      again = true;
+      return polling.then(() => []);
+    }
     const current = poll().catch((error: unknown) => {
       // A database held by another writer past the busy timeout: the next pass tries again (an operator's warning).
       if (isDatabaseBusy(error)) log.warn('notification delivery pass: the database is busy; trying again at the next pass');
@@ -60,7 +71,13 @@ export function startNotificationWorker(deps: Deps, sender: WebhookSender, log: 
       return [] as Promise<void>[];
     });
     polling = current.then(() => undefined);
-    void polling.finally(() => (polling = null));
+    void polling.finally(() => {
+      polling = null;
+      if (again && !stopped) {
+        again = false;
+        void pass();
+      }
+    });
     return current;
   }
 

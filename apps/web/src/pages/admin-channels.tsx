@@ -5,6 +5,7 @@ import { type FormEvent, useState } from 'react';
 import { ErrorMessage } from '../components/error-message.tsx';
 import { TimeAgo } from '../components/time-ago.tsx';
 import { useTRPC } from '../lib/api.ts';
+import { GridTable } from '../components/grid-table.tsx';
 
 const kinds = { checklist_ready: 'Checklist ready', all_tasks_done: 'All tasks done' } as const;
 const channelKinds = { webhook: 'Webhook (JSON)', slack: 'Slack', discord: 'Discord', teams: 'Microsoft Teams' } as const;
@@ -108,52 +109,40 @@ export function AdminChannels() {
         {outbox.data?.messages.length === 0 ? <p className="none">No notification sent yet.</p> : null}
         {outbox.data && outbox.data.messages.length > 0 ? (
           <div className="table-wrap">
-            <table className="grid">
-              <caption className="visually-hidden">Outbox messages, newest first</caption>
-              <thead>
-                <tr>
-                  <th scope="col">Message</th>
-                  <th scope="col">Channel</th>
-                  <th scope="col">State</th>
-                  <th scope="col">Attempts</th>
-                  <th scope="col">Last error</th>
+            <GridTable caption="Outbox messages, newest first" columns={['Message', 'Channel', 'State', 'Attempts', 'Last error']}>
+              {outbox.data.messages.map((m) => (
+                <tr key={m.id}>
+                  <th scope="row">
+                    {kinds[m.kind]} · <a href={`/runs/${m.runId}`}>run</a> · <TimeAgo iso={m.createdAt} />
+                  </th>
+                  <td>{channelName.get(m.channelId) ?? m.url}</td>
+                  <td>
+                    <span className={`delivery delivery-${m.state}`}>{m.state}</span>
+                    {m.nextAttemptAt && m.state !== 'delivered' ? (
+                      <>
+                        {' '}
+                        · next <TimeAgo iso={m.nextAttemptAt} />
+                      </>
+                    ) : null}
+                    {m.state === 'dead' || m.state === 'retrying' ? (
+                      <>
+                        {' '}
+                        <button
+                          type="button"
+                          aria-label={`Retry the ${kinds[m.kind]} message to ${channelName.get(m.channelId) ?? m.url} now`}
+                          disabled={retry.isPending}
+                          onClick={() => retry.mutate({ id: m.id })}
+                        >
+                          Retry now
+                        </button>
+                      </>
+                    ) : null}
+                  </td>
+                  <td>{m.attempts}</td>
+                  <td className="full">{m.lastError ?? '—'}</td>
                 </tr>
-              </thead>
-              <tbody>
-                {outbox.data.messages.map((m) => (
-                  <tr key={m.id}>
-                    <th scope="row">
-                      {kinds[m.kind]} · <a href={`/runs/${m.runId}`}>run</a> · <TimeAgo iso={m.createdAt} />
-                    </th>
-                    <td>{channelName.get(m.channelId) ?? m.url}</td>
-                    <td>
-                      <span className={`delivery delivery-${m.state}`}>{m.state}</span>
-                      {m.nextAttemptAt && m.state !== 'delivered' ? (
-                        <>
-                          {' '}
-                          · next <TimeAgo iso={m.nextAttemptAt} />
-                        </>
-                      ) : null}
-                      {m.state === 'dead' || m.state === 'retrying' ? (
-                        <>
-                          {' '}
-                          <button
-                            type="button"
-                            aria-label={`Retry the ${kinds[m.kind]} message to ${channelName.get(m.channelId) ?? m.url} now`}
-                            disabled={retry.isPending}
-                            onClick={() => retry.mutate({ id: m.id })}
-                          >
-                            Retry now
-                          </button>
-                        </>
-                      ) : null}
-                    </td>
-                    <td>{m.attempts}</td>
-                    <td className="full">{m.lastError ?? '—'}</td>
-                  </tr>
-                ))}
-              </tbody>
-            </table>
+              ))}
+            </GridTable>
           </div>
         ) : null}
       </section>

@@ -5,6 +5,7 @@ import { type FormEvent, useState } from 'react';
 import { ErrorMessage } from '../components/error-message.tsx';
 import { TimeAgo } from '../components/time-ago.tsx';
 import { useTRPC } from '../lib/api.ts';
+import { GridTable } from '../components/grid-table.tsx';
 
 export function AdminKeys() {
   const trpc = useTRPC();
@@ -59,45 +60,34 @@ export function AdminKeys() {
         </div>
       ) : null}
       <ErrorMessage error={keys.error ?? revoke.error} />
-      <table className="grid">
-        <caption className="visually-hidden">API keys</caption>
-        <thead>
-          <tr>
-            <th scope="col">Name</th>
-            <th scope="col">Role</th>
-            <th scope="col">Created</th>
-            <th scope="col">State</th>
+      <GridTable caption="API keys" columns={['Name', 'Role', 'Created', 'State']}>
+        {keys.data?.keys.map((k) => (
+          <tr key={k.id} data-key={k.id}>
+            <th scope="row">{k.name}</th>
+            <td>{k.role}</td>
+            <td>
+              <TimeAgo iso={k.createdAt} />
+            </td>
+            <td>
+              {k.revokedAt ? (
+                <>
+                  revoked <TimeAgo iso={k.revokedAt} />
+                </>
+              ) : (
+                <button
+                  type="button"
+                  onClick={() => {
+                    if (window.confirm(`Revoke the key "${k.name}"? Anything using it stops working.`)) revoke.mutate({ id: k.id });
+                  }}
+                  aria-label={`Revoke ${k.name}`}
+                >
+                  Revoke
+                </button>
+              )}
+            </td>
           </tr>
-        </thead>
-        <tbody>
-          {keys.data?.keys.map((k) => (
-            <tr key={k.id} data-key={k.id}>
-              <th scope="row">{k.name}</th>
-              <td>{k.role}</td>
-              <td>
-                <TimeAgo iso={k.createdAt} />
-              </td>
-              <td>
-                {k.revokedAt ? (
-                  <>
-                    revoked <TimeAgo iso={k.revokedAt} />
-                  </>
-                ) : (
-                  <button
-                    type="button"
-                    onClick={() => {
-                      if (window.confirm(`Revoke the key "${k.name}"? Anything using it stops working.`)) revoke.mutate({ id: k.id });
-                    }}
-                    aria-label={`Revoke ${k.name}`}
-                  >
-                    Revoke
-                  </button>
-                )}
-              </td>
-            </tr>
-          ))}
-        </tbody>
-      </table>
+        ))}
+      </GridTable>
     </section>
   );
 }

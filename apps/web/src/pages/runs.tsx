@@ -4,6 +4,7 @@ import { Link } from 'wouter';
 import { ErrorMessage } from '../components/error-message.tsx';
 import { TimeAgo } from '../components/time-ago.tsx';
 import { useTRPC } from '../lib/api.ts';
+import { GridTable } from '../components/grid-table.tsx';
 
 export function RunsPage() {
   const trpc = useTRPC();
@@ -23,31 +24,20 @@ export function RunsPage() {
         </section>
       ) : null}
       {runs.data && runs.data.runs.length > 0 ? (
-        <table className="grid">
-          <caption className="visually-hidden">Checklist runs</caption>
-          <thead>
-            <tr>
-              <th scope="col">Run</th>
-              <th scope="col">Progress</th>
-              <th scope="col">Status</th>
-              <th scope="col">Updated</th>
+        <GridTable caption="Checklist runs" columns={['Run', 'Progress', 'Status', 'Updated']}>
+          {runs.data.runs.map((r) => (
+            <tr key={r.id}>
+              <th scope="row">
+                <Link href={`/runs/${r.id}`}>{r.name ?? `Run ${r.id}`}</Link>
+              </th>
+              <td>{r.blocks.work.label}</td>
+              <td>{r.status}</td>
+              <td>
+                <TimeAgo iso={r.updatedAt} />
+              </td>
             </tr>
-          </thead>
-          <tbody>
-            {runs.data.runs.map((r) => (
-              <tr key={r.id}>
-                <th scope="row">
-                  <Link href={`/runs/${r.id}`}>{r.name ?? `Run ${r.id}`}</Link>
-                </th>
-                <td>{r.blocks.work.label}</td>
-                <td>{r.status}</td>
-                <td>
-                  <TimeAgo iso={r.updatedAt} />
-                </td>
-              </tr>
-            ))}
-          </tbody>
-        </table>
+          ))}
+        </GridTable>
       ) : null}
     </>
   );

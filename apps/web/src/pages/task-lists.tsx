@@ -3,6 +3,7 @@ import { useQuery } from '@tanstack/react-query';
 import { Link } from 'wouter';
 import { ErrorMessage } from '../components/error-message.tsx';
 import { useTRPC } from '../lib/api.ts';
+import { GridTable } from '../components/grid-table.tsx';
 
 export function TaskListsPage() {
   const trpc = useTRPC();
@@ -22,29 +23,18 @@ export function TaskListsPage() {
         </section>
       ) : null}
       {lists.data && lists.data.lists.length > 0 ? (
-        <table className="grid">
-          <caption className="visually-hidden">Task lists</caption>
-          <thead>
-            <tr>
-              <th scope="col">List</th>
-              <th scope="col">Pending</th>
-              <th scope="col">In progress</th>
-              <th scope="col">Completed</th>
+        <GridTable caption="Task lists" columns={['List', 'Pending', 'In progress', 'Completed']}>
+          {lists.data.lists.map((l) => (
+            <tr key={l.name}>
+              <th scope="row">
+                <Link href={`/tasks/${encodeURIComponent(l.name)}`}>{l.name}</Link>
+              </th>
+              <td>{l.counts.pending}</td>
+              <td>{l.counts.inProgress}</td>
+              <td>{l.counts.completed}</td>
             </tr>
-          </thead>
-          <tbody>
-            {lists.data.lists.map((l) => (
-              <tr key={l.name}>
-                <th scope="row">
-                  <Link href={`/tasks/${encodeURIComponent(l.name)}`}>{l.name}</Link>
-                </th>
-                <td>{l.counts.pending}</td>
-                <td>{l.counts.inProgress}</td>
-                <td>{l.counts.completed}</td>
-              </tr>
-            ))}
-          </tbody>
-        </table>
+          ))}
+        </GridTable>
       ) : null}
     </>
   );

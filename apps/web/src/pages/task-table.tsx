@@ -3,6 +3,7 @@ import type { TaskGraph, TaskStatus } from '@agent-tasks/schema';
 import { useVirtualizer } from '@tanstack/react-virtual';
 import { useMemo, useRef, useState } from 'react';
 import { useSubjects } from '../lib/task-subjects.ts';
+import { GridTable } from '../components/grid-table.tsx';
 
 const ROW = 41;
 const statuses: (TaskStatus | 'all')[] = ['all', 'pending', 'in_progress', 'completed'];
@@ -63,55 +64,48 @@ export function TaskTable({ graph, onOpen, selected }: { graph: TaskGraph; onOpe
         </output>
       </form>
       <div className="table-scroll" ref={scroller} tabIndex={-1}>
-        <table className="grid tasks" aria-rowcount={rows.length + 1}>
-          <caption className="visually-hidden">Tasks of {graph.listName}</caption>
-          <thead>
-            <tr>
-              <th scope="col">Task</th>
-              <th scope="col">Status</th>
-              <th scope="col">Owner</th>
-              <th scope="col">Ready</th>
-              <th scope="col">Blocked by</th>
+        <GridTable
+          caption={<>Tasks of {graph.listName}</>}
+          columns={['Task', 'Status', 'Owner', 'Ready', 'Blocked by']}
+          className="grid tasks"
+          aria-rowcount={rows.length + 1}
+        >
+          {top > 0 ? (
+            <tr aria-hidden="true" style={{ height: top }}>
+              <td colSpan={5} />
             </tr>
-          </thead>
-          <tbody>
-            {top > 0 ? (
-              <tr aria-hidden="true" style={{ height: top }}>
-                <td colSpan={5} />
+          ) : null}
+          {items.map((item) => {
+            const t = rows[item.index];
+            if (!t) return null;
+            return (
+              <tr
+                key={t.id}
+                aria-rowindex={item.index + 2}
+                data-status={t.status}
+                className={`${t.id === selected ? 'selected' : ''} ${critical.has(t.id) ? 'critical' : ''}`}
+                style={{ height: ROW }}
+              >
+                <th scope="row">
+                  <button type="button" className="link" onClick={() => onOpen(t.id)} title={t.id}>
+                    {t.subject}
+                  </button>
+                </th>
+                <td>
+                  <span className={`status status-${t.status}`}>{t.status.replace('_', ' ')}</span>
+                </td>
+                <td>{t.owner ?? '—'}</td>
+                <td>{t.ready ? <span className="ready">ready</span> : ''}</td>
+                <td>{t.unresolvedBlockers.map((b) => subjects.get(b) ?? b).join(', ') || '—'}</td>
               </tr>
-            ) : null}
-            {items.map((item) => {
-              const t = rows[item.index];
-              if (!t) return null;
-              return (
-                <tr
-                  key={t.id}
-                  aria-rowindex={item.index + 2}
-                  data-status={t.status}
-                  className={`${t.id === selected ? 'selected' : ''} ${critical.has(t.id) ? 'critical' : ''}`}
-                  style={{ height: ROW }}
-                >
-                  <th scope="row">
-                    <button type="button" className="link" onClick={() => onOpen(t.id)} title={t.id}>
-                      {t.subject}
-                    </button>
-                  </th>
-                  <td>
-                    <span className={`status status-${t.status}`}>{t.status.replace('_', ' ')}</span>
-                  </td>
-                  <td>{t.owner ?? '—'}</td>
-                  <td>{t.ready ? <span className="ready">ready</span> : ''}</td>
-                  <td>{t.unresolvedBlockers.map((b) => subjects.get(b) ?? b).join(', ') || '—'}</td>
-                </tr>
-              );
-            })}
-            {bottom > 0 ? (
-              <tr aria-hidden="true" style={{ height: bottom }}>
-                <td colSpan={5} />
-              </tr>
-            ) : null}
-          </tbody>
-        </table>
+            );
+          })}
+          {bottom > 0 ? (
+            <tr aria-hidden="true" style={{ height: bottom }}>
+              <td colSpan={5} />
+            </tr>
+          ) : null}
+        </GridTable>
       </div>
     </>
   );
