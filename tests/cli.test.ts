@@ -1,8 +1,10 @@
 // Black-box tests of the `agent-tasks` command: help and usage errors, configuration refusals, keys and migrate.
 import { execFile } from 'node:child_process';
 import { existsSync } from 'node:fs';
+import { createServer } from 'node:net';
 import { createClient, refusalOf } from '@agent-tasks/sdk';
 import { describe, expect, it } from 'vitest';
+import { testDatabase } from './support/database.ts';
 import { countRows } from './support/fixtures.ts';
 import { agentTasksBin, freshDatabase, startServer, tempDatabaseFile } from './support/server.ts';
 import { waitFor } from './support/webhook-receiver.ts';
@@ -140,6 +142,24 @@ describe('agent-tasks keys and migrate', () => {
     expect(check.stdout).toBe('prisma/schema.prisma and prisma/migrations agree.\n');
   });
 
+  it('a PostgreSQL server it cannot reach is one `Error:` line naming the database without its password, exit 1', async () => {
+    // A port nothing listens on: taken, then let go.
+    const port = await new Promise<number>((resolve) => {
+      const probe = createServer().listen(0, '127.0.0.1', () => {
+        const { port: taken } = probe.address() as { port: number };
+        probe.close(() => resolve(taken));
+      });
+    });
+    for (const args of [['keys', 'list'], ['keys', 'create', '--name', 'ci', '--role', 'agent'], ['migrate']]) {
+      const ran = await agentTasks([...args, '--database', `postgresql://operator:s3cret-word@127.0.0.1:${port}/agent_tasks`]);
+      expect(ran.code, args.join(' ')).toBe(1);
+      expect(ran.stderr, args.join(' ')).toBe(
+        `Error: cannot open postgresql://operator@127.0.0.1:${port}/agent_tasks: Can't reach database server at \`127.0.0.1:${port}\`\n`,
+      );
+      expect(ran.stdout).toBe('');
+    }
+  });
+
   it('refuses keys on a database with no workspace yet, recording nothing', async () => {
     const database = await freshDatabase();
     const ran = await agentTasks(['keys', 'create', '--name', 'ci', '--role', 'agent', '--database', database.databaseUrl]);
@@ -194,6 +214,31 @@ describe('agent-tasks keys and migrate', () => {
       expect(twice.stderr.trim()).toBe(`Error: API key ${id} is already revoked.`);
     } finally {
       await server.stop();
+    }
+  });
+});
+
+describe.runIf(testDatabase() === 'postgres')('agent-tasks keys and migrate on a PostgreSQL server that refuses them', () => {
+  it('a wrong password or a missing database is one `Error:` line without the password, exit 1', async () => {
+    const database = await freshDatabase();
+    const wrong = new URL(database.databaseUrl);
+    wrong.password = 'not-the-password';
+    const missing = new URL(database.databaseUrl);
+    missing.pathname = '/agent_tasks_missing';
+    const cases = [
+      [
+        wrong,
+        /^Error: cannot open postgresql:\/\/\w+@[\d.:]+\/\w+: Authentication failed against database server, the provided database credentials for `\w+` are not valid\.\n$/,
+      ],
+      [missing, /^Error: cannot open postgresql:\/\/\w+@[\d.:]+\/agent_tasks_missing: Database `agent_tasks_missing` does not exist\n$/],
+    ] as const;
+    for (const [url, text] of cases) {
+      for (const args of [['keys', 'list'], ['migrate']]) {
+        const ran = await agentTasks([...args, '--database', url.toString()]);
+        expect(ran.code).toBe(1);
+        expect(ran.stderr).toMatch(text);
+        expect(ran.stderr).not.toContain(url.password);
+      }
     }
   });
 });

@@ -1,6 +1,7 @@
 // Black-box tests of bad input that must be refused cleanly (defect 14): lastEventId that is no event id, JSON nested
-// thousands of levels deep, a 15 MB value (never echoed whole), unpaired surrogates and prototype keys — each a 400
-// with an `Error:` text naming the place, no stack, nothing recorded, the server still up.
+// thousands of levels deep, a 15 MB value (never echoed whole), unpaired surrogates, NUL characters and prototype keys —
+// each a 400 with an `Error:` text naming the place, no stack, nothing recorded, the server still up; and numbers past
+// PostgreSQL's integer answered as on SQLite, never a 500.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { countRows, sessionClient } from './support/fixtures.ts';
 import { type RunningServer, startServer } from './support/server.ts';
@@ -50,6 +51,30 @@ async function streamError(procedure: string, input: unknown) {
     clearTimeout(timer);
     ac.abort();
   }
+}
+
+/** What a live feed sends in its first `ms` milliseconds (its status and raw text). */
+async function streamHead(procedure: string, input: unknown, ms = 500) {
+  const ac = new AbortController();
+  const res = await fetch(`${server.url}/trpc/${procedure}?input=${encodeURIComponent(JSON.stringify(input))}`, {
+    headers: { accept: 'text/event-stream', authorization: `Bearer ${token}` },
+    signal: ac.signal,
+  });
+  const reader = res.body!.getReader();
+  let text = '';
+  const timer = setTimeout(() => ac.abort(), ms);
+  try {
+    for (;;) {
+      const { value, done } = await reader.read();
+      if (done) break;
+      text += new TextDecoder().decode(value);
+    }
+  } catch {
+    // Aborted after `ms`: what came so far is the answer.
+  } finally {
+    clearTimeout(timer);
+  }
+  return { status: res.status, text };
 }
 
 function expectClean(answer: { status: number; text: string; message: string | null }) {
@@ -138,5 +163,57 @@ describe('nesting, size, text and keys', () => {
     }
     expect(await rows()).toEqual(before);
     expect((await fetch(`${server.url}/healthz`)).status).toBe(200);
+  });
+
+  it('text or a key with a NUL character is refused, naming where, on every database alike', async () => {
+    const before = { ...(await rows()), sessions: await countRows(server, 'Session') };
+    const cases = [
+      ['todos.write', '{"todos":[{"content":"ok","status":"pending"},{"content":"a\\u0000b","status":"pending"}]}', '`todos[1].content`'],
+      ['tasks.create', '{"subject":"Nul\\u0000"}', '`subject`'],
+      ['tasks.create', '{"subject":"Nul","metadata":{"note":"x\\u0000"}}', '`metadata.note`'],
+      ['sessions.open', '{"title":"\\u0000"}', '`title`'],
+    ] as const;
+    for (const [procedure, json, where] of cases) {
+      const answer = await post(procedure, json);
+      expectClean(answer);
+      expect(answer.message).toBe(`Error: invalid input: ${where} contains a NUL character (U+0000); send text without it.`);
+    }
+    const key = await post('tasks.create', '{"subject":"Nul","metadata":{"k\\u0000":1}}');
+    expectClean(key);
+    expect(key.message).toBe('Error: invalid input: a key in `metadata` contains a NUL character (U+0000); send text without it.');
+    expect({ ...(await rows()), sessions: await countRows(server, 'Session') }).toEqual(before);
+  });
+});
+
+describe('numbers past what a PostgreSQL integer holds', () => {
+  it('a base revision, a history page and a feed position past 2^31 are answered as any other, not with a 500', async () => {
+    const write = await post('todos.write', '{"todos":[{"content":"Base","status":"pending"}]}');
+    expect(write.status).toBe(200);
+    const before = await rows();
+    const stale = await post('todos.write', '{"baseRevision":3000000000,"todos":[{"content":"Late","status":"pending"}]}');
+    expect(stale.status).toBe(409);
+    expect(stale.message).toMatch(
+      /^Error: stale revision: this update was based on revision 3000000000, but the list is at revision \d+; read the list again and send the whole list\.$/,
+    );
+    expect(await rows()).toEqual(before);
+
+    const history = await fetch(
+      `${server.url}/trpc/todos.history?input=${encodeURIComponent(JSON.stringify({ sessionId, before: 3_000_000_000 }))}`,
+      { headers: { authorization: `Bearer ${token}` } },
+    );
+    expect(history.status).toBe(200);
+    const cards = ((await history.json()) as { result: { data: { cards: { items: { content: string }[] }[] } } }).result.data.cards;
+    expect(cards[0]?.items).toEqual([{ content: 'Base', status: 'pending' }]);
+
+    // The largest position the contract allows: the feeds open and wait for what comes after it, no error event.
+    for (const [procedure, input] of [
+      ['todos.watch', { sessionId, lastEventId: '999999999999999' }],
+      ['tasks.watch', { lastEventId: '999999999999999' }],
+    ] as const) {
+      const head = await streamHead(procedure, input);
+      expect(head.status, procedure).toBe(200);
+      expect(head.text, procedure).toMatch(/^event: connected\n/);
+      expect(head.text, procedure).not.toMatch(/serialized-error|internal server error/);
+    }
   });
 });

@@ -1,6 +1,7 @@
 // The server on PostgreSQL (DATABASE_URL=postgresql://…): it applies prisma/migrations-postgres at start with Prisma's
 // bookkeeping and serves todos.write / todos.get and tasks over HTTP; the PostgreSQL schema and migrations stay in line.
 import { createHash } from 'node:crypto';
+import { type AddressInfo, type Server, type Socket, connect, createServer } from 'node:net';
 import { cpSync, mkdtempSync, readFileSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -15,6 +16,7 @@ import { execute } from './support/database.ts';
 import { oneOfEachState, refused, sessionClient } from './support/fixtures.ts';
 import { createTestDatabase, stopTestPostgres } from './support/postgres.ts';
 import { type RunningServer, startServer } from './support/server.ts';
+import { waitFor } from './support/webhook-receiver.ts';
 
 const repoRoot = path.resolve(import.meta.dirname, '..');
 let server: RunningServer;
@@ -323,4 +325,77 @@ describe('outbox claims on PostgreSQL (several replicas)', () => {
       await Promise.all(replicas.map((r) => r.db.$disconnect()));
     }
   }, 60_000);
+});
+
+/** A TCP relay in front of PostgreSQL: `cut()` closes it and every connection through it (the server is gone for the
+ * app: connections refused), `open()` listens again on the same port. */
+function relayTo(target: URL) {
+  const sockets = new Set<Socket>();
+  let relay: Server | undefined;
+  let port = 0;
+  const open = () =>
+    new Promise<number>((resolve) => {
+      relay = createServer((client) => {
+        const upstream = connect(Number(target.port), target.hostname);
+        const end = () => [client, upstream].forEach((s) => (s.destroy(), sockets.delete(s)));
+        for (const s of [client, upstream]) sockets.add(s.on('error', end).on('close', end));
+        client.pipe(upstream).pipe(client);
+      });
+      relay.listen(port, '127.0.0.1', () => resolve((port = (relay?.address() as AddressInfo).port)));
+    });
+  const cut = () =>
+    new Promise<void>((resolve) => {
+      for (const s of sockets) s.destroy();
+      relay?.close(() => resolve());
+    });
+  return { open, cut };
+}
+
+describe('a database that stops answering', () => {
+  it('is answered 503 by /readyz and by calls, logged once per loop, not on every round; the server serves again once it is back', async () => {
+    const database = await createTestDatabase();
+    const relay = relayTo(new URL(database.url));
+    const relayed = new URL(database.url);
+    relayed.host = `127.0.0.1:${await relay.open()}`;
+    const outage = await startServer({ databaseUrl: relayed.toString() });
+    try {
+      const before = await sessionClient(outage, 'before the outage');
+      await before.client.todos.write({ todos: [{ content: 'Before', status: 'pending' }] });
+      await relay.cut();
+      await waitFor('readyz to answer 503', async () => (await fetch(`${outage.url}/readyz`)).status === 503 || null);
+      // Calls are answered 503 with Retry-After, as a busy database is, not 500: a client or balancer retries elsewhere.
+      for (const [procedure, token, method] of [
+        ['todos.write', before.token, 'POST'],
+        ['keys.list', outage.adminKey, 'GET'],
+      ] as const) {
+        const res = await fetch(`${outage.url}/trpc/${procedure}`, {
+          method,
+          headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' },
+          ...(method === 'POST' ? { body: JSON.stringify({ todos: [] }) } : {}),
+        });
+        expect(res.status, procedure).toBe(503);
+        expect(res.headers.get('retry-after'), procedure).toBe('1');
+        expect(((await res.json()) as { error: { message: string } }).error.message, procedure).toBe(
+          'Error: the database does not answer; retry shortly.',
+        );
+      }
+      // Three seconds without the database: the revocation poll (every 100 ms), the outbox pass (every 250 ms) and the
+      // LISTEN reconnection (every second) each fail on every round, but each is logged once.
+      const from = outage.output().length;
+      await new Promise((resolve) => setTimeout(resolve, 3_000));
+      const lines = outage.output().slice(from);
+      const count = (message: string) => lines.split('\n').filter((line) => line.includes(`"msg":"${message}"`)).length;
+      expect(count('revocation poll failed')).toBeLessThanOrEqual(1);
+      expect(count('notification delivery pass failed')).toBeLessThanOrEqual(1);
+      expect(count('live events: reconnecting failed; trying again')).toBeLessThanOrEqual(1);
+
+      await relay.open();
+      await waitFor('readyz to answer 200', async () => (await fetch(`${outage.url}/readyz`)).status === 200 || null);
+      expect((await before.client.todos.write({ todos: [{ content: 'Back', status: 'pending' }] })).revision).toBe(2);
+    } finally {
+      await outage.stop();
+      await relay.cut();
+      await database.drop();
+    }
+  });
 });

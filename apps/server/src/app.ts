@@ -30,6 +30,7 @@ import { revocationStamp } from './repositories/prisma-key-repository.ts';
 import { prismaMcpSessionRepository } from './repositories/prisma-mcp-session-repository.ts';
 import { prismaStore } from './repositories/prisma-store.ts';
 import { startNotificationWorker } from './workers/notification-worker.ts';
+import { repeatedFailureLog } from './repeated-failure-log.ts';
 
 export interface AppOptions {
   databaseFile: string;
@@ -167,7 +168,7 @@ export async function startApp(options: AppOptions): Promise<App> {
   };
   const cache = actorCache(deps, {
     revocationStamp: () => revocationStamp(reader.db),
-    onError: (error) => log.warn({ err: error }, 'revocation poll failed'),
+    onError: repeatedFailureLog(log, 'warn', 'revocation poll failed'),
   });
   actors = cache;
   const webhooks = fetchWebhookSender({

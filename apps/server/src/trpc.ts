@@ -6,7 +6,7 @@ import { ZodError, z } from 'zod';
 import { streamSignal } from './adapters/stream-auth.ts';
 import { authenticate } from './auth/authenticate.ts';
 import type { Context } from './context.ts';
-import { databaseBusy, isDatabaseBusy } from './db/busy.ts';
+import { databaseBusy, databaseUnreachable, isDatabaseBusy, isDatabaseUnreachable } from './db/busy.ts';
 import { toTRPCError } from './error-map.ts';
 
 /** The answer's data: the tRPC code and HTTP status, the stable app code and details; never a stack or a file path. */
@@ -66,10 +66,12 @@ const domainErrors = t.middleware(async ({ next }) => {
   if (!result.ok && isDomainError(result.error.cause)) throw toTRPCError(result.error.cause);
   // The write lock stayed taken past the busy timeout: 503 with Retry-After (set by the HTTP layer), not a fault.
   if (!result.ok && isDatabaseBusy(result.error.cause)) throw toTRPCError(databaseBusy());
+  // A PostgreSQL server that does not answer: 503 with Retry-After too (the load balancer's /readyz says the same).
+  if (!result.ok && isDatabaseUnreachable(result.error.cause)) throw toTRPCError(databaseUnreachable());
   return result;
 });
 
-/** Before any contract: refuses inputs nested too deep, with unpaired surrogates or prototype keys (see inputProblem). */
+/** Before any contract: refuses inputs nested too deep, with unpaired surrogates, NUL characters or prototype keys (see inputProblem). */
 const inputGuard = t.middleware(async ({ getRawInput, next }) => {
   const problem = inputProblem(await getRawInput());
   if (problem) throw new DomainError('INVALID_INPUT', problem);

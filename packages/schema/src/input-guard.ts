@@ -1,6 +1,7 @@
 // Checks every input before its contract does, walking it without recursion: refuses nesting deeper than
-// INPUT_DEPTH_MAX, text with an unpaired UTF-16 surrogate (stored text would silently turn it into U+FFFD), and keys
-// that name an object's prototype (`__proto__` would be silently dropped), each naming where it is.
+// INPUT_DEPTH_MAX, text with an unpaired UTF-16 surrogate (stored text would silently turn it into U+FFFD) or a NUL
+// character (PostgreSQL's text cannot hold one), and keys that name an object's prototype (`__proto__` would be silently
+// dropped), each naming where it is.
 import { INPUT_DEPTH_MAX } from './limits.ts';
 import { pathText } from './format-error.ts';
 
@@ -9,6 +10,9 @@ export const RESERVED_KEYS: ReadonlySet<string> = new Set(['__proto__', 'constru
 
 /** An unpaired surrogate: a high one not followed by a low one, or a low one not preceded by a high one. */
 const LONE_SURROGATE = /[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/;
+
+/** U+0000: refused on every database alike, since PostgreSQL cannot store it in text. */
+const NUL = '\u0000';
 
 interface Node {
   value: unknown;
@@ -37,6 +41,7 @@ export function inputProblem(input: unknown): string | null {
         const code = (lone[0].codePointAt(0) ?? 0).toString(16).toUpperCase();
         return `Error: invalid input: ${where(node)} contains an unpaired surrogate (U+${code}); send valid Unicode text.`;
       }
+      if (value.includes(NUL)) return `Error: invalid input: ${where(node)} contains a NUL character (U+0000); send text without it.`;
       continue;
     }
     if (typeof value !== 'object' || value === null) continue;
@@ -50,6 +55,8 @@ export function inputProblem(input: unknown): string | null {
         if (RESERVED_KEYS.has(key)) return `Error: invalid input: ${where(next)}: \`${key}\` is a reserved name and cannot be a key.`;
         if (LONE_SURROGATE.test(key))
           return `Error: invalid input: a key in ${where(node)} contains an unpaired surrogate; send valid Unicode text.`;
+        if (key.includes(NUL))
+          return `Error: invalid input: a key in ${where(node)} contains a NUL character (U+0000); send text without it.`;
       }
       stack.push(next);
     }

@@ -5,6 +5,7 @@ import { randomUUID } from 'node:crypto';
 import pg from 'pg';
 import type { LiveEvent } from '@agent-tasks/core';
 import type { Logger } from '../logger.ts';
+import { repeatedFailureLog } from '../repeated-failure-log.ts';
 import { type LiveEvents, inProcessLiveEvents } from './live-events.ts';
 
 export const LIVE_CHANNEL = 'agent_tasks_live';
@@ -33,6 +34,7 @@ export interface PostgresLiveEvents extends LiveEvents {
 export async function postgresLiveEvents(url: string, log: Logger): Promise<PostgresLiveEvents> {
   const me = randomUUID();
   const local = inProcessLiveEvents();
+  const reconnectFailed = repeatedFailureLog(log, 'warn', 'live events: reconnecting failed; trying again');
   // One connection, so this replica's notices go out in the order it published them.
   const publisher = new pg.Pool({ connectionString: url, max: 1 });
   publisher.on('error', (error) => log.warn({ err: error }, 'live events: publishing connection lost'));
@@ -81,7 +83,7 @@ export async function postgresLiveEvents(url: string, log: Logger): Promise<Post
       // Another replica's events sent while this one was not listening: every open feed reads its table again.
       local.resync();
     } catch (error) {
-      log.warn({ err: error }, 'live events: reconnecting failed; trying again');
+      reconnectFailed(error);
       setTimeout(() => void reconnect(), 1_000).unref();
     }
   }

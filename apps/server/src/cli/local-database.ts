@@ -6,13 +6,14 @@ import { systemClock } from '../adapters/system-clock.ts';
 import { type DatabaseTarget, openMigrated } from '../db/local-database.ts';
 import { runPageUrl } from '../http/run-page-url.ts';
 import { prismaStore } from '../repositories/prisma-store.ts';
+import { opening } from './options.ts';
 
 /** Opens the database (applying pending migrations), runs `work` with core dependencies, and closes it. */
 export async function withLocalDatabase<T>(
   target: DatabaseTarget,
   work: (deps: Deps, workspaceIds: () => Promise<string[]>) => Promise<T>,
 ) {
-  const { handle, maxBatch } = await openMigrated(target);
+  const { handle, maxBatch } = await opening(target, () => openMigrated(target));
   const db = handle.db;
   try {
     const deps: Deps = {

@@ -3,14 +3,14 @@ import type { Command } from 'commander';
 import { migrationsDir, schemaFile } from '../db/database-file.ts';
 import { databaseLabel, migrateDatabase } from '../db/local-database.ts';
 import { checkDrift } from '../db/schema-engine.ts';
-import { databaseOf, databaseOption, type DatabaseFlags } from './options.ts';
+import { databaseOf, databaseOption, type DatabaseFlags, opening } from './options.ts';
 
 export function migrateCommand(program: Command) {
   const migrate = program.command('migrate').description('apply pending migrations (default) or check for drift');
   databaseOption(migrate.command('apply', { isDefault: true }).description('apply pending migrations to the database')).action(
     async (flags: DatabaseFlags) => {
       const target = databaseOf(flags);
-      const applied = await migrateDatabase(target);
+      const applied = await opening(target, () => migrateDatabase(target));
       const database = databaseLabel(target);
       process.stdout.write(
         applied.length > 0

@@ -1,7 +1,7 @@
 // Options and failure handling shared by the operator commands.
 import type { Command } from 'commander';
 import { loadConfig } from '../config.ts';
-import type { DatabaseTarget } from '../db/local-database.ts';
+import { type DatabaseTarget, databaseLabel } from '../db/local-database.ts';
 
 export interface DatabaseFlags {
   database?: string;
@@ -28,4 +28,18 @@ export class CommandFailure extends Error {
 
 export function fail(message: string, exitCode = 2): never {
   throw new CommandFailure(message, exitCode);
+}
+
+/**
+ * Runs `open` (connecting to and migrating the database); a PostgreSQL server that cannot be reached, refuses the
+ * login or lacks the database is one `Error: …` line naming it without its password (exit 1), not a stack.
+ */
+export async function opening<T>(target: DatabaseTarget, open: () => Promise<T>): Promise<T> {
+  try {
+    return await open();
+  } catch (error) {
+    if (target.postgresUrl === undefined || !(error instanceof Error) || error instanceof CommandFailure) throw error;
+    const reason = error.message.split('\n').find((line) => line.trim() !== '') ?? 'unknown failure';
+    throw new CommandFailure(`Error: cannot open ${databaseLabel(target)}: ${reason.trim()}`);
+  }
 }

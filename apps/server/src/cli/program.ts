@@ -21,10 +21,13 @@ export function createProgram() {
     .description('start the server (environment variables in the README; flags take precedence)')
     .option('--port <port>', 'TCP port (PORT, default 3000; 0 picks a free one)')
     .option('--host <host>', 'address to listen on (HOST, default 127.0.0.1)')
-    .option('--database <url>', 'SQLite file, file:<path> or a path (DATABASE_URL, default data/agent-tasks.db)')
+    .option('--database <url>', 'SQLite file (file:<path> or a path) or postgresql://… (DATABASE_URL, default data/agent-tasks.db)')
     .option('--public-url <url>', 'base URL used in notification links (AGENT_TASKS_PUBLIC_URL)')
     .option('--log-level <level>', 'fatal, error, warn, info, debug, trace or silent (LOG_LEVEL, default info)')
-    .option('--workers <n>', 'server processes sharing the port and database (AGENT_TASKS_WORKERS, default: one per core; 1: one process)')
+    .option(
+      '--workers <n>',
+      'server processes sharing the port and database (AGENT_TASKS_WORKERS, default: one per core on SQLite, 1 on PostgreSQL; 1: one process)',
+    )
     .action((flags: ServeFlags) => serve(flags));
 
   keysCommand(program);

@@ -1,5 +1,6 @@
 // "Database busy": another process held SQLite's write lock past the busy timeout, or on PostgreSQL a lock past the
-// lock timeout, a serialization failure or a deadlock. Callers answer 503 + Retry-After.
+// lock timeout, a serialization failure or a deadlock; and "database unreachable": a PostgreSQL server that does not
+// answer (down, restarting, refusing connections). Callers answer both 503 + Retry-After.
 import { DomainError } from '@agent-tasks/core';
 
 interface DriverCause {
@@ -41,3 +42,30 @@ export const BUSY_MESSAGE = 'Error: the database is busy (another process held i
 export const RETRY_AFTER_SECONDS = 1;
 
 export const databaseBusy = () => new DomainError('UNAVAILABLE', BUSY_MESSAGE);
+
+/** PostgreSQL's admin_shutdown, crash_shutdown and cannot_connect_now; class 08 (connection exception) by prefix. */
+const POSTGRES_GONE = new Set(['57P01', '57P02', '57P03']);
+/** Prisma's "can't reach database server" and "server has closed the connection". */
+const PRISMA_GONE = new Set(['P1001', 'P1017']);
+
+/** Whether an error (a Prisma error, or one wrapping it) says the PostgreSQL server cannot be reached or went away. */
+export function isDatabaseUnreachable(error: unknown): boolean {
+  for (
+    let e = error as (MaybeBusy & { message?: unknown }) | undefined, depth = 0;
+    e && typeof e === 'object' && depth < 5;
+    e = e.cause as MaybeBusy, depth++
+  ) {
+    const driver = e.meta?.driverAdapterError?.cause ?? e;
+    if (typeof e.code === 'string' && PRISMA_GONE.has(e.code)) return true;
+    if (driver?.kind === 'DatabaseNotReachable' || driver?.kind === 'ConnectionClosed') return true;
+    const code = driver?.originalCode;
+    if (typeof code === 'string' && (POSTGRES_GONE.has(code) || code.startsWith('08'))) return true;
+    // The driver adapter's pool client after its connection broke (no code of its own).
+    if (e.message === 'Client has encountered a connection error and is not queryable') return true;
+  }
+  return false;
+}
+
+export const UNREACHABLE_MESSAGE = 'Error: the database does not answer; retry shortly.';
+
+export const databaseUnreachable = () => new DomainError('UNAVAILABLE', UNREACHABLE_MESSAGE);

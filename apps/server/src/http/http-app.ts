@@ -9,7 +9,7 @@ import { bodyLimit } from 'hono/body-limit';
 import { cors } from 'hono/cors';
 import { requestId } from 'hono/request-id';
 import { type InnerContext, type RequestInfo, type Services, createContextFactory } from '../context.ts';
-import { BUSY_MESSAGE, RETRY_AFTER_SECONDS, isDatabaseBusy } from '../db/busy.ts';
+import { BUSY_MESSAGE, RETRY_AFTER_SECONDS, UNREACHABLE_MESSAGE, isDatabaseBusy, isDatabaseUnreachable } from '../db/busy.ts';
 import { appRouter } from '../routers/root.ts';
 import { dashboard } from './dashboard.ts';
 import { type InFlight } from './in-flight.ts';
@@ -50,6 +50,18 @@ const json = (c: Context, status: number, body: unknown) => c.json(body as objec
 /** The procedures of a tRPC request path (`/trpc/todos.write,todos.get` → `todos.write,todos.get`). */
 const routeOf = (c: Context) => (c.req.path.startsWith('/trpc/') ? c.req.path.slice('/trpc/'.length) : c.req.routePath);
 
+/**
+ * Calls `leave` once the answer has left (its response closed): the handler returns before the answer is written, and a
+ * shutdown that closed the connections then would drop the answers of writes already committed. A live stream (SSE),
+ * or an answer the route wrote itself, counts only until it starts: the shutdown ends those.
+ */
+function leaveOnceAnswered(c: Context<AppEnv>, leave: () => void) {
+  const outgoing = c.env?.outgoing;
+  const stream = c.res === RESPONSE_ALREADY_SENT || Boolean(c.res.headers.get('content-type')?.startsWith('text/event-stream'));
+  if (!outgoing || stream || outgoing.closed) leave();
+  else outgoing.once('close', leave);
+}
+
 export function createHttpApp(options: HttpAppOptions) {
   const { services, inFlight } = options;
   const log = services.log;
@@ -70,7 +82,7 @@ export function createHttpApp(options: HttpAppOptions) {
     try {
       await next();
     } finally {
-      inFlight.leave();
+      leaveOnceAnswered(c, () => inFlight.leave());
       const status = c.res === RESPONSE_ALREADY_SENT ? c.env.outgoing.statusCode : c.res.status;
       log.info(
         {
@@ -116,6 +128,11 @@ export function createHttpApp(options: HttpAppOptions) {
       c.header('retry-after', String(RETRY_AFTER_SECONDS));
       return json(c, 503, { error: BUSY_MESSAGE });
     }
+    if (isDatabaseUnreachable(error)) {
+      log.warn({ req: id, route: routeOf(c) }, 'database does not answer: answered 503');
+      c.header('retry-after', String(RETRY_AFTER_SECONDS));
+      return json(c, 503, { error: UNREACHABLE_MESSAGE });
+    }
     log.error({ req: id, err: error }, 'unexpected error');
     return json(c, 500, { error: `Error: internal server error (request ${id}).` });
   });
@@ -158,7 +175,10 @@ export function createHttpApp(options: HttpAppOptions) {
         if (error.code === 'INTERNAL_SERVER_ERROR') log.error({ req: ctx?.request.id, err: error.cause ?? error }, 'unexpected error');
         if (error.code === 'TOO_MANY_REQUESTS')
           log.warn({ req: ctx?.request.id, address: ctx?.request.address }, 'failed authentications: answered 429');
-        if (error.code === 'SERVICE_UNAVAILABLE') log.warn({ req: ctx?.request.id, route: path }, 'database busy: answered 503');
+        if (error.code === 'SERVICE_UNAVAILABLE') {
+          const what = error.message === UNREACHABLE_MESSAGE ? 'database does not answer' : 'database busy';
+          log.warn({ req: ctx?.request.id, route: path }, `${what}: answered 503`);
+        }
       },
       // A call that could not run now, or a refusal that passes with time, tells the client when to try again.
       responseMeta: ({ errors }) => {

@@ -2,6 +2,7 @@
 import type { SessionRecord, SessionRepository } from '@agent-tasks/core';
 import type { TurnState } from '@agent-tasks/schema';
 import type { AfterCommit, Tx } from './tx.ts';
+import { INT_COLUMN_MAX } from './int-column.ts';
 
 const select = {
   id: true,
@@ -78,6 +79,8 @@ export const prismaSessionRepository = (
     return (await db.session.deleteMany({ where: { workspaceId, id, todoRevision: 0, children: { none: {} } } })).count === 1;
   },
   async advanceTodoRevision(workspaceId, id, expected) {
+    // A base past what the column holds matches no list (stale), as on SQLite; PostgreSQL would refuse the operand.
+    if (expected !== undefined && expected > INT_COLUMN_MAX) return null;
     // One statement: the compare-and-set and the read of the new revision (RETURNING works on SQLite and PostgreSQL).
     const [row] =
       expected === undefined

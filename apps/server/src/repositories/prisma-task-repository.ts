@@ -6,6 +6,7 @@ import { assignmentsOf, columnsOf, insertOf, insertsOf } from './raw-sql.ts';
 import { type RankContext, type RankedLists, rankForEdge, rankNewEdges, reachesByRank } from './task-ranks.ts';
 import type { AfterCommit, Tx } from './tx.ts';
 import { fromJson } from './json-column.ts';
+import { clampToIntColumn } from './int-column.ts';
 
 const taskSelect = {
   id: true,
@@ -299,7 +300,12 @@ export function prismaTaskRepository(db: Tx, state: TaskRepositoryState, afterCo
       (await db.taskChange.findMany({ where: { listId, taskId }, orderBy: { seq: 'asc' }, select: changeSelect })).map(toChange),
     changesAfter: async (listId, seq, limit) =>
       (
-        await db.taskChange.findMany({ where: { listId, seq: { gt: seq } }, orderBy: { seq: 'asc' }, take: limit, select: changeSelect })
+        await db.taskChange.findMany({
+          where: { listId, seq: { gt: clampToIntColumn(seq) } },
+          orderBy: { seq: 'asc' },
+          take: limit,
+          select: changeSelect,
+        })
       ).map(toChange),
     async lists(workspaceId) {
       const lists = await db.taskList.findMany({

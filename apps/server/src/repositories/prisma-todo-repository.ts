@@ -4,6 +4,7 @@ import type { TodoRepository, TodoUpdateRecord } from '@agent-tasks/core';
 import type { TodoCache } from './todo-cache.ts';
 import type { AfterCommit, Tx } from './tx.ts';
 import { fromJson } from './json-column.ts';
+import { clampToIntColumn } from './int-column.ts';
 
 const select = {
   id: true,
@@ -58,7 +59,7 @@ export const prismaTodoRepository = (db: Tx, cache: TodoCache, afterCommit: Afte
   page: async (sessionId, before, limit) =>
     (
       await db.todoUpdate.findMany({
-        where: { sessionId, ...(before === null ? {} : { revision: { lt: before } }) },
+        where: { sessionId, ...(before === null ? {} : { revision: { lt: clampToIntColumn(before) } }) },
         orderBy: { revision: 'desc' },
         take: limit,
         select,
@@ -67,7 +68,7 @@ export const prismaTodoRepository = (db: Tx, cache: TodoCache, afterCommit: Afte
   after: async (sessionId, after, limit) =>
     (
       await db.todoUpdate.findMany({
-        where: { sessionId, revision: { gt: after } },
+        where: { sessionId, revision: { gt: clampToIntColumn(after) } },
         orderBy: { revision: 'asc' },
         take: limit,
         select,

@@ -4,6 +4,7 @@
 import { type Deps, type DeliveryPolicy, type WebhookSender, channels } from '@agent-tasks/core';
 import { isDatabaseBusy } from '../db/busy.ts';
 import type { Logger } from '../logger.ts';
+import { repeatedFailureLog } from '../repeated-failure-log.ts';
 
 export interface Worker {
   /** Starts lanes for what is due now, and resolves when the lanes it started are done. */
@@ -21,6 +22,7 @@ export interface WorkerPolicy extends DeliveryPolicy {
 }
 
 export function startNotificationWorker(deps: Deps, sender: WebhookSender, log: Logger, policy: WorkerPolicy): Worker {
+  const passFailed = repeatedFailureLog(log, 'error', 'notification delivery pass failed');
   let stopped = false;
   const stopping = new AbortController();
   let polling: Promise<void> | null = null;
@@ -65,7 +67,7 @@ export function startNotificationWorker(deps: Deps, sender: WebhookSender, log: 
     const current = poll().catch((error: unknown) => {
       // A database held by another writer past the busy timeout: the next pass tries again (an operator's warning).
       if (isDatabaseBusy(error)) log.warn('notification delivery pass: the database is busy; trying again at the next pass');
-      else log.error({ err: error }, 'notification delivery pass failed');
+      else passFailed(error);
       return [] as Promise<void>[];
     });
     polling = current.then(() => undefined);
