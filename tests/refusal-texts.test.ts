@@ -1,6 +1,6 @@
 // Black-box tests of what a model reads when it is refused (issue 12): the item's place in a list, an unknown list
-// with the nearest names, threadID set from the session, a missing subject, and a lost claim race told apart from
-// "no ready task". Each refusal records nothing.
+// with the nearest names, threadID set from the session, a missing subject, a wrong-typed value told from a missing one,
+// and a lost claim race told apart from "no ready task". Each refusal records nothing.
 import { createClient, openSessionClient, taskTools } from '@agent-tasks/sdk';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { adminClient, countRows, keyClient, refused, sessionClient } from './support/fixtures.ts';
@@ -66,6 +66,21 @@ describe('refusals name the item and the fix', () => {
       'Error: invalid task: `subject` is required: a short imperative line naming the task, such as "Run tests".',
     );
     expect(await countRows(server, 'Task')).toBe(before + 1);
+  });
+
+  it('a value of the wrong type is told from a missing one and quoted, over tRPC and through the tool', async () => {
+    const s = await sessionClient(server);
+    const list = taskTools(s.client).find((t) => t.name === 'TaskList');
+    const cases: [Record<string, unknown>, string][] = [
+      [{ status: 'completed' }, 'Error: invalid input: `status` must be an array (got "completed").'],
+      [{ readyOnly: 'yes' }, 'Error: invalid input: `readyOnly` must be true or false (got "yes").'],
+      [{ includeCompleted: 1 }, 'Error: invalid input: `includeCompleted` must be true or false (got 1).'],
+      [{ limit: 'ten' }, 'Error: invalid input: `limit` must be a number (got "ten").'],
+    ];
+    for (const [input, text] of cases) {
+      expect((await refused(s.client.tasks.list(input as never))).message).toBe(text);
+      expect(await list?.handler(input)).toBe(text);
+    }
   });
 
   it('a lost claim race reads differently from "no ready task"', async () => {

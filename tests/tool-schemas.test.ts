@@ -520,7 +520,7 @@ describe('invalid arguments from a model', () => {
         const x = toJson(raw);
         const parsed = tool.spec.input.safeParse(x ?? {});
         if (parsed.success) continue;
-        const text = formatZodError(parsed.error);
+        const text = formatZodError(parsed.error, { input: x ?? {} });
         expect(text).toMatch(/^Error: invalid /);
         expect(await handler.handler(x)).toBe(text);
         expect(await dispatch({ name: tool.spec.name, arguments: JSON.stringify(x) })).toBe(text);

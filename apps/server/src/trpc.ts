@@ -22,10 +22,10 @@ const bounded = (message: string) => (message.length > MESSAGE_MAX ? `${message.
 const t = initTRPC.context<Context>().create({
   // Stack traces stay in the server's log whatever NODE_ENV is.
   isDev: false,
-  errorFormatter({ shape, error, ctx }) {
+  errorFormatter({ shape, error, ctx, input }) {
     const cause = error.cause;
     if (cause instanceof ZodError)
-      return { ...shape, message: bounded(formatZodError(cause)), data: safeData(shape, 'INVALID_INPUT', null) };
+      return { ...shape, message: bounded(formatZodError(cause, { input })), data: safeData(shape, 'INVALID_INPUT', null) };
     if (isDomainError(cause))
       return { ...shape, message: bounded(cause.message), data: safeData(shape, cause.code, cause.details ?? null) };
     const message =

@@ -86,8 +86,9 @@ const responses = {
 };
 
 function response<K extends keyof typeof responses>(node: K, input: unknown): z.output<(typeof responses)[K]>['input'] {
-  const parsed = responses[node].safeParse({ input: input ?? {} });
-  if (!parsed.success) throw new DomainError('INVALID_INPUT', formatZodError(parsed.error));
+  const raw = { input: input ?? {} };
+  const parsed = responses[node].safeParse(raw);
+  if (!parsed.success) throw new DomainError('INVALID_INPUT', formatZodError(parsed.error, { input: raw }));
   return parsed.data.input;
 }
 

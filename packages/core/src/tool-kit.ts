@@ -313,7 +313,7 @@ export const toolKit: readonly ToolSpec[] = [...todoTools, ...taskToolSpecs, ...
  */
 export async function runTool(spec: ToolSpec, api: ToolApi, args: unknown, errorText: (error: unknown) => string) {
   const parsed = spec.input.safeParse(args ?? {});
-  if (!parsed.success) return { text: formatZodError(parsed.error), isError: true };
+  if (!parsed.success) return { text: formatZodError(parsed.error, { input: args ?? {} }), isError: true };
   try {
     return { text: spec.answer((await spec.call(api, parsed.data as never)) as never), isError: false };
   } catch (error) {

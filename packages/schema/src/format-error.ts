@@ -41,16 +41,37 @@ const KINDS: Record<string, string> = {
   object: 'an object',
   null: 'null',
 };
-const got = (input: unknown) => (input === undefined ? '' : ` (got ${shown(input)})`);
+const got = (value: unknown) => (value === undefined || value === MISSING ? '' : ` (got ${shown(value)})`);
 const unit = (origin: unknown, n: number | bigint) =>
   origin === 'string' ? ` ${n} characters` : origin === 'array' || origin === 'set' ? ` ${n} items` : ` ${n}`;
 
+/** What a value at `path` of `root` is, or MISSING when the path does not reach one. */
+const MISSING = Symbol('missing');
+function valueAt(root: unknown, path: readonly PropertyKey[]): unknown {
+  let node = root;
+  for (const key of path) {
+    if (node === null || typeof node !== 'object' || !Object.hasOwn(node, key)) return MISSING;
+    node = (node as Record<PropertyKey, unknown>)[key];
+  }
+  return node;
+}
+
+/**
+ * The value an issue is about. zod keeps it on the issue only when asked (`reportInput`), so it is looked up in the
+ * raw input when the caller gives it; without either, only whether it was missing is known (zod's own text says
+ * "received undefined").
+ */
+function valueOf(issue: z.core.$ZodIssue, raw: { input: unknown } | undefined): unknown {
+  if ('input' in issue) return issue.input;
+  if (raw) return valueAt(raw.input, issue.path);
+  return issue.code === 'invalid_type' && /received undefined$/.test(issue.message) ? MISSING : undefined;
+}
+
 /** Our own wording for a zod issue whose contract gave none: what the field must be, never the library's text. */
-function worded(issue: z.core.$ZodIssue): string {
+function worded(issue: z.core.$ZodIssue, value: unknown): string {
   const field = issue.path.length ? `\`${pathText(issue.path)}\`` : 'the input';
   const i = issue as z.core.$ZodIssue & {
     expected?: string;
-    input?: unknown;
     origin?: string;
     maximum?: number | bigint;
     minimum?: number | bigint;
@@ -60,9 +81,9 @@ function worded(issue: z.core.$ZodIssue): string {
   };
   switch (issue.code) {
     case 'invalid_type':
-      return i.input === undefined && issue.path.length
+      return value === MISSING && issue.path.length
         ? `${field} is required.`
-        : `${field} must be ${KINDS[i.expected ?? ''] ?? i.expected}${got(i.input)}.`;
+        : `${field} must be ${KINDS[i.expected ?? ''] ?? i.expected}${got(value)}.`;
     case 'too_big':
       return `${field} must be at most${unit(i.origin, i.maximum ?? 0)}.`;
     case 'too_small':
@@ -70,7 +91,7 @@ function worded(issue: z.core.$ZodIssue): string {
         ? `${field} must not be empty.`
         : `${field} must be at least${unit(i.origin, i.minimum ?? 0)}.`;
     case 'invalid_value':
-      return `${field} must be ${(i.values ?? []).map((v) => JSON.stringify(v)).join(' or ')}${got(i.input)}.`;
+      return `${field} must be ${(i.values ?? []).map((v) => JSON.stringify(v)).join(' or ')}${got(value)}.`;
     case 'unrecognized_keys':
       return `unknown field ${shownKeys((i.keys ?? []).map((k) => pathText([...issue.path, k])))}.`;
     case 'invalid_format':
@@ -82,11 +103,15 @@ function worded(issue: z.core.$ZodIssue): string {
   }
 }
 
-export function formatZodError(error: z.ZodError): string {
+/**
+ * The refusal text of a failed parse. Give the raw input that was parsed (`{ input }`) so a wrong value is told from a
+ * missing one and quoted; zod's issues do not carry it.
+ */
+export function formatZodError(error: z.ZodError, raw?: { input: unknown }): string {
   const issue = error.issues[0];
   if (!issue) return 'Error: invalid input.';
   if (issue.message.startsWith('Error:')) return placed(issue);
-  return `Error: invalid input: ${worded(issue)}`;
+  return `Error: invalid input: ${worded(issue, valueOf(issue, raw))}`;
 }
 
 /**
