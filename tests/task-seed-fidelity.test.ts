@@ -1,5 +1,6 @@
 // Black-box tests of seed 001's task tools over HTTP: TaskUpdate setting whole edge lists (blockedBy, blocks) with the
-// cycle and unknown-task checks, and TaskList's text aligned in columns exactly as the seed shows it.
+// cycle and unknown-task checks, or adding to them as Claude Code's TaskUpdate does (addBlockedBy, addBlocks), and
+// TaskList's text aligned in columns exactly as the seed shows it.
 import { taskTools } from '@agent-tasks/sdk';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { countRows, refused, sessionClient } from './support/fixtures.ts';
@@ -59,6 +60,26 @@ describe('8. TaskUpdate({ id, blockedBy: [...] }) and blocks: [...] set the whol
     expect(await countRows(server, 'TaskChange')).toBe(before.changes);
     expect((await s.client.tasks.get({ listName, id: c.id })).blockedBy).toEqual([b.id]);
     expect((await s.client.tasks.get({ listName, id: a.id })).version).toBe(before.version);
+  });
+});
+
+describe('TaskUpdate as agents trained on Claude Code or Oh My OpenCode call it', () => {
+  it('takes addBlockedBy and addBlocks through the tool, though its definition shows only the whole lists', async () => {
+    const s = await sessionClient(server);
+    const listName = freshList();
+    const [a, b, c] = await Promise.all(['A', 'B', 'C'].map((subject) => s.client.tasks.create({ listName, subject })));
+    if (!a || !b || !c) throw new Error('tasks not created');
+    const update = taskTools(s.client).find((t) => t.name === 'TaskUpdate');
+    expect(Object.keys(update?.inputSchema.properties ?? {})).not.toContain('addBlockedBy');
+    expect(await update?.handler({ listName, id: c.id, addBlockedBy: [a.id] })).toMatch(new RegExp(`blockedBy: \\[${a.id}\\]$`));
+    expect(await update?.handler({ listName, id: b.id, addBlocks: [c.id] })).toMatch(/^Updated /);
+    expect([...(await s.client.tasks.get({ listName, id: c.id })).blockedBy].sort()).toEqual([a.id, b.id].sort());
+    // Mixing a whole list with a change to it is still refused, recording nothing.
+    const changes = await countRows(server, 'TaskChange');
+    expect(await update?.handler({ listName, id: c.id, blockedBy: [a.id], addBlockedBy: [b.id] })).toBe(
+      'Error: invalid input: `blockedBy` sets the whole list; send it alone, or change it with `addBlockedBy`/`removeBlockedBy`, not both.',
+    );
+    expect(await countRows(server, 'TaskChange')).toBe(changes);
   });
 });
 

@@ -79,7 +79,10 @@ export const toolApiOf = (client: ToolApi): ToolApi =>
 export interface ToolSpec {
   name: string;
   description: string;
+  /** The contract its definition shows (the JSON Schema a model reads). */
   input: z.ZodType;
+  /** The contract a call's arguments are checked with, when the tool takes more than its definition shows. */
+  accepts?: z.ZodType;
   call(api: ToolApi, input: never): Promise<unknown>;
   answer(output: never): string;
 }
@@ -99,7 +102,11 @@ export const TODO_WRITE_DESCRIPTION = [
   'Empty or repeated text (trimmed) is refused; at most one item in_progress unless the workspace allows several.',
 ].join(' ');
 
-/** TaskUpdate as a model calls it (seed 001): edges are set as whole lists; the API's add/remove fields stay out of its definition. */
+/**
+ * TaskUpdate as its definition shows it (seed 001): edges are set as whole lists; the API's add/remove fields stay out
+ * of the definition (token budget) but are taken, so a model used to Claude Code's or Oh My OpenCode's TaskUpdate
+ * (`addBlockedBy`, `addBlocks`) is not refused.
+ */
 const taskUpdateToolInput = taskUpdateInput.omit({ addBlockedBy: true, removeBlockedBy: true, addBlocks: true, removeBlocks: true });
 
 /** One task as a TaskList line: `T-001 [pending] Build frontend  blockedBy: []`. */
@@ -132,6 +139,9 @@ export function taskListText(tasks: readonly TaskSummary[]): string {
   const [id, status, subject] = [width('id'), width('status'), width('subject') + SUBJECT_GAP];
   return rows.map((r) => `${pad(r.id, id)} ${pad(r.status, status)} ${pad(r.subject, subject)}${r.blockedBy}`).join('\n');
 }
+
+/** A tool that takes the wider contract `accepts` while its definition shows its own `input`. */
+const withAccepts = (accepts: z.ZodType, tool: ToolSpec): ToolSpec => ({ ...tool, accepts });
 
 const TASK_RULES =
   'Lists (listName, default "default") are shared by the workspace. A task with unfinished blockers cannot start or complete.';
@@ -210,12 +220,15 @@ export const taskToolSpecs: readonly ToolSpec[] = [
     (api, input) => api.tasks.list(input),
     (r) => (r.tasks.length ? taskListText(r.tasks) : `No tasks match in list "${r.listName}".`),
   ),
-  spec(
-    'TaskUpdate',
-    'Update a task (id or #n): status, subject, description, activeForm, owner, metadata (merged; null removes a key); blockedBy and blocks set the whole list. expectedVersion: refused if the task changed since.',
-    taskUpdateToolInput,
-    (api, input) => api.tasks.update(input),
-    (t) => `Updated ${t.id} [${t.status}] ${t.subject} (version ${t.version})  blockedBy: [${t.blockedBy.join(', ')}]`,
+  withAccepts(
+    taskUpdateInput,
+    spec(
+      'TaskUpdate',
+      'Update a task (id or #n): status, subject, description, activeForm, owner, metadata (merged; null removes a key); blockedBy and blocks set the whole list. expectedVersion: refused if the task changed since.',
+      taskUpdateToolInput,
+      (api, input) => api.tasks.update(input),
+      (t) => `Updated ${t.id} [${t.status}] ${t.subject} (version ${t.version})  blockedBy: [${t.blockedBy.join(', ')}]`,
+    ),
   ),
   spec(
     'TaskClaim',
@@ -312,7 +325,7 @@ export const toolKit: readonly ToolSpec[] = [...todoTools, ...taskToolSpecs, ...
  * and answers the text a model reads. A refusal is returned as its `Error: …` text, never thrown.
  */
 export async function runTool(spec: ToolSpec, api: ToolApi, args: unknown, errorText: (error: unknown) => string) {
-  const parsed = spec.input.safeParse(args ?? {});
+  const parsed = (spec.accepts ?? spec.input).safeParse(args ?? {});
   if (!parsed.success) return { text: formatZodError(parsed.error, { input: args ?? {} }), isError: true };
   try {
     return { text: spec.answer((await spec.call(api, parsed.data as never)) as never), isError: false };
