@@ -11,7 +11,7 @@ import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { adminClient, sessionClient } from './support/fixtures.ts';
+import { adminClient, countRows, sessionClient } from './support/fixtures.ts';
 import { type RunningServer, startServer } from './support/server.ts';
 import { sourceNodeArgs } from './support/source-node.ts';
 
@@ -296,6 +296,45 @@ describe('streamable HTTP MCP endpoint (/mcp)', () => {
       }),
     ).toEqual(refusal(/^Error: /));
     expect((await s.client.todos.get()).items).toEqual([{ content: 'Over HTTP', status: 'in_progress' }]);
+  });
+
+  it("todo_write as an agent runtime calls it: seed 000's texts word for word, refusals record nothing, one list per MCP session", async () => {
+    const admin = adminClient(server);
+    const before = new Set((await admin.sessions.list()).sessions.map((s) => s.id));
+    const token = await agentKey();
+    const { client: first } = await httpClient(token);
+    const { client: second } = await httpClient(token);
+    const item = (content: string, status: string) => ({ content, status });
+    expect(
+      await callTool(first, 'todo_write', {
+        todos: [item(' Read the code ', 'completed'), item('Write the fix', 'in_progress'), item('Run tests', 'pending')],
+      }),
+    ).toEqual(ok('Updated todo list: 1 pending, 1 in progress, 1 completed'));
+    const [sessionId] = (await admin.sessions.list()).sessions.filter((s) => !before.has(s.id)).map((s) => s.id);
+    const updates = () => countRows(server, 'TodoUpdate', '"sessionId" = ?', sessionId);
+    expect(await updates()).toBe(1);
+
+    const three = [item('A', 'in_progress'), item('B', 'in_progress'), item('C', 'in_progress')];
+    expect(await callTool(first, 'todo_write', { todos: three })).toEqual(
+      refusal('Error: invalid todos: at most one task may be in_progress (got 3)'),
+    );
+    expect(await callTool(first, 'todo_write', { todos: [item('Run tests', 'pending'), item('  Run tests ', 'completed')] })).toEqual(
+      refusal('Error: invalid todos: duplicate content "Run tests"'),
+    );
+    const empty = await callTool(first, 'todo_write', { todos: [item('Run tests', 'pending'), item(' \t ', 'pending')] });
+    expect(empty.isError).toBe(true);
+    expect(empty.text.startsWith('Error: invalid todo: `content` must be a non-empty string.')).toBe(true);
+    expect(await updates()).toBe(1);
+
+    // Another MCP session is another chat: its own list, and the first one's is untouched.
+    expect(await callTool(second, 'todo_write', { todos: [item('Other chat', 'pending')] })).toEqual(
+      ok('Updated todo list: 1 pending, 0 in progress, 0 completed'),
+    );
+    expect((await admin.todos.get({ sessionId })).items).toEqual([
+      { content: 'Read the code', status: 'completed' },
+      { content: 'Write the fix', status: 'in_progress' },
+      { content: 'Run tests', status: 'pending' },
+    ]);
   });
 
   it('a viewer key can list the tools, and its writes come back as tool errors', async () => {
