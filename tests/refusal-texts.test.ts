@@ -52,7 +52,7 @@ describe('refusals name the item and the fix', () => {
     expect({ tasks: await countRows(server, 'Task'), changes: await countRows(server, 'TaskChange') }).toEqual(before);
   });
 
-  it('threadID says it is set from the session; a missing subject says it is required', async () => {
+  it('threadID (however spelled) says it is set from the session; a missing subject says it is required', async () => {
     const s = await sessionClient(server);
     const before = await countRows(server, 'Task');
     expect((await refused(s.client.tasks.create({ subject: 'A', threadID: 'ses_other' } as never))).message).toBe(
@@ -65,6 +65,13 @@ describe('refusals name the item and the fix', () => {
     expect((await refused(s.client.tasks.create({} as never))).message).toBe(
       'Error: invalid task: `subject` is required: a short imperative line naming the task, such as "Run tests".',
     );
+    // Spelled as other tools spell it, it is told the same, through the tool a model calls too.
+    const update = taskTools(s.client).find((t) => t.name === 'TaskUpdate');
+    for (const key of ['threadId', 'thread_id']) {
+      const text = `Error: invalid input: \`${key}\`: a task's \`threadID\` is set from the session that creates it; leave it out.`;
+      expect((await refused(s.client.tasks.create({ subject: 'B', [key]: 'ses_other' }))).message).toBe(text);
+      expect(await update?.handler({ id: task.id, [key]: 'ses_other' })).toBe(text);
+    }
     expect(await countRows(server, 'Task')).toBe(before + 1);
   });
 

@@ -71,11 +71,18 @@ export const metadata = z
     error: `Error: invalid task: \`metadata\` must be at most ${TASK_METADATA_MAX_BYTES} characters of JSON.`,
   });
 
-/** The error of a task object: `threadID` is set from the session, other unknown fields are named. */
-const taskFields = (what: string) => (iss: { code?: string; keys?: string[] }) =>
-  iss.code === 'unrecognized_keys' && iss.keys?.includes('threadID')
-    ? 'Error: invalid input: `threadID` is set from the session that creates the task; leave it out.'
-    : unknownField(what)(iss);
+/** `threadID` however a caller spells it (`threadId`, `thread_id`). */
+const isThreadId = (key: string) => key.replaceAll('_', '').toLowerCase() === 'threadid';
+
+/** The error of a task object: `threadID` (in any spelling) is set from the session, other unknown fields are named. */
+const taskFields = (what: string) => (iss: { code?: string; keys?: string[] }) => {
+  const thread = iss.code === 'unrecognized_keys' ? iss.keys?.find(isThreadId) : undefined;
+  if (thread === 'threadID') return 'Error: invalid input: `threadID` is set from the session that creates the task; leave it out.';
+  if (thread !== undefined) {
+    return `Error: invalid input: \`${thread}\`: a task's \`threadID\` is set from the session that creates it; leave it out.`;
+  }
+  return unknownField(what)(iss);
+};
 
 export const owner = text('owner', TASK_OWNER_MAX, { required: true });
 
