@@ -227,6 +227,24 @@ const scopeKey = (tasks: readonly RunTask[]) =>
     .join('\n');
 
 /**
+ * The time each task's passes spent, carried into a revised checklist: a task keeps its time wherever the revision
+ * puts it (at its own position first, else at the first place the revision gives the same task); a new task has none.
+ */
+export function carryTimes(before: readonly RunTask[], times: readonly number[], after: readonly RunTask[]): number[] {
+  const unused = new Set(before.keys());
+  const take = (i: number) => {
+    unused.delete(i);
+    return times[i] ?? 0;
+  };
+  const carried: (number | null)[] = after.map((t, i) => (unused.has(i) && sameTask(before[i], t) ? take(i) : null));
+  return carried.map((kept, i) => {
+    if (kept !== null) return kept;
+    const from = [...unused].find((j) => sameTask(before[j], after[i]));
+    return from === undefined ? 0 : take(from);
+  });
+}
+
+/**
  * A deliberate revision: the complete corrected checklist and the position to continue from. Executed tasks keep
  * their positions unchanged; everything before `resumeFrom` counts as done; a position past the end completes. A name
  * given within the revision applies only when the scope changed; ordering alone retains the name.
@@ -253,8 +271,7 @@ export function applyRevision(
   run.taskOutcomes = input.tasks.map((_, i) =>
     i < executed && i + 1 < input.resumeFrom ? (run.taskOutcomes[i] ?? PENDING_OUTCOME) : PENDING_OUTCOME,
   );
-  // Time stays with a position whose task the revision kept there (the current one included).
-  run.taskTimes = input.tasks.map((t, i) => (sameTask(run.tasks[i], t) ? (run.taskTimes[i] ?? 0) : 0));
+  run.taskTimes = carryTimes(run.tasks, run.taskTimes, input.tasks);
   // A remark stays with the tasks it constrains, wherever the revision put them.
   const keyOf = (t: RunTask | undefined) => (t ? JSON.stringify([t.action, t.expected_result]) : '');
   run.remarks = run.remarks

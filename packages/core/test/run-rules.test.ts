@@ -397,6 +397,13 @@ describe('applyRevision: the complete corrected checklist and the position to co
     expect(run.taskTimes).toEqual([60_000, 600_000, 0]);
   });
 
+  it('a task moved by the revision keeps the time its passes spent, at its new position', () => {
+    const run = advanced(runTasks(3), 1); // task 2 current since 60 s
+    applyRevision(run, revision([runTask('Task 1'), runTask('Task 3'), runTask('Task 2')], 2), at(660_000));
+    expect(actions(run.tasks)).toEqual(['Task 1', 'Task 3', 'Task 2']);
+    expect(run.taskTimes).toEqual([60_000, 0, 600_000]);
+  });
+
   it('a reorder alone never changes the name, even when one was given within the revision; the notice says why', () => {
     const run = advanced(runTasks(4), 1);
     const [t1, t2, t3, t4] = runTasks(4) as [RunTask, RunTask, RunTask, RunTask];
