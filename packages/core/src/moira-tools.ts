@@ -145,15 +145,15 @@ async function moiraStep(api: ToolApi, args: z.output<typeof moiraStepInput>): P
   const { processId: runId, attemptId } = args;
   if (args.teleportTo) return { run: await api.runs.teleport({ runId, attemptId, teleportTo: args.teleportTo }), intake: false };
   const input = args.input ?? {};
+  const run = await api.runs.get({ runId });
+  // Not the current attempt: a retry of an answered step replays (or an unknown attempt is refused) before any node
+  // reads the response, the naming call's included. The jump is the call that carries nothing else.
+  if (attemptId !== run.attemptId)
+    return { run: await api.runs.teleport({ runId, attemptId, teleportTo: REVISE_TELEPORT }), intake: false };
   // The naming contract keeps the current attempt; the use case decides whether naming is allowed here.
   if (Object.keys(input).length === 1 && 'name' in input) {
     return { run: await api.runs.name({ runId, name: input.name as string }), intake: false };
   }
-  const run = await api.runs.get({ runId });
-  // Not the current attempt: a retry of an answered step replays (or an unknown attempt is refused) before any node
-  // reads the response. The jump is the call that carries nothing else.
-  if (attemptId !== run.attemptId)
-    return { run: await api.runs.teleport({ runId, attemptId, teleportTo: REVISE_TELEPORT }), intake: false };
   if (run.status === 'intake') {
     const intake = response('intake', input);
     if (run.name === null) {
