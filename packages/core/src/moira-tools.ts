@@ -104,7 +104,7 @@ export function moiraPresentation(run: RunView, options: { intake?: boolean } = 
     lines.push('Todo List: checklist intake.');
     if (run.taskContext) {
       lines.push(
-        `Your task context holds a ready checklist of ${run.taskContext.tasks.length} tasks: submit it unchanged (wording and scope as written, nothing dropped or added; place items where their prerequisites hold): ${JSON.stringify(run.taskContext.tasks)}`,
+        `Your task context holds a ready checklist of ${run.taskContext.tasks.length} tasks: submit it unchanged (wording and scope as written, nothing dropped or added, in its written order; where an item needs another's result first, say so in needs: [{ task, needs: [positions] }], and the order follows, each move shown): ${JSON.stringify(run.taskContext.tasks)}`,
       );
     } else {
       lines.push(
@@ -112,7 +112,7 @@ export function moiraPresentation(run: RunView, options: { intake?: boolean } = 
       );
     }
     if (run.name === null) lines.push(`First persist the actual task name (naming keeps this attempt): ${next('input: { name: "…" }')}`);
-    lines.push(`Then submit: ${next('input: { tasks, progress_checklist_outcome, execution_note? }')}`);
+    lines.push(`Then submit: ${next(`input: { tasks, progress_checklist_outcome, execution_note?${run.taskContext ? ', needs?' : ''} }`)}`);
   } else if (run.status === 'completed') {
     lines.push(`All tasks done (${run.total}/${run.total}). Todo List is complete; its terminal output is {}.`);
   } else if (run.revising) {

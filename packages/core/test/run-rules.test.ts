@@ -8,6 +8,7 @@ import {
   applyRevision,
   applyStep,
   applyTeleport,
+  asWritten,
   currentTask,
   orderChecklist,
   placeRemarks,
@@ -192,6 +193,37 @@ describe('orderChecklist refusals', () => {
       'INVALID_CHECKLIST',
       'Error: invalid checklist: `needs` names task 2, but the checklist has 1 task.',
     );
+  });
+});
+
+describe('asWritten: a ready checklist from the task context keeps its written order', () => {
+  const [a, b, c] = runTasks(3) as [RunTask, RunTask, RunTask];
+  it('without a task context, or submitted as written, the submission is the written list', () => {
+    const needs = [{ task: 1, needs: [3] }];
+    expect(asWritten(null, { tasks: [c, a], needs })).toEqual({ tasks: [c, a], needs, remarks: [], reordered: false });
+    expect(asWritten([a, b, c], { tasks: [a, b, c], needs })).toEqual({ tasks: [a, b, c], needs, remarks: [], reordered: false });
+  });
+
+  it('submitted in another order: the written list, with needs and remarks translated to its positions', () => {
+    const written = asWritten([a, b, c], {
+      tasks: [c, a, b],
+      needs: [{ task: 2, needs: [1] }],
+      remarks: [{ text: 'Careful', tasks: [2, 3] }],
+    });
+    expect(written).toEqual({
+      tasks: [a, b, c],
+      needs: [{ task: 1, needs: [3] }],
+      remarks: [{ text: 'Careful', tasks: [1, 2] }],
+      reordered: true,
+    });
+    expect(orderChecklist(written.tasks, written.needs).moves).toEqual([
+      { task: 1, from: 1, to: 3, because: 'task 1 needs the result of task 3 (Task 3)' },
+    ]);
+  });
+
+  it('an item given twice maps to its occurrences in written order; a position past the end stays, to be refused', () => {
+    const written = asWritten([a, b, a], { tasks: [b, a, a], needs: [{ task: 1, needs: [9] }] });
+    expect(written).toMatchObject({ tasks: [a, b, a], needs: [{ task: 2, needs: [9] }], reordered: true });
   });
 });
 
