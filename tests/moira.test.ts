@@ -293,6 +293,28 @@ describe('the moira server', () => {
     });
     expect(await admin.runs.get({ runId: processId })).toMatchObject({ status: 'intake', version, tasks: [] });
   });
+  it('the naming call answers only the current step attempt: an unknown one is refused and no name is recorded', async () => {
+    const { client, admin } = await moiraOverHttp();
+    const prepared = await answer(client, 'start', { action: 'prepare', workflowId: 'moira/todo-list', parentExecutionId: 'none' });
+    const started = await answer(client, 'start', {
+      action: 'execute',
+      startAttemptId: prepared.text.match(/^Start attempt ID: (\S+)$/m)?.[1],
+    });
+    const { processId, attemptId } = ids(started.text);
+    const before = await admin.runs.get({ runId: processId });
+    expect(
+      await answer(client, 'step', { processId, attemptId: 'att_never_issued', input: { name: 'Named with a wrong attempt' } }),
+    ).toEqual({
+      isError: true,
+      text: `Error: stale attempt: att_never_issued is not the current step attempt of run ${processId}; the current one is ${attemptId}. Read the run and answer its current step.`,
+    });
+    expect(await admin.runs.get({ runId: processId })).toMatchObject({ name: null, version: before.version, attemptId });
+    expect((await admin.runs.history({ runId: processId })).steps).toEqual([]);
+    // With the current attempt the name is persisted, and the attempt is kept for the intake.
+    const named = await answer(client, 'step', { processId, attemptId, input: { name: 'Named with the current attempt' } });
+    expect(ids(named.text)).toEqual({ processId, attemptId });
+    expect((await admin.runs.get({ runId: processId })).name).toBe('Named with the current attempt');
+  });
 });
 
 describe('stdio: agent-tasks-mcp --moira', () => {

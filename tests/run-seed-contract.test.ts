@@ -284,6 +284,46 @@ describe('6. child runs with a task context', () => {
     expect(taken.tasks).toEqual(ready);
   });
 
+  it('the written order is the caller’s: a submission in another order keeps it, and only `needs` moves a task, each move shown', async () => {
+    const s = await sessionClient(server);
+    const written: RunTask[] = [task('deploy'), task('build'), task('test')];
+    const child = async () => {
+      const run = await startRun(s, { taskContext: { tasks: written } });
+      await s.client.runs.name({ runId: run.id, name: 'Ship it' });
+      return run;
+    };
+    const base = { progress_checklist_outcome: 'Three ordered tasks are ready' };
+
+    // Another order with no prerequisite behind it: the written order stands, and the answer says why.
+    const shuffled = await child();
+    const kept = await s.client.runs.intake({ ...base, runId: shuffled.id, tasks: [written[2], written[0], written[1]] as RunTask[] });
+    expect(kept.tasks).toEqual(written);
+    expect(kept.moves).toEqual([]);
+    expect(kept.current?.action).toBe('Do step deploy');
+    expect(kept.notice).toBe(
+      "The ready checklist of this run's task context keeps its written order wherever prerequisites allow: the order of the submitted array was not used. To run a task later, state what it needs in `needs`; each move is then shown with the dependency behind it.",
+    );
+
+    // `needs` and `remarks` name positions of the submitted array; the order and its moves are the written list's.
+    const move = { task: 1, from: 1, to: 3, because: 'task 1 needs the result of task 3 (Do step test)' };
+    const reordered = await child();
+    const viaNeeds = await s.client.runs.intake({
+      ...base,
+      runId: reordered.id,
+      tasks: [written[2], written[0], written[1]] as RunTask[],
+      needs: [{ task: 2, needs: [1] }],
+      remarks: [{ text: 'Deploy from the release branch', tasks: [2] }],
+    });
+    expect(viaNeeds.tasks).toEqual([written[1], written[2], written[0]]);
+    expect(viaNeeds.moves).toEqual([move]);
+    expect(viaNeeds.blocks.work.tasks.map((t) => t.remarks)).toEqual([[], [], ['Deploy from the release branch']]);
+
+    // Submitted as written, the same prerequisite gives the same order and move, with no notice.
+    const asWritten = await child();
+    const same = await s.client.runs.intake({ ...base, runId: asWritten.id, tasks: written, needs: [{ task: 1, needs: [3] }] });
+    expect(same).toMatchObject({ tasks: viaNeeds.tasks, moves: [move], notice: null });
+  });
+
   it('a completed child gives its parent the success connection: a line in its view and an event on its feed, no evidence', async () => {
     const s = await sessionClient(server);
     const parent = await running(s, [task('parent')], 'Requirements coverage');

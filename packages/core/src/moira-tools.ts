@@ -105,7 +105,7 @@ export function moiraPresentation(run: RunView, options: { intake?: boolean } = 
     lines.push('Todo List: checklist intake.');
     if (run.taskContext) {
       lines.push(
-        `Your task context holds a ready checklist of ${run.taskContext.tasks.length} tasks: submit it unchanged (wording and scope as written, nothing dropped or added; place items where their prerequisites hold): ${JSON.stringify(run.taskContext.tasks)}`,
+        `Your task context holds a ready checklist of ${run.taskContext.tasks.length} tasks: submit it unchanged (wording and scope as written, nothing dropped or added, in its written order; where an item needs another's result first, say so in needs: [{ task, needs: [positions] }], and the order follows, each move shown): ${JSON.stringify(run.taskContext.tasks)}`,
       );
     } else {
       lines.push(
@@ -113,7 +113,7 @@ export function moiraPresentation(run: RunView, options: { intake?: boolean } = 
       );
     }
     if (run.name === null) lines.push(`First persist the actual task name (naming keeps this attempt): ${next('input: { name: "…" }')}`);
-    lines.push(`Then submit: ${next('input: { tasks, progress_checklist_outcome, execution_note? }')}`);
+    lines.push(`Then submit: ${next(`input: { tasks, progress_checklist_outcome, execution_note?${run.taskContext ? ', needs?' : ''} }`)}`);
   } else if (run.status === 'completed') {
     lines.push(`All tasks done (${run.total}/${run.total}). Todo List is complete; its terminal output is {}.`);
   } else if (run.revising) {
@@ -146,15 +146,15 @@ async function moiraStep(api: ToolApi, args: z.output<typeof moiraStepInput>): P
   const { processId: runId, attemptId } = args;
   if (args.teleportTo) return { run: await api.runs.teleport({ runId, attemptId, teleportTo: args.teleportTo }), intake: false };
   const input = args.input ?? {};
+  const run = await api.runs.get({ runId });
+  // Not the current attempt: a retry of an answered step replays (or an unknown attempt is refused) before any node
+  // reads the response, the naming call's included. The jump is the call that carries nothing else.
+  if (attemptId !== run.attemptId)
+    return { run: await api.runs.teleport({ runId, attemptId, teleportTo: REVISE_TELEPORT }), intake: false };
   // The naming contract keeps the current attempt; the use case decides whether naming is allowed here.
   if (Object.keys(input).length === 1 && 'name' in input) {
     return { run: await api.runs.name({ runId, name: input.name as string }), intake: false };
   }
-  const run = await api.runs.get({ runId });
-  // Not the current attempt: a retry of an answered step replays (or an unknown attempt is refused) before any node
-  // reads the response. The jump is the call that carries nothing else.
-  if (attemptId !== run.attemptId)
-    return { run: await api.runs.teleport({ runId, attemptId, teleportTo: REVISE_TELEPORT }), intake: false };
   if (run.status === 'intake') {
     const intake = response('intake', input);
     if (run.name === null) {

@@ -173,6 +173,39 @@ export function checkTaskContext(context: readonly RunTask[] | null, submitted: 
   }
 }
 
+type Needs = readonly { task: number; needs: readonly number[] }[];
+type Remarks = readonly { text: string; tasks: readonly number[] }[];
+
+export const CONTEXT_ORDER_NOTICE =
+  "The ready checklist of this run's task context keeps its written order wherever prerequisites allow: the order of the submitted array was not used. To run a task later, state what it needs in `needs`; each move is then shown with the dependency behind it.";
+
+/**
+ * A ready checklist's written order is its author's: the submitted array (already checked to hold exactly the same
+ * items) only names positions for `needs` and `remarks`. Returns the written list with those positions translated to
+ * it, so the order follows the written list and prerequisites alone, and every difference is a move with its
+ * dependency; `reordered` says the submitted array was in another order. Without a task context, the submission is
+ * the written list.
+ */
+export function asWritten(context: readonly RunTask[] | null, input: { tasks: readonly RunTask[]; needs?: Needs; remarks?: Remarks }) {
+  const same = { tasks: input.tasks, needs: input.needs ?? [], remarks: input.remarks ?? [], reordered: false };
+  if (!context) return same;
+  const unused = new Set(context.keys());
+  // Submitted position (1-based) → written position; an item given twice maps to its occurrences in written order.
+  const written = input.tasks.map((t) => {
+    const at = [...unused].find((j) => sameTask(context[j], t)) ?? 0;
+    unused.delete(at);
+    return at + 1;
+  });
+  if (written.every((w, i) => w === i + 1)) return same;
+  const to = (p: number) => written[p - 1] ?? p; // a position past the end stays as given, to be refused as such
+  return {
+    tasks: context,
+    needs: (input.needs ?? []).map((n) => ({ task: to(n.task), needs: n.needs.map(to) })),
+    remarks: (input.remarks ?? []).map((r) => ({ text: r.text, tasks: r.tasks.map(to) })),
+    reordered: true,
+  };
+}
+
 /** The jump to the revision node: no step leads into it, so a revision is always a deliberate decision. */
 export function applyTeleport(run: RunRecord, now: Date): RunRecord {
   requireRunning(run);
@@ -227,6 +260,24 @@ const scopeKey = (tasks: readonly RunTask[]) =>
     .join('\n');
 
 /**
+ * The time each task's passes spent, carried into a revised checklist: a task keeps its time wherever the revision
+ * puts it (at its own position first, else at the first place the revision gives the same task); a new task has none.
+ */
+export function carryTimes(before: readonly RunTask[], times: readonly number[], after: readonly RunTask[]): number[] {
+  const unused = new Set(before.keys());
+  const take = (i: number) => {
+    unused.delete(i);
+    return times[i] ?? 0;
+  };
+  const carried: (number | null)[] = after.map((t, i) => (unused.has(i) && sameTask(before[i], t) ? take(i) : null));
+  return carried.map((kept, i) => {
+    if (kept !== null) return kept;
+    const from = [...unused].find((j) => sameTask(before[j], after[i]));
+    return from === undefined ? 0 : take(from);
+  });
+}
+
+/**
  * A deliberate revision: the complete corrected checklist and the position to continue from. Executed tasks keep
  * their positions unchanged; everything before `resumeFrom` counts as done; a position past the end completes. A name
  * given within the revision applies only when the scope changed; ordering alone retains the name.
@@ -253,8 +304,7 @@ export function applyRevision(
   run.taskOutcomes = input.tasks.map((_, i) =>
     i < executed && i + 1 < input.resumeFrom ? (run.taskOutcomes[i] ?? PENDING_OUTCOME) : PENDING_OUTCOME,
   );
-  // Time stays with a position whose task the revision kept there (the current one included).
-  run.taskTimes = input.tasks.map((t, i) => (sameTask(run.tasks[i], t) ? (run.taskTimes[i] ?? 0) : 0));
+  run.taskTimes = carryTimes(run.tasks, run.taskTimes, input.tasks);
   // A remark stays with the tasks it constrains, wherever the revision put them.
   const keyOf = (t: RunTask | undefined) => (t ? JSON.stringify([t.action, t.expected_result]) : '');
   run.remarks = run.remarks

@@ -9,12 +9,14 @@ import { notificationPayload } from './channel-payload.ts';
 import { type NotificationKind, notificationFor } from './run-notifications.ts';
 import { presentConnection, presentRun } from './run-present.ts';
 import {
+  CONTEXT_ORDER_NOTICE,
   PENDING_OUTCOME,
   REVISE_LABEL,
   applyName,
   applyRevision,
   applyStep,
   applyTeleport,
+  asWritten,
   checkTaskContext,
   intakeRun,
   orderChecklist,
@@ -230,11 +232,13 @@ export async function intake(deps: Deps, actor: Actor, input: RunIntakeInput) {
     }
     requireName(run);
     checkTaskContext(run.taskContext, input.tasks);
-    const ordered = orderChecklist(input.tasks, input.needs ?? []);
+    const written = asWritten(run.taskContext, input);
+    const ordered = orderChecklist(written.tasks, written.needs);
     run.executionNote = input.execution_note ?? null;
     run.tasks = ordered.tasks;
     run.moves = ordered.moves;
-    run.remarks = placeRemarks(input.remarks ?? [], ordered.order);
+    run.remarks = placeRemarks(written.remarks, ordered.order);
+    if (written.reordered) run.notice = CONTEXT_ORDER_NOTICE;
     run.checklistOutcome = input.progress_checklist_outcome;
     run.taskOutcomes = ordered.tasks.map(() => PENDING_OUTCOME);
     run.taskTimes = ordered.tasks.map(() => 0);

@@ -162,7 +162,7 @@ export function runDirective(run: RunView): string {
     lines.push(`Run ${run.id} is at checklist intake.`);
     if (run.taskContext) {
       lines.push(
-        `Its task context holds a ready checklist of ${run.taskContext.tasks.length} tasks; submit it unchanged: ${JSON.stringify(run.taskContext.tasks)}`,
+        `Its task context holds a ready checklist of ${run.taskContext.tasks.length} tasks; submit it unchanged, in its written order (state prerequisites in needs; the order follows them): ${JSON.stringify(run.taskContext.tasks)}`,
       );
     }
     if (run.name === null) lines.push(`First persist the actual task name with checklist_name (runId "${run.id}", name).`);

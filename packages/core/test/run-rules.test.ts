@@ -8,6 +8,7 @@ import {
   applyRevision,
   applyStep,
   applyTeleport,
+  asWritten,
   currentTask,
   orderChecklist,
   placeRemarks,
@@ -192,6 +193,37 @@ describe('orderChecklist refusals', () => {
       'INVALID_CHECKLIST',
       'Error: invalid checklist: `needs` names task 2, but the checklist has 1 task.',
     );
+  });
+});
+
+describe('asWritten: a ready checklist from the task context keeps its written order', () => {
+  const [a, b, c] = runTasks(3) as [RunTask, RunTask, RunTask];
+  it('without a task context, or submitted as written, the submission is the written list', () => {
+    const needs = [{ task: 1, needs: [3] }];
+    expect(asWritten(null, { tasks: [c, a], needs })).toEqual({ tasks: [c, a], needs, remarks: [], reordered: false });
+    expect(asWritten([a, b, c], { tasks: [a, b, c], needs })).toEqual({ tasks: [a, b, c], needs, remarks: [], reordered: false });
+  });
+
+  it('submitted in another order: the written list, with needs and remarks translated to its positions', () => {
+    const written = asWritten([a, b, c], {
+      tasks: [c, a, b],
+      needs: [{ task: 2, needs: [1] }],
+      remarks: [{ text: 'Careful', tasks: [2, 3] }],
+    });
+    expect(written).toEqual({
+      tasks: [a, b, c],
+      needs: [{ task: 1, needs: [3] }],
+      remarks: [{ text: 'Careful', tasks: [1, 2] }],
+      reordered: true,
+    });
+    expect(orderChecklist(written.tasks, written.needs).moves).toEqual([
+      { task: 1, from: 1, to: 3, because: 'task 1 needs the result of task 3 (Task 3)' },
+    ]);
+  });
+
+  it('an item given twice maps to its occurrences in written order; a position past the end stays, to be refused', () => {
+    const written = asWritten([a, b, a], { tasks: [b, a, a], needs: [{ task: 1, needs: [9] }] });
+    expect(written).toMatchObject({ tasks: [a, b, a], needs: [{ task: 2, needs: [9] }], reordered: true });
   });
 });
 
@@ -395,6 +427,13 @@ describe('applyRevision: the complete corrected checklist and the position to co
     const run = advanced(runTasks(3), 1); // task 2 current since 60 s
     applyRevision(run, revision(runTasks(3), 2), at(660_000));
     expect(run.taskTimes).toEqual([60_000, 600_000, 0]);
+  });
+
+  it('a task moved by the revision keeps the time its passes spent, at its new position', () => {
+    const run = advanced(runTasks(3), 1); // task 2 current since 60 s
+    applyRevision(run, revision([runTask('Task 1'), runTask('Task 3'), runTask('Task 2')], 2), at(660_000));
+    expect(actions(run.tasks)).toEqual(['Task 1', 'Task 3', 'Task 2']);
+    expect(run.taskTimes).toEqual([60_000, 0, 600_000]);
   });
 
   it('a reorder alone never changes the name, even when one was given within the revision; the notice says why', () => {
