@@ -317,6 +317,43 @@ describe('the moira server', () => {
   });
 });
 
+describe('the step response written beside the ids', () => {
+  it("takes the seed's payloads as step({ processId, attemptId, ...response }) too, the same as under `input`", async () => {
+    const { client, admin } = await moiraOverHttp();
+    const prepared = await answer(client, 'start', { action: 'prepare', workflowId: 'moira/todo-list', parentExecutionId: 'none' });
+    const started = ids(
+      (await answer(client, 'start', { action: 'execute', startAttemptId: prepared.text.match(/^Start attempt ID: (\S+)$/m)?.[1] })).text,
+    );
+    const { processId } = started;
+    let { attemptId } = started;
+    expect((await answer(client, 'step', { processId, attemptId, name: 'Check the requirement' })).isError).toBe(false);
+    expect((await admin.runs.get({ runId: processId })).name).toBe('Check the requirement');
+    const intake = await answer(client, 'step', {
+      processId,
+      attemptId,
+      tasks: [{ action: 'Check the implemented requirement', expected_result: "The caller's domain report contains the verified result" }],
+      progress_checklist_outcome: 'One ordered task is ready',
+      execution_note: 'Check the implemented requirement',
+    });
+    expect(intake.text).toContain('Task 1/1: Check the implemented requirement');
+    ({ attemptId } = ids(intake.text));
+    // Both at once is refused, naming the field and the fix; nothing is recorded.
+    const { version } = await admin.runs.get({ runId: processId });
+    expect(await answer(client, 'step', { processId, attemptId, input: {}, evidence: 'The focused test command passed.' })).toEqual({
+      isError: true,
+      text: 'Error: invalid input: `evidence` belongs to the step response: send the response either in `input` or beside processId and attemptId, not both.',
+    });
+    expect((await admin.runs.get({ runId: processId })).version).toBe(version);
+    const done = await answer(client, 'step', {
+      processId,
+      attemptId,
+      evidence: 'The focused test command passed.',
+      progress_execution_outcome: 'The affected test suite passed',
+    });
+    expect(done.text).toBe(`Process ID: ${processId}\nAll tasks done (1/1). Todo List is complete; its terminal output is {}.`);
+  });
+});
+
 describe('stdio: agent-tasks-mcp --moira', () => {
   it('serves the same moira tools from the same core', async () => {
     const { adminKey } = await adminClient(server).workspaces.create({ name: 'moira stdio' });

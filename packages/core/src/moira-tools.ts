@@ -14,7 +14,7 @@ import {
 } from '@agent-tasks/schema';
 import { z } from 'zod';
 import { DomainError } from './errors.ts';
-import { type ToolApi, type ToolSpec, spec } from './tool-kit.ts';
+import { type ToolApi, type ToolSpec, spec, withAccepts } from './tool-kit.ts';
 
 export const MOIRA_SERVER = 'moira';
 export const MOIRA_WORKFLOW = 'moira/todo-list';
@@ -77,6 +77,41 @@ export const moiraStepInput = z
       });
     }
   });
+
+/** The fields of every node's step response: a call may also send them beside processId and attemptId, as written. */
+const RESPONSE_FIELDS = new Set([
+  'name',
+  'tasks',
+  'progress_checklist_outcome',
+  'execution_note',
+  'needs',
+  'remarks',
+  'evidence',
+  'progress_execution_outcome',
+  'task',
+  'resume_from_task',
+]);
+
+/**
+ * What the step tool accepts: its definition's `{ processId, attemptId, input }`, or the step response's fields written
+ * beside the ids (`step({ processId, attemptId, evidence, progress_execution_outcome })`), read as that `input`.
+ */
+export const moiraStepAccepts = z.preprocess((raw, ctx) => {
+  if (typeof raw !== 'object' || raw === null || Array.isArray(raw)) return raw;
+  const entries = Object.entries(raw);
+  const response = entries.filter(([key]) => RESPONSE_FIELDS.has(key));
+  if (response.length === 0) return raw;
+  if ('input' in raw) {
+    const key = response[0]?.[0] ?? '';
+    ctx.addIssue({
+      code: 'custom',
+      path: [key],
+      message: `Error: invalid input: \`${key}\` belongs to the step response: send the response either in \`input\` or beside processId and attemptId, not both.`,
+    });
+    return raw;
+  }
+  return { ...Object.fromEntries(entries.filter(([key]) => !RESPONSE_FIELDS.has(key))), input: Object.fromEntries(response) };
+}, moiraStepInput);
 
 /** The step responses each node takes, checked under `input` so a refusal names e.g. `input.tasks[7].action`. */
 const responses = {
@@ -192,13 +227,16 @@ export const moiraTools: readonly ToolSpec[] = [
         ? `Start attempt ID: ${out.prepared}\nNext: start({ action: "execute", startAttemptId: "${out.prepared}" })`
         : moiraPresentation(out.run),
   ),
-  spec(
-    'step',
-    'Answer the current step of a process: { processId, attemptId, input } with the step response the directive asks for, ' +
-      `or { processId, attemptId, teleportTo: "${REVISE_TELEPORT}" } to revise a checklist that no longer describes the work (not for a task that is merely hard or blocked). ` +
-      'A retried attempt answers the same and never advances twice.',
-    moiraStepInput,
-    moiraStep,
-    (out: StepOutput) => moiraPresentation(out.run, { intake: out.intake }),
+  withAccepts(
+    moiraStepAccepts,
+    spec(
+      'step',
+      'Answer the current step of a process: { processId, attemptId, input } with the step response the directive asks for, ' +
+        `or { processId, attemptId, teleportTo: "${REVISE_TELEPORT}" } to revise a checklist that no longer describes the work (not for a task that is merely hard or blocked). ` +
+        'A retried attempt answers the same and never advances twice.',
+      moiraStepInput,
+      moiraStep,
+      (out: StepOutput) => moiraPresentation(out.run, { intake: out.intake }),
+    ),
   ),
 ];

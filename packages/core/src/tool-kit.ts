@@ -141,7 +141,7 @@ export function taskListText(tasks: readonly TaskSummary[]): string {
 }
 
 /** A tool that takes the wider contract `accepts` while its definition shows its own `input`. */
-const withAccepts = (accepts: z.ZodType, tool: ToolSpec): ToolSpec => ({ ...tool, accepts });
+export const withAccepts = (accepts: z.ZodType, tool: ToolSpec): ToolSpec => ({ ...tool, accepts });
 
 const TASK_RULES =
   'Lists (listName, default "default") are shared by the workspace. A task with unfinished blockers cannot start or complete.';
