@@ -354,6 +354,34 @@ describe('the step response written beside the ids', () => {
   });
 });
 
+describe('the child task context as the ready task array itself', () => {
+  it('start({ action: "prepare", parentExecutionId, taskContext: [tasks] }) reads it as { tasks }', async () => {
+    const { client, admin } = await moiraOverHttp();
+    const parentPrepared = await answer(client, 'start', { action: 'prepare', workflowId: 'moira/todo-list', parentExecutionId: 'none' });
+    const parent = ids(
+      (await answer(client, 'start', { action: 'execute', startAttemptId: parentPrepared.text.match(/^Start attempt ID: (\S+)$/m)?.[1] }))
+        .text,
+    );
+    const ready = [
+      { action: 'Check the implemented requirement', expected_result: "The caller's domain report contains the verified result" },
+    ];
+    const prepared = await answer(client, 'start', {
+      action: 'prepare',
+      workflowId: 'moira/todo-list',
+      parentExecutionId: parent.processId,
+      taskContext: ready,
+    });
+    expect(prepared.isError).toBe(false);
+    const executed = await answer(client, 'start', {
+      action: 'execute',
+      startAttemptId: prepared.text.match(/^Start attempt ID: (\S+)$/m)?.[1],
+    });
+    expect(executed.text).toContain(`Your task context holds a ready checklist of 1 tasks: submit it unchanged`);
+    expect(executed.text).toContain(JSON.stringify(ready));
+    expect((await admin.runs.get({ runId: ids(executed.text).processId })).taskContext).toEqual({ tasks: ready });
+  });
+});
+
 describe('stdio: agent-tasks-mcp --moira', () => {
   it('serves the same moira tools from the same core', async () => {
     const { adminKey } = await adminClient(server).workspaces.create({ name: 'moira stdio' });

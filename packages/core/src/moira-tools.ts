@@ -55,6 +55,12 @@ export const moiraStartInput = z
     }
   });
 
+/** What the start tool accepts: its definition's shape, or the ready task array itself as `taskContext` (read as `{ tasks }`). */
+export const moiraStartAccepts = z.preprocess((raw) => {
+  if (typeof raw !== 'object' || raw === null || !('taskContext' in raw) || !Array.isArray(raw.taskContext)) return raw;
+  return { ...raw, taskContext: { tasks: raw.taskContext } };
+}, moiraStartInput);
+
 export const moiraStepInput = z
   .strictObject(
     {
@@ -207,25 +213,28 @@ async function moiraStep(api: ToolApi, args: z.output<typeof moiraStepInput>): P
 }
 
 export const moiraTools: readonly ToolSpec[] = [
-  spec(
-    'start',
-    `Start the "${MOIRA_WORKFLOW}" workflow (Todo List: one goal as an ordered checklist, one task at a time) in two phases. ` +
-      `prepare: { action: "prepare", workflowId: "${MOIRA_WORKFLOW}", parentExecutionId: a parent process ID or "none", taskContext?: { tasks } } returns a start attempt ID; ` +
-      'refused when no notification channel is configured, unless skipNotificationCheck: true. execute: { action: "execute", startAttemptId } starts it once and returns the process ID and the first step.',
-    moiraStartInput,
-    async (api, input): Promise<StartOutput> => {
-      if (input.action === 'execute') return { run: await api.runs.execute({ startAttemptId: input.startAttemptId ?? '' }) };
-      const { startAttemptId } = await api.runs.prepare({
-        parentExecutionId: input.parentExecutionId ?? 'none',
-        ...(input.skipNotificationCheck === undefined ? {} : { skipNotificationCheck: input.skipNotificationCheck }),
-        ...(input.taskContext ? { taskContext: input.taskContext } : {}),
-      });
-      return { prepared: startAttemptId };
-    },
-    (out) =>
-      'prepared' in out
-        ? `Start attempt ID: ${out.prepared}\nNext: start({ action: "execute", startAttemptId: "${out.prepared}" })`
-        : moiraPresentation(out.run),
+  withAccepts(
+    moiraStartAccepts,
+    spec(
+      'start',
+      `Start the "${MOIRA_WORKFLOW}" workflow (Todo List: one goal as an ordered checklist, one task at a time) in two phases. ` +
+        `prepare: { action: "prepare", workflowId: "${MOIRA_WORKFLOW}", parentExecutionId: a parent process ID or "none", taskContext?: { tasks } } returns a start attempt ID; ` +
+        'refused when no notification channel is configured, unless skipNotificationCheck: true. execute: { action: "execute", startAttemptId } starts it once and returns the process ID and the first step.',
+      moiraStartInput,
+      async (api, input): Promise<StartOutput> => {
+        if (input.action === 'execute') return { run: await api.runs.execute({ startAttemptId: input.startAttemptId ?? '' }) };
+        const { startAttemptId } = await api.runs.prepare({
+          parentExecutionId: input.parentExecutionId ?? 'none',
+          ...(input.skipNotificationCheck === undefined ? {} : { skipNotificationCheck: input.skipNotificationCheck }),
+          ...(input.taskContext ? { taskContext: input.taskContext } : {}),
+        });
+        return { prepared: startAttemptId };
+      },
+      (out) =>
+        'prepared' in out
+          ? `Start attempt ID: ${out.prepared}\nNext: start({ action: "execute", startAttemptId: "${out.prepared}" })`
+          : moiraPresentation(out.run),
+    ),
   ),
   withAccepts(
     moiraStepAccepts,
