@@ -146,6 +146,7 @@ describe('the moira server', () => {
     // Revising the checklist mid-run
     const revising = await mcp__moira__step({ processId, attemptId, teleportTo: 'teleport-revise-tasks' });
     expect(revising.text).toContain('Revise checklist: send the complete corrected checklist and the position to continue from');
+    expect(revising.text).toContain('\nKeep the executed task 1 unchanged at its position. If the actual scope changes');
     const atRevision = await admin.runs.get({ runId: processId });
     expect(atRevision.blocks.work).toMatchObject({ role: 'revise', label: 'Revise checklist' });
     ({ attemptId } = ids(revising.text));
@@ -351,6 +352,32 @@ describe('the step response written beside the ids', () => {
       progress_execution_outcome: 'The affected test suite passed',
     });
     expect(done.text).toBe(`Process ID: ${processId}\nAll tasks done (1/1). Todo List is complete; its terminal output is {}.`);
+  });
+});
+
+describe('the revision directive', () => {
+  it('says plainly when no task was executed yet (never "Tasks 1-0")', async () => {
+    const { client } = await moiraOverHttp();
+    const prepared = await answer(client, 'start', { action: 'prepare', workflowId: 'moira/todo-list', parentExecutionId: 'none' });
+    const started = ids(
+      (await answer(client, 'start', { action: 'execute', startAttemptId: prepared.text.match(/^Start attempt ID: (\S+)$/m)?.[1] })).text,
+    );
+    await answer(client, 'step', { ...started, input: { name: 'Two steps' } });
+    const intake = await answer(client, 'step', {
+      ...started,
+      input: {
+        tasks: [
+          { action: 'A', expected_result: 'a' },
+          { action: 'B', expected_result: 'b' },
+        ],
+        progress_checklist_outcome: 'Two',
+      },
+    });
+    const jumped = await answer(client, 'step', { ...ids(intake.text), teleportTo: 'teleport-revise-tasks' });
+    const { attemptId } = ids(jumped.text);
+    expect(jumped.text.split('\n').slice(3)).toEqual([
+      `No task was executed yet. If the actual scope changes, first update the name: step({ processId: "${started.processId}", attemptId: "${attemptId}", input: { name: "…" } }); ordering alone keeps it.`,
+    ]);
   });
 });
 

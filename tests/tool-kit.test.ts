@@ -210,6 +210,7 @@ async function walkEveryTool(call: Caller, agentName: string) {
   ).toBe('Error: stale step: task 1/2 was already acknowledged; the current task is 2/2.');
   const jumped = await call('checklist_teleport', { runId, teleportTo: 'teleport-revise-tasks' });
   expect(jumped).toMatch(/^Revise checklist: send the complete corrected checklist with checklist_revise/);
+  expect(jumped).toContain(', executed task 1 unchanged at its position, and resume_from_task. ');
   const revised = await call('checklist_revise', {
     runId,
     tasks: [step(1), step(2), step(3)],

@@ -14,7 +14,7 @@ import {
 } from '@agent-tasks/schema';
 import { z } from 'zod';
 import { DomainError } from './errors.ts';
-import { type ToolApi, type ToolSpec, spec, withAccepts } from './tool-kit.ts';
+import { type ToolApi, type ToolSpec, keptPrefix, spec, withAccepts } from './tool-kit.ts';
 
 export const MOIRA_SERVER = 'moira';
 export const MOIRA_WORKFLOW = 'moira/todo-list';
@@ -160,7 +160,7 @@ export function moiraPresentation(run: RunView, options: { intake?: boolean } = 
   } else if (run.revising) {
     lines.push(
       `Revise checklist: send the complete corrected checklist and the position to continue from: ${next('input: { tasks, resume_from_task, progress_checklist_outcome, progress_execution_outcome }')}`,
-      `Tasks 1-${run.cursor - 1} were executed: keep them unchanged at their positions. If the actual scope changes, first update the name: ${next('input: { name: "…" }')}; ordering alone keeps it.`,
+      `${run.cursor === 1 ? 'No task was executed yet.' : `Keep the executed ${keptPrefix(run.cursor - 1, '')}.`} If the actual scope changes, first update the name: ${next('input: { name: "…" }')}; ordering alone keeps it.`,
     );
   } else if (run.current) {
     if (options.intake && run.moves.length) {

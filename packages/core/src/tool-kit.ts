@@ -140,6 +140,13 @@ export function taskListText(tasks: readonly TaskSummary[]): string {
   return rows.map((r) => `${pad(r.id, id)} ${pad(r.status, status)} ${pad(r.subject, subject)}${r.blockedBy}`).join('\n');
 }
 
+/**
+ * The executed prefix a revision keeps, after `lead`: "task 1 unchanged at its position", "tasks 1-3 unchanged at their
+ * positions", or nothing when no task was executed yet.
+ */
+export const keptPrefix = (done: number, lead: string) =>
+  done === 0 ? '' : done === 1 ? `${lead}task 1 unchanged at its position` : `${lead}tasks 1-${done} unchanged at their positions`;
+
 /** A tool that takes the wider contract `accepts` while its definition shows its own `input`. */
 export const withAccepts = (accepts: z.ZodType, tool: ToolSpec): ToolSpec => ({ ...tool, accepts });
 
@@ -171,7 +178,7 @@ export function runDirective(run: RunView): string {
     lines.push(`All tasks done (${run.total}/${run.total}). Run ${run.id} is complete; its output is {}.`);
   } else if (run.revising) {
     lines.push(
-      `Revise checklist: send the complete corrected checklist with checklist_revise (${ids}), executed tasks 1-${run.cursor - 1} unchanged at their positions, and resume_from_task. ` +
+      `Revise checklist: send the complete corrected checklist with checklist_revise (${ids})${keptPrefix(run.cursor - 1, ', executed ')}, and resume_from_task. ` +
         'If the scope changes, rename the run first with checklist_name; ordering alone keeps the name.',
     );
   } else if (run.current) {
