@@ -356,8 +356,8 @@ describe('the step response written beside the ids', () => {
 });
 
 describe('the revision directive', () => {
-  it('says plainly when no task was executed yet (never "Tasks 1-0")', async () => {
-    const { client } = await moiraOverHttp();
+  it('says plainly when no task was executed yet (never "Tasks 1-0"); a payload sent to the wrong node names the node and the fix', async () => {
+    const { client, admin } = await moiraOverHttp();
     const prepared = await answer(client, 'start', { action: 'prepare', workflowId: 'moira/todo-list', parentExecutionId: 'none' });
     const started = ids(
       (await answer(client, 'start', { action: 'execute', startAttemptId: prepared.text.match(/^Start attempt ID: (\S+)$/m)?.[1] })).text,
@@ -373,11 +373,34 @@ describe('the revision directive', () => {
         progress_checklist_outcome: 'Two',
       },
     });
-    const jumped = await answer(client, 'step', { ...ids(intake.text), teleportTo: 'teleport-revise-tasks' });
+    const atTask = ids(intake.text);
+    const { version } = await admin.runs.get({ runId: started.processId });
+    // A checklist sent to a task step is told the step's payload and the jump.
+    const revision = {
+      tasks: [{ action: 'A', expected_result: 'a' }],
+      resume_from_task: 1,
+      progress_checklist_outcome: 'One',
+      progress_execution_outcome: 'None',
+    };
+    expect(await answer(client, 'step', { ...atTask, input: revision })).toEqual({
+      isError: true,
+      text: `Error: run ${started.processId} is at Task 1/2: this step takes step({ processId: "${started.processId}", attemptId: "${atTask.attemptId}", input: { evidence, progress_execution_outcome } }); to change the checklist, jump first with step({ processId: "${started.processId}", attemptId: "${atTask.attemptId}", teleportTo: "teleport-revise-tasks" }).`,
+    });
+    expect((await admin.runs.get({ runId: started.processId })).version).toBe(version);
+    const jumped = await answer(client, 'step', { ...atTask, teleportTo: 'teleport-revise-tasks' });
     const { attemptId } = ids(jumped.text);
     expect(jumped.text.split('\n').slice(3)).toEqual([
       `No task was executed yet. If the actual scope changes, first update the name: step({ processId: "${started.processId}", attemptId: "${attemptId}", input: { name: "…" } }); ordering alone keeps it.`,
     ]);
+    // An acknowledgement sent to the revision node is told the node and what it takes; nothing is recorded.
+    const jumpedVersion = (await admin.runs.get({ runId: started.processId })).version;
+    expect(
+      await answer(client, 'step', { processId: started.processId, attemptId, input: { evidence: 'e', progress_execution_outcome: 'o' } }),
+    ).toEqual({
+      isError: true,
+      text: `Error: run ${started.processId} is at its revision node (Revise checklist): send the complete corrected checklist with resume_from_task; tasks are acknowledged only outside a revision.`,
+    });
+    expect(await admin.runs.get({ runId: started.processId })).toMatchObject({ version: jumpedVersion, cursor: 1, revising: true });
   });
 });
 

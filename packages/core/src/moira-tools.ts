@@ -208,7 +208,18 @@ async function moiraStep(api: ToolApi, args: z.output<typeof moiraStepInput>): P
   }
   if (run.status === 'completed')
     throw new DomainError('CONFLICT', `Error: run ${runId} is completed (output {}); it takes no more steps.`);
-  if (run.revising) return { run: await api.runs.revise({ runId, attemptId, ...response('revise', input) }), intake: false };
+  if (run.revising) {
+    // An acknowledgement sent to the revision node is refused by the step use case, which names the node and the fix.
+    if (!('tasks' in input) && 'evidence' in input)
+      return { run: await api.runs.step({ runId, attemptId, ...response('task', input) }), intake: false };
+    return { run: await api.runs.revise({ runId, attemptId, ...response('revise', input) }), intake: false };
+  }
+  if ('tasks' in input) {
+    throw new DomainError(
+      'CONFLICT',
+      `Error: run ${runId} is at ${run.current?.label ?? 'a task'}: this step takes ${call(runId, attemptId, 'input: { evidence, progress_execution_outcome }')}; to change the checklist, jump first with ${call(runId, attemptId, `teleportTo: "${REVISE_TELEPORT}"`)}.`,
+    );
+  }
   return { run: await api.runs.step({ runId, attemptId, ...response('task', input) }), intake: false };
 }
 
