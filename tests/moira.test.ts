@@ -329,6 +329,17 @@ describe('the step response written beside the ids', () => {
     let { attemptId } = started;
     expect((await answer(client, 'step', { processId, attemptId, name: 'Check the requirement' })).isError).toBe(false);
     expect((await admin.runs.get({ runId: processId })).name).toBe('Check the requirement');
+    // A refusal names the field as it was sent, beside the ids; nothing is recorded.
+    const named = await admin.runs.get({ runId: processId });
+    expect(
+      await answer(client, 'step', {
+        processId,
+        attemptId,
+        tasks: [{ action: ' ', expected_result: 'a' }],
+        progress_checklist_outcome: 'One',
+      }),
+    ).toEqual({ isError: true, text: 'Error: invalid input: `tasks[0].action` must be a non-empty string.' });
+    expect(await admin.runs.get({ runId: processId })).toMatchObject({ version: named.version, status: 'intake', tasks: [] });
     const intake = await answer(client, 'step', {
       processId,
       attemptId,

@@ -61,31 +61,29 @@ export const moiraStartAccepts = z.preprocess((raw) => {
   return { ...raw, taskContext: { tasks: raw.taskContext } };
 }, moiraStartInput);
 
-export const moiraStepInput = z
-  .strictObject(
-    {
-      processId: text('processId').describe('The run, from start'),
-      attemptId: text('attemptId').describe('The step attempt ID of the current step'),
-      input: z
-        .record(z.string(), z.unknown(), { error: 'Error: invalid input: `input` must be an object: the step response.' })
-        .optional()
-        .describe('The step response the current step asks for'),
-      teleportTo: z.literal(REVISE_TELEPORT, { error: `Error: invalid input: \`teleportTo\` must be "${REVISE_TELEPORT}".` }).optional(),
-    },
-    { error: unknownField('{ processId, attemptId, input?, teleportTo? }') },
-  )
-  .superRefine((step, ctx) => {
-    if (step.teleportTo && step.input !== undefined) {
-      ctx.addIssue({
-        code: 'custom',
-        path: ['input'],
-        message: 'Error: invalid input: when teleporting, send no `input`; the revision node presents its own directive.',
-      });
-    }
+const stepFields = {
+  processId: text('processId').describe('The run, from start'),
+  attemptId: text('attemptId').describe('The step attempt ID of the current step'),
+  input: z
+    .record(z.string(), z.unknown(), { error: 'Error: invalid input: `input` must be an object: the step response.' })
+    .optional()
+    .describe('The step response the current step asks for'),
+  teleportTo: z.literal(REVISE_TELEPORT, { error: `Error: invalid input: \`teleportTo\` must be "${REVISE_TELEPORT}".` }).optional(),
+};
+const stepShape = '{ processId, attemptId, input?, teleportTo? }';
+const teleportAlone = (ctx: z.core.$RefinementCtx, field: string) =>
+  ctx.addIssue({
+    code: 'custom',
+    path: [field],
+    message: 'Error: invalid input: when teleporting, send no `input`; the revision node presents its own directive.',
   });
 
+export const moiraStepInput = z.strictObject(stepFields, { error: unknownField(stepShape) }).superRefine((step, ctx) => {
+  if (step.teleportTo && step.input !== undefined) teleportAlone(ctx, 'input');
+});
+
 /** The fields of every node's step response: a call may also send them beside processId and attemptId, as written. */
-const RESPONSE_FIELDS = new Set([
+const RESPONSE_FIELDS = [
   'name',
   'tasks',
   'progress_checklist_outcome',
@@ -96,28 +94,35 @@ const RESPONSE_FIELDS = new Set([
   'progress_execution_outcome',
   'task',
   'resume_from_task',
-]);
+] as const;
+
+/** The step response written beside the ids, if any (checked by the node that reads it). */
+const besideIds = (args: Record<string, unknown>) => {
+  const fields = Object.entries(args).filter(([key]) => (RESPONSE_FIELDS as readonly string[]).includes(key));
+  return fields.length ? Object.fromEntries(fields) : null;
+};
 
 /**
  * What the step tool accepts: its definition's `{ processId, attemptId, input }`, or the step response's fields written
- * beside the ids (`step({ processId, attemptId, evidence, progress_execution_outcome })`), read as that `input`.
+ * beside the ids (`step({ processId, attemptId, evidence, progress_execution_outcome })`), read as that response.
  */
-export const moiraStepAccepts = z.preprocess((raw, ctx) => {
-  if (typeof raw !== 'object' || raw === null || Array.isArray(raw)) return raw;
-  const entries = Object.entries(raw);
-  const response = entries.filter(([key]) => RESPONSE_FIELDS.has(key));
-  if (response.length === 0) return raw;
-  if ('input' in raw) {
-    const key = response[0]?.[0] ?? '';
-    ctx.addIssue({
-      code: 'custom',
-      path: [key],
-      message: `Error: invalid input: \`${key}\` belongs to the step response: send the response either in \`input\` or beside processId and attemptId, not both.`,
-    });
-    return raw;
-  }
-  return { ...Object.fromEntries(entries.filter(([key]) => !RESPONSE_FIELDS.has(key))), input: Object.fromEntries(response) };
-}, moiraStepInput);
+export const moiraStepAccepts = z
+  .strictObject(
+    { ...stepFields, ...Object.fromEntries(RESPONSE_FIELDS.map((key) => [key, z.unknown().optional()])) },
+    { error: unknownField(stepShape) },
+  )
+  .superRefine((step, ctx) => {
+    const beside = besideIds(step);
+    const key = Object.keys(beside ?? {})[0];
+    if (step.teleportTo && (step.input !== undefined || key)) teleportAlone(ctx, key ?? 'input');
+    else if (key && step.input !== undefined) {
+      ctx.addIssue({
+        code: 'custom',
+        path: [key],
+        message: `Error: invalid input: \`${key}\` belongs to the step response: send the response either in \`input\` or beside processId and attemptId, not both.`,
+      });
+    }
+  });
 
 /** The step responses each node takes, checked under `input` so a refusal names e.g. `input.tasks[7].action`. */
 const responses = {
@@ -126,11 +131,13 @@ const responses = {
   revise: z.strictObject({ input: runReviseInput.omit({ runId: true, attemptId: true }) }),
 };
 
-function response<K extends keyof typeof responses>(node: K, input: unknown): z.output<(typeof responses)[K]>['input'] {
-  const raw = { input: input ?? {} };
-  const parsed = responses[node].safeParse(raw);
+function response<K extends keyof typeof responses>(node: K, input: unknown, beside: boolean): z.output<(typeof responses)[K]>['input'] {
+  // Written beside the ids, a refusal names the field as sent (`tasks[7].action`), not under `input`.
+  const schema = beside ? responses[node].shape.input : responses[node];
+  const raw = beside ? (input ?? {}) : { input: input ?? {} };
+  const parsed = schema.safeParse(raw);
   if (!parsed.success) throw new DomainError('INVALID_INPUT', formatZodError(parsed.error, { input: raw }));
-  return parsed.data.input;
+  return (beside ? parsed.data : (parsed.data as { input: unknown }).input) as z.output<(typeof responses)[K]>['input'];
 }
 
 const call = (processId: string, attemptId: string, input: string) =>
@@ -186,7 +193,9 @@ type StepOutput = { run: RunView; intake: boolean };
 async function moiraStep(api: ToolApi, args: z.output<typeof moiraStepInput>): Promise<StepOutput> {
   const { processId: runId, attemptId } = args;
   if (args.teleportTo) return { run: await api.runs.teleport({ runId, attemptId, teleportTo: args.teleportTo }), intake: false };
-  const input = args.input ?? {};
+  const written = besideIds(args);
+  const beside = written !== null;
+  const input = written ?? args.input ?? {};
   const run = await api.runs.get({ runId });
   // Not the current attempt: a retry of an answered step replays (or an unknown attempt is refused) before any node
   // reads the response, the naming call's included. The jump is the call that carries nothing else.
@@ -197,7 +206,7 @@ async function moiraStep(api: ToolApi, args: z.output<typeof moiraStepInput>): P
     return { run: await api.runs.name({ runId, name: input.name as string }), intake: false };
   }
   if (run.status === 'intake') {
-    const intake = response('intake', input);
+    const intake = response('intake', input, beside);
     if (run.name === null) {
       throw new DomainError(
         'CONFLICT',
@@ -211,8 +220,8 @@ async function moiraStep(api: ToolApi, args: z.output<typeof moiraStepInput>): P
   if (run.revising) {
     // An acknowledgement sent to the revision node is refused by the step use case, which names the node and the fix.
     if (!('tasks' in input) && 'evidence' in input)
-      return { run: await api.runs.step({ runId, attemptId, ...response('task', input) }), intake: false };
-    return { run: await api.runs.revise({ runId, attemptId, ...response('revise', input) }), intake: false };
+      return { run: await api.runs.step({ runId, attemptId, ...response('task', input, beside) }), intake: false };
+    return { run: await api.runs.revise({ runId, attemptId, ...response('revise', input, beside) }), intake: false };
   }
   if ('tasks' in input) {
     throw new DomainError(
@@ -220,7 +229,7 @@ async function moiraStep(api: ToolApi, args: z.output<typeof moiraStepInput>): P
       `Error: run ${runId} is at ${run.current?.label ?? 'a task'}: this step takes ${call(runId, attemptId, 'input: { evidence, progress_execution_outcome }')}; to change the checklist, jump first with ${call(runId, attemptId, `teleportTo: "${REVISE_TELEPORT}"`)}.`,
     );
   }
-  return { run: await api.runs.step({ runId, attemptId, ...response('task', input) }), intake: false };
+  return { run: await api.runs.step({ runId, attemptId, ...response('task', input, beside) }), intake: false };
 }
 
 export const moiraTools: readonly ToolSpec[] = [
