@@ -9,7 +9,7 @@ import { createClient } from '@agent-tasks/sdk';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { adminClient, countRows } from './support/fixtures.ts';
 import { sourceNodeArgs } from './support/source-node.ts';
-import { type RunningServer, startServer } from './support/server.ts';
+import { type RunningServer, agentTasksBin, startServer } from './support/server.ts';
 import { type WebhookReceiver, startReceiver, waitFor } from './support/webhook-receiver.ts';
 
 let server: RunningServer;
@@ -440,6 +440,29 @@ describe('the child task context as the ready task array itself', () => {
     expect(executed.text).toContain(`Your task context holds a ready checklist of 1 tasks: submit it unchanged`);
     expect(executed.text).toContain(JSON.stringify(ready));
     expect((await admin.runs.get({ runId: ids(executed.text).processId })).taskContext).toEqual({ tasks: ready });
+  });
+});
+
+describe('stdio: agent-tasks mcp --moira', () => {
+  it('the one command serves the moira tools over stdio too', async () => {
+    const { adminKey } = await adminClient(server).workspaces.create({ name: 'moira cli' });
+    const { token } = await createClient({ url: server.url, token: adminKey }).keys.create({ name: 'agent', role: 'agent' });
+    const transport = new StdioClientTransport({
+      command: process.execPath,
+      args: [agentTasksBin, 'mcp', '--moira'],
+      env: { AGENT_TASKS_URL: server.url, AGENT_TASKS_TOKEN: token, PATH: process.env.PATH ?? '' },
+      cwd: os.tmpdir(),
+      stderr: 'pipe',
+    });
+    const client = new Client({ name: 'moira-cli-tests', version: '1.0.0' });
+    open.push(client);
+    await client.connect(transport);
+    expect(client.getServerVersion()?.name).toBe('moira');
+    expect((await client.listTools()).tools.map((t) => t.name)).toEqual(['start', 'step']);
+    expect(await answer(client, 'start', { action: 'prepare', workflowId: 'moira/todo-list', parentExecutionId: 'none' })).toEqual({
+      isError: true,
+      text: 'Error: Todo List notifies when the checklist is ready and when all tasks are done, but this workspace has no notification channel. Ask an admin to add one, or prepare the start again with skipNotificationCheck: true.',
+    });
   });
 });
 
