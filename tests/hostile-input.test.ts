@@ -96,6 +96,8 @@ describe('lastEventId', () => {
         ['todos.watch', { sessionId, lastEventId: bad }],
         ['tasks.watch', { lastEventId: bad }],
         ['dashboard.watchSessions', { lastEventId: bad }],
+        ['runs.watch', { runId: 'run_unknown', lastEventId: bad }],
+        ['dashboard.watchRunLink', { runId: 'run_unknown', lastEventId: bad }],
       ] as const) {
         const error = await streamError(procedure, input);
         expect(error, `${procedure} ${bad}`).toMatchObject({
