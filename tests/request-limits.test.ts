@@ -59,6 +59,45 @@ describe('tRPC batches', () => {
   });
 });
 
+describe("a batch's input keys", () => {
+  it("a key that is no call's index (`__proto__`, 5 in a batch of two) is refused, naming it; none of the calls runs", async () => {
+    const { session, token } = await sessionClient(server, 'stray keys');
+    const write = JSON.stringify({ todos: [{ content: 'Batched', status: 'pending' }] });
+    const post = (body: string) =>
+      fetch(`${server.url}/trpc/todos.write,todos.write?batch=1`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', authorization: `Bearer ${token}` },
+        body,
+      });
+    for (const [body, key] of [
+      [`{"0":${write},"1":${write},"__proto__":${write}}`, '__proto__'],
+      [`{"0":${write},"5":${write}}`, '5'],
+      [`{"0":${write},"01":${write}}`, '01'],
+    ] as const) {
+      const res = await post(body);
+      expect(res.status, body).toBe(400);
+      expect(await res.json()).toEqual({
+        error: {
+          message: `Error: invalid input: a batch's input is keyed by its calls' indexes (0 to 1); \`${key}\` is none of them.`,
+          code: -32600,
+          data: { code: 'BAD_REQUEST', httpStatus: 400, appCode: 'INVALID_INPUT', details: null },
+        },
+      });
+    }
+    expect(await countRows(server, 'TodoUpdate', '"sessionId" = ?', session.id)).toBe(0);
+    const get = await fetch(`${server.url}/trpc/todos.get?batch=1&input=${encodeURIComponent('{"__proto__":{}}')}`, {
+      headers: { authorization: `Bearer ${token}` },
+    });
+    expect(get.status).toBe(400);
+    expect(((await get.json()) as { error: { message: string } }).error.message).toBe(
+      "Error: invalid input: a batch's input is keyed by its calls' indexes (0); `__proto__` is none of them.",
+    );
+    // Keyed by index, the same batch runs.
+    expect((await post(`{"0":${write},"1":${write}}`)).status).toBe(200);
+    expect(await countRows(server, 'TodoUpdate', '"sessionId" = ?', session.id)).toBe(2);
+  });
+});
+
 describe('slow sockets', () => {
   it('200 connections that never finish their headers are closed after the headers timeout; the server answers meanwhile', async () => {
     const slow = await startServer({ env: { AGENT_TASKS_HEADERS_TIMEOUT_MS: '1000' } });
