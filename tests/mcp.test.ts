@@ -337,7 +337,7 @@ describe('streamable HTTP MCP endpoint (/mcp)', () => {
     ]);
   });
 
-  it('tool arguments pass the same input guard as tRPC: reserved keys, deep nesting, arguments that are no object; nothing recorded', async () => {
+  it('tool arguments pass the same input guard as tRPC: reserved keys, deep nesting, arguments that are no object, malformed messages; nothing recorded', async () => {
     const s = await sessionClient(server, 'hostile mcp');
     const { client, transport } = await httpClient(s.token);
     const rows = async () => ({ tasks: await countRows(server, 'Task'), todos: await countRows(server, 'TodoUpdate') });
@@ -359,17 +359,19 @@ describe('streamable HTTP MCP endpoint (/mcp)', () => {
       refusal(`Error: invalid input: \`todos${'[0]'.repeat(31)}\` nests deeper than 32 levels; flatten it.`),
     );
     // Arguments that are no object: the tool's error, not the MCP SDK's contract dump.
-    const raw = await fetch(`${server.url}/mcp`, {
-      method: 'POST',
-      headers: {
-        'content-type': 'application/json',
-        accept: 'application/json, text/event-stream',
-        authorization: `Bearer ${s.token}`,
-        'mcp-session-id': transport.sessionId as string,
-        'mcp-protocol-version': '2025-06-18',
-      },
-      body: JSON.stringify({ jsonrpc: '2.0', id: 9, method: 'tools/call', params: { name: 'TaskList', arguments: ['x'] } }),
-    });
+    const rawPost = (message: unknown) =>
+      fetch(`${server.url}/mcp`, {
+        method: 'POST',
+        headers: {
+          'content-type': 'application/json',
+          accept: 'application/json, text/event-stream',
+          authorization: `Bearer ${s.token}`,
+          'mcp-session-id': transport.sessionId as string,
+          'mcp-protocol-version': '2025-06-18',
+        },
+        body: JSON.stringify(message),
+      });
+    const raw = await rawPost({ jsonrpc: '2.0', id: 9, method: 'tools/call', params: { name: 'TaskList', arguments: ['x'] } });
     expect(raw.status).toBe(200);
     expect(await raw.json()).toEqual({
       jsonrpc: '2.0',
@@ -379,6 +381,23 @@ describe('streamable HTTP MCP endpoint (/mcp)', () => {
         isError: true,
       },
     });
+    // Malformed messages: an Error: text, not the SDK's contract dump.
+    for (const [message, text] of [
+      [
+        { jsonrpc: '2.0', id: 10, method: 'tools/call', params: {} },
+        'tools/call takes params { name, arguments? }, with `name` a tool name.',
+      ],
+      [{ jsonrpc: '2.0', id: 11, method: 'tools/call' }, 'tools/call takes params { name, arguments? }, with `name` a tool name.'],
+      [{ jsonrpc: '1.0', id: 12, method: 'tools/list' }, 'not a JSON-RPC 2.0 message ({ "jsonrpc": "2.0", "method", "params"?, "id"? }).'],
+    ] as const) {
+      const answer = await rawPost(message);
+      expect(answer.status).toBe(400);
+      expect(await answer.json()).toEqual({
+        jsonrpc: '2.0',
+        id: message.id,
+        error: { code: -32602, message: `Error: invalid request: ${text}` },
+      });
+    }
     expect(await rows()).toEqual(before);
     expect(await callTool(client, 'TaskCreate', { subject: 'Clean', metadata: { toString: 1 } })).toEqual(ok(/^Created /));
   });

@@ -1,8 +1,9 @@
 // Checks the JSON-RPC messages of an MCP request before the MCP SDK parses them, with the guard every tRPC input passes:
-// the SDK's contracts silently drop a `__proto__` key and answer arguments that are no object with a raw contract dump.
+// the SDK's contracts silently drop a `__proto__` key, and answer malformed messages and arguments that are no object with
+// a raw contract dump instead of an `Error:` text.
 import { inputProblem } from '@agent-tasks/schema';
 
-type Message = { id?: unknown; method?: unknown; params?: unknown };
+type Message = { id?: unknown; method?: unknown; params?: unknown; jsonrpc?: unknown };
 
 const isObject = (value: unknown): value is Record<string, unknown> => typeof value === 'object' && value !== null && !Array.isArray(value);
 
@@ -10,8 +11,16 @@ const kindOf = (value: unknown) => (value === null ? 'null' : Array.isArray(valu
 
 /** Why one message may not reach the SDK (an `Error: …` text), and whether it is a tool call (answered as a tool error). */
 function messageProblem(message: unknown): { text: string; toolCall: boolean } | null {
-  if (!isObject(message)) return null; // not a JSON-RPC message: the SDK answers it
+  if (!isObject(message) || message.jsonrpc !== '2.0' || !('method' in message || 'result' in message || 'error' in message)) {
+    return {
+      text: 'Error: invalid request: not a JSON-RPC 2.0 message ({ "jsonrpc": "2.0", "method", "params"?, "id"? }).',
+      toolCall: false,
+    };
+  }
   const { method, params } = message as Message;
+  if (method === 'tools/call' && (!isObject(params) || typeof params.name !== 'string')) {
+    return { text: 'Error: invalid request: tools/call takes params { name, arguments? }, with `name` a tool name.', toolCall: false };
+  }
   if (method === 'tools/call' && isObject(params) && 'arguments' in params) {
     const args = params.arguments;
     if (!isObject(args)) {
