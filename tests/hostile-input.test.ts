@@ -96,6 +96,8 @@ describe('lastEventId', () => {
         ['todos.watch', { sessionId, lastEventId: bad }],
         ['tasks.watch', { lastEventId: bad }],
         ['dashboard.watchSessions', { lastEventId: bad }],
+        ['runs.watch', { runId: 'run_unknown', lastEventId: bad }],
+        ['dashboard.watchRunLink', { runId: 'run_unknown', lastEventId: bad }],
       ] as const) {
         const error = await streamError(procedure, input);
         expect(error, `${procedure} ${bad}`).toMatchObject({
@@ -134,6 +136,21 @@ describe('nesting, size, text and keys', () => {
     expect(key.text.length).toBeLessThan(1_000);
     expect(key.message).toBe(`Error: invalid input: unknown field \`k${'y'.repeat(39)}…\`.`);
     expect(await rows()).toEqual(before);
+  });
+
+  it('an unknown procedure path of 12 KB is quoted by a short prefix, in the text and in the answer data, also in a batch', async () => {
+    const long = `todos.${'x'.repeat(12_000)}`;
+    const single = await post(long, '{}');
+    expect(single.status).toBe(404);
+    expect(single.text.length).toBeLessThan(1_000);
+    expect(JSON.parse(single.text)).toMatchObject({
+      error: { message: `Error: no procedure found on path "${long.slice(0, 40)}"….`, data: { path: `${long.slice(0, 100)}…` } },
+    });
+    const half = long.slice(0, 6_000); // two of them fit in the request line
+    const batch = await post(`${half},${half}?batch=1`, '{"0":{},"1":{}}');
+    expect(batch.status).toBe(404);
+    expect(batch.text.length).toBeLessThan(2_000);
+    expect(batch.text).not.toContain('x'.repeat(101));
   });
 
   it('text with an unpaired surrogate is refused, naming the field, instead of being stored as U+FFFD', async () => {

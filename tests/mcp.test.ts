@@ -337,6 +337,71 @@ describe('streamable HTTP MCP endpoint (/mcp)', () => {
     ]);
   });
 
+  it('tool arguments pass the same input guard as tRPC: reserved keys, deep nesting, arguments that are no object, malformed messages; nothing recorded', async () => {
+    const s = await sessionClient(server, 'hostile mcp');
+    const { client, transport } = await httpClient(s.token);
+    const rows = async () => ({ tasks: await countRows(server, 'Task'), todos: await countRows(server, 'TodoUpdate') });
+    const before = await rows();
+    // Arguments as JSON.parse makes them: `__proto__` is an own key, sent as written (the SDK's contract dropped it).
+    const cases: [string, string, string][] = [
+      ['TaskCreate', '{"subject":"Polluted","metadata":{"__proto__":{"admin":true}}}', '`metadata.__proto__`: `__proto__`'],
+      ['TaskCreate', '{"subject":"Polluted","__proto__":{"admin":true}}', '`__proto__`: `__proto__`'],
+      ['todo_write', '{"todos":[{"content":"x","status":"pending","__proto__":{}}]}', '`todos[0].__proto__`: `__proto__`'],
+      ['TaskCreate', '{"subject":"Polluted","metadata":{"prototype":1}}', '`metadata.prototype`: `prototype`'],
+    ];
+    for (const [name, json, where] of cases) {
+      expect(await callTool(client, name, JSON.parse(json) as Record<string, unknown>), json).toEqual(
+        refusal(`Error: invalid input: ${where} is a reserved name and cannot be a key.`),
+      );
+    }
+    const deep = JSON.parse(`{"todos":${'['.repeat(1_000)}${']'.repeat(1_000)}}`) as Record<string, unknown>;
+    expect(await callTool(client, 'todo_write', deep)).toEqual(
+      refusal(`Error: invalid input: \`todos${'[0]'.repeat(31)}\` nests deeper than 32 levels; flatten it.`),
+    );
+    // Arguments that are no object: the tool's error, not the MCP SDK's contract dump.
+    const rawPost = (message: unknown) =>
+      fetch(`${server.url}/mcp`, {
+        method: 'POST',
+        headers: {
+          'content-type': 'application/json',
+          accept: 'application/json, text/event-stream',
+          authorization: `Bearer ${s.token}`,
+          'mcp-session-id': transport.sessionId as string,
+          'mcp-protocol-version': '2025-06-18',
+        },
+        body: JSON.stringify(message),
+      });
+    const raw = await rawPost({ jsonrpc: '2.0', id: 9, method: 'tools/call', params: { name: 'TaskList', arguments: ['x'] } });
+    expect(raw.status).toBe(200);
+    expect(await raw.json()).toEqual({
+      jsonrpc: '2.0',
+      id: 9,
+      result: {
+        content: [{ type: 'text', text: "Error: invalid input: a tool's arguments must be a JSON object (got an array)." }],
+        isError: true,
+      },
+    });
+    // Malformed messages: an Error: text, not the SDK's contract dump.
+    for (const [message, text] of [
+      [
+        { jsonrpc: '2.0', id: 10, method: 'tools/call', params: {} },
+        'tools/call takes params { name, arguments? }, with `name` a tool name.',
+      ],
+      [{ jsonrpc: '2.0', id: 11, method: 'tools/call' }, 'tools/call takes params { name, arguments? }, with `name` a tool name.'],
+      [{ jsonrpc: '1.0', id: 12, method: 'tools/list' }, 'not a JSON-RPC 2.0 message ({ "jsonrpc": "2.0", "method", "params"?, "id"? }).'],
+    ] as const) {
+      const answer = await rawPost(message);
+      expect(answer.status).toBe(400);
+      expect(await answer.json()).toEqual({
+        jsonrpc: '2.0',
+        id: message.id,
+        error: { code: -32602, message: `Error: invalid request: ${text}` },
+      });
+    }
+    expect(await rows()).toEqual(before);
+    expect(await callTool(client, 'TaskCreate', { subject: 'Clean', metadata: { toString: 1 } })).toEqual(ok(/^Created /));
+  });
+
   it('a viewer key can list the tools, and its writes come back as tool errors', async () => {
     const { token } = await adminClient(server).keys.create({ name: 'mcp viewer', role: 'viewer' });
     const { client } = await httpClient(token);

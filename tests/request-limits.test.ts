@@ -1,5 +1,5 @@
 // Black-box tests of request-level limits: the tRPC batch cap (a larger batch is refused whole, before any call runs),
-// and sockets that never finish their headers closed instead of held.
+// sockets that never finish their headers closed instead of held, and what the HTTP parser refuses answered with a text.
 import net from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { countRows, sessionClient } from './support/fixtures.ts';
@@ -59,6 +59,45 @@ describe('tRPC batches', () => {
   });
 });
 
+describe("a batch's input keys", () => {
+  it("a key that is no call's index (`__proto__`, 5 in a batch of two) is refused, naming it; none of the calls runs", async () => {
+    const { session, token } = await sessionClient(server, 'stray keys');
+    const write = JSON.stringify({ todos: [{ content: 'Batched', status: 'pending' }] });
+    const post = (body: string) =>
+      fetch(`${server.url}/trpc/todos.write,todos.write?batch=1`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', authorization: `Bearer ${token}` },
+        body,
+      });
+    for (const [body, key] of [
+      [`{"0":${write},"1":${write},"__proto__":${write}}`, '__proto__'],
+      [`{"0":${write},"5":${write}}`, '5'],
+      [`{"0":${write},"01":${write}}`, '01'],
+    ] as const) {
+      const res = await post(body);
+      expect(res.status, body).toBe(400);
+      expect(await res.json()).toEqual({
+        error: {
+          message: `Error: invalid input: a batch's input is keyed by its calls' indexes (0 to 1); \`${key}\` is none of them.`,
+          code: -32600,
+          data: { code: 'BAD_REQUEST', httpStatus: 400, appCode: 'INVALID_INPUT', details: null },
+        },
+      });
+    }
+    expect(await countRows(server, 'TodoUpdate', '"sessionId" = ?', session.id)).toBe(0);
+    const get = await fetch(`${server.url}/trpc/todos.get?batch=1&input=${encodeURIComponent('{"__proto__":{}}')}`, {
+      headers: { authorization: `Bearer ${token}` },
+    });
+    expect(get.status).toBe(400);
+    expect(((await get.json()) as { error: { message: string } }).error.message).toBe(
+      "Error: invalid input: a batch's input is keyed by its calls' indexes (0); `__proto__` is none of them.",
+    );
+    // Keyed by index, the same batch runs.
+    expect((await post(`{"0":${write},"1":${write}}`)).status).toBe(200);
+    expect(await countRows(server, 'TodoUpdate', '"sessionId" = ?', session.id)).toBe(2);
+  });
+});
+
 describe('slow sockets', () => {
   it('200 connections that never finish their headers are closed after the headers timeout; the server answers meanwhile', async () => {
     const slow = await startServer({ env: { AGENT_TASKS_HEADERS_TIMEOUT_MS: '1000' } });
@@ -92,5 +131,46 @@ describe('slow sockets', () => {
     } finally {
       await slow.stop();
     }
+  });
+});
+
+/** Writes raw bytes on a new connection and returns everything the server sent before closing it. */
+function raw(bytes: string) {
+  const { port } = new URL(server.url);
+  return new Promise<string>((resolve) => {
+    let answer = '';
+    const socket = net.connect(Number(port), '127.0.0.1', () => socket.write(bytes));
+    socket.on('data', (chunk: Buffer) => (answer += chunk.toString()));
+    socket.on('error', () => undefined);
+    socket.on('close', () => resolve(answer));
+  });
+}
+
+describe('requests the HTTP parser refuses', () => {
+  it('headers past 16 KiB, a request too slow and bytes that are no HTTP are answered with an Error: text, not an empty body', async () => {
+    const long = await fetch(`${server.url}/trpc/tasks.list?input=${'x'.repeat(20_000)}`);
+    expect(long.status).toBe(431);
+    expect(await long.json()).toEqual({
+      error: 'Error: the request line and headers are larger than 16 KiB; send a shorter URL (a large input goes in a POST body).',
+    });
+    const garbage = await raw('NOT HTTP AT ALL\r\n\r\n');
+    expect(garbage).toMatch(/^HTTP\/1\.1 400 Bad Request\r\n/);
+    expect(garbage.split('\r\n\r\n')[1]).toBe('{"error":"Error: the request is not valid HTTP."}');
+    const slow = await startServer({ env: { AGENT_TASKS_HEADERS_TIMEOUT_MS: '1000' } });
+    try {
+      const { port } = new URL(slow.url);
+      const answer = await new Promise<string>((resolve) => {
+        let text = '';
+        const socket = net.connect(Number(port), '127.0.0.1', () => socket.write('GET /healthz HTTP/1.1\r\nHost: x\r\nX-Slow: '));
+        socket.on('data', (chunk: Buffer) => (text += chunk.toString()));
+        socket.on('error', () => undefined);
+        socket.on('close', () => resolve(text));
+      });
+      expect(answer).toMatch(/^HTTP\/1\.1 408 Request Timeout\r\n/);
+      expect(answer.split('\r\n\r\n')[1]).toBe('{"error":"Error: the request did not arrive in time; send it again."}');
+    } finally {
+      await slow.stop();
+    }
+    expect((await fetch(`${server.url}/healthz`)).status).toBe(200);
   });
 });

@@ -31,6 +31,7 @@ import { prismaMcpSessionRepository } from './repositories/prisma-mcp-session-re
 import { prismaStore } from './repositories/prisma-store.ts';
 import { startNotificationWorker } from './workers/notification-worker.ts';
 import { repeatedFailureLog } from './repeated-failure-log.ts';
+import { answerClientErrors } from './http/client-errors.ts';
 
 export interface AppOptions {
   databaseFile: string;
@@ -226,6 +227,7 @@ export async function startApp(options: AppOptions): Promise<App> {
       connectionsCheckingInterval: 1_000,
     },
   });
+  answerClientErrors(server);
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject);
     server.listen(options.port ?? 0, options.host ?? '127.0.0.1', () => resolve());

@@ -1,6 +1,6 @@
 // Initialises tRPC once: error formatting (exact refusal texts, stable codes), procedures, stream contracts.
 import { DomainError, isDomainError } from '@agent-tasks/core';
-import { formatZodError, inputProblem } from '@agent-tasks/schema';
+import { formatZodError, inputProblem, shown } from '@agent-tasks/schema';
 import { initTRPC, type TrackedEnvelope, isTrackedEnvelope } from '@trpc/server';
 import { ZodError, z } from 'zod';
 import { streamSignal } from './adapters/stream-auth.ts';
@@ -12,8 +12,12 @@ import { toTRPCError } from './error-map.ts';
 /** The answer's data: the tRPC code and HTTP status, the stable app code and details; never a stack or a file path. */
 function safeData(shape: { data: { code: string; httpStatus: number; path?: string } }, appCode: string | null, details: unknown) {
   const { code, httpStatus, path } = shape.data;
-  return { code, httpStatus, ...(path === undefined ? {} : { path }), appCode, details };
+  return { code, httpStatus, ...(path === undefined ? {} : { path: shownPath(path) }), appCode, details };
 }
+
+/** Longest procedure path echoed: every real one is far shorter; an unknown one is the caller's text, cut like a value. */
+const PATH_MAX = 100;
+const shownPath = (path: string) => (path.length > PATH_MAX ? `${path.slice(0, PATH_MAX)}…` : path);
 
 /** Longest refusal text: values are quoted short (see `shown`); this bounds anything that still echoes input. */
 export const MESSAGE_MAX = 2_000;
@@ -31,7 +35,9 @@ const t = initTRPC.context<Context>().create({
     const message =
       error.code === 'INTERNAL_SERVER_ERROR'
         ? `Error: internal server error (request ${ctx?.request.id ?? 'unknown'}).`
-        : publicMessage(error.code, shape.message);
+        : error.code === 'NOT_FOUND' && shape.data.path !== undefined && shape.message.startsWith('No procedure found on path')
+          ? `Error: no procedure found on path ${shown(shape.data.path)}.`
+          : publicMessage(error.code, shape.message);
     return { ...shape, message, data: safeData(shape, null, null) };
   },
   sse: {

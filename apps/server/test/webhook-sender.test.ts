@@ -59,6 +59,23 @@ describe('addresses', () => {
       error: 'host gone.example.test could not be resolved (host name not found)',
     });
   });
+
+  it('a long name is named by a short prefix only, resolving or not', async () => {
+    const allow = parseAllowList([]);
+    const long = `${'a'.repeat(1_900)}.example.test`;
+    const missing = async () => {
+      throw Object.assign(new Error('nope'), { code: 'ENOTFOUND' });
+    };
+    expect(await resolveReceiver(`https://${long}/x`, allow, missing)).toEqual({
+      ok: false,
+      error: `host ${'a'.repeat(40)}… could not be resolved (host name not found)`,
+    });
+    const internal = async () => [{ address: '10.0.0.7', family: 4 as const }];
+    expect(await resolveReceiver(`https://${long}/x`, allow, internal)).toEqual({
+      ok: false,
+      error: `must point to a public address: ${'a'.repeat(40)}… resolves to 10.0.0.7, a private address`,
+    });
+  });
 });
 
 describe('the sender', () => {

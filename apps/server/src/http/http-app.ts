@@ -11,6 +11,7 @@ import { requestId } from 'hono/request-id';
 import { type InnerContext, type RequestInfo, type Services, createContextFactory } from '../context.ts';
 import { BUSY_MESSAGE, RETRY_AFTER_SECONDS, UNREACHABLE_MESSAGE, isDatabaseBusy, isDatabaseUnreachable } from '../db/busy.ts';
 import { appRouter } from '../routers/root.ts';
+import { strayBatchKeyProblem } from './batch-keys.ts';
 import { dashboard } from './dashboard.ts';
 import { type InFlight } from './in-flight.ts';
 import { runLinks } from './run-links.ts';
@@ -164,6 +165,21 @@ export function createHttpApp(options: HttpAppOptions) {
       maxSize: MAX_BODY_BYTES,
       onError: (c) => json(c, 413, { error: { message: 'Error: the request body is larger than 16 MiB.', code: -32600 } }),
     }),
+    // After the body limit, so the body read here is bounded; tRPC reads it again from the request's cache.
+    async (c, next) => {
+      if (c.req.query('batch') !== '1') return next();
+      const text =
+        c.req.method === 'GET'
+          ? c.req.query('input')
+          : c.req.method === 'POST' && (c.req.header('content-type') ?? '').startsWith('application/json')
+            ? await c.req.text()
+            : undefined;
+      const message = strayBatchKeyProblem(text, routeOf(c).split(',').length);
+      if (message === null) return next();
+      return json(c, 400, {
+        error: { message, code: -32600, data: { code: 'BAD_REQUEST', httpStatus: 400, appCode: 'INVALID_INPUT', details: null } },
+      });
+    },
     trpcServer({
       router: options.router ?? appRouter,
       endpoint: '/trpc',

@@ -12,6 +12,7 @@ import { BUSY_MESSAGE, isDatabaseBusy } from '../db/busy.ts';
 import type { McpSessionCaps, McpSessionRecord, McpSessionRepository } from '../repositories/prisma-mcp-session-repository.ts';
 import { appRouter } from '../routers/root.ts';
 import { createCallerFactory } from '../trpc.ts';
+import { mcpMessageRefusal } from './mcp-message-guard.ts';
 import { type McpKit, agentTasksKit, createMcpServer } from './mcp-server.ts';
 
 const createCaller = createCallerFactory(appRouter);
@@ -53,10 +54,20 @@ function errorText(error: unknown): string {
 const rpcError = (status: number, code: number, message: string, headers: Record<string, string> = {}) =>
   Response.json({ jsonrpc: '2.0', error: { code, message }, id: null }, { status, headers });
 
-/** The largest initialize request read (the MCP SDK's transport reads later messages with the same 4 MB limit). */
+/** The largest MCP request body read (every POST is read here, checked, then handed to the MCP SDK parsed). */
 const MAX_BODY_BYTES = 4 * 1024 * 1024;
 
 class BodyTooLarge extends Error {}
+
+/** The request's JSON body, or the answer to a body too large or not JSON. */
+async function readBody(request: Request): Promise<{ body: unknown } | Response> {
+  try {
+    return { body: await readJson(request) };
+  } catch (error) {
+    if (error instanceof BodyTooLarge) return rpcError(413, -32600, 'Error: the request body is larger than 4 MB.');
+    return rpcError(400, -32700, 'Error: the request body is not valid JSON.');
+  }
+}
 
 async function readJson(request: Request): Promise<unknown> {
   const chunks: Uint8Array[] = [];
@@ -250,7 +261,11 @@ export function createMcpEndpoint(services: Services, store: McpSessionRepositor
         if (removed) await closed(removed);
         return answer;
       }
-      return transport.handleRequest(request);
+      if (request.method !== 'POST') return transport.handleRequest(request);
+      const read = await readBody(request);
+      if (read instanceof Response) return read;
+      if (read.body === undefined) return rpcError(400, -32700, 'Error: the request body is not valid JSON.');
+      return mcpMessageRefusal(read.body) ?? transport.handleRequest(request, { parsedBody: read.body });
     }
     // An unknown MCP session (closed, idle too long, or never opened) is a 404, so the client initializes anew
     // (MCP streamable HTTP, session management); no session id at all is a 400.
@@ -259,16 +274,11 @@ export function createMcpEndpoint(services: Services, store: McpSessionRepositor
         ? rpcError(404, -32001, 'Error: MCP session not found (closed or idle too long); initialize a new one.')
         : rpcError(400, -32000, 'Error: no such MCP session; initialize first.');
     if (request.method !== 'POST') return noSession();
-    let body: unknown;
-    try {
-      body = await readJson(request);
-    } catch (error) {
-      if (error instanceof BodyTooLarge) return rpcError(413, -32600, 'Error: the request body is larger than 4 MB.');
-      return rpcError(400, -32700, 'Error: the request body is not valid JSON.');
-    }
+    const read = await readBody(request);
+    if (read instanceof Response) return read;
     const { isInitializeRequest } = await import('@modelcontextprotocol/sdk/types.js');
-    if (!isInitializeRequest(body)) return noSession();
-    return open(request, caller, body);
+    if (!isInitializeRequest(read.body)) return noSession();
+    return mcpMessageRefusal(read.body) ?? open(request, caller, read.body);
   }
 
   return {
