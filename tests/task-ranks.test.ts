@@ -72,6 +72,20 @@ async function expectTopologicalRanks(listName: string, edges: number) {
   for (const row of rows) expect(row.blockerRank, `${row.blockerId} -> ${row.blockedId}`).toBeLessThan(row.blockedRank);
 }
 
+/** `n` task files in Claude Code's format, ids 1…n, task i (from 0) blocked by the ids `blockedBy(i)` names. */
+const taskFiles = (n: number, subject: string, blockedBy: (i: number) => string[]) =>
+  Array.from({ length: n }, (_, i) => ({
+    name: `${i + 1}.json`,
+    content: JSON.stringify({
+      id: String(i + 1),
+      subject: `${subject} ${i + 1}`,
+      description: '',
+      status: 'pending',
+      blocks: [],
+      blockedBy: blockedBy(i),
+    }),
+  }));
+
 describe('edge adds against the kept topological order', () => {
   it('random edges, forward and backward in creation order: cycles refused, the rest accepted, ranks stay in order', async () => {
     const { client } = await sessionClient(server, 'ranks');
@@ -89,17 +103,7 @@ describe('edge adds against the kept topological order', () => {
     const { client } = await sessionClient(server, 'imported ranks');
     const listName = 'imported-ranked';
     // Task i is blocked by task i+1 (each blocker comes later in the files), and task 1 also by task 12.
-    const files = Array.from({ length: 12 }, (_, i) => ({
-      name: `${i + 1}.json`,
-      content: JSON.stringify({
-        id: String(i + 1),
-        subject: `Imported ${i + 1}`,
-        description: '',
-        status: 'pending',
-        blocks: [],
-        blockedBy: [...(i < 11 ? [String(i + 2)] : []), ...(i === 0 ? ['12'] : [])],
-      }),
-    }));
+    const files = taskFiles(12, 'Imported', (i) => [...(i < 11 ? [String(i + 2)] : []), ...(i === 0 ? ['12'] : [])]);
     expect((await client.tasks.import({ listName, format: 'claude', files })).imported).toBe(12);
     await expectTopologicalRanks(listName, 12);
     const ids = (await client.tasks.list({ listName })).tasks.map((t) => t.id);
@@ -114,17 +118,7 @@ describe('edge adds against the kept topological order', () => {
     const { client } = await sessionClient(server, 'imported in order');
     const listName = 'imported-in-order';
     // Chains of ten (task i blocked by task i-1): a breadth-first order would deal the ranks out chain-head first.
-    const files = Array.from({ length: 30 }, (_, i) => ({
-      name: `${i + 1}.json`,
-      content: JSON.stringify({
-        id: String(i + 1),
-        subject: `In order ${i + 1}`,
-        description: '',
-        status: 'pending',
-        blocks: [],
-        blockedBy: i % 10 !== 0 ? [String(i)] : [],
-      }),
-    }));
+    const files = taskFiles(30, 'In order', (i) => (i % 10 !== 0 ? [String(i)] : []));
     expect((await client.tasks.import({ listName, format: 'claude', files })).imported).toBe(30);
     await expectTopologicalRanks(listName, 27);
     const rows = await queryRows<{ seq: number; rank: number }>(

@@ -1,6 +1,6 @@
 // Where a notification channel may send: public addresses only (after DNS resolution), plus an operator's allow-list.
 import { lookup } from 'node:dns/promises';
-import { SHOWN_MAX } from '@agent-tasks/schema';
+import { cut } from '@agent-tasks/schema';
 import ipaddr from 'ipaddr.js';
 
 type Address = ipaddr.IPv4 | ipaddr.IPv6;
@@ -77,9 +77,6 @@ export const systemResolver: Resolver = async (host) =>
 /** The host of a URL as an address or a name: `[::1]` → `::1`. */
 const hostOf = (url: URL) => url.hostname.replace(/^\[(.*)\]$/, '$1');
 
-/** A host as a refusal names it: a name longer than a bad value's quote is cut like one ("…" marks the cut). */
-const shownHost = (host: string) => (host.length > SHOWN_MAX ? `${host.slice(0, SHOWN_MAX)}…` : host);
-
 const dnsReasons: Record<string, string> = {
   ENOTFOUND: 'host name not found',
   EAI_AGAIN: 'lookup failed, try again later',
@@ -113,16 +110,16 @@ export async function resolveReceiver(
       const code = (error as { code?: unknown }).code;
       return {
         ok: false,
-        error: `host ${shownHost(host)} could not be resolved (${(typeof code === 'string' && dnsReasons[code]) || 'lookup failed'})`,
+        error: `host ${cut(host)} could not be resolved (${(typeof code === 'string' && dnsReasons[code]) || 'lookup failed'})`,
       };
     }
   }
-  if (addresses.length === 0) return { ok: false, error: `host ${shownHost(host)} could not be resolved (host name has no address)` };
+  if (addresses.length === 0) return { ok: false, error: `host ${cut(host)} could not be resolved (host name has no address)` };
   for (const a of addresses) {
     const refusal = addressRefusal(a.address, allow);
     if (refusal) {
       const said =
-        host === a.address ? `${refusal.address} is ${refusal.what}` : `${shownHost(host)} resolves to ${refusal.address}, ${refusal.what}`;
+        host === a.address ? `${refusal.address} is ${refusal.what}` : `${cut(host)} resolves to ${refusal.address}, ${refusal.what}`;
       return { ok: false, error: `must point to a public address: ${said}` };
     }
   }
