@@ -220,6 +220,37 @@ describe('slow bodies', () => {
       await s.stop();
     }
   });
+
+  it('bodies being read hold at most AGENT_TASKS_BODY_BUFFER_MAX_BYTES together: one that would pass it is answered 503', async () => {
+    const s = await startServer({ env: { AGENT_TASKS_BODY_BUFFER_MAX_BYTES: String(16 * 1024 * 1024) } });
+    try {
+      const { token, session } = await sessionClient(s, 'large bodies');
+      const { port } = new URL(s.url);
+      const size = 9 * 1024 * 1024;
+      const body = `{"todos":[${' '.repeat(size - 13)}]}`;
+      const head = `POST /trpc/todos.write HTTP/1.1\r\nHost: 127.0.0.1\r\nAuthorization: Bearer ${token}\r\nContent-Type: application/json\r\nContent-Length: ${body.length}\r\nConnection: close\r\n\r\n`;
+      /** Sends all but the last byte of the body, then the last one when `finish` is called. */
+      const send = () => {
+        let text = '';
+        const socket = net.connect(Number(port), '127.0.0.1', () => socket.write(head + body.slice(0, -1)));
+        socket.on('data', (chunk: Buffer) => (text += chunk.toString()));
+        socket.on('error', () => undefined);
+        const closed = new Promise<string>((resolve) => socket.on('close', () => resolve(text)));
+        return { finish: () => socket.write(body.slice(-1)), closed };
+      };
+      const first = send();
+      await new Promise((resolve) => setTimeout(resolve, 1_500));
+      const second = send();
+      const refused = await second.closed;
+      expect(refused).toMatch(/^HTTP\/1\.1 503 Service Unavailable\r\n/);
+      expect(JSON.parse(refused.split('\r\n\r\n')[1]!)).toMatchObject({ error: { message: 'Error: the server is overloaded; retry shortly.' } });
+      first.finish();
+      expect(await first.closed).toMatch(/^HTTP\/1\.1 200 OK\r\n/);
+      expect(await countRows(s, 'TodoUpdate', '"sessionId" = ?', session.id)).toBe(1);
+    } finally {
+      await s.stop();
+    }
+  });
 });
 
 /** Writes raw bytes on a new connection and returns everything the server sent before closing it. */

@@ -84,8 +84,9 @@ export interface AppOptions {
   trustedProxies?: string[];
   /** Requests not yet authenticated: worked on at once in their own line (8), bodies read at once (16). */
   unauthenticated?: { maxConcurrent?: number; maxBodies?: number };
-  /** Request bodies: at least this many bytes per second (1,024) once the grace period (3 s) has passed. */
-  bodies?: { minBytesPerSecond?: number; graceMs?: number };
+  /** Request bodies: at least this many bytes per second (1,024) once the grace period (3 s) has passed; at most this
+   * many bytes of bodies being read at once, all requests together (256 MiB). */
+  bodies?: { minBytesPerSecond?: number; graceMs?: number; maxBufferedBytes?: number };
   /** How long a stream ticket stays valid (default 30 s). */
   streamTicketTtlMs?: number;
   /** Defaults to a silent logger (tests, embedding); the command passes its own. */
@@ -268,6 +269,7 @@ export async function startApp(options: AppOptions): Promise<App> {
       minBytesPerSecond: options.bodies?.minBytesPerSecond ?? 1_024,
       graceMs: options.bodies?.graceMs ?? 3_000,
       maxUnauthenticatedBodies: options.unauthenticated?.maxBodies ?? 16,
+      maxBufferedBytes: options.bodies?.maxBufferedBytes ?? 256 * 1024 * 1024,
       log,
     },
     getRequestListener((request, env) => gate.fetch(request, env), {

@@ -102,6 +102,7 @@ export const configSchema = z.object({
   AGENT_TASKS_UNAUTHENTICATED_MAX_BODIES: integer(1, 100_000).default(16),
   AGENT_TASKS_BODY_MIN_BYTES_PER_S: integer(1, 1_000_000_000).default(1_024),
   AGENT_TASKS_BODY_GRACE_MS: integer(100, 600_000).default(3_000),
+  AGENT_TASKS_BODY_BUFFER_MAX_BYTES: integer(16_777_216, 68_719_476_736).default(268_435_456),
   AGENT_TASKS_STREAM_TICKET_TTL_MS: integer(1_000, 600_000).default(30_000),
   LOG_LEVEL: z
     .enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'], {
@@ -147,8 +148,9 @@ export interface Config {
   trustedProxies: string[];
   /** Requests not yet authenticated: worked on at once (their own line), and whose bodies are read at once. */
   unauthenticated: { maxConcurrent: number; maxBodies: number };
-  /** Request bodies arrive at this many bytes per second at least, after a grace period (408 and closed otherwise). */
-  bodies: { minBytesPerSecond: number; graceMs: number };
+  /** Request bodies arrive at this many bytes per second at least, after a grace period (408 and closed otherwise);
+   * the bytes of the bodies being read at once, all requests together (503 past it). */
+  bodies: { minBytesPerSecond: number; graceMs: number; maxBufferedBytes: number };
   /** How long a stream ticket stays valid. */
   streamTicketTtlMs: number;
   log: { level: string; format: 'json' | 'pretty' };
@@ -242,7 +244,11 @@ export function loadConfig(env: NodeJS.ProcessEnv, flags: Partial<Record<keyof C
       maxConcurrent: c.AGENT_TASKS_UNAUTHENTICATED_MAX_CONCURRENT,
       maxBodies: c.AGENT_TASKS_UNAUTHENTICATED_MAX_BODIES,
     },
-    bodies: { minBytesPerSecond: c.AGENT_TASKS_BODY_MIN_BYTES_PER_S, graceMs: c.AGENT_TASKS_BODY_GRACE_MS },
+    bodies: {
+      minBytesPerSecond: c.AGENT_TASKS_BODY_MIN_BYTES_PER_S,
+      graceMs: c.AGENT_TASKS_BODY_GRACE_MS,
+      maxBufferedBytes: c.AGENT_TASKS_BODY_BUFFER_MAX_BYTES,
+    },
     streamTicketTtlMs: c.AGENT_TASKS_STREAM_TICKET_TTL_MS,
     log: { level: c.LOG_LEVEL, format: c.LOG_FORMAT ?? (process.stdout.isTTY ? 'pretty' : 'json') },
   };

@@ -5,7 +5,7 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { bearerToken } from '../context.ts';
 import type { Logger } from '../logger.ts';
-import { UNAUTHENTICATED_BUSY_MESSAGE } from './admission.ts';
+import { OVERLOADED_MESSAGE, UNAUTHENTICATED_BUSY_MESSAGE } from './admission.ts';
 
 export interface FrontDoorOptions {
   /** The client's address from the socket's peer and the X-Forwarded-For header. */
@@ -20,6 +20,8 @@ export interface FrontDoorOptions {
   graceMs: number;
   /** Bodies of requests not yet authenticated read at once; past it, 503 at once. */
   maxUnauthenticatedBodies: number;
+  /** Bytes of bodies being read held at once, all requests together; a body that would pass it is answered 503. */
+  maxBufferedBytes: number;
   log: Logger;
 }
 
@@ -32,10 +34,15 @@ export interface RequestFacts {
 const facts = new WeakMap<IncomingMessage, RequestFacts>();
 export const factsOf = (incoming: IncomingMessage | undefined): RequestFacts | undefined => (incoming ? facts.get(incoming) : undefined);
 
-type Read = Buffer | 'slow' | 'large' | 'gone';
+type Read = Buffer | 'slow' | 'large' | 'full' | 'gone';
+
+/** Bytes held by the bodies being read, all requests together. */
+interface Budget {
+  held: number;
+}
 
 /** Reads a body whole; 'slow' once fewer than `minBytesPerSecond` × (seconds since the start − grace) have come. */
-function readBody(incoming: IncomingMessage, options: FrontDoorOptions): Promise<Read> {
+function readBody(incoming: IncomingMessage, options: FrontDoorOptions, budget: Budget): Promise<Read> {
   return new Promise<Read>((resolve) => {
     const started = performance.now();
     const chunks: Buffer[] = [];
@@ -45,6 +52,7 @@ function readBody(incoming: IncomingMessage, options: FrontDoorOptions): Promise
     const finish = (result: Read) => {
       if (settled) return;
       settled = true;
+      budget.held -= received;
       clearTimeout(timer);
       incoming.off('data', onData);
       incoming.off('end', onEnd);
@@ -63,7 +71,9 @@ function readBody(incoming: IncomingMessage, options: FrontDoorOptions): Promise
       });
     const onData = (chunk: Buffer) => {
       received += chunk.length;
+      budget.held += chunk.length;
       if (received > options.maxBodyBytes) finish('large');
+      else if (budget.held > options.maxBufferedBytes) finish('full');
       else chunks.push(chunk);
     };
     const onEnd = () => finish(Buffer.concat(chunks, received));
@@ -112,6 +122,7 @@ export function frontDoor(options: FrontDoorOptions, listener: (incoming: Incomi
   const { log } = options;
   let reading = 0;
   let turnedAway = 0;
+  const budget: Budget = { held: 0 };
   const tell = setInterval(() => {
     if (turnedAway === 0) return;
     log.warn({ shed: turnedAway }, `requests not yet authenticated: answered ${turnedAway} requests 503 in the last interval`);
@@ -137,7 +148,7 @@ export function frontDoor(options: FrontDoorOptions, listener: (incoming: Incomi
     }
     let body: Read;
     try {
-      body = await readBody(incoming, options);
+      body = await readBody(incoming, options, budget);
     } finally {
       if (!authenticated) reading -= 1;
     }
@@ -154,6 +165,10 @@ export function frontDoor(options: FrontDoorOptions, listener: (incoming: Incomi
     if (body === 'large') {
       log.warn({ address, method: incoming.method, route }, 'request body too large: answered 413');
       return refuse(incoming, outgoing, 413, options.tooLargeMessage);
+    }
+    if (body === 'full') {
+      log.warn({ address, method: incoming.method, route }, 'request bodies past their memory budget: answered 503');
+      return refuse(incoming, outgoing, 503, OVERLOADED_MESSAGE, 1);
     }
     // 'gone': the client closed the connection; there is no one to answer.
   }
