@@ -163,7 +163,8 @@ describe('client addresses: trusted proxies, IPv6 networks, a ceiling in all', (
     expect((await guess(10, '203.0.113.99, 2001:db8:1:2::77')).status).toBe(429);
 
     const exact = await server({ ...brake, AGENT_TASKS_TRUSTED_PROXIES: '127.0.0.0/8', AGENT_TASKS_AUTH_IPV6_PREFIX: '128' });
-    for (let i = 1; i <= 5; i++) expect((await whoami(exact, `atk_v6_exact_${i}_${'v'.repeat(12)}`, `2001:db8:1:2::${i}`)).status).toBe(401);
+    for (let i = 1; i <= 5; i++)
+      expect((await whoami(exact, `atk_v6_exact_${i}_${'v'.repeat(12)}`, `2001:db8:1:2::${i}`)).status).toBe(401);
     expect((await whoami(exact, `atk_v6_exact_6_${'v'.repeat(12)}`, '2001:db8:1:2::6')).status).toBe(401);
 
     // Without a trusted proxy the header is anyone's to send: every guess counts against the socket's own address.

@@ -243,7 +243,9 @@ describe('slow bodies', () => {
       const second = send();
       const refused = await second.closed;
       expect(refused).toMatch(/^HTTP\/1\.1 503 Service Unavailable\r\n/);
-      expect(JSON.parse(refused.split('\r\n\r\n')[1]!)).toMatchObject({ error: { message: 'Error: the server is overloaded; retry shortly.' } });
+      expect(JSON.parse(refused.split('\r\n\r\n')[1]!)).toMatchObject({
+        error: { message: 'Error: the server is overloaded; retry shortly.' },
+      });
       first.finish();
       expect(await first.closed).toMatch(/^HTTP\/1\.1 200 OK\r\n/);
       expect(await countRows(s, 'TodoUpdate', '"sessionId" = ?', session.id)).toBe(1);
@@ -297,7 +299,9 @@ describe('requests the HTTP parser refuses', () => {
     const before = server.output().length;
     const answer = await raw('GET /..\\..\\package.json HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: close\r\n\r\n');
     expect(answer).toMatch(/^HTTP\/1\.1 400 Bad Request\r\n/);
-    expect(answer.split('\r\n\r\n')[1]).toBe('{"error":"Error: the request path contains a backslash (`\\\\`); paths use forward slashes only."}');
+    expect(answer.split('\r\n\r\n')[1]).toBe(
+      '{"error":"Error: the request path contains a backslash (`\\\\`); paths use forward slashes only."}',
+    );
     const noHost = await raw('GET /healthz HTTP/1.0\r\n\r\n');
     expect(noHost).toMatch(/^HTTP\/1\.1 400 Bad Request\r\n/);
     expect(noHost.split('\r\n\r\n')[1]).toBe('{"error":"Error: the request has no Host header."}');

@@ -249,8 +249,7 @@ export async function startApp(options: AppOptions): Promise<App> {
         concurrency: options.unauthenticated?.maxConcurrent ?? 8,
         maxWaitMs: maxQueueMs,
         maxQueue,
-        onShed: (count) =>
-          log.warn({ shed: count }, `requests not yet authenticated: answered ${count} requests 503 in the last interval`),
+        onShed: (count) => log.warn({ shed: count }, `requests not yet authenticated: answered ${count} requests 503 in the last interval`),
       },
     },
   );

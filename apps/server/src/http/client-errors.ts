@@ -30,7 +30,10 @@ export function answerClientErrors(server: EventEmitter, log: Logger) {
       if (socket.writable && !socket._httpMessage?.headersSent) {
         const [status, reason, message] = (error.code && answers[error.code]) || badRequest;
         socket.write(clientErrorResponse(status, reason, message));
-        log.warn({ status, reason: error.code ?? error.message, address: socket.remoteAddress }, `request refused by the HTTP parser: answered ${status}`);
+        log.warn(
+          { status, reason: error.code ?? error.message, address: socket.remoteAddress },
+          `request refused by the HTTP parser: answered ${status}`,
+        );
       }
       socket.destroy(error);
     },
