@@ -143,7 +143,7 @@ describe('slow bodies', () => {
     const s = await startServer({ process: true, env: { AGENT_TASKS_WORKERS: '1' } });
     const attack = slowBodyAttack({ url: s.url, sockets: 70 });
     try {
-      const { client, session } = await sessionClient(s, 'writes through the attack');
+      const { client } = await sessionClient(s, 'writes through the attack');
       await new Promise((resolve) => setTimeout(resolve, 1_000)); // every socket is trickling by now
       const latencies: number[] = [];
       const until = performance.now() + 10_000;

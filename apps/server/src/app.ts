@@ -243,7 +243,7 @@ export async function startApp(options: AppOptions): Promise<App> {
       onShed: (count) => log.warn({ shed: count }, `overloaded: answered ${count} requests 503 in the last interval`),
     },
     {
-      takes: (env) => factsOf((env as { incoming?: IncomingMessage } | undefined)?.incoming)?.authenticated === false,
+      takes: (env: unknown) => factsOf((env as { incoming?: IncomingMessage } | undefined)?.incoming)?.authenticated === false,
       message: UNAUTHENTICATED_BUSY_MESSAGE,
       options: {
         concurrency: options.unauthenticated?.maxConcurrent ?? 8,
