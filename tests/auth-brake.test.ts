@@ -18,9 +18,12 @@ async function server(env: Record<string, string> = {}, options: StartOptions = 
   return s;
 }
 
-/** A tRPC query over raw HTTP with a bearer token: the status, the Retry-After header and the refusal text. */
-async function whoami(s: RunningServer, token: string) {
-  const res = await fetch(`${s.url}/trpc/workspaces.whoami`, { headers: { authorization: `Bearer ${token}` } });
+/** A tRPC query over raw HTTP with a bearer token (from a client a trusted proxy names, when given): the status, the
+ * Retry-After header and the refusal text. */
+async function whoami(s: RunningServer, token: string, forwardedFor?: string) {
+  const res = await fetch(`${s.url}/trpc/workspaces.whoami`, {
+    headers: { authorization: `Bearer ${token}`, ...(forwardedFor ? { 'x-forwarded-for': forwardedFor } : {}) },
+  });
   const body = (await res.json()) as { error?: { message: string; data: { appCode: string } } };
   return {
     status: res.status,
@@ -86,9 +89,47 @@ describe('a brake on bad credentials', () => {
     expect(mcp.status).toBe(429);
     expect(Number(mcp.headers.get('retry-after'))).toBeGreaterThanOrEqual(1);
 
-    // The admin key that worked before goes on working; a valid key first seen now waits like the guesses.
+    // The admin key that worked before goes on working, and so does a valid key first seen now: only failures are braked.
     expect(await admin.workspaces.whoami()).toMatchObject({ role: 'admin' });
-    expect((await whoami(s, unused)).status).toBe(429);
+    expect((await whoami(s, unused)).status).toBe(200);
+  });
+
+  it('30 bad keys from one address: its failures get 429, every valid credential from it still passes, after a restart too', async () => {
+    const s = await server({ AGENT_TASKS_AUTH_FAILURES_PER_KEY_PREFIX: '1000' });
+    const admin = adminClient(s);
+    const fresh = (await admin.keys.create({ name: 'first used after the brake', role: 'viewer' })).token;
+    const agent = (await admin.keys.create({ name: 'worked before the brake', role: 'agent' })).token;
+    expect((await whoami(s, agent)).status).toBe(200);
+    const guesses = async (n: number) => {
+      const statuses: number[] = [];
+      for (let i = 0; i < n; i++) statuses.push((await whoami(s, `atk_nat_guess_${i}_${'y'.repeat(12)}`)).status);
+      return statuses;
+    };
+    expect(await guesses(31)).toEqual([...Array(30).fill(401), 429]);
+
+    const passes = async () => {
+      // A fresh valid key, the admin key, a new session token, and a key that had worked: all from the braked address.
+      expect(await whoami(s, fresh)).toMatchObject({ status: 200, message: null });
+      expect(await whoami(s, s.adminKey)).toMatchObject({ status: 200, message: null });
+      const opened = await fetch(`${s.url}/trpc/sessions.open`, {
+        method: 'POST',
+        headers: { authorization: `Bearer ${agent}`, 'content-type': 'application/json' },
+        body: JSON.stringify({ title: 'opened while braked' }),
+      });
+      expect(opened.status).toBe(200);
+      const { token } = ((await opened.json()) as { result: { data: { token: string } } }).result.data;
+      expect(await whoami(s, token)).toMatchObject({ status: 200, message: null });
+      expect(await whoami(s, agent)).toMatchObject({ status: 200, message: null });
+      // The address's failures stay braked.
+      const failure = await whoami(s, 'atk_nat_guess_again_zzzzzzzzzz');
+      expect(failure).toMatchObject({ status: 429, appCode: 'RATE_LIMITED' });
+      expect(failure.message).toMatch(/^Error: too many failed authentications from this address; try again in \d+ s\.$/);
+    };
+    await passes();
+    // After a restart the memory of working keys is gone; the guesser goes on, and so do the valid keys.
+    await s.restart();
+    expect(await guesses(31)).toEqual([...Array(30).fill(401), 429]);
+    await passes();
   });
 
   it('past 5 failures with tokens sharing their first 16 characters: 429 for that prefix only', async () => {
@@ -101,6 +142,69 @@ describe('a brake on bad credentials', () => {
       status: 401,
       message: 'Error: unauthorized: unknown API key or session token.',
     });
+  });
+});
+
+describe('client addresses: trusted proxies, IPv6 networks, a ceiling in all', () => {
+  it('behind a trusted proxy each client is counted by X-Forwarded-For, IPv6 by its /64 (configurable); from anyone else it is ignored', async () => {
+    const brake = { AGENT_TASKS_AUTH_FAILURES_PER_ADDRESS: '5', AGENT_TASKS_AUTH_FAILURES_PER_KEY_PREFIX: '1000' };
+    const s = await server({ ...brake, AGENT_TASKS_TRUSTED_PROXIES: '127.0.0.1' });
+    const guess = (i: number | string, from: string) => whoami(s, `atk_v6_guess_${i}_${'w'.repeat(12)}`, from);
+    // Five addresses of one /64: one network, one count.
+    for (let i = 1; i <= 5; i++) expect((await guess(i, `2001:db8:1:2::${i}`)).status).toBe(401);
+    const braked = await guess(6, '2001:db8:1:2:ffff:ffff:ffff:ffff');
+    expect(braked).toMatchObject({ status: 429, appCode: 'RATE_LIMITED' });
+    expect(braked.message).toMatch(/^Error: too many failed authentications from this address; try again in \d+ s\.$/);
+    // Another /64, an IPv4 client, and the client named before the proxy's own hops: counted apart.
+    expect((await guess(7, '2001:db8:1:3::1')).status).toBe(401);
+    expect((await guess(8, '203.0.113.7')).status).toBe(401);
+    expect((await guess(9, '198.51.100.9, 127.0.0.1')).status).toBe(401);
+    // A spoofed entry left of the real client changes nothing: the proxy appended the client (rightmost).
+    expect((await guess(10, '203.0.113.99, 2001:db8:1:2::77')).status).toBe(429);
+
+    const exact = await server({ ...brake, AGENT_TASKS_TRUSTED_PROXIES: '127.0.0.0/8', AGENT_TASKS_AUTH_IPV6_PREFIX: '128' });
+    for (let i = 1; i <= 5; i++)
+      expect((await whoami(exact, `atk_v6_exact_${i}_${'v'.repeat(12)}`, `2001:db8:1:2::${i}`)).status).toBe(401);
+    expect((await whoami(exact, `atk_v6_exact_6_${'v'.repeat(12)}`, '2001:db8:1:2::6')).status).toBe(401);
+
+    // Without a trusted proxy the header is anyone's to send: every guess counts against the socket's own address.
+    const direct = await server(brake);
+    for (let i = 1; i <= 5; i++) expect((await whoami(direct, `atk_spoof_${i}_${'u'.repeat(12)}`, `203.0.113.${i}`)).status).toBe(401);
+    expect((await whoami(direct, `atk_spoof_6_${'u'.repeat(12)}`, '198.51.100.1')).status).toBe(429);
+  });
+
+  it('100 addresses making 500 failed authentications meet the ceiling per second in all; a key that works goes on', async () => {
+    const s = await server({
+      AGENT_TASKS_TRUSTED_PROXIES: '127.0.0.1',
+      AGENT_TASKS_AUTH_FAILURES_PER_SECOND: '20',
+      AGENT_TASKS_AUTH_FAILURES_PER_KEY_PREFIX: '100000',
+    });
+    const admin = adminClient(s);
+    expect(await admin.workspaces.whoami()).toMatchObject({ role: 'admin' });
+    const statuses = new Map<number, number>();
+    const messages = new Set<string>();
+    const started = performance.now();
+    for (let round = 0; round < 5; round++) {
+      const answers = await Promise.all(
+        Array.from({ length: 100 }, (_, a) => whoami(s, `atk_spread_${round}_${a}_${'t'.repeat(8)}`, `198.18.${a}.${round + 1}`)),
+      );
+      for (const answer of answers) {
+        statuses.set(answer.status, (statuses.get(answer.status) ?? 0) + 1);
+        if (answer.status === 429 && answer.message) messages.add(answer.message);
+      }
+      expect(await admin.workspaces.whoami()).toMatchObject({ role: 'admin' });
+    }
+    const seconds = (performance.now() - started) / 1000;
+    expect([...statuses.keys()].sort()).toEqual([401, 429]);
+    // At most 20 failures a second get as far as a lookup (plus those already in flight when the count filled).
+    expect(statuses.get(401)).toBeLessThanOrEqual((Math.ceil(seconds) + 1) * 120);
+    expect([...messages]).toEqual(['Error: too many failed authentications on this server right now; try again in 1 s.']);
+    const limited = await whoami(s, `atk_spread_last_${'t'.repeat(12)}`, '198.18.200.1');
+    if (limited.status === 429) expect(Number(limited.retryAfter)).toBe(1);
+    // Once the second is over, a valid key never used before passes.
+    const fresh = (await admin.keys.create({ name: 'after the storm', role: 'viewer' })).token;
+    await new Promise((resolve) => setTimeout(resolve, 1_100));
+    expect((await whoami(s, fresh, '198.18.201.1')).status).toBe(200);
   });
 });
 

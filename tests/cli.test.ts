@@ -87,6 +87,21 @@ describe('configuration refusals', () => {
       'Error: invalid configuration: AGENT_TASKS_CORS_ORIGINS must be a comma-separated list of origins such as https://dash.example.com (scheme and host, no path), or * (got "https://ok.example.com,https://bad.example.com/path").',
     ],
     [
+      { AGENT_TASKS_TRUSTED_PROXIES: '10.0.0.5,proxy.internal' },
+      [],
+      'Error: invalid configuration: AGENT_TASKS_TRUSTED_PROXIES must be a comma-separated list of IP addresses or CIDR ranges such as 127.0.0.1,10.0.0.0/8,::1 (got "10.0.0.5,proxy.internal").',
+    ],
+    [
+      { AGENT_TASKS_AUTH_IPV6_PREFIX: '129' },
+      [],
+      'Error: invalid configuration: AGENT_TASKS_AUTH_IPV6_PREFIX must be a whole number from 1 to 128 (got "129").',
+    ],
+    [
+      { AGENT_TASKS_BODY_MIN_BYTES_PER_S: '0' },
+      [],
+      'Error: invalid configuration: AGENT_TASKS_BODY_MIN_BYTES_PER_S must be a whole number from 1 to 1000000000 (got "0").',
+    ],
+    [
       { AGENT_TASKS_OUTBOX_POLL_MS: '5' },
       [],
       'Error: invalid configuration: AGENT_TASKS_OUTBOX_POLL_MS must be a whole number from 10 to 600000 (got "5").',

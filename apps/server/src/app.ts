@@ -1,7 +1,8 @@
 // Builds the running service: database (migrated), dependencies, first-run bootstrap, HTTP server, graceful shutdown.
 import type { AddressInfo } from 'node:net';
 import { type Clock, type Deps, workspaces } from '@agent-tasks/core';
-import { createAdaptorServer } from '@hono/node-server';
+import { type IncomingMessage, createServer } from 'node:http';
+import { getRequestListener } from '@hono/node-server';
 import { type ActorCache, actorCache } from './adapters/actor-cache.ts';
 import { type LiveEvents, inProcessLiveEvents } from './adapters/live-events.ts';
 import { nodeIds } from './adapters/node-ids.ts';
@@ -19,8 +20,10 @@ import { postgresMigrationsDir } from './db/postgres-schema.ts';
 import { migrationsDir as defaultMigrationsDir, webRoot as defaultWebRoot } from './db/database-file.ts';
 import { migrationState, pendingMigrations } from './db/migration-state.ts';
 import { applyMigrations } from './db/schema-engine.ts';
-import { createHttpApp } from './http/http-app.ts';
-import { admitted } from './http/admission.ts';
+import { MAX_BODY_BYTES, TOO_LARGE_MESSAGE, createHttpApp } from './http/http-app.ts';
+import { UNAUTHENTICATED_BUSY_MESSAGE, admitted } from './http/admission.ts';
+import { clientAddressReader } from './http/client-address.ts';
+import { factsOf, frontDoor } from './http/front-door.ts';
 import { inFlightRequests } from './http/in-flight.ts';
 import { runPageUrl } from './http/run-page-url.ts';
 import { type Logger, createLogger } from './logger.ts';
@@ -31,7 +34,7 @@ import { prismaMcpSessionRepository } from './repositories/prisma-mcp-session-re
 import { prismaStore } from './repositories/prisma-store.ts';
 import { startNotificationWorker } from './workers/notification-worker.ts';
 import { repeatedFailureLog } from './repeated-failure-log.ts';
-import { answerClientErrors } from './http/client-errors.ts';
+import { answerClientErrors, requestErrorAnswer } from './http/client-errors.ts';
 
 export interface AppOptions {
   databaseFile: string;
@@ -67,8 +70,23 @@ export interface AppOptions {
   maxQueue?: number;
   /** Most calls in one tRPC batch request (default 50). */
   maxBatch?: number;
-  /** The brake on failed authentications (defaults: 30 per address, 10 per token prefix, a 60 s window). */
-  authFailures?: { perAddress?: number; perKeyPrefix?: number; windowSeconds?: number };
+  /** The brake on failed authentications (defaults: 30 per address group, 10 per token prefix, a 60 s window; 100 per
+   * second in all; IPv4 addresses grouped by /32, IPv6 by /64). */
+  authFailures?: {
+    perAddress?: number;
+    perKeyPrefix?: number;
+    windowSeconds?: number;
+    perSecond?: number;
+    ipv4Bits?: number;
+    ipv6Bits?: number;
+  };
+  /** Proxies (addresses or CIDR ranges) whose X-Forwarded-For names the client; none by default. */
+  trustedProxies?: string[];
+  /** Requests not yet authenticated: worked on at once in their own line (8), bodies read at once (16). */
+  unauthenticated?: { maxConcurrent?: number; maxBodies?: number };
+  /** Request bodies: at least this many bytes per second (1,024) once the grace period (3 s) has passed; at most this
+   * many bytes of bodies being read at once, all requests together (256 MiB). */
+  bodies?: { minBytesPerSecond?: number; graceMs?: number; maxBufferedBytes?: number };
   /** How long a stream ticket stays valid (default 30 s). */
   streamTicketTtlMs?: number;
   /** Defaults to a silent logger (tests, embedding); the command passes its own. */
@@ -183,6 +201,9 @@ export async function startApp(options: AppOptions): Promise<App> {
       perAddress: options.authFailures?.perAddress ?? 30,
       perKeyPrefix: options.authFailures?.perKeyPrefix ?? 10,
       windowSeconds: options.authFailures?.windowSeconds ?? 60,
+      perSecond: options.authFailures?.perSecond ?? 100,
+      ipv4Bits: options.authFailures?.ipv4Bits ?? 32,
+      ipv6Bits: options.authFailures?.ipv6Bits ?? 64,
     },
     sha256Hasher,
   );
@@ -210,24 +231,62 @@ export async function startApp(options: AppOptions): Promise<App> {
     ready: () => migrations.check(),
     ...(options.maxBatch ? { maxBatch: options.maxBatch } : {}),
   });
-  const gate = admitted(app.fetch, {
-    concurrency: options.maxConcurrent ?? 64,
-    maxWaitMs: options.maxQueueMs ?? 5_000,
-    maxQueue: options.maxQueue ?? 2_000,
-    onShed: (count) => log.warn({ shed: count }, `overloaded: answered ${count} requests 503 in the last interval`),
-  });
+  const maxQueueMs = options.maxQueueMs ?? 5_000;
+  const maxQueue = options.maxQueue ?? 2_000;
+  // Requests whose headers carry no working token wait in a small line of their own.
+  const gate = admitted(
+    app.fetch,
+    {
+      concurrency: options.maxConcurrent ?? 64,
+      maxWaitMs: maxQueueMs,
+      maxQueue,
+      onShed: (count) => log.warn({ shed: count }, `overloaded: answered ${count} requests 503 in the last interval`),
+    },
+    {
+      takes: (env: unknown) => factsOf((env as { incoming?: IncomingMessage } | undefined)?.incoming)?.authenticated === false,
+      message: UNAUTHENTICATED_BUSY_MESSAGE,
+      options: {
+        concurrency: options.unauthenticated?.maxConcurrent ?? 8,
+        maxWaitMs: maxQueueMs,
+        maxQueue,
+        onShed: (count) => log.warn({ shed: count }, `requests not yet authenticated: answered ${count} requests 503 in the last interval`),
+      },
+    },
+  );
+  // In front of admission: the client's address, its token looked up from the headers, its body read at a minimum rate.
+  const readAddress = clientAddressReader(options.trustedProxies ?? []);
+  const door = frontDoor(
+    {
+      clientAddress: readAddress,
+      verify: async (address, token) => {
+        if (!(await guard.promising(address, token))) return false;
+        await cache.resolve(token);
+        return true;
+      },
+      maxBodyBytes: MAX_BODY_BYTES,
+      tooLargeMessage: TOO_LARGE_MESSAGE,
+      minBytesPerSecond: options.bodies?.minBytesPerSecond ?? 1_024,
+      graceMs: options.bodies?.graceMs ?? 3_000,
+      maxUnauthenticatedBodies: options.unauthenticated?.maxBodies ?? 16,
+      maxBufferedBytes: options.bodies?.maxBufferedBytes ?? 256 * 1024 * 1024,
+      log,
+    },
+    getRequestListener((request, env) => gate.fetch(request, env), {
+      overrideGlobalObjects: false,
+      errorHandler: requestErrorAnswer(log),
+    }),
+  );
   // Sockets that never finish their headers (or their request) are closed, checked every second, instead of being held.
-  const server = createAdaptorServer({
-    fetch: (request, env) => gate.fetch(request, env),
-    overrideGlobalObjects: false,
-    serverOptions: {
+  const server = createServer(
+    {
       headersTimeout: options.sockets?.headersTimeoutMs ?? 10_000,
       requestTimeout: options.sockets?.requestTimeoutMs ?? 30_000,
       keepAliveTimeout: options.sockets?.keepAliveTimeoutMs ?? 5_000,
       connectionsCheckingInterval: 1_000,
     },
-  });
-  answerClientErrors(server);
+    door.handle,
+  );
+  answerClientErrors(server, log);
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject);
     server.listen(options.port ?? 0, options.host ?? '127.0.0.1', () => resolve());
@@ -259,6 +318,7 @@ export async function startApp(options: AppOptions): Promise<App> {
     await worker?.stop();
     cache.stop();
     gate.stop();
+    door.stop();
     if ('closeAllConnections' in server) server.closeAllConnections();
     await closed;
     await Promise.all([writer.db.$disconnect(), reader.db.$disconnect(), pgLive?.disconnect()]);

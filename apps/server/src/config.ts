@@ -94,6 +94,15 @@ export const configSchema = z.object({
   AGENT_TASKS_AUTH_FAILURES_PER_ADDRESS: integer(1, 1_000_000).default(30),
   AGENT_TASKS_AUTH_FAILURES_PER_KEY_PREFIX: integer(1, 1_000_000).default(10),
   AGENT_TASKS_AUTH_FAILURE_WINDOW_S: integer(1, 86_400).default(60),
+  AGENT_TASKS_AUTH_FAILURES_PER_SECOND: integer(1, 1_000_000).default(100),
+  AGENT_TASKS_AUTH_IPV4_PREFIX: integer(1, 32).default(32),
+  AGENT_TASKS_AUTH_IPV6_PREFIX: integer(1, 128).default(64),
+  AGENT_TASKS_TRUSTED_PROXIES: allowList.default([]),
+  AGENT_TASKS_UNAUTHENTICATED_MAX_CONCURRENT: integer(1, 100_000).default(8),
+  AGENT_TASKS_UNAUTHENTICATED_MAX_BODIES: integer(1, 100_000).default(16),
+  AGENT_TASKS_BODY_MIN_BYTES_PER_S: integer(1, 1_000_000_000).default(1_024),
+  AGENT_TASKS_BODY_GRACE_MS: integer(100, 600_000).default(3_000),
+  AGENT_TASKS_BODY_BUFFER_MAX_BYTES: integer(16_777_216, 68_719_476_736).default(268_435_456),
   AGENT_TASKS_STREAM_TICKET_TTL_MS: integer(1_000, 600_000).default(30_000),
   LOG_LEVEL: z
     .enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'], {
@@ -132,8 +141,16 @@ export interface Config {
   mcp: { perKey: number; total: number; idleMs: number };
   /** Socket timeouts: headers, the whole request, idle keep-alive. */
   sockets: { headersTimeoutMs: number; requestTimeoutMs: number; keepAliveTimeoutMs: number };
-  /** The brake on failed authentications: per client address and per token prefix, in a window of seconds. */
-  authFailures: { perAddress: number; perKeyPrefix: number; windowSeconds: number };
+  /** The brake on failed authentications: per client address group and per token prefix in a window of seconds, in all
+   * per second; the leading bits of an IPv4 / IPv6 address that name its group. */
+  authFailures: { perAddress: number; perKeyPrefix: number; windowSeconds: number; perSecond: number; ipv4Bits: number; ipv6Bits: number };
+  /** Proxies whose X-Forwarded-For names the client (addresses or CIDR ranges); none: the socket's peer is the client. */
+  trustedProxies: string[];
+  /** Requests not yet authenticated: worked on at once (their own line), and whose bodies are read at once. */
+  unauthenticated: { maxConcurrent: number; maxBodies: number };
+  /** Request bodies arrive at this many bytes per second at least, after a grace period (408 and closed otherwise);
+   * the bytes of the bodies being read at once, all requests together (503 past it). */
+  bodies: { minBytesPerSecond: number; graceMs: number; maxBufferedBytes: number };
   /** How long a stream ticket stays valid. */
   streamTicketTtlMs: number;
   log: { level: string; format: 'json' | 'pretty' };
@@ -218,6 +235,19 @@ export function loadConfig(env: NodeJS.ProcessEnv, flags: Partial<Record<keyof C
       perAddress: c.AGENT_TASKS_AUTH_FAILURES_PER_ADDRESS,
       perKeyPrefix: c.AGENT_TASKS_AUTH_FAILURES_PER_KEY_PREFIX,
       windowSeconds: c.AGENT_TASKS_AUTH_FAILURE_WINDOW_S,
+      perSecond: c.AGENT_TASKS_AUTH_FAILURES_PER_SECOND,
+      ipv4Bits: c.AGENT_TASKS_AUTH_IPV4_PREFIX,
+      ipv6Bits: c.AGENT_TASKS_AUTH_IPV6_PREFIX,
+    },
+    trustedProxies: c.AGENT_TASKS_TRUSTED_PROXIES,
+    unauthenticated: {
+      maxConcurrent: c.AGENT_TASKS_UNAUTHENTICATED_MAX_CONCURRENT,
+      maxBodies: c.AGENT_TASKS_UNAUTHENTICATED_MAX_BODIES,
+    },
+    bodies: {
+      minBytesPerSecond: c.AGENT_TASKS_BODY_MIN_BYTES_PER_S,
+      graceMs: c.AGENT_TASKS_BODY_GRACE_MS,
+      maxBufferedBytes: c.AGENT_TASKS_BODY_BUFFER_MAX_BYTES,
     },
     streamTicketTtlMs: c.AGENT_TASKS_STREAM_TICKET_TTL_MS,
     log: { level: c.LOG_LEVEL, format: c.LOG_FORMAT ?? (process.stdout.isTTY ? 'pretty' : 'json') },

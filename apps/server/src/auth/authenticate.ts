@@ -1,5 +1,5 @@
 // Who is calling, for every transport: a bearer token from the Authorization header, or a stream ticket for a live
-// stream; tokens in URLs refused; failed attempts braked per address and token prefix; weak API keys refused.
+// stream; tokens in URLs refused; failed attempts braked per token prefix, address group and in all; weak API keys refused.
 import {
   type Actor,
   DomainError,
@@ -39,7 +39,8 @@ export async function authenticate(services: Services, address: string | undefin
     await guard.admit(address, ticket);
     const redeemed = await services.tickets.redeem(ticket);
     if (!redeemed) {
-      await guard.failed(address, ticket);
+      const braked = await guard.failed(address, ticket);
+      if (braked) throw braked;
       throw unauthorized('this stream ticket is unknown, used or expired; get a new one from auth.streamTicket.');
     }
     return resolveActorByHash(services.deps, redeemed.tokenHash, redeemed.sessionToken);
@@ -51,8 +52,9 @@ export async function authenticate(services: Services, address: string | undefin
   try {
     actor = await services.actors.resolve(token);
   } catch (error) {
-    if (isDomainError(error) && error.code === 'UNAUTHENTICATED') await guard.failed(address, token);
-    throw error;
+    // A failure from an address group past its limit is answered 429 (a valid token from there still passed above).
+    const braked = isDomainError(error) && error.code === 'UNAUTHENTICATED' ? await guard.failed(address, token) : null;
+    throw braked ?? error;
   }
   // Keys an operator chose before weak ones were refused are refused now (generated keys always pass).
   if (!token.startsWith(SESSION_TOKEN_PREFIX)) {

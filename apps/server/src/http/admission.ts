@@ -3,9 +3,13 @@
 // turn of its event loop, so short turns are what let a new connection in quickly (with 200 busy connections, long
 // turns kept new ones waiting for seconds). A request that waited past `maxWaitMs` is answered 503 with
 // Retry-After at once (it costs almost nothing), which bounds latency; so is one that finds `maxQueue` ahead of it.
+// Requests not yet authenticated (no valid token in their headers) have a line of their own, small, so they never take
+// the slots of callers who proved who they are.
 import { RETRY_AFTER_SECONDS } from '../db/busy.ts';
 
 export const OVERLOADED_MESSAGE = 'Error: the server is overloaded; retry shortly.';
+/** The answer when the line of requests not yet authenticated is full. */
+export const UNAUTHENTICATED_BUSY_MESSAGE = 'Error: too many requests not yet authenticated are in progress; retry shortly.';
 
 export interface AdmissionOptions {
   /** Requests worked on at once. */
@@ -27,18 +31,18 @@ interface Waiting {
 }
 
 /** The answer to a request turned away: tRPC's error shape on /trpc (clients read it like any refusal). */
-export function overloadedResponse(url: string): Response {
+export function overloadedResponse(url: string, message = OVERLOADED_MESSAGE): Response {
   const headers = { 'content-type': 'application/json', 'retry-after': String(RETRY_AFTER_SECONDS) };
   const trpc = new URL(url).pathname.startsWith('/trpc/');
   const body = trpc
     ? {
         error: {
-          message: OVERLOADED_MESSAGE,
+          message,
           code: -32603,
           data: { code: 'SERVICE_UNAVAILABLE', httpStatus: 503, appCode: 'UNAVAILABLE', details: null },
         },
       }
-    : { error: OVERLOADED_MESSAGE };
+    : { error: message };
   return new Response(JSON.stringify(body), { status: 503, headers });
 }
 
@@ -129,18 +133,38 @@ export function admission(options: AdmissionOptions) {
   }
 }
 
+/** A second line for some requests (those not yet authenticated): its own limits, its own refusal text. */
+export interface SecondLine<E> {
+  takes(env: E): boolean;
+  options: AdmissionOptions;
+  message: string;
+}
+
 /** A fetch handler behind admission; health checks skip the queue (a balancer must see a busy server alive). */
-export function admitted<E>(fetch: (request: Request, env: E) => Response | Promise<Response>, options: AdmissionOptions) {
+export function admitted<E>(
+  fetch: (request: Request, env: E) => Response | Promise<Response>,
+  options: AdmissionOptions,
+  second?: SecondLine<E>,
+) {
   const gate = admission(options);
+  const other = second ? admission(second.options) : null;
   return {
     fetch(request: Request, env: E): Promise<Response> {
       const path = request.url.slice(request.url.indexOf('/', request.url.indexOf('//') + 2));
       if (path === '/healthz' || path === '/readyz') return Promise.resolve(fetch(request, env));
+      if (other && second?.takes(env))
+        return other.run(
+          () => Promise.resolve(fetch(request, env)),
+          () => overloadedResponse(request.url, second.message),
+        );
       return gate.run(
         () => Promise.resolve(fetch(request, env)),
         () => overloadedResponse(request.url),
       );
     },
-    stop: gate.stop,
+    stop: () => {
+      gate.stop();
+      other?.stop();
+    },
   };
 }

@@ -13,11 +13,13 @@ import { BUSY_MESSAGE, RETRY_AFTER_SECONDS, UNREACHABLE_MESSAGE, isDatabaseBusy,
 import { appRouter } from '../routers/root.ts';
 import { strayBatchKeyProblem } from './batch-keys.ts';
 import { dashboard } from './dashboard.ts';
+import { factsOf } from './front-door.ts';
 import { type InFlight } from './in-flight.ts';
 import { runLinks } from './run-links.ts';
 
 /** Largest request body accepted on /trpc (an import of many task files is the biggest legitimate one). */
 export const MAX_BODY_BYTES = 16 * 1024 * 1024;
+export const TOO_LARGE_MESSAGE = 'Error: the request body is larger than 16 MiB.';
 
 /** An MCP endpoint: a web request in, its answer out (streamed when it is SSE). */
 type McpHandler = { handle(request: Request, address?: string): Promise<Response> };
@@ -73,7 +75,9 @@ export function createHttpApp(options: HttpAppOptions) {
   // One access-log line per request: id, route or procedure, actor (never a token), status, duration.
   app.use(async (c, next) => {
     const started = performance.now();
-    const info: RequestInfo = { id: c.get('requestId'), address: c.env.incoming?.socket.remoteAddress };
+    // The front door read the client's address (behind a trusted proxy, from X-Forwarded-For); else the socket's peer.
+    const incoming = c.env.incoming;
+    const info: RequestInfo = { id: c.get('requestId'), address: factsOf(incoming)?.address ?? incoming?.socket.remoteAddress };
     c.set('info', info);
     if (!inFlight.enter()) {
       c.header('connection', 'close');
@@ -163,7 +167,7 @@ export function createHttpApp(options: HttpAppOptions) {
     },
     bodyLimit({
       maxSize: MAX_BODY_BYTES,
-      onError: (c) => json(c, 413, { error: { message: 'Error: the request body is larger than 16 MiB.', code: -32600 } }),
+      onError: (c) => json(c, 413, { error: { message: TOO_LARGE_MESSAGE, code: -32600 } }),
     }),
     // After the body limit, so the body read here is bounded; tRPC reads it again from the request's cache.
     async (c, next) => {

@@ -1,0 +1,185 @@
+// In front of admission, on the Node request: the client's address (X-Forwarded-For only from a trusted proxy), whether
+// the token in its headers works (looked up before any slot is taken), and its body read whole at a minimum data rate
+// before it is admitted. A body that trickles in holds no admission slot, a request not yet authenticated waits in a
+// small line of its own, and few of their bodies are read at once.
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import { bearerToken } from '../context.ts';
+import type { Logger } from '../logger.ts';
+import { OVERLOADED_MESSAGE, UNAUTHENTICATED_BUSY_MESSAGE } from './admission.ts';
+
+export interface FrontDoorOptions {
+  /** The client's address from the socket's peer and the X-Forwarded-For header. */
+  clientAddress(peer: string | undefined, forwardedFor: string | string[] | undefined): string | undefined;
+  /** Whether a bearer token names a caller; counts nothing (the app counts a failure when it refuses the request). */
+  verify(address: string | undefined, token: string): Promise<boolean>;
+  /** Largest body read; a larger one is refused with `tooLarge` (one that declares it is left to the app's own limit). */
+  maxBodyBytes: number;
+  tooLargeMessage: string;
+  /** A body must arrive at this rate at least, once `graceMs` have passed since its headers. */
+  minBytesPerSecond: number;
+  graceMs: number;
+  /** Bodies of requests not yet authenticated read at once; past it, 503 at once. */
+  maxUnauthenticatedBodies: number;
+  /** Bytes of bodies being read held at once, all requests together; a body that would pass it is answered 503. */
+  maxBufferedBytes: number;
+  log: Logger;
+}
+
+/** What the front door learnt of a request, for the app (its address) and admission (its line). */
+export interface RequestFacts {
+  address: string | undefined;
+  authenticated: boolean;
+}
+
+const facts = new WeakMap<IncomingMessage, RequestFacts>();
+export const factsOf = (incoming: IncomingMessage | undefined): RequestFacts | undefined => (incoming ? facts.get(incoming) : undefined);
+
+type Read = Buffer | 'slow' | 'large' | 'full' | 'gone';
+
+/** Bytes held by the bodies being read, all requests together. */
+interface Budget {
+  held: number;
+}
+
+/** Reads a body whole; 'slow' once fewer than `minBytesPerSecond` × (seconds since the start − grace) have come. */
+function readBody(incoming: IncomingMessage, options: FrontDoorOptions, budget: Budget): Promise<Read> {
+  return new Promise<Read>((resolve) => {
+    const started = performance.now();
+    const chunks: Buffer[] = [];
+    let received = 0;
+    let timer: NodeJS.Timeout | undefined;
+    let settled = false;
+    const finish = (result: Read) => {
+      if (settled) return;
+      settled = true;
+      budget.held -= received;
+      clearTimeout(timer);
+      incoming.off('data', onData);
+      incoming.off('end', onEnd);
+      incoming.off('error', onGone);
+      incoming.off('close', onGone);
+      resolve(result);
+    };
+    const due = () => started + options.graceMs + (received / options.minBytesPerSecond) * 1000;
+    // Judged after the loop's next poll: bytes that arrived while it was busy are read before the verdict.
+    const check = () =>
+      setImmediate(() => {
+        if (settled) return;
+        const wait = due() - performance.now();
+        if (wait <= 0) finish('slow');
+        else timer = setTimeout(check, wait);
+      });
+    const onData = (chunk: Buffer) => {
+      received += chunk.length;
+      budget.held += chunk.length;
+      if (received > options.maxBodyBytes) finish('large');
+      else if (budget.held > options.maxBufferedBytes) finish('full');
+      else chunks.push(chunk);
+    };
+    const onEnd = () => finish(Buffer.concat(chunks, received));
+    const onGone = () => finish('gone');
+    incoming.on('data', onData);
+    incoming.once('end', onEnd);
+    incoming.once('error', onGone);
+    incoming.once('close', onGone);
+    timer = setTimeout(check, due() - started);
+  });
+}
+
+const hasBody = (incoming: IncomingMessage) =>
+  incoming.method !== 'GET' &&
+  incoming.method !== 'HEAD' &&
+  (incoming.headers['transfer-encoding'] !== undefined || Number(incoming.headers['content-length'] ?? 0) > 0);
+
+/** tRPC's JSON-RPC code, its error code and our app code for each status the front door answers. */
+const trpcShapes: Record<number, [number, string, string | null]> = {
+  408: [-32600, 'TIMEOUT', 'INVALID_INPUT'],
+  413: [-32600, 'PAYLOAD_TOO_LARGE', 'INVALID_INPUT'],
+  500: [-32603, 'INTERNAL_SERVER_ERROR', null],
+  503: [-32603, 'SERVICE_UNAVAILABLE', 'UNAVAILABLE'],
+};
+
+/** A refusal written by the front door: tRPC's error shape on /trpc, `{ error }` elsewhere; the connection closed. */
+function refuse(incoming: IncomingMessage, outgoing: ServerResponse, status: number, message: string, retryAfter?: number) {
+  const trpc = (incoming.url ?? '').startsWith('/trpc/');
+  const [code, trpcCode, appCode] = trpcShapes[status] ?? trpcShapes[500]!;
+  const body = JSON.stringify(
+    trpc ? { error: { message, code, data: { code: trpcCode, httpStatus: status, appCode, details: null } } } : { error: message },
+  );
+  // Whatever of the body is still coming is read and dropped until the socket closes (Node closes it after the answer).
+  incoming.resume();
+  if (outgoing.headersSent || outgoing.writableEnded) return;
+  outgoing.writeHead(status, {
+    'content-type': 'application/json',
+    'content-length': Buffer.byteLength(body),
+    connection: 'close',
+    ...(retryAfter ? { 'retry-after': String(retryAfter) } : {}),
+  });
+  outgoing.end(body);
+}
+
+export function frontDoor(options: FrontDoorOptions, listener: (incoming: IncomingMessage, outgoing: ServerResponse) => unknown) {
+  const { log } = options;
+  let reading = 0;
+  let turnedAway = 0;
+  const budget: Budget = { held: 0 };
+  const tell = setInterval(() => {
+    if (turnedAway === 0) return;
+    log.warn({ shed: turnedAway }, `requests not yet authenticated: answered ${turnedAway} requests 503 in the last interval`);
+    turnedAway = 0;
+  }, 1_000);
+  tell.unref();
+  const slowMessage = `Error: the request body arrived too slowly (under ${options.minBytesPerSecond} bytes per second); send it again.`;
+
+  async function handle(incoming: IncomingMessage, outgoing: ServerResponse) {
+    const address = options.clientAddress(incoming.socket.remoteAddress, incoming.headers['x-forwarded-for']);
+    const token = bearerToken(incoming.headers.authorization);
+    const authenticated = token ? await options.verify(address, token).catch(() => false) : false;
+    facts.set(incoming, { address, authenticated });
+    const declared = Number(incoming.headers['content-length'] ?? 0);
+    // Health checks and bodiless requests go straight on; a body declared too large is refused by the app from its header.
+    if (!hasBody(incoming) || declared > options.maxBodyBytes) return listener(incoming, outgoing);
+    if (!authenticated) {
+      if (reading >= options.maxUnauthenticatedBodies) {
+        turnedAway += 1;
+        return refuse(incoming, outgoing, 503, UNAUTHENTICATED_BUSY_MESSAGE, 1);
+      }
+      reading += 1;
+    }
+    let body: Read;
+    try {
+      body = await readBody(incoming, options, budget);
+    } finally {
+      if (!authenticated) reading -= 1;
+    }
+    if (body instanceof Buffer) {
+      // @hono/node-server builds the web request's body from `rawBody` when it is there.
+      (incoming as IncomingMessage & { rawBody?: Buffer }).rawBody = body;
+      return listener(incoming, outgoing);
+    }
+    const route = (incoming.url ?? '').split('?')[0]?.slice(0, 200);
+    if (body === 'slow') {
+      log.warn({ address, method: incoming.method, route, authenticated }, 'request body too slow: answered 408');
+      return refuse(incoming, outgoing, 408, slowMessage);
+    }
+    if (body === 'large') {
+      log.warn({ address, method: incoming.method, route }, 'request body too large: answered 413');
+      return refuse(incoming, outgoing, 413, options.tooLargeMessage);
+    }
+    if (body === 'full') {
+      log.warn({ address, method: incoming.method, route }, 'request bodies past their memory budget: answered 503');
+      return refuse(incoming, outgoing, 503, OVERLOADED_MESSAGE, 1);
+    }
+    // 'gone': the client closed the connection; there is no one to answer.
+  }
+
+  return {
+    handle: (incoming: IncomingMessage, outgoing: ServerResponse) => {
+      handle(incoming, outgoing).catch((error: unknown) => {
+        log.error({ err: error }, 'unexpected error');
+        if (!outgoing.headersSent) refuse(incoming, outgoing, 500, 'Error: internal server error.');
+      });
+    },
+    stop: () => clearInterval(tell),
+  };
+}
