@@ -186,7 +186,8 @@ describe('PostToolUse for TodoWrite', () => {
     expect(run).toMatchObject({
       code: 0,
       stdout: '',
-      stderr: 'agent-tasks hook: agent-tasks refused: invalid todo: `todos[0].status` must be one of pending, in_progress, completed (got "blocked").\n',
+      stderr:
+        'agent-tasks hook: agent-tasks refused: invalid todo: `todos[0].status` must be one of pending, in_progress, completed (got "blocked").\n',
     });
     expect(await countRows(server, 'TodoUpdate', '"sessionId" = ?', session.id)).toBe(1);
   });

@@ -63,7 +63,10 @@ const taskUpdate = (s: ClaudeSession, input: { taskId: string } & Record<string,
   });
 };
 const todoWrite = (s: ClaudeSession, todos: unknown[]) =>
-  claudeFixture('todo-write', s, { tool_input: { todos }, tool_response: { oldTodos: [], newTodos: todos, verificationNudgeNeeded: false } });
+  claudeFixture('todo-write', s, {
+    tool_input: { todos },
+    tool_response: { oldTodos: [], newTodos: todos, verificationNudgeNeeded: false },
+  });
 
 /** Creates Claude Code tasks 1, 2, 3 with 3 blocked by 1 and 2, as the model does it. */
 async function blockedThree(s: ClaudeSession, env: Record<string, string> = {}) {
@@ -76,7 +79,10 @@ async function blockedThree(s: ClaudeSession, env: Record<string, string> = {}) 
   }
   await record(taskUpdate(s, { taskId: '3', addBlockedBy: ['1', '2'] }), env);
   const session = await sessionOf(s.sessionId);
-  return { listName: claudeTaskListName({ session_id: s.sessionId }, env), id: (n: string) => claudeMirrorTaskId(session.workspaceId, claudeTaskListName({ session_id: s.sessionId }, env), n) };
+  return {
+    listName: claudeTaskListName({ session_id: s.sessionId }, env),
+    id: (n: string) => claudeMirrorTaskId(session.workspaceId, claudeTaskListName({ session_id: s.sessionId }, env), n),
+  };
 }
 
 describe('1. a status change is recorded whatever the blockers, as Claude Code makes it', () => {
@@ -169,7 +175,11 @@ describe('4. a TodoWrite list is recorded as Claude Code holds it', () => {
 
   it('110 items and a 1,200-character item are kept; past the bound an item is cut with "…"', async () => {
     const s = claudeSession();
-    const many = Array.from({ length: 110 }, (_, i) => ({ content: `Step ${i + 1}`, status: 'pending', activeForm: `Doing step ${i + 1}` }));
+    const many = Array.from({ length: 110 }, (_, i) => ({
+      content: `Step ${i + 1}`,
+      status: 'pending',
+      activeForm: `Doing step ${i + 1}`,
+    }));
     many[0] = { content: 'L'.repeat(1200), status: 'in_progress', activeForm: 'Writing it' };
     many[1] = { content: 'X'.repeat(MIRROR_TEXT_MAX + 1), status: 'pending', activeForm: 'Cutting it' };
     await record(todoWrite(s, many));
@@ -198,8 +208,14 @@ describe('4. a TodoWrite list is recorded as Claude Code holds it', () => {
         ],
         'Error: invalid todos: duplicate content "A"',
       ],
-      [Array.from({ length: 110 }, (_, i) => ({ content: `Step ${i}`, status: 'pending' })), 'Error: invalid todos: at most 100 items per list (got 110).'],
-      [[{ content: 'L'.repeat(1200), status: 'pending' }], 'Error: invalid todo: `todos[0].content` must be at most 1000 characters (got 1200).'],
+      [
+        Array.from({ length: 110 }, (_, i) => ({ content: `Step ${i}`, status: 'pending' })),
+        'Error: invalid todos: at most 100 items per list (got 110).',
+      ],
+      [
+        [{ content: 'L'.repeat(1200), status: 'pending' }],
+        'Error: invalid todo: `todos[0].content` must be at most 1000 characters (got 1200).',
+      ],
     ];
     for (const [todos, text] of cases) await expect(own.todos.write({ todos } as never)).rejects.toThrow(text);
     expect((await own.todos.get()).revision).toBe(0);
@@ -279,7 +295,7 @@ describe("5. Claude Code's hook surface", () => {
     }
   });
 
-  it("fields later versions add (duration_ms, session_title, …, a long agent_id) never break it", async () => {
+  it('fields later versions add (duration_ms, session_title, …, a long agent_id) never break it', async () => {
     const { agent_id: agentId, agent_type: agentType, ...later } = claudeFacts<Record<string, unknown>>('later-fields');
     expect([agentId, agentType]).toEqual([expect.any(String), expect.any(String)]);
     const s = claudeSession();
@@ -292,7 +308,9 @@ describe("5. Claude Code's hook surface", () => {
     expect(JSON.parse(run.stdout).hookSpecificOutput.additionalContext).toContain('- #1 [in_progress] Ship');
     const main = await sessionOf(s.sessionId);
     const child = (await viewer.sessions.list()).sessions.find((x) => x.parentId === main.id);
-    expect((await viewer.todos.get({ sessionId: child!.id })).items).toEqual([{ content: 'Explore', status: 'in_progress', activeForm: 'Exploring' }]);
+    expect((await viewer.todos.get({ sessionId: child!.id })).items).toEqual([
+      { content: 'Explore', status: 'in_progress', activeForm: 'Exploring' },
+    ]);
   });
 
   it("README's settings snippet names every event the hook handles, with the matchers it acts on", () => {
@@ -308,10 +326,11 @@ describe("5. Claude Code's hook surface", () => {
   });
 });
 
-describe("6. the list is named as Claude Code names its folder", () => {
+describe('6. the list is named as Claude Code names its folder', () => {
   it('CLAUDE_CODE_TASK_LIST_ID=team.alpha is the folder team-alpha, and the mirror uses that list', async () => {
     const facts = claudeFacts<{ examples: { CLAUDE_CODE_TASK_LIST_ID: string; folder: string }[] }>('task-list-folder');
-    for (const e of facts.examples) expect(claudeTaskListName({ session_id: 'x' }, { CLAUDE_CODE_TASK_LIST_ID: e.CLAUDE_CODE_TASK_LIST_ID })).toBe(e.folder);
+    for (const e of facts.examples)
+      expect(claudeTaskListName({ session_id: 'x' }, { CLAUDE_CODE_TASK_LIST_ID: e.CLAUDE_CODE_TASK_LIST_ID })).toBe(e.folder);
 
     const suffix = String(Date.now());
     const env = { CLAUDE_CODE_TASK_LIST_ID: `team.alpha${suffix}` };

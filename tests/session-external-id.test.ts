@@ -106,7 +106,10 @@ describe('todos.mirror', () => {
         s.trpc.todos.mirror.mutate({ todos: [], forkOf: 'mirror-0' }),
         'Error: invalid input: send either `todos` (the whole list) or `forkOf` (the session it was forked from).',
       ],
-      [s.trpc.todos.mirror.mutate({}), 'Error: invalid input: send either `todos` (the whole list) or `forkOf` (the session it was forked from).'],
+      [
+        s.trpc.todos.mirror.mutate({}),
+        'Error: invalid input: send either `todos` (the whole list) or `forkOf` (the session it was forked from).',
+      ],
     ];
     for (const [call, text] of cases) expect((await refused(call)).message).toBe(text);
     expect(await countRows(server, 'TodoUpdate')).toBe(before);

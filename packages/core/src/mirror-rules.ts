@@ -1,11 +1,6 @@
 // What a mirror keeps of another runtime's state (Claude Code's TodoWrite list and Task tools): everything as the
 // runtime had it, cut at a generous storage bound with a visible "…" where it was cut, never refused for its content.
-import {
-  MIRROR_METADATA_MAX,
-  MIRROR_TEXT_MAX,
-  MIRROR_TODO_ITEMS_MAX,
-  type TodoDisplayItem,
-} from '@agent-tasks/schema';
+import { MIRROR_METADATA_MAX, MIRROR_TEXT_MAX, MIRROR_TODO_ITEMS_MAX, type TodoDisplayItem } from '@agent-tasks/schema';
 
 /** The mark left where mirrored content was cut. */
 export const CUT_MARK = '…';

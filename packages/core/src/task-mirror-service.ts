@@ -1,11 +1,7 @@
 // The mirror of another runtime's task tools (Claude Code's TaskCreate and TaskUpdate): records each change as the
 // runtime made it — a status change whatever the blockers, texts and metadata of any size (cut with a visible "…"),
 // edges to tasks it does not hold skipped — rather than holding it to seed 001's rules, which stay for our own tools.
-import {
-  MIRROR_DESCRIPTION_MAX,
-  MIRROR_TEXT_MAX,
-  type TaskMirrorInput,
-} from '@agent-tasks/schema';
+import { MIRROR_DESCRIPTION_MAX, MIRROR_TEXT_MAX, type TaskMirrorInput } from '@agent-tasks/schema';
 import { type Actor, requireRole } from './actor.ts';
 import { DomainError } from './errors.ts';
 import { cutText, mirroredMetadata } from './mirror-rules.ts';

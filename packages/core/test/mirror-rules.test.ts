@@ -3,17 +3,7 @@
 // taskMirror.mirrorTask) next to our own tools, whose seed rules stay.
 import { beforeEach, describe, expect, it } from 'vitest';
 import { MIRROR_DESCRIPTION_MAX, MIRROR_METADATA_MAX, MIRROR_TEXT_MAX, MIRROR_TODO_ITEMS_MAX } from '@agent-tasks/schema';
-import {
-  type Actor,
-  cutText,
-  mirroredMetadata,
-  mirroredTodos,
-  resolveActor,
-  sessions,
-  taskMirror,
-  tasks,
-  todos,
-} from '../src/index.ts';
+import { type Actor, cutText, mirroredMetadata, mirroredTodos, resolveActor, sessions, taskMirror, tasks, todos } from '../src/index.ts';
 import { type World, agentSession, expectRefused, makeWorld } from './fixtures.ts';
 
 describe('cutText', () => {
@@ -81,7 +71,11 @@ describe('the mirror use cases', () => {
       { content: 'Write the fix', status: 'in_progress' as const },
     ];
     expect(await todos.mirrorTodos(w.deps, agent, { todos: list })).toMatchObject({ revision: 1, counts: { inProgress: 2 } });
-    await expectRefused(todos.writeTodos(w.deps, agent, { todos: list }), 'INVALID_TODOS', 'Error: invalid todos: duplicate content "Write the fix"');
+    await expectRefused(
+      todos.writeTodos(w.deps, agent, { todos: list }),
+      'INVALID_TODOS',
+      'Error: invalid todos: duplicate content "Write the fix"',
+    );
     await expectRefused(
       todos.writeTodos(w.deps, agent, { todos: [list[0]!, { content: 'Other', status: 'in_progress' }] }),
       'INVALID_TODOS',
@@ -90,8 +84,7 @@ describe('the mirror use cases', () => {
   });
 
   it('todos.mirrorTodos with forkOf copies the parent list once, only into a session without a list', async () => {
-    const open = async (externalId: string) =>
-      resolveActor(w.deps, (await sessions.openSession(w.deps, w.agent, { externalId })).token);
+    const open = async (externalId: string) => resolveActor(w.deps, (await sessions.openSession(w.deps, w.agent, { externalId })).token);
     const parent = await open('claude-parent');
     const fork = await open('claude-fork');
     const items = [{ content: 'Write the fix', status: 'in_progress' as const, activeForm: 'Writing the fix' }];
@@ -118,12 +111,17 @@ describe('the mirror use cases', () => {
 
   it('taskMirror.mirrorTask starts and completes a blocked task and keeps long texts; TaskUpdate still refuses', async () => {
     const listName = 'cc';
-    const make = (id: string, subject: string) => taskMirror.mirrorTask(w.deps, agent, { listName, id, create: { subject, description: '' } });
+    const make = (id: string, subject: string) =>
+      taskMirror.mirrorTask(w.deps, agent, { listName, id, create: { subject, description: '' } });
     await make('T-cc-1', 'Build');
     const long = { subject: 's'.repeat(250), description: 'd'.repeat(MIRROR_DESCRIPTION_MAX + 1) };
     await taskMirror.mirrorTask(w.deps, agent, { listName, id: 'T-cc-3', create: long, addBlockedBy: ['T-cc-1', 'T-cc-9'] });
     const blocked = await tasks.getTask(w.deps, agent, { listName, id: 'T-cc-3' });
-    expect(blocked).toMatchObject({ subject: long.subject, description: `${'d'.repeat(MIRROR_DESCRIPTION_MAX - 1)}…`, blockedBy: ['T-cc-1'] });
+    expect(blocked).toMatchObject({
+      subject: long.subject,
+      description: `${'d'.repeat(MIRROR_DESCRIPTION_MAX - 1)}…`,
+      blockedBy: ['T-cc-1'],
+    });
 
     await expectRefused(
       tasks.updateTask(w.deps, agent, { listName, id: 'T-cc-3', status: 'in_progress' }),
@@ -138,7 +136,8 @@ describe('the mirror use cases', () => {
 
   it('taskMirror.mirrorTask records what a graph can hold of a cycle and names the edge it cannot', async () => {
     const listName = 'cc';
-    for (const id of ['T-cc-1', 'T-cc-2']) await taskMirror.mirrorTask(w.deps, agent, { listName, id, create: { subject: id, description: '' } });
+    for (const id of ['T-cc-1', 'T-cc-2'])
+      await taskMirror.mirrorTask(w.deps, agent, { listName, id, create: { subject: id, description: '' } });
     await taskMirror.mirrorTask(w.deps, agent, { listName, id: 'T-cc-2', addBlockedBy: ['T-cc-1'] });
     const answer = await taskMirror.mirrorTask(w.deps, agent, { listName, id: 'T-cc-1', owner: 'main', addBlockedBy: ['T-cc-2'] });
     expect(answer.task).toMatchObject({ owner: 'main', blockedBy: [] });

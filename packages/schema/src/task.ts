@@ -294,7 +294,11 @@ export const taskMirrorInput = z.strictObject(
     addBlocks: mirrorTaskIds('addBlocks').optional(),
     addBlockedBy: mirrorTaskIds('addBlockedBy').optional(),
   },
-  { error: unknownField('{ listName, id, create?, subject?, description?, activeForm?, status?, owner?, metadata?, addBlocks?, addBlockedBy? }') },
+  {
+    error: unknownField(
+      '{ listName, id, create?, subject?, description?, activeForm?, status?, owner?, metadata?, addBlocks?, addBlockedBy? }',
+    ),
+  },
 );
 export type TaskMirrorInput = z.infer<typeof taskMirrorInput>;
 export const taskMirrorOutput = z.object({

@@ -184,7 +184,7 @@ export const todoMirrorInput = z
         .max(EXTERNAL_ID_MAX, { error: `Error: invalid input: \`forkOf\` must be at most ${EXTERNAL_ID_MAX} characters.` })
         .optional()
         .describe(
-          'The external id of the session this one was forked from (opened with the same key): while this session has no list yet, it starts with that session\'s current list.',
+          "The external id of the session this one was forked from (opened with the same key): while this session has no list yet, it starts with that session's current list.",
         ),
     },
     {

@@ -246,12 +246,7 @@ async function mirrorTaskUpdate(
  * The plan given back to the model: the todo list (unless `withTodos` is false), then the open tasks of the mirrored
  * task list.
  */
-async function sessionContext(
-  client: AgentTasksClient,
-  listName: string,
-  withTodos: boolean,
-  signal: AbortSignal,
-): Promise<string | null> {
+async function sessionContext(client: AgentTasksClient, listName: string, withTodos: boolean, signal: AbortSignal): Promise<string | null> {
   const [view, tasks] = await Promise.all([
     withTodos ? client.trpc.sessions.get.query({}, { signal }) : null,
     // No task mirrored yet means no list yet: that is an empty plan, not a failure.
