@@ -104,6 +104,24 @@ describe('1. a status change is recorded whatever the blockers, as Claude Code m
   });
 });
 
+describe('edges as Claude Code keeps them', () => {
+  it('an edge to a task Claude Code does not hold is skipped; one closing a cycle is left out, named on stderr, the rest recorded', async () => {
+    const s = claudeSession();
+    const { listName, id } = await blockedThree(s);
+    await record(taskUpdate(s, { taskId: '2', addBlocks: ['7'] }));
+    expect((await agent.tasks.get({ listName, id: id('2') })).blocks).toEqual([id('3')]);
+
+    const run = await hook(taskUpdate(s, { taskId: '1', owner: 'main', addBlockedBy: ['3'] }));
+    expect(run).toEqual({
+      code: 0,
+      stdout: '',
+      stderr:
+        'agent-tasks hook: recorded TaskUpdate of #1, except #3 blocks #1 (it would close a cycle #1 → #3 → #1): agent-tasks keeps no cycles.\n',
+    });
+    expect(await agent.tasks.get({ listName, id: id('1') })).toMatchObject({ owner: 'main', blockedBy: [] });
+  });
+});
+
 describe('2. a TaskUpdate Claude Code did not apply (success: false) is not recorded', () => {
   it('a completion a TaskCompleted hook refused leaves the task as it was: no change, no version, no stderr', async () => {
     const s = claudeSession();

@@ -238,7 +238,9 @@ async function mirrorTaskUpdate(
   );
   if (!notRecorded.length) return null;
   const named = (text: string) => text.replace(/T-cc-[0-9a-f]{16}-[A-Za-z0-9]+/g, claudeName);
-  const edges = notRecorded.map((e) => `${claudeName(e.blockerId)} blocks ${claudeName(e.blockedId)} (${named(e.reason)})`);
+  const edges = notRecorded.map(
+    (e) => `${claudeName(e.blockerId)} blocks ${claudeName(e.blockedId)} (${named(e.reason).replace(/\.$/, '')})`,
+  );
   return `recorded TaskUpdate of #${String(taskId)}, except ${edges.join('; ')}: agent-tasks keeps no cycles.`;
 }
 
