@@ -278,8 +278,8 @@ describe("5. Claude Code's hook surface", () => {
     for (const source of ['fork', 'resume']) {
       const fork = claudeSession();
       // The fork's transcript as /branch writes it: the parent's messages under the new id, each naming the parent.
-      const line = { ...claudeFacts<Record<string, unknown>>('fork-transcript-line'), sessionId: fork.sessionId };
-      line.forkedFrom = { ...(line.forkedFrom as object), sessionId: parent.sessionId };
+      const recorded = claudeFacts<{ forkedFrom: { sessionId: string; messageUuid: string } }>('fork-transcript-line');
+      const line = { ...recorded, sessionId: fork.sessionId, forkedFrom: { ...recorded.forkedFrom, sessionId: parent.sessionId } };
       const transcript = path.join(dir, `${fork.sessionId}.jsonl`);
       writeFileSync(transcript, `${JSON.stringify(line)}\n${JSON.stringify({ ...line, uuid: 'second' })}\n`);
 
