@@ -81,6 +81,7 @@ tasks.create              UN        NS    NS       FB        ok    ok       ok  
 tasks.get                 UN        ok    ok       ok        ok    ok       ok   NF         NF           UN         UN
 tasks.list                UN        ok    ok       ok        ok    ok       ok   ok         ok           UN         UN
 tasks.update              UN        ok    ok       FB        ok    ok       ok   NF         NF           UN         UN
+tasks.mirror              UN        ok    ok       FB        ok    ok       ok   NF         NF           UN         UN
 tasks.claim               UN        NS    NS       FB        ok    ok       ok   NS         ok           UN         UN
 tasks.plan                UN        ok    ok       ok        ok    ok       ok   ok         ok           UN         UN
 tasks.history             UN        ok    ok       ok        ok    ok       ok   NF         NF           UN         UN

@@ -113,6 +113,7 @@ const inputs: Record<string, () => unknown> = {
   'tasks.get': () => ({ listName: 'matrix', id: f.taskId }),
   'tasks.list': () => ({ listName: 'matrix' }),
   'tasks.update': () => ({ listName: 'matrix', id: f.taskId, description: 'Updated by the matrix' }),
+  'tasks.mirror': () => ({ listName: 'matrix', id: f.taskId, description: 'Mirrored by the matrix' }),
   'tasks.claim': () => ({ listName: 'matrix' }),
   'tasks.plan': () => ({ listName: 'matrix' }),
   'tasks.history': () => ({ listName: 'matrix', id: f.taskId }),

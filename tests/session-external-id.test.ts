@@ -65,7 +65,7 @@ describe('sessions.open with an externalId', () => {
 });
 
 describe('todos.mirror', () => {
-  it("records a list with todo_write's rules, keeping activeForm; todo_write itself still refuses activeForm", async () => {
+  it('records a list as the other tool holds it, keeping activeForm; todo_write itself still refuses activeForm', async () => {
     const { token } = await (await keyClient(server, 'agent')).sessions.open({ externalId: 'mirror-1' });
     const s = createClient({ url: server.url, token });
     const answer = await s.trpc.todos.mirror.mutate({
@@ -83,6 +83,14 @@ describe('todos.mirror', () => {
       { content: 'Run tests', status: 'in_progress', activeForm: 'Running tests' },
       { content: 'Ship', status: 'pending' },
     ]);
+    // The other tool's list is its own: two in progress and a long activeForm are kept, not refused.
+    await s.trpc.todos.mirror.mutate({
+      todos: [
+        { content: 'A', status: 'in_progress', activeForm: 'x'.repeat(1001) },
+        { content: 'B', status: 'in_progress' },
+      ],
+    });
+    expect((await s.todos.get()).counts).toEqual({ pending: 0, inProgress: 2, completed: 0 });
 
     const before = await countRows(server, 'TodoUpdate');
     const cases: [Promise<unknown>, string][] = [
@@ -95,17 +103,12 @@ describe('todos.mirror', () => {
         'Error: invalid todo: unknown field `todos[0].id`; a mirrored item is its `content`, `status` and `activeForm`.',
       ],
       [
-        s.trpc.todos.mirror.mutate({ todos: [{ content: 'Run tests', status: 'pending', activeForm: 'x'.repeat(1001) }] }),
-        'Error: invalid todo: `todos[0].activeForm` must be at most 1000 characters (got 1001).',
+        s.trpc.todos.mirror.mutate({ todos: [], forkOf: 'mirror-0' }),
+        'Error: invalid input: send either `todos` (the whole list) or `forkOf` (the session it was forked from).',
       ],
       [
-        s.trpc.todos.mirror.mutate({
-          todos: [
-            { content: 'A', status: 'in_progress' },
-            { content: 'B', status: 'in_progress' },
-          ],
-        }),
-        'Error: invalid todos: at most one task may be in_progress (got 2)',
+        s.trpc.todos.mirror.mutate({}),
+        'Error: invalid input: send either `todos` (the whole list) or `forkOf` (the session it was forked from).',
       ],
     ];
     for (const [call, text] of cases) expect((await refused(call)).message).toBe(text);

@@ -2,6 +2,8 @@
 // common fields, then PostToolUse's tool_name/tool_input/tool_response/tool_use_id or SessionStart's source. Tool
 // inputs and answers follow the Agent SDK's TodoWrite and Task tool shapes (…/agent-sdk/todo-tracking).
 import { randomUUID } from 'node:crypto';
+import { readFileSync } from 'node:fs';
+import path from 'node:path';
 
 export type Todo = { content: string; status: 'pending' | 'in_progress' | 'completed'; activeForm: string };
 
@@ -78,3 +80,17 @@ export const bashUse = (s: ClaudeSession) => ({
   tool_response: { stdout: 'ok', stderr: '', interrupted: false },
   tool_use_id: toolUseId(),
 });
+
+/** A payload recorded in `tests/fixtures/claude-code/<name>.json`, made this session's (its id, folder and transcript). */
+export function claudeFixture(name: string, s: ClaudeSession, patch: Record<string, unknown> = {}): Record<string, unknown> {
+  const recorded = JSON.parse(readFileSync(path.join(fixturesDir, `${name}.json`), 'utf8')) as Record<string, unknown>;
+  const own = common(s, String(recorded.hook_event_name));
+  const mine: Record<string, unknown> = { session_id: own.session_id, transcript_path: own.transcript_path, cwd: own.cwd };
+  if (s.agent) Object.assign(mine, { agent_id: s.agent.id, agent_type: s.agent.type });
+  return { ...recorded, ...mine, ...patch };
+}
+
+/** The recorded facts in `tests/fixtures/claude-code/<name>.json`, as they are. */
+export const claudeFacts = <T>(name: string): T => JSON.parse(readFileSync(path.join(fixturesDir, `${name}.json`), 'utf8')) as T;
+
+const fixturesDir = path.resolve(import.meta.dirname, '../fixtures/claude-code');

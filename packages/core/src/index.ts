@@ -13,6 +13,8 @@ export * as sessions from './session-service.ts';
 export * as todos from './todo-service.ts';
 export * as tasks from './task-service.ts';
 export * as taskFiles from './task-import.ts';
+export * as taskMirror from './task-mirror-service.ts';
+export * from './mirror-rules.ts';
 export * from './task-graph.ts';
 export * as graph from './graph.ts';
 export { taskTopic } from './task-changes.ts';

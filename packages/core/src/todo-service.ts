@@ -1,8 +1,9 @@
-// The todo_write use case and the reads of a session's list, its update cards and their live feed.
+// The todo_write use case, the mirror of another tool's list, and the reads of a session's list, its update cards and their live feed.
 import type { TodoDisplayItem } from '@agent-tasks/schema';
 import { type Actor, requireRole } from './actor.ts';
 import { publishSessionActivity } from './dashboard-service.ts';
 import { DomainError } from './errors.ts';
+import { mirroredTodos } from './mirror-rules.ts';
 import type { Deps } from './ports.ts';
 import { presentCard, presentList } from './present.ts';
 import type { TodoUpdateRecord } from './records.ts';
@@ -21,29 +22,74 @@ import {
 export const todoTopic = (sessionId: string) => `todo:${sessionId}`;
 
 /**
- * Records a whole new list for the caller's session, in one transaction, or refuses and records nothing. Serves
- * todo_write and the mirror of another tool's list (whose items may carry an `activeForm` to display). The revision
- * moves on in one compare-and-set statement (against `baseRevision` when given), so concurrent writers are ordered
- * by the store and none is lost.
+ * Records a whole new list for the caller's session, in one transaction, or refuses and records nothing (todo_write,
+ * seed 000's rules). The revision moves on in one compare-and-set statement (against `baseRevision` when given), so
+ * concurrent writers are ordered by the store and none is lost.
  */
 export async function writeTodos(
   deps: Deps,
   actor: Actor,
   input: { todos: readonly TodoDisplayItem[]; baseRevision?: number | undefined },
 ) {
-  requireRole(actor, 'agent');
-  const sessionId = actor.sessionId;
-  if (!sessionId) throw new DomainError('NO_OWNING_SESSION', NO_OWNING_SESSION_ERROR);
+  const sessionId = owningSession(actor);
   const items = normalizeTodos(input.todos);
+  return recordTodos(deps, actor, sessionId, items, input.baseRevision, true);
+}
 
+/**
+ * Records a list kept by another agent tool (Claude Code's TodoWrite) as that tool holds it (`mirroredTodos`): never
+ * refused for its content, never held to the one-active rule. With `forkOf` (the external id of the session this one
+ * was forked from, opened with the same key) a session that has no list yet starts with that session's current list;
+ * otherwise nothing is recorded and the answer says why.
+ */
+export async function mirrorTodos(
+  deps: Deps,
+  actor: Actor,
+  input: { todos?: readonly TodoDisplayItem[] | undefined; forkOf?: string | undefined },
+) {
+  const sessionId = owningSession(actor);
+  if (input.todos !== undefined) return recordTodos(deps, actor, sessionId, mirroredTodos(input.todos), undefined, false);
+  const parent = input.forkOf === undefined ? null : await deps.store.sessions.findByExternalId(actor.workspaceId, input.forkOf);
+  const own = await targetSession(deps.store, actor, sessionId);
+  const kept = (why: string) => ({ message: `Nothing copied: ${why}.`, revision: own.todoRevision, counts: countTodos([]) });
+  // Another key's session is as unknown here as anywhere.
+  if (!parent || parent.openedByKey !== actor.keyId) return kept(`no session with external id ${JSON.stringify(input.forkOf)}`);
+  const list = await latestOf(deps, parent);
+  if (!list?.items.length) return kept('the session it was forked from has no list');
+  if (own.todoRevision !== 0) return kept('this session has a list already');
+  try {
+    return await recordTodos(deps, actor, sessionId, list.items, 0, false);
+  } catch (error) {
+    // A list recorded meanwhile is newer than the one forked from: it stays.
+    if (error instanceof DomainError && error.code === 'STALE_REVISION') return kept('this session has a list already');
+    throw error;
+  }
+}
+
+function owningSession(actor: Actor): string {
+  requireRole(actor, 'agent');
+  if (!actor.sessionId) throw new DomainError('NO_OWNING_SESSION', NO_OWNING_SESSION_ERROR);
+  return actor.sessionId;
+}
+
+async function recordTodos(
+  deps: Deps,
+  actor: Actor,
+  sessionId: string,
+  items: TodoDisplayItem[],
+  baseRevision: number | undefined,
+  oneActive: boolean,
+) {
   const update = await deps.store.transaction(async (repos): Promise<TodoUpdateRecord> => {
     // The workspace's one-active rule matters only to a list with more than one task in progress.
-    if (activeCount(items) > 1) checkOneActive(items, (await repos.workspaces.get(actor.workspaceId))?.oneActiveRule ?? true);
-    const moved = await repos.sessions.advanceTodoRevision(actor.workspaceId, sessionId, input.baseRevision);
+    if (oneActive && activeCount(items) > 1) {
+      checkOneActive(items, (await repos.workspaces.get(actor.workspaceId))?.oneActiveRule ?? true);
+    }
+    const moved = await repos.sessions.advanceTodoRevision(actor.workspaceId, sessionId, baseRevision);
     if (!moved) {
       const session = await targetSession(repos, actor, sessionId); // not in the workspace: NOT_FOUND
-      if (input.baseRevision === undefined) throw new Error(`session ${sessionId}: the todo revision did not move`);
-      throw staleRevisionError(input.baseRevision, session.todoRevision);
+      if (baseRevision === undefined) throw new Error(`session ${sessionId}: the todo revision did not move`);
+      throw staleRevisionError(baseRevision, session.todoRevision);
     }
     const revision = moved.todoRevision;
     const previous = revision === 1 ? null : await repos.todos.at(sessionId, revision - 1);

@@ -22,3 +22,12 @@ export const CHANNEL_URL_MAX = 2000;
 export const EXTERNAL_ID_MAX = 200;
 /** Deepest nesting of objects and arrays accepted in any input. */
 export const INPUT_DEPTH_MAX = 32;
+/**
+ * Storage bounds of what a mirror records from another runtime (Claude Code's TodoWrite and Task tools), which has no
+ * limits of its own: past them the text is cut with a visible "…", never refused. Our own tools keep the limits above.
+ */
+export const MIRROR_TEXT_MAX = 10_000;
+export const MIRROR_DESCRIPTION_MAX = 100_000;
+export const MIRROR_METADATA_MAX = 100_000;
+export const MIRROR_TODO_ITEMS_MAX = 1000;
+export const MIRROR_EDGES_MAX = 1000;

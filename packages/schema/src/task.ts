@@ -4,6 +4,7 @@ import { shown } from './shown.ts';
 import { feedFrom, isoDate, lastEventId, unknownField } from './common.ts';
 import {
   IMPORT_FILES_MAX,
+  MIRROR_EDGES_MAX,
   TASK_ACTIVE_FORM_MAX,
   TASK_DESCRIPTION_MAX,
   TASK_EDGES_MAX,
@@ -250,3 +251,59 @@ export const taskExportInput = z.strictObject(
   { error: unknownField('{ format, listName? }') },
 );
 export const taskExportOutput = z.object({ listName: z.string(), files: z.array(z.object({ name: z.string(), content: z.string() })) });
+
+/** A task id as a mirror names it (`T-…`); a mirror is addressed by id, not by `#n`. */
+const mirrorTaskId = (field: string) =>
+  z
+    .string({ error: `Error: invalid input: \`${field}\` must be a task id like "T-…".` })
+    .regex(/^T-[A-Za-z0-9-]{1,64}$/, { error: (iss) => `Error: invalid input: \`${field}\`: ${shown(iss.input)} is not a task id (T-…).` });
+const mirrorTaskIds = (field: string) =>
+  z
+    .array(mirrorTaskId(field), { error: `Error: invalid input: \`${field}\` must be an array of task ids.` })
+    .max(MIRROR_EDGES_MAX, { error: `Error: invalid input: \`${field}\` may name at most ${MIRROR_EDGES_MAX} tasks.` });
+const mirrorText = (field: string) => z.string({ error: `Error: invalid task: \`${field}\` must be a string.` });
+const mirrorMetadata = z.record(z.string(), z.unknown(), { error: 'Error: invalid task: `metadata` must be a JSON object.' });
+
+/**
+ * A change another runtime's task tools made (Claude Code's TaskCreate and TaskUpdate), recorded as that runtime did
+ * it: no blocker check on a status change, texts and metadata of any size (cut at a generous storage bound with a
+ * visible "…"), edges to tasks that do not exist skipped as the runtime skips them. `create` makes the task with this
+ * id when it does not exist yet (a create delivered twice changes nothing); the other fields then change it.
+ */
+export const taskMirrorInput = z.strictObject(
+  {
+    listName,
+    id: mirrorTaskId('id'),
+    create: z
+      .strictObject(
+        {
+          subject: mirrorText('subject'),
+          description: mirrorText('description').default(''),
+          activeForm: mirrorText('activeForm').optional(),
+          metadata: mirrorMetadata.optional(),
+        },
+        { error: unknownField('{ subject, description?, activeForm?, metadata? }') },
+      )
+      .optional(),
+    subject: mirrorText('subject').optional(),
+    description: mirrorText('description').optional(),
+    activeForm: mirrorText('activeForm').nullable().optional(),
+    status: taskStatus.optional(),
+    owner: mirrorText('owner').nullable().optional(),
+    metadata: mirrorMetadata.optional().describe('Keys to merge into the task; a key set to null is removed.'),
+    addBlocks: mirrorTaskIds('addBlocks').optional(),
+    addBlockedBy: mirrorTaskIds('addBlockedBy').optional(),
+  },
+  {
+    error: unknownField(
+      '{ listName, id, create?, subject?, description?, activeForm?, status?, owner?, metadata?, addBlocks?, addBlockedBy? }',
+    ),
+  },
+);
+export type TaskMirrorInput = z.infer<typeof taskMirrorInput>;
+export const taskMirrorOutput = z.object({
+  task,
+  notRecorded: z
+    .array(z.object({ blockerId: z.string(), blockedId: z.string(), reason: z.string() }))
+    .describe('Edges the runtime holds that a task graph cannot: each closes a cycle'),
+});

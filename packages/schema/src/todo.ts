@@ -2,7 +2,7 @@
 import { z } from 'zod';
 import { shown, shownKeys } from './shown.ts';
 import { feedFrom, id, isoDate, lastEventId, pageLimit, unknownField } from './common.ts';
-import { TODO_MAX_CONTENT, TODO_MAX_ITEMS } from './limits.ts';
+import { EXTERNAL_ID_MAX, TODO_MAX_CONTENT, TODO_MAX_ITEMS } from './limits.ts';
 
 export const todoStatuses = ['pending', 'in_progress', 'completed'] as const;
 export const todoStatus = z.enum(todoStatuses, {
@@ -148,18 +148,18 @@ export const todoWatchInput = z.strictObject({
   lastEventId: lastEventId.optional().describe('Resume after this event (an update revision).'),
 });
 
-/** A list kept by another agent tool (Claude Code's TodoWrite), recorded with todo_write's rules; `activeForm` is kept for display. */
+/**
+ * A list kept by another agent tool (Claude Code's TodoWrite), recorded as that tool holds it: any number of items in
+ * progress, repeated texts, any length (cut at a generous storage bound with a visible "…"), never refused for its
+ * content. `activeForm` is kept for display. `forkOf` instead starts a new session from the list of the session it was
+ * forked from.
+ */
 export const todoMirrorItem = z.strictObject(
   {
-    content: todoItem.shape.content,
+    content: z.string({ error: 'Error: invalid todo: `content` must be a string.' }),
     status: todoItem.shape.status,
     activeForm: z
       .string({ error: 'Error: invalid todo: `activeForm` must be a string.' })
-      .trim()
-      .max(TODO_MAX_CONTENT, {
-        error: (iss) =>
-          `Error: invalid todo: \`activeForm\` must be at most ${TODO_MAX_CONTENT} characters (got ${typeof iss.input === 'string' ? [...iss.input].length : 0}).`,
-      })
       .optional()
       .describe('What the tool shows while the item is in progress, e.g. "Running tests".'),
   },
@@ -170,17 +170,28 @@ export const todoMirrorItem = z.strictObject(
         : 'Error: invalid todo: each item must be an object { content, status, activeForm? }.',
   },
 );
-export const todoMirrorInput = z.strictObject(
-  {
-    todos: z
-      .array(todoMirrorItem, { error: 'Error: invalid todos: `todos` must be an array of { content, status, activeForm? } items.' })
-      .max(TODO_MAX_ITEMS, {
-        error: (iss) => `Error: invalid todos: at most ${TODO_MAX_ITEMS} items per list (got ${(iss.input as unknown[]).length}).`,
-      })
-      .describe('The whole list, as the other tool holds it. It replaces the previous list.'),
-  },
-  {
-    error: unknownField('{ todos }'),
-  },
-);
+export const todoMirrorInput = z
+  .strictObject(
+    {
+      todos: z
+        .array(todoMirrorItem, { error: 'Error: invalid todos: `todos` must be an array of { content, status, activeForm? } items.' })
+        .optional()
+        .describe('The whole list, as the other tool holds it. It replaces the previous list.'),
+      forkOf: z
+        .string({ error: 'Error: invalid input: `forkOf` must be a string.' })
+        .trim()
+        .min(1, { error: 'Error: invalid input: `forkOf` must not be empty.' })
+        .max(EXTERNAL_ID_MAX, { error: `Error: invalid input: \`forkOf\` must be at most ${EXTERNAL_ID_MAX} characters.` })
+        .optional()
+        .describe(
+          "The external id of the session this one was forked from (opened with the same key): while this session has no list yet, it starts with that session's current list.",
+        ),
+    },
+    {
+      error: unknownField('{ todos } or { forkOf }'),
+    },
+  )
+  .refine((input) => (input.todos === undefined) !== (input.forkOf === undefined), {
+    error: 'Error: invalid input: send either `todos` (the whole list) or `forkOf` (the session it was forked from).',
+  });
 export type TodoMirrorInput = z.infer<typeof todoMirrorInput>;

@@ -1,14 +1,22 @@
 // Claude Code hook handler: keeps Claude Code's todo list and task tools in agent-tasks, and gives the plan back when a
-// session starts, resumes or is compacted. It never blocks the agent: any failure is one line on stderr and exit 0.
+// session starts, resumes, is forked or compacted. It records what Claude Code did, not what agent-tasks' own tools
+// would allow. It never blocks the agent: any failure is one line on stderr and exit 0.
 //
-// Claude Code's documented hook input and output (https://code.claude.com/docs/en/hooks): one JSON object on stdin with
-// `session_id`, `transcript_path`, `cwd`, `hook_event_name` (and `agent_id`/`agent_type` inside a subagent); PostToolUse
-// adds `tool_name`, `tool_input`, `tool_response`, `tool_use_id`; SessionStart adds `source` (startup, resume, clear,
-// compact) and may answer `{ hookSpecificOutput: { hookEventName: "SessionStart", additionalContext } }` on stdout.
-// Tool inputs (https://code.claude.com/docs/en/agent-sdk/todo-tracking): TodoWrite `{ todos: [{ content, status,
-// activeForm }] }`; TaskCreate `{ subject, description, activeForm?, metadata? }` answering `{ task: { id, subject } }`;
-// TaskUpdate `{ taskId, status?, subject?, description?, activeForm?, owner?, metadata?, addBlocks?, addBlockedBy? }`.
+// Claude Code's hook input and output (https://code.claude.com/docs/en/hooks, and its 2.1 code): one JSON object on
+// stdin with `session_id`, `transcript_path`, `cwd`, `permission_mode`, `hook_event_name` (and `agent_id`/`agent_type`
+// inside a subagent; later versions add fields such as `duration_ms`, all ignored here). PostToolUse adds `tool_name`,
+// `tool_input`, `tool_response`, `tool_use_id`; SessionStart adds `source` (startup, resume, clear, compact; fork in
+// later versions) and `model`, and may answer `{ hookSpecificOutput: { hookEventName: "SessionStart", additionalContext } }`.
+// A forked conversation (/branch) has a new session id; its transcript's lines name the parent in `forkedFrom.sessionId`.
+// Tool inputs: TodoWrite `{ todos: [{ content, status, activeForm }] }` (no limit on items or length, repeats and
+// several items in progress allowed); TaskCreate `{ subject, description, activeForm?, metadata? }` answering
+// `{ task: { id, subject } }`; TaskUpdate `{ taskId, status?, subject?, description?, activeForm?, owner?, metadata?,
+// addBlocks?, addBlockedBy? }` answering `{ success, taskId, updatedFields, error?, statusChange? }` — `success: false`
+// when nothing changed (no such task, or a TaskCompleted hook refused the completion). Claude Code checks no blockers.
+// TaskCreated and TaskCompleted are asked before a change Claude Code may still refuse, PostCompact only shows its
+// output to the user: the hook records and answers nothing on them.
 import { createHash } from 'node:crypto';
+import { createReadStream } from 'node:fs';
 import path from 'node:path';
 import type { Readable } from 'node:stream';
 import { z } from 'zod';
@@ -33,7 +41,8 @@ const hookInput = z.looseObject({
   session_id: z.string().min(1).max(200),
   hook_event_name: z.string(),
   cwd: z.string().optional(),
-  agent_id: z.string().min(1).max(100).optional(),
+  transcript_path: z.string().optional(),
+  agent_id: z.string().min(1).optional(),
   agent_type: z.string().optional(),
   source: z.string().optional(),
   tool_name: z.string().optional(),
@@ -69,10 +78,18 @@ class HookProblem extends Error {}
 
 const sha = (text: string) => createHash('sha256').update(text).digest('hex');
 
-/** The agent-tasks list that mirrors Claude Code's task list: its list id (shared by env) or the session id. */
+/** Longest task list name agent-tasks takes. */
+const LIST_NAME_MAX = 100;
+
+/**
+ * The agent-tasks list that mirrors Claude Code's task list: its list id (shared by env) or the session id, made into
+ * the folder name Claude Code uses (every character other than a letter, digit, "_" or "-" becomes "-"). A name past
+ * 100 characters keeps its start and a hash of the whole, so two long names stay two lists.
+ */
 export function claudeTaskListName(input: { session_id: string }, env: Record<string, string | undefined>): string {
-  const name = (env.CLAUDE_CODE_TASK_LIST_ID || input.session_id).replace(/[^A-Za-z0-9._-]/g, '-').slice(0, 100);
-  return name || 'claude-code';
+  const folder = (env.CLAUDE_CODE_TASK_LIST_ID || input.session_id).replace(/[^a-zA-Z0-9_-]/g, '-');
+  if (folder.length <= LIST_NAME_MAX) return folder || 'claude-code';
+  return `${folder.slice(0, LIST_NAME_MAX - 13)}-${sha(folder).slice(0, 12)}`;
 }
 
 /**
@@ -87,6 +104,38 @@ export function claudeMirrorTaskId(workspaceId: string, listName: string, taskId
 
 /** The Claude Code task id a mirror was made for, or null for a task made another way. */
 const claudeIdOf = (taskId: string) => /^T-cc-[0-9a-f]{16}-([A-Za-z0-9]+)$/.exec(taskId)?.[1] ?? null;
+
+/** A task as the model knows it: `#<Claude Code id>` for a mirror, its own id otherwise. */
+const claudeName = (id: string) => {
+  const claude = claudeIdOf(id);
+  return claude ? `#${claude}` : id;
+};
+
+/** Longest first transcript line read to find the session a fork was made from. */
+const TRANSCRIPT_LINE_MAX = 16 * 1024 * 1024;
+
+/**
+ * The Claude Code session a conversation was forked from: a fork's transcript starts with the parent's messages, each
+ * carrying `forkedFrom: { sessionId, messageUuid }`. Null for any other transcript, or one that cannot be read.
+ */
+async function forkedFrom(input: HookInput): Promise<string | null> {
+  if (!input.transcript_path) return null;
+  let line = '';
+  try {
+    const stream = createReadStream(input.transcript_path, { encoding: 'utf8', highWaterMark: 64 * 1024 });
+    for await (const chunk of stream) {
+      const text = chunk as string;
+      const end = text.indexOf('\n');
+      line += end < 0 ? text : text.slice(0, end);
+      if (end >= 0 || line.length > TRANSCRIPT_LINE_MAX) break;
+    }
+    stream.destroy();
+    const parent = (JSON.parse(line) as { forkedFrom?: { sessionId?: unknown } }).forkedFrom?.sessionId;
+    return typeof parent === 'string' && parent && parent !== input.session_id ? parent : null;
+  } catch {
+    return null;
+  }
+}
 
 async function readAll(stdin: string | Readable): Promise<string> {
   if (typeof stdin === 'string') return stdin;
@@ -108,9 +157,11 @@ async function sessionFor(url: string, agentKey: string, input: HookInput, signa
   let session = main.session;
   if (input.agent_id) {
     // A subagent keeps its own list: a subagent session under the main one, keyed by both ids.
+    // An external id holds 200 characters: a longer agent id is named by its hash.
+    const joined = `${input.session_id}/${input.agent_id}`;
     const sub = await client.trpc.sessions.open.mutate(
       {
-        externalId: `${input.session_id}/${input.agent_id}`,
+        externalId: joined.length <= 200 ? joined : `${input.session_id}/${sha(input.agent_id).slice(0, 40)}`,
         title: `Claude Code subagent${input.agent_type ? `: ${input.agent_type}` : ''}`,
       },
       { signal },
@@ -140,31 +191,37 @@ async function mirrorTodoWrite(client: AgentTasksClient, input: HookInput, signa
 async function mirrorTaskCreate(client: AgentTasksClient, workspaceId: string, listName: string, input: HookInput, signal: AbortSignal) {
   const task = parse(taskCreateInput, input.tool_input, 'the TaskCreate input');
   const { task: created } = parse(taskCreateResponse, input.tool_response, 'the TaskCreate answer');
-  const id = claudeMirrorTaskId(workspaceId, listName, created.id);
-  const file = {
-    id,
-    subject: task.subject,
-    description: task.description ?? '',
-    status: 'pending',
-    ...(task.activeForm?.trim() ? { activeForm: task.activeForm } : {}),
-    metadata: { ...task.metadata, claudeCode: { taskId: String(created.id), listName } },
-  };
-  try {
-    await client.trpc.tasks.import.mutate(
-      { format: 'sisyphus', listName, files: [{ name: `${id}.json`, content: JSON.stringify(file) }] },
-      { signal },
-    );
-  } catch (error) {
-    // A hook delivered twice finds its mirror already there: nothing more to do.
-    if (refusalOf(error).message !== `Error: invalid import: task ${id} already exists.`) throw error;
-  }
+  await client.trpc.tasks.mirror.mutate(
+    {
+      listName,
+      id: claudeMirrorTaskId(workspaceId, listName, created.id),
+      create: {
+        subject: task.subject,
+        description: task.description ?? '',
+        ...(task.activeForm === undefined ? {} : { activeForm: task.activeForm }),
+        metadata: { ...task.metadata, claudeCode: { taskId: String(created.id), listName } },
+      },
+    },
+    { signal },
+  );
 }
 
-async function mirrorTaskUpdate(client: AgentTasksClient, workspaceId: string, listName: string, input: HookInput, signal: AbortSignal) {
+/** TaskUpdate's answer: `success: false` means Claude Code changed nothing (no such task, or a hook refused it). */
+const taskUpdateResponse = z.looseObject({ success: z.boolean().optional() });
+
+/** What went unrecorded of a mirrored change, for the stderr line; null when everything was. */
+async function mirrorTaskUpdate(
+  client: AgentTasksClient,
+  workspaceId: string,
+  listName: string,
+  input: HookInput,
+  signal: AbortSignal,
+): Promise<string | null> {
   const update = parse(taskUpdateInput, input.tool_input, 'the TaskUpdate input');
+  if (taskUpdateResponse.safeParse(input.tool_response).data?.success === false) return null;
   const mirror = (claudeId: string | number) => claudeMirrorTaskId(workspaceId, listName, claudeId);
   const { taskId, status, owner, addBlocks, addBlockedBy, subject, description, activeForm, metadata } = update;
-  await client.trpc.tasks.update.mutate(
+  const { notRecorded } = await client.trpc.tasks.mirror.mutate(
     {
       listName,
       id: mirror(taskId),
@@ -179,12 +236,21 @@ async function mirrorTaskUpdate(client: AgentTasksClient, workspaceId: string, l
     },
     { signal },
   );
+  if (!notRecorded.length) return null;
+  const named = (text: string) => text.replace(/T-cc-[0-9a-f]{16}-[A-Za-z0-9]+/g, claudeName);
+  const edges = notRecorded.map(
+    (e) => `${claudeName(e.blockerId)} blocks ${claudeName(e.blockedId)} (${named(e.reason).replace(/\.$/, '')})`,
+  );
+  return `recorded TaskUpdate of #${String(taskId)}, except ${edges.join('; ')}: agent-tasks keeps no cycles.`;
 }
 
-/** The plan given back to the model: the todo list, then the open tasks of the mirrored task list. */
-async function sessionContext(client: AgentTasksClient, listName: string, signal: AbortSignal): Promise<string | null> {
+/**
+ * The plan given back to the model: the todo list (unless `withTodos` is false), then the open tasks of the mirrored
+ * task list.
+ */
+async function sessionContext(client: AgentTasksClient, listName: string, withTodos: boolean, signal: AbortSignal): Promise<string | null> {
   const [view, tasks] = await Promise.all([
-    client.trpc.sessions.get.query({}, { signal }),
+    withTodos ? client.trpc.sessions.get.query({}, { signal }) : null,
     // No task mirrored yet means no list yet: that is an empty plan, not a failure.
     client.trpc.tasks.list.query({ listName }, { signal }).catch((error: unknown) => {
       if (refusalOf(error).code === 'NOT_FOUND') return { tasks: [] };
@@ -192,8 +258,8 @@ async function sessionContext(client: AgentTasksClient, listName: string, signal
     }),
   ]);
   const lines: string[] = [];
-  const items = view.todo.items;
-  if (items.length) {
+  const items = view?.todo.items ?? [];
+  if (view && items.length) {
     lines.push(
       `Todo list (kept by agent-tasks, revision ${view.todo.revision}; send the whole list again with TodoWrite when it changes):`,
     );
@@ -202,10 +268,7 @@ async function sessionContext(client: AgentTasksClient, listName: string, signal
   }
   const open = tasks.tasks.filter((t) => t.status === 'pending' || t.status === 'in_progress');
   if (open.length) {
-    const name = (id: string) => {
-      const claude = claudeIdOf(id);
-      return claude ? `#${claude}` : id;
-    };
+    const name = claudeName;
     lines.push(`Open tasks of task list "${listName}" (kept by agent-tasks; update them with TaskUpdate):`);
     for (const t of open) {
       const blocked = t.blockedBy.length ? ` (blocked by ${t.blockedBy.map(name).join(', ')})` : '';
@@ -222,13 +285,22 @@ async function sessionContext(client: AgentTasksClient, listName: string, signal
   return text;
 }
 
+/** What one hook run gives back: the JSON answer for stdout, and a note for stderr on what went unrecorded. */
+interface HookOutcome {
+  answer: string | null;
+  note: string | null;
+}
+
+/** A SessionStart for a conversation Claude Code resumed or forked: a fork (a new session id) may name its parent. */
+const mayBeFork = (source: string | undefined) => source === 'fork' || source === 'resume';
+
 async function handle(
   io: ClaudeCodeHookIo,
   url: string,
   agentKey: string,
   signal: AbortSignal,
   read: { done: boolean },
-): Promise<string | null> {
+): Promise<HookOutcome> {
   let raw: unknown;
   try {
     raw = JSON.parse(await readAll(io.stdin));
@@ -240,21 +312,29 @@ async function handle(
   const input = parse(hookInput, raw, 'the hook input');
   const event = input.hook_event_name;
   const tool = input.tool_name;
+  const nothing: HookOutcome = { answer: null, note: null };
+  // After /clear Claude Code starts a new session with an empty todo list; only a shared task list stays.
+  const cleared = event === 'SessionStart' && input.source === 'clear';
   const known =
     (event === 'PostToolUse' && (tool === 'TodoWrite' || tool === 'TaskCreate' || tool === 'TaskUpdate')) ||
-    (event === 'SessionStart' && input.source !== 'clear');
-  // Other events and tools (a broad matcher), and /clear (the user asked for a fresh start), need nothing.
-  if (!known) return null;
+    (event === 'SessionStart' && (!cleared || Boolean(io.env.CLAUDE_CODE_TASK_LIST_ID)));
+  // Other events and tools (a broad matcher; TaskCreated, TaskCompleted and PostCompact among them) need nothing.
+  if (!known) return nothing;
+  const parent = event === 'SessionStart' && mayBeFork(input.source) ? await forkedFrom(input) : null;
   const { client, session } = await sessionFor(url, agentKey, input, signal);
   const listName = claudeTaskListName(input, io.env);
   if (event === 'SessionStart') {
-    const context = await sessionContext(client, listName, signal);
-    return context === null ? null : JSON.stringify({ hookSpecificOutput: { hookEventName: 'SessionStart', additionalContext: context } });
+    // A fork starts from the todo list of the conversation it was forked from (when it has none of its own yet).
+    if (parent) await client.trpc.todos.mirror.mutate({ forkOf: parent }, { signal });
+    const context = await sessionContext(client, listName, !cleared, signal);
+    const answer =
+      context === null ? null : JSON.stringify({ hookSpecificOutput: { hookEventName: 'SessionStart', additionalContext: context } });
+    return { answer, note: null };
   }
   if (tool === 'TodoWrite') await mirrorTodoWrite(client, input, signal);
   else if (tool === 'TaskCreate') await mirrorTaskCreate(client, session.workspaceId, listName, input, signal);
-  else await mirrorTaskUpdate(client, session.workspaceId, listName, input, signal);
-  return null;
+  else return { answer: null, note: await mirrorTaskUpdate(client, session.workspaceId, listName, input, signal) };
+  return nothing;
 }
 
 /** The one stderr line for a failure: a refusal's own text, or why the server could not be reached. */
@@ -291,7 +371,7 @@ export async function runClaudeCodeHook(io: ClaudeCodeHookIo): Promise<number> {
   // Settles either way, so the work left behind by a timeout cannot end in an unhandled rejection.
   const read = { done: false };
   const work = handle(io, url, agentKey, abort.signal, read).then(
-    (answer) => ({ answer }),
+    (outcome) => ({ outcome }),
     (error: unknown) => ({ error }),
   );
   const outcome = await Promise.race([work, deadline]);
@@ -304,6 +384,9 @@ export async function runClaudeCodeHook(io: ClaudeCodeHookIo): Promise<number> {
         : `no hook input arrived on stdin within ${timeoutMs / 1000} s; nothing was recorded.`,
     );
   } else if ('error' in outcome) say(problemLine(outcome.error, url));
-  else if (outcome.answer !== null) io.stdout.write(`${outcome.answer}\n`);
+  else {
+    if (outcome.outcome.note !== null) say(outcome.outcome.note);
+    if (outcome.outcome.answer !== null) io.stdout.write(`${outcome.outcome.answer}\n`);
+  }
   return 0;
 }

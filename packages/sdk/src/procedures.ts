@@ -37,6 +37,7 @@ export const procedures = {
     get: 'query',
     list: 'query',
     update: 'mutation',
+    mirror: 'mutation',
     claim: 'mutation',
     plan: 'query',
     history: 'query',

@@ -1,5 +1,5 @@
 // Task graph router (seed 001): create, get, list, update, claim, plan, history, import/export of task files and a resumable feed per task list.
-import { type Deps, taskFiles, tasks, taskTopic } from '@agent-tasks/core';
+import { type Deps, taskFiles, taskMirror, tasks, taskTopic } from '@agent-tasks/core';
 import {
   type TaskEvent,
   task,
@@ -16,6 +16,8 @@ import {
   taskImportOutput,
   taskListInput,
   taskListOutput,
+  taskMirrorInput,
+  taskMirrorOutput,
   taskPlanInput,
   taskPlanOutput,
   taskUpdateInput,
@@ -66,6 +68,11 @@ export const taskRouter = router({
     .input(taskUpdateInput)
     .output(task)
     .mutation(({ ctx, input }) => tasks.updateTask(ctx.deps, ctx.actor, input)),
+  /** Records a change another runtime's task tools made (Claude Code's TaskCreate/TaskUpdate) as that runtime made it. */
+  mirror: authedProcedure
+    .input(taskMirrorInput)
+    .output(taskMirrorOutput)
+    .mutation(({ ctx, input }) => taskMirror.mirrorTask(ctx.deps, ctx.actor, input)),
   claim: authedProcedure
     .input(taskClaimInput)
     .output(taskClaimOutput)

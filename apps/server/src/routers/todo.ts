@@ -23,11 +23,11 @@ export const todoRouter = router({
     .input(todoWriteInput)
     .output(todoWriteOutput)
     .mutation(({ ctx, input }) => todos.writeTodos(ctx.deps, ctx.actor, input)),
-  /** Records a list kept by another agent tool (Claude Code's TodoWrite), with todo_write's rules, keeping `activeForm`. */
+  /** Records a list kept by another agent tool (Claude Code's TodoWrite) as that tool holds it, keeping `activeForm`. */
   mirror: authedProcedure
     .input(todoMirrorInput)
     .output(todoWriteOutput)
-    .mutation(({ ctx, input }) => todos.writeTodos(ctx.deps, ctx.actor, input)),
+    .mutation(({ ctx, input }) => todos.mirrorTodos(ctx.deps, ctx.actor, input)),
   get: authedProcedure
     .input(sessionRef)
     .output(todoListView)

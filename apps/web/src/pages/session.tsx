@@ -118,8 +118,9 @@ export function SessionPage({ id }: { id: string }) {
           <>
             <p className="meta">Recorded in turn {standingPlan.turnNumber}; it clears when the next turn starts.</p>
             <ol className="plan">
-              {standingPlan.items.map((item) => (
-                <li key={item.content} data-status={item.status}>
+              {standingPlan.items.map((item, i) => (
+                // A mirrored list may repeat a text: the position keeps each item its own.
+                <li key={`${i}:${item.content}`} data-status={item.status}>
                   <span className="mark" aria-hidden="true">
                     {statusMark[item.status]}
                   </span>{' '}

@@ -19,8 +19,9 @@ export function TodoGroups({ items, headingLevel = 3 }: { items: readonly TodoIt
               <p className="none">None</p>
             ) : (
               <ul>
-                {group.map((item) => (
-                  <li key={item.content}>
+                {group.map((item, i) => (
+                  // A mirrored list may repeat a text: the position keeps each item its own.
+                  <li key={`${i}:${item.content}`}>
                     <span className="mark" aria-hidden="true">
                       {statusMark[item.status]}
                     </span>{' '}
