@@ -188,10 +188,9 @@ function opencodePlan(options: HookInstallOptions) {
   const home = options.homeDir ?? os.homedir();
   const configHome = process.env.XDG_CONFIG_HOME || path.join(home, '.config');
   const dir = options.scope === 'project' ? path.join(project, '.opencode', 'plugins') : path.join(configHome, 'opencode', 'plugins');
-  // This module sits beside the plugin's: the built entry (dist/opencode.js) or, run from source, opencode-plugin.ts.
-  const here = import.meta.url;
-  const module = here.endsWith('.ts') ? new URL('./opencode-plugin.ts', here) : new URL('./opencode.js', here);
-  return { file: path.join(dir, 'agent-tasks.js'), module: module.href };
+  // The SDK's own opencode entry, as installed (a package may import itself by name): dist/opencode.js.
+  const module = import.meta.resolve('@agent-tasks/sdk/opencode');
+  return { file: path.join(dir, 'agent-tasks.js'), module };
 }
 
 export const opencodePluginText = (moduleUrl: string) =>
