@@ -46,7 +46,8 @@ function place(fixture: string, dir: string, rel: string) {
   return { file, text: readFileSync(file, 'utf8') };
 }
 
-const json = (file: string) => JSON.parse(readFileSync(file, 'utf8')) as { hooks: Record<string, { matcher?: string; hooks: { command: string }[] }[]> };
+const json = (file: string) =>
+  JSON.parse(readFileSync(file, 'utf8')) as { hooks: Record<string, { matcher?: string; hooks: { command: string }[] }[]> };
 
 /** Every hook handler of ours in a settings file, as [event, matcher]. */
 const ours = (file: string, runtime: string) =>
@@ -55,7 +56,14 @@ const ours = (file: string, runtime: string) =>
   );
 
 /** install twice, then uninstall, checking each step; `check` looks at the file after the first install. */
-async function roundTrip(runtime: string, scope: 'project' | 'user', dir: 'project' | 'home', rel: string, fixture: string, check: (file: string) => void) {
+async function roundTrip(
+  runtime: string,
+  scope: 'project' | 'user',
+  dir: 'project' | 'home',
+  rel: string,
+  fixture: string,
+  check: (file: string) => void,
+) {
   const f = folders();
   const { file, text } = place(fixture, f[dir], rel);
   const args = ['hook', 'install', runtime, '--scope', scope];
@@ -151,9 +159,12 @@ describe('hook install and uninstall', () => {
     const other = path.join(f.project, '.opencode/plugins/notify.js');
     mkdirSync(path.dirname(other), { recursive: true });
     writeFileSync(other, 'export const Notify = async () => ({});\n');
-    for (let i = 0; i < 2; i++) expect(await agentTasks(['hook', 'install', 'opencode'], f.project, f.home)).toMatchObject({ code: 0, stderr: '' });
+    for (let i = 0; i < 2; i++)
+      expect(await agentTasks(['hook', 'install', 'opencode'], f.project, f.home)).toMatchObject({ code: 0, stderr: '' });
     const file = path.join(f.project, '.opencode/plugins/agent-tasks.js');
-    expect(readFileSync(file, 'utf8')).toMatch(/^\/\/ agent-tasks: .*\nexport \{ AgentTasksPlugin \} from "file:\/\/.*\/packages\/sdk\/dist\/opencode\.js";\n$/s);
+    expect(readFileSync(file, 'utf8')).toMatch(
+      /^\/\/ agent-tasks: .*\nexport \{ AgentTasksPlugin \} from "file:\/\/.*\/packages\/sdk\/dist\/opencode\.js";\n$/s,
+    );
     expect(readdirSync(path.dirname(file)).sort()).toEqual(['agent-tasks.js', 'notify.js']);
     expect(await agentTasks(['hook', 'uninstall', 'opencode'], f.project, f.home)).toMatchObject({ code: 0, stderr: '' });
     expect(readdirSync(path.dirname(file))).toEqual(['notify.js']);
@@ -180,7 +191,9 @@ describe('hook install and uninstall', () => {
     const broken = await agentTasks(['hook', 'install', 'gemini'], f.project, f.home);
     expect(broken.code).toBe(1);
     expect(broken.stdout).toBe('');
-    expect(broken.stderr).toMatch(new RegExp(`^Error: ${file.replace(/[.*+?^${}()|[\]\\/]/g, '\\$&')} is not JSON \\(.+\\); nothing was written\\.\\n$`));
+    expect(broken.stderr).toMatch(
+      new RegExp(`^Error: ${file.replace(/[.*+?^${}()|[\]\\/]/g, '\\$&')} is not JSON \\(.+\\); nothing was written\\.\\n$`),
+    );
     expect(readFileSync(file, 'utf8')).toBe('{ "theme": ');
     expect(readdirSync(f.project)).toEqual(['.gemini']);
   });

@@ -38,7 +38,9 @@ beforeAll(async () => {
   mkdirSync(path.join(projectDir, '.git'), { recursive: true });
   const child = spawn(process.execPath, [agentTasksBin, 'hook', 'install', 'opencode'], { cwd: projectDir, stdio: 'ignore' });
   expect(await new Promise((resolve) => child.once('exit', resolve))).toBe(0);
-  const module = (await import(pathToFileURL(path.join(projectDir, '.opencode/plugins/agent-tasks.js')).href)) as { AgentTasksPlugin: typeof plugin };
+  const module = (await import(pathToFileURL(path.join(projectDir, '.opencode/plugins/agent-tasks.js')).href)) as {
+    AgentTasksPlugin: typeof plugin;
+  };
   plugin = module.AgentTasksPlugin;
 });
 afterAll(() => server?.stop());

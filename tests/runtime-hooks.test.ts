@@ -41,7 +41,11 @@ interface HookRun {
   stderr: string;
 }
 
-function runHook(runtime: 'codex' | 'gemini' | 'claude-code', input: unknown, env: Record<string, string | undefined> = {}): Promise<HookRun> {
+function runHook(
+  runtime: 'codex' | 'gemini' | 'claude-code',
+  input: unknown,
+  env: Record<string, string | undefined> = {},
+): Promise<HookRun> {
   const base = Object.fromEntries(
     Object.entries(process.env).filter(([k]) => !k.startsWith('AGENT_TASKS_') && !k.startsWith('CLAUDE_CODE_')),
   );
@@ -238,7 +242,10 @@ describe('agent-tasks hook gemini', () => {
 
   it('other tools and events cost nothing: no session, no output', async () => {
     const id = randomUUID();
-    await silent('gemini', gemini('after-tool-write-todos', id, project(), { tool_name: 'run_shell_command', tool_input: { command: 'ls' } }));
+    await silent(
+      'gemini',
+      gemini('after-tool-write-todos', id, project(), { tool_name: 'run_shell_command', tool_input: { command: 'ls' } }),
+    );
     await silent('gemini', { ...gemini('session-start', id, project()), hook_event_name: 'PreCompress', trigger: 'auto' });
     expect(await countRows(server, 'Session', '"externalId" = ?', `gemini:${id}`)).toBe(0);
   });

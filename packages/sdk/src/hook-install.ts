@@ -91,7 +91,7 @@ function readJson(file: string): { text: string | null; value: Json } {
   try {
     value = JSON.parse(text);
   } catch (error) {
-    throw new Error(`Error: ${file} is not JSON (${(error as Error).message}); nothing was written.`);
+    throw new Error(`Error: ${file} is not JSON (${(error as Error).message}); nothing was written.`, { cause: error });
   }
   if (!isObject(value)) throw new Error(`Error: ${file} does not hold a JSON object; nothing was written.`);
   return { text, value };
@@ -104,12 +104,14 @@ function installHooks(value: Json, events: Record<string, HookGroup>, runtime: H
   if (!isObject(hooks)) throw new Error(`Error: ${file}: \`hooks\` is not an object; nothing was written.`);
   const next: Json = { ...hooks };
   for (const [event, group] of Object.entries(events)) {
-    const groups = next[event] ?? [];
+    const groups: unknown = next[event] ?? [];
     if (!Array.isArray(groups)) throw new Error(`Error: ${file}: \`hooks.${event}\` is not an array; nothing was written.`);
-    const present = groups.some(
-      (g: unknown) => isObject(g) && (g.matcher ?? null) === (group.matcher ?? null) && Array.isArray(g.hooks) && g.hooks.some((h) => isOurs(h, runtime)),
+    const existing = groups as unknown[];
+    const present = existing.some(
+      (g: unknown) =>
+        isObject(g) && (g.matcher ?? null) === (group.matcher ?? null) && Array.isArray(g.hooks) && g.hooks.some((h) => isOurs(h, runtime)),
     );
-    if (!present) next[event] = [...groups, group];
+    if (!present) next[event] = [...existing, group];
   }
   return { ...value, hooks: next };
 }
@@ -195,8 +197,8 @@ function opencodePlan(options: HookInstallOptions) {
 
 export const opencodePluginText = (moduleUrl: string) =>
   [
-    '// agent-tasks: keeps opencode\'s todo list in agent-tasks and gives the plan back (written by `agent-tasks hook install opencode`;',
-    '// `agent-tasks hook uninstall opencode` removes this file). Needs AGENT_TASKS_URL and AGENT_TASKS_TOKEN in opencode\'s environment.',
+    "// agent-tasks: keeps opencode's todo list in agent-tasks and gives the plan back (written by `agent-tasks hook install opencode`;",
+    "// `agent-tasks hook uninstall opencode` removes this file). Needs AGENT_TASKS_URL and AGENT_TASKS_TOKEN in opencode's environment.",
     `export { AgentTasksPlugin } from ${JSON.stringify(moduleUrl)};`,
     '',
   ].join('\n');

@@ -68,7 +68,10 @@ export function agentTasksOpencodeHooks(input: OpencodePluginInput, options: Age
   };
 
   /** Runs `work` against the session of `sessionID` within the deadline; a failure is said once and swallowed. */
-  async function withSession<T>(sessionID: string, work: (client: Awaited<ReturnType<typeof sessionForExternalId>>['client'], signal: AbortSignal) => Promise<T>): Promise<T | null> {
+  async function withSession<T>(
+    sessionID: string,
+    work: (client: Awaited<ReturnType<typeof sessionForExternalId>>['client'], signal: AbortSignal) => Promise<T>,
+  ): Promise<T | null> {
     const url = env.AGENT_TASKS_URL;
     const agentKey = env.AGENT_TASKS_TOKEN;
     if (!url || !agentKey) {

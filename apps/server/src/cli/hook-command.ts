@@ -80,7 +80,9 @@ export function hookCommand(program: Command) {
         else {
           sdk.applyHookChanges(changes);
           for (const c of changes) {
-            process.stdout.write(`${c.path}: ${c.after === c.before ? 'unchanged' : c.after === null ? 'removed' : c.before === null ? 'created' : 'updated'}\n`);
+            process.stdout.write(
+              `${c.path}: ${c.after === c.before ? 'unchanged' : c.after === null ? 'removed' : c.before === null ? 'created' : 'updated'}\n`,
+            );
           }
         }
       });
