@@ -53,6 +53,8 @@ afterEach(() => {
 async function load(env: Record<string, string> = {}) {
   vi.stubEnv('AGENT_TASKS_URL', server.url);
   vi.stubEnv('AGENT_TASKS_TOKEN', agentKey);
+  // A loaded test machine must not turn a slow answer into a missing plan.
+  vi.stubEnv('AGENT_TASKS_HOOK_TIMEOUT_MS', '10000');
   for (const [k, v] of Object.entries(env)) vi.stubEnv(k, v);
   return plugin({ directory: projectDir, worktree: projectDir, project: { id: 'p1', worktree: projectDir, time: { created: 0 } } });
 }
