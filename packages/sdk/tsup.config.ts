@@ -3,7 +3,7 @@
 import { defineConfig } from 'tsup';
 
 export default defineConfig({
-  entry: { index: 'src/index.ts', cli: 'src/cli.ts', mcp: 'src/mcp-stdio.ts' },
+  entry: { index: 'src/index.ts', cli: 'src/cli.ts', mcp: 'src/mcp-stdio.ts', opencode: 'src/opencode-plugin.ts' },
   format: ['esm'],
   platform: 'node',
   target: 'node20',

@@ -34,3 +34,24 @@ export {
   runClaudeCodeHook,
   type ClaudeCodeHookIo,
 } from './claude-code-hook.ts';
+export { HOOK_TIMEOUT_MS, mirroredTodo, planText, projectListName, runHook, sessionForExternalId, type HookIo } from './hook-support.ts';
+export { codexExternalId, runCodexHook } from './codex-hook.ts';
+export { geminiExternalId, runGeminiHook } from './gemini-hook.ts';
+export {
+  AgentTasksPlugin,
+  agentTasksOpencodeHooks,
+  opencodeExternalId,
+  type AgentTasksOpencodeHooks,
+  type AgentTasksOpencodeOptions,
+} from './opencode-plugin.ts';
+export {
+  applyHookChanges,
+  defaultHookCommand,
+  describeHookChanges,
+  HOOK_RUNTIMES,
+  planHookChanges,
+  type FileChange,
+  type HookInstallOptions,
+  type HookRuntime,
+  type HookScope,
+} from './hook-install.ts';
