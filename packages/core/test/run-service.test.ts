@@ -87,6 +87,16 @@ describe('prepare: the two-phase start', () => {
       'Error: run run_nope not found.',
     );
   });
+
+  it('naming a run as parent follows the rule for acting on it: a session that may not act on the run is refused, recording nothing', async () => {
+    const parent = await startedRun(w);
+    const other = await agentSession(w, 'other');
+    const before = state();
+    const text = `Error: forbidden: run ${parent.id} belongs to another session.`;
+    await expectRefused(runs.prepareStart(w.deps, other, { parentExecutionId: parent.id, skipNotificationCheck: true }), 'FORBIDDEN', text);
+    await expectRefused(runs.reportBlocker(w.deps, other, { runId: parent.id, blocker: 'Not mine' }), 'FORBIDDEN', text);
+    expectUnchanged(before);
+  });
 });
 
 describe('execute: starts the run from its attempt, once', () => {
