@@ -43,9 +43,9 @@ export interface AppOptions {
   /** Base URL for links to run pages in notifications; defaults to the server's own URL. */
   publicUrl?: string | undefined;
   /** Notification delivery: first retry delay, longest delay, how often the outbox is polled (null: never on a timer,
-   * only through `deliver()`), how long a message is retried before it is given up, and how many channels are
-   * delivered to at once. */
-  delivery?: { baseMs?: number; maxMs?: number; pollMs?: number | null; maxAgeMs?: number; lanes?: number };
+   * only through `deliver()`), how long a message is retried before it is given up, how many channels are
+   * delivered to at once, and how many of them one workspace's at most. */
+  delivery?: { baseMs?: number; maxMs?: number; pollMs?: number | null; maxAgeMs?: number; lanes?: number; workspaceLanes?: number };
   /** The time for the domain (records, retry backoff, stream tickets); the system clock unless a test advances its own. */
   clock?: Clock;
   /** Reaching receivers: connect and total timeouts, answer bytes read, internal addresses allowed besides public ones. */
@@ -244,6 +244,9 @@ export async function startApp(options: AppOptions): Promise<App> {
           pollMs: options.delivery?.pollMs === null ? null : (options.delivery?.pollMs ?? 250),
           maxAgeMs: options.delivery?.maxAgeMs ?? 86_400_000,
           lanes: options.delivery?.lanes ?? 16,
+          workspaceLanes: options.delivery?.workspaceLanes ?? 4,
+          // A receiver that did not answer within the attempt's timeout is tried again no sooner than twice that.
+          afterTimeoutMs: 2 * (options.webhooks?.timeoutMs ?? 10_000),
           batch: 50,
           claims: Boolean(postgresUrl),
           jitter: Math.random,

@@ -74,6 +74,7 @@ export const configSchema = z.object({
   AGENT_TASKS_OUTBOX_POLL_MS: integer(10, 600_000).default(250),
   AGENT_TASKS_DELIVERY_MAX_AGE_MS: integer(1_000, 2_592_000_000).default(86_400_000),
   AGENT_TASKS_DELIVERY_LANES: integer(1, 1_000).default(16),
+  AGENT_TASKS_DELIVERY_LANES_PER_WORKSPACE: integer(1, 1_000).default(4),
   AGENT_TASKS_WEBHOOK_CONNECT_TIMEOUT_MS: integer(100, 600_000).default(3_000),
   AGENT_TASKS_WEBHOOK_TIMEOUT_MS: integer(100, 600_000).default(10_000),
   AGENT_TASKS_WEBHOOK_MAX_RESPONSE_BYTES: integer(0, 10_485_760).default(16_384),
@@ -115,7 +116,7 @@ export interface Config {
   adminKey: string | undefined;
   publicUrl: string | undefined;
   corsOrigins: string[];
-  delivery: { baseMs: number; maxMs: number; pollMs: number; maxAgeMs: number; lanes: number };
+  delivery: { baseMs: number; maxMs: number; pollMs: number; maxAgeMs: number; lanes: number; workspaceLanes: number };
   webhooks: { connectTimeoutMs: number; timeoutMs: number; maxResponseBytes: number; allowList: string[] };
   shutdownTimeoutMs: number;
   /** Most calls in one tRPC batch request. */
@@ -194,6 +195,7 @@ export function loadConfig(env: NodeJS.ProcessEnv, flags: Partial<Record<keyof C
       pollMs: c.AGENT_TASKS_OUTBOX_POLL_MS,
       maxAgeMs: c.AGENT_TASKS_DELIVERY_MAX_AGE_MS,
       lanes: c.AGENT_TASKS_DELIVERY_LANES,
+      workspaceLanes: c.AGENT_TASKS_DELIVERY_LANES_PER_WORKSPACE,
     },
     webhooks: {
       connectTimeoutMs: c.AGENT_TASKS_WEBHOOK_CONNECT_TIMEOUT_MS,

@@ -295,6 +295,16 @@ describe.each([memoryKind, prismaKind()])('$name', (kind) => {
       expect((await store.outbox.due(at(10), 10)).map((m) => m.id)).toEqual(['msg_0', 'msg_a', 'msg_b', 'msg_later']);
     });
 
+    it('due: none of the channels skipped, none of a workspace already running its share of the lanes', async () => {
+      await store.outbox.enqueue(message('msg_1', { channelId: 'ch_1', nextAttemptAt: at(-3) }));
+      await store.outbox.enqueue(message('msg_2', { channelId: 'ch_2', nextAttemptAt: at(-2) }));
+      await store.outbox.enqueue(message('msg_3', { workspaceId: 'ws_2', channelId: 'ch_3', nextAttemptAt: at(-1) }));
+      expect((await store.outbox.due(at(0), 10, { channels: ['ch_1'] })).map((m) => m.id)).toEqual(['msg_2', 'msg_3']);
+      const share = (n: number) => ({ perWorkspace: 2, running: new Map([['ws_1', n]]) });
+      expect((await store.outbox.due(at(0), 10, { share: share(1) })).map((m) => m.id)).toEqual(['msg_1', 'msg_2', 'msg_3']);
+      expect((await store.outbox.due(at(0), 10, { channels: ['ch_1'], share: share(2) })).map((m) => m.id)).toEqual(['msg_3']);
+    });
+
     it('refuses a repeated id or idempotency key', async () => {
       await store.outbox.enqueue(message('msg_1'));
       await refuses(store.outbox.enqueue(message('msg_1', { idempotencyKey: 'other' })), 'already exists');
