@@ -326,7 +326,7 @@ describe('outbox claims on PostgreSQL (several replicas)', () => {
     }
   }, 60_000);
 
-  it("a claim gives no workspace more channels than its share has room for; the workspaces take turns", async () => {
+  it('a claim gives no workspace more channels than its share has room for; the workspaces take turns', async () => {
     const { url } = await createTestDatabase();
     const admin = new pg.Client({ connectionString: url });
     await admin.connect();

@@ -97,7 +97,9 @@ describe('reading answers and timing out', () => {
     await waitFor('the retry', () => r.hits.length >= 2);
     expect(r.hits[1]!.at - first.closedAt!).toBeGreaterThanOrEqual(1_900);
     expect(r.hits[1]!.at - started).toBeGreaterThanOrEqual(3_000);
-    expect(server.output()).toContain('notification receiver did not answer in time (no answer within 1 s): backing off, next attempt in 2 s');
+    expect(server.output()).toContain(
+      'notification receiver did not answer in time (no answer within 1 s): backing off, next attempt in 2 s',
+    );
     // A test message waits no longer than the same timeout.
     const t0 = Date.now();
     const sent = await w.admin.trpc.channels.sendTest.mutate({ id: failed.channelId });

@@ -35,19 +35,19 @@ export const prismaOutboxRepository = (db: Tx, claimLeaseMs?: number): OutboxRep
     const skipChannels = skip.channels ?? [];
     const full = skip.share ? channels.workspacesAtShare(skip.share) : [];
     return (
-          await db.outboxMessage.findMany({
-            where: {
-              deliveredAt: null,
-              deadAt: null,
-              nextAttemptAt: { lte: now },
-              ...(skipChannels.length ? { channelId: { notIn: [...skipChannels] } } : {}),
-              ...(full.length ? { workspaceId: { notIn: full } } : {}),
-            },
-            orderBy: [{ nextAttemptAt: 'asc' }, { createdAt: 'asc' }, { id: 'asc' }],
-            take: limit,
-            select,
-          })
-        ).map(toRecord);
+      await db.outboxMessage.findMany({
+        where: {
+          deliveredAt: null,
+          deadAt: null,
+          nextAttemptAt: { lte: now },
+          ...(skipChannels.length ? { channelId: { notIn: [...skipChannels] } } : {}),
+          ...(full.length ? { workspaceId: { notIn: full } } : {}),
+        },
+        orderBy: [{ nextAttemptAt: 'asc' }, { createdAt: 'asc' }, { id: 'asc' }],
+        take: limit,
+        select,
+      })
+    ).map(toRecord);
   },
   async markDelivered(id, at, attempts) {
     await db.outboxMessage.update({ where: { id }, data: { deliveredAt: at, attempts, lastError: null }, select: { id: true } });
