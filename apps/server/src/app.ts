@@ -60,6 +60,9 @@ export interface AppOptions {
   mcp?: { perKey?: number; total?: number; idleMs?: number };
   /** How long a write waits for another process's write lock before it is answered busy (503); default 5 s. */
   busyTimeoutMs?: number;
+  /** Task imports: the lease on a staging list (10 s, and at least twice the busy timeout) and how long an import waits
+   * for another before it is answered 409 with Retry-After (5 s). */
+  imports?: { leaseMs?: number; waitMs?: number };
   /** Load shedding: API requests worked on at once (64; the rest queue, first come first served), the longest wait in
    * line (5 s) and its length (2,000); past either, 503 (overloaded). */
   maxConcurrent?: number;
@@ -187,7 +190,12 @@ export async function startApp(options: AppOptions): Promise<App> {
     sha256Hasher,
   );
   const tickets = streamTickets(reader.db, sha256Hasher, options.streamTicketTtlMs ?? 30_000, () => deps.clock.now());
-  const services: Services = { deps, actors: cache, live, log, webhooks, guard, tickets };
+  // A live import writes its staging list at least once per busy timeout (a write waits no longer for a lock).
+  const imports = {
+    leaseMs: Math.max(options.imports?.leaseMs ?? 10_000, 2 * (options.busyTimeoutMs ?? DEFAULT_BUSY_TIMEOUT_MS)),
+    waitMs: options.imports?.waitMs ?? 5_000,
+  };
+  const services: Services = { deps, actors: cache, live, log, webhooks, imports, guard, tickets };
   // Replicas started together on an empty PostgreSQL database: one creates the first workspace, under a session lock
   // on the writer's one connection (the bootstrap's transaction runs on it too).
   const bootstrap = () => workspaces.bootstrap(deps, options.adminKey);

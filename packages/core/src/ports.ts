@@ -132,9 +132,10 @@ export interface TaskRepository {
   touchStaging(stagingId: string, at: Date): Promise<void>;
   /** Removes the workspace's staging lists last written before `before` (imports whose process died); how many. */
   dropAbandonedStaging(workspaceId: string, before: Date): Promise<number>;
-  /** Whether an import into the workspace is staging now (any process); on PostgreSQL it first takes the
-   * workspace's import lock for the rest of the transaction, so two checks cannot both pass. */
-  importInProgress(workspaceId: string): Promise<boolean>;
+  /** When the workspace's import staging now (any process) last wrote its staging list — its heartbeat — or null when
+   * none is; on PostgreSQL it first takes the workspace's import lock for the rest of the transaction, so two checks
+   * cannot both pass. */
+  importInProgress(workspaceId: string): Promise<Date | null>;
   /** Which of these ids are taken in the list (one read for a whole import); ids are scoped to their list. */
   takenIds(listId: string, ids: readonly string[]): Promise<string[]>;
   /** The list's change counter: the feed position of its last change. */
@@ -259,12 +260,7 @@ export interface StopSignal {
 export interface WebhookSender {
   /** Why `url` may not receive notifications (credentials, unresolvable, not a public address), or null when it may. */
   check(url: string): Promise<string | null>;
-  send(
-    url: string,
-    body: unknown,
-    idempotencyKey: string,
-    options?: { timeoutMs?: number; signal?: StopSignal },
-  ): Promise<SendResult>;
+  send(url: string, body: unknown, idempotencyKey: string, options?: { timeoutMs?: number; signal?: StopSignal }): Promise<SendResult>;
 }
 
 export interface Repositories {

@@ -452,9 +452,10 @@ export class MemoryStore implements Store {
           if (s.taskLists.get(stagingId)?.staging) s.taskChanges = s.taskChanges.filter((c) => c.listId !== stagingId);
         }),
         dropStaged: hooked('tasks.dropStaged', async (stagingId: string) => dropStagedIn(state(), stagingId)),
-        importInProgress: hooked('tasks.importInProgress', async (workspaceId: string) =>
-          [...state().taskLists.values()].some((l) => l.staging && l.workspaceId === workspaceId),
-        ),
+        importInProgress: hooked('tasks.importInProgress', async (workspaceId: string) => {
+          const staging = [...state().taskLists.values()].filter((l) => l.staging && l.workspaceId === workspaceId);
+          return staging.length ? new Date(Math.max(...staging.map((l) => l.createdAt.getTime()))) : null;
+        }),
         touchStaging: hooked('tasks.touchStaging', async (stagingId: string, at: Date) => {
           const list = state().taskLists.get(stagingId);
           if (list?.staging) list.createdAt = new Date(at.getTime());
