@@ -33,6 +33,8 @@ export function startNotificationWorker(deps: Deps, sender: WebhookSender, log: 
   /** Running lanes by channel, with the workspace each belongs to. */
   const running = new Map<string, { workspaceId: string; lane: Promise<void> }>();
   const perWorkspace = Math.max(1, Math.min(policy.workspaceLanes, policy.lanes));
+  /** The last pass left due channels waiting (no free lane, or their workspace at its share): a lane that ends looks again. */
+  let heldBack = false;
 
   function share() {
     const counts = new Map<string, number>();
@@ -59,8 +61,9 @@ export function startNotificationWorker(deps: Deps, sender: WebhookSender, log: 
       .then((delivered) => {
         running.delete(channelId);
         // A claim hands out one message per channel: when it went out, the channel's next one is claimed at once
-        // rather than at the next poll, so a queue behind it drains at the receiver's pace.
-        if (policy.claims && delivered === messages.length && !stopped) void pass();
+        // rather than at the next poll, so a queue behind it drains at the receiver's pace. Channels a pass held back
+        // take the freed lane at once too.
+        if (((policy.claims && delivered === messages.length) || heldBack) && !stopped) void pass();
       })
       .catch((error: unknown) => log.error({ err: error, channelId }, 'notification delivery failed'))
       .finally(() => running.delete(channelId));
@@ -79,6 +82,7 @@ export function startNotificationWorker(deps: Deps, sender: WebhookSender, log: 
       const fair = share();
       const due = await deps.store.outbox.due(deps.clock.now(), limit, { channels: [...running.keys()], share: fair });
       const lanes = channels.fairLanes(due, fair, free);
+      heldBack = channels.lanesOf(due).size > lanes.size || channels.workspacesAtShare(fair).length > 0;
       for (const [channelId, messages] of lanes) {
         if (running.has(channelId)) continue;
         started.push(startLane(channelId, messages));
