@@ -1,11 +1,12 @@
 // Black-box tests of large task imports under load (defect 2): four maximum-size imports (2,000 files each, four
 // workspaces) at once leave the server answering health checks, another workspace's reads and its writes with p99 ≤
 // 500 ms, each import all or nothing (staged out of sight, then shown at once); a second import into a workspace while
-// one runs waits for it.
+// one runs waits for it, for a bounded time: then it answers 409 with Retry-After; an import whose process died (kill
+// -9) holds the next one up for its lease only (seconds, not minutes).
 import { createClient, openSessionClient } from '@agent-tasks/sdk';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { adminClient, countRows, sessionClient } from './support/fixtures.ts';
-import { holdWriteLock, withQueries } from './support/database.ts';
+import { execute, holdWriteLock, rowCounts, withQueries } from './support/database.ts';
 import { type RunningServer, startServer } from './support/server.ts';
 import { waitFor } from './support/webhook-receiver.ts';
 
@@ -129,7 +130,13 @@ describe('maximum-size imports under load', () => {
   it('one import per workspace at a time across server processes on one database: the second waits for the first', async () => {
     // A second server process on the same database (another worker or replica): the per-process queue cannot see
     // its imports, the database can.
-    const other = await startServer({ database: server, adminKey: server.adminKey, env: { LOG_FORMAT: 'json' }, process: true });
+    // It waits as long as the first takes here (by default an import waits 5 s, then answers 409 with Retry-After).
+    const other = await startServer({
+      database: server,
+      adminKey: server.adminKey,
+      env: { LOG_FORMAT: 'json', AGENT_TASKS_IMPORT_WAIT_MS: '120000' },
+      process: true,
+    });
     try {
       const { token } = await adminClient(server).keys.create({ name: 'two processes', role: 'agent' });
       const onFirst = createClient({ url: server.url, token });
@@ -160,6 +167,111 @@ describe('maximum-size imports under load', () => {
       expect(mostStaging).toBe(1);
     } finally {
       await other.stop();
+    }
+  }, 120_000);
+});
+
+/** tasks.import over raw HTTP: the status, the Retry-After header and the refusal text. */
+async function rawImport(s: RunningServer, token: string, input: unknown) {
+  const res = await fetch(`${s.url}/trpc/tasks.import`, {
+    method: 'POST',
+    headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' },
+    body: JSON.stringify(input),
+  });
+  const body = (await res.json()) as { error?: { message: string; data: { appCode: string } } };
+  return {
+    status: res.status,
+    retryAfter: res.headers.get('retry-after'),
+    message: body.error?.message ?? null,
+    appCode: body.error?.data.appCode ?? null,
+  };
+}
+
+const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+
+describe('an import whose process died', () => {
+  it('a waiting import answers 409 with Retry-After after its wait, recording nothing; once the lease runs out the dead staging is removed', async () => {
+    const s = await startServer({ process: true, env: { AGENT_TASKS_IMPORT_WAIT_MS: '500', AGENT_TASKS_IMPORT_LEASE_MS: '10000' } });
+    try {
+      const { adminKey, workspace } = await adminClient(s).workspaces.create({ name: 'dead import' });
+      const { token } = await createClient({ url: s.url, token: adminKey }).keys.create({ name: 'importer', role: 'agent' });
+      // The staging list a crashed import leaves: last written 2 s ago, never again.
+      await execute(s, [
+        `INSERT INTO "TaskList" ("id", "workspaceId", "name", "taskSeq", "changeSeq", "staging", "createdAt") VALUES (?, ?, ?, 0, 0, ?, ?)`,
+        'tl_dead',
+        workspace.id,
+        ':import:dead',
+        true,
+        new Date(Date.now() - 2_000),
+      ]);
+      const input = { listName: 'after', format: 'claude', files: files(3, 'after') };
+      const before = await rowCounts(s);
+      const t0 = Date.now();
+      const busy = await rawImport(s, token, input);
+      // Answered after its 0.5 s wait (generous guard): not held open until the dead import's lease runs out.
+      expect(Date.now() - t0).toBeLessThan(4_000);
+      expect(busy.status).toBe(409);
+      const retryAfter = Number(busy.retryAfter);
+      // The lease runs out 10 s after the last write, 2.5 s ago or a little more.
+      expect(retryAfter).toBeGreaterThanOrEqual(3);
+      expect(retryAfter).toBeLessThanOrEqual(8);
+      expect(busy.message).toBe(`Error: another import into this workspace is in progress; try again in ${retryAfter} s.`);
+      expect(busy.appCode).toBe('CONFLICT');
+      expect(await rowCounts(s)).toEqual(before);
+
+      await sleep(retryAfter * 1_000);
+      const after = createClient({ url: s.url, token });
+      expect((await after.tasks.import(input as never)).imported).toBe(3);
+      expect(await countRows(s, 'TaskList', `"staging" = true`)).toBe(0);
+      expect((await after.tasks.list({ listName: 'after' })).tasks).toHaveLength(3);
+    } finally {
+      await s.stop();
+    }
+  }, 60_000);
+
+  it('kill -9 mid-import: after the restart the next import runs within seconds, and nothing of the dead one is left', async () => {
+    const s = await startServer({ process: true, env: { LOG_FORMAT: 'json', AGENT_TASKS_IMPORT_WAIT_MS: '1000' } });
+    try {
+      const { token } = await adminClient(s).keys.create({ name: 'crash', role: 'agent' });
+      const dying = createClient({ url: s.url, token })
+        .tasks.import({ listName: 'dying', format: 'claude', files: files(2_000, 'dying') })
+        .then(
+          () => 'finished',
+          () => 'killed',
+        );
+      await waitFor('the import staging', async () => (await countRows(s, 'Task', `"subject" LIKE 'dying task%'`)) > 0, 60_000, 5);
+      s.process().kill('SIGKILL');
+      expect(await dying).toBe('killed');
+      await s.restart();
+      const restarted = Date.now();
+      expect(await countRows(s, 'TaskList', `"staging" = true`)).toBe(1);
+
+      // A client that follows Retry-After: 409s while the dead import's lease (10 s by default) runs, then it runs.
+      const input = { listName: 'after-crash', format: 'claude', files: files(3, 'after-crash') };
+      const answers: Awaited<ReturnType<typeof rawImport>>[] = [];
+      for (;;) {
+        const answer = await rawImport(s, token, input);
+        answers.push(answer);
+        if (answer.status !== 409 || answers.length > 10) break;
+        await sleep(Number(answer.retryAfter) * 1_000);
+      }
+      const took = Date.now() - restarted;
+      console.log(
+        `next import after kill -9 and restart: ${took} ms, answers ${answers.map((a) => `${a.status}/${a.retryAfter ?? '-'}`).join(' ')}`,
+      );
+      expect(answers.at(-1)?.status).toBe(200);
+      // A generous guard: the lease is 10 s (before, the dead import held the next one up for 2 minutes).
+      expect(took).toBeLessThan(30_000);
+      for (const a of answers.slice(0, -1)) {
+        expect(a.message).toBe(`Error: another import into this workspace is in progress; try again in ${a.retryAfter} s.`);
+        expect(Number(a.retryAfter)).toBeLessThanOrEqual(10);
+      }
+      expect(await countRows(s, 'TaskList', `"staging" = true`)).toBe(0);
+      expect(await countRows(s, 'Task', `"subject" LIKE 'dying task%'`)).toBe(0);
+      expect(await countRows(s, 'TaskList', `"name" = 'dying'`)).toBe(0);
+      expect((await createClient({ url: s.url, token }).tasks.list({ listName: 'after-crash' })).tasks).toHaveLength(3);
+    } finally {
+      await s.stop();
     }
   }, 120_000);
 });

@@ -317,12 +317,50 @@ describe('outbox claims on PostgreSQL (several replicas)', () => {
           );
         }
         // 32 claims at once, as two replicas' workers polling together would.
-        const claims = await Promise.all(Array.from({ length: 32 }, (_, i) => claimDue(replicas[i % 2]!.db, new Date(), 10, [], 60_000)));
+        const claims = await Promise.all(Array.from({ length: 32 }, (_, i) => claimDue(replicas[i % 2]!.db, new Date(), 10, {}, 60_000)));
         expect(claims.flat().map((m) => m.id)).toEqual([`msg_${round}_1`]);
       }
     } finally {
       await admin.end();
       await Promise.all(replicas.map((r) => r.db.$disconnect()));
+    }
+  }, 60_000);
+
+  it('a claim gives no workspace more channels than its share has room for; the workspaces take turns', async () => {
+    const { url } = await createTestDatabase();
+    const admin = new pg.Client({ connectionString: url });
+    await admin.connect();
+    const replica = await openPostgresDb(url, { max: 4 });
+    try {
+      for (const dir of migrationDirs()) await admin.query(readFileSync(path.join(postgresMigrationsDir, dir, 'migration.sql'), 'utf8'));
+      // Workspace "busy" has 20 due channels, older than the one each of "quiet" and "calm" has.
+      const rows = [
+        ...Array.from({ length: 20 }, (_, i) => ['busy', `ch_busy_${i}`, i]),
+        ['quiet', 'ch_quiet', 100],
+        ['calm', 'ch_calm', 101],
+      ] as const;
+      for (const [workspaceId, channel, order] of rows) {
+        await admin.query(
+          `INSERT INTO "OutboxMessage" ("id", "workspaceId", "channelId", "url", "runId", "kind", "payload", "idempotencyKey",
+             "attempts", "nextAttemptAt", "createdAt") VALUES ($1, $2, $3, 'https://hooks.example.com/', 'run', 'checklist_ready', '{}', $1, 0,
+             now() - interval '1 minute' + $4 * interval '1 ms', now() - interval '1 minute' + $4 * interval '1 ms')`,
+          [`msg_${channel}`, workspaceId, channel, order],
+        );
+      }
+      // "busy" already runs 3 of its 4 lanes: one more of its channels, then "quiet" and "calm", though theirs are newer.
+      const share = { perWorkspace: 4, running: new Map([['busy', 3]]) };
+      const claimed = await claimDue(replica.db, new Date(), 10, { share }, 60_000);
+      expect(claimed.map((m) => m.channelId).sort()).toEqual(['ch_busy_0', 'ch_calm', 'ch_quiet']);
+      // At its share, "busy" gets nothing; nothing else is due (the others are leased).
+      const full = { perWorkspace: 4, running: new Map([['busy', 4]]) };
+      expect(await claimDue(replica.db, new Date(), 10, { share: full }, 60_000)).toEqual([]);
+      // Fewer free lanes than workspaces waiting: each workspace's first channel before anyone's second.
+      await admin.query(`UPDATE "OutboxMessage" SET "nextAttemptAt" = now() - interval '1 minute'`);
+      const two = await claimDue(replica.db, new Date(), 2, { share: { perWorkspace: 4, running: new Map() } }, 60_000);
+      expect(new Set(two.map((m) => m.workspaceId)).size).toBe(2);
+    } finally {
+      await admin.end();
+      await replica.db.$disconnect();
     }
   }, 60_000);
 });

@@ -1,6 +1,6 @@
 // Black-box tests of checklist runs (seed 002) over HTTP: start, intake and ordering, steps, revision, limits, tools.
 import type { RunTask } from '@agent-tasks/schema';
-import { createClient, runTools } from '@agent-tasks/sdk';
+import { createClient, openSessionClient, refusalOf, runTools } from '@agent-tasks/sdk';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
   type Session,
@@ -13,6 +13,7 @@ import {
   startQuietRun,
   stepTask,
 } from './support/fixtures.ts';
+import { rowCounts } from './support/database.ts';
 import { type RunningServer, startServer } from './support/server.ts';
 
 let server: RunningServer;
@@ -62,6 +63,46 @@ describe('start', () => {
     expect((await refused(s.client.runs.prepare({ parentExecutionId: 'run_nope', skipNotificationCheck: true }))).message).toBe(
       'Error: run run_nope not found.',
     );
+  });
+
+  it("naming a run as parent is acting on it: another agent's session is refused 403 as for a blocker, and nothing is recorded", async () => {
+    const owner = await sessionClient(server, 'owner');
+    const parent = await runWith(owner, tasks(2));
+    const other = await sessionClient(server, 'another agent');
+    const before = await rowCounts(server);
+    const named = await refused(other.client.runs.prepare({ parentExecutionId: parent.id, skipNotificationCheck: true }));
+    expect(named.message).toBe(`Error: forbidden: run ${parent.id} belongs to another session.`);
+    expect(named.code).toBe('FORBIDDEN');
+    expect(await rowCounts(server)).toEqual(before);
+    // The same answer as acting on the run.
+    const blocker = await refused(other.client.runs.reportBlocker({ runId: parent.id, blocker: 'Not mine' }));
+    expect({ message: blocker.message, code: blocker.code }).toEqual({ message: named.message, code: named.code });
+    // The owner's run gained nothing: no child, no step, no success connection.
+    const after = await owner.client.runs.get({ runId: parent.id });
+    expect(after).toMatchObject({ version: parent.version, connections: [] });
+    expect((await owner.client.runs.list()).runs.filter((r) => r.parentRunId === parent.id)).toEqual([]);
+  });
+
+  it('who may name a run as parent is who may act on it, for each kind of caller', async () => {
+    const agent = await keyClient(server, 'agent');
+    const owner = await openSessionClient(agent, { title: 'owner' });
+    const parent = await runWith(owner, tasks(2));
+    const callers = {
+      owner: owner.client,
+      'a sibling session of the same key': (await openSessionClient(agent, { title: 'sibling' })).client,
+      'a subagent of the owner': (await openSessionClient(owner.client, { title: 'subagent' })).client,
+      "another agent's session": (await sessionClient(server, 'another agent')).client,
+    };
+    const answer = (call: Promise<unknown>) =>
+      call.then(
+        () => 'accepted',
+        (error: unknown) => refusalOf(error).message,
+      );
+    for (const [who, client] of Object.entries(callers)) {
+      const acts = await answer(client.runs.reportBlocker({ runId: parent.id, blocker: null }));
+      const names = await answer(client.runs.prepare({ parentExecutionId: parent.id, skipNotificationCheck: true }));
+      expect(names, who).toBe(acts);
+    }
   });
 
   it('needs a session token', async () => {

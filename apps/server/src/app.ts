@@ -46,9 +46,9 @@ export interface AppOptions {
   /** Base URL for links to run pages in notifications; defaults to the server's own URL. */
   publicUrl?: string | undefined;
   /** Notification delivery: first retry delay, longest delay, how often the outbox is polled (null: never on a timer,
-   * only through `deliver()`), how long a message is retried before it is given up, and how many channels are
-   * delivered to at once. */
-  delivery?: { baseMs?: number; maxMs?: number; pollMs?: number | null; maxAgeMs?: number; lanes?: number };
+   * only through `deliver()`), how long a message is retried before it is given up, how many channels are
+   * delivered to at once, and how many of them one workspace's at most. */
+  delivery?: { baseMs?: number; maxMs?: number; pollMs?: number | null; maxAgeMs?: number; lanes?: number; workspaceLanes?: number };
   /** The time for the domain (records, retry backoff, stream tickets); the system clock unless a test advances its own. */
   clock?: Clock;
   /** Reaching receivers: connect and total timeouts, answer bytes read, internal addresses allowed besides public ones. */
@@ -63,6 +63,9 @@ export interface AppOptions {
   mcp?: { perKey?: number; total?: number; idleMs?: number };
   /** How long a write waits for another process's write lock before it is answered busy (503); default 5 s. */
   busyTimeoutMs?: number;
+  /** Task imports: the lease on a staging list (10 s, and at least twice the busy timeout) and how long an import waits
+   * for another before it is answered 409 with Retry-After (5 s). */
+  imports?: { leaseMs?: number; waitMs?: number };
   /** Load shedding: API requests worked on at once (64; the rest queue, first come first served), the longest wait in
    * line (5 s) and its length (2,000); past either, 503 (overloaded). */
   maxConcurrent?: number;
@@ -208,7 +211,12 @@ export async function startApp(options: AppOptions): Promise<App> {
     sha256Hasher,
   );
   const tickets = streamTickets(reader.db, sha256Hasher, options.streamTicketTtlMs ?? 30_000, () => deps.clock.now());
-  const services: Services = { deps, actors: cache, live, log, webhooks, guard, tickets };
+  // A live import writes its staging list at least once per busy timeout (a write waits no longer for a lock).
+  const imports = {
+    leaseMs: Math.max(options.imports?.leaseMs ?? 10_000, 2 * (options.busyTimeoutMs ?? DEFAULT_BUSY_TIMEOUT_MS)),
+    waitMs: options.imports?.waitMs ?? 5_000,
+  };
+  const services: Services = { deps, actors: cache, live, log, webhooks, imports, guard, tickets };
   // Replicas started together on an empty PostgreSQL database: one creates the first workspace, under a session lock
   // on the writer's one connection (the bootstrap's transaction runs on it too).
   const bootstrap = () => workspaces.bootstrap(deps, options.adminKey);
@@ -303,6 +311,9 @@ export async function startApp(options: AppOptions): Promise<App> {
           pollMs: options.delivery?.pollMs === null ? null : (options.delivery?.pollMs ?? 250),
           maxAgeMs: options.delivery?.maxAgeMs ?? 86_400_000,
           lanes: options.delivery?.lanes ?? 16,
+          workspaceLanes: options.delivery?.workspaceLanes ?? 4,
+          // A receiver that did not answer within the attempt's timeout is tried again no sooner than twice that.
+          afterTimeoutMs: 2 * (options.webhooks?.timeoutMs ?? 10_000),
           batch: 50,
           claims: Boolean(postgresUrl),
           jitter: Math.random,

@@ -74,6 +74,7 @@ export const configSchema = z.object({
   AGENT_TASKS_OUTBOX_POLL_MS: integer(10, 600_000).default(250),
   AGENT_TASKS_DELIVERY_MAX_AGE_MS: integer(1_000, 2_592_000_000).default(86_400_000),
   AGENT_TASKS_DELIVERY_LANES: integer(1, 1_000).default(16),
+  AGENT_TASKS_DELIVERY_LANES_PER_WORKSPACE: integer(1, 1_000).default(4),
   AGENT_TASKS_WEBHOOK_CONNECT_TIMEOUT_MS: integer(100, 600_000).default(3_000),
   AGENT_TASKS_WEBHOOK_TIMEOUT_MS: integer(100, 600_000).default(10_000),
   AGENT_TASKS_WEBHOOK_MAX_RESPONSE_BYTES: integer(0, 10_485_760).default(16_384),
@@ -84,6 +85,8 @@ export const configSchema = z.object({
   AGENT_TASKS_MAX_QUEUE_MS: integer(1, 600_000).default(5_000),
   AGENT_TASKS_MAX_QUEUE: integer(0, 1_000_000).default(2_000),
   AGENT_TASKS_BUSY_TIMEOUT_MS: integer(0, 600_000).default(5_000),
+  AGENT_TASKS_IMPORT_LEASE_MS: integer(1_000, 3_600_000).default(10_000),
+  AGENT_TASKS_IMPORT_WAIT_MS: integer(0, 600_000).default(5_000),
   AGENT_TASKS_WORKERS: integer(1, 256).optional(),
   AGENT_TASKS_MCP_SESSIONS_PER_KEY: integer(1, 10_000).default(20),
   AGENT_TASKS_MCP_SESSIONS_MAX: integer(1, 100_000).default(500),
@@ -124,7 +127,7 @@ export interface Config {
   adminKey: string | undefined;
   publicUrl: string | undefined;
   corsOrigins: string[];
-  delivery: { baseMs: number; maxMs: number; pollMs: number; maxAgeMs: number; lanes: number };
+  delivery: { baseMs: number; maxMs: number; pollMs: number; maxAgeMs: number; lanes: number; workspaceLanes: number };
   webhooks: { connectTimeoutMs: number; timeoutMs: number; maxResponseBytes: number; allowList: string[] };
   shutdownTimeoutMs: number;
   /** Most calls in one tRPC batch request. */
@@ -135,6 +138,8 @@ export interface Config {
   maxQueue: number;
   /** How long a write waits for another writer's lock before answering 503. */
   busyTimeoutMs: number;
+  /** Task imports: the staging list's lease, and how long an import waits for another before 409. */
+  imports: { leaseMs: number; waitMs: number };
   /** Server processes sharing the port and the database file (1: a single process). */
   workers: number;
   /** Open MCP sessions: per key, in all, and how long an idle one stays. */
@@ -211,6 +216,7 @@ export function loadConfig(env: NodeJS.ProcessEnv, flags: Partial<Record<keyof C
       pollMs: c.AGENT_TASKS_OUTBOX_POLL_MS,
       maxAgeMs: c.AGENT_TASKS_DELIVERY_MAX_AGE_MS,
       lanes: c.AGENT_TASKS_DELIVERY_LANES,
+      workspaceLanes: c.AGENT_TASKS_DELIVERY_LANES_PER_WORKSPACE,
     },
     webhooks: {
       connectTimeoutMs: c.AGENT_TASKS_WEBHOOK_CONNECT_TIMEOUT_MS,
@@ -224,6 +230,7 @@ export function loadConfig(env: NodeJS.ProcessEnv, flags: Partial<Record<keyof C
     maxQueueMs: c.AGENT_TASKS_MAX_QUEUE_MS,
     maxQueue: c.AGENT_TASKS_MAX_QUEUE,
     busyTimeoutMs: c.AGENT_TASKS_BUSY_TIMEOUT_MS,
+    imports: { leaseMs: c.AGENT_TASKS_IMPORT_LEASE_MS, waitMs: c.AGENT_TASKS_IMPORT_WAIT_MS },
     workers: c.AGENT_TASKS_WORKERS ?? (postgres ? 1 : availableParallelism()),
     mcp: { perKey: c.AGENT_TASKS_MCP_SESSIONS_PER_KEY, total: c.AGENT_TASKS_MCP_SESSIONS_MAX, idleMs: c.AGENT_TASKS_MCP_IDLE_MS },
     sockets: {

@@ -15,6 +15,8 @@ export interface Services {
   live: LiveEvents;
   /** Checks and reaches notification receivers (public addresses only, unless allow-listed). */
   webhooks: WebhookSender;
+  /** Task imports: a staging list unwritten for `leaseMs` is a dead import's; a waiting import answers 409 after `waitMs`. */
+  imports: { leaseMs: number; waitMs: number };
   /** The brake on failed authentications. */
   guard: AuthGuard;
   /** Single-use tickets that open a live stream without a token in its URL. */

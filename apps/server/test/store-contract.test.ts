@@ -295,6 +295,16 @@ describe.each([memoryKind, prismaKind()])('$name', (kind) => {
       expect((await store.outbox.due(at(10), 10)).map((m) => m.id)).toEqual(['msg_0', 'msg_a', 'msg_b', 'msg_later']);
     });
 
+    it('due: none of the channels skipped, none of a workspace already running its share of the lanes', async () => {
+      await store.outbox.enqueue(message('msg_1', { channelId: 'ch_1', nextAttemptAt: at(-3) }));
+      await store.outbox.enqueue(message('msg_2', { channelId: 'ch_2', nextAttemptAt: at(-2) }));
+      await store.outbox.enqueue(message('msg_3', { workspaceId: 'ws_2', channelId: 'ch_3', nextAttemptAt: at(-1) }));
+      expect((await store.outbox.due(at(0), 10, { channels: ['ch_1'] })).map((m) => m.id)).toEqual(['msg_2', 'msg_3']);
+      const share = (n: number) => ({ perWorkspace: 2, running: new Map([['ws_1', n]]) });
+      expect((await store.outbox.due(at(0), 10, { share: share(1) })).map((m) => m.id)).toEqual(['msg_1', 'msg_2', 'msg_3']);
+      expect((await store.outbox.due(at(0), 10, { channels: ['ch_1'], share: share(2) })).map((m) => m.id)).toEqual(['msg_3']);
+    });
+
     it('refuses a repeated id or idempotency key', async () => {
       await store.outbox.enqueue(message('msg_1'));
       await refuses(store.outbox.enqueue(message('msg_1', { idempotencyKey: 'other' })), 'already exists');
@@ -747,21 +757,23 @@ describe.each([memoryKind, prismaKind()])('$name', (kind) => {
             await r.tasks.appendChange(change(1, 'T-1', listId));
           }
         });
-        expect(await tx((r) => r.tasks.importInProgress('ws_1'))).toBe(true);
-        expect(await tx((r) => r.tasks.importInProgress('ws_2'))).toBe(false);
+        // The newest staging list's last write: the heartbeat of the import staging now.
+        expect(await tx((r) => r.tasks.importInProgress('ws_1'))).toEqual(at(0));
+        expect(await tx((r) => r.tasks.importInProgress('ws_2'))).toBeNull();
         await tx((r) => r.tasks.touchStaging('tl_1', at(-120_000))); // a real list: not touched
         expect(await store.tasks.findList('ws_1', 'default')).toEqual(listRec('tl_1', 'default'));
         expect(await tx((r) => r.tasks.dropAbandonedStaging('ws_1', at(-1)))).toBe(1);
         // Written since it was made: its heartbeat keeps it from being taken for abandoned.
         await tx((r) => r.tasks.touchStaging('tl_new', at(10)));
         expect(await tx((r) => r.tasks.dropAbandonedStaging('ws_1', at(5)))).toBe(0);
+        expect(await tx((r) => r.tasks.importInProgress('ws_1'))).toEqual(at(10));
         expect(await store.tasks.get('tl_old', 'T-1')).toBeNull();
         expect(await store.tasks.changesAfter('tl_old', 0, 10)).toEqual([]);
         expect(await store.tasks.get('tl_new', 'T-1')).not.toBeNull();
         await tx((r) => r.tasks.dropStagedChanges('tl_new'));
         expect(await store.tasks.changesAfter('tl_new', 0, 10)).toEqual([]);
         await tx((r) => r.tasks.dropStaged('tl_new'));
-        expect(await tx((r) => r.tasks.importInProgress('ws_1'))).toBe(false); // the promoted list is no longer staging
+        expect(await tx((r) => r.tasks.importInProgress('ws_1'))).toBeNull(); // the promoted list is no longer staging
         expect(await store.tasks.getMany('tl_new', ['T-1', 'T-2'])).toEqual([]);
         expect(await store.tasks.edgesOf('tl_new', ['T-1'])).toEqual([]);
         // Neither touches a real list.

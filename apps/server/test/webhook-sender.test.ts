@@ -107,6 +107,30 @@ describe('the sender', () => {
     expect(hosts.length).toBe(before);
   });
 
+  it('a receiver that does not answer, and a name that does not resolve, are cut at the timeout and reported as timed out', async () => {
+    const hang = http.createServer(() => undefined);
+    await new Promise<void>((resolve) => hang.listen(0, '127.0.0.1', resolve));
+    const short = { ...limits, timeoutMs: 300, allow: parseAllowList(['127.0.0.1']) };
+    let t0 = Date.now();
+    expect(await fetchWebhookSender(short).send(`http://127.0.0.1:${(hang.address() as AddressInfo).port}/`, {}, 'k4')).toEqual({
+      ok: false,
+      error: 'no answer within 0.3 s',
+      timedOut: true,
+    });
+    expect(Date.now() - t0).toBeLessThan(2_000);
+    hang.closeAllConnections();
+    await new Promise<void>((resolve) => hang.close(() => resolve()));
+    // A resolver that never answers: the attempt ends at its timeout all the same.
+    const never = () => new Promise<never>(() => undefined);
+    t0 = Date.now();
+    expect(await fetchWebhookSender(short, never).send('http://slow-dns.test/hook', {}, 'k5')).toEqual({
+      ok: false,
+      error: 'no answer within 0.3 s (the name did not resolve)',
+      timedOut: true,
+    });
+    expect(Date.now() - t0).toBeLessThan(2_000);
+  });
+
   it('a shutdown ends a send in progress', async () => {
     const hang = http.createServer(() => undefined);
     await new Promise<void>((resolve) => hang.listen(0, '127.0.0.1', resolve));

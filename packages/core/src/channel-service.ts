@@ -2,7 +2,7 @@
 import type { ChannelKind } from '@agent-tasks/schema';
 import { type Actor, requireRole } from './actor.ts';
 import { DomainError } from './errors.ts';
-import type { Deps, StopSignal, WebhookSender } from './ports.ts';
+import type { Deps, LaneShare, StopSignal, WebhookSender } from './ports.ts';
 import type { ChannelRecord, OutboxRecord } from './records.ts';
 import { testPayload } from './channel-payload.ts';
 import { retryDelay } from './run-notifications.ts';
@@ -79,6 +79,11 @@ export interface DeliveryPolicy {
   batch: number;
   /** A number in [0, 1): each retry delay is stretched by up to half of itself, so retries spread out. */
   jitter?: () => number;
+  /**
+   * The least delay after an attempt the receiver did not answer in time: a receiver that answers late has likely
+   * handled the message already, so it is not sent again at the pace of ordinary failures.
+   */
+  afterTimeoutMs?: number;
 }
 
 /** The delay before the next attempt: the exponential backoff, stretched by a random 0–50 %. */
@@ -89,10 +94,21 @@ export function jitteredDelay(attempts: number, policy: DeliveryPolicy) {
 
 export type DeliveryOutcome = 'delivered' | 'retrying' | 'dead';
 
+/** What one attempt came to, for the worker's log: a failure's error, whether it timed out, and the delay to the next. */
+export interface DeliveryAttempt {
+  outcome: DeliveryOutcome;
+  attempts: number;
+  error: string | null;
+  timedOut: boolean;
+  /** Until the next attempt (retrying only). */
+  delayMs: number | null;
+}
+
 /**
  * One attempt at one message: delivered, or retried later with backoff — the channel's other waiting messages wait
- * as long, so a failing receiver is not hammered — or, when the next attempt would fall past the message's maximum
- * age, given up as dead (kept, with its last error, for an admin to see and retry).
+ * as long, so a failing receiver is not hammered, and one that did not answer in time waits at least
+ * `afterTimeoutMs` — or, when the next attempt would fall past the message's maximum age, given up as dead (kept,
+ * with its last error, for an admin to see and retry).
  */
 export async function deliverMessage(
   deps: Deps,
@@ -100,27 +116,29 @@ export async function deliverMessage(
   policy: DeliveryPolicy,
   message: OutboxRecord,
   signal?: StopSignal,
-): Promise<DeliveryOutcome> {
+): Promise<DeliveryAttempt> {
   const result = await sender.send(message.url, message.payload, message.idempotencyKey, signal ? { signal } : {});
   const now = deps.clock.now();
   const attempts = message.attempts + 1;
   if (result.ok) {
     await deps.store.transaction((repos) => repos.outbox.markDelivered(message.id, now, attempts));
-    return 'delivered';
+    return { outcome: 'delivered', attempts, error: null, timedOut: false, delayMs: null };
   }
-  const next = new Date(now.getTime() + jitteredDelay(attempts, policy));
+  const timedOut = result.timedOut === true;
+  const delayMs = Math.max(jitteredDelay(attempts, policy), timedOut ? (policy.afterTimeoutMs ?? 0) : 0);
+  const next = new Date(now.getTime() + delayMs);
   const giveUpAt = (message.retriedAt ?? message.createdAt).getTime() + policy.maxAgeMs;
   if (next.getTime() > giveUpAt) {
     await deps.store.transaction((repos) => repos.outbox.markDead(message.id, attempts, now, result.error));
-    return 'dead';
+    return { outcome: 'dead', attempts, error: result.error, timedOut, delayMs: null };
   }
   await deps.store.transaction((repos) => repos.outbox.markFailed(message.id, attempts, next, result.error));
-  return 'retrying';
+  return { outcome: 'retrying', attempts, error: result.error, timedOut, delayMs };
 }
 
 /**
  * A channel's due messages, in order, one at a time; stops at the first that is not delivered (the rest wait with
- * it), and before the next message once `signal` aborts.
+ * it), and before the next message once `signal` aborts. `report` hears every attempt.
  */
 export async function deliverLane(
   deps: Deps,
@@ -128,6 +146,7 @@ export async function deliverLane(
   policy: DeliveryPolicy,
   messages: readonly OutboxRecord[],
   signal?: StopSignal,
+  report?: (message: OutboxRecord, attempt: DeliveryAttempt) => void,
 ) {
   let delivered = 0;
   for (const message of messages) {
@@ -136,7 +155,9 @@ export async function deliverLane(
       await deps.store.outbox.release(message.id, deps.clock.now());
       break;
     }
-    if ((await deliverMessage(deps, sender, policy, message, signal)) !== 'delivered') break;
+    const attempt = await deliverMessage(deps, sender, policy, message, signal);
+    report?.(message, attempt);
+    if (attempt.outcome !== 'delivered') break;
     delivered++;
   }
   return delivered;
@@ -148,6 +169,28 @@ export function lanesOf(messages: readonly OutboxRecord[]): Map<string, OutboxRe
   for (const m of messages) lanes.set(m.channelId, [...(lanes.get(m.channelId) ?? []), m]);
   return lanes;
 }
+
+/**
+ * The lanes to start, fairly shared across workspaces: no workspace runs more than `share.perWorkspace` lanes (those it
+ * runs already counted), and the workspaces take turns — each one's next channel before anyone's channel after it — so
+ * the workspace running the fewest lanes goes first; at most `free` lanes, in that order. A workspace whose receivers
+ * hang thus holds its share of the lanes, never all of them.
+ */
+export function fairLanes(messages: readonly OutboxRecord[], share: LaneShare, free: number): Map<string, OutboxRecord[]> {
+  const seen = new Map<string, number>();
+  const candidates = [...lanesOf(messages)].map(([channelId, lane], order) => {
+    const workspaceId = lane[0]?.workspaceId ?? '';
+    const turn = (seen.get(workspaceId) ?? share.running.get(workspaceId) ?? 0) + 1;
+    seen.set(workspaceId, turn);
+    return { channelId, lane, turn, order };
+  });
+  const allowed = candidates.filter((c) => c.turn <= share.perWorkspace).sort((a, b) => a.turn - b.turn || a.order - b.order);
+  return new Map(allowed.slice(0, Math.max(0, free)).map((c) => [c.channelId, c.lane]));
+}
+
+/** The workspaces already running their share of the lanes: a pass leaves them out. */
+export const workspacesAtShare = (share: LaneShare) =>
+  [...share.running].filter(([, running]) => running >= share.perWorkspace).map(([workspaceId]) => workspaceId);
 
 /**
  * One delivery pass: the due notifications, each channel's in order and the channels side by side, so one slow

@@ -31,7 +31,7 @@ export * from './run-rules.ts';
 export * from './run-notifications.ts';
 export { presentRun } from './run-present.ts';
 export * from './run-card-model.ts';
-export type { DeliveryPolicy } from './channel-service.ts';
+export type { DeliveryAttempt, DeliveryPolicy } from './channel-service.ts';
 export * from './tool-kit.ts';
 export { notificationPayload, testPayload } from './channel-payload.ts';
 export { type ChatMessage, chatMessageOf, fitLines } from './chat-message.ts';

@@ -132,9 +132,10 @@ export interface TaskRepository {
   touchStaging(stagingId: string, at: Date): Promise<void>;
   /** Removes the workspace's staging lists last written before `before` (imports whose process died); how many. */
   dropAbandonedStaging(workspaceId: string, before: Date): Promise<number>;
-  /** Whether an import into the workspace is staging now (any process); on PostgreSQL it first takes the
-   * workspace's import lock for the rest of the transaction, so two checks cannot both pass. */
-  importInProgress(workspaceId: string): Promise<boolean>;
+  /** When the workspace's import staging now (any process) last wrote its staging list — its heartbeat — or null when
+   * none is; on PostgreSQL it first takes the workspace's import lock for the rest of the transaction, so two checks
+   * cannot both pass. */
+  importInProgress(workspaceId: string): Promise<Date | null>;
   /** Which of these ids are taken in the list (one read for a whole import); ids are scoped to their list. */
   takenIds(listId: string, ids: readonly string[]): Promise<string[]>;
   /** The list's change counter: the feed position of its last change. */
@@ -208,8 +209,12 @@ export interface RunRepository {
 export interface OutboxRepository {
   /** Queues a new message (neither dead nor retried yet). */
   enqueue(message: Omit<OutboxRecord, 'deadAt' | 'retriedAt'>): Promise<void>;
-  /** Messages neither delivered nor given up, due at `now`, oldest first; none of the channels in `skipChannels`. */
-  due(now: Date, limit: number, skipChannels?: readonly string[]): Promise<OutboxRecord[]>;
+  /**
+   * Messages neither delivered nor given up, due at `now`, oldest first; none of the channels in `skip.channels`, none
+   * of a workspace that already runs its share of the lanes (`skip.share`). Where `due` claims what it answers
+   * (PostgreSQL replicas), `limit` counts channels and no workspace is handed more than its share has room for.
+   */
+  due(now: Date, limit: number, skip?: DueFilter): Promise<OutboxRecord[]>;
   /** Records the accepted attempt: `attempts` counts every try, the successful one included; clears the last error. */
   markDelivered(id: string, at: Date, attempts: number): Promise<void>;
   /** Records a failed attempt and when to try again; the channel's other waiting messages wait at least as long. */
@@ -229,6 +234,21 @@ export interface OutboxRepository {
   recent(workspaceId: string, limit: number): Promise<OutboxRecord[]>;
 }
 
+/** What a delivery pass leaves out: channels whose lanes run, and workspaces at their share of the lanes. */
+export interface DueFilter {
+  channels?: readonly string[] | undefined;
+  share?: LaneShare | undefined;
+}
+
+/** Lanes one workspace may run at once, and how many each workspace runs now. */
+export interface LaneShare {
+  perWorkspace: number;
+  running: ReadonlyMap<string, number>;
+}
+
+/** The outcome of one attempt: accepted, or why not — `timedOut` when the receiver did not answer in time. */
+export type SendResult = { ok: true } | { ok: false; error: string; timedOut?: boolean };
+
 /** An abort signal as the domain sees it (a web AbortSignal is one). */
 export interface StopSignal {
   readonly aborted: boolean;
@@ -240,12 +260,7 @@ export interface StopSignal {
 export interface WebhookSender {
   /** Why `url` may not receive notifications (credentials, unresolvable, not a public address), or null when it may. */
   check(url: string): Promise<string | null>;
-  send(
-    url: string,
-    body: unknown,
-    idempotencyKey: string,
-    options?: { timeoutMs?: number; signal?: StopSignal },
-  ): Promise<{ ok: true } | { ok: false; error: string }>;
+  send(url: string, body: unknown, idempotencyKey: string, options?: { timeoutMs?: number; signal?: StopSignal }): Promise<SendResult>;
 }
 
 export interface Repositories {

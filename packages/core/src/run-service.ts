@@ -41,6 +41,14 @@ async function findRun(repos: Repositories, actor: Actor, runId: string) {
   return run;
 }
 
+/**
+ * Who may act on a run — drive it, report its blocker, and name it as the parent of a new run (which gives it a success
+ * connection when that child completes): one rule for all three.
+ */
+function requireRunActor(run: RunRecord, sessionId: string) {
+  if (run.sessionId !== sessionId) throw new DomainError('FORBIDDEN', `Error: forbidden: run ${run.id} belongs to another session.`);
+}
+
 /** Prepare: refuses without a notification channel unless told to skip the check; returns the start attempt id. */
 export async function prepareStart(
   deps: Deps,
@@ -50,6 +58,7 @@ export async function prepareStart(
   const sessionId = requireSession(actor);
   return deps.store.transaction(async (repos) => {
     const parent = input.parentExecutionId === 'none' ? null : await findRun(repos, actor, input.parentExecutionId);
+    if (parent) requireRunActor(parent, sessionId);
     if (!input.skipNotificationCheck && (await repos.channels.list(actor.workspaceId)).length === 0) {
       throw new DomainError(
         'NO_CHANNEL',
@@ -185,9 +194,7 @@ async function changeRun(
   return retryLostRaces('Error: the run kept changing under concurrent calls; read it and try again.', async () => {
     const { run, changed, connected } = await deps.store.transaction(async (repos) => {
       const run = await findRun(repos, actor, runId);
-      if (run.sessionId !== sessionId) {
-        throw new DomainError('FORBIDDEN', `Error: forbidden: run ${runId} belongs to another session.`);
-      }
+      requireRunActor(run, sessionId);
       if (options.attemptId !== undefined && options.attemptId !== run.attemptId) {
         if (await repos.runs.findStepByAttempt(run.id, options.attemptId)) return { run, changed: false, connected: null };
         if (run.status === 'completed') throw new DomainError('CONFLICT', `Error: run ${run.id} is completed; it takes no more steps.`);

@@ -11,10 +11,26 @@ import { DEFAULT_LIST, lostListRace } from './task-service.ts';
 
 /** Another import into the workspace is staging (in this or another process); try again once it is done. */
 export class ImportInProgress extends Error {
-  constructor() {
+  /** When the staging import last wrote (its heartbeat). */
+  readonly heartbeat: Date;
+  constructor(heartbeat: Date) {
     super('another import into this workspace is running');
+    this.heartbeat = heartbeat;
   }
 }
+
+/**
+ * An import's lease on its staging list: every staging transaction renews it (a live import writes every few
+ * milliseconds, and waits for a lock no longer than the busy timeout), so a staging list not written for this long
+ * belongs to an import whose process died (or whose clean-up failed), and the workspace's next import removes it.
+ */
+export const IMPORT_LEASE_MS = 10_000;
+
+/** The answer to an import that waited its time for another one (or a dead one's lease) in vain: 409, and when to retry. */
+export const importBusy = (retryAfterSeconds: number) =>
+  new DomainError('CONFLICT', `Error: another import into this workspace is in progress; try again in ${retryAfterSeconds} s.`, {
+    retryAfterSeconds,
+  });
 
 export { parseTaskFiles, renderTaskFiles, type ParsedTask, type ParsedTaskFiles, type TaskFile } from './task-files.ts';
 
@@ -27,11 +43,6 @@ function initialFields(task: TaskRecord): Record<string, { from: unknown; to: un
 
 /** Rows per staging transaction: each holds the writer for a few milliseconds, so other writes queue briefly. */
 const STAGE_ROWS = 100;
-/**
- * A staging list not written for this long belongs to an import whose process died (or whose clean-up failed): the
- * next import of its workspace removes it. A live import writes it every few milliseconds, each write a heartbeat.
- */
-const ABANDONED_MS = 2 * 60_000;
 
 const taken = (id: string) => new DomainError('INVALID_IMPORT', `Error: invalid import: task ${id} already exists.`);
 
@@ -108,8 +119,10 @@ export async function importTasks(
   deps: Deps,
   actor: Actor,
   input: { listName?: string | undefined; format: TaskFileFormat; files: readonly TaskFile[] },
+  options: { leaseMs?: number } = {},
 ) {
   requireRole(actor, 'agent');
+  const leaseMs = options.leaseMs ?? IMPORT_LEASE_MS;
   const parsed = await parseTaskFilesInSlices(input.format, input.files, deps.pause ?? (async () => {}));
   const listName = input.listName ?? DEFAULT_LIST;
   const thread = actor.sessionId ?? `import:${actor.keyId}`;
@@ -130,9 +143,10 @@ export async function importTasks(
     createdAt: now,
   };
   const expectedSeq = await deps.store.transaction(async (repos) => {
-    await repos.tasks.dropAbandonedStaging(actor.workspaceId, new Date(now.getTime() - ABANDONED_MS));
+    await repos.tasks.dropAbandonedStaging(actor.workspaceId, new Date(now.getTime() - leaseMs));
     // One import per workspace at a time, whichever process or replica runs it: the caller waits and tries again.
-    if (await repos.tasks.importInProgress(actor.workspaceId)) throw new ImportInProgress();
+    const heartbeat = await repos.tasks.importInProgress(actor.workspaceId);
+    if (heartbeat) throw new ImportInProgress(heartbeat);
     const list = await repos.tasks.findList(actor.workspaceId, listName);
     if (list && input.format === 'sisyphus') {
       const [first] = await repos.tasks.takenIds(list.id, newIds);

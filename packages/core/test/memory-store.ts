@@ -4,6 +4,7 @@ import type {
   ChannelRecord,
   Clock,
   Deps,
+  DueFilter,
   EventPublisher,
   Ids,
   LiveEvent,
@@ -12,6 +13,7 @@ import type {
   RunRecord,
   RunStartRecord,
   RunStepRecordData,
+  SendResult,
   SessionRecord,
   Store,
   TaskChangeRecord,
@@ -25,6 +27,7 @@ import type {
   WorkspaceRecord,
 } from '../src/index.ts';
 import type { TaskStatus } from '@agent-tasks/schema';
+import { workspacesAtShare } from '../src/channel-service.ts';
 
 /** A task list row: the record plus its two counters (task creation order, change feed position), and whether it is an import's hidden staging list. */
 export interface TaskListRow extends TaskListRecord {
@@ -449,9 +452,10 @@ export class MemoryStore implements Store {
           if (s.taskLists.get(stagingId)?.staging) s.taskChanges = s.taskChanges.filter((c) => c.listId !== stagingId);
         }),
         dropStaged: hooked('tasks.dropStaged', async (stagingId: string) => dropStagedIn(state(), stagingId)),
-        importInProgress: hooked('tasks.importInProgress', async (workspaceId: string) =>
-          [...state().taskLists.values()].some((l) => l.staging && l.workspaceId === workspaceId),
-        ),
+        importInProgress: hooked('tasks.importInProgress', async (workspaceId: string) => {
+          const staging = [...state().taskLists.values()].filter((l) => l.staging && l.workspaceId === workspaceId);
+          return staging.length ? new Date(Math.max(...staging.map((l) => l.createdAt.getTime()))) : null;
+        }),
         touchStaging: hooked('tasks.touchStaging', async (stagingId: string, at: Date) => {
           const list = state().taskLists.get(stagingId);
           if (list?.staging) list.createdAt = new Date(at.getTime());
@@ -760,8 +764,10 @@ export class MemoryStore implements Store {
           // Stored as JSON by the real store: what comes back is plain data.
           s.outbox.set(message.id, { ...clone(message), payload: JSON.parse(JSON.stringify(message.payload)) });
         }),
-        due: hooked('outbox.due', async (now: Date, limit: number, skipChannels: readonly string[] = []) =>
-          clone(
+        due: hooked('outbox.due', async (now: Date, limit: number, skip: DueFilter = {}) => {
+          const skipChannels = skip.channels ?? [];
+          const full = skip.share ? workspacesAtShare(skip.share) : [];
+          return clone(
             [...state().outbox.values()]
               .map((m) => ({ m }))
               .filter(
@@ -769,7 +775,8 @@ export class MemoryStore implements Store {
                   m.deliveredAt === null &&
                   m.deadAt === null &&
                   m.nextAttemptAt.getTime() <= now.getTime() &&
-                  !skipChannels.includes(m.channelId),
+                  !skipChannels.includes(m.channelId) &&
+                  !full.includes(m.workspaceId),
               )
               .sort(
                 (a, b) =>
@@ -779,8 +786,8 @@ export class MemoryStore implements Store {
               )
               .map(({ m }) => m)
               .slice(0, limit),
-          ),
-        ),
+          );
+        }),
         markDelivered: hooked('outbox.markDelivered', async (id: string, at: Date, attempts: number) => {
           const message = state().outbox.get(id);
           if (!message) throw new ConstraintError(`outbox message ${id} does not exist`);
@@ -909,12 +916,18 @@ export function makeDeps() {
 /** A webhook receiver the test scripts: answers from `script` in order (then `fallback`), and records every call. */
 export class FakeSender implements WebhookSender {
   readonly calls: { url: string; body: unknown; idempotencyKey: string }[] = [];
-  private readonly script: ({ ok: true } | { ok: false; error: string })[] = [];
+  private readonly script: SendResult[] = [];
   fallback: { ok: true } | { ok: false; error: string } = { ok: true };
 
   /** Queues the next answers: true for accepted, a string for a failure with that error. */
   answer(...results: (true | string)[]): this {
     this.script.push(...results.map((r) => (r === true ? { ok: true as const } : { ok: false as const, error: r })));
+    return this;
+  }
+
+  /** Queues an attempt the receiver does not answer in time. */
+  timeout(error = 'no answer within 10 s'): this {
+    this.script.push({ ok: false, error, timedOut: true });
     return this;
   }
 

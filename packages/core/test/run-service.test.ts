@@ -5,6 +5,7 @@ import { runIntakeInput, runReviseInput, runStepInput } from '@agent-tasks/schem
 import { type Actor, type OutboxRecord, channels, resolveActor, runTopic, runs, workspaces } from '../src/index.ts';
 import { type World, addChannel, agentSession, expectRefused, makeWorld, runTask, runTasks, startRun, startedRun } from './fixtures.ts';
 import { FakeSender, PUBLIC_URL } from './memory-store.ts';
+import { outboxRecord } from './record-builders.ts';
 
 let w: World;
 beforeEach(async () => {
@@ -86,6 +87,16 @@ describe('prepare: the two-phase start', () => {
       'NOT_FOUND',
       'Error: run run_nope not found.',
     );
+  });
+
+  it('naming a run as parent follows the rule for acting on it: a session that may not act on the run is refused, recording nothing', async () => {
+    const parent = await startedRun(w);
+    const other = await agentSession(w, 'other');
+    const before = state();
+    const text = `Error: forbidden: run ${parent.id} belongs to another session.`;
+    await expectRefused(runs.prepareStart(w.deps, other, { parentExecutionId: parent.id, skipNotificationCheck: true }), 'FORBIDDEN', text);
+    await expectRefused(runs.reportBlocker(w.deps, other, { runId: parent.id, blocker: 'Not mine' }), 'FORBIDDEN', text);
+    expectUnchanged(before);
   });
 });
 
@@ -599,6 +610,59 @@ describe('deliverDue: at-least-once delivery with exponential backoff', () => {
     w.clock.advance(1_000);
     expect(await channels.deliverDue(w.deps, sender, { ...policy, batch: 2 })).toEqual({ attempted: 1, delivered: 1 });
     expect(outbox().every((m) => m.deliveredAt !== null)).toBe(true);
+  });
+});
+
+describe('a receiver that does not answer in time is backed off', () => {
+  const policy = { baseMs: 1_000, maxMs: 8_000, maxAgeMs: 86_400_000, batch: 50, afterTimeoutMs: 20_000 };
+
+  it('after a timeout the next attempt waits at least afterTimeoutMs; after an ordinary failure, the backoff; each attempt is reported', async () => {
+    await addChannel(w, 'ops');
+    await startedRun(w);
+    const sender = new FakeSender().timeout().answer('HTTP 500', true);
+    const heard: { attempts: number; timedOut: boolean; delayMs: number | null }[] = [];
+    const lane = async () => {
+      const due = await w.deps.store.outbox.due(w.clock.now(), 10);
+      await channels.deliverLane(w.deps, sender, policy, due, undefined, (_m, a) =>
+        heard.push({ attempts: a.attempts, timedOut: a.timedOut, delayMs: a.delayMs }),
+      );
+    };
+    await lane();
+    expect(outbox()[0]?.nextAttemptAt.getTime()).toBe(w.clock.now().getTime() + 20_000);
+    w.clock.advance(20_000);
+    await lane();
+    expect(outbox()[0]?.nextAttemptAt.getTime()).toBe(w.clock.now().getTime() + 2_000);
+    w.clock.advance(2_000);
+    await lane();
+    expect(heard).toEqual([
+      { attempts: 1, timedOut: true, delayMs: 20_000 },
+      { attempts: 2, timedOut: false, delayMs: 2_000 },
+      { attempts: 3, timedOut: false, delayMs: null },
+    ]);
+    expect(outbox()[0]).toMatchObject({ attempts: 3, lastError: null, deliveredAt: w.clock.now() });
+  });
+});
+
+describe('fairLanes: the lanes shared across workspaces', () => {
+  const message = (channelId: string, workspaceId: string, order: number) =>
+    outboxRecord(`msg_${channelId}_${order}`, { channelId, workspaceId, nextAttemptAt: new Date(order) });
+
+  it('no workspace past its share (the lanes it runs counted); the workspaces take turns, so the one running fewest goes first', () => {
+    const due = [
+      ...['a1', 'a2', 'a3', 'a4', 'a5'].map((c, i) => message(c, 'ws_a', i)),
+      message('a1', 'ws_a', 5),
+      message('b1', 'ws_b', 6),
+      message('b2', 'ws_b', 7),
+      message('c1', 'ws_c', 8),
+    ];
+    const share = { perWorkspace: 4, running: new Map([['ws_a', 2]]) };
+    const lanes = channels.fairLanes(due, share, 16);
+    expect([...lanes.keys()]).toEqual(['b1', 'c1', 'b2', 'a1', 'a2']);
+    // A lane keeps its channel's messages in order.
+    expect(lanes.get('a1')?.map((m) => m.id)).toEqual(['msg_a1_0', 'msg_a1_5']);
+    expect([...channels.fairLanes(due, share, 2).keys()]).toEqual(['b1', 'c1']);
+    expect(channels.workspacesAtShare({ perWorkspace: 2, running: share.running })).toEqual(['ws_a']);
+    expect([...channels.fairLanes(due, { perWorkspace: 2, running: share.running }, 16).keys()]).toEqual(['b1', 'c1', 'b2']);
   });
 });
 

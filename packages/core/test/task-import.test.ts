@@ -119,24 +119,51 @@ describe('a large import', () => {
     expect(await w.store.tasks.listNames(w.workspaceId)).toEqual(['slow']);
   });
 
-  it('staging written a minute ago is alive however old it is; one not written for 2 minutes is dead', async () => {
-    const at = (minutesAgo: number) => new Date(w.clock.now().getTime() - minutesAgo * 60_000);
+  it('staging written 5 s ago is alive however old it is; one not written for the lease (10 s) is dead', async () => {
+    const at = (secondsAgo: number) => new Date(w.clock.now().getTime() - secondsAgo * 1_000);
     await w.store.transaction(async (repos) => {
-      await repos.tasks.createStagingList({ id: 'tl_long', workspaceId: w.workspaceId, name: ':import:long', createdAt: at(30) });
-      await repos.tasks.touchStaging('tl_long', at(1));
+      await repos.tasks.createStagingList({ id: 'tl_long', workspaceId: w.workspaceId, name: ':import:long', createdAt: at(30 * 60) });
+      await repos.tasks.touchStaging('tl_long', at(5));
     });
-    await expect(importInto('after', 2)).rejects.toBeInstanceOf(taskFiles.ImportInProgress);
+    const busy = await importInto('after', 2).catch((error: unknown) => error);
+    expect(busy).toBeInstanceOf(taskFiles.ImportInProgress);
+    // The heartbeat the waiting import is told: when the staging list was last written.
+    expect((busy as InstanceType<typeof taskFiles.ImportInProgress>).heartbeat).toEqual(at(5));
     expect(stagingLists().map((l) => l.id)).toEqual(['tl_long']);
-    w.clock.advance(61_000);
+    w.clock.advance(taskFiles.IMPORT_LEASE_MS - 5_000 + 1);
     await importInto('after', 2);
     expect(stagingLists()).toEqual([]);
     expect(await w.store.tasks.listNames(w.workspaceId)).toEqual(['after']);
   });
 
-  it('waits while another process imports into the workspace (its staging list is recent): nothing written', async () => {
-    const at = (minutesAgo: number) => new Date(w.clock.now().getTime() - minutesAgo * 60_000);
+  it("the lease is the caller's to set", async () => {
     await w.store.transaction(async (repos) => {
-      await repos.tasks.createStagingList({ id: 'tl_running', workspaceId: w.workspaceId, name: ':import:running', createdAt: at(1) });
+      await repos.tasks.createStagingList({
+        id: 'tl_slow',
+        workspaceId: w.workspaceId,
+        name: ':import:slow',
+        createdAt: new Date(w.clock.now().getTime() - 20_000),
+      });
+    });
+    const input = { listName: 'after', format: 'claude' as const, files: files(2, 'after') };
+    await expect(taskFiles.importTasks(w.deps, w.session, input, { leaseMs: 30_000 })).rejects.toBeInstanceOf(taskFiles.ImportInProgress);
+    await taskFiles.importTasks(w.deps, w.session, input, { leaseMs: 15_000 });
+    expect(stagingLists()).toEqual([]);
+  });
+
+  it('a waiting import that gave up is answered 409 with the seconds to wait, as Retry-After reads them', () => {
+    const busy = taskFiles.importBusy(7);
+    expect(busy).toMatchObject({
+      code: 'CONFLICT',
+      message: 'Error: another import into this workspace is in progress; try again in 7 s.',
+      details: { retryAfterSeconds: 7 },
+    });
+  });
+
+  it('waits while another process imports into the workspace (its staging list is recent): nothing written', async () => {
+    const at = (secondsAgo: number) => new Date(w.clock.now().getTime() - secondsAgo * 1_000);
+    await w.store.transaction(async (repos) => {
+      await repos.tasks.createStagingList({ id: 'tl_running', workspaceId: w.workspaceId, name: ':import:running', createdAt: at(5) });
     });
     await expect(importInto('after', 2)).rejects.toBeInstanceOf(taskFiles.ImportInProgress);
     expect(stagingLists().map((l) => l.id)).toEqual(['tl_running']);

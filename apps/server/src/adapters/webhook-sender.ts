@@ -4,7 +4,7 @@
 import http from 'node:http';
 import https from 'node:https';
 import type { LookupFunction } from 'node:net';
-import type { StopSignal, WebhookSender } from '@agent-tasks/core';
+import type { SendResult, StopSignal, WebhookSender } from '@agent-tasks/core';
 import { type AllowList, type Resolved, type Resolver, resolveReceiver, systemResolver } from './receiver-address.ts';
 
 export interface WebhookLimits {
@@ -32,15 +32,28 @@ export function fetchWebhookSender(limits: WebhookLimits, resolve: Resolver = sy
     return target.ok ? null : target.error;
   }
 
-  async function send(url: string, body: unknown, idempotencyKey: string, options: { timeoutMs?: number; signal?: StopSignal } = {}) {
+  async function send(
+    url: string,
+    body: unknown,
+    idempotencyKey: string,
+    options: { timeoutMs?: number; signal?: StopSignal } = {},
+  ): Promise<SendResult> {
     const timeoutMs = Math.min(options.timeoutMs ?? limits.timeoutMs, limits.timeoutMs);
-    const target = await resolveReceiver(url, limits.allow, resolve);
+    const startedAt = Date.now();
+    // The whole attempt fits in its timeout, the name's resolution included: a resolver that hangs is cut too.
+    let resolving: ReturnType<typeof setTimeout> | undefined;
+    const target = await Promise.race([
+      resolveReceiver(url, limits.allow, resolve),
+      new Promise<null>((settle) => (resolving = setTimeout(() => settle(null), timeoutMs))),
+    ]).finally(() => clearTimeout(resolving));
+    if (target === null) return { ok: false, error: `no answer within ${seconds(timeoutMs)} (the name did not resolve)`, timedOut: true };
     if (!target.ok) return { ok: false as const, error: `not sent: the URL ${target.error}` };
     if (options.signal?.aborted) return { ok: false as const, error: SHUTDOWN };
     const payload = Buffer.from(JSON.stringify(body));
-    return new Promise<{ ok: true } | { ok: false; error: string }>((settle) => {
+    const left = Math.max(1, timeoutMs - (Date.now() - startedAt));
+    return new Promise<SendResult>((settle) => {
       let done = false;
-      const finish = (result: { ok: true } | { ok: false; error: string }) => {
+      const finish = (result: SendResult) => {
         if (done) return;
         done = true;
         options.signal?.removeEventListener('abort', onAbort);
@@ -49,7 +62,7 @@ export function fetchWebhookSender(limits: WebhookLimits, resolve: Resolver = sy
         request.destroy();
         settle(result);
       };
-      const fail = (error: string) => finish({ ok: false, error });
+      const fail = (error: string, timedOut = false) => finish(timedOut ? { ok: false, error, timedOut } : { ok: false, error });
       const onAbort = () => fail(SHUTDOWN);
       const { url: u } = target;
       const request = (u.protocol === 'https:' ? https : http).request({
@@ -68,10 +81,10 @@ export function fetchWebhookSender(limits: WebhookLimits, resolve: Resolver = sy
           connection: 'close',
         },
       });
-      const total = setTimeout(() => fail(`no answer within ${seconds(timeoutMs)}`), timeoutMs);
+      const total = setTimeout(() => fail(`no answer within ${seconds(timeoutMs)}`, true), left);
       const connect = setTimeout(
-        () => fail(`no connection within ${seconds(limits.connectTimeoutMs)}`),
-        Math.min(limits.connectTimeoutMs, timeoutMs),
+        () => fail(`no connection within ${seconds(limits.connectTimeoutMs)}`, true),
+        Math.min(limits.connectTimeoutMs, left),
       );
       options.signal?.addEventListener('abort', onAbort, { once: true });
       request.on('socket', (socket) => socket.once(u.protocol === 'https:' ? 'secureConnect' : 'connect', () => clearTimeout(connect)));

@@ -1,5 +1,5 @@
 // Prisma implementation of the domain's OutboxRepository: the durable queue of notifications to deliver.
-import type { OutboxRecord, OutboxRepository } from '@agent-tasks/core';
+import { type OutboxRecord, type OutboxRepository, channels } from '@agent-tasks/core';
 import type { Tx } from './tx.ts';
 import { fromJson } from './json-column.ts';
 import { claimDue } from './postgres-outbox-claim.ts';
@@ -30,22 +30,25 @@ export const prismaOutboxRepository = (db: Tx, claimLeaseMs?: number): OutboxRep
   async enqueue({ payload, ...rest }) {
     await db.outboxMessage.create({ data: { ...rest, payload: JSON.stringify(payload) }, select: { id: true } });
   },
-  due: async (now, limit, skipChannels = []) =>
-    claimLeaseMs !== undefined
-      ? claimDue(db, now, limit, skipChannels, claimLeaseMs)
-      : (
-          await db.outboxMessage.findMany({
-            where: {
-              deliveredAt: null,
-              deadAt: null,
-              nextAttemptAt: { lte: now },
-              ...(skipChannels.length ? { channelId: { notIn: [...skipChannels] } } : {}),
-            },
-            orderBy: [{ nextAttemptAt: 'asc' }, { createdAt: 'asc' }, { id: 'asc' }],
-            take: limit,
-            select,
-          })
-        ).map(toRecord),
+  async due(now, limit, skip = {}) {
+    if (claimLeaseMs !== undefined) return claimDue(db, now, limit, skip, claimLeaseMs);
+    const skipChannels = skip.channels ?? [];
+    const full = skip.share ? channels.workspacesAtShare(skip.share) : [];
+    return (
+      await db.outboxMessage.findMany({
+        where: {
+          deliveredAt: null,
+          deadAt: null,
+          nextAttemptAt: { lte: now },
+          ...(skipChannels.length ? { channelId: { notIn: [...skipChannels] } } : {}),
+          ...(full.length ? { workspaceId: { notIn: full } } : {}),
+        },
+        orderBy: [{ nextAttemptAt: 'asc' }, { createdAt: 'asc' }, { id: 'asc' }],
+        take: limit,
+        select,
+      })
+    ).map(toRecord);
+  },
   async markDelivered(id, at, attempts) {
     await db.outboxMessage.update({ where: { id }, data: { deliveredAt: at, attempts, lastError: null }, select: { id: true } });
   },

@@ -177,7 +177,12 @@ export function prismaTaskRepository(db: Tx, state: TaskRepositoryState, afterCo
     },
     async importInProgress(workspaceId) {
       if (state.lockLists) await db.$queryRaw`SELECT 1 AS "locked" FROM pg_advisory_xact_lock(hashtext(${workspaceId}))`;
-      return (await db.taskList.count({ where: { workspaceId, staging: true } })) > 0;
+      const newest = await db.taskList.findFirst({
+        where: { workspaceId, staging: true },
+        orderBy: { createdAt: 'desc' },
+        select: { createdAt: true },
+      });
+      return newest?.createdAt ?? null;
     },
     async touchStaging(stagingId, at) {
       await db.taskList.updateMany({ where: { id: stagingId, staging: true }, data: { createdAt: at } });

@@ -29,23 +29,48 @@ import { authedProcedure, router, streamOf } from '../trpc.ts';
 /** Per workspace, the end of its line of imports in this process. */
 const importing = new Map<string, Promise<void>>();
 
+interface ImportLimits {
+  /** A staging list unwritten for this long is a dead import's (the next try removes it). */
+  leaseMs: number;
+  /** When (Date.now()) a waiting import stops waiting and answers 409 with Retry-After. */
+  deadline: number;
+}
+
+/** Seconds until a staging list last written at `heartbeat` is free to be taken for dead, at least 1. */
+function secondsUntilFree(deps: Deps, heartbeat: Date | null, leaseMs: number, fallbackMs: number) {
+  const left = heartbeat ? heartbeat.getTime() + leaseMs - deps.clock.now().getTime() : fallbackMs;
+  return Math.max(1, Math.ceil(left / 1_000));
+}
+
 /**
  * Runs `work` once no other process or replica is importing into the workspace. While one is, it looks every 100 ms
- * (a cheap read; the files are not parsed again) and tries `work` again once it is gone, or every 5 s anyway — each
- * try removes staging left by a process that died, so a crashed import (or a failed clean-up) holds the next one up for 2 minutes at most.
+ * (a cheap read; the files are not parsed again) and tries `work` again once it is gone or its lease ran out — each
+ * try removes staging left by a process that died, so a crashed import holds the next one up for one lease at most.
+ * Past the deadline it answers 409 with Retry-After (when the blocking import's lease runs out) instead of waiting on.
  * A request whose client went away stops waiting.
  */
-async function importWhenFree<T>(deps: Deps, workspaceId: string, signal: AbortSignal | undefined, work: () => Promise<T>): Promise<T> {
+async function importWhenFree<T>(
+  deps: Deps,
+  workspaceId: string,
+  limits: ImportLimits,
+  signal: AbortSignal | undefined,
+  work: () => Promise<T>,
+): Promise<T> {
   for (;;) {
+    let heartbeat: Date | null;
     try {
       return await work();
     } catch (error) {
       if (!(error instanceof taskFiles.ImportInProgress)) throw error;
+      heartbeat = error.heartbeat;
     }
-    for (let waited = 0; waited < 5_000; waited += 100) {
+    for (;;) {
+      if (Date.now() >= limits.deadline) throw taskFiles.importBusy(secondsUntilFree(deps, heartbeat, limits.leaseMs, 1_000));
       signal?.throwIfAborted();
-      await new Promise((resolve) => setTimeout(resolve, 100));
-      if (!(await deps.store.tasks.importInProgress(workspaceId))) break;
+      await new Promise((resolve) => setTimeout(resolve, Math.min(100, Math.max(1, limits.deadline - Date.now()))));
+      heartbeat = await deps.store.tasks.importInProgress(workspaceId);
+      // Gone, or dead (its lease ran out): try again, which removes a dead one's staging.
+      if (!heartbeat || heartbeat.getTime() + limits.leaseMs < deps.clock.now().getTime()) break;
     }
     signal?.throwIfAborted();
   }
@@ -89,21 +114,47 @@ export const taskRouter = router({
     .input(taskImportInput)
     .output(taskImportOutput)
     .mutation(async ({ ctx, input, signal }) => {
-      // One import per workspace at a time: a second one waits for the first (hooks import one task each, in parallel).
+      // One import per workspace at a time: a second one waits for the first (hooks import one task each, in
+      // parallel), for `waitMs` at most; then it is answered 409 with Retry-After rather than held open.
       const workspace = ctx.actor.workspaceId;
-      const mine = (importing.get(workspace) ?? Promise.resolve()).then(() =>
-        importWhenFree(ctx.deps, workspace, signal, () => taskFiles.importTasks(ctx.deps, ctx.actor, input)),
+      const { leaseMs, waitMs } = ctx.imports;
+      const limits = { leaseMs, deadline: Date.now() + waitMs };
+      const before = importing.get(workspace) ?? Promise.resolve();
+      let gaveUp = false;
+      const mine = before.then(() =>
+        gaveUp
+          ? null
+          : importWhenFree(ctx.deps, workspace, limits, signal, () => taskFiles.importTasks(ctx.deps, ctx.actor, input, { leaseMs })),
       );
       const tail = mine.then(
         () => undefined,
         () => undefined,
       );
       importing.set(workspace, tail);
-      try {
-        return await mine;
-      } finally {
+      void tail.then(() => {
         if (importing.get(workspace) === tail) importing.delete(workspace);
+      });
+      // The turn in this process's line, or the deadline, whichever comes first (a timer runs after the line's
+      // reactions, so a turn that came in time is always taken).
+      const turn = await new Promise<boolean>((resolve) => {
+        const timer = setTimeout(
+          () => {
+            gaveUp = true;
+            resolve(false);
+          },
+          Math.max(0, limits.deadline - Date.now()),
+        );
+        void before.then(() => {
+          clearTimeout(timer);
+          resolve(true);
+        });
+      });
+      if (!turn) {
+        throw taskFiles.importBusy(secondsUntilFree(ctx.deps, await ctx.deps.store.tasks.importInProgress(workspace), leaseMs, waitMs));
       }
+      const result = await mine;
+      if (!result) throw new Error('an import that took its turn has no result');
+      return result;
     }),
   export: authedProcedure
     .input(taskExportInput)
