@@ -4,10 +4,10 @@ import { type Actor, requireRole } from './actor.ts';
 import { DomainError } from './errors.ts';
 import type { Deps, LiveEvent, Repositories } from './ports.ts';
 import type { TaskChangeRecord, TaskEdge, TaskListRecord, TaskRecord } from './records.ts';
-import { taskTopic } from './task-changes.ts';
+import { initialFields, taskTopic } from './task-changes.ts';
 import { presentChange, presentTask } from './task-present.ts';
-import { type TaskFile, parseTaskFilesInSlices, renderTaskFiles } from './task-files.ts';
-import { DEFAULT_LIST, lostListRace } from './task-service.ts';
+import { type ParsedTaskFiles, type TaskFile, parseTaskFilesInSlices, renderTaskFiles } from './task-files.ts';
+import { DEFAULT_LIST, lostListRace, writeTasks } from './task-service.ts';
 
 /** Another import into the workspace is staging (in this or another process); try again once it is done. */
 export class ImportInProgress extends Error {
@@ -16,14 +16,15 @@ export class ImportInProgress extends Error {
   }
 }
 
-export { parseTaskFiles, renderTaskFiles, type ParsedTask, type ParsedTaskFiles, type TaskFile } from './task-files.ts';
-
-/** The fields a new task starts with, as its first change records them (from nothing to its value). */
-function initialFields(task: TaskRecord): Record<string, { from: unknown; to: unknown }> {
-  const { id, listId, seq, version, createdAt, updatedAt, threadId, ...fields } = task;
-  const initial = Object.entries({ ...fields, threadID: threadId }).filter(([, v]) => v !== null);
-  return Object.fromEntries(initial.map(([k, v]) => [k, { from: null, to: v }]));
-}
+export {
+  HIGH_WATERMARK_FILE,
+  highWatermarkOf,
+  parseTaskFiles,
+  renderTaskFiles,
+  type ParsedTask,
+  type ParsedTaskFiles,
+  type TaskFile,
+} from './task-files.ts';
 
 /** Rows per staging transaction: each holds the writer for a few milliseconds, so other writes queue briefly. */
 const STAGE_ROWS = 100;
@@ -34,6 +35,77 @@ const STAGE_ROWS = 100;
 const ABANDONED_MS = 2 * 60_000;
 
 const taken = (id: string) => new DomainError('INVALID_IMPORT', `Error: invalid import: task ${id} already exists.`);
+const numberTaken = (seq: number, listName: string) =>
+  new DomainError(
+    'INVALID_IMPORT',
+    `Error: invalid import: task #${seq} was created in list "${listName}" while the import ran; import the folder again to update it in place.`,
+  );
+
+/** The highest Claude Code number a folder has used: its tasks' and its `.highwatermark`. */
+const topNumber = (parsed: ParsedTaskFiles) => Math.max(parsed.highWatermark ?? 0, ...parsed.tasks.map((t) => Number(t.id)));
+
+/**
+ * A Claude Code folder imported again into a list that has its numbers: each file's task `n` updates the list's `#n`
+ * in place (its fields and its edges among the folder's tasks, as the file has them), new numbers are created as `#n`,
+ * and only what changed is recorded (an `imported` change for a new task, `updated` for a changed one). One write.
+ */
+async function importInPlace(deps: Deps, actor: Actor, listName: string, parsed: ParsedTaskFiles, thread: string) {
+  const written = await writeTasks(deps, actor, listName, true, async (changes, repos) => {
+    const list = changes.list;
+    const idOf = new Map<string, string>();
+    const existed: string[] = [];
+    const now = deps.clock.now();
+    for (const file of parsed.tasks) {
+      const found = await repos.tasks.idOfSeq(list.id, Number(file.id));
+      if (found === null) {
+        const task: TaskRecord = {
+          id: `T-${deps.ids.uuid()}`,
+          listId: list.id,
+          seq: Number(file.id),
+          subject: file.subject,
+          description: file.description,
+          status: file.status,
+          activeForm: file.activeForm,
+          owner: file.owner,
+          metadata: file.metadata,
+          threadId: file.threadId ?? thread,
+          repoUrl: file.repoUrl,
+          parentId: file.parentId,
+          fileKeyTail: file.fileKeyTail,
+          version: 1,
+          createdAt: now,
+          updatedAt: now,
+        };
+        await changes.created(task, 'imported');
+        idOf.set(file.id, task.id);
+        continue;
+      }
+      const task = await changes.task(found);
+      for (const field of ['subject', 'description', 'status', 'activeForm', 'owner', 'metadata'] as const) {
+        changes.set(task, field, file[field]);
+      }
+      // The file's layout: kept with the task, written when the task is (an unchanged task keeps the one it has).
+      task.fileKeyTail = file.fileKeyTail;
+      if (file.status === 'deleted') changes.kind(task.id, 'deleted');
+      idOf.set(file.id, task.id);
+      existed.push(task.id);
+    }
+    const folder = new Set(idOf.values());
+    const wanted = parsed.edges.map((e) => ({ blockerId: idOf.get(e.blockerId) as string, blockedId: idOf.get(e.blockedId) as string }));
+    const key = (e: TaskEdge) => `${e.blockerId}\n${e.blockedId}`;
+    const keep = new Set(wanted.map(key));
+    // Edges among the folder's tasks are the files' (edges to other tasks of the list stay); a deleted task has none.
+    for (const edge of existed.length ? await repos.tasks.edgesOf(list.id, existed) : []) {
+      const ends = [edge.blockerId, edge.blockedId];
+      const gone = ends.some((id) => parsed.tasks.some((t) => t.status === 'deleted' && idOf.get(t.id) === id));
+      if (gone || (ends.every((id) => folder.has(id)) && !keep.has(key(edge)))) await changes.removeEdge(edge.blockerId, edge.blockedId);
+    }
+    for (const edge of wanted) await changes.addEdge(edge.blockerId, edge.blockedId);
+    await repos.tasks.raiseTaskSeq(list.id, topNumber(parsed));
+    return Object.fromEntries(idOf);
+  });
+  return { listName, imported: parsed.tasks.length, ids: written.result };
+}
 
 /** The change record of each imported task (its fields from nothing, its edges), numbered from `firstChange`. */
 function importChanges(
@@ -96,13 +168,14 @@ async function inShortTransactions<T>(
 
 /**
  * Imports a batch of task files into a list, all or nothing: sisyphus ids are kept (refused when one is taken in the
- * list; ids are scoped to their list), claude ids become new T-… ids; edges are kept. Each task is recorded as one
- * 'imported' change.
+ * list; ids are scoped to their list); a Claude Code task `n` becomes the list's `#n` (its number kept, so an export
+ * writes it back as `n`), and a folder whose numbers the list already has updates those tasks in place instead
+ * (`importInPlace`); edges are kept. Each task is recorded as one 'imported' change.
  *
  * The files are parsed and checked first (known edges, no self edge, no cycle, none to a deleted task). The rows are
  * then written into a hidden staging list in short transactions of a few hundred rows — other writes take the writer
- * in between — and one last short transaction moves them into the list (counters reserved, seqs shifted if tasks were
- * created meanwhile). Nothing is visible before that move; a failure removes the staging list.
+ * in between — and one last short transaction moves them into the list (counters reserved, sisyphus seqs shifted if
+ * tasks were created meanwhile). Nothing is visible before that move; a failure removes the staging list.
  */
 export async function importTasks(
   deps: Deps,
@@ -113,7 +186,9 @@ export async function importTasks(
   const parsed = await parseTaskFilesInSlices(input.format, input.files, deps.pause ?? (async () => {}));
   const listName = input.listName ?? DEFAULT_LIST;
   const thread = actor.sessionId ?? `import:${actor.keyId}`;
-  const ids = new Map(parsed.tasks.map((task) => [task.id, input.format === 'sisyphus' ? task.id : `T-${deps.ids.uuid()}`]));
+  const numbered = input.format === 'claude';
+  const numbers = numbered ? parsed.tasks.map((task) => Number(task.id)) : [];
+  const ids = new Map(parsed.tasks.map((task) => [task.id, numbered ? `T-${deps.ids.uuid()}` : task.id]));
   const newIds = [...ids.values()];
   const edges = parsed.edges.map((e) => ({ blockerId: ids.get(e.blockerId) as string, blockedId: ids.get(e.blockedId) as string }));
   const edgesOf = new Map<string, TaskEdge[]>();
@@ -138,14 +213,17 @@ export async function importTasks(
       const [first] = await repos.tasks.takenIds(list.id, newIds);
       if (first !== undefined) throw taken(first);
     }
+    // The folder imported again: its tasks are updated in place, not staged.
+    if (list && numbered && (await repos.tasks.takenSeqs(list.id, numbers)).length) return null;
     await repos.tasks.createStagingList(staging);
     return (list ? await repos.tasks.taskSeqOf(list.id) : 0) + 1;
   });
+  if (expectedSeq === null) return importInPlace(deps, actor, listName, parsed, thread);
 
   const records: TaskRecord[] = parsed.tasks.map((task, i) => ({
     id: ids.get(task.id) as string,
     listId: staging.id,
-    seq: expectedSeq + i,
+    seq: numbered ? Number(task.id) : expectedSeq + i,
     subject: task.subject,
     description: task.description,
     status: task.status,
@@ -153,6 +231,9 @@ export async function importTasks(
     owner: task.owner,
     metadata: task.metadata,
     threadId: task.threadId ?? thread,
+    repoUrl: task.repoUrl,
+    parentId: task.parentId,
+    fileKeyTail: task.fileKeyTail,
     version: 1,
     createdAt: now,
     updatedAt: now,
@@ -182,7 +263,7 @@ export async function importTasks(
         if (!list) {
           madeList = true;
           // A new list: the staging list becomes it, as staged (its tasks #1…#n, its changes 1…n); no row moves.
-          await repos.tasks.promoteStaging(staging.id, listName, records.length);
+          await repos.tasks.promoteStaging(staging.id, listName, records.length, numbered ? topNumber(parsed) : records.length);
           return eventsOf(
             actor.workspaceId,
             listName,
@@ -194,7 +275,13 @@ export async function importTasks(
           const [first] = await repos.tasks.takenIds(list.id, newIds);
           if (first !== undefined) throw taken(first);
         }
-        const firstSeq = await repos.tasks.reserveTaskSeqs(list.id, records.length);
+        if (numbered) {
+          // Claude Code's numbers are kept: none may have been taken meanwhile, and none is given out again.
+          const [first] = await repos.tasks.takenSeqs(list.id, numbers);
+          if (first !== undefined) throw numberTaken(first, listName);
+          await repos.tasks.raiseTaskSeq(list.id, topNumber(parsed));
+        }
+        const firstSeq = numbered ? expectedSeq : await repos.tasks.reserveTaskSeqs(list.id, records.length);
         const firstChange = await repos.tasks.reserveChangeSeqs(list.id, records.length);
         const taskShift = firstSeq - expectedSeq;
         let changes: TaskChangeRecord[];
@@ -225,11 +312,14 @@ export async function importTasks(
   return { listName, imported: parsed.tasks.length, ids: Object.fromEntries(ids) };
 }
 
-/** Every task of the list (deleted included) with its edges, as files of `format`; none when the list does not exist. */
+/**
+ * Every task of the list with its edges, as files of `format` (sisyphus: deleted ones included; claude: live ones and
+ * the `.highwatermark`); none when the list does not exist.
+ */
 export async function exportTasks(deps: Deps, actor: Actor, input: { listName?: string | undefined; format: TaskFileFormat }) {
   const listName = input.listName ?? DEFAULT_LIST;
   const list = await deps.store.tasks.findList(actor.workspaceId, listName);
   if (!list) return { listName, files: [] };
   const { tasks, edges } = await deps.store.tasks.graph(list.id, taskStatuses);
-  return { listName, files: renderTaskFiles(input.format, tasks, edges) };
+  return { listName, files: renderTaskFiles(input.format, tasks, edges, await deps.store.tasks.taskSeqOf(list.id)) };
 }
