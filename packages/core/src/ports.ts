@@ -126,6 +126,8 @@ export interface TaskRepository {
   promoteStaging(stagingId: string, name: string, count: number, taskSeq?: number): Promise<void>;
   /** Raises the list's task counter to `atLeast` when it is lower (numbers an import kept are never given out again). */
   raiseTaskSeq(listId: string, atLeast: number): Promise<void>;
+  /** Puts the list's task counter back to `value` if it is still `expected` (an import that raised it failed). */
+  resetTaskSeq(listId: string, expected: number, value: number): Promise<void>;
   /** Which of these creation numbers (`#n`) name a task of the list (one read for a whole import). */
   takenSeqs(listId: string, seqs: readonly number[]): Promise<number[]>;
   /** Removes the change records of a staging list (they are written again, with other seqs, into the real list). */

@@ -204,6 +204,8 @@ export async function importTasks(
     name: `:import:${deps.ids.uuid()}`,
     createdAt: now,
   };
+  /** The task counter an import of Claude Code numbers raised, to put back if the import fails. */
+  let raised: { listId: string; from: number; to: number } | null = null;
   const expectedSeq = await deps.store.transaction(async (repos) => {
     await repos.tasks.dropAbandonedStaging(actor.workspaceId, new Date(now.getTime() - ABANDONED_MS));
     // One import per workspace at a time, whichever process or replica runs it: the caller waits and tries again.
@@ -213,8 +215,16 @@ export async function importTasks(
       const [first] = await repos.tasks.takenIds(list.id, newIds);
       if (first !== undefined) throw taken(first);
     }
-    // The folder imported again: its tasks are updated in place, not staged.
-    if (list && numbered && (await repos.tasks.takenSeqs(list.id, numbers)).length) return null;
+    if (list && numbered) {
+      // The folder imported again: its tasks are updated in place, not staged.
+      if ((await repos.tasks.takenSeqs(list.id, numbers)).length) return null;
+      // Its numbers are the import's from now on: a task created meanwhile is numbered after them.
+      const from = await repos.tasks.taskSeqOf(list.id);
+      if (from < topNumber(parsed)) {
+        await repos.tasks.raiseTaskSeq(list.id, topNumber(parsed));
+        raised = { listId: list.id, from, to: topNumber(parsed) };
+      }
+    }
     await repos.tasks.createStagingList(staging);
     return (list ? await repos.tasks.taskSeqOf(list.id) : 0) + 1;
   });
@@ -306,7 +316,13 @@ export async function importTasks(
     });
     for (const event of events) deps.events.publish(event);
   } catch (error) {
-    await deps.store.transaction((repos) => repos.tasks.dropStaged(staging.id)).catch(() => undefined);
+    await deps.store
+      .transaction(async (repos) => {
+        await repos.tasks.dropStaged(staging.id);
+        // Numbers reserved for the import go back unless a task took one meanwhile.
+        if (raised) await repos.tasks.resetTaskSeq(raised.listId, raised.to, raised.from);
+      })
+      .catch(() => undefined);
     throw error;
   }
   return { listName, imported: parsed.tasks.length, ids: Object.fromEntries(ids) };

@@ -448,6 +448,10 @@ export class MemoryStore implements Store {
           const row = state().taskLists.get(listId);
           if (row && row.taskSeq < atLeast) row.taskSeq = atLeast;
         }),
+        resetTaskSeq: hooked('tasks.resetTaskSeq', async (listId: string, expected: number, value: number) => {
+          const row = state().taskLists.get(listId);
+          if (row && row.taskSeq === expected) row.taskSeq = value;
+        }),
         takenSeqs: hooked('tasks.takenSeqs', async (listId: string, seqs: readonly number[]) =>
           [...state().tasks.values()]
             .filter((t) => t.listId === listId && seqs.includes(t.seq))

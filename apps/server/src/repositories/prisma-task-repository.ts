@@ -172,6 +172,9 @@ export function prismaTaskRepository(db: Tx, state: TaskRepositoryState, afterCo
     async raiseTaskSeq(listId, atLeast) {
       await db.taskList.updateMany({ where: { id: listId, taskSeq: { lt: atLeast } }, data: { taskSeq: atLeast } });
     },
+    async resetTaskSeq(listId, expected, value) {
+      await db.taskList.updateMany({ where: { id: listId, taskSeq: expected }, data: { taskSeq: value } });
+    },
     takenSeqs: async (listId, seqs) => {
       const rows: { seq: number }[] = [];
       for (let i = 0; i < seqs.length; i += CHUNK) {
