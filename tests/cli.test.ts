@@ -41,8 +41,8 @@ describe('agent-tasks --help', () => {
     [['migrate', 'check'], 'Usage: agent-tasks migrate check [options]'],
     [['hook'], 'Usage: agent-tasks hook [options] [command]'],
     [['hook', 'claude-code'], 'Usage: agent-tasks hook claude-code [options]'],
-    [['tasks'], 'usage: agent-tasks tasks import|export --format claude|sisyphus --dir <folder>'],
-    [['tasks'], 'agent-tasks tasks mirror --dir <folder>'],
+    [['tasks'], 'usage: agent-tasks tasks import|export --format claude|sisyphus [--dir <folder>]'],
+    [['tasks'], 'agent-tasks tasks mirror [--dir <folder>]'],
     [['mcp'], 'Usage: agent-tasks mcp [options]'],
   ])('%j --help prints its usage and exits 0', async (args, usage) => {
     const ran = await agentTasks([...args, '--help']);
