@@ -106,7 +106,7 @@ describe('a Claude Code task folder round-trips exactly', () => {
     expect(files.find((f) => f.name === '.highwatermark')?.content).toBe('3');
   });
 
-  it("a task deleted here is a removed file, its number stripped from the others' edges, never \"deleted\"", async () => {
+  it('a task deleted here is a removed file, its number stripped from the others\' edges, never "deleted"', async () => {
     const s = await sessionClient(server);
     const source = copyOfFixture();
     const listName = freshList();

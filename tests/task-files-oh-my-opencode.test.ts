@@ -113,7 +113,9 @@ describe("oh-my-opencode's task fields", () => {
     expect((await s.client.tasks.list({ listName, status: ['in_progress'] })).tasks.map((t) => t.id)).toEqual([b.id]);
 
     const dispatch = createDispatcher(agentTools(s.client));
-    expect(await dispatch({ name: 'TaskList', arguments: { listName, status: 'pending' } })).toMatch(/^#1 \[pending\] Waiting +blockedBy: \[\]$/);
+    expect(await dispatch({ name: 'TaskList', arguments: { listName, status: 'pending' } })).toMatch(
+      /^#1 \[pending\] Waiting +blockedBy: \[\]$/,
+    );
     const mcp = new Client({ name: 'omo-tests', version: '1.0.0' });
     await mcp.connect(
       new StreamableHTTPClientTransport(new URL(`${server.url}/mcp`), { requestInit: { headers: { authorization: `Bearer ${s.token}` } } }),
@@ -149,19 +151,28 @@ function homeWithConfigs(user: string | null, project: string | null) {
 
 describe("oh-my-opencode's task folder, found as it finds it", () => {
   it('<opencode config>/tasks/<list id>: ULTRAWORK_TASK_LIST_ID, then CLAUDE_CODE_TASK_LIST_ID, then task_list_id, then the folder name', () => {
-    const { home, cwd } = homeWithConfigs('{\n  // user settings\n  "sisyphus": { "tasks": { "task_list_id": "team board", }, },\n}\n', null);
+    const { home, cwd } = homeWithConfigs(
+      '{\n  // user settings\n  "sisyphus": { "tasks": { "task_list_id": "team board", }, },\n}\n',
+      null,
+    );
     const config = path.join(home, '.config', 'opencode');
     const env = { HOME: home };
     expect(opencodeTaskFolder({ env, cwd })).toBe(path.join(config, 'tasks', 'team-board'));
-    expect(opencodeTaskFolder({ env: { ...env, CLAUDE_CODE_TASK_LIST_ID: 'team.alpha' }, cwd })).toBe(path.join(config, 'tasks', 'team-alpha'));
+    expect(opencodeTaskFolder({ env: { ...env, CLAUDE_CODE_TASK_LIST_ID: 'team.alpha' }, cwd })).toBe(
+      path.join(config, 'tasks', 'team-alpha'),
+    );
     expect(opencodeTaskFolder({ env: { ...env, CLAUDE_CODE_TASK_LIST_ID: 'cc', ULTRAWORK_TASK_LIST_ID: ' ulw ' }, cwd })).toBe(
       path.join(config, 'tasks', 'ulw'),
     );
     const bare = homeWithConfigs(null, null);
-    expect(opencodeTaskFolder({ env: { HOME: bare.home }, cwd: bare.cwd })).toBe(path.join(bare.home, '.config', 'opencode', 'tasks', 'shop'));
+    expect(opencodeTaskFolder({ env: { HOME: bare.home }, cwd: bare.cwd })).toBe(
+      path.join(bare.home, '.config', 'opencode', 'tasks', 'shop'),
+    );
     // The opencode config folder: OPENCODE_CONFIG_DIR, else XDG_CONFIG_HOME/opencode.
     const xdg = tempDir();
-    expect(opencodeTaskFolder({ env: { HOME: bare.home, XDG_CONFIG_HOME: xdg }, cwd: bare.cwd })).toBe(path.join(xdg, 'opencode', 'tasks', 'shop'));
+    expect(opencodeTaskFolder({ env: { HOME: bare.home, XDG_CONFIG_HOME: xdg }, cwd: bare.cwd })).toBe(
+      path.join(xdg, 'opencode', 'tasks', 'shop'),
+    );
     const custom = tempDir();
     expect(opencodeTaskFolder({ env: { HOME: bare.home, XDG_CONFIG_HOME: xdg, OPENCODE_CONFIG_DIR: custom }, cwd: bare.cwd })).toBe(
       path.join(custom, 'tasks', 'shop'),
@@ -176,7 +187,10 @@ describe("oh-my-opencode's task folder, found as it finds it", () => {
     expect(opencodeTaskFolder({ env: { HOME: home }, cwd })).toBe(path.join(cwd, '.sisyphus', 'tasks'));
     const absolute = homeWithConfigs(null, '{ "[opencode]": { "sisyphus": { "tasks": { "storage_path": "/srv/tasks" } } } }');
     expect(opencodeTaskFolder({ env: { HOME: absolute.home }, cwd: absolute.cwd })).toBe('/srv/tasks');
-    const listOnly = homeWithConfigs('{ "sisyphus": { "tasks": { "storage_path": "ignored" } } }', '{ "sisyphus": { "tasks": { "task_list_id": "p" } } }');
+    const listOnly = homeWithConfigs(
+      '{ "sisyphus": { "tasks": { "storage_path": "ignored" } } }',
+      '{ "sisyphus": { "tasks": { "task_list_id": "p" } } }',
+    );
     // A section replaces the one before it whole, as oh-my-opencode merges its configs.
     expect(opencodeTaskFolder({ env: { HOME: listOnly.home }, cwd: listOnly.cwd })).toBe(
       path.join(listOnly.home, '.config', 'opencode', 'tasks', 'p'),
@@ -195,15 +209,24 @@ describe("oh-my-opencode's task folder, found as it finds it", () => {
     expect([code, out]).toEqual([0, [`Imported 3 tasks into list "${listName}" from ${folder}.`]]);
 
     const mirrored = path.join(home, '.config', 'opencode', 'tasks', 'mirror-list');
-    const child = spawn(process.execPath, [...sourceNodeArgs, path.join(repoRoot, 'packages/sdk/bin/agent-tasks-files.js'), 'mirror', '--list', listName], {
-      cwd,
-      env: { ...process.env, OPENCODE_CONFIG_DIR: '', XDG_CONFIG_HOME: '', ...env, ULTRAWORK_TASK_LIST_ID: 'mirror-list' },
-      stdio: 'ignore',
-    });
+    const child = spawn(
+      process.execPath,
+      [...sourceNodeArgs, path.join(repoRoot, 'packages/sdk/bin/agent-tasks-files.js'), 'mirror', '--list', listName],
+      {
+        cwd,
+        env: { ...process.env, OPENCODE_CONFIG_DIR: '', XDG_CONFIG_HOME: '', ...env, ULTRAWORK_TASK_LIST_ID: 'mirror-list' },
+        stdio: 'ignore',
+      },
+    );
     started.push(child);
     const names = fixtureFiles()
       .map((f) => f.name)
       .join();
-    await waitFor('the mirror to write the tasks', async () => existsSync(mirrored) && readdirSync(mirrored).sort().join() === names, 30_000, 50);
+    await waitFor(
+      'the mirror to write the tasks',
+      async () => existsSync(mirrored) && readdirSync(mirrored).sort().join() === names,
+      30_000,
+      50,
+    );
   });
 });

@@ -110,7 +110,9 @@ describe('tasks mirror', () => {
     // edges, D's blockers in each list's own order.
     const claude = async (listName: string) => (await s.client.tasks.export({ listName, format: 'claude' })).files;
     const edgesOf = (files: { content: string }[]) =>
-      files.map((f) => JSON.parse(f.content) as { blocks: string[]; blockedBy: string[] }).map((t) => [[...t.blocks].sort(), [...t.blockedBy].sort()]);
+      files
+        .map((f) => JSON.parse(f.content) as { blocks: string[]; blockedBy: string[] })
+        .map((t) => [[...t.blocks].sort(), [...t.blockedBy].sort()]);
     const [first, second] = [await claude('export-one'), await claude('export-two')];
     expect(first.map((f) => f.name)).toEqual(second.map((f) => f.name));
     expect(edgesOf(first)).toEqual(edgesOf(second));

@@ -35,11 +35,10 @@ export interface TaskFile {
  * One task read from a file: the fields a task record keeps of it; `id` is the file's own id (a sisyphus T-… id, or a
  * Claude Code number, which becomes the task's `#n` in its list).
  */
-export interface ParsedTask
-  extends Pick<
-    TaskRecord,
-    'id' | 'subject' | 'description' | 'status' | 'activeForm' | 'owner' | 'metadata' | 'repoUrl' | 'parentId' | 'fileKeyTail'
-  > {
+export interface ParsedTask extends Pick<
+  TaskRecord,
+  'id' | 'subject' | 'description' | 'status' | 'activeForm' | 'owner' | 'metadata' | 'repoUrl' | 'parentId' | 'fileKeyTail'
+> {
   /** The file it came from, to name in refusals. */
   file: string;
   /** The file's threadID, when it has one. */

@@ -140,7 +140,11 @@ describe('parseTaskFiles: sisyphus', () => {
   });
 
   it('orders edges blockers first, whatever order the files name them in', () => {
-    const parsed = parseTaskFiles('sisyphus', [sisyphus('T-1', { blockedBy: ['T-2'] }), sisyphus('T-2', { blockedBy: ['T-3'] }), sisyphus('T-3')]);
+    const parsed = parseTaskFiles('sisyphus', [
+      sisyphus('T-1', { blockedBy: ['T-2'] }),
+      sisyphus('T-2', { blockedBy: ['T-3'] }),
+      sisyphus('T-3'),
+    ]);
     expect(parsed.edges).toEqual([
       { blockerId: 'T-3', blockedId: 'T-2' },
       { blockerId: 'T-2', blockedId: 'T-1' },
@@ -310,7 +314,7 @@ describe('renderTaskFiles', () => {
   ];
   const edges: TaskEdge[] = [{ blockerId: 'T-a', blockedId: 'T-b' }];
 
-  it("writes each live task as Claude Code does: <#n>.json, edges by number, its layout, no newline; .highwatermark", () => {
+  it('writes each live task as Claude Code does: <#n>.json, edges by number, its layout, no newline; .highwatermark', () => {
     const files = renderTaskFiles('claude', tasks, edges, 3);
     // #3 is deleted: no file, and 3 is the highest number without a live task.
     expect(files.map((f) => f.name)).toEqual(['1.json', '2.json', '.highwatermark']);
@@ -332,11 +336,23 @@ describe('renderTaskFiles', () => {
       ),
     );
     expect(files[1]?.content).toBe(
-      JSON.stringify({ id: '2', subject: 'Test', description: 'all of them', status: 'in_progress', blocks: [], blockedBy: ['1'] }, null, 2),
+      JSON.stringify(
+        { id: '2', subject: 'Test', description: 'all of them', status: 'in_progress', blocks: [], blockedBy: ['1'] },
+        null,
+        2,
+      ),
     );
     expect(files[2]?.content).toBe('3');
     const appended = renderTaskFiles('claude', [record('T-a', 4, { owner: 'bob', fileKeyTail: 'owner' })], [], 4);
-    expect(Object.keys(JSON.parse(appended[0]?.content ?? ''))).toEqual(['id', 'subject', 'description', 'status', 'blocks', 'blockedBy', 'owner']);
+    expect(Object.keys(JSON.parse(appended[0]?.content ?? ''))).toEqual([
+      'id',
+      'subject',
+      'description',
+      'status',
+      'blocks',
+      'blockedBy',
+      'owner',
+    ]);
     expect(appended.map((f) => [f.name, f.content.slice(-1)])).toEqual([
       ['4.json', '}'],
       ['.highwatermark', '3'],

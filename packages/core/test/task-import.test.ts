@@ -85,7 +85,7 @@ describe('a large import', () => {
     }
   });
 
-  it('Claude Code numbers are the import\'s from its start: a task created in the list meanwhile is numbered after them', async () => {
+  it("Claude Code numbers are the import's from its start: a task created in the list meanwhile is numbered after them", async () => {
     await importInto('numbered', 2);
     let meanwhile: Promise<{ ref?: string | undefined }> = Promise.resolve({});
     w.store.once('tasks.appendChanges', () => {

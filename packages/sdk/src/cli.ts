@@ -32,7 +32,7 @@ const usageOf = (command: string) =>
     `usage: ${command} import|export --format claude|sisyphus [--dir <folder>] [--list <name>] [--url <url>] [--token <token>]`,
     `       ${command} mirror [--dir <folder>] [--list <name>] [--url <url>] [--token <token>]`,
     '  import            reads every *.json task file of <folder> into the list, all or nothing (claude: and its',
-    "                    .highwatermark; a folder imported before updates the same tasks)",
+    '                    .highwatermark; a folder imported before updates the same tasks)',
     "  export            writes the list's tasks as task files into <folder> (sisyphus: deleted ones included;",
     "                    claude: as Claude Code writes them, a deleted task's file removed, and .highwatermark)",
     '  mirror            keeps <folder> in step with the list (one sisyphus file per task) until interrupted',
@@ -104,7 +104,8 @@ async function run(argv: string[], usage: string, env: Record<string, string | u
   if (format === 'claude') {
     // A deleted task is a removed file, as Claude Code deletes it (its other files are left alone).
     const keep = new Set(result.files.map((f) => f.name));
-    for (const name of await readdir(dir)) if (CLAUDE_TASK_FILE.test(name) && !keep.has(name)) await rm(path.join(dir, name), { force: true });
+    for (const name of await readdir(dir))
+      if (CLAUDE_TASK_FILE.test(name) && !keep.has(name)) await rm(path.join(dir, name), { force: true });
   }
   return `Exported ${plural(result.files.filter((f) => f.name !== HIGH_WATERMARK).length)} from list "${result.listName}" to ${dir}.`;
 }

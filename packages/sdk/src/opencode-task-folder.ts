@@ -119,19 +119,16 @@ export function sisyphusTasksConfig(context: FolderContext): SisyphusTasksConfig
     .filter((c): c is Record<string, unknown> => c !== null);
   const { env } = context;
   const profile =
-    trimmed(env.OMO_PROFILE) ?? trimmed(env.OCX_PROFILE) ?? /(?:^|[\\/])profiles[\\/]([^\\/]+)[\\/]*$/.exec(env.OPENCODE_CONFIG_DIR ?? '')?.[1];
+    trimmed(env.OMO_PROFILE) ??
+    trimmed(env.OCX_PROFILE) ??
+    /(?:^|[\\/])profiles[\\/]([^\\/]+)[\\/]*$/.exec(env.OPENCODE_CONFIG_DIR ?? '')?.[1];
   const block = (c: Record<string, unknown>) => (isRecord(c['[opencode]']) ? c['[opencode]'] : {});
   const profileOf = (c: Record<string, unknown>) => {
     const profiles = c.profiles;
     const chosen = profile !== undefined && isRecord(profiles) ? profiles[profile] : undefined;
     return isRecord(chosen) ? chosen : {};
   };
-  const views = [
-    ...layers,
-    ...layers.map(block),
-    ...layers.map((c) => profileOf(c)),
-    ...layers.map((c) => block(profileOf(c))),
-  ];
+  const views = [...layers, ...layers.map(block), ...layers.map((c) => profileOf(c)), ...layers.map((c) => block(profileOf(c)))];
   let found: SisyphusTasksConfig = {};
   for (const view of views) found = sisyphusOf(view) ?? found;
   return found;
