@@ -221,36 +221,66 @@ function readHighWatermark(file: TaskFile): number {
 
 /**
  * The edges in the order Claude Code added them: each task's `blocks` and `blockedBy` list them in the order they
- * were added, so any order that keeps every list's order is that order (ties: first seen, by task number).
+ * were added, so any order that keeps every list's order is that order (ties: first seen, by task number). Lists that
+ * contradict each other (not written by Claude Code) are settled by taking the first edge left.
  */
 function claudeEdgeOrder(ordered: readonly ReadTask[], edges: Map<string, TaskEdge>): TaskEdge[] {
   const keys = [...edges.keys()];
-  const after = new Map(keys.map((k) => [k, new Set<string>()]));
-  const waits = new Map(keys.map((k) => [k, 0]));
+  const index = new Map(keys.map((k, i) => [k, i]));
+  const after: number[][] = keys.map(() => []);
+  const waits = keys.map(() => 0);
   const keyOf = (blockerId: string, blockedId: string) => `${blockerId}\n${blockedId}`;
   for (const task of ordered) {
     for (const list of [task.blocks.map((id) => keyOf(task.id, id)), task.blockedBy.map((id) => keyOf(id, task.id))]) {
-      const known = [...new Set(list)].filter((k) => edges.has(k));
+      const known = [...new Set(list)].flatMap((k) => (index.has(k) ? [index.get(k) as number] : []));
       for (let i = 1; i < known.length; i++) {
-        const [a, b] = [known[i - 1] as string, known[i] as string];
-        const next = after.get(a) as Set<string>;
-        if (!next.has(b)) {
-          next.add(b);
-          waits.set(b, (waits.get(b) ?? 0) + 1);
-        }
+        (after[known[i - 1] as number] as number[]).push(known[i] as number);
+        waits[known[i] as number] = (waits[known[i] as number] as number) + 1;
       }
     }
   }
-  const done = new Set<string>();
+  // Kahn's order, the ready edge seen first going first (a binary heap of positions).
+  const heap: number[] = [];
+  const push = (n: number) => {
+    heap.push(n);
+    for (let i = heap.length - 1; i > 0; ) {
+      const up = (i - 1) >> 1;
+      if ((heap[up] as number) <= n) break;
+      [heap[up], heap[i]] = [n, heap[up] as number];
+      i = up;
+    }
+  };
+  const pop = () => {
+    const top = heap[0] as number;
+    const last = heap.pop() as number;
+    if (heap.length) {
+      heap[0] = last;
+      for (let i = 0; ; ) {
+        const [l, r] = [2 * i + 1, 2 * i + 2];
+        let m = i;
+        if (l < heap.length && (heap[l] as number) < (heap[m] as number)) m = l;
+        if (r < heap.length && (heap[r] as number) < (heap[m] as number)) m = r;
+        if (m === i) break;
+        [heap[i], heap[m]] = [heap[m] as number, heap[i] as number];
+        i = m;
+      }
+    }
+    return top;
+  };
+  for (const [i, n] of waits.entries()) if (n === 0) push(i);
+  const done = keys.map(() => false);
   const out: TaskEdge[] = [];
+  let first = 0;
   while (out.length < keys.length) {
-    // The first edge (in first-seen order) waiting on nothing; lists that contradict each other (not written by
-    // Claude Code) are settled by taking the first edge left.
-    const next = keys.find((k) => !done.has(k) && waits.get(k) === 0) ?? keys.find((k) => !done.has(k));
-    if (next === undefined) break;
-    done.add(next);
-    out.push(edges.get(next) as TaskEdge);
-    for (const k of after.get(next) ?? []) waits.set(k, (waits.get(k) ?? 0) - 1);
+    while (done[first]) first++;
+    const next = heap.length ? pop() : first;
+    if (done[next]) continue;
+    done[next] = true;
+    out.push(edges.get(keys[next] as string) as TaskEdge);
+    for (const k of after[next] as number[]) {
+      waits[k] = (waits[k] as number) - 1;
+      if (waits[k] === 0 && !done[k]) push(k);
+    }
   }
   return out;
 }
