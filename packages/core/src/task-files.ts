@@ -243,7 +243,7 @@ function claudeEdgeOrder(ordered: readonly ReadTask[], edges: Map<string, TaskEd
   const heap: number[] = [];
   const push = (n: number) => {
     heap.push(n);
-    for (let i = heap.length - 1; i > 0; ) {
+    for (let i = heap.length - 1; i > 0;) {
       const up = (i - 1) >> 1;
       if ((heap[up] as number) <= n) break;
       [heap[up], heap[i]] = [n, heap[up] as number];
@@ -255,7 +255,7 @@ function claudeEdgeOrder(ordered: readonly ReadTask[], edges: Map<string, TaskEd
     const last = heap.pop() as number;
     if (heap.length) {
       heap[0] = last;
-      for (let i = 0; ; ) {
+      for (let i = 0; ;) {
         const [l, r] = [2 * i + 1, 2 * i + 2];
         let m = i;
         if (l < heap.length && (heap[l] as number) < (heap[m] as number)) m = l;
