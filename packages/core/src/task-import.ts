@@ -50,14 +50,57 @@ const topNumber = (parsed: ParsedTaskFiles) => Math.max(parsed.highWatermark ?? 
  * and only what changed is recorded (an `imported` change for a new task, `updated` for a changed one). One write.
  */
 async function importInPlace(deps: Deps, actor: Actor, listName: string, parsed: ParsedTaskFiles, thread: string) {
+  const key = (e: TaskEdge) => `${e.blockerId}\n${e.blockedId}`;
+  // Read once, outside any write: the tasks the folder changes (new, other fields, other edges among the folder's
+  // tasks) are the only ones the write touches, so an unchanged folder writes nothing.
+  const found = await deps.store.tasks.findList(actor.workspaceId, listName);
+  const current = found ? await deps.store.tasks.graph(found.id, taskStatuses) : { tasks: [], edges: [] };
+  const bySeq = new Map(current.tasks.map((t) => [t.seq, t]));
+  const known = new Map<string, TaskRecord>();
+  for (const file of parsed.tasks) {
+    const task = bySeq.get(Number(file.id));
+    if (task) known.set(file.id, task);
+  }
+  const deleted = new Set(parsed.tasks.filter((t) => t.status === 'deleted').map((t) => t.id));
+  const idOfFile = (id: string) => known.get(id)?.id ?? `new:${id}`;
+  const folderIds = new Set([...known.values()].map((t) => t.id));
+  const deletedIds = new Set([...deleted].map(idOfFile));
+  const edgeKeys = (edges: readonly TaskEdge[], keepEdge: (e: TaskEdge) => boolean) => {
+    const of = new Map<string, Set<string>>();
+    for (const e of edges.filter(keepEdge))
+      for (const end of [e.blockerId, e.blockedId]) of.set(end, (of.get(end) ?? new Set()).add(key(e)));
+    return of;
+  };
+  const had = edgeKeys(
+    current.edges,
+    (e) => (folderIds.has(e.blockerId) && folderIds.has(e.blockedId)) || deletedIds.has(e.blockerId) || deletedIds.has(e.blockedId),
+  );
+  const wants = edgeKeys(
+    parsed.edges.map((e) => ({ blockerId: idOfFile(e.blockerId), blockedId: idOfFile(e.blockedId) })),
+    () => true,
+  );
+  const sameKeys = (a = new Set<string>(), b = new Set<string>()) => a.size === b.size && [...a].every((k) => b.has(k));
+  const changed = (file: ParsedTaskFiles['tasks'][number]) => {
+    const task = known.get(file.id);
+    if (!task) return true;
+    const fields = ['subject', 'description', 'status', 'activeForm', 'owner', 'metadata', 'fileKeyTail'] as const;
+    return fields.some((f) => JSON.stringify(task[f]) !== JSON.stringify(file[f])) || !sameKeys(had.get(task.id), wants.get(task.id));
+  };
+  const touched = parsed.tasks.filter(changed);
+  const ids = () => Object.fromEntries(parsed.tasks.map((t) => [t.id, idOfFile(t.id)]));
+  if (touched.length === 0 && found) {
+    await deps.store.transaction((repos) => repos.tasks.raiseTaskSeq(found.id, topNumber(parsed)));
+    return { listName, imported: parsed.tasks.length, ids: ids() };
+  }
+
   const written = await writeTasks(deps, actor, listName, true, async (changes, repos) => {
     const list = changes.list;
-    const idOf = new Map<string, string>();
+    const idOf = new Map(parsed.tasks.flatMap((t) => (known.has(t.id) ? [[t.id, known.get(t.id)?.id as string] as const] : [])));
     const existed: string[] = [];
     const now = deps.clock.now();
-    for (const file of parsed.tasks) {
-      const found = await repos.tasks.idOfSeq(list.id, Number(file.id));
-      if (found === null) {
+    for (const file of touched) {
+      const id = await repos.tasks.idOfSeq(list.id, Number(file.id));
+      if (id === null) {
         const task: TaskRecord = {
           id: `T-${deps.ids.uuid()}`,
           listId: list.id,
@@ -80,7 +123,7 @@ async function importInPlace(deps: Deps, actor: Actor, listName: string, parsed:
         idOf.set(file.id, task.id);
         continue;
       }
-      const task = await changes.task(found);
+      const task = await changes.task(id);
       for (const field of ['subject', 'description', 'status', 'activeForm', 'owner', 'metadata'] as const) {
         changes.set(task, field, file[field]);
       }
@@ -91,14 +134,18 @@ async function importInPlace(deps: Deps, actor: Actor, listName: string, parsed:
       existed.push(task.id);
     }
     const folder = new Set(idOf.values());
-    const wanted = parsed.edges.map((e) => ({ blockerId: idOf.get(e.blockerId) as string, blockedId: idOf.get(e.blockedId) as string }));
-    const key = (e: TaskEdge) => `${e.blockerId}\n${e.blockedId}`;
+    const gone = new Set([...deleted].map((id) => idOf.get(id)));
+    const mine = new Set(touched.map((t) => idOf.get(t.id)));
+    const wanted = parsed.edges
+      .map((e) => ({ blockerId: idOf.get(e.blockerId) as string, blockedId: idOf.get(e.blockedId) as string }))
+      .filter((e) => mine.has(e.blockerId) || mine.has(e.blockedId));
     const keep = new Set(wanted.map(key));
     // Edges among the folder's tasks are the files' (edges to other tasks of the list stay); a deleted task has none.
     for (const edge of existed.length ? await repos.tasks.edgesOf(list.id, existed) : []) {
       const ends = [edge.blockerId, edge.blockedId];
-      const gone = ends.some((id) => parsed.tasks.some((t) => t.status === 'deleted' && idOf.get(t.id) === id));
-      if (gone || (ends.every((id) => folder.has(id)) && !keep.has(key(edge)))) await changes.removeEdge(edge.blockerId, edge.blockedId);
+      if (ends.some((id) => gone.has(id)) || (ends.every((id) => folder.has(id)) && !keep.has(key(edge)))) {
+        await changes.removeEdge(edge.blockerId, edge.blockedId);
+      }
     }
     for (const edge of wanted) await changes.addEdge(edge.blockerId, edge.blockedId);
     await repos.tasks.raiseTaskSeq(list.id, topNumber(parsed));
