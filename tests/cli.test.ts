@@ -45,8 +45,8 @@ describe('agent-tasks --help', () => {
     [['hook', 'gemini'], 'Usage: agent-tasks hook gemini [options]'],
     [['hook', 'install'], 'Usage: agent-tasks hook install [options] <runtime>'],
     [['hook', 'uninstall'], 'Usage: agent-tasks hook uninstall [options] <runtime>'],
-    [['tasks'], 'usage: agent-tasks tasks import|export --format claude|sisyphus --dir <folder>'],
-    [['tasks'], 'agent-tasks tasks mirror --dir <folder>'],
+    [['tasks'], 'usage: agent-tasks tasks import|export --format claude|sisyphus [--dir <folder>]'],
+    [['tasks'], 'agent-tasks tasks mirror [--dir <folder>]'],
     [['mcp'], 'Usage: agent-tasks mcp [options]'],
   ])('%j --help prints its usage and exits 0', async (args, usage) => {
     const ran = await agentTasks([...args, '--help']);

@@ -79,7 +79,10 @@ describe('refusals name the item and the fix', () => {
     const s = await sessionClient(server);
     const list = taskTools(s.client).find((t) => t.name === 'TaskList');
     const cases: [Record<string, unknown>, string][] = [
-      [{ status: 'completed' }, 'Error: invalid input: `status` must be an array (got "completed").'],
+      [
+        { status: true },
+        'Error: invalid input: `status` must be one of pending, in_progress, completed, deleted, or a list of them (got true).',
+      ],
       [{ readyOnly: 'yes' }, 'Error: invalid input: `readyOnly` must be true or false (got "yes").'],
       [{ includeCompleted: 1 }, 'Error: invalid input: `includeCompleted` must be true or false (got 1).'],
       [{ limit: 'ten' }, 'Error: invalid input: `limit` must be a number (got "ten").'],

@@ -299,7 +299,7 @@ describe('installed with npm in a project outside the workspace', () => {
   it('runs `npx agent-tasks-files --help` and refuses an unknown flag', async () => {
     const help = await run('npx', ['--no', '--', 'agent-tasks-files', '--help'], { cwd: project });
     expect(help).toMatchObject({ code: 0, stderr: '' });
-    expect(help.stdout).toMatch(/^usage: agent-tasks-files import\|export --format claude\|sisyphus --dir <folder>/);
+    expect(help.stdout).toMatch(/^usage: agent-tasks-files import\|export --format claude\|sisyphus \[--dir <folder>\]/);
     const bogus = await run('npx', ['--no', '--', 'agent-tasks-files', 'export', '--bogus'], { cwd: project });
     expect(bogus).toMatchObject({ code: 1, stdout: '' });
     expect(bogus.stderr).toMatch(/^Error: Unknown option '--bogus'/);

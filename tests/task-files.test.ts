@@ -292,7 +292,7 @@ describe('the CLI', () => {
     expect(exported).toEqual({ code: 0, stdout: `Exported 4 tasks from list "${listName}" to ${target}.\n`, stderr: '' });
     expect(readdirSync(target).sort()).toEqual(['1.json', '2.json', '3.json', '4.json']);
     // Both sides of every edge are written, though the source said 3 → 4 only from 4's side.
-    expect(readFileSync(path.join(target, '3.json'), 'utf8')).toBe(`${JSON.stringify(exportedTask3, null, 2)}\n`);
+    expect(readFileSync(path.join(target, '3.json'), 'utf8')).toBe(JSON.stringify(exportedTask3, null, 2));
     expect(JSON.parse(readFileSync(path.join(target, '4.json'), 'utf8'))).toEqual(JSON.parse(seedExample()[3]?.content ?? ''));
   });
 
@@ -320,7 +320,7 @@ describe('the CLI', () => {
   it('prints its usage for --help and refuses an unknown flag', async () => {
     const help = await cli(['import', '--help'], {});
     expect(help).toMatchObject({ code: 0, stderr: '' });
-    expect(help.stdout).toMatch(/^usage: agent-tasks-files import\|export --format claude\|sisyphus --dir <folder> /);
+    expect(help.stdout).toMatch(/^usage: agent-tasks-files import\|export --format claude\|sisyphus \[--dir <folder>\] /);
     expect(help.stdout).toContain('--list <name>     the task list; default "default"');
     expect(await cli(['export', '--dir', tempDir(), '--bogus'], {})).toEqual({
       code: 1,

@@ -106,8 +106,20 @@ describe('tasks mirror', () => {
     };
     const one = await build('export-one', 'forward');
     const two = await build('export-two', 'backward');
+    // Claude Code's files list edges in the order they were added, as Claude Code writes them: the same files and
+    // edges, D's blockers in each list's own order.
     const claude = async (listName: string) => (await s.client.tasks.export({ listName, format: 'claude' })).files;
-    expect(await claude('export-one')).toEqual(await claude('export-two'));
+    const edgesOf = (files: { content: string }[]) =>
+      files
+        .map((f) => JSON.parse(f.content) as { blocks: string[]; blockedBy: string[] })
+        .map((t) => [[...t.blocks].sort(), [...t.blockedBy].sort()]);
+    const [first, second] = [await claude('export-one'), await claude('export-two')];
+    expect(first.map((f) => f.name)).toEqual(second.map((f) => f.name));
+    expect(edgesOf(first)).toEqual(edgesOf(second));
+    expect([first, second].map((files) => JSON.parse(files[3]?.content ?? '').blockedBy)).toEqual([
+      ['1', '2', '3'],
+      ['3', '2', '1'],
+    ]);
     // sisyphus files keep the ids; with each graph's ids put in the same places, the bytes are the same too
     const sisyphus = async (listName: string, ids: string[]) =>
       (await s.client.tasks.export({ listName, format: 'sisyphus' })).files.map((f) =>

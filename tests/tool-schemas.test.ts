@@ -24,10 +24,10 @@ import { describe, expect, it } from 'vitest';
  */
 const TRIMMED: Record<string, readonly string[]> = {
   todo_write: ['todos.*.content'],
-  TaskCreate: ['listName', 'subject', 'description', 'activeForm', 'owner'],
+  TaskCreate: ['listName', 'subject', 'description', 'activeForm', 'owner', 'repoURL', 'parentID'],
   TaskGet: ['listName'],
   TaskList: ['listName', 'owner'],
-  TaskUpdate: ['listName', 'subject', 'description', 'activeForm', 'owner'],
+  TaskUpdate: ['listName', 'subject', 'description', 'activeForm', 'owner', 'repoURL', 'parentID'],
   TaskClaim: ['listName', 'owner'],
   TaskPlan: ['listName'],
   checklist_prepare: ['taskContext.tasks.*.action', 'taskContext.tasks.*.expected_result'],

@@ -120,10 +120,16 @@ export interface TaskRepository {
    */
   publishStaged(stagingId: string, listId: string, shifts: { taskShift: number; changeShift: number }): Promise<void>;
   /**
-   * Turns a staging list into the workspace's new list `name`, its `count` tasks and changes numbered 1…count as
-   * staged: an import into a new list made visible by one row.
+   * Turns a staging list into the workspace's new list `name`, its `count` tasks and changes numbered as staged (its
+   * task counter `taskSeq`, by default `count`): an import into a new list made visible by one row.
    */
-  promoteStaging(stagingId: string, name: string, count: number): Promise<void>;
+  promoteStaging(stagingId: string, name: string, count: number, taskSeq?: number): Promise<void>;
+  /** Raises the list's task counter to `atLeast` when it is lower (numbers an import kept are never given out again). */
+  raiseTaskSeq(listId: string, atLeast: number): Promise<void>;
+  /** Puts the list's task counter back to `value` if it is still `expected` (an import that raised it failed). */
+  resetTaskSeq(listId: string, expected: number, value: number): Promise<void>;
+  /** Which of these creation numbers (`#n`) name a task of the list (one read for a whole import). */
+  takenSeqs(listId: string, seqs: readonly number[]): Promise<number[]>;
   /** Removes the change records of a staging list (they are written again, with other seqs, into the real list). */
   dropStagedChanges(stagingId: string): Promise<void>;
   /** Removes a staging list with its tasks, edges and changes (an import that failed). */

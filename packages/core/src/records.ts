@@ -75,6 +75,14 @@ export interface TaskRecord {
   owner: string | null;
   metadata: Record<string, unknown>;
   threadId: string;
+  /** oh-my-opencode's `repoURL` and `parentID`, kept as given. */
+  repoUrl: string | null;
+  parentId: string | null;
+  /**
+   * The fields a Claude Code task file lists after the others, comma-separated in file order (its updates append a
+   * field the task did not have), so the file is exported as Claude Code wrote it; null for the usual order.
+   */
+  fileKeyTail: string | null;
   version: number;
   createdAt: Date;
   updatedAt: Date;

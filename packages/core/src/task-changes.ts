@@ -16,6 +16,16 @@ export async function resolveRef(repos: Pick<Repositories, 'tasks'>, listId: str
   return (await repos.tasks.idOfSeq(listId, Number(ref.slice(1)))) ?? ref;
 }
 
+/** The name a change record gives a task field (the task shape's name). */
+const shownField = (field: string) => (field === 'repoUrl' ? 'repoURL' : field === 'parentId' ? 'parentID' : field);
+
+/** The fields a new task starts with, as its first change records them (from nothing to its value). */
+export function initialFields(task: TaskRecord): Record<string, { from: unknown; to: unknown }> {
+  const { id, listId, seq, version, createdAt, updatedAt, threadId, fileKeyTail, ...fields } = task;
+  const initial = Object.entries({ ...fields, threadID: threadId }).filter(([, v]) => v !== null);
+  return Object.fromEntries(initial.map(([k, v]) => [shownField(k), { from: null, to: v }]));
+}
+
 export const taskNotFound = (id: string, listName: string) =>
   new DomainError('NOT_FOUND', `Error: task ${id} not found in list "${listName}".`);
 
@@ -64,19 +74,18 @@ export class TaskChanges {
     await this.repos.tasks.insert(task);
     this.tasks.set(task.id, task);
     this.kinds.set(task.id, kind);
-    const { id, listId, seq, version, createdAt, updatedAt, threadId, ...fields } = task;
-    const initial = Object.entries({ ...fields, threadID: threadId }).filter(([, v]) => v !== null);
-    this.fields.set(id, Object.fromEntries(initial.map(([k, v]) => [k, { from: null, to: v }])));
+    this.fields.set(task.id, initialFields(task));
   }
 
-  set<K extends 'subject' | 'description' | 'status' | 'activeForm' | 'owner' | 'metadata'>(
+  set<K extends 'subject' | 'description' | 'status' | 'activeForm' | 'owner' | 'metadata' | 'repoUrl' | 'parentId'>(
     task: TaskRecord,
     field: K,
     value: TaskRecord[K],
   ) {
     if (JSON.stringify(task[field]) === JSON.stringify(value)) return;
     const changes = this.fields.get(task.id) ?? {};
-    changes[field] = { from: field in changes ? changes[field]?.from : task[field], to: value };
+    const name = shownField(field);
+    changes[name] = { from: name in changes ? changes[name]?.from : task[field], to: value };
     this.fields.set(task.id, changes);
     task[field] = value;
   }

@@ -4,10 +4,10 @@ import { type Actor, requireRole } from './actor.ts';
 import { DomainError } from './errors.ts';
 import type { Deps, LiveEvent, Repositories } from './ports.ts';
 import type { TaskChangeRecord, TaskEdge, TaskListRecord, TaskRecord } from './records.ts';
-import { taskTopic } from './task-changes.ts';
+import { initialFields, taskTopic } from './task-changes.ts';
 import { presentChange, presentTask } from './task-present.ts';
-import { type TaskFile, parseTaskFilesInSlices, renderTaskFiles } from './task-files.ts';
-import { DEFAULT_LIST, lostListRace } from './task-service.ts';
+import { type ParsedTaskFiles, type TaskFile, parseTaskFilesInSlices, renderTaskFiles } from './task-files.ts';
+import { DEFAULT_LIST, lostListRace, writeTasks } from './task-service.ts';
 
 /** Another import into the workspace is staging (in this or another process); try again once it is done. */
 export class ImportInProgress extends Error {
@@ -32,19 +32,138 @@ export const importBusy = (retryAfterSeconds: number) =>
     retryAfterSeconds,
   });
 
-export { parseTaskFiles, renderTaskFiles, type ParsedTask, type ParsedTaskFiles, type TaskFile } from './task-files.ts';
-
-/** The fields a new task starts with, as its first change records them (from nothing to its value). */
-function initialFields(task: TaskRecord): Record<string, { from: unknown; to: unknown }> {
-  const { id, listId, seq, version, createdAt, updatedAt, threadId, ...fields } = task;
-  const initial = Object.entries({ ...fields, threadID: threadId }).filter(([, v]) => v !== null);
-  return Object.fromEntries(initial.map(([k, v]) => [k, { from: null, to: v }]));
-}
+export {
+  HIGH_WATERMARK_FILE,
+  highWatermarkOf,
+  parseTaskFiles,
+  renderTaskFiles,
+  type ParsedTask,
+  type ParsedTaskFiles,
+  type TaskFile,
+} from './task-files.ts';
 
 /** Rows per staging transaction: each holds the writer for a few milliseconds, so other writes queue briefly. */
 const STAGE_ROWS = 100;
 
 const taken = (id: string) => new DomainError('INVALID_IMPORT', `Error: invalid import: task ${id} already exists.`);
+const numberTaken = (seq: number, listName: string) =>
+  new DomainError(
+    'INVALID_IMPORT',
+    `Error: invalid import: task #${seq} was created in list "${listName}" while the import ran; import the folder again to update it in place.`,
+  );
+
+/** The highest Claude Code number a folder has used: its tasks' and its `.highwatermark`. */
+const topNumber = (parsed: ParsedTaskFiles) => Math.max(parsed.highWatermark ?? 0, ...parsed.tasks.map((t) => Number(t.id)));
+
+/**
+ * A Claude Code folder imported again into a list that has its numbers: each file's task `n` updates the list's `#n`
+ * in place (its fields and its edges among the folder's tasks, as the file has them), new numbers are created as `#n`,
+ * and only what changed is recorded (an `imported` change for a new task, `updated` for a changed one). One write.
+ */
+async function importInPlace(deps: Deps, actor: Actor, listName: string, parsed: ParsedTaskFiles, thread: string) {
+  const key = (e: TaskEdge) => `${e.blockerId}\n${e.blockedId}`;
+  // Read once, outside any write: the tasks the folder changes (new, other fields, other edges among the folder's
+  // tasks) are the only ones the write touches, so an unchanged folder writes nothing.
+  const found = await deps.store.tasks.findList(actor.workspaceId, listName);
+  const current = found ? await deps.store.tasks.graph(found.id, taskStatuses) : { tasks: [], edges: [] };
+  const bySeq = new Map(current.tasks.map((t) => [t.seq, t]));
+  const known = new Map<string, TaskRecord>();
+  for (const file of parsed.tasks) {
+    const task = bySeq.get(Number(file.id));
+    if (task) known.set(file.id, task);
+  }
+  const deleted = new Set(parsed.tasks.filter((t) => t.status === 'deleted').map((t) => t.id));
+  const idOfFile = (id: string) => known.get(id)?.id ?? `new:${id}`;
+  const folderIds = new Set([...known.values()].map((t) => t.id));
+  const deletedIds = new Set([...deleted].map(idOfFile));
+  const edgeKeys = (edges: readonly TaskEdge[], keepEdge: (e: TaskEdge) => boolean) => {
+    const of = new Map<string, Set<string>>();
+    for (const e of edges.filter(keepEdge))
+      for (const end of [e.blockerId, e.blockedId]) of.set(end, (of.get(end) ?? new Set()).add(key(e)));
+    return of;
+  };
+  const had = edgeKeys(
+    current.edges,
+    (e) => (folderIds.has(e.blockerId) && folderIds.has(e.blockedId)) || deletedIds.has(e.blockerId) || deletedIds.has(e.blockedId),
+  );
+  const wants = edgeKeys(
+    parsed.edges.map((e) => ({ blockerId: idOfFile(e.blockerId), blockedId: idOfFile(e.blockedId) })),
+    () => true,
+  );
+  const sameKeys = (a = new Set<string>(), b = new Set<string>()) => a.size === b.size && [...a].every((k) => b.has(k));
+  const changed = (file: ParsedTaskFiles['tasks'][number]) => {
+    const task = known.get(file.id);
+    if (!task) return true;
+    const fields = ['subject', 'description', 'status', 'activeForm', 'owner', 'metadata', 'fileKeyTail'] as const;
+    return fields.some((f) => JSON.stringify(task[f]) !== JSON.stringify(file[f])) || !sameKeys(had.get(task.id), wants.get(task.id));
+  };
+  const touched = parsed.tasks.filter(changed);
+  const ids = () => Object.fromEntries(parsed.tasks.map((t) => [t.id, idOfFile(t.id)]));
+  if (touched.length === 0 && found) {
+    await deps.store.transaction((repos) => repos.tasks.raiseTaskSeq(found.id, topNumber(parsed)));
+    return { listName, imported: parsed.tasks.length, ids: ids() };
+  }
+
+  const written = await writeTasks(deps, actor, listName, true, async (changes, repos) => {
+    const list = changes.list;
+    const idOf = new Map(parsed.tasks.flatMap((t) => (known.has(t.id) ? [[t.id, known.get(t.id)?.id as string] as const] : [])));
+    const existed: string[] = [];
+    const now = deps.clock.now();
+    for (const file of touched) {
+      const id = await repos.tasks.idOfSeq(list.id, Number(file.id));
+      if (id === null) {
+        const task: TaskRecord = {
+          id: `T-${deps.ids.uuid()}`,
+          listId: list.id,
+          seq: Number(file.id),
+          subject: file.subject,
+          description: file.description,
+          status: file.status,
+          activeForm: file.activeForm,
+          owner: file.owner,
+          metadata: file.metadata,
+          threadId: file.threadId ?? thread,
+          repoUrl: file.repoUrl,
+          parentId: file.parentId,
+          fileKeyTail: file.fileKeyTail,
+          version: 1,
+          createdAt: now,
+          updatedAt: now,
+        };
+        await changes.created(task, 'imported');
+        idOf.set(file.id, task.id);
+        continue;
+      }
+      const task = await changes.task(id);
+      for (const field of ['subject', 'description', 'status', 'activeForm', 'owner', 'metadata'] as const) {
+        changes.set(task, field, file[field]);
+      }
+      // The file's layout: kept with the task, written when the task is (an unchanged task keeps the one it has).
+      task.fileKeyTail = file.fileKeyTail;
+      if (file.status === 'deleted') changes.kind(task.id, 'deleted');
+      idOf.set(file.id, task.id);
+      existed.push(task.id);
+    }
+    const folder = new Set(idOf.values());
+    const gone = new Set([...deleted].map((id) => idOf.get(id)));
+    const mine = new Set(touched.map((t) => idOf.get(t.id)));
+    const wanted = parsed.edges
+      .map((e) => ({ blockerId: idOf.get(e.blockerId) as string, blockedId: idOf.get(e.blockedId) as string }))
+      .filter((e) => mine.has(e.blockerId) || mine.has(e.blockedId));
+    const keep = new Set(wanted.map(key));
+    // Edges among the folder's tasks are the files' (edges to other tasks of the list stay); a deleted task has none.
+    for (const edge of existed.length ? await repos.tasks.edgesOf(list.id, existed) : []) {
+      const ends = [edge.blockerId, edge.blockedId];
+      if (ends.some((id) => gone.has(id)) || (ends.every((id) => folder.has(id)) && !keep.has(key(edge)))) {
+        await changes.removeEdge(edge.blockerId, edge.blockedId);
+      }
+    }
+    for (const edge of wanted) await changes.addEdge(edge.blockerId, edge.blockedId);
+    await repos.tasks.raiseTaskSeq(list.id, topNumber(parsed));
+    return Object.fromEntries(idOf);
+  });
+  return { listName, imported: parsed.tasks.length, ids: written.result };
+}
 
 /** The change record of each imported task (its fields from nothing, its edges), numbered from `firstChange`. */
 function importChanges(
@@ -107,13 +226,14 @@ async function inShortTransactions<T>(
 
 /**
  * Imports a batch of task files into a list, all or nothing: sisyphus ids are kept (refused when one is taken in the
- * list; ids are scoped to their list), claude ids become new T-… ids; edges are kept. Each task is recorded as one
- * 'imported' change.
+ * list; ids are scoped to their list); a Claude Code task `n` becomes the list's `#n` (its number kept, so an export
+ * writes it back as `n`), and a folder whose numbers the list already has updates those tasks in place instead
+ * (`importInPlace`); edges are kept. Each task is recorded as one 'imported' change.
  *
  * The files are parsed and checked first (known edges, no self edge, no cycle, none to a deleted task). The rows are
  * then written into a hidden staging list in short transactions of a few hundred rows — other writes take the writer
- * in between — and one last short transaction moves them into the list (counters reserved, seqs shifted if tasks were
- * created meanwhile). Nothing is visible before that move; a failure removes the staging list.
+ * in between — and one last short transaction moves them into the list (counters reserved, sisyphus seqs shifted if
+ * tasks were created meanwhile). Nothing is visible before that move; a failure removes the staging list.
  */
 export async function importTasks(
   deps: Deps,
@@ -126,7 +246,9 @@ export async function importTasks(
   const parsed = await parseTaskFilesInSlices(input.format, input.files, deps.pause ?? (async () => {}));
   const listName = input.listName ?? DEFAULT_LIST;
   const thread = actor.sessionId ?? `import:${actor.keyId}`;
-  const ids = new Map(parsed.tasks.map((task) => [task.id, input.format === 'sisyphus' ? task.id : `T-${deps.ids.uuid()}`]));
+  const numbered = input.format === 'claude';
+  const numbers = numbered ? parsed.tasks.map((task) => Number(task.id)) : [];
+  const ids = new Map(parsed.tasks.map((task) => [task.id, numbered ? `T-${deps.ids.uuid()}` : task.id]));
   const newIds = [...ids.values()];
   const edges = parsed.edges.map((e) => ({ blockerId: ids.get(e.blockerId) as string, blockedId: ids.get(e.blockedId) as string }));
   const edgesOf = new Map<string, TaskEdge[]>();
@@ -142,6 +264,8 @@ export async function importTasks(
     name: `:import:${deps.ids.uuid()}`,
     createdAt: now,
   };
+  /** The task counter an import of Claude Code numbers raised, to put back if the import fails. */
+  let raised: { listId: string; from: number; to: number } | null = null;
   const expectedSeq = await deps.store.transaction(async (repos) => {
     await repos.tasks.dropAbandonedStaging(actor.workspaceId, new Date(now.getTime() - leaseMs));
     // One import per workspace at a time, whichever process or replica runs it: the caller waits and tries again.
@@ -152,14 +276,25 @@ export async function importTasks(
       const [first] = await repos.tasks.takenIds(list.id, newIds);
       if (first !== undefined) throw taken(first);
     }
+    if (list && numbered) {
+      // The folder imported again: its tasks are updated in place, not staged.
+      if ((await repos.tasks.takenSeqs(list.id, numbers)).length) return null;
+      // Its numbers are the import's from now on: a task created meanwhile is numbered after them.
+      const from = await repos.tasks.taskSeqOf(list.id);
+      if (from < topNumber(parsed)) {
+        await repos.tasks.raiseTaskSeq(list.id, topNumber(parsed));
+        raised = { listId: list.id, from, to: topNumber(parsed) };
+      }
+    }
     await repos.tasks.createStagingList(staging);
     return (list ? await repos.tasks.taskSeqOf(list.id) : 0) + 1;
   });
+  if (expectedSeq === null) return importInPlace(deps, actor, listName, parsed, thread);
 
   const records: TaskRecord[] = parsed.tasks.map((task, i) => ({
     id: ids.get(task.id) as string,
     listId: staging.id,
-    seq: expectedSeq + i,
+    seq: numbered ? Number(task.id) : expectedSeq + i,
     subject: task.subject,
     description: task.description,
     status: task.status,
@@ -167,6 +302,9 @@ export async function importTasks(
     owner: task.owner,
     metadata: task.metadata,
     threadId: task.threadId ?? thread,
+    repoUrl: task.repoUrl,
+    parentId: task.parentId,
+    fileKeyTail: task.fileKeyTail,
     version: 1,
     createdAt: now,
     updatedAt: now,
@@ -196,7 +334,7 @@ export async function importTasks(
         if (!list) {
           madeList = true;
           // A new list: the staging list becomes it, as staged (its tasks #1…#n, its changes 1…n); no row moves.
-          await repos.tasks.promoteStaging(staging.id, listName, records.length);
+          await repos.tasks.promoteStaging(staging.id, listName, records.length, numbered ? topNumber(parsed) : records.length);
           return eventsOf(
             actor.workspaceId,
             listName,
@@ -208,7 +346,13 @@ export async function importTasks(
           const [first] = await repos.tasks.takenIds(list.id, newIds);
           if (first !== undefined) throw taken(first);
         }
-        const firstSeq = await repos.tasks.reserveTaskSeqs(list.id, records.length);
+        if (numbered) {
+          // Claude Code's numbers are kept: none may have been taken meanwhile, and none is given out again.
+          const [first] = await repos.tasks.takenSeqs(list.id, numbers);
+          if (first !== undefined) throw numberTaken(first, listName);
+          await repos.tasks.raiseTaskSeq(list.id, topNumber(parsed));
+        }
+        const firstSeq = numbered ? expectedSeq : await repos.tasks.reserveTaskSeqs(list.id, records.length);
         const firstChange = await repos.tasks.reserveChangeSeqs(list.id, records.length);
         const taskShift = firstSeq - expectedSeq;
         let changes: TaskChangeRecord[];
@@ -233,17 +377,26 @@ export async function importTasks(
     });
     for (const event of events) deps.events.publish(event);
   } catch (error) {
-    await deps.store.transaction((repos) => repos.tasks.dropStaged(staging.id)).catch(() => undefined);
+    await deps.store
+      .transaction(async (repos) => {
+        await repos.tasks.dropStaged(staging.id);
+        // Numbers reserved for the import go back unless a task took one meanwhile.
+        if (raised) await repos.tasks.resetTaskSeq(raised.listId, raised.to, raised.from);
+      })
+      .catch(() => undefined);
     throw error;
   }
   return { listName, imported: parsed.tasks.length, ids: Object.fromEntries(ids) };
 }
 
-/** Every task of the list (deleted included) with its edges, as files of `format`; none when the list does not exist. */
+/**
+ * Every task of the list with its edges, as files of `format` (sisyphus: deleted ones included; claude: live ones and
+ * the `.highwatermark`); none when the list does not exist.
+ */
 export async function exportTasks(deps: Deps, actor: Actor, input: { listName?: string | undefined; format: TaskFileFormat }) {
   const listName = input.listName ?? DEFAULT_LIST;
   const list = await deps.store.tasks.findList(actor.workspaceId, listName);
   if (!list) return { listName, files: [] };
   const { tasks, edges } = await deps.store.tasks.graph(list.id, taskStatuses);
-  return { listName, files: renderTaskFiles(input.format, tasks, edges) };
+  return { listName, files: renderTaskFiles(input.format, tasks, edges, await deps.store.tasks.taskSeqOf(list.id)) };
 }

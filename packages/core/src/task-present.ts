@@ -16,6 +16,8 @@ export function presentTask(task: TaskRecord, edges: readonly TaskEdge[], listNa
     blockedBy: edges.filter((e) => e.blockedId === task.id).map((e) => e.blockerId),
     ...(task.owner === null ? {} : { owner: task.owner }),
     metadata: task.metadata,
+    ...(task.repoUrl === null ? {} : { repoURL: task.repoUrl }),
+    ...(task.parentId === null ? {} : { parentID: task.parentId }),
     threadID: task.threadId,
     version: task.version,
     createdAt: task.createdAt.toISOString(),

@@ -91,6 +91,9 @@ export async function write<T>(
   });
 }
 
+/** One write transaction on a list (made when `create` and missing), as every task use case runs: for the importer. */
+export const writeTasks = write;
+
 async function present(repos: Repositories, list: TaskListRecord, task: TaskRecord) {
   return presentTask(task, await repos.tasks.edgesOf(list.id, [task.id]), list.name);
 }
@@ -114,6 +117,9 @@ export async function createTask(deps: Deps, actor: Actor, input: TaskCreateInpu
       owner: input.owner ?? null,
       metadata: input.metadata ? mergeMetadata({}, input.metadata) : {},
       threadId,
+      repoUrl: input.repoURL ?? null,
+      parentId: input.parentID ?? null,
+      fileKeyTail: null,
       version: 1,
       createdAt: now,
       updatedAt: now,
@@ -168,6 +174,8 @@ export async function updateTask(deps: Deps, actor: Actor, input: TaskUpdateInpu
     if (input.activeForm !== undefined) changes.set(task, 'activeForm', input.activeForm);
     if (input.owner !== undefined) changes.set(task, 'owner', input.owner);
     if (input.metadata !== undefined) changes.set(task, 'metadata', mergeMetadata(task.metadata, input.metadata));
+    if (input.repoURL !== undefined) changes.set(task, 'repoUrl', input.repoURL);
+    if (input.parentID !== undefined) changes.set(task, 'parentId', input.parentID);
     if (input.blockedBy !== undefined && (input.addBlockedBy || input.removeBlockedBy)) throw wholeOrDelta('blockedBy');
     if (input.blocks !== undefined && (input.addBlocks || input.removeBlocks)) throw wholeOrDelta('blocks');
     // A whole list replaces the edges on its side: edges it drops go first, so the cycle check sees the new graph.
@@ -254,7 +262,8 @@ export async function listTasks(deps: Deps, actor: Actor, input: TaskListInput) 
   const list = await findList(deps.store, actor, name);
   if (!list && input.listName !== undefined) throw await listMissing(deps.store, actor, name);
   if (!list) return { listName: name, tasks: [] };
-  const statuses = input.status ?? (input.includeCompleted ? ['pending', 'in_progress', 'completed'] : ['pending', 'in_progress']);
+  const asked = typeof input.status === 'string' ? [input.status] : input.status;
+  const statuses = asked ?? (input.includeCompleted ? ['pending', 'in_progress', 'completed'] : ['pending', 'in_progress']);
   const agent = actor.agentName;
   const tasks = await deps.store.tasks.list(list.id, {
     statuses: input.readyOnly ? statuses.filter((s) => s === 'pending') : statuses,

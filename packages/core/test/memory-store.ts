@@ -438,15 +438,29 @@ export class MemoryStore implements Store {
             s.taskLists.delete(stagingId);
           },
         ),
-        promoteStaging: hooked('tasks.promoteStaging', async (stagingId: string, name: string, count: number) => {
+        promoteStaging: hooked('tasks.promoteStaging', async (stagingId: string, name: string, count: number, taskSeq = count) => {
           const s = state();
           const row = s.taskLists.get(stagingId);
           if (!row?.staging) throw new Error(`task list ${stagingId} is not a staging list`);
           if ([...s.taskLists.values()].some((l) => l.workspaceId === row.workspaceId && l.name === name)) {
             throw new ConstraintError(`task list (${row.workspaceId}, ${name}) already exists`);
           }
-          Object.assign(row, { name, staging: false, taskSeq: count, changeSeq: count });
+          Object.assign(row, { name, staging: false, taskSeq, changeSeq: count });
         }),
+        raiseTaskSeq: hooked('tasks.raiseTaskSeq', async (listId: string, atLeast: number) => {
+          const row = state().taskLists.get(listId);
+          if (row && row.taskSeq < atLeast) row.taskSeq = atLeast;
+        }),
+        resetTaskSeq: hooked('tasks.resetTaskSeq', async (listId: string, expected: number, value: number) => {
+          const row = state().taskLists.get(listId);
+          if (row && row.taskSeq === expected) row.taskSeq = value;
+        }),
+        takenSeqs: hooked('tasks.takenSeqs', async (listId: string, seqs: readonly number[]) =>
+          [...state().tasks.values()]
+            .filter((t) => t.listId === listId && seqs.includes(t.seq))
+            .map((t) => t.seq)
+            .sort((a, b) => a - b),
+        ),
         dropStagedChanges: hooked('tasks.dropStagedChanges', async (stagingId: string) => {
           const s = state();
           if (s.taskLists.get(stagingId)?.staging) s.taskChanges = s.taskChanges.filter((c) => c.listId !== stagingId);

@@ -50,17 +50,22 @@ describe('parseTaskFiles: claude', () => {
       claude('1', { blocks: ['10'], description: 'front' }),
     ]);
     expect(parsed.tasks.map((t) => t.id)).toEqual(['1', '2', '10']);
+    // Claude Code's text as the file has it (nothing trimmed); fields after `blockedBy` are the file's appended tail.
     expect(parsed.tasks[1]).toEqual({
       id: '2',
       file: '2.json',
-      subject: 'Build backend',
+      subject: ' Build backend ',
       description: '',
       status: 'in_progress',
       activeForm: 'Building backend',
       owner: 'alice',
       metadata: { p: 1 },
       threadId: null,
+      repoUrl: null,
+      parentId: null,
+      fileKeyTail: 'activeForm,owner,metadata',
     });
+    expect(parsed.highWatermark).toBeNull();
     expect(parsed.tasks[0]).toMatchObject({ description: 'front', activeForm: null, owner: null, metadata: {} });
     expect(parsed.edges).toEqual([
       { blockerId: '1', blockedId: '10' },
@@ -76,27 +81,36 @@ describe('parseTaskFiles: claude', () => {
     ]);
   });
 
-  it('orders edges blockers first, whatever order the files name them in', () => {
-    const parsed = parseTaskFiles('claude', [claude('1', { blockedBy: ['2'] }), claude('2', { blockedBy: ['3'] }), claude('3')]);
+  it('keeps the edges in the order Claude Code added them: every list of every file keeps its order', () => {
+    // 3 was blocked by 2, then by 1; 1 blocked 3 before it blocked 2 (each TaskUpdate appends to both ends' lists).
+    const parsed = parseTaskFiles('claude', [
+      claude('1', { blocks: ['3', '2'] }),
+      claude('2', { blocks: ['3'], blockedBy: ['1'] }),
+      claude('3', { blockedBy: ['2', '1'] }),
+    ]);
     expect(parsed.edges).toEqual([
-      { blockerId: '3', blockedId: '2' },
-      { blockerId: '2', blockedId: '1' },
+      { blockerId: '2', blockedId: '3' },
+      { blockerId: '1', blockedId: '3' },
+      { blockerId: '1', blockedId: '2' },
     ]);
   });
 
-  it("ranks blockers in the stable order: a task's blockers keep creation order when nothing forces otherwise", () => {
-    // 4 waits on 2 and 3; 2 waits on 1. A first-come queue would rank 3 before 2 (3 is free from the start).
-    const parsed = parseTaskFiles('claude', [
-      claude('1'),
-      claude('2', { blockedBy: ['1'] }),
-      claude('3'),
-      claude('4', { blockedBy: ['3', '2'] }),
-    ]);
-    expect(parsed.edges).toEqual([
-      { blockerId: '1', blockedId: '2' },
-      { blockerId: '2', blockedId: '4' },
-      { blockerId: '3', blockedId: '4' },
-    ]);
+  it("reads the folder's .highwatermark, and refuses one that is not a whole number", () => {
+    expect(parseTaskFiles('claude', [claude('1'), file('.highwatermark', '7')]).highWatermark).toBe(7);
+    expect(refusal('claude', [claude('1'), file('.highwatermark', 'seven')])).toBe(
+      'Error: invalid import: .highwatermark: expected a whole number (got "seven").',
+    );
+    expect(refusal('claude', [file('.highwatermark', '3')])).toBe('Error: invalid import: no task files to import.');
+  });
+
+  it("finds the fields a Claude Code update appended (its layout), none for a file in Claude Code's usual order", () => {
+    const raw = (id: string, body: Record<string, unknown>) => file(`${id}.json`, { id, ...body });
+    const [created, owned, normal] = parseTaskFiles('claude', [
+      raw('1', { subject: 'a', description: '', activeForm: 'A-ing', status: 'pending', blocks: [], blockedBy: [], metadata: { k: 1 } }),
+      raw('2', { subject: 'b', description: '', status: 'pending', blocks: [], blockedBy: [], metadata: { k: 1 }, owner: 'bob' }),
+      raw('3', { subject: 'c', description: '', owner: 'bob', status: 'pending', blocks: [], blockedBy: [] }),
+    ]).tasks;
+    expect([created?.fileKeyTail, owned?.fileKeyTail, normal?.fileKeyTail]).toEqual([null, 'owner', null]);
   });
 
   it('treats null or empty optional fields as not set and ignores fields it does not know', () => {
@@ -123,6 +137,38 @@ describe('parseTaskFiles: sisyphus', () => {
       ['T-a', 'ses_9'],
     ]);
     expect(parsed.edges).toEqual([{ blockerId: 'T-a', blockedId: 'T-b' }]);
+  });
+
+  it('orders edges blockers first, whatever order the files name them in', () => {
+    const parsed = parseTaskFiles('sisyphus', [
+      sisyphus('T-1', { blockedBy: ['T-2'] }),
+      sisyphus('T-2', { blockedBy: ['T-3'] }),
+      sisyphus('T-3'),
+    ]);
+    expect(parsed.edges).toEqual([
+      { blockerId: 'T-3', blockedId: 'T-2' },
+      { blockerId: 'T-2', blockedId: 'T-1' },
+    ]);
+  });
+
+  it("ranks blockers in the stable order: a task's blockers keep creation order when nothing forces otherwise", () => {
+    // 4 waits on 2 and 3; 2 waits on 1. A first-come queue would rank 3 before 2 (3 is free from the start).
+    const parsed = parseTaskFiles('sisyphus', [
+      sisyphus('T-1'),
+      sisyphus('T-2', { blockedBy: ['T-1'] }),
+      sisyphus('T-3'),
+      sisyphus('T-4', { blockedBy: ['T-3', 'T-2'] }),
+    ]);
+    expect(parsed.edges).toEqual([
+      { blockerId: 'T-1', blockedId: 'T-2' },
+      { blockerId: 'T-2', blockedId: 'T-4' },
+      { blockerId: 'T-3', blockedId: 'T-4' },
+    ]);
+  });
+
+  it("keeps oh-my-opencode's repoURL and parentID", () => {
+    const [task] = parseTaskFiles('sisyphus', [sisyphus('T-a', { repoURL: 'https://github.com/o/r', parentID: 'T-p' })]).tasks;
+    expect([task?.repoUrl, task?.parentId]).toEqual(['https://github.com/o/r', 'T-p']);
   });
 
   it('reads a file without a threadID as having none', () => {
@@ -268,34 +314,49 @@ describe('renderTaskFiles', () => {
   ];
   const edges: TaskEdge[] = [{ blockerId: 'T-a', blockedId: 'T-b' }];
 
-  it('numbers claude files 1..n in creation order and names edges by those numbers, as pretty JSON', () => {
-    const files = renderTaskFiles('claude', tasks, edges);
-    expect(files.map((f) => f.name)).toEqual(['1.json', '2.json', '3.json']);
+  it('writes each live task as Claude Code does: <#n>.json, edges by number, its layout, no newline; .highwatermark', () => {
+    const files = renderTaskFiles('claude', tasks, edges, 3);
+    // #3 is deleted: no file, and 3 is the highest number without a live task.
+    expect(files.map((f) => f.name)).toEqual(['1.json', '2.json', '.highwatermark']);
     expect(files[0]?.content).toBe(
-      `${JSON.stringify(
+      JSON.stringify(
         {
           id: '1',
           subject: 'Build',
           description: '',
           activeForm: 'Building',
+          owner: 'alice',
           status: 'completed',
           blocks: ['2'],
           blockedBy: [],
-          owner: 'alice',
           metadata: { k: 'v' },
         },
         null,
         2,
-      )}\n`,
+      ),
     );
-    expect(JSON.parse(files[1]?.content ?? '')).toEqual({
-      id: '2',
-      subject: 'Test',
-      description: 'all of them',
-      status: 'in_progress',
-      blocks: [],
-      blockedBy: ['1'],
-    });
+    expect(files[1]?.content).toBe(
+      JSON.stringify(
+        { id: '2', subject: 'Test', description: 'all of them', status: 'in_progress', blocks: [], blockedBy: ['1'] },
+        null,
+        2,
+      ),
+    );
+    expect(files[2]?.content).toBe('3');
+    const appended = renderTaskFiles('claude', [record('T-a', 4, { owner: 'bob', fileKeyTail: 'owner' })], [], 4);
+    expect(Object.keys(JSON.parse(appended[0]?.content ?? ''))).toEqual([
+      'id',
+      'subject',
+      'description',
+      'status',
+      'blocks',
+      'blockedBy',
+      'owner',
+    ]);
+    expect(appended.map((f) => [f.name, f.content.slice(-1)])).toEqual([
+      ['4.json', '}'],
+      ['.highwatermark', '3'],
+    ]);
   });
 
   it('keeps sisyphus ids and the threadID, file named after the id', () => {
@@ -343,7 +404,7 @@ describe('renderTaskFiles', () => {
       { blockerId: 'T-3', blockedId: 'T-4' },
     ];
     const parsed = parseTaskFiles(format, renderTaskFiles(format, graph, graphEdges));
-    const idOf = new Map(graph.map((t, i) => [format === 'claude' ? String(i + 1) : t.id, t.id]));
+    const idOf = new Map(graph.map((t) => [format === 'claude' ? String(t.seq) : t.id, t.id]));
     expect(parsed.tasks.map((t) => idOf.get(t.id))).toEqual(['T-1', 'T-2', 'T-3', 'T-4']);
     expect(
       parsed.tasks.map(({ subject, description, status, activeForm, owner, metadata }) => ({

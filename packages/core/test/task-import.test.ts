@@ -9,21 +9,32 @@ beforeEach(async () => {
   w = await makeWorld();
 });
 
-/** `n` Claude Code files, each (but every tenth) blocked by the one before. */
-const files = (n: number, prefix = 'task') =>
+/** `n` Claude Code files numbered from `from`, each (but every tenth) blocked by the one before. */
+const files = (n: number, prefix = 'task', from = 1) =>
   Array.from({ length: n }, (_, i) => ({
-    name: `${i + 1}.json`,
+    name: `${from + i}.json`,
     content: JSON.stringify({
-      id: String(i + 1),
+      id: String(from + i),
       subject: `${prefix} ${i + 1}`,
       description: '',
       status: 'pending',
       blocks: [],
-      blockedBy: i > 0 && i % 10 !== 0 ? [String(i)] : [],
+      blockedBy: i > 0 && i % 10 !== 0 ? [String(from + i - 1)] : [],
     }),
   }));
-const importInto = (listName: string, n: number, actor: Actor = w.session) =>
-  taskFiles.importTasks(w.deps, actor, { listName, format: 'claude', files: files(n, listName) });
+const importInto = (listName: string, n: number, actor: Actor = w.session, from = 1) =>
+  taskFiles.importTasks(w.deps, actor, { listName, format: 'claude', files: files(n, listName, from) });
+/** The same tasks as sisyphus files (ids T-<prefix>-n). */
+const sisyphusInto = (listName: string, n: number) =>
+  taskFiles.importTasks(w.deps, w.session, {
+    listName,
+    format: 'sisyphus',
+    files: files(n, listName).map(({ content }) => {
+      const task = JSON.parse(content) as { id: string; blockedBy: string[] };
+      const id = (n: string) => `T-${listName}-${n}`;
+      return { name: `${id(task.id)}.json`, content: JSON.stringify({ ...task, id: id(task.id), blockedBy: task.blockedBy.map(id) }) };
+    }),
+  });
 const stagingLists = () => [...w.store.snapshot().taskLists.values()].filter((l) => l.staging);
 const listed = (listName: string) => tasks.listTasks(w.deps, w.viewer, { listName, status: ['pending'], limit: 1000 });
 
@@ -68,20 +79,42 @@ describe('a large import', () => {
         w.store.once('tasks.appendChanges', failSecond);
       };
       w.store.once('tasks.appendChanges', failSecond);
-      await expect(importInto(listName, 450)).rejects.toThrow('disk full');
+      await expect(importInto(listName, 450, w.session, 4)).rejects.toThrow('disk full');
       expect(w.store.snapshot()).toEqual(before);
       expect(w.events.published.length).toBe(published);
     }
   });
 
-  it('tasks created in the list meanwhile come first; the import takes the next numbers, its records naming them', async () => {
-    await importInto('shared', 2);
+  it("Claude Code numbers are the import's from its start: a task created in the list meanwhile is numbered after them", async () => {
+    await importInto('numbered', 2);
+    let meanwhile: Promise<{ ref?: string | undefined }> = Promise.resolve({});
+    w.store.once('tasks.appendChanges', () => {
+      meanwhile = tasks.createTask(w.deps, w.session, { listName: 'numbered', subject: 'meanwhile', description: '' });
+    });
+    await importInto('numbered', 250, w.session, 3);
+    expect((await meanwhile).ref).toBe('#253');
+    const page = await listed('numbered');
+    expect(page.tasks.map((t) => t.ref)).toEqual(Array.from({ length: 253 }, (_, i) => `#${i + 1}`));
+    expect(page.tasks.slice(2, 4).map((t) => t.subject)).toEqual(['numbered 1', 'numbered 2']);
+    expect(stagingLists()).toEqual([]);
+  });
+
+  it('tasks created in the list meanwhile come first; a sisyphus import takes the next numbers, its records naming them', async () => {
+    await sisyphusInto('shared', 2);
     let meanwhile: Promise<unknown> = Promise.resolve();
     w.store.once('tasks.appendChanges', () => {
       // Queued behind the import's current transaction, so it commits between two of the import's.
       meanwhile = tasks.createTask(w.deps, w.session, { listName: 'shared', subject: 'meanwhile', description: '' });
     });
-    await importInto('shared', 250);
+    await taskFiles.importTasks(w.deps, w.session, {
+      listName: 'shared',
+      format: 'sisyphus',
+      files: files(250, 'shared').map(({ content }) => {
+        const task = JSON.parse(content) as { id: string; blockedBy: string[] };
+        const id = (n: string) => `T-again-${n}`;
+        return { name: `${id(task.id)}.json`, content: JSON.stringify({ ...task, id: id(task.id), blockedBy: task.blockedBy.map(id) }) };
+      }),
+    });
     await meanwhile;
 
     const page = await listed('shared');

@@ -8,6 +8,9 @@ export const TASK_SUBJECT_MAX = 200;
 export const TASK_DESCRIPTION_MAX = 10_000;
 export const TASK_ACTIVE_FORM_MAX = 200;
 export const TASK_OWNER_MAX = 100;
+/** oh-my-opencode's `repoURL` and `parentID` of a task. */
+export const TASK_REPO_URL_MAX = 2000;
+export const TASK_PARENT_ID_MAX = 200;
 export const TASK_LIST_NAME_MAX = 100;
 export const TASK_METADATA_MAX_BYTES = 10_000;
 export const TASK_EDGES_MAX = 100;

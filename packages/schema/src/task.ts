@@ -12,6 +12,8 @@ import {
   TASK_LIST_PAGE_MAX,
   TASK_METADATA_MAX_BYTES,
   TASK_OWNER_MAX,
+  TASK_PARENT_ID_MAX,
+  TASK_REPO_URL_MAX,
   TASK_SUBJECT_MAX,
 } from './limits.ts';
 
@@ -86,6 +88,9 @@ const taskFields = (what: string) => (iss: { code?: string; keys?: string[] }) =
 };
 
 export const owner = text('owner', TASK_OWNER_MAX, { required: true });
+/** oh-my-opencode's task fields: the repository the task belongs to, and its parent task (any id it names). */
+export const repoURL = text('repoURL', TASK_REPO_URL_MAX, { required: true });
+export const parentID = text('parentID', TASK_PARENT_ID_MAX, { required: true });
 
 export const taskCreateInput = z.strictObject(
   {
@@ -97,8 +102,12 @@ export const taskCreateInput = z.strictObject(
     metadata: metadata.optional(),
     blockedBy: taskIds('blockedBy').optional(),
     blocks: taskIds('blocks').optional(),
+    repoURL: repoURL.optional(),
+    parentID: parentID.optional(),
   },
-  { error: taskFields('{ subject, description?, activeForm?, owner?, metadata?, blockedBy?, blocks?, listName? }') },
+  {
+    error: taskFields('{ subject, description?, activeForm?, owner?, metadata?, blockedBy?, blocks?, repoURL?, parentID?, listName? }'),
+  },
 );
 export type TaskCreateInput = z.infer<typeof taskCreateInput>;
 
@@ -117,6 +126,8 @@ export const taskUpdateInput = z.strictObject(
     status: taskStatus.optional(),
     owner: owner.nullable().optional(),
     metadata: metadata.optional(),
+    repoURL: repoURL.nullable().optional(),
+    parentID: parentID.nullable().optional(),
     blockedBy: taskIds('blockedBy').optional(),
     blocks: taskIds('blocks').optional(),
     addBlockedBy: taskIds('addBlockedBy').optional(),
@@ -134,7 +145,13 @@ export const taskListInput = z
   .strictObject(
     {
       listName: listName.optional(),
-      status: z.array(taskStatus).optional(),
+      // One status (as oh-my-opencode's TaskList sends it) or several.
+      status: z
+        .union([taskStatus, z.array(taskStatus)], {
+          error: (iss) =>
+            `Error: invalid input: \`status\` must be one of pending, in_progress, completed, deleted, or a list of them (got ${shown(iss.input)}).`,
+        })
+        .optional(),
       owner: owner.optional(),
       readyOnly: z.boolean().optional(),
       includeCompleted: z.boolean().optional(),
@@ -169,6 +186,8 @@ export const task = z.object({
   blockedBy: z.array(z.string()),
   owner: z.string().optional(),
   metadata: z.record(z.string(), z.unknown()),
+  repoURL: z.string().optional(),
+  parentID: z.string().optional(),
   threadID: z.string(),
   version: z.number().int(),
   createdAt: isoDate,

@@ -19,6 +19,9 @@ const taskSelect = {
   owner: true,
   metadata: true,
   threadId: true,
+  repoUrl: true,
+  parentId: true,
+  fileKeyTail: true,
   version: true,
   createdAt: true,
   updatedAt: true,
@@ -159,12 +162,25 @@ export function prismaTaskRepository(db: Tx, state: TaskRepositoryState, afterCo
       await db.$executeRaw`UPDATE "TaskChange" SET "listId" = ${listId}, "seq" = "seq" + ${changeShift} WHERE "listId" = ${stagingId}`;
       await db.taskList.delete({ where: { id: stagingId }, select: { id: true } });
     },
-    async promoteStaging(stagingId, name, count) {
+    async promoteStaging(stagingId, name, count, taskSeq = count) {
       const { count: promoted } = await db.taskList.updateMany({
         where: { id: stagingId, staging: true },
-        data: { name, staging: false, taskSeq: count, changeSeq: count },
+        data: { name, staging: false, taskSeq, changeSeq: count },
       });
       if (promoted !== 1) throw new Error(`task list ${stagingId} is not a staging list`);
+    },
+    async raiseTaskSeq(listId, atLeast) {
+      await db.taskList.updateMany({ where: { id: listId, taskSeq: { lt: atLeast } }, data: { taskSeq: atLeast } });
+    },
+    async resetTaskSeq(listId, expected, value) {
+      await db.taskList.updateMany({ where: { id: listId, taskSeq: expected }, data: { taskSeq: value } });
+    },
+    takenSeqs: async (listId, seqs) => {
+      const rows: { seq: number }[] = [];
+      for (let i = 0; i < seqs.length; i += CHUNK) {
+        rows.push(...(await db.task.findMany({ where: { listId, seq: { in: seqs.slice(i, i + CHUNK) } }, select: { seq: true } })));
+      }
+      return rows.map((r) => r.seq).sort((a, b) => a - b);
     },
     async dropStagedChanges(stagingId) {
       if (await isStaging(db, stagingId)) await db.taskChange.deleteMany({ where: { listId: stagingId } });
