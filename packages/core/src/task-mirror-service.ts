@@ -9,7 +9,7 @@ import type { Deps } from './ports.ts';
 import type { TaskRecord } from './records.ts';
 import { type TaskChanges, taskNotFound } from './task-changes.ts';
 import { mergeMetadata } from './task-graph.ts';
-import { getTask, write } from './task-service.ts';
+import { getTask, writeTasks } from './task-service.ts';
 
 /** An edge the runtime holds that a task graph cannot (it would close a cycle), and why. */
 export interface EdgeNotRecorded {
@@ -47,7 +47,7 @@ export async function mirrorTask(deps: Deps, actor: Actor, input: TaskMirrorInpu
   }
   const notRecorded: EdgeNotRecorded[] = [];
   const changesAsked = Object.keys(input).some((k) => k !== 'listName' && k !== 'id' && k !== 'create');
-  const written = await write(deps, actor, input.listName, input.create !== undefined, async (changes, repos) => {
+  const written = await writeTasks(deps, actor, input.listName, input.create !== undefined, async (changes, repos) => {
     const found = await repos.tasks.get(changes.list.id, input.id);
     let task: TaskRecord;
     if (found) task = await changes.task(input.id);
@@ -65,6 +65,9 @@ export async function mirrorTask(deps: Deps, actor: Actor, input: TaskMirrorInpu
         owner: null,
         metadata: metadata ? mirroredMetadata(mergeMetadata({}, metadata)) : {},
         threadId,
+        repoUrl: null,
+        parentId: null,
+        fileKeyTail: null,
         version: 1,
         createdAt: now,
         updatedAt: now,

@@ -60,7 +60,7 @@ interface Written<T> {
 }
 
 /** Runs one write transaction, retrying when a concurrent writer won a compare-and-set; publishes after commit. */
-export async function write<T>(
+async function write<T>(
   deps: Deps,
   actor: Actor,
   listName: string,
