@@ -492,6 +492,6 @@ describe('stdio: agent-tasks-mcp --moira', () => {
       action: 'execute',
       startAttemptId: prepared.text.match(/^Start attempt ID: (\S+)$/m)?.[1],
     });
-    expect(executed.text).toMatch(/^Process ID: run_\S+\nStep attempt ID: att_\S+\nTodo List: checklist intake\./);
+    expect(executed.text).toMatch(/^Process ID: [a-f0-9-]+\nStep attempt ID: [a-f0-9-]+\nTodo List: checklist intake\./);
   });
 });

@@ -182,7 +182,7 @@ describe('intake', () => {
     const run = await runWith(s, tasks(2));
     const other = await sessionClient(server);
     expect((await refused(acknowledge(other.client, run.id, { task: 1, evidence: 'e', progress_execution_outcome: 'o' }))).message).toBe(
-      `Error: forbidden: run ${run.id} belongs to another session.`,
+      `Error: forbidden: run ${run.id} belongs to another agent.`,
     );
     expect((await refused(s.client.runs.intake({ runId: run.id, tasks: tasks(1), progress_checklist_outcome: 'x' }))).message).toBe(
       `Error: run ${run.id} already has its checklist; revise it instead.`,

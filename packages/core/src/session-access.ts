@@ -1,6 +1,6 @@
 // Who may read a session (its todo list, cards, view and live feed): the session itself and the sessions above it (its
 // parent chain), viewer and admin keys of its workspace, and the agent key that opened its tree. Nothing is shared
-// between sibling chats (seed 000).
+// between sibling chats (seed 000). Who may drive a checklist run: the agent that started it, by the same rules.
 import type { Actor } from './actor.ts';
 import type { Deps } from './ports.ts';
 import type { SessionRecord } from './records.ts';
@@ -43,4 +43,20 @@ export function readableSessions(actor: Actor, sessions: readonly SessionRecord[
 export async function sessionReadable(deps: Deps, actor: Actor, sessionId: string): Promise<boolean> {
   const session = await deps.store.sessions.get(actor.workspaceId, sessionId);
   return session !== null && (await canReadSession(actor, session, (id) => deps.store.sessions.get(actor.workspaceId, id)));
+}
+
+/**
+ * Whether `actor` may drive (write to) a checklist run, or execute a start attempt, that the agent session `owner`
+ * started. A run belongs to the agent that started it: the API key behind that session, not one connection. The key's
+ * own calls drive it through any agent session opened for them (a restarted agent's new MCP connection included); a
+ * session token drives it when it is that session or one above it, as for reading. Another key never does.
+ */
+export async function canDriveRun(
+  actor: Actor,
+  owner: SessionRecord | null,
+  parentOf: (id: string) => Promise<SessionRecord | null>,
+): Promise<boolean> {
+  if (!owner || owner.workspaceId !== actor.workspaceId || owner.openedByKey !== actor.keyId) return false;
+  if (actor.forKey) return true;
+  return canReadSession(actor, owner, parentOf);
 }

@@ -26,6 +26,8 @@ const step = async (runId: string, task: number, extra: { attemptId?: string; ac
     progress_execution_outcome: extra.outcome ?? `Task ${task} verified`,
   });
 
+/** The n-th UUID the test world issues: run, start attempt and step attempt ids are UUIDs. */
+const uuid = (n: number) => `00000000-0000-4000-8000-${String(n).padStart(12, '0')}`;
 const outbox = (): OutboxRecord[] => [...w.store.snapshot().outbox.values()];
 const stepsOf = async (runId: string) => (await runs.runHistory(w.deps, w.admin, { runId })).steps;
 
@@ -51,15 +53,16 @@ describe('prepare: the two-phase start', () => {
 
   it('prepares with skipNotificationCheck: true, or once the workspace has a channel', async () => {
     const skipped = await runs.prepareStart(w.deps, w.session, { parentExecutionId: 'none', skipNotificationCheck: true });
-    expect(skipped).toEqual({ startAttemptId: 'start_1' });
-    expect(w.store.snapshot().runStarts.get('start_1')).toMatchObject({
+    expect(skipped).toEqual({ startAttemptId: uuid(1) });
+    expect(skipped.startAttemptId).toMatch(/^[a-f0-9-]+$/);
+    expect(w.store.snapshot().runStarts.get(uuid(1))).toMatchObject({
       sessionId: w.sessionId,
       skipNotificationCheck: true,
       runId: null,
       parentRunId: null,
     });
     await addChannel(w);
-    expect(await runs.prepareStart(w.deps, w.session, { parentExecutionId: 'none' })).toEqual({ startAttemptId: 'start_2' });
+    expect(await runs.prepareStart(w.deps, w.session, { parentExecutionId: 'none' })).toEqual({ startAttemptId: uuid(2) });
   });
 
   it('needs an agent session: an API key alone, or a viewer key, is refused', async () => {
@@ -94,7 +97,7 @@ describe('execute: starts the run from its attempt, once', () => {
     const { startAttemptId } = await runs.prepareStart(w.deps, w.session, { parentExecutionId: 'none', skipNotificationCheck: true });
     const run = await runs.executeStart(w.deps, w.session, { startAttemptId });
     expect(run).toMatchObject({
-      id: 'run_1',
+      id: uuid(2),
       flow: 'Todo List',
       name: null,
       status: 'intake',
@@ -107,8 +110,8 @@ describe('execute: starts the run from its attempt, once', () => {
       version: 1,
     });
     expect(run.blocks.work.label).toBe('Checklist intake');
-    expect(w.events.published.at(-1)).toMatchObject({ topic: runTopic('run_1'), id: '1', data: { version: 1, run } });
-    expect(w.store.snapshot().runStarts.get(startAttemptId)?.runId).toBe('run_1');
+    expect(w.events.published.at(-1)).toMatchObject({ topic: runTopic(uuid(2)), id: '1', data: { version: 1, run } });
+    expect(w.store.snapshot().runStarts.get(startAttemptId)?.runId).toBe(uuid(2));
   });
 
   it('a second execute of the same attempt is refused and starts nothing', async () => {
@@ -118,7 +121,7 @@ describe('execute: starts the run from its attempt, once', () => {
     await expectRefused(
       runs.executeStart(w.deps, w.session, { startAttemptId }),
       'CONFLICT',
-      `Error: start attempt ${startAttemptId} was already executed (run run_1).`,
+      `Error: start attempt ${startAttemptId} was already executed (run ${uuid(2)}).`,
     );
     expectUnchanged(before);
     expect(w.store.snapshot().runs.size).toBe(1);
@@ -294,17 +297,20 @@ describe('step: a schema-valid acknowledgement advances the cursor exactly once'
   it('the run issues each step attempt; a retried attempt answers without advancing again, and records one step', async () => {
     const run = await startedRun(w);
     const attempt1 = run.attemptId ?? '';
-    expect(attempt1).toMatch(/^att_/);
+    // Hex digits and dashes only, as Moira's clients read an attempt id back from an answer.
+    expect(attempt1).toMatch(/^[a-f0-9-]+$/);
+    expect(run.id).toMatch(/^[a-f0-9-]+$/);
     const first = await step(run.id, 1, { attemptId: attempt1 });
     expect(first.attemptId).not.toBe(attempt1);
     const again = await step(run.id, 1, { attemptId: attempt1 });
-    expect(again.cursor).toBe(2);
-    expect(again.version).toBe(first.version);
-    expect(again.attemptId).toBe(first.attemptId);
-    // A retry of an earlier attempt after the run moved on does not advance either.
+    expect(again).toEqual(first);
+    // A retry of an earlier attempt after the run moved on does not advance either: it answers what it answered then.
     await step(run.id, 2, { attemptId: first.attemptId ?? '' });
+    const before = state();
     const late = await step(run.id, 1, { attemptId: attempt1 });
-    expect(late.cursor).toBe(3);
+    expect(late).toEqual(first);
+    expect(late.cursor).toBe(2);
+    expectUnchanged(before);
     expect((await stepsOf(run.id)).filter((s) => s.kind === 'step').map((s) => s.task)).toEqual([1, 2]);
   });
 
