@@ -241,9 +241,7 @@ async function changeRun(
   requireSession(actor);
   const fingerprint = options.request ? fingerprintOf(deps, options.request) : null;
   return retryLostRaces('Error: the run kept changing under concurrent calls; read it and try again.', async () => {
-    type Done =
-      | { replayed: RunView }
-      | { run: RunRecord; view: RunView; connected: Awaited<ReturnType<typeof connectParent>> };
+    type Done = { replayed: RunView } | { run: RunRecord; view: RunView; connected: Awaited<ReturnType<typeof connectParent>> };
     const done = await deps.store.transaction(async (repos): Promise<Done> => {
       const run = await findRun(repos, actor, runId);
       const other = await ownerOtherThan(repos, actor, run.sessionId);
@@ -251,7 +249,8 @@ async function changeRun(
       if (options.attemptId !== undefined && options.attemptId !== run.attemptId) {
         const answered = await repos.runs.findStepByAttempt(run.id, options.attemptId);
         if (answered) {
-          if (answered.fingerprint && answered.fingerprint !== fingerprint) throw conflictingAttempt(run, options.attemptId, answered.label);
+          if (answered.fingerprint && answered.fingerprint !== fingerprint)
+            throw conflictingAttempt(run, options.attemptId, answered.label);
           // Answered before answers were kept: the run as it is now.
           return { replayed: answered.answer ? (JSON.parse(answered.answer) as RunView) : presentRun(run, deps.clock.now()) };
         }

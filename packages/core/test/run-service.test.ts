@@ -454,10 +454,16 @@ describe('revise: a deliberate correction of the checklist', () => {
 });
 
 describe('notifications: checklist ready and all tasks done, once per channel', () => {
+  // As Moira writes it: the linked heading, the title, the progress line, then the checklist.
   const readyText = (runId: string) =>
-    ['Todo List — Ship the release', 'Checklist ready', '▶ 1. Task 1', '○ 2. Task 2', '○ 3. Task 3', `${PUBLIC_URL}/runs/${runId}`].join(
-      '\n',
-    );
+    [
+      `[Todo List · Ship the release](${PUBLIC_URL}/runs/${runId})`,
+      'Checklist ready',
+      '📝 0/3',
+      '▶ 1. Task 1',
+      '○ 2. Task 2',
+      '○ 3. Task 3',
+    ].join('\n');
 
   it('queues "Checklist ready" on intake for each channel: ▶ on the first task, ○ on the rest, the run link', async () => {
     const ops = await addChannel(w, 'ops');
@@ -473,7 +479,8 @@ describe('notifications: checklist ready and all tasks done, once per channel', 
       kind: 'checklist_ready',
       flow: 'Todo List',
       title: 'Checklist ready',
-      heading: 'Todo List — Ship the release',
+      heading: 'Todo List · Ship the release',
+      progress: '📝 0/3',
       run: { id: run.id, name: 'Ship the release', url: `${PUBLIC_URL}/runs/${run.id}` },
       checklist: [
         { position: 1, mark: '▶', action: 'Task 1' },
@@ -497,9 +504,14 @@ describe('notifications: checklist ready and all tasks done, once per channel', 
     const done = outbox().filter((m) => m.kind === 'all_tasks_done');
     expect(done).toHaveLength(1);
     expect(done[0]?.payload.text).toBe(
-      ['Todo List — Ship the release', 'All tasks done', '✓ 1. Task 1', '✓ 2. Task 2', '✓ 3. Task 3', `${PUBLIC_URL}/runs/${run.id}`].join(
-        '\n',
-      ),
+      [
+        `[Todo List · Ship the release](${PUBLIC_URL}/runs/${run.id})`,
+        'All tasks done',
+        '📝 3/3',
+        '✓ 1. Task 1',
+        '✓ 2. Task 2',
+        '✓ 3. Task 3',
+      ].join('\n'),
     );
     const notes = await channels.runNotifications(w.deps, w.viewer, { runId: run.id });
     expect(notes.notifications.map((n) => [n.kind, n.delivered, n.attempts])).toEqual([
