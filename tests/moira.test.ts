@@ -1,5 +1,6 @@
 // Black-box tests of the Moira-compatible MCP server `moira` (tools start and step) over streamable HTTP at /mcp/moira
 // and over stdio (`agent-tasks-mcp --moira`): every call and payload written in seed 002 is replayed, in order, verbatim.
+import { readFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
@@ -7,7 +8,6 @@ import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js'
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { createClient } from '@agent-tasks/sdk';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import moiraFacts from './fixtures/moira-clients.json' with { type: 'json' };
 import { adminClient, countRows } from './support/fixtures.ts';
 import { sourceNodeArgs } from './support/source-node.ts';
 import { type RunningServer, agentTasksBin, startServer } from './support/server.ts';
@@ -502,6 +502,17 @@ describe('stdio: agent-tasks-mcp --moira', () => {
   });
 });
 
+/** Facts about Moira's clients and texts, recorded from its public tests. */
+const moiraFacts = JSON.parse(readFileSync(new URL('./fixtures/moira-clients.json', import.meta.url), 'utf8')) as {
+  idPatterns: { startAttemptId: string; processId: string; stepAttemptId: string; stepAttemptIdFlags: string };
+  notifications: {
+    taskTitle: string;
+    tasks: { action: string; expected_result: string }[];
+    ready: { title: string; block: string };
+    done: { title: string; block: string };
+  };
+};
+
 /** The ids as Moira's own clients read them from an answer (their patterns, recorded in fixtures/moira-clients.json). */
 const moiraIds = (text: string) => ({
   startAttemptId: new RegExp(moiraFacts.idPatterns.startAttemptId).exec(text)?.[1],
@@ -683,5 +694,31 @@ describe("Moira's clients", () => {
     expect(again).toEqual(named);
     expect(recorded(await admin.runs.get({ runId: processId }))).toEqual(recorded(before));
     expect(await admin.runs.history({ runId: processId })).toEqual(history);
+  });
+
+  it('the two notifications read as Moira writes them: the linked heading, then the progress line and the marked checklist', async () => {
+    const { client } = await moiraOverHttp();
+    const facts = moiraFacts.notifications;
+    const run = await startedOver(client, facts.taskTitle, facts.tasks);
+    let attemptId = run.attemptId;
+    for (const n of [1, 2, 3])
+      attemptId = moiraIds((await answer(client, 'step', { processId: run.processId, attemptId, input: ack(n) })).text).attemptId ?? '';
+    const texts = await waitFor('both notifications', () => {
+      const bodies = hook
+        .accepted()
+        .map((h) => h.body as { kind: string; run: { id: string }; text: string })
+        .filter((b) => b.run.id === run.processId);
+      return bodies.length === 2 ? bodies.map((b) => b.text) : null;
+    });
+    const heading = `[Todo List · ${facts.taskTitle}](${server.url}/runs/${run.processId})`;
+    const [ready, done] = texts as [string, string];
+    expect(ready.startsWith(`${heading}\n`)).toBe(true);
+    expect(done.startsWith(`${heading}\n`)).toBe(true);
+    expect(ready).toContain(facts.ready.title);
+    expect(ready).toContain(facts.ready.block);
+    expect(done).toContain(facts.done.title);
+    expect(done).toContain(facts.done.block);
+    expect(ready).toBe([heading, facts.ready.title, facts.ready.block].join('\n'));
+    expect(done).toBe([heading, facts.done.title, facts.done.block].join('\n'));
   });
 });

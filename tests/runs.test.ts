@@ -1,6 +1,6 @@
 // Black-box tests of checklist runs (seed 002) over HTTP: start, intake and ordering, steps, revision, limits, tools.
 import type { RunTask } from '@agent-tasks/schema';
-import { createClient, runTools } from '@agent-tasks/sdk';
+import { createClient, openSessionClient, runTools } from '@agent-tasks/sdk';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
   type Session,
@@ -454,5 +454,67 @@ describe('run tool answers', () => {
     );
     const next = await tools.checklist_step?.handler({ runId: run.id, attemptId, evidence: 'built', progress_execution_outcome: 'built' });
     expect(next).toMatch(/^Task 2\/2: Do step deploy\n/);
+  });
+});
+
+describe('a run belongs to the agent that started it', () => {
+  it('a session token drives its own runs and those of the sessions below it; a sibling session or another key is refused', async () => {
+    const agent = await keyClient(server, 'agent');
+    const s = await openSessionClient(agent, { title: 'main chat' });
+    const sibling = await openSessionClient(agent, { title: 'another chat' });
+    const sub = await openSessionClient(s.client, { title: 'subagent' });
+    const mine = await runWith(s, tasks(2));
+    const subs = await runWith(sub, tasks(2));
+    const other = await sessionClient(server);
+    const step1 = { task: 1, evidence: 'e', progress_execution_outcome: 'o' };
+    const before = await s.client.runs.get({ runId: mine.id });
+    expect((await refused(acknowledge(sibling.client, mine.id, step1))).message).toBe(
+      `Error: forbidden: run ${mine.id} belongs to another session.`,
+    );
+    expect((await refused(acknowledge(sub.client, mine.id, step1))).message).toBe(
+      `Error: forbidden: run ${mine.id} belongs to another session.`,
+    );
+    expect((await refused(acknowledge(other.client, mine.id, step1))).message).toBe(
+      `Error: forbidden: run ${mine.id} belongs to another agent.`,
+    );
+    const after = await s.client.runs.get({ runId: mine.id });
+    expect([after.version, after.cursor, after.attemptId]).toEqual([before.version, before.cursor, before.attemptId]);
+    // The session above a subagent drives the subagent's run (as it reads its list).
+    expect((await acknowledge(s.client, subs.id, step1)).cursor).toBe(2);
+  });
+});
+
+describe('intake moves and naming', () => {
+  it('every position change is shown with its dependency: a prerequisite that comes first is a move of its own', async () => {
+    const s = await sessionClient(server);
+    const written = ['Publish', 'Left', 'Right', 'Collect'].map((action) => ({ action, expected_result: `${action} done` }));
+    const run = await runWith(s, written, {
+      needs: [
+        { task: 1, needs: [2, 3] },
+        { task: 2, needs: [4] },
+        { task: 3, needs: [4] },
+      ],
+    });
+    expect(run.tasks.map((t) => t.action)).toEqual(['Collect', 'Left', 'Right', 'Publish']);
+    expect(run.moves).toEqual([
+      { task: 4, from: 4, to: 1, because: 'task 2 needs the result of task 4 (Collect)' },
+      { task: 1, from: 1, to: 4, because: 'task 1 needs the result of task 3 (Right)' },
+    ]);
+  });
+
+  it('naming a run with the name it already has (after trimming) records nothing: no version, no history entry', async () => {
+    const s = await sessionClient(server);
+    const run = await startQuietRun(s);
+    const named = await s.client.runs.name({ runId: run.id, name: 'Release 1.2' });
+    const again = await s.client.runs.name({ runId: run.id, name: '  Release 1.2 ' });
+    expect(again.version).toBe(named.version);
+    expect(again.updatedAt).toBe(named.updatedAt);
+    expect((await s.client.runs.history({ runId: run.id })).steps.map((st) => st.kind)).toEqual(['name']);
+    // Within a revision: the name it has is no change either; ordering alone keeps it.
+    const started = await s.client.runs.intake({ runId: run.id, tasks: tasks(2), progress_checklist_outcome: 'Two tasks' });
+    const jumped = await s.client.runs.teleport({ runId: run.id, attemptId: started.attemptId ?? '', teleportTo: 'teleport-revise-tasks' });
+    const same = await s.client.runs.name({ runId: run.id, name: 'Release 1.2' });
+    expect([same.version, same.pendingName]).toEqual([jumped.version, null]);
+    expect((await s.client.runs.history({ runId: run.id })).steps.map((st) => st.kind)).toEqual(['name', 'intake', 'teleport']);
   });
 });
