@@ -81,7 +81,7 @@ export async function prepareStart(
 
 /** Execute: starts the run from a prepared attempt, once. */
 export async function executeStart(deps: Deps, actor: Actor, input: { startAttemptId: string }) {
-  const sessionId = requireSession(actor);
+  requireSession(actor);
   const now = deps.clock.now();
   const run = await deps.store.transaction(async (repos) => {
     const start = await repos.runs.getStart(actor.workspaceId, input.startAttemptId);
