@@ -177,7 +177,7 @@ describe('intake', () => {
     expect((await s.client.runs.history({ runId: run.id })).steps.map((st) => st.kind)).toEqual(['name']);
   });
 
-  it("only the run's own session drives it; a second intake is refused", async () => {
+  it("only the run's own agent drives it; a second intake is refused", async () => {
     const s = await sessionClient(server);
     const run = await runWith(s, tasks(2));
     const other = await sessionClient(server);
@@ -458,29 +458,26 @@ describe('run tool answers', () => {
 });
 
 describe('a run belongs to the agent that started it', () => {
-  it('a session token drives its own runs and those of the sessions below it; a sibling session or another key is refused', async () => {
+  it("every session of the agent's key drives it (a restarted agent, a subagent); another key is refused and nothing recorded", async () => {
     const agent = await keyClient(server, 'agent');
-    const s = await openSessionClient(agent, { title: 'main chat' });
-    const sibling = await openSessionClient(agent, { title: 'another chat' });
-    const sub = await openSessionClient(s.client, { title: 'subagent' });
-    const mine = await runWith(s, tasks(2));
-    const subs = await runWith(sub, tasks(2));
+    const s = await openSessionClient(agent, { title: 'first chat' });
+    const mine = await runWith(s, tasks(3));
     const other = await sessionClient(server);
-    const step1 = { task: 1, evidence: 'e', progress_execution_outcome: 'o' };
     const before = await s.client.runs.get({ runId: mine.id });
-    expect((await refused(acknowledge(sibling.client, mine.id, step1))).message).toBe(
-      `Error: forbidden: run ${mine.id} belongs to another session.`,
-    );
-    expect((await refused(acknowledge(sub.client, mine.id, step1))).message).toBe(
-      `Error: forbidden: run ${mine.id} belongs to another session.`,
-    );
-    expect((await refused(acknowledge(other.client, mine.id, step1))).message).toBe(
+    expect((await refused(acknowledge(other.client, mine.id, { task: 1, evidence: 'e', progress_execution_outcome: 'o' }))).message).toBe(
       `Error: forbidden: run ${mine.id} belongs to another agent.`,
     );
     const after = await s.client.runs.get({ runId: mine.id });
     expect([after.version, after.cursor, after.attemptId]).toEqual([before.version, before.cursor, before.attemptId]);
-    // The session above a subagent drives the subagent's run (as it reads its list).
-    expect((await acknowledge(s.client, subs.id, step1)).cursor).toBe(2);
+    expect((await s.client.runs.history({ runId: mine.id })).steps.map((st) => st.kind)).toEqual(['name', 'intake']);
+    // The agent restarted: a new session of the same key finishes the run, a subagent of it included.
+    const restarted = await openSessionClient(agent, { title: 'after a restart' });
+    expect((await acknowledge(restarted.client, mine.id, { task: 1, evidence: 'e', progress_execution_outcome: 'o' })).cursor).toBe(2);
+    const sub = await openSessionClient(restarted.client, { title: 'subagent' });
+    expect((await acknowledge(sub.client, mine.id, { task: 2, evidence: 'e', progress_execution_outcome: 'o' })).cursor).toBe(3);
+    expect((await acknowledge(restarted.client, mine.id, { task: 3, evidence: 'e', progress_execution_outcome: 'o' })).status).toBe(
+      'completed',
+    );
   });
 });
 

@@ -13,11 +13,6 @@ export interface Actor {
   sessionId: string | null;
   /** The session's agent name (its id when it has none); null for an API key. */
   agentName: string | null;
-  /**
-   * Set when the session was opened by the server for an API key's own calls (an MCP connection made with the key):
-   * the key itself is the agent, so what any of its connections started stays its own.
-   */
-  forKey?: true;
 }
 
 /** Prefix of every session token (`ats_…`); API keys minted here start with `atk_`. */

@@ -85,8 +85,8 @@ export async function executeStart(deps: Deps, actor: Actor, input: { startAttem
   const now = deps.clock.now();
   const run = await deps.store.transaction(async (repos) => {
     const start = await repos.runs.getStart(actor.workspaceId, input.startAttemptId);
-    if (!start || (await ownerOtherThan(repos, actor, start.sessionId))) {
-      throw new DomainError('NOT_FOUND', `Error: start attempt ${input.startAttemptId} not found for this session.`);
+    if (!start || !(await drivenBy(repos, actor, start.sessionId))) {
+      throw new DomainError('NOT_FOUND', `Error: start attempt ${input.startAttemptId} not found for this agent.`);
     }
     const run = intakeRun(
       {
@@ -109,14 +109,9 @@ export async function executeStart(deps: Deps, actor: Actor, input: { startAttem
   return publishRun(deps, run);
 }
 
-/**
- * Whether the agent behind `actor` may drive what the agent session `ownerId` started (session-access: canDriveRun):
- * null when it may, else whose it is: another agent (another key), or another session of the same key.
- */
-async function ownerOtherThan(repos: Repositories, actor: Actor, ownerId: string): Promise<'agent' | 'session' | null> {
-  const owner = await repos.sessions.get(actor.workspaceId, ownerId);
-  if (await canDriveRun(actor, owner, (id) => repos.sessions.get(actor.workspaceId, id))) return null;
-  return owner?.openedByKey === actor.keyId ? 'session' : 'agent';
+/** Whether the agent behind `actor` started what the agent session `ownerId` started (session-access: canDriveRun). */
+async function drivenBy(repos: Repositories, actor: Actor, ownerId: string) {
+  return canDriveRun(actor, await repos.sessions.get(actor.workspaceId, ownerId));
 }
 
 function publishRun(deps: Deps, run: RunRecord, connection?: RunConnectionRecord, shown?: RunView) {
@@ -244,8 +239,9 @@ async function changeRun(
     type Done = { replayed: RunView } | { run: RunRecord; view: RunView; connected: Awaited<ReturnType<typeof connectParent>> };
     const done = await deps.store.transaction(async (repos): Promise<Done> => {
       const run = await findRun(repos, actor, runId);
-      const other = await ownerOtherThan(repos, actor, run.sessionId);
-      if (other) throw new DomainError('FORBIDDEN', `Error: forbidden: run ${runId} belongs to another ${other}.`);
+      if (!(await drivenBy(repos, actor, run.sessionId))) {
+        throw new DomainError('FORBIDDEN', `Error: forbidden: run ${runId} belongs to another agent.`);
+      }
       if (options.attemptId !== undefined && options.attemptId !== run.attemptId) {
         const answered = await repos.runs.findStepByAttempt(run.id, options.attemptId);
         if (answered) {

@@ -1,6 +1,6 @@
 // Who may read a session (its todo list, cards, view and live feed): the session itself and the sessions above it (its
 // parent chain), viewer and admin keys of its workspace, and the agent key that opened its tree. Nothing is shared
-// between sibling chats (seed 000). Who may drive a checklist run: the agent that started it, by the same rules.
+// between sibling chats (seed 000). Who may drive a checklist run: the agent (API key) that started it.
 import type { Actor } from './actor.ts';
 import type { Deps } from './ports.ts';
 import type { SessionRecord } from './records.ts';
@@ -47,16 +47,10 @@ export async function sessionReadable(deps: Deps, actor: Actor, sessionId: strin
 
 /**
  * Whether `actor` may drive (write to) a checklist run, or execute a start attempt, that the agent session `owner`
- * started. A run belongs to the agent that started it: the API key behind that session, not one connection. The key's
- * own calls drive it through any agent session opened for them (a restarted agent's new MCP connection included); a
- * session token drives it when it is that session or one above it, as for reading. Another key never does.
+ * started. A run belongs to the agent that started it, not to one connection or chat: the API key behind that session
+ * (for a session token, the key that opened its tree). Every agent session of that key drives it, so a restarted
+ * agent (a new MCP connection, a new stdio server) finishes its run; another key of the workspace never does.
  */
-export async function canDriveRun(
-  actor: Actor,
-  owner: SessionRecord | null,
-  parentOf: (id: string) => Promise<SessionRecord | null>,
-): Promise<boolean> {
-  if (!owner || owner.workspaceId !== actor.workspaceId || owner.openedByKey !== actor.keyId) return false;
-  if (actor.forKey) return true;
-  return canReadSession(actor, owner, parentOf);
+export function canDriveRun(actor: Actor, owner: SessionRecord | null): boolean {
+  return owner !== null && owner.workspaceId === actor.workspaceId && actor.role !== 'viewer' && owner.openedByKey === actor.keyId;
 }

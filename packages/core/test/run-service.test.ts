@@ -3,7 +3,18 @@
 import { beforeEach, describe, expect, it } from 'vitest';
 import { runIntakeInput, runReviseInput, runStepInput } from '@agent-tasks/schema';
 import { type Actor, type OutboxRecord, channels, resolveActor, runTopic, runs, workspaces } from '../src/index.ts';
-import { type World, addChannel, agentSession, expectRefused, makeWorld, runTask, runTasks, startRun, startedRun } from './fixtures.ts';
+import {
+  type World,
+  addChannel,
+  agentSession,
+  expectRefused,
+  makeWorld,
+  otherAgentSession,
+  runTask,
+  runTasks,
+  startRun,
+  startedRun,
+} from './fixtures.ts';
 import { FakeSender, PUBLIC_URL } from './memory-store.ts';
 
 let w: World;
@@ -127,21 +138,28 @@ describe('execute: starts the run from its attempt, once', () => {
     expect(w.store.snapshot().runs.size).toBe(1);
   });
 
-  it("another session cannot execute this session's attempt; an unknown attempt is not found", async () => {
+  it("another agent cannot execute this agent's attempt; an unknown attempt is not found", async () => {
     const { startAttemptId } = await runs.prepareStart(w.deps, w.session, { parentExecutionId: 'none', skipNotificationCheck: true });
-    const other = await agentSession(w, 'other');
+    const other = await otherAgentSession(w, 'other');
     const before = state();
     await expectRefused(
       runs.executeStart(w.deps, other, { startAttemptId }),
       'NOT_FOUND',
-      `Error: start attempt ${startAttemptId} not found for this session.`,
+      `Error: start attempt ${startAttemptId} not found for this agent.`,
     );
     await expectRefused(
       runs.executeStart(w.deps, w.session, { startAttemptId: 'start_99' }),
       'NOT_FOUND',
-      'Error: start attempt start_99 not found for this session.',
+      'Error: start attempt start_99 not found for this agent.',
     );
     expectUnchanged(before);
+  });
+
+  it('another session of the same agent key (a restarted agent) executes it', async () => {
+    const { startAttemptId } = await runs.prepareStart(w.deps, w.session, { parentExecutionId: 'none', skipNotificationCheck: true });
+    const restarted = await agentSession(w, 'restarted');
+    const run = await runs.executeStart(w.deps, restarted, { startAttemptId });
+    expect(run.sessionId).toBe(w.sessionId);
   });
 });
 
@@ -765,12 +783,12 @@ describe('deleting a channel', () => {
   });
 });
 
-describe('the run belongs to its session', () => {
-  it('another session cannot step, revise, block or submit its checklist; nothing is recorded', async () => {
+describe('the run belongs to the agent that started it', () => {
+  it('another agent cannot step, revise, block or submit its checklist; nothing is recorded', async () => {
     const run = await startedRun(w);
     const intakeRun = await startRun(w);
-    const other = await agentSession(w, 'intruder');
-    const forbidden = (id: string) => `Error: forbidden: run ${id} belongs to another session.`;
+    const other = await otherAgentSession(w, 'intruder');
+    const forbidden = (id: string) => `Error: forbidden: run ${id} belongs to another agent.`;
     const before = state();
     await expectRefused(step(run.id, 1, { actor: other }), 'FORBIDDEN', forbidden(run.id));
     await expectRefused(runs.reportBlocker(w.deps, other, { runId: run.id, blocker: 'x' }), 'FORBIDDEN', forbidden(run.id));
@@ -798,10 +816,12 @@ describe('the run belongs to its session', () => {
     expectUnchanged(before);
   });
 
-  it('a subagent session does not own its parent session run', async () => {
+  it('any session of the same agent key drives it: a restarted agent, or a subagent', async () => {
     const run = await startedRun(w);
-    const sub = await agentSession(w, 'sub', w.session);
-    await expectRefused(step(run.id, 1, { actor: sub }), 'FORBIDDEN', `Error: forbidden: run ${run.id} belongs to another session.`);
+    const restarted = await agentSession(w, 'restarted');
+    expect((await step(run.id, 1, { actor: restarted })).cursor).toBe(2);
+    const sub = await agentSession(w, 'sub', restarted);
+    expect((await step(run.id, 2, { actor: sub })).cursor).toBe(3);
   });
 
   it('the workspace may read it (viewer included); another workspace cannot see it', async () => {

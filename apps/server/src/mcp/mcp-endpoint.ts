@@ -159,7 +159,7 @@ export function createMcpEndpoint(services: Services, store: McpSessionRepositor
     }
     const session = await services.deps.store.sessions.get(record.workspaceId, agentSessionId);
     if (!session) throw new Error(`MCP session ${record.id}: its agent session ${agentSessionId} is gone`);
-    return { ...sessionActor(session, record.keyId), forKey: true };
+    return sessionActor(session, record.keyId);
   }
 
   async function transportFor(record: McpSessionRecord, caller: Actor, resume: boolean) {
