@@ -458,7 +458,7 @@ describe('run tool answers', () => {
 });
 
 describe('a run belongs to the agent that started it', () => {
-  it("every session of the agent's key drives it (a restarted agent, a subagent); another key is refused and nothing recorded", async () => {
+  it("the key's own sessions drive it (a restarted agent), a subagent not its parent's run; another key is refused, nothing recorded", async () => {
     const agent = await keyClient(server, 'agent');
     const s = await openSessionClient(agent, { title: 'first chat' });
     const mine = await runWith(s, tasks(3));
@@ -473,8 +473,12 @@ describe('a run belongs to the agent that started it', () => {
     // The agent restarted: a new session of the same key finishes the run, a subagent of it included.
     const restarted = await openSessionClient(agent, { title: 'after a restart' });
     expect((await acknowledge(restarted.client, mine.id, { task: 1, evidence: 'e', progress_execution_outcome: 'o' })).cursor).toBe(2);
+    // A subagent drives what its own tree started, never its parent's run (as it reads).
     const sub = await openSessionClient(restarted.client, { title: 'subagent' });
-    expect((await acknowledge(sub.client, mine.id, { task: 2, evidence: 'e', progress_execution_outcome: 'o' })).cursor).toBe(3);
+    expect((await refused(acknowledge(sub.client, mine.id, { task: 2, evidence: 'e', progress_execution_outcome: 'o' }))).message).toBe(
+      `Error: forbidden: run ${mine.id} belongs to another agent.`,
+    );
+    expect((await acknowledge(restarted.client, mine.id, { task: 2, evidence: 'e', progress_execution_outcome: 'o' })).cursor).toBe(3);
     expect((await acknowledge(restarted.client, mine.id, { task: 3, evidence: 'e', progress_execution_outcome: 'o' })).status).toBe(
       'completed',
     );

@@ -111,7 +111,8 @@ export async function executeStart(deps: Deps, actor: Actor, input: { startAttem
 
 /** Whether the agent behind `actor` started what the agent session `ownerId` started (session-access: canDriveRun). */
 async function drivenBy(repos: Repositories, actor: Actor, ownerId: string) {
-  return canDriveRun(actor, await repos.sessions.get(actor.workspaceId, ownerId));
+  const session = (id: string | null) => (id === null ? Promise.resolve(null) : repos.sessions.get(actor.workspaceId, id));
+  return canDriveRun(actor, await session(ownerId), await session(actor.sessionId), session);
 }
 
 function publishRun(deps: Deps, run: RunRecord, connection?: RunConnectionRecord, shown?: RunView) {

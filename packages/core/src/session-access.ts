@@ -47,10 +47,18 @@ export async function sessionReadable(deps: Deps, actor: Actor, sessionId: strin
 
 /**
  * Whether `actor` may drive (write to) a checklist run, or execute a start attempt, that the agent session `owner`
- * started. A run belongs to the agent that started it, not to one connection or chat: the API key behind that session
- * (for a session token, the key that opened its tree). Every agent session of that key drives it, so a restarted
- * agent (a new MCP connection, a new stdio server) finishes its run; another key of the workspace never does.
+ * started. A run belongs to the agent that started it, not to one connection: the API key behind that session (for a
+ * session token, the key that opened its tree). The key's own agent sessions (`caller` opened by the key itself: a
+ * restarted agent's new MCP connection or session) drive it; a subagent's session drives what its own tree started,
+ * as it reads (never its parent's runs). Another key of the workspace never does.
  */
-export function canDriveRun(actor: Actor, owner: SessionRecord | null): boolean {
-  return owner !== null && owner.workspaceId === actor.workspaceId && actor.role !== 'viewer' && owner.openedByKey === actor.keyId;
+export async function canDriveRun(
+  actor: Actor,
+  owner: SessionRecord | null,
+  caller: SessionRecord | null,
+  parentOf: (id: string) => Promise<SessionRecord | null>,
+): Promise<boolean> {
+  if (!owner || !caller || owner.workspaceId !== actor.workspaceId || owner.openedByKey !== actor.keyId) return false;
+  if (caller.parentId === null) return true;
+  return canReadSession(actor, owner, parentOf);
 }

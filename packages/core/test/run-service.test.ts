@@ -816,12 +816,17 @@ describe('the run belongs to the agent that started it', () => {
     expectUnchanged(before);
   });
 
-  it('any session of the same agent key drives it: a restarted agent, or a subagent', async () => {
+  it("the key's own sessions drive it (a restarted agent); a subagent drives its own tree's runs, never its parent's", async () => {
     const run = await startedRun(w);
     const restarted = await agentSession(w, 'restarted');
     expect((await step(run.id, 1, { actor: restarted })).cursor).toBe(2);
-    const sub = await agentSession(w, 'sub', restarted);
-    expect((await step(run.id, 2, { actor: sub })).cursor).toBe(3);
+    const sub = await agentSession(w, 'sub', w.session);
+    const before = state();
+    await expectRefused(step(run.id, 2, { actor: sub }), 'FORBIDDEN', `Error: forbidden: run ${run.id} belongs to another agent.`);
+    expectUnchanged(before);
+    const subRun = await startedRun(w, {}, { actor: sub });
+    expect((await step(subRun.id, 1, { actor: sub })).cursor).toBe(2);
+    expect((await step(subRun.id, 2, { actor: w.session })).cursor).toBe(3);
   });
 
   it('the workspace may read it (viewer included); another workspace cannot see it', async () => {
