@@ -118,7 +118,7 @@ describe('notifications in each kind', () => {
 
     // The webhook kind is today's JSON, unchanged.
     const [ready, done] = channels.webhook.receiver.accepted();
-    expect(ready?.body).toMatchObject({ kind: 'checklist_ready', title: 'Checklist ready', heading: 'Todo List — Ship the release notes' });
+    expect(ready?.body).toMatchObject({ kind: 'checklist_ready', title: 'Checklist ready', heading: 'Todo List · Ship the release notes' });
     expect(done?.body).toMatchObject({ kind: 'all_tasks_done', title: 'All tasks done', run: { url: link } });
 
     for (const kind of CHAT_KINDS) {
@@ -136,7 +136,17 @@ describe('notifications in each kind', () => {
         [second, 'All tasks done', ['✓', '✓', '✓']],
       ] as const) {
         const lines = visibleLines(kind, hook.body);
-        expect(lines, kind).toContain('Todo List — Ship the release notes');
+        // The heading linked to the run page, in the kind's own link markup.
+        const heading = 'Todo List · Ship the release notes';
+        const linked = { slack: `*<${link}|${heading}>*`, discord: heading, teams: `[${heading}](${link})` }[kind];
+        expect(lines, kind).toContain(linked);
+        if (kind === 'discord') {
+          expect(String((hook.body as { content: unknown }).content).startsWith(`[${heading}](${link})\n`), kind).toBe(true);
+        }
+        // The progress line, right above the checklist.
+        const progress = lines.indexOf(`📝 ${title === 'All tasks done' ? 3 : 0}/3`);
+        expect(progress, kind).toBeGreaterThanOrEqual(0);
+        expect(lines[progress + 1], kind).toMatch(/^[▶✓] 1\. /);
         expect(
           lines.some((l) => l.includes(title)),
           `${kind}: ${title}`,
@@ -155,7 +165,7 @@ describe('notifications in each kind', () => {
       expect(visibleLines(kind, first.body), kind).toContain('Order changed from the written list:');
       expect(visibleLines(kind, second.body), kind).not.toContain('Order changed from the written list:');
     }
-    expect(channels.slack.receiver.received[0]?.body).toMatchObject({ text: 'Checklist ready: Todo List — Ship the release notes' });
+    expect(channels.slack.receiver.received[0]?.body).toMatchObject({ text: 'Checklist ready: Todo List · Ship the release notes' });
     expect(channels.discord.receiver.received[0]?.body).toMatchObject({
       allowed_mentions: { parse: [] },
       embeds: [{ url: link, footer: { text: 'Checklist ready' } }],
@@ -286,13 +296,13 @@ describe('channels.sendTest', () => {
         expect(hook?.body).toMatchObject({
           kind: 'test',
           title: 'Test message',
-          heading: 'agent-tasks — webhook channel',
+          heading: 'agent-tasks · webhook channel',
           channel: { id, kind: 'webhook' },
         });
       } else {
         expect(hook?.problems).toEqual([]);
         const lines = visibleLines(kind, hook?.body);
-        expect(lines).toContain(`agent-tasks — ${kind} channel`);
+        expect(lines).toContain(kind === 'slack' ? `*agent-tasks · ${kind} channel*` : `agent-tasks · ${kind} channel`);
         expect(lines.some((l) => l.includes('Test message'))).toBe(true);
       }
     }

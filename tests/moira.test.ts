@@ -1,5 +1,6 @@
 // Black-box tests of the Moira-compatible MCP server `moira` (tools start and step) over streamable HTTP at /mcp/moira
 // and over stdio (`agent-tasks-mcp --moira`): every call and payload written in seed 002 is replayed, in order, verbatim.
+import { readFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
@@ -34,13 +35,18 @@ async function moiraOverHttp(options: { channel?: boolean } = {}) {
   const admin = createClient({ url: server.url, token: adminKey });
   if (options.channel !== false) await admin.channels.create({ name: 'team', url: hook.url });
   const { token } = await admin.keys.create({ name: 'moira agent', role: 'agent' });
+  return { client: await moiraConnection(token), admin, token };
+}
+
+/** A new MCP connection to the `moira` server with this key (an agent restarted: same key, new connection). */
+async function moiraConnection(token: string) {
   const transport = new StreamableHTTPClientTransport(new URL(`${server.url}/mcp/moira`), {
     requestInit: { headers: { authorization: `Bearer ${token}` } },
   });
   const client = new Client({ name: 'moira-tests', version: '1.0.0' });
   open.push(client);
   await client.connect(transport);
-  return { client, admin };
+  return client;
 }
 
 async function answer(client: Client, name: string, args: Record<string, unknown>) {
@@ -235,8 +241,8 @@ describe('the moira server', () => {
       .filter((h) => (h.body as { run: { id: string } }).run.id === processId)
       .map((h) => h.body as { title: string; heading: string });
     expect(ofParent.map((b) => [b.title, b.heading])).toEqual([
-      ['Checklist ready', 'Todo List — Repair the service configuration'],
-      ['All tasks done', 'Todo List — Repair the service configuration'],
+      ['Checklist ready', 'Todo List · Repair the service configuration'],
+      ['All tasks done', 'Todo List · Repair the service configuration'],
     ]);
   });
 
@@ -492,6 +498,227 @@ describe('stdio: agent-tasks-mcp --moira', () => {
       action: 'execute',
       startAttemptId: prepared.text.match(/^Start attempt ID: (\S+)$/m)?.[1],
     });
-    expect(executed.text).toMatch(/^Process ID: run_\S+\nStep attempt ID: att_\S+\nTodo List: checklist intake\./);
+    expect(executed.text).toMatch(/^Process ID: [a-f0-9-]+\nStep attempt ID: [a-f0-9-]+\nTodo List: checklist intake\./);
+  });
+});
+
+/** Facts about Moira's clients and texts, recorded from its public tests. */
+const moiraFacts = JSON.parse(readFileSync(new URL('./fixtures/moira-clients.json', import.meta.url), 'utf8')) as {
+  idPatterns: { startAttemptId: string; processId: string; stepAttemptId: string; stepAttemptIdFlags: string };
+  notifications: {
+    taskTitle: string;
+    tasks: { action: string; expected_result: string }[];
+    ready: { title: string; block: string };
+    done: { title: string; block: string };
+  };
+};
+
+/** The ids as Moira's own clients read them from an answer (their patterns, recorded in fixtures/moira-clients.json). */
+const moiraIds = (text: string) => ({
+  startAttemptId: new RegExp(moiraFacts.idPatterns.startAttemptId).exec(text)?.[1],
+  processId: new RegExp(moiraFacts.idPatterns.processId).exec(text)?.[1],
+  attemptId: new RegExp(moiraFacts.idPatterns.stepAttemptId, moiraFacts.idPatterns.stepAttemptIdFlags).exec(text)?.[1],
+});
+
+/** prepare and execute over `client`, then name the run and submit `tasks`; answers the ids and the intake's answer. */
+async function startedOver(client: Client, name: string, tasks: { action: string; expected_result: string }[]) {
+  const prepared = await answer(client, 'start', { action: 'prepare', workflowId: 'moira/todo-list', parentExecutionId: 'none' });
+  const startAttemptId = moiraIds(prepared.text).startAttemptId as string;
+  const started = moiraIds((await answer(client, 'start', { action: 'execute', startAttemptId })).text);
+  const processId = started.processId as string;
+  await answer(client, 'step', { processId, attemptId: started.attemptId, input: { name } });
+  const intake = await answer(client, 'step', {
+    processId,
+    attemptId: started.attemptId,
+    input: { tasks, progress_checklist_outcome: `${tasks.length} ordered tasks` },
+  });
+  expect(intake.isError).toBe(false);
+  return { processId, attemptId: moiraIds(intake.text).attemptId as string, intake };
+}
+
+/** What a write would change in a run's view (its live task times move on their own). */
+const recorded = (view: {
+  version: number;
+  updatedAt: string;
+  attemptId: string | null;
+  cursor: number;
+  status: string;
+  name: string | null;
+}) => ({
+  version: view.version,
+  updatedAt: view.updatedAt,
+  attemptId: view.attemptId,
+  cursor: view.cursor,
+  status: view.status,
+  name: view.name,
+});
+
+const ack = (n: number) => ({ evidence: `Checked task ${n}`, progress_execution_outcome: `Task ${n} verified` });
+
+describe("Moira's clients", () => {
+  it("read every id with Moira's own patterns: hex digits and dashes only, the whole id, accepted back as given", async () => {
+    const { client, admin } = await moiraOverHttp();
+    const prepared = await answer(client, 'start', { action: 'prepare', workflowId: 'moira/todo-list', parentExecutionId: 'none' });
+    const { startAttemptId } = moiraIds(prepared.text);
+    // The whole id after the label, as the line writes it (a pattern that stops early would capture a prefix).
+    expect(startAttemptId).toBe(prepared.text.match(/^Start attempt ID: (\S+)$/m)?.[1]);
+    expect(startAttemptId).toMatch(/^[a-f0-9-]+$/);
+    const executed = await answer(client, 'start', { action: 'execute', startAttemptId });
+    const read = moiraIds(executed.text);
+    expect(read.processId).toMatch(/^[a-f0-9-]+$/);
+    expect(read.attemptId).toMatch(/^[a-f0-9-]+$/);
+    expect({ processId: read.processId, attemptId: read.attemptId }).toEqual(ids(executed.text));
+    // Accepted back exactly as read: naming, intake and a step, then the next attempt read the same way.
+    const named = await answer(client, 'step', { processId: read.processId, attemptId: read.attemptId, input: { name: 'Read the ids' } });
+    expect(named.isError).toBe(false);
+    const intake = await answer(client, 'step', {
+      processId: read.processId,
+      attemptId: read.attemptId,
+      input: { tasks: [{ action: 'Only task', expected_result: 'Done' }], progress_checklist_outcome: 'One task' },
+    });
+    const next = moiraIds(intake.text);
+    expect(next.attemptId).toMatch(/^[a-f0-9-]+$/);
+    expect(next.attemptId).not.toBe(read.attemptId);
+    const done = await answer(client, 'step', { processId: read.processId, attemptId: next.attemptId, input: ack(1) });
+    expect(done.text).toBe(`Process ID: ${read.processId}\nAll tasks done (1/1). Todo List is complete; its terminal output is {}.`);
+    expect((await admin.runs.get({ runId: read.processId as string })).status).toBe('completed');
+  });
+
+  it('a restarted agent (same key, a new connection) finishes its run, and "All tasks done" is sent', async () => {
+    const { client, admin, token } = await moiraOverHttp();
+    const tasks = [
+      { action: 'Before the restart', expected_result: 'Done' },
+      { action: 'After the restart', expected_result: 'Done' },
+    ];
+    const run = await startedOver(client, 'Survive an agent restart', tasks);
+    const first = await answer(client, 'step', { processId: run.processId, attemptId: run.attemptId, input: ack(1) });
+    expect(first.text).toContain('Task 2/2: After the restart');
+    await client.close();
+
+    const restarted = await moiraConnection(token);
+    const done = await answer(restarted, 'step', { processId: run.processId, attemptId: moiraIds(first.text).attemptId, input: ack(2) });
+    expect(done).toEqual({
+      isError: false,
+      text: `Process ID: ${run.processId}\nAll tasks done (2/2). Todo List is complete; its terminal output is {}.`,
+    });
+    await waitFor('"All tasks done" sent', () =>
+      hook.accepted().some((h) => {
+        const body = h.body as { kind: string; run: { id: string } };
+        return body.run.id === run.processId && body.kind === 'all_tasks_done';
+      }),
+    );
+    expect((await admin.runs.history({ runId: run.processId })).steps.map((s) => s.kind)).toEqual(['name', 'intake', 'step', 'step']);
+  });
+
+  it('another key of the workspace cannot drive the run: refused, nothing recorded', async () => {
+    const { client, admin } = await moiraOverHttp();
+    const run = await startedOver(client, 'Mine alone', [{ action: 'Only task', expected_result: 'Done' }]);
+    const { token: other } = await admin.keys.create({ name: 'another agent', role: 'agent' });
+    const intruder = await moiraConnection(other);
+    const before = await admin.runs.get({ runId: run.processId });
+    expect(await answer(intruder, 'step', { processId: run.processId, attemptId: run.attemptId, input: ack(1) })).toEqual({
+      isError: true,
+      text: `Error: forbidden: run ${run.processId} belongs to another agent.`,
+    });
+    expect(recorded(await admin.runs.get({ runId: run.processId }))).toEqual(recorded(before));
+  });
+
+  it('a retried attempt answers exactly its first answer, even after the run moved on; another input with it is a conflict', async () => {
+    const { client, admin } = await moiraOverHttp();
+    const tasks = [1, 2, 3].map((n) => ({ action: `Task ${n}`, expected_result: `Result ${n}` }));
+    const run = await startedOver(client, 'Replay safely', tasks);
+    const firstAttempt = run.attemptId;
+    const first = await answer(client, 'step', { processId: run.processId, attemptId: firstAttempt, input: ack(1) });
+    expect(first.text).toContain('Task 2/3: Task 2');
+    // The run moves on.
+    const second = await answer(client, 'step', { processId: run.processId, attemptId: moiraIds(first.text).attemptId, input: ack(2) });
+    expect(second.text).toContain('Task 3/3: Task 3');
+    const moved = await admin.runs.get({ runId: run.processId });
+    const history = await admin.runs.history({ runId: run.processId });
+
+    // The lost answer of the first attempt, asked again: the same text, byte for byte; nothing changes.
+    expect(await answer(client, 'step', { processId: run.processId, attemptId: firstAttempt, input: ack(1) })).toEqual(first);
+    expect(await answer(client, 'step', { processId: run.processId, attemptId: firstAttempt, ...ack(1) })).toEqual(first);
+
+    // The same attempt with another input: a conflict, and nothing recorded.
+    const conflict = await answer(client, 'step', {
+      processId: run.processId,
+      attemptId: firstAttempt,
+      input: { evidence: 'Different evidence', progress_execution_outcome: 'Task 1 verified' },
+    });
+    expect(conflict).toEqual({
+      isError: true,
+      text: `Error: conflict: attempt ${firstAttempt} of run ${run.processId} was already answered (Task 1/3) with another step response; a retried attempt answers only exactly the same response. Nothing was recorded. Read the run and answer its current step (attempt ${moved.attemptId}).`,
+    });
+    expect(recorded(await admin.runs.get({ runId: run.processId }))).toEqual(recorded(moved));
+    expect(await admin.runs.history({ runId: run.processId })).toEqual(history);
+  });
+
+  it("a teleport's attempt reused for a step response is a conflict; the teleport itself replays", async () => {
+    const { client, admin } = await moiraOverHttp();
+    const run = await startedOver(client, 'Jump once', [
+      { action: 'Task 1', expected_result: 'Result 1' },
+      { action: 'Task 2', expected_result: 'Result 2' },
+    ]);
+    const jumped = await answer(client, 'step', {
+      processId: run.processId,
+      attemptId: run.attemptId,
+      teleportTo: 'teleport-revise-tasks',
+    });
+    expect(jumped.text).toContain('Revise checklist');
+    const atRevision = await admin.runs.get({ runId: run.processId });
+    const conflict = await answer(client, 'step', { processId: run.processId, attemptId: run.attemptId, input: ack(1) });
+    expect(conflict).toEqual({
+      isError: true,
+      text: `Error: conflict: attempt ${run.attemptId} of run ${run.processId} was already answered (Revise checklist) with another step response; a retried attempt answers only exactly the same response. Nothing was recorded. Read the run and answer its current step (attempt ${atRevision.attemptId}).`,
+    });
+    expect(recorded(await admin.runs.get({ runId: run.processId }))).toEqual(recorded(atRevision));
+    expect(
+      await answer(client, 'step', { processId: run.processId, attemptId: run.attemptId, teleportTo: 'teleport-revise-tasks' }),
+    ).toEqual(jumped);
+  });
+
+  it('naming a run with the name it already has (after trimming) records nothing: no version, no history entry', async () => {
+    const { client, admin } = await moiraOverHttp();
+    const prepared = await answer(client, 'start', { action: 'prepare', workflowId: 'moira/todo-list', parentExecutionId: 'none' });
+    const started = moiraIds(
+      (await answer(client, 'start', { action: 'execute', startAttemptId: moiraIds(prepared.text).startAttemptId })).text,
+    );
+    const processId = started.processId as string;
+    const named = await answer(client, 'step', { processId, attemptId: started.attemptId, input: { name: 'Keep this name' } });
+    expect(named.isError).toBe(false);
+    const before = await admin.runs.get({ runId: processId });
+    const history = await admin.runs.history({ runId: processId });
+    expect(history.steps.map((s) => s.kind)).toEqual(['name']);
+    const again = await answer(client, 'step', { processId, attemptId: started.attemptId, input: { name: '  Keep this name  ' } });
+    expect(again).toEqual(named);
+    expect(recorded(await admin.runs.get({ runId: processId }))).toEqual(recorded(before));
+    expect(await admin.runs.history({ runId: processId })).toEqual(history);
+  });
+
+  it('the two notifications read as Moira writes them: the linked heading, then the progress line and the marked checklist', async () => {
+    const { client } = await moiraOverHttp();
+    const facts = moiraFacts.notifications;
+    const run = await startedOver(client, facts.taskTitle, facts.tasks);
+    let attemptId = run.attemptId;
+    for (const n of [1, 2, 3])
+      attemptId = moiraIds((await answer(client, 'step', { processId: run.processId, attemptId, input: ack(n) })).text).attemptId ?? '';
+    const texts = await waitFor('both notifications', () => {
+      const bodies = hook
+        .accepted()
+        .map((h) => h.body as { kind: string; run: { id: string }; text: string })
+        .filter((b) => b.run.id === run.processId);
+      return bodies.length === 2 ? bodies.map((b) => b.text) : null;
+    });
+    const heading = `[Todo List · ${facts.taskTitle}](${server.url}/runs/${run.processId})`;
+    const [ready, done] = texts as [string, string];
+    expect(ready.startsWith(`${heading}\n`)).toBe(true);
+    expect(done.startsWith(`${heading}\n`)).toBe(true);
+    expect(ready).toContain(facts.ready.title);
+    expect(ready).toContain(facts.ready.block);
+    expect(done).toContain(facts.done.title);
+    expect(done).toContain(facts.done.block);
+    expect(ready).toBe([heading, facts.ready.title, facts.ready.block].join('\n'));
+    expect(done).toBe([heading, facts.done.title, facts.done.block].join('\n'));
   });
 });

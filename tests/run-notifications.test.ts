@@ -221,7 +221,7 @@ describe('the two notifications', () => {
     const run = await startRun(w.session);
     expect(await w.session.runs.notifications({ runId: run.id })).toEqual({ notifications: [] });
     const link = `${server.url}/runs/${run.id}`;
-    const heading = 'Todo List — Ship the release notes';
+    const heading = 'Todo List · Ship the release notes';
     const actions = ['Draft the notes', 'Review the notes', 'Publish the notes'];
     /** The post is well formed and carries the heading, the title, the checklist with these marks and the link; its text too, line by line. */
     const expectPosted = (post: ReceivedHook, kind: Payload['kind'], title: string, marks: string[]) => {
@@ -235,7 +235,12 @@ describe('the two notifications', () => {
         run: { id: run.id, name: 'Ship the release notes', url: link },
         checklist,
       });
-      expect(payloadOf(post).text).toBe([heading, title, ...checklist.map((c) => `${c.mark} ${c.position}. ${c.action}`), link].join('\n'));
+      // As Moira writes it: the heading linked to the run page, the title, the progress line, then the checklist.
+      const done = marks.filter((m) => m === '✓').length;
+      expect(payloadOf(post).text).toBe(
+        [`[${heading}](${link})`, title, `📝 ${done}/3`, ...checklist.map((c) => `${c.mark} ${c.position}. ${c.action}`)].join('\n'),
+      );
+      expect(payloadOf(post).text.startsWith(`[Todo List · Ship the release notes](${link})\n`)).toBe(true);
     };
 
     await intake(w.session, run.id, 'Ship the release notes', actions);
@@ -282,14 +287,14 @@ describe('the two notifications', () => {
     const ready = await accepted(hook, run.id, 'checklist_ready');
     expect(payloadOf(ready).text).toBe(
       [
-        'Todo List — Migrate safely',
+        `[Todo List · Migrate safely](${server.url}/runs/${run.id})`,
         'Checklist ready',
+        '📝 0/3',
         '▶ 1. Back up the database',
         '○ 2. Run the migration',
         '○ 3. Check the row counts',
         'Order changed from the written list:',
         '- written task 1 moved to position 2: task 1 needs the result of task 2 (Back up the database)',
-        `${server.url}/runs/${run.id}`,
       ].join('\n'),
     );
     expect(payloadOf(ready)).toMatchObject({ moves: view.moves });
@@ -318,16 +323,16 @@ describe('the two notifications', () => {
     const done = await accepted(hook, run.id, 'all_tasks_done');
     expect(payloadOf(done).text).toBe(
       [
-        'Todo List — Repair the config',
+        `[Todo List · Repair the config](${link(run.id)})`,
         'All tasks done',
+        '📝 4/4',
         '✓ 1. Inspect the config',
         '✓ 2. Repair the config',
         '✓ 3. Restart the service',
         '✓ 4. Close the ticket',
-        link(run.id),
       ].join('\n'),
     );
-    expect(payloadOf(done)).toMatchObject({ heading: 'Todo List — Repair the config', run: { name: 'Repair the config' } });
+    expect(payloadOf(done)).toMatchObject({ heading: 'Todo List · Repair the config', run: { name: 'Repair the config' } });
     // The revision itself sent nothing new: the earlier "Checklist ready" (original list) is the only other message.
     await allDelivered(w.session, run.id, 2);
     expect((await w.session.runs.notifications({ runId: run.id })).notifications.map((n) => n.kind)).toEqual([
@@ -336,12 +341,12 @@ describe('the two notifications', () => {
     ]);
     expect(payloadOf(acceptedFor(hook, run.id, 'checklist_ready')[0] as ReceivedHook).text).toBe(
       [
-        'Todo List — Fix the config',
+        `[Todo List · Fix the config](${link(run.id)})`,
         'Checklist ready',
+        '📝 0/3',
         '▶ 1. Inspect the config',
         '○ 2. Restart the service',
         '○ 3. Close the ticket',
-        link(run.id),
       ].join('\n'),
     );
 
@@ -359,7 +364,7 @@ describe('the two notifications', () => {
     expect(revised.status).toBe('completed');
     const cutDone = await accepted(hook, cut.id, 'all_tasks_done');
     expect(payloadOf(cutDone).text).toBe(
-      ['Todo List — Trim the backlog', 'All tasks done', '✓ 1. Sort the backlog', link(cut.id)].join('\n'),
+      [`[Todo List · Trim the backlog](${link(cut.id)})`, 'All tasks done', '📝 1/1', '✓ 1. Sort the backlog'].join('\n'),
     );
     expect(payloadOf(cutDone).checklist).toEqual([{ position: 1, mark: '✓', action: 'Sort the backlog' }]);
   });
@@ -378,14 +383,26 @@ describe('the two notifications', () => {
     expectWellFormedPost(ready);
     const link = `${server.url}/runs/${child.id}`;
     expect(payloadOf(ready).text).toBe(
-      ['Todo List — Verify requirements', 'Checklist ready', '▶ 1. Check requirement A', '○ 2. Check requirement B', link].join('\n'),
+      [
+        `[Todo List · Verify requirements](${link})`,
+        'Checklist ready',
+        '📝 0/2',
+        '▶ 1. Check requirement A',
+        '○ 2. Check requirement B',
+      ].join('\n'),
     );
     expect(payloadOf(ready).run).toEqual({ id: child.id, name: 'Verify requirements', url: link });
 
     await steps(w.session, child.id, 1, 2);
     const done = await accepted(hook, child.id, 'all_tasks_done');
     expect(payloadOf(done).text).toBe(
-      ['Todo List — Verify requirements', 'All tasks done', '✓ 1. Check requirement A', '✓ 2. Check requirement B', link].join('\n'),
+      [
+        `[Todo List · Verify requirements](${link})`,
+        'All tasks done',
+        '📝 2/2',
+        '✓ 1. Check requirement A',
+        '✓ 2. Check requirement B',
+      ].join('\n'),
     );
     expect(await allDelivered(w.session, child.id, 2)).toEqual([
       { kind: 'checklist_ready', channelId: channel.id, attempts: 1, delivered: true, lastError: null },
@@ -506,7 +523,7 @@ describe('delivery through the durable outbox', () => {
     const ready = await accepted(hook, run.id, 'checklist_ready');
     expectWellFormedPost(ready);
     expect(payloadOf(ready).text).toBe(
-      ['Todo List — Receiver comes up late', 'Checklist ready', '▶ 1. Only task', `${server.url}/runs/${run.id}`].join('\n'),
+      [`[Todo List · Receiver comes up late](${server.url}/runs/${run.id})`, 'Checklist ready', '📝 0/1', '▶ 1. Only task'].join('\n'),
     );
     const [delivered] = await allDelivered(w.session, run.id, 1);
     expect(delivered).toMatchObject({ kind: 'checklist_ready', delivered: true });
@@ -580,7 +597,9 @@ describe('delivery through the durable outbox', () => {
     const ready = await accepted(hook, run.id, 'checklist_ready');
     expectWellFormedPost(ready);
     expect(payloadOf(ready).text).toBe(
-      ['Todo List — Survive a restart', 'Checklist ready', '▶ 1. Before the restart', '○ 2. After the restart', link].join('\n'),
+      [`[Todo List · Survive a restart](${link})`, 'Checklist ready', '📝 0/2', '▶ 1. Before the restart', '○ 2. After the restart'].join(
+        '\n',
+      ),
     );
     expect(payloadOf(ready).run.url).toBe(link);
     const [delivered] = await allDelivered(again, run.id, 1);
@@ -592,7 +611,9 @@ describe('delivery through the durable outbox', () => {
     await steps(again, run.id, 1, 2);
     const done = await accepted(hook, run.id, 'all_tasks_done');
     expect(payloadOf(done).text).toBe(
-      ['Todo List — Survive a restart', 'All tasks done', '✓ 1. Before the restart', '✓ 2. After the restart', link].join('\n'),
+      [`[Todo List · Survive a restart](${link})`, 'All tasks done', '📝 2/2', '✓ 1. Before the restart', '✓ 2. After the restart'].join(
+        '\n',
+      ),
     );
     // The configured base is only the link's prefix: the server itself still answers the run page.
     expect(await (await fetch(`${restartable.url}/runs/${run.id}`)).json()).toEqual(await again.runs.get({ runId: run.id }));

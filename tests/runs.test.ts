@@ -71,7 +71,7 @@ describe('start', () => {
     const other = await sessionClient(server, 'another agent');
     const before = await rowCounts(server);
     const named = await refused(other.client.runs.prepare({ parentExecutionId: parent.id, skipNotificationCheck: true }));
-    expect(named.message).toBe(`Error: forbidden: run ${parent.id} belongs to another session.`);
+    expect(named.message).toBe(`Error: forbidden: run ${parent.id} belongs to another agent.`);
     expect(named.code).toBe('FORBIDDEN');
     expect(await rowCounts(server)).toEqual(before);
     // The same answer as acting on the run.
@@ -218,12 +218,12 @@ describe('intake', () => {
     expect((await s.client.runs.history({ runId: run.id })).steps.map((st) => st.kind)).toEqual(['name']);
   });
 
-  it("only the run's own session drives it; a second intake is refused", async () => {
+  it("only the run's own agent drives it; a second intake is refused", async () => {
     const s = await sessionClient(server);
     const run = await runWith(s, tasks(2));
     const other = await sessionClient(server);
     expect((await refused(acknowledge(other.client, run.id, { task: 1, evidence: 'e', progress_execution_outcome: 'o' }))).message).toBe(
-      `Error: forbidden: run ${run.id} belongs to another session.`,
+      `Error: forbidden: run ${run.id} belongs to another agent.`,
     );
     expect((await refused(s.client.runs.intake({ runId: run.id, tasks: tasks(1), progress_checklist_outcome: 'x' }))).message).toBe(
       `Error: run ${run.id} already has its checklist; revise it instead.`,
@@ -495,5 +495,68 @@ describe('run tool answers', () => {
     );
     const next = await tools.checklist_step?.handler({ runId: run.id, attemptId, evidence: 'built', progress_execution_outcome: 'built' });
     expect(next).toMatch(/^Task 2\/2: Do step deploy\n/);
+  });
+});
+
+describe('a run belongs to the agent that started it', () => {
+  it("the key's own sessions drive it (a restarted agent), a subagent not its parent's run; another key is refused, nothing recorded", async () => {
+    const agent = await keyClient(server, 'agent');
+    const s = await openSessionClient(agent, { title: 'first chat' });
+    const mine = await runWith(s, tasks(3));
+    const other = await sessionClient(server);
+    const before = await s.client.runs.get({ runId: mine.id });
+    expect((await refused(acknowledge(other.client, mine.id, { task: 1, evidence: 'e', progress_execution_outcome: 'o' }))).message).toBe(
+      `Error: forbidden: run ${mine.id} belongs to another agent.`,
+    );
+    const after = await s.client.runs.get({ runId: mine.id });
+    expect([after.version, after.cursor, after.attemptId]).toEqual([before.version, before.cursor, before.attemptId]);
+    expect((await s.client.runs.history({ runId: mine.id })).steps.map((st) => st.kind)).toEqual(['name', 'intake']);
+    // The agent restarted: a new session of the same key finishes the run, a subagent of it included.
+    const restarted = await openSessionClient(agent, { title: 'after a restart' });
+    expect((await acknowledge(restarted.client, mine.id, { task: 1, evidence: 'e', progress_execution_outcome: 'o' })).cursor).toBe(2);
+    // A subagent drives what its own tree started, never its parent's run (as it reads).
+    const sub = await openSessionClient(restarted.client, { title: 'subagent' });
+    expect((await refused(acknowledge(sub.client, mine.id, { task: 2, evidence: 'e', progress_execution_outcome: 'o' }))).message).toBe(
+      `Error: forbidden: run ${mine.id} belongs to another agent.`,
+    );
+    expect((await acknowledge(restarted.client, mine.id, { task: 2, evidence: 'e', progress_execution_outcome: 'o' })).cursor).toBe(3);
+    expect((await acknowledge(restarted.client, mine.id, { task: 3, evidence: 'e', progress_execution_outcome: 'o' })).status).toBe(
+      'completed',
+    );
+  });
+});
+
+describe('intake moves and naming', () => {
+  it('every position change is shown with its dependency: a prerequisite that comes first is a move of its own', async () => {
+    const s = await sessionClient(server);
+    const written = ['Publish', 'Left', 'Right', 'Collect'].map((action) => ({ action, expected_result: `${action} done` }));
+    const run = await runWith(s, written, {
+      needs: [
+        { task: 1, needs: [2, 3] },
+        { task: 2, needs: [4] },
+        { task: 3, needs: [4] },
+      ],
+    });
+    expect(run.tasks.map((t) => t.action)).toEqual(['Collect', 'Left', 'Right', 'Publish']);
+    expect(run.moves).toEqual([
+      { task: 4, from: 4, to: 1, because: 'task 2 needs the result of task 4 (Collect)' },
+      { task: 1, from: 1, to: 4, because: 'task 1 needs the result of task 3 (Right)' },
+    ]);
+  });
+
+  it('naming a run with the name it already has (after trimming) records nothing: no version, no history entry', async () => {
+    const s = await sessionClient(server);
+    const run = await startQuietRun(s);
+    const named = await s.client.runs.name({ runId: run.id, name: 'Release 1.2' });
+    const again = await s.client.runs.name({ runId: run.id, name: '  Release 1.2 ' });
+    expect(again.version).toBe(named.version);
+    expect(again.updatedAt).toBe(named.updatedAt);
+    expect((await s.client.runs.history({ runId: run.id })).steps.map((st) => st.kind)).toEqual(['name']);
+    // Within a revision: the name it has is no change either; ordering alone keeps it.
+    const started = await s.client.runs.intake({ runId: run.id, tasks: tasks(2), progress_checklist_outcome: 'Two tasks' });
+    const jumped = await s.client.runs.teleport({ runId: run.id, attemptId: started.attemptId ?? '', teleportTo: 'teleport-revise-tasks' });
+    const same = await s.client.runs.name({ runId: run.id, name: 'Release 1.2' });
+    expect([same.version, same.pendingName]).toEqual([jumped.version, null]);
+    expect((await s.client.runs.history({ runId: run.id })).steps.map((st) => st.kind)).toEqual(['name', 'intake', 'teleport']);
   });
 });

@@ -342,7 +342,7 @@ describe('examples/agent-loop.ts', () => {
     // what it did, through the API
     const sessionId = output.match(/^session: (\S+)$/m)?.[1] as string;
     const listName = output.match(/^list: (\S+)$/m)?.[1] as string;
-    const runId = output.match(/run (run_\S+) is complete\.$/m)?.[1] as string;
+    const runId = output.match(/run ([a-f0-9-]+) is complete\.$/m)?.[1] as string;
     const admin = adminClient(server);
     expect((await admin.todos.get({ sessionId })).items.map((i) => i.status)).toEqual(['completed', 'completed', 'completed']);
     const tasks = (await admin.tasks.list({ listName, includeCompleted: true })).tasks;

@@ -1,5 +1,5 @@
 // A chat message as a Discord execute-webhook payload: `content` with one embed, and no mentions allowed.
-import { type ChatMessage, LINK_LABEL, clip, fitLines, moreLine } from './chat-message.ts';
+import { type ChatMessage, clip, fitLines, moreLine, progressAndChecklist } from './chat-message.ts';
 
 /**
  * Discord's documented limits: a message's `content` at most 2000 characters, at most 10 embeds
@@ -16,9 +16,13 @@ const escape = (text: string) => text.replace(/([\\*_~`|>#[\]()-])/g, '\\$1');
 const colorOf = (title: string) => (title === 'All tasks done' ? 0x2e9e5b : title === 'Checklist ready' ? 0x5865f2 : 0x99aab5);
 
 function descriptionOf(m: ChatMessage, checklist: string[], notes: string[]) {
-  const parts = [checklist.map(escape).join('\n'), notes.map(escape).join('\n'), m.url ? `[${LINK_LABEL}](${m.url})` : ''];
+  const parts = [progressAndChecklist(m, checklist).map(escape).join('\n'), notes.map(escape).join('\n')];
   return parts.filter((p) => p.length > 0).join('\n\n');
 }
+
+/** The heading linked to the run page in Discord's markdown (`[label](url)`), then the title in bold. */
+const contentOf = (m: ChatMessage) =>
+  m.url ? `[${escape(m.heading)}](${m.url})\n**${escape(m.title)}**` : `**${escape(m.title)}** · ${escape(m.heading)}`;
 
 export function discordPayload(m: ChatMessage) {
   const title = clip(m.heading, DISCORD_LIMITS.title);
@@ -30,7 +34,7 @@ export function discordPayload(m: ChatMessage) {
   const checklist = fitLines(m.checklist, (kept) => fits(kept, notesTail));
   const notes = fitLines(m.notes, (kept) => fits(checklist, kept));
   return {
-    content: clip(`**${escape(m.title)}** · ${escape(m.heading)}`, DISCORD_LIMITS.content),
+    content: clip(contentOf(m), DISCORD_LIMITS.content),
     embeds: [
       {
         title,

@@ -4,8 +4,10 @@ import { checklistLine, type notificationFor, orderChangeLines } from './run-not
 export interface ChatMessage {
   /** "Checklist ready", "All tasks done" or "Test message". */
   title: string;
-  /** The flow name and the run's task: "Todo List — Release 1.2". */
+  /** The flow name and the run's task: "Todo List · Release 1.2", shown linked to the run page when there is one. */
   heading: string;
+  /** How many tasks are done of how many, above the checklist ("📝 0/3"); null for a test message. */
+  progress: string | null;
   /** The checklist, one line per task with its mark ("▶ 1. Build the image"). */
   checklist: string[];
   /** Lines after the checklist: where the order differs from the written list, or the test message's text. */
@@ -19,10 +21,15 @@ export const CHAT_LINE_MAX = 1500;
 
 export const LINK_LABEL = 'Open the run page';
 
+/** The lines above and of the checklist: the progress line, when there is one, then the checklist's lines. */
+export const progressAndChecklist = (m: Pick<ChatMessage, 'progress'>, checklist: readonly string[]) =>
+  m.progress === null ? [...checklist] : [m.progress, ...checklist];
+
 export function chatMessageOf(notification: ReturnType<typeof notificationFor>): ChatMessage {
   return {
     title: notification.title,
     heading: notification.heading,
+    progress: notification.progress,
     checklist: notification.checklist.map((t) => clip(checklistLine(t), CHAT_LINE_MAX)),
     notes: orderChangeLines(notification.moves).map((line) => clip(line, CHAT_LINE_MAX)),
     url: notification.run.url,
@@ -32,7 +39,8 @@ export function chatMessageOf(notification: ReturnType<typeof notificationFor>):
 export function testChatMessage(channel: { name: string }): ChatMessage {
   return {
     title: 'Test message',
-    heading: `agent-tasks — ${channel.name}`,
+    heading: `agent-tasks · ${channel.name}`,
+    progress: null,
     checklist: [],
     notes: ['This channel is set up: it will receive "Checklist ready" and "All tasks done" for checklist runs.'],
     url: null,

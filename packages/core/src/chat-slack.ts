@@ -1,5 +1,5 @@
 // A chat message as a Slack incoming-webhook payload: `text` (the notification fallback) with Block Kit `blocks`.
-import { type ChatMessage, LINK_LABEL, clip, fitLines, moreLine } from './chat-message.ts';
+import { type ChatMessage, clip, fitLines, moreLine, progressAndChecklist } from './chat-message.ts';
 
 /**
  * Slack's documented limits (https://docs.slack.dev/reference/block-kit/blocks): at most 50 blocks in a message;
@@ -10,9 +10,7 @@ import { type ChatMessage, LINK_LABEL, clip, fitLines, moreLine } from './chat-m
  */
 export const SLACK_LIMITS = { blocks: 50, headerText: 150, sectionText: 3000, blocksText: 12_000 } as const;
 
-type Block =
-  | { type: 'header'; text: { type: 'plain_text'; text: string } }
-  | { type: 'section'; text: { type: 'plain_text' | 'mrkdwn'; text: string } };
+type Block = { type: 'section'; text: { type: 'plain_text' | 'mrkdwn'; text: string } };
 
 const plain = (text: string): Block => ({ type: 'section', text: { type: 'plain_text', text } });
 
@@ -27,14 +25,22 @@ function sections(lines: readonly string[], max: number): string[] {
   return packed;
 }
 
+/** Slack's mrkdwn control characters, escaped as its docs say (&, <, >), so a name cannot break the link. */
+const escapeMrkdwn = (text: string) => text.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;');
+
+/** The heading linked to the run page in Slack's own link markup (`<url|label>`), bold; clipped like a header. */
+function headingBlock(m: ChatMessage): Block {
+  const label = escapeMrkdwn(clip(m.heading, SLACK_LIMITS.headerText));
+  return { type: 'section', text: { type: 'mrkdwn', text: m.url ? `*<${m.url}|${label}>*` : `*${label}*` } };
+}
+
 function blocksOf(m: ChatMessage, checklist: string[], notes: string[]): Block[] {
   return [
-    { type: 'header', text: { type: 'plain_text', text: clip(m.heading, SLACK_LIMITS.headerText) } },
+    headingBlock(m),
     { type: 'section', text: { type: 'mrkdwn', text: `*${m.title}*` } },
     // Task text goes in plain_text: no mrkdwn to escape, and nothing in it can mention anyone.
-    ...sections(checklist, SLACK_LIMITS.sectionText).map(plain),
+    ...sections(progressAndChecklist(m, checklist), SLACK_LIMITS.sectionText).map(plain),
     ...sections(notes, SLACK_LIMITS.sectionText).map(plain),
-    ...(m.url ? [{ type: 'section', text: { type: 'mrkdwn', text: `<${m.url}|${LINK_LABEL}>` } } satisfies Block] : []),
   ];
 }
 

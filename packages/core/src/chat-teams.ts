@@ -1,5 +1,5 @@
 // A chat message as a Microsoft Teams incoming-webhook payload: a message carrying one Adaptive Card attachment.
-import { type ChatMessage, LINK_LABEL, fitLines, moreLine } from './chat-message.ts';
+import { type ChatMessage, LINK_LABEL, fitLines, moreLine, progressAndChecklist } from './chat-message.ts';
 
 /**
  * Teams documents a message size limit of 28 KB for incoming webhooks ("When the size exceeds 28 KB, you receive an
@@ -23,10 +23,13 @@ export function utf8Bytes(value: unknown): number {
 const text = (value: string, style: Record<string, unknown> = {}) => ({ type: 'TextBlock', text: value, wrap: true, ...style });
 
 function cardOf(m: ChatMessage, checklist: string[], notes: string[]) {
+  // The heading linked to the run page in the card's markdown (`[label](url)`, brackets in the name escaped).
+  const heading = m.url ? `[${m.heading.replace(/([[\]\\])/g, '\\$1')}](${m.url})` : m.heading;
+  const lines = progressAndChecklist(m, checklist);
   const body = [
-    text(m.heading, { size: 'Large', weight: 'Bolder' }),
+    text(heading, { size: 'Large', weight: 'Bolder' }),
     text(m.title, { weight: 'Bolder', spacing: 'Small' }),
-    ...checklist.map((line, i) => text(line, { spacing: i === 0 ? 'Medium' : 'None' })),
+    ...lines.map((line, i) => text(line, { spacing: i === 0 ? 'Medium' : 'None' })),
     ...notes.map((line, i) => text(line, { spacing: i === 0 ? 'Medium' : 'None', isSubtle: true })),
   ];
   return {

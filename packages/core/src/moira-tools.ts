@@ -196,14 +196,19 @@ async function moiraStep(api: ToolApi, args: z.output<typeof moiraStepInput>): P
   const written = besideIds(args);
   const beside = written !== null;
   const input = written ?? args.input ?? {};
-  const run = await api.runs.get({ runId });
-  // Not the current attempt: a retry of an answered step replays (or an unknown attempt is refused) before any node
-  // reads the response, the naming call's included. The jump is the call that carries nothing else.
-  if (attemptId !== run.attemptId)
-    return { run: await api.runs.teleport({ runId, attemptId, teleportTo: REVISE_TELEPORT }), intake: false };
-  // The naming contract keeps the current attempt; the use case decides whether naming is allowed here.
+  // The naming contract keeps the attempt; the use case decides whether naming is allowed here (and refuses an
+  // attempt another response already consumed).
   if (Object.keys(input).length === 1 && 'name' in input) {
-    return { run: await api.runs.name({ runId, name: input.name as string }), intake: false };
+    return { run: await api.runs.name({ runId, name: input.name as string, attemptId }), intake: false };
+  }
+  const run = await api.runs.get({ runId });
+  // Not the current attempt: a retry of an answered step. It goes to the call its response names, whose use case
+  // answers exactly what the attempt answered (or refuses another response as a conflict, an unknown attempt as stale).
+  if (attemptId !== run.attemptId) {
+    if ('tasks' in input && 'resume_from_task' in input)
+      return { run: await api.runs.revise({ runId, attemptId, ...response('revise', input, beside) }), intake: false };
+    if ('tasks' in input) return { run: await api.runs.intake({ runId, attemptId, ...response('intake', input, beside) }), intake: true };
+    return { run: await api.runs.step({ runId, attemptId, ...response('task', input, beside) }), intake: false };
   }
   if (run.status === 'intake') {
     const intake = response('intake', input, beside);

@@ -196,6 +196,10 @@ export interface RunStepRecordData {
   attemptId: string | null;
   evidence: string | null;
   outcome: string | null;
+  /** For a step that consumed an attempt: the fingerprint of the call and response it was answered with. */
+  fingerprint?: string | null;
+  /** For a step that consumed an attempt: its answer (the run view as JSON), answered again to a retry. */
+  answer?: string | null;
   at: Date;
 }
 

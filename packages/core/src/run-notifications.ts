@@ -14,19 +14,25 @@ export const orderChangeLines = (moves: readonly RunMove[]) =>
     ? ['Order changed from the written list:', ...moves.map((m) => `- written task ${m.task} moved to position ${m.to}: ${m.because}`)]
     : [];
 
+/** The progress line above the checklist: how many tasks are done of how many ("📝 0/3"). */
+export const progressLine = (done: number, total: number) => `📝 ${done}/${total}`;
+
 /**
- * ▶ on the first task and ○ on the rest when the checklist is ready; ✓ on every task when all are done. `url` is the
- * run's page (built by the server: `Deps.runPage`).
+ * The text as Moira writes it: the heading `[Todo List · <run task>](<run page>)` (the flow and the run's task, linked
+ * to the run page: `url`, built by the server with `Deps.runPage`), the title, the progress line `📝 <done>/<total>`,
+ * then one line per task: ▶ on the first and ○ on the rest when the checklist is ready, ✓ on every task when all are
+ * done. Each chat kind renders the linked heading in its own markup.
  */
 export function notificationFor(kind: NotificationKind, run: Pick<RunRecord, 'id' | 'name' | 'tasks' | 'moves'>, url: string) {
   const title = kind === 'checklist_ready' ? 'Checklist ready' : 'All tasks done';
   const mark = (index: number) => (kind === 'all_tasks_done' ? '✓' : index === 0 ? '▶' : '○');
   const checklist = run.tasks.map((task, i) => ({ position: i + 1, mark: mark(i), action: task.action }));
-  const heading = `${FLOW_NAME} — ${run.name ?? run.id}`;
+  const heading = `${FLOW_NAME} · ${run.name ?? run.id}`;
+  const progress = progressLine(kind === 'all_tasks_done' ? run.tasks.length : 0, run.tasks.length);
   // Before any work starts, the author sees where the order differs from the written list, and why.
   const moves = kind === 'checklist_ready' ? run.moves : [];
-  const text = [heading, title, ...checklist.map(checklistLine), ...orderChangeLines(moves), url].join('\n');
-  return { kind, flow: FLOW_NAME, title, heading, run: { id: run.id, name: run.name, url }, checklist, moves, text };
+  const text = [`[${heading}](${url})`, title, progress, ...checklist.map(checklistLine), ...orderChangeLines(moves)].join('\n');
+  return { kind, flow: FLOW_NAME, title, heading, progress, run: { id: run.id, name: run.name, url }, checklist, moves, text };
 }
 
 /** Delay before the next delivery attempt: exponential from `baseMs`, capped at `maxMs`. */

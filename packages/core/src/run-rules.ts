@@ -51,8 +51,10 @@ function checkPositions(positions: readonly number[], total: number, field: stri
 
 /**
  * Orders the checklist so every prerequisite comes first, keeping the written order wherever prerequisites allow
- * (a stable order: at each place, the earliest written task whose prerequisites are placed). Records each task that
- * had to wait, with the prerequisite that held it back longest. Refuses a cycle, naming it.
+ * (a stable order: at each place, the earliest written task whose prerequisites are placed). Records every position
+ * change with the dependency behind it: a task that had to wait names the prerequisite that held it back longest; a
+ * task that came forward past a task written before it names the task that needs it. A task that only took the place
+ * a waiting task left is shown by that task's move. Refuses a cycle, naming it.
  */
 export function orderChecklist(tasks: readonly RunTask[], needsInput: readonly { task: number; needs: readonly number[] }[] = []) {
   const total = tasks.length;
@@ -75,15 +77,32 @@ export function orderChecklist(tasks: readonly RunTask[], needsInput: readonly {
     throw invalidChecklist(`tasks ${cycle.join(' → ')} need each other's results in a cycle; no order satisfies them.`);
   }
   const placed = ordered.order;
+  const at = (task: number) => placed.indexOf(task);
+  const actionOf = (t: number) => tasks[t - 1]?.action ?? '';
+  const needing = (task: number, dependency: number) => `task ${task} needs the result of task ${dependency} (${actionOf(dependency)})`;
+  // A task placed after one written later waited for its prerequisites: named by the one placed last.
+  const overtook = (task: number) => placed.slice(0, at(task)).some((t) => t > task);
+  const waited = (task: number) => {
+    const holder = [...(needs.get(task) ?? [])].sort((a, b) => at(b) - at(a))[0] ?? task;
+    return needing(task, holder);
+  };
+  const moved = (task: number) => at(task) + 1 !== task;
+  const waiters = new Set(placed.filter((t) => moved(t) && overtook(t)));
+  // A task that came forward past a task written before it that kept its place (or did not wait) moved in its own
+  // right: named by the first placed task written before it that needs it, else by what the passed task waits for.
+  // A task that only took the place a waiting task left is no move of its own (the waiting task's move shows it).
+  const cameForward = (task: number) => {
+    const passed = placed.slice(at(task) + 1).filter((t) => t < task && !waiters.has(t));
+    if (passed.length === 0) return null;
+    const dependants = passed.filter((t) => needs.get(t)?.includes(task)).sort((a, b) => at(a) - at(b));
+    const first = dependants[0];
+    return first !== undefined ? needing(first, task) : waited(passed[0] ?? task);
+  };
   const moves: RunMove[] = [];
   placed.forEach((task, index) => {
-    const to = index + 1;
-    if (to === task) return;
-    const overtakenBy = placed.slice(0, index).filter((t) => t > task);
-    if (overtakenBy.length === 0) return; // moved up only because a deferred task left its place
-    const holders = [...(needs.get(task) ?? [])].sort((a, b) => placed.indexOf(b) - placed.indexOf(a));
-    const last = holders[0] ?? overtakenBy[overtakenBy.length - 1] ?? task;
-    moves.push({ task, from: task, to, because: `task ${task} needs the result of task ${last} (${tasks[last - 1]?.action ?? ''})` });
+    if (!moved(task)) return;
+    const because = waiters.has(task) ? waited(task) : cameForward(task);
+    if (because) moves.push({ task, from: task, to: index + 1, because });
   });
   return { order: placed, tasks: placed.map((p) => tasks[p - 1] as RunTask), moves };
 }
@@ -121,6 +140,7 @@ const revisingRefusal = (run: Pick<RunRecord, 'id'>) =>
  * revision, where it applies only if the revision changes the scope. Refused otherwise, with the reason.
  */
 export function applyName(run: RunRecord, name: string): RunRecord {
+  if (namedAlready(run, name)) return run;
   if (run.status === 'completed') throw new DomainError('CONFLICT', `Error: run ${run.id} is completed; its name no longer changes.`);
   if (run.status === 'intake') {
     run.name = name;
@@ -134,6 +154,10 @@ export function applyName(run: RunRecord, name: string): RunRecord {
   }
   return run;
 }
+
+/** Whether `name` is the name the run already has (within an open revision: the one it would take): naming it so changes nothing. */
+export const namedAlready = (run: Pick<RunRecord, 'name' | 'pendingName' | 'revising'>, name: string) =>
+  name === (run.revising ? (run.pendingName ?? run.name) : run.name);
 
 /** Intake takes the checklist only once the run has its name (persisted through the naming call). */
 export function requireName(run: Pick<RunRecord, 'id' | 'name'>) {

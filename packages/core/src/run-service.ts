@@ -1,5 +1,5 @@
 // The checklist run use cases (seed 002): two-phase start, intake, steps, revision, blockers, reads, notifications.
-import type { RunIntakeInput, RunReviseInput, RunStepInput, RunTask } from '@agent-tasks/schema';
+import type { RunIntakeInput, RunReviseInput, RunStepInput, RunTask, RunView } from '@agent-tasks/schema';
 import { type Actor, requireRole } from './actor.ts';
 import { LostRace, retryLostRaces } from './compare-and-set.ts';
 import { DomainError } from './errors.ts';
@@ -8,6 +8,7 @@ import type { RunConnectionRecord, RunRecord, RunStepRecordData } from './record
 import { notificationPayload } from './channel-payload.ts';
 import { type NotificationKind, notificationFor } from './run-notifications.ts';
 import { presentConnection, presentRun } from './run-present.ts';
+import { canDriveRun } from './session-access.ts';
 import {
   CONTEXT_ORDER_NOTICE,
   PENDING_OUTCOME,
@@ -19,6 +20,7 @@ import {
   asWritten,
   checkTaskContext,
   intakeRun,
+  namedAlready,
   orderChecklist,
   placeRemarks,
   requireName,
@@ -26,6 +28,12 @@ import {
 } from './run-rules.ts';
 
 export const runTopic = (runId: string) => `run:${runId}`;
+
+/**
+ * Run, start attempt and step attempt ids are UUIDs, hex digits and dashes only: the ids Moira writes and its clients
+ * read back from an answer (`Process ID: ([a-f0-9-]+)`, `Step attempt ID:\s*([a-f0-9-]+)`), taken as given.
+ */
+const runScopedId = (deps: Deps) => deps.ids.uuid();
 
 function requireSession(actor: Actor): string {
   requireRole(actor, 'agent');
@@ -45,8 +53,10 @@ async function findRun(repos: Repositories, actor: Actor, runId: string) {
  * Who may act on a run — drive it, report its blocker, and name it as the parent of a new run (which gives it a success
  * connection when that child completes): one rule for all three.
  */
-function requireRunActor(run: RunRecord, sessionId: string) {
-  if (run.sessionId !== sessionId) throw new DomainError('FORBIDDEN', `Error: forbidden: run ${run.id} belongs to another session.`);
+async function requireRunActor(repos: Repositories, actor: Actor, run: RunRecord) {
+  if (!(await drivenBy(repos, actor, run.sessionId))) {
+    throw new DomainError('FORBIDDEN', `Error: forbidden: run ${run.id} belongs to another agent.`);
+  }
 }
 
 /** Prepare: refuses without a notification channel unless told to skip the check; returns the start attempt id. */
@@ -58,7 +68,7 @@ export async function prepareStart(
   const sessionId = requireSession(actor);
   return deps.store.transaction(async (repos) => {
     const parent = input.parentExecutionId === 'none' ? null : await findRun(repos, actor, input.parentExecutionId);
-    if (parent) requireRunActor(parent, sessionId);
+    if (parent) await requireRunActor(repos, actor, parent);
     if (!input.skipNotificationCheck && (await repos.channels.list(actor.workspaceId)).length === 0) {
       throw new DomainError(
         'NO_CHANNEL',
@@ -66,7 +76,7 @@ export async function prepareStart(
       );
     }
     const start = {
-      id: deps.ids.id('start'),
+      id: runScopedId(deps),
       workspaceId: actor.workspaceId,
       sessionId,
       parentRunId: parent?.id ?? null,
@@ -82,21 +92,21 @@ export async function prepareStart(
 
 /** Execute: starts the run from a prepared attempt, once. */
 export async function executeStart(deps: Deps, actor: Actor, input: { startAttemptId: string }) {
-  const sessionId = requireSession(actor);
+  requireSession(actor);
   const now = deps.clock.now();
   const run = await deps.store.transaction(async (repos) => {
     const start = await repos.runs.getStart(actor.workspaceId, input.startAttemptId);
-    if (!start || start.sessionId !== sessionId) {
-      throw new DomainError('NOT_FOUND', `Error: start attempt ${input.startAttemptId} not found for this session.`);
+    if (!start || !(await drivenBy(repos, actor, start.sessionId))) {
+      throw new DomainError('NOT_FOUND', `Error: start attempt ${input.startAttemptId} not found for this agent.`);
     }
     const run = intakeRun(
       {
-        id: deps.ids.id('run'),
+        id: runScopedId(deps),
         workspaceId: actor.workspaceId,
-        sessionId,
+        sessionId: start.sessionId,
         parentRunId: start.parentRunId,
         startAttemptId: start.id,
-        attemptId: deps.ids.id('att'),
+        attemptId: runScopedId(deps),
         taskContext: start.taskContext,
       },
       now,
@@ -110,8 +120,14 @@ export async function executeStart(deps: Deps, actor: Actor, input: { startAttem
   return publishRun(deps, run);
 }
 
-function publishRun(deps: Deps, run: RunRecord, connection?: RunConnectionRecord) {
-  const view = presentRun(run, deps.clock.now());
+/** Whether the agent behind `actor` started what the agent session `ownerId` started (session-access: canDriveRun). */
+async function drivenBy(repos: Repositories, actor: Actor, ownerId: string) {
+  const session = (id: string | null) => (id === null ? Promise.resolve(null) : repos.sessions.get(actor.workspaceId, id));
+  return canDriveRun(actor, await session(ownerId), await session(actor.sessionId), session);
+}
+
+function publishRun(deps: Deps, run: RunRecord, connection?: RunConnectionRecord, shown?: RunView) {
+  const view = shown ?? presentRun(run, deps.clock.now());
   const data = { version: run.version, run: view, ...(connection ? { connection: presentConnection(connection) } : {}) };
   deps.events.publish({ topic: runTopic(run.id), id: String(run.version), data } satisfies LiveEvent);
   return view;
@@ -143,12 +159,25 @@ async function enqueueNotification(deps: Deps, repos: Repositories, run: RunReco
 
 type StepData = Omit<RunStepRecordData, 'runId' | 'seq' | 'at' | 'attemptId'>;
 
-/** Writes a changed run with a version check and records its step (every change bumps the version once, one step each). */
-async function saveRun(repos: Repositories, run: RunRecord, from: number, step: StepData & { attemptId: string | null }, now: Date) {
+/**
+ * Writes a changed run with a version check and records its step (every change bumps the version once, one step each).
+ * A step that consumed an attempt keeps that attempt's fingerprint and its answer (the view right after the change),
+ * which a retry of the attempt answers again.
+ */
+async function saveRun(
+  repos: Repositories,
+  run: RunRecord,
+  from: number,
+  step: StepData & { attemptId: string | null; fingerprint?: string | null },
+  now: Date,
+): Promise<RunView> {
   run.version = from + 1;
   run.updatedAt = now;
   if (!(await repos.runs.update(run, from))) throw new LostRace();
-  await repos.runs.appendStep({ ...step, runId: run.id, seq: run.version - 1, at: now });
+  const view = presentRun(run, now);
+  const answer = step.attemptId === null ? null : JSON.stringify(view);
+  await repos.runs.appendStep({ ...step, fingerprint: step.fingerprint ?? null, answer, runId: run.id, seq: run.version - 1, at: now });
+  return view;
 }
 
 /** A child that reached its End node gives its parent the success connection: a line in its view and an event on its feed. */
@@ -177,26 +206,60 @@ const staleAttempt = (run: RunRecord, attemptId: string) =>
     { attemptId: run.attemptId },
   );
 
+/** What a call sends with an attempt, besides the run and the attempt: the kind of call and its response. */
+type AttemptRequest = { call: 'name' | 'intake' | 'step' | 'teleport' | 'revise' } & Record<string, unknown>;
+
+/** The same JSON for the same value whatever the order of its keys (undefined fields left out, as JSON does). */
+function canonical(value: unknown): string {
+  if (Array.isArray(value)) return `[${value.map((v) => (v === undefined ? 'null' : canonical(v))).join(',')}]`;
+  if (value !== null && typeof value === 'object') {
+    const entries = Object.entries(value).filter(([, v]) => v !== undefined);
+    entries.sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
+    return `{${entries.map(([k, v]) => `${JSON.stringify(k)}:${canonical(v)}`).join(',')}}`;
+  }
+  return JSON.stringify(value);
+}
+
+/** The fingerprint of what an attempt was answered with: a retry must send exactly the same call and response. */
+const fingerprintOf = (deps: Deps, request: AttemptRequest) => deps.hasher.hash(`run-attempt:${canonical(request)}`);
+
+const conflictingAttempt = (run: RunRecord, attemptId: string, kind: string) =>
+  new DomainError(
+    'CONFLICT',
+    `Error: conflict: attempt ${attemptId} of run ${run.id} was already answered (${kind}) with another step response; a retried attempt answers only exactly the same response. Nothing was recorded. Read the run and answer its current step${run.attemptId ? ` (attempt ${run.attemptId})` : ''}.`,
+    { attemptId: run.attemptId },
+  );
+
 /**
  * Loads the caller's own run, lets `change` mutate it, then writes it with a version check, records the step and
- * queues notifications, all in one transaction; publishes the new view after commit. A call that `consumes` the step
- * attempt (intake, step, teleport, revision) answers the current one: a retried, already consumed attempt replays the
- * run as it is, without changing it; any other attempt is refused.
+ * queues notifications, all in one transaction; publishes the new view after commit. A `change` that returns null
+ * changed nothing: nothing is written, recorded or published. A call that `consumes` the step attempt (intake, step,
+ * teleport, revision) answers the current one; a retry of an already consumed attempt with the same request answers
+ * exactly what the attempt answered, changing nothing; the same attempt with another request is a conflict; an unknown
+ * attempt is stale.
  */
 async function changeRun(
   deps: Deps,
   actor: Actor,
   runId: string,
-  options: { consumes: boolean; attemptId?: string | undefined },
-  change: (run: RunRecord, repos: Repositories, now: Date) => Promise<StepData> | StepData,
+  options: { consumes: boolean; attemptId?: string | undefined; request?: AttemptRequest },
+  change: (run: RunRecord, repos: Repositories, now: Date) => Promise<StepData | null> | StepData | null,
 ) {
-  const sessionId = requireSession(actor);
+  requireSession(actor);
+  const fingerprint = options.request ? fingerprintOf(deps, options.request) : null;
   return retryLostRaces('Error: the run kept changing under concurrent calls; read it and try again.', async () => {
-    const { run, changed, connected } = await deps.store.transaction(async (repos) => {
+    type Done = { replayed: RunView } | { run: RunRecord; view: RunView; connected: Awaited<ReturnType<typeof connectParent>> };
+    const done = await deps.store.transaction(async (repos): Promise<Done> => {
       const run = await findRun(repos, actor, runId);
-      requireRunActor(run, sessionId);
+      await requireRunActor(repos, actor, run);
       if (options.attemptId !== undefined && options.attemptId !== run.attemptId) {
-        if (await repos.runs.findStepByAttempt(run.id, options.attemptId)) return { run, changed: false, connected: null };
+        const answered = await repos.runs.findStepByAttempt(run.id, options.attemptId);
+        if (answered) {
+          if (answered.fingerprint && answered.fingerprint !== fingerprint)
+            throw conflictingAttempt(run, options.attemptId, answered.label);
+          // Answered before answers were kept: the run as it is now.
+          return { replayed: answered.answer ? (JSON.parse(answered.answer) as RunView) : presentRun(run, deps.clock.now()) };
+        }
         if (run.status === 'completed') throw new DomainError('CONFLICT', `Error: run ${run.id} is completed; it takes no more steps.`);
         throw staleAttempt(run, options.attemptId);
       }
@@ -205,27 +268,36 @@ async function changeRun(
       const wasIntake = run.status === 'intake';
       const from = run.version;
       const consumed = options.consumes ? run.attemptId : null;
+      const notice = run.notice;
       run.notice = null;
       const step = await change(run, repos, now);
-      if (options.consumes) run.attemptId = run.status === 'completed' ? null : deps.ids.id('att');
+      if (step === null) {
+        run.notice = notice;
+        return { replayed: presentRun(run, now) };
+      }
+      if (options.consumes) run.attemptId = run.status === 'completed' ? null : runScopedId(deps);
       if (wasIntake && run.status === 'running') await enqueueNotification(deps, repos, run, 'checklist_ready');
       let connected: Awaited<ReturnType<typeof connectParent>> = null;
       if (!wasCompleted && run.status === 'completed') {
         await enqueueNotification(deps, repos, run, 'all_tasks_done');
         connected = await connectParent(repos, run, now);
       }
-      await saveRun(repos, run, from, { ...step, attemptId: consumed }, now);
-      return { run, changed: true, connected };
+      const view = await saveRun(repos, run, from, { ...step, attemptId: consumed, fingerprint: consumed ? fingerprint : null }, now);
+      return { run, view, connected };
     });
-    if (connected) publishRun(deps, connected.parent, connected.connection);
-    // A replayed attempt changed nothing, so it publishes nothing.
-    return changed ? publishRun(deps, run) : presentRun(run, deps.clock.now());
+    // A replayed attempt (or a change of nothing) changed nothing, so it publishes nothing.
+    if ('replayed' in done) return done.replayed;
+    if (done.connected) publishRun(deps, done.connected.parent, done.connected.connection);
+    return publishRun(deps, done.run, undefined, done.view);
   });
 }
 
 /** The naming call: before intake (required there), or within an open revision; refused otherwise with the reason. */
-export async function nameRun(deps: Deps, actor: Actor, input: { runId: string; name: string }) {
-  return changeRun(deps, actor, input.runId, { consumes: false }, (run) => {
+export async function nameRun(deps: Deps, actor: Actor, input: { runId: string; name: string; attemptId?: string | undefined }) {
+  const request: AttemptRequest = { call: 'name', name: input.name };
+  return changeRun(deps, actor, input.runId, { consumes: false, attemptId: input.attemptId, request }, (run) => {
+    // The name it already has (after trimming): nothing to record, no version, no history entry.
+    if (namedAlready(run, input.name)) return null;
     applyName(run, input.name);
     return { kind: 'name', label: 'Name', task: null, evidence: null, outcome: input.name };
   });
@@ -233,7 +305,9 @@ export async function nameRun(deps: Deps, actor: Actor, input: { runId: string; 
 
 /** Intake: the checklist, ordered so every prerequisite comes first; work starts on task 1. The name must be persisted. */
 export async function intake(deps: Deps, actor: Actor, input: RunIntakeInput) {
-  return changeRun(deps, actor, input.runId, { consumes: true, attemptId: input.attemptId }, (run, _repos, now) => {
+  const { runId: _run, attemptId: _attempt, ...response } = input;
+  const request: AttemptRequest = { call: 'intake', ...response };
+  return changeRun(deps, actor, input.runId, { consumes: true, attemptId: input.attemptId, request }, (run, _repos, now) => {
     if (run.status !== 'intake') {
       throw new DomainError('CONFLICT', `Error: run ${run.id} already has its checklist; revise it instead.`);
     }
@@ -258,7 +332,9 @@ export async function intake(deps: Deps, actor: Actor, input: RunIntakeInput) {
 
 /** Step: acknowledges the current task with its evidence, exactly once per attempt; `task`, when given, guards the position. */
 export async function step(deps: Deps, actor: Actor, input: RunStepInput) {
-  return changeRun(deps, actor, input.runId, { consumes: true, attemptId: input.attemptId }, (run, _repos, now) => {
+  const { runId: _run, attemptId: _attempt, ...response } = input;
+  const request: AttemptRequest = { call: 'step', ...response };
+  return changeRun(deps, actor, input.runId, { consumes: true, attemptId: input.attemptId, request }, (run, _repos, now) => {
     const label = taskLabel(run.cursor, run.tasks.length);
     const position = run.cursor;
     applyStep(run, input.task, input.progress_execution_outcome, now);
@@ -268,7 +344,8 @@ export async function step(deps: Deps, actor: Actor, input: RunStepInput) {
 
 /** The jump to the revision node ("teleport-revise-tasks"): the Work block's role becomes Revise checklist. */
 export async function teleport(deps: Deps, actor: Actor, input: { runId: string; attemptId?: string | undefined }) {
-  return changeRun(deps, actor, input.runId, { consumes: true, attemptId: input.attemptId }, (run, _repos, now) => {
+  const request: AttemptRequest = { call: 'teleport' };
+  return changeRun(deps, actor, input.runId, { consumes: true, attemptId: input.attemptId, request }, (run, _repos, now) => {
     applyTeleport(run, now);
     return { kind: 'teleport', label: REVISE_LABEL, task: run.cursor, evidence: null, outcome: null };
   });
@@ -276,7 +353,9 @@ export async function teleport(deps: Deps, actor: Actor, input: { runId: string;
 
 /** The revision: from the revision node, or straight from a task (the jump and the revision in one call). */
 export async function revise(deps: Deps, actor: Actor, input: RunReviseInput) {
-  return changeRun(deps, actor, input.runId, { consumes: true, attemptId: input.attemptId }, (run, _repos, now) => {
+  const { runId: _run, attemptId: _attempt, ...response } = input;
+  const request: AttemptRequest = { call: 'revise', ...response };
+  return changeRun(deps, actor, input.runId, { consumes: true, attemptId: input.attemptId, request }, (run, _repos, now) => {
     applyRevision(
       run,
       {

@@ -48,17 +48,22 @@ describe('fitLines', () => {
 });
 
 describe('Slack', () => {
-  it('a short checklist: header heading, bold title, the checklist as plain text, the link', () => {
+  it('a short checklist: the heading linked in Slack markup, bold title, the progress line and checklist as plain text', () => {
     const payload = slackPayload(message(3));
     expect(payload).toEqual({
-      text: 'Checklist ready: Todo List — Reindex',
+      text: 'Checklist ready: Todo List · Reindex',
       blocks: [
-        { type: 'header', text: { type: 'plain_text', text: 'Todo List — Reindex' } },
+        { type: 'section', text: { type: 'mrkdwn', text: '*<https://tasks.example.com/runs/run_1|Todo List · Reindex>*' } },
         { type: 'section', text: { type: 'mrkdwn', text: '*Checklist ready*' } },
-        { type: 'section', text: { type: 'plain_text', text: '▶ 1. Check shard 1\n○ 2. Check shard 2\n○ 3. Check shard 3' } },
-        { type: 'section', text: { type: 'mrkdwn', text: '<https://tasks.example.com/runs/run_1|Open the run page>' } },
+        { type: 'section', text: { type: 'plain_text', text: '📝 0/3\n▶ 1. Check shard 1\n○ 2. Check shard 2\n○ 3. Check shard 3' } },
       ],
     });
+  });
+
+  it("a name with Slack's control characters cannot break the link", () => {
+    expect(slackPayload(message(1, undefined, 'A <b> & c|d')).blocks[0]!.text.text).toBe(
+      '*<https://tasks.example.com/runs/run_1|Todo List · A &lt;b&gt; &amp; c|d>*',
+    );
   });
 
   it('300 long tasks: ≤ 50 blocks, each section ≤ 3000, all text ≤ 12,000, cut with "… and N more"', () => {
@@ -74,8 +79,9 @@ describe('Slack', () => {
 
   it('a heading over 150 characters is clipped with "…"', () => {
     const header = slackPayload(message(1, undefined, 'n'.repeat(200))).blocks[0]!.text.text;
-    expect(header).toHaveLength(150);
-    expect(header.endsWith('…')).toBe(true);
+    const label = /\|(.*)>\*$/.exec(header)?.[1] ?? '';
+    expect(label).toHaveLength(150);
+    expect(label.endsWith('…')).toBe(true);
   });
 });
 
@@ -83,13 +89,12 @@ describe('Discord', () => {
   it('content and one embed; markdown in task text is escaped; no mentions allowed', () => {
     const payload = discordPayload(message(2, (i) => (i === 0 ? 'Ping @everyone about *draft* _notes_' : 'Ship it')));
     expect(payload).toEqual({
-      content: '**Checklist ready** · Todo List — Reindex',
+      content: '[Todo List · Reindex](https://tasks.example.com/runs/run_1)\n**Checklist ready**',
       embeds: [
         {
-          title: 'Todo List — Reindex',
+          title: 'Todo List · Reindex',
           url: 'https://tasks.example.com/runs/run_1',
-          description:
-            '▶ 1. Ping @everyone about \\*draft\\* \\_notes\\_\n○ 2. Ship it\n\n[Open the run page](https://tasks.example.com/runs/run_1)',
+          description: '📝 0/2\n▶ 1. Ping @everyone about \\*draft\\* \\_notes\\_\n○ 2. Ship it',
           color: 0x5865f2,
           footer: { text: 'Checklist ready' },
         },
@@ -109,12 +114,18 @@ describe('Discord', () => {
 });
 
 describe('Teams', () => {
-  it('a message carrying one Adaptive Card: heading, title, one line per task, an Open URL action', () => {
+  it('a message carrying one Adaptive Card: the linked heading, title, progress line, one line per task, an Open URL action', () => {
     const payload = teamsPayload(message(2));
     const card = payload.attachments[0]!.content;
     expect(payload.type).toBe('message');
     expect(payload.attachments[0]!.contentType).toBe('application/vnd.microsoft.card.adaptive');
-    expect(card.body.map((b) => b.text)).toEqual(['Todo List — Reindex', 'Checklist ready', '▶ 1. Check shard 1', '○ 2. Check shard 2']);
+    expect(card.body.map((b) => b.text)).toEqual([
+      '[Todo List · Reindex](https://tasks.example.com/runs/run_1)',
+      'Checklist ready',
+      '📝 0/2',
+      '▶ 1. Check shard 1',
+      '○ 2. Check shard 2',
+    ]);
     expect(card.actions).toEqual([{ type: 'Action.OpenUrl', title: 'Open the run page', url: 'https://tasks.example.com/runs/run_1' }]);
   });
 

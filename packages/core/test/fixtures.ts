@@ -113,6 +113,12 @@ export async function agentSession(w: Pick<World, 'deps' | 'agent'>, agentName: 
   return resolveActor(w.deps, opened.token);
 }
 
+/** Opens a session named `agentName` with a new agent key of the workspace (another agent); returns its actor. */
+export async function otherAgentSession(w: Pick<World, 'deps' | 'admin'>, agentName: string): Promise<Actor> {
+  const key = await resolveActor(w.deps, (await workspaces.createKey(w.deps, w.admin, { name: `${agentName} key`, role: 'agent' })).token);
+  return agentSession({ deps: w.deps, agent: key }, agentName);
+}
+
 /** Captures what a refused task write must leave untouched: the whole store (tasks, versions, edges, change log) and the events. */
 export function taskState(w: Pick<World, 'store' | 'events'>) {
   return { snapshot: w.store.snapshot(), events: w.events.published.length };

@@ -88,13 +88,30 @@ describe('orderChecklist: a ready list keeps its written order where it can', ()
     expect(out.moves).toHaveLength(1);
   });
 
-  it('a chain of prerequisites reverses the chain; a task that lands on its written position records no move', () => {
+  it('a chain of prerequisites reverses the chain: both ends move, each with its dependency; the middle keeps its place', () => {
     const out = orderChecklist(runTasks(3), [
       { task: 1, needs: [2] },
       { task: 2, needs: [3] },
     ]);
     expect(out.order).toEqual([3, 2, 1]);
-    expect(out.moves).toEqual([{ task: 1, from: 1, to: 3, because: 'task 1 needs the result of task 2 (Task 2)' }]);
+    expect(out.moves).toEqual([
+      { task: 3, from: 3, to: 1, because: 'task 2 needs the result of task 3 (Task 3)' },
+      { task: 1, from: 1, to: 3, because: 'task 1 needs the result of task 2 (Task 2)' },
+    ]);
+  });
+
+  it('every position change is shown: a prerequisite that comes forward past the tasks needing it is a move of its own', () => {
+    const tasks = [runTask('Publish'), runTask('Left'), runTask('Right'), runTask('Collect')];
+    const out = orderChecklist(tasks, [
+      { task: 1, needs: [2, 3] },
+      { task: 2, needs: [4] },
+      { task: 3, needs: [4] },
+    ]);
+    expect(actions(out.tasks)).toEqual(['Collect', 'Left', 'Right', 'Publish']);
+    expect(out.moves).toEqual([
+      { task: 4, from: 4, to: 1, because: 'task 2 needs the result of task 4 (Collect)' },
+      { task: 1, from: 1, to: 4, because: 'task 1 needs the result of task 3 (Right)' },
+    ]);
   });
 
   it('keeps every task with its wording: nothing dropped, nothing added, nothing reworded', () => {

@@ -3,7 +3,18 @@
 import { beforeEach, describe, expect, it } from 'vitest';
 import { runIntakeInput, runReviseInput, runStepInput } from '@agent-tasks/schema';
 import { type Actor, type OutboxRecord, channels, resolveActor, runTopic, runs, workspaces } from '../src/index.ts';
-import { type World, addChannel, agentSession, expectRefused, makeWorld, runTask, runTasks, startRun, startedRun } from './fixtures.ts';
+import {
+  type World,
+  addChannel,
+  agentSession,
+  expectRefused,
+  makeWorld,
+  otherAgentSession,
+  runTask,
+  runTasks,
+  startRun,
+  startedRun,
+} from './fixtures.ts';
 import { FakeSender, PUBLIC_URL } from './memory-store.ts';
 import { outboxRecord } from './record-builders.ts';
 
@@ -27,6 +38,8 @@ const step = async (runId: string, task: number, extra: { attemptId?: string; ac
     progress_execution_outcome: extra.outcome ?? `Task ${task} verified`,
   });
 
+/** The n-th UUID the test world issues: run, start attempt and step attempt ids are UUIDs. */
+const uuid = (n: number) => `00000000-0000-4000-8000-${String(n).padStart(12, '0')}`;
 const outbox = (): OutboxRecord[] => [...w.store.snapshot().outbox.values()];
 const stepsOf = async (runId: string) => (await runs.runHistory(w.deps, w.admin, { runId })).steps;
 
@@ -52,15 +65,16 @@ describe('prepare: the two-phase start', () => {
 
   it('prepares with skipNotificationCheck: true, or once the workspace has a channel', async () => {
     const skipped = await runs.prepareStart(w.deps, w.session, { parentExecutionId: 'none', skipNotificationCheck: true });
-    expect(skipped).toEqual({ startAttemptId: 'start_1' });
-    expect(w.store.snapshot().runStarts.get('start_1')).toMatchObject({
+    expect(skipped).toEqual({ startAttemptId: uuid(1) });
+    expect(skipped.startAttemptId).toMatch(/^[a-f0-9-]+$/);
+    expect(w.store.snapshot().runStarts.get(uuid(1))).toMatchObject({
       sessionId: w.sessionId,
       skipNotificationCheck: true,
       runId: null,
       parentRunId: null,
     });
     await addChannel(w);
-    expect(await runs.prepareStart(w.deps, w.session, { parentExecutionId: 'none' })).toEqual({ startAttemptId: 'start_2' });
+    expect(await runs.prepareStart(w.deps, w.session, { parentExecutionId: 'none' })).toEqual({ startAttemptId: uuid(2) });
   });
 
   it('needs an agent session: an API key alone, or a viewer key, is refused', async () => {
@@ -91,9 +105,9 @@ describe('prepare: the two-phase start', () => {
 
   it('naming a run as parent follows the rule for acting on it: a session that may not act on the run is refused, recording nothing', async () => {
     const parent = await startedRun(w);
-    const other = await agentSession(w, 'other');
+    const other = await otherAgentSession(w, 'other');
     const before = state();
-    const text = `Error: forbidden: run ${parent.id} belongs to another session.`;
+    const text = `Error: forbidden: run ${parent.id} belongs to another agent.`;
     await expectRefused(runs.prepareStart(w.deps, other, { parentExecutionId: parent.id, skipNotificationCheck: true }), 'FORBIDDEN', text);
     await expectRefused(runs.reportBlocker(w.deps, other, { runId: parent.id, blocker: 'Not mine' }), 'FORBIDDEN', text);
     expectUnchanged(before);
@@ -105,7 +119,7 @@ describe('execute: starts the run from its attempt, once', () => {
     const { startAttemptId } = await runs.prepareStart(w.deps, w.session, { parentExecutionId: 'none', skipNotificationCheck: true });
     const run = await runs.executeStart(w.deps, w.session, { startAttemptId });
     expect(run).toMatchObject({
-      id: 'run_1',
+      id: uuid(2),
       flow: 'Todo List',
       name: null,
       status: 'intake',
@@ -118,8 +132,8 @@ describe('execute: starts the run from its attempt, once', () => {
       version: 1,
     });
     expect(run.blocks.work.label).toBe('Checklist intake');
-    expect(w.events.published.at(-1)).toMatchObject({ topic: runTopic('run_1'), id: '1', data: { version: 1, run } });
-    expect(w.store.snapshot().runStarts.get(startAttemptId)?.runId).toBe('run_1');
+    expect(w.events.published.at(-1)).toMatchObject({ topic: runTopic(uuid(2)), id: '1', data: { version: 1, run } });
+    expect(w.store.snapshot().runStarts.get(startAttemptId)?.runId).toBe(uuid(2));
   });
 
   it('a second execute of the same attempt is refused and starts nothing', async () => {
@@ -129,27 +143,34 @@ describe('execute: starts the run from its attempt, once', () => {
     await expectRefused(
       runs.executeStart(w.deps, w.session, { startAttemptId }),
       'CONFLICT',
-      `Error: start attempt ${startAttemptId} was already executed (run run_1).`,
+      `Error: start attempt ${startAttemptId} was already executed (run ${uuid(2)}).`,
     );
     expectUnchanged(before);
     expect(w.store.snapshot().runs.size).toBe(1);
   });
 
-  it("another session cannot execute this session's attempt; an unknown attempt is not found", async () => {
+  it("another agent cannot execute this agent's attempt; an unknown attempt is not found", async () => {
     const { startAttemptId } = await runs.prepareStart(w.deps, w.session, { parentExecutionId: 'none', skipNotificationCheck: true });
-    const other = await agentSession(w, 'other');
+    const other = await otherAgentSession(w, 'other');
     const before = state();
     await expectRefused(
       runs.executeStart(w.deps, other, { startAttemptId }),
       'NOT_FOUND',
-      `Error: start attempt ${startAttemptId} not found for this session.`,
+      `Error: start attempt ${startAttemptId} not found for this agent.`,
     );
     await expectRefused(
       runs.executeStart(w.deps, w.session, { startAttemptId: 'start_99' }),
       'NOT_FOUND',
-      'Error: start attempt start_99 not found for this session.',
+      'Error: start attempt start_99 not found for this agent.',
     );
     expectUnchanged(before);
+  });
+
+  it('another session of the same agent key (a restarted agent) executes it', async () => {
+    const { startAttemptId } = await runs.prepareStart(w.deps, w.session, { parentExecutionId: 'none', skipNotificationCheck: true });
+    const restarted = await agentSession(w, 'restarted');
+    const run = await runs.executeStart(w.deps, restarted, { startAttemptId });
+    expect(run.sessionId).toBe(w.sessionId);
   });
 });
 
@@ -305,17 +326,20 @@ describe('step: a schema-valid acknowledgement advances the cursor exactly once'
   it('the run issues each step attempt; a retried attempt answers without advancing again, and records one step', async () => {
     const run = await startedRun(w);
     const attempt1 = run.attemptId ?? '';
-    expect(attempt1).toMatch(/^att_/);
+    // Hex digits and dashes only, as Moira's clients read an attempt id back from an answer.
+    expect(attempt1).toMatch(/^[a-f0-9-]+$/);
+    expect(run.id).toMatch(/^[a-f0-9-]+$/);
     const first = await step(run.id, 1, { attemptId: attempt1 });
     expect(first.attemptId).not.toBe(attempt1);
     const again = await step(run.id, 1, { attemptId: attempt1 });
-    expect(again.cursor).toBe(2);
-    expect(again.version).toBe(first.version);
-    expect(again.attemptId).toBe(first.attemptId);
-    // A retry of an earlier attempt after the run moved on does not advance either.
+    expect(again).toEqual(first);
+    // A retry of an earlier attempt after the run moved on does not advance either: it answers what it answered then.
     await step(run.id, 2, { attemptId: first.attemptId ?? '' });
+    const before = state();
     const late = await step(run.id, 1, { attemptId: attempt1 });
-    expect(late.cursor).toBe(3);
+    expect(late).toEqual(first);
+    expect(late.cursor).toBe(2);
+    expectUnchanged(before);
     expect((await stepsOf(run.id)).filter((s) => s.kind === 'step').map((s) => s.task)).toEqual([1, 2]);
   });
 
@@ -459,10 +483,16 @@ describe('revise: a deliberate correction of the checklist', () => {
 });
 
 describe('notifications: checklist ready and all tasks done, once per channel', () => {
+  // As Moira writes it: the linked heading, the title, the progress line, then the checklist.
   const readyText = (runId: string) =>
-    ['Todo List — Ship the release', 'Checklist ready', '▶ 1. Task 1', '○ 2. Task 2', '○ 3. Task 3', `${PUBLIC_URL}/runs/${runId}`].join(
-      '\n',
-    );
+    [
+      `[Todo List · Ship the release](${PUBLIC_URL}/runs/${runId})`,
+      'Checklist ready',
+      '📝 0/3',
+      '▶ 1. Task 1',
+      '○ 2. Task 2',
+      '○ 3. Task 3',
+    ].join('\n');
 
   it('queues "Checklist ready" on intake for each channel: ▶ on the first task, ○ on the rest, the run link', async () => {
     const ops = await addChannel(w, 'ops');
@@ -478,7 +508,8 @@ describe('notifications: checklist ready and all tasks done, once per channel', 
       kind: 'checklist_ready',
       flow: 'Todo List',
       title: 'Checklist ready',
-      heading: 'Todo List — Ship the release',
+      heading: 'Todo List · Ship the release',
+      progress: '📝 0/3',
       run: { id: run.id, name: 'Ship the release', url: `${PUBLIC_URL}/runs/${run.id}` },
       checklist: [
         { position: 1, mark: '▶', action: 'Task 1' },
@@ -502,9 +533,14 @@ describe('notifications: checklist ready and all tasks done, once per channel', 
     const done = outbox().filter((m) => m.kind === 'all_tasks_done');
     expect(done).toHaveLength(1);
     expect(done[0]?.payload.text).toBe(
-      ['Todo List — Ship the release', 'All tasks done', '✓ 1. Task 1', '✓ 2. Task 2', '✓ 3. Task 3', `${PUBLIC_URL}/runs/${run.id}`].join(
-        '\n',
-      ),
+      [
+        `[Todo List · Ship the release](${PUBLIC_URL}/runs/${run.id})`,
+        'All tasks done',
+        '📝 3/3',
+        '✓ 1. Task 1',
+        '✓ 2. Task 2',
+        '✓ 3. Task 3',
+      ].join('\n'),
     );
     const notes = await channels.runNotifications(w.deps, w.viewer, { runId: run.id });
     expect(notes.notifications.map((n) => [n.kind, n.delivered, n.attempts])).toEqual([
@@ -811,12 +847,12 @@ describe('deleting a channel', () => {
   });
 });
 
-describe('the run belongs to its session', () => {
-  it('another session cannot step, revise, block or submit its checklist; nothing is recorded', async () => {
+describe('the run belongs to the agent that started it', () => {
+  it('another agent cannot step, revise, block or submit its checklist; nothing is recorded', async () => {
     const run = await startedRun(w);
     const intakeRun = await startRun(w);
-    const other = await agentSession(w, 'intruder');
-    const forbidden = (id: string) => `Error: forbidden: run ${id} belongs to another session.`;
+    const other = await otherAgentSession(w, 'intruder');
+    const forbidden = (id: string) => `Error: forbidden: run ${id} belongs to another agent.`;
     const before = state();
     await expectRefused(step(run.id, 1, { actor: other }), 'FORBIDDEN', forbidden(run.id));
     await expectRefused(runs.reportBlocker(w.deps, other, { runId: run.id, blocker: 'x' }), 'FORBIDDEN', forbidden(run.id));
@@ -844,10 +880,17 @@ describe('the run belongs to its session', () => {
     expectUnchanged(before);
   });
 
-  it('a subagent session does not own its parent session run', async () => {
+  it("the key's own sessions drive it (a restarted agent); a subagent drives its own tree's runs, never its parent's", async () => {
     const run = await startedRun(w);
+    const restarted = await agentSession(w, 'restarted');
+    expect((await step(run.id, 1, { actor: restarted })).cursor).toBe(2);
     const sub = await agentSession(w, 'sub', w.session);
-    await expectRefused(step(run.id, 1, { actor: sub }), 'FORBIDDEN', `Error: forbidden: run ${run.id} belongs to another session.`);
+    const before = state();
+    await expectRefused(step(run.id, 2, { actor: sub }), 'FORBIDDEN', `Error: forbidden: run ${run.id} belongs to another agent.`);
+    expectUnchanged(before);
+    const subRun = await startedRun(w, {}, { actor: sub });
+    expect((await step(subRun.id, 1, { actor: sub })).cursor).toBe(2);
+    expect((await step(subRun.id, 2, { actor: w.session })).cursor).toBe(3);
   });
 
   it('the workspace may read it (viewer included); another workspace cannot see it', async () => {

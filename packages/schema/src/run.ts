@@ -66,7 +66,11 @@ const attemptId = z
   .min(1, { error: 'Error: invalid input: `attemptId` must be the step attempt id of the run (its `attemptId`).' })
   .max(100, { error: 'Error: invalid input: `attemptId` must be the step attempt id of the run (its `attemptId`).' });
 
-export const runNameInput = z.strictObject({ runId: id, name: bounded('name', RUN_NAME_MAX) }, { error: unknownField('{ runId, name }') });
+/** The naming call; naming keeps the step attempt, which it may name (a consumed attempt is then a conflict). */
+export const runNameInput = z.strictObject(
+  { runId: id, name: bounded('name', RUN_NAME_MAX), attemptId: attemptId.optional() },
+  { error: unknownField('{ runId, name, attemptId? }') },
+);
 
 export const runIntakeInput = z.strictObject(
   {

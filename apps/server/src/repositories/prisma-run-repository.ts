@@ -132,7 +132,7 @@ export const prismaRunRepository = (db: Tx): RunRepository => ({
   },
   steps: async (runId) => (await db.runStep.findMany({ where: { runId }, orderBy: { seq: 'asc' }, select: stepSelect })).map(toStep),
   async findStepByAttempt(runId, attemptId) {
-    const row = await db.runStep.findFirst({ where: { runId, attemptId }, select: stepSelect });
+    const row = await db.runStep.findFirst({ where: { runId, attemptId }, select: { ...stepSelect, fingerprint: true, answer: true } });
     return row ? toStep(row) : null;
   },
 });

@@ -1,0 +1,3 @@
+-- AlterTable
+ALTER TABLE "RunStep" ADD COLUMN     "answer" TEXT,
+ADD COLUMN     "fingerprint" TEXT;
