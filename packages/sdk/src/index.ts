@@ -34,3 +34,4 @@ export {
   runClaudeCodeHook,
   type ClaudeCodeHookIo,
 } from './claude-code-hook.ts';
+export { hookRuntimes, isHookRuntime, runHook, type HookIo, type HookRuntime } from './hooks.ts';

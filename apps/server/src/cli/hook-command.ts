@@ -13,9 +13,10 @@ export function hookCommand(program: Command) {
         'Needs AGENT_TASKS_URL and AGENT_TASKS_TOKEN (an agent key); gives up after 2 s (AGENT_TASKS_HOOK_TIMEOUT_MS)',
     )
     .action(async () => {
-      // The handler is the SDK's (a client of the server), loaded only when this command runs.
-      const { runClaudeCodeHook } = await import('@agent-tasks/sdk');
-      process.exitCode = await runClaudeCodeHook({
+      // The handler is the SDK's (a client of the server), loaded only when this command runs. (bin/agent-tasks.mjs
+      // runs `hook <runtime>` itself from dist/hook.cjs, without this command line: this is the way of other callers.)
+      const { runHook } = await import('@agent-tasks/sdk');
+      process.exitCode = await runHook('claude-code', {
         stdin: process.stdin,
         stdout: process.stdout,
         stderr: process.stderr,
