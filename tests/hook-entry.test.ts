@@ -30,11 +30,14 @@ writeFileSync(
   path.join(scratch, 'record-hooks.mjs'),
   "import { appendFileSync } from 'node:fs';\n" +
     'export async function load(url, context, next) {\n' +
-    "  appendFileSync(process.env.LOADED_MODULES_LOG, `${url}\\n`);\n" +
+    '  appendFileSync(process.env.LOADED_MODULES_LOG, `${url}\\n`);\n' +
     '  return next(url, context);\n' +
     '}\n',
 );
-writeFileSync(recorder, `import { register } from 'node:module';\nregister(${JSON.stringify(pathToFileURL(path.join(scratch, 'record-hooks.mjs')).href)});\n`);
+writeFileSync(
+  recorder,
+  `import { register } from 'node:module';\nregister(${JSON.stringify(pathToFileURL(path.join(scratch, 'record-hooks.mjs')).href)});\n`,
+);
 
 let logs = 0;
 /** Runs `agent-tasks <args>` with `input` on stdin; its exit code, output and the modules it loaded (file URLs). */

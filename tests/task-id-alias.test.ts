@@ -41,8 +41,7 @@ function toolKitOf(s: Session): { call: CallTool; definitions: () => Promise<{ n
       if (!tool) throw new Error(`no tool ${name}`);
       return tool.handler(args);
     },
-    definitions: async () =>
-      tools.map((t) => ({ name: t.name, properties: Object.keys((t.inputSchema.properties ?? {}) as object) })),
+    definitions: async () => tools.map((t) => ({ name: t.name, properties: Object.keys(t.inputSchema.properties ?? {}) })),
   };
 }
 
@@ -81,12 +80,14 @@ async function stdioMcp(s: Session) {
   return mcpOf(client);
 }
 
-const surfaces: [string, (s: Session) => Promise<{ call: CallTool; definitions: () => Promise<{ name: string; properties: string[] }[]> }>][] =
-  [
-    ['the SDK tool kit', async (s) => toolKitOf(s)],
-    ['MCP over HTTP (/mcp)', httpMcp],
-    ['stdio MCP (agent-tasks-mcp)', stdioMcp],
-  ];
+const surfaces: [
+  string,
+  (s: Session) => Promise<{ call: CallTool; definitions: () => Promise<{ name: string; properties: string[] }[]> }>,
+][] = [
+  ['the SDK tool kit', async (s) => toolKitOf(s)],
+  ['MCP over HTTP (/mcp)', httpMcp],
+  ['stdio MCP (agent-tasks-mcp)', stdioMcp],
+];
 
 describe.each(surfaces)('taskId for id, through %s', (_surface, connect) => {
   it('TaskGet({ taskId }), TaskUpdate({ taskId, status, addBlockedBy }) and TaskClaim({ taskId }) act on that task', async () => {
@@ -106,7 +107,9 @@ describe.each(surfaces)('taskId for id, through %s', (_surface, connect) => {
     expect(await tools.call('TaskUpdate', { listName, taskId: a.id, status: 'in_progress', owner: 'alice' })).toBe(
       `Updated ${a.id} [in_progress] Write the parser (version 3)  blockedBy: []`,
     );
-    expect(await tools.call('TaskClaim', { listName, taskId: c.ref })).toMatch(new RegExp(`^Claimed ${c.id} \\[in_progress\\] Ship it as `));
+    expect(await tools.call('TaskClaim', { listName, taskId: c.ref })).toMatch(
+      new RegExp(`^Claimed ${c.id} \\[in_progress\\] Ship it as `),
+    );
     // The same id under both names is one task named once.
     expect(await tools.call('TaskGet', { listName, taskId: b.id, id: b.id })).toContain(`"id": "${b.id}"`);
 
@@ -137,12 +140,18 @@ describe.each(surfaces)('taskId for id, through %s', (_surface, connect) => {
     expect(await tools.call('TaskUpdate', { listName, taskId: '3', status: 'completed' })).toBe(
       'Error: invalid input: `taskId`: "3" is not a task id (T-… or #n).',
     );
-    expect(await tools.call('TaskGet', { listName, taskId: 7 })).toBe('Error: invalid input: `taskId` must be a task id like "T-…" or "#3".');
+    expect(await tools.call('TaskGet', { listName, taskId: 7 })).toBe(
+      'Error: invalid input: `taskId` must be a task id like "T-…" or "#3".',
+    );
 
     expect(await countRows(server, 'TaskChange')).toBe(changes);
     for (const t of [a, b]) {
       const now = await s.client.tasks.get({ listName, id: t.id });
-      expect({ status: now.status, owner: now.owner ?? null, version: now.version }).toEqual({ status: 'pending', owner: null, version: 1 });
+      expect({ status: now.status, owner: now.owner ?? null, version: now.version }).toEqual({
+        status: 'pending',
+        owner: null,
+        version: 1,
+      });
     }
   }, 60_000);
 });

@@ -107,7 +107,9 @@ export async function hookLatencyBench(options: { runs: number; log: (line: stri
       });
     };
     await measure('node -e 0 (starting node, nothing else)', ['-e', '0'], () => '');
-    await measure('agent-tasks hook claude-code: PostToolUse TodoWrite', [bin, 'hook', 'claude-code'], (i) => todoWritePayload(sessionId, i));
+    await measure('agent-tasks hook claude-code: PostToolUse TodoWrite', [bin, 'hook', 'claude-code'], (i) =>
+      todoWritePayload(sessionId, i),
+    );
     await measure('the same through the whole command line (dist/cli.js)', [fullCli, 'hook', 'claude-code'], (i) =>
       todoWritePayload(sessionId, i),
     );
@@ -126,7 +128,15 @@ export function reportHookLatency(result: HookLatencyResult): string {
     `What an agent waits for on each hook: spawn to exit of \`node bin/agent-tasks.mjs …\` against the built server (${os.availableParallelism()} cores)`,
     textTable(
       ['command', 'runs', 'p50 ms', 'p99 ms', 'min', 'max', 'failures'],
-      result.rows.map((r) => [r.what, String(r.runs), fixed(r.p50, 0), fixed(r.p99, 0), fixed(r.min, 0), fixed(r.max, 0), String(r.failures)]),
+      result.rows.map((r) => [
+        r.what,
+        String(r.runs),
+        fixed(r.p50, 0),
+        fixed(r.p99, 0),
+        fixed(r.min, 0),
+        fixed(r.max, 0),
+        String(r.failures),
+      ]),
     ),
     `target (issue 20): hook p50 <= ${HOOK_P50_TARGET_MS} ms: ${fixed(result.hookP50, 0)} ms, ${result.hookP50 <= HOOK_P50_TARGET_MS ? 'met' : 'NOT met'}`,
     `load average (1/5/15 min) at the start: ${load(result.loadStart)}; at the end: ${load(result.loadEnd)} (other work on the machine skews absolutes)`,

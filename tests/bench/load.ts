@@ -289,8 +289,7 @@ function selectedSections(): Set<string> {
       .map((p) => p.trim())
       .filter((p) => p && p !== 'all'),
   );
-  for (const section of sections)
-    if (!SECTIONS.includes(section)) throw new Error(`--only ${section}: expected ${SECTIONS.join(' or ')}`);
+  for (const section of sections) if (!SECTIONS.includes(section)) throw new Error(`--only ${section}: expected ${SECTIONS.join(' or ')}`);
   return sections.size ? sections : new Set(SECTIONS);
 }
 

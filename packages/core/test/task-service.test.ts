@@ -448,7 +448,7 @@ describe('listTasks', () => {
     expect(ids(await list(alice, { readyOnly: true, owner: 'alice' }))).toEqual([t.mine]);
   });
 
-  it("readyOnly with an owner: what that owner could start now among its own tasks, whoever asks", async () => {
+  it('readyOnly with an owner: what that owner could start now among its own tasks, whoever asks', async () => {
     const t = await mixedList();
     expect(ids(await list(bob, { readyOnly: true, owner: 'alice' }))).toEqual([t.mine]);
     expect(ids(await list(w.viewer, { readyOnly: true, owner: 'alice' }))).toEqual([t.mine]);
