@@ -9,7 +9,7 @@ const { readFileSync, renameSync, writeFileSync } = require('node:fs');
 const path = require('node:path');
 const vm = require('node:vm');
 
-const dist = path.join(__dirname, '..', 'dist');
+const dist = path.join(path.dirname(module.filename), '..', 'dist');
 
 /** Loads dist/hook.cjs; `done()` (after the hook ran) writes the code cache when there was none that V8 took. */
 function loadHooks() {
