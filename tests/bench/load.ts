@@ -1,11 +1,14 @@
 // `pnpm bench`: the server under load from a separate load generator (wrk), next to its baselines measured in the
 // same run — bare node:http, a no-op tRPC mutation on the same HTTP stack, raw better-sqlite3 and the file-per-task +
-// lock store — printed as one table with the ratios and the targets of issue 10. Options: BENCH_SECONDS (per
-// measurement, default 10), BENCH_WORKERS (the "all cores" configuration, default: the number of cores).
+// lock store — printed as one table with the ratios and the targets of issue 10; then the hook an agent waits for on
+// each tool call (hook-latency.ts), spawn to exit, against issue 20's target. Options: BENCH_SECONDS (per measurement,
+// default 10), BENCH_WORKERS (the "all cores" configuration, default: the number of cores), BENCH_HOOK_RUNS (timed runs
+// per command, default 30); `pnpm bench -- --only load|hook` (or BENCH_ONLY=…) runs one section.
 import { mkdtempSync, rmSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { fileStoreUpdates } from './file-task-store.ts';
+import { hookLatencyBench, reportHookLatency } from './hook-latency.ts';
 import { probeNewConnections } from './new-connections.ts';
 import { prepareWorkload, type Workload } from './load-workload.ts';
 import { openRawStore } from './raw-sqlite.ts';
@@ -19,6 +22,7 @@ const envInt = (name: string, fallback: number) => {
   return Number.isInteger(value) && value > 0 ? value : fallback;
 };
 const SECONDS = envInt('BENCH_SECONDS', 10);
+const HOOK_RUNS = envInt('BENCH_HOOK_RUNS', 30);
 const CORES = os.availableParallelism();
 const WORKERS = envInt('BENCH_WORKERS', CORES);
 const ADMIN_KEY = `atk_bench_${Math.random().toString(36).slice(2)}_${Date.now()}`;
@@ -267,7 +271,39 @@ function report(startLoad: number[], workload: Workload) {
   ].join('\n');
 }
 
+const SECTIONS = ['load', 'hook'];
+
+/** Which sections to run: `--only load|hook` (also `--only=…`, comma-separated) or BENCH_ONLY; all by default. */
+function selectedSections(): Set<string> {
+  const args = process.argv.slice(2).filter((arg) => arg !== '--');
+  let only = process.env.BENCH_ONLY;
+  for (let i = 0; i < args.length; i++) {
+    const arg = args[i] ?? '';
+    if (arg === '--only') only = args[++i];
+    else if (arg.startsWith('--only=')) only = arg.slice('--only='.length);
+    else throw new Error(`unknown argument ${arg} (expected --only ${SECTIONS.join('|')})`);
+  }
+  const sections = new Set(
+    (only ?? '')
+      .split(',')
+      .map((p) => p.trim())
+      .filter((p) => p && p !== 'all'),
+  );
+  for (const section of sections) if (!SECTIONS.includes(section)) throw new Error(`--only ${section}: expected ${SECTIONS.join(' or ')}`);
+  return sections.size ? sections : new Set(SECTIONS);
+}
+
 async function main() {
+  const sections = selectedSections();
+  if (sections.has('load')) await loadBench();
+  if (sections.has('hook')) {
+    const result = await hookLatencyBench({ runs: HOOK_RUNS, log });
+    process.stdout.write(`${sections.has('load') ? '\n' : ''}${reportHookLatency(result)}\n`);
+  }
+  rmSync(dir, { recursive: true, force: true });
+}
+
+async function loadBench() {
   if (!wrkVersion()) throw new Error('pnpm bench needs wrk (a separate load generator): apt-get install -y wrk');
   const startLoad = os.loadavg();
   const databaseFile = path.join(dir, 'bench.db');

@@ -104,7 +104,11 @@ export async function startAgentTasks(options: {
     },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
-  const url = await started(child, 'agent-tasks serve');
+  // A server that never says it listens is stopped, not left behind.
+  const url = await started(child, 'agent-tasks serve').catch((error: unknown) => {
+    child.kill('SIGKILL');
+    throw error;
+  });
   // Keep reading (and dropping) its log so the pipe never fills.
   child.stdout?.resume();
   child.stderr?.resume();

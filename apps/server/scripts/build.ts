@@ -1,5 +1,7 @@
 // Builds the `agent-tasks` command to dist/cli.js with esbuild: our workspace packages bundled (from source), npm
 // packages external; commands loaded on demand (tasks, mcp, hook) go to their own chunks, so `serve` never loads them.
+// The hook fast path (`agent-tasks hook <runtime>`, run by an agent on every tool call) gets dist/hook.cjs: the SDK's
+// hook handlers and everything they import in one minified script, which bin/agent-tasks.mjs runs with a V8 code cache.
 import { readFileSync, rmSync } from 'node:fs';
 import path from 'node:path';
 import { build } from 'esbuild';
@@ -27,4 +29,16 @@ await build({
   logLevel: 'warning',
   banner: { js: '// agent-tasks server, built from apps/server/src by scripts/build.ts; do not edit.' },
 });
-console.log(`built dist/cli.js in ${Math.round(performance.now() - started)} ms`);
+await build({
+  entryPoints: [path.join(root, '../../packages/sdk/src/hooks.ts')],
+  outfile: path.join(root, 'dist/hook.cjs'),
+  conditions: ['@agent-tasks/source'],
+  bundle: true,
+  minify: true,
+  platform: 'node',
+  format: 'cjs',
+  target: 'node20',
+  logLevel: 'warning',
+  banner: { js: '// agent-tasks hook handlers, built from packages/sdk/src/hooks.ts by scripts/build.ts; do not edit.' },
+});
+console.log(`built dist/cli.js and dist/hook.cjs in ${Math.round(performance.now() - started)} ms`);

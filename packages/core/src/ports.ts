@@ -77,6 +77,8 @@ export interface TaskListFilter {
   owner?: string | undefined;
   /** Only tasks ready for this agent: pending, unowned or owned by it, every blocker completed or deleted. */
   readyFor?: string | undefined;
+  /** Only ready tasks whoever owns them (pending, every blocker completed or deleted): with `owner`, that owner's. */
+  ready?: boolean | undefined;
   limit: number;
 }
 

@@ -265,10 +265,13 @@ export async function listTasks(deps: Deps, actor: Actor, input: TaskListInput) 
   const asked = typeof input.status === 'string' ? [input.status] : input.status;
   const statuses = asked ?? (input.includeCompleted ? ['pending', 'in_progress', 'completed'] : ['pending', 'in_progress']);
   const agent = actor.agentName;
+  // readyOnly: the tasks the caller can start (unowned or its own); with an owner, the tasks that owner can start now
+  // among its own (unowned ones are nobody's: `owner` filters by owner with or without readyOnly).
   const tasks = await deps.store.tasks.list(list.id, {
     statuses: input.readyOnly ? statuses.filter((s) => s === 'pending') : statuses,
     owner: input.owner,
-    readyFor: input.readyOnly ? (agent ?? '') : undefined,
+    readyFor: input.readyOnly && input.owner === undefined ? (agent ?? '') : undefined,
+    ready: input.readyOnly && input.owner !== undefined,
     limit: input.limit ?? 1000,
   });
   // A ready task has no unresolved blocker: only other pages look them up.

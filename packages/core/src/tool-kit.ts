@@ -3,6 +3,7 @@
 import {
   type RunView,
   type TaskSummary,
+  acceptingTaskId,
   formatZodError,
   jsonSchemaOf,
   runBlockerInput,
@@ -104,8 +105,9 @@ export const TODO_WRITE_DESCRIPTION = [
 
 /**
  * TaskUpdate as its definition shows it (seed 001): edges are set as whole lists; the API's add/remove fields stay out
- * of the definition (token budget) but are taken, so a model used to Claude Code's or Oh My OpenCode's TaskUpdate
- * (`addBlockedBy`, `addBlocks`) is not refused.
+ * of the definition (token budget) but are taken, so a model used to Claude Code's TaskUpdate (`{ taskId, addBlockedBy,
+ * addBlocks }`) or Oh My OpenCode's (`{ id, addBlockedBy, addBlocks }`) is not refused. TaskGet, TaskUpdate and
+ * TaskClaim take Claude Code's `taskId` for `id` the same way (acceptingTaskId).
  */
 const taskUpdateToolInput = taskUpdateInput.omit({ addBlockedBy: true, removeBlockedBy: true, addBlocks: true, removeBlocks: true });
 
@@ -213,12 +215,15 @@ export const taskToolSpecs: readonly ToolSpec[] = [
     (api, input) => api.tasks.create(input),
     (t) => `Created ${t.id} (${t.ref}) [${t.status}] ${t.subject}  blockedBy: [${t.blockedBy.join(', ')}]`,
   ),
-  spec(
-    'TaskGet',
-    "A task's full details (by id or #n).",
-    taskGetInput,
-    (api, input) => api.tasks.get(input),
-    (t) => JSON.stringify(t, null, 2),
+  withAccepts(
+    acceptingTaskId(taskGetInput),
+    spec(
+      'TaskGet',
+      "A task's full details (by id or #n).",
+      taskGetInput,
+      (api, input) => api.tasks.get(input),
+      (t) => JSON.stringify(t, null, 2),
+    ),
   ),
   spec(
     'TaskList',
@@ -228,7 +233,7 @@ export const taskToolSpecs: readonly ToolSpec[] = [
     (r) => (r.tasks.length ? taskListText(r.tasks) : `No tasks match in list "${r.listName}".`),
   ),
   withAccepts(
-    taskUpdateInput,
+    acceptingTaskId(taskUpdateInput),
     spec(
       'TaskUpdate',
       'Update a task (id or #n): status, subject, description, activeForm, owner, metadata (merged; null removes a key); blockedBy and blocks set the whole list. expectedVersion: refused if the task changed since.',
@@ -237,17 +242,20 @@ export const taskToolSpecs: readonly ToolSpec[] = [
       (t) => `Updated ${t.id} [${t.status}] ${t.subject} (version ${t.version})  blockedBy: [${t.blockedBy.join(', ')}]`,
     ),
   ),
-  spec(
-    'TaskClaim',
-    'Claim a task atomically (in_progress, yours): by id, or without one the oldest ready task.',
-    taskClaimInput,
-    (api, input) => api.tasks.claim(input),
-    (r) =>
-      r.task
-        ? `Claimed ${r.task.id} [in_progress] ${r.task.subject} as ${r.task.owner}`
-        : r.lostRace
-          ? `Lost the race: ${r.lostRace.owner} claimed ${r.lostRace.ref} (${r.lostRace.id}) first, moments ago; no other task is ready now.`
-          : 'No ready task to claim.',
+  withAccepts(
+    acceptingTaskId(taskClaimInput),
+    spec(
+      'TaskClaim',
+      'Claim a task atomically (in_progress, yours): by id, or without one the oldest ready task.',
+      taskClaimInput,
+      (api, input) => api.tasks.claim(input),
+      (r) =>
+        r.task
+          ? `Claimed ${r.task.id} [in_progress] ${r.task.subject} as ${r.task.owner}`
+          : r.lostRace
+            ? `Lost the race: ${r.lostRace.owner} claimed ${r.lostRace.ref} (${r.lostRace.id}) first, moments ago; no other task is ready now.`
+            : 'No ready task to claim.',
+    ),
   ),
   spec(
     'TaskPlan',

@@ -609,7 +609,8 @@ export class MemoryStore implements Store {
                 t.listId === listId &&
                 filter.statuses.includes(t.status) &&
                 (filter.owner === undefined || t.owner === filter.owner) &&
-                (filter.readyFor === undefined || readyIn(s, t, filter.readyFor)),
+                (filter.readyFor === undefined || readyIn(s, t, filter.readyFor)) &&
+                (!filter.ready || readyIn(s, t, t.owner ?? '')),
             ),
           );
           return clone(rows.slice(0, filter.limit));

@@ -448,6 +448,19 @@ describe('listTasks', () => {
     expect(ids(await list(alice, { readyOnly: true, owner: 'alice' }))).toEqual([t.mine]);
   });
 
+  it('readyOnly with an owner: what that owner could start now among its own tasks, whoever asks', async () => {
+    const t = await mixedList();
+    expect(ids(await list(bob, { readyOnly: true, owner: 'alice' }))).toEqual([t.mine]);
+    expect(ids(await list(w.viewer, { readyOnly: true, owner: 'alice' }))).toEqual([t.mine]);
+    // bob's only task is in progress; nobody owns the free one.
+    expect(ids(await list(alice, { readyOnly: true, owner: 'bob' }))).toEqual([]);
+    const next = (await create(w.session, 'Next for bob', { owner: 'bob' })).id;
+    const later = (await create(w.session, 'Later for bob', { owner: 'bob', blockedBy: [t.free] })).id;
+    expect(ids(await list(alice, { readyOnly: true, owner: 'bob' }))).toEqual([next]);
+    await update(w.session, { id: t.free, status: 'completed' });
+    expect(ids(await list(w.agent, { readyOnly: true, owner: 'bob' }))).toEqual([next, later]);
+  });
+
   it('limit keeps the oldest', async () => {
     const t = await mixedList();
     expect(ids(await list(alice, { limit: 2 }))).toEqual([t.mine, t.free]);

@@ -139,6 +139,30 @@ export const taskUpdateInput = z.strictObject(
 );
 export type TaskUpdateInput = z.infer<typeof taskUpdateInput>;
 
+/**
+ * A task tool's contract that also takes Claude Code's `taskId` (the field of its TaskGet and TaskUpdate) for `id`. The
+ * tools take it without showing it in their definitions (token budget); `taskId` and `id` naming different tasks at once
+ * is refused.
+ */
+export const acceptingTaskId = <T extends z.ZodType>(contract: T) =>
+  z.preprocess((input, ctx) => {
+    if (input === null || typeof input !== 'object' || Array.isArray(input) || !Object.hasOwn(input, 'taskId')) return input;
+    const { taskId: alias, ...rest } = input as Record<string, unknown>;
+    const checked = taskIdIn('taskId').safeParse(alias);
+    if (!checked.success) {
+      ctx.addIssue({ code: 'custom', message: checked.error.issues[0]?.message ?? 'Error: invalid input: `taskId` is not a task id.' });
+      return z.NEVER;
+    }
+    if (rest.id !== undefined && rest.id !== checked.data) {
+      ctx.addIssue({
+        code: 'custom',
+        message: `Error: invalid input: \`taskId\` ${shown(alias)} and \`id\` ${shown(rest.id)} name different tasks; send one of them.`,
+      });
+      return z.NEVER;
+    }
+    return { ...rest, id: checked.data };
+  }, contract);
+
 export const taskGetInput = z.strictObject({ listName: listName.optional(), id: taskId }, { error: unknownField('{ id, listName? }') });
 
 export const taskListInput = z

@@ -20,7 +20,7 @@ import { createReadStream } from 'node:fs';
 import path from 'node:path';
 import type { Readable } from 'node:stream';
 import { z } from 'zod';
-import { type AgentTasksClient, createClient } from './client.ts';
+import { type HookClient, createHookClient } from './hook-client.ts';
 import { refusalOf } from './errors.ts';
 
 export interface ClaudeCodeHookIo {
@@ -147,13 +147,13 @@ async function readAll(stdin: string | Readable): Promise<string> {
 
 /** A client acting as the agent-tasks session of this Claude Code session (or of its subagent), opened on first sight. */
 async function sessionFor(url: string, agentKey: string, input: HookInput, signal: AbortSignal) {
-  const agent = createClient({ url, token: agentKey });
+  const agent = createHookClient({ url, token: agentKey });
   const project = input.cwd ? path.basename(input.cwd) : '';
   const main = await agent.trpc.sessions.open.mutate(
     { externalId: input.session_id, title: `Claude Code${project ? `: ${project}` : ''}` },
     { signal },
   );
-  let client = createClient({ url, token: main.token });
+  let client = createHookClient({ url, token: main.token });
   let session = main.session;
   if (input.agent_id) {
     // A subagent keeps its own list: a subagent session under the main one, keyed by both ids.
@@ -166,7 +166,7 @@ async function sessionFor(url: string, agentKey: string, input: HookInput, signa
       },
       { signal },
     );
-    client = createClient({ url, token: sub.token });
+    client = createHookClient({ url, token: sub.token });
     session = sub.session;
   }
   return { client, session };
@@ -178,7 +178,7 @@ function parse<T>(schema: z.ZodType<T>, value: unknown, what: string): T {
   return parsed.data;
 }
 
-async function mirrorTodoWrite(client: AgentTasksClient, input: HookInput, signal: AbortSignal) {
+async function mirrorTodoWrite(client: HookClient, input: HookInput, signal: AbortSignal) {
   const { todos } = parse(todoWriteInput, input.tool_input, 'the TodoWrite input');
   const items = todos.map((t) => ({
     content: t.content,
@@ -188,7 +188,7 @@ async function mirrorTodoWrite(client: AgentTasksClient, input: HookInput, signa
   await client.trpc.todos.mirror.mutate({ todos: items }, { signal });
 }
 
-async function mirrorTaskCreate(client: AgentTasksClient, workspaceId: string, listName: string, input: HookInput, signal: AbortSignal) {
+async function mirrorTaskCreate(client: HookClient, workspaceId: string, listName: string, input: HookInput, signal: AbortSignal) {
   const task = parse(taskCreateInput, input.tool_input, 'the TaskCreate input');
   const { task: created } = parse(taskCreateResponse, input.tool_response, 'the TaskCreate answer');
   await client.trpc.tasks.mirror.mutate(
@@ -211,7 +211,7 @@ const taskUpdateResponse = z.looseObject({ success: z.boolean().optional() });
 
 /** What went unrecorded of a mirrored change, for the stderr line; null when everything was. */
 async function mirrorTaskUpdate(
-  client: AgentTasksClient,
+  client: HookClient,
   workspaceId: string,
   listName: string,
   input: HookInput,
@@ -248,7 +248,7 @@ async function mirrorTaskUpdate(
  * The plan given back to the model: the todo list (unless `withTodos` is false), then the open tasks of the mirrored
  * task list.
  */
-async function sessionContext(client: AgentTasksClient, listName: string, withTodos: boolean, signal: AbortSignal): Promise<string | null> {
+async function sessionContext(client: HookClient, listName: string, withTodos: boolean, signal: AbortSignal): Promise<string | null> {
   const [view, tasks] = await Promise.all([
     withTodos ? client.trpc.sessions.get.query({}, { signal }) : null,
     // No task mirrored yet means no list yet: that is an empty plan, not a failure.

@@ -16,7 +16,7 @@ import {
   planText,
   projectFolder,
   projectListName,
-  runHook,
+  runHookWith,
   sessionForExternalId,
 } from './hook-support.ts';
 
@@ -45,7 +45,7 @@ export const codexExternalId = (sessionId: string) => `codex:${sessionId}`;
  * context (the chat's list and the open tasks of the project's shared task list; after /clear only the tasks).
  */
 export function runCodexHook(io: HookIo): Promise<number> {
-  return runHook(io, async ({ input: raw, url, agentKey, signal, env }) => {
+  return runHookWith(io, async ({ input: raw, url, agentKey, signal, env }) => {
     const input = parseAs(hookInput, raw, 'the hook input', RUNTIME);
     const event = input.hook_event_name;
     const isPlan = event === 'PostToolUse' && input.tool_name === 'update_plan';

@@ -16,7 +16,7 @@ import {
   planText,
   projectFolder,
   projectListName,
-  runHook,
+  runHookWith,
   sessionForExternalId,
 } from './hook-support.ts';
 
@@ -44,7 +44,7 @@ export const geminiExternalId = (sessionId: string) => `gemini:${sessionId}`;
  * /clear only the shared tasks); BeforeAgent answers it too while any item or task is still open.
  */
 export function runGeminiHook(io: HookIo): Promise<number> {
-  return runHook(io, async ({ input: raw, url, agentKey, signal, env }) => {
+  return runHookWith(io, async ({ input: raw, url, agentKey, signal, env }) => {
     const input = parseAs(hookInput, raw, 'the hook input', RUNTIME);
     const event = input.hook_event_name;
     const isTodos = event === 'AfterTool' && input.tool_name === 'write_todos';

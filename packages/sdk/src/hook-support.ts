@@ -6,7 +6,7 @@ import { existsSync } from 'node:fs';
 import path from 'node:path';
 import type { Readable } from 'node:stream';
 import type { z } from 'zod';
-import { type AgentTasksClient, createClient } from './client.ts';
+import { type HookClient, createHookClient } from './hook-client.ts';
 import { refusalOf } from './errors.ts';
 
 /** What a hook process is given: the runtime's JSON on stdin, the two output streams and the environment. */
@@ -70,7 +70,7 @@ export interface HookContext {
  * line of JSON for the runtime) to `io.stdout`, and resolves with the exit code: always 0, so the agent is never
  * blocked. A server that is down, refuses, or takes longer than 2 s is reported as one line on `io.stderr`.
  */
-export async function runHook(io: HookIo, handle: (context: HookContext) => Promise<string | null>): Promise<number> {
+export async function runHookWith(io: HookIo, handle: (context: HookContext) => Promise<string | null>): Promise<number> {
   const say = (line: string) => io.stderr.write(`agent-tasks hook: ${line}\n`);
   const url = io.env.AGENT_TASKS_URL;
   const agentKey = io.env.AGENT_TASKS_TOKEN;
@@ -154,10 +154,10 @@ export async function sessionForExternalId(
   externalId: string,
   title: string,
   signal?: AbortSignal,
-): Promise<{ client: AgentTasksClient; sessionId: string; workspaceId: string }> {
-  const agent = createClient({ url, token: agentKey });
+): Promise<{ client: HookClient; sessionId: string; workspaceId: string }> {
+  const agent = createHookClient({ url, token: agentKey });
   const opened = await agent.trpc.sessions.open.mutate({ externalId, title }, { signal });
-  return { client: createClient({ url, token: opened.token }), sessionId: opened.session.id, workspaceId: opened.session.workspaceId };
+  return { client: createHookClient({ url, token: opened.token }), sessionId: opened.session.id, workspaceId: opened.session.workspaceId };
 }
 
 /** A runtime's todo item as agent-tasks keeps it: one of the three states, the runtime's own state kept as display text. */
@@ -190,7 +190,7 @@ export interface PlanOptions {
 
 /** The plan given back to a model: this chat's todo list, then the open tasks of the project's shared task list. */
 export async function planText(
-  client: AgentTasksClient,
+  client: HookClient,
   listName: string,
   options: PlanOptions,
   signal?: AbortSignal,

@@ -34,7 +34,7 @@ export {
   runClaudeCodeHook,
   type ClaudeCodeHookIo,
 } from './claude-code-hook.ts';
-export { HOOK_TIMEOUT_MS, mirroredTodo, planText, projectListName, runHook, sessionForExternalId, type HookIo } from './hook-support.ts';
+export { HOOK_TIMEOUT_MS, mirroredTodo, planText, projectListName, sessionForExternalId } from './hook-support.ts';
 export { codexExternalId, runCodexHook } from './codex-hook.ts';
 export { geminiExternalId, runGeminiHook } from './gemini-hook.ts';
 export {
@@ -52,6 +52,7 @@ export {
   planHookChanges,
   type FileChange,
   type HookInstallOptions,
-  type HookRuntime,
+  type HookRuntime as HookInstallRuntime,
   type HookScope,
 } from './hook-install.ts';
+export { hookRuntimes, isHookRuntime, runHook, type HookIo, type HookRuntime } from './hooks.ts';

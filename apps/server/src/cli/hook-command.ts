@@ -2,7 +2,7 @@
 // todo list (and Claude Code's tasks) in agent-tasks and giving the plan back at session start. Always exits 0: a hook
 // must never block the agent. `hook install|uninstall <runtime>` writes or removes the runtime's hook configuration.
 import type { Command } from 'commander';
-import { CommandFailure, fail } from './options.ts';
+import { CommandFailure, fail } from './flags.ts';
 
 export function hookCommand(program: Command) {
   const hook = program
@@ -15,9 +15,10 @@ export function hookCommand(program: Command) {
         'Needs AGENT_TASKS_URL and AGENT_TASKS_TOKEN (an agent key); gives up after 2 s (AGENT_TASKS_HOOK_TIMEOUT_MS)',
     )
     .action(async () => {
-      // The handler is the SDK's (a client of the server), loaded only when this command runs.
-      const { runClaudeCodeHook } = await import('@agent-tasks/sdk');
-      process.exitCode = await runClaudeCodeHook({
+      // The handler is the SDK's (a client of the server), loaded only when this command runs. (bin/agent-tasks.mjs
+      // runs `hook <runtime>` itself from dist/hook.cjs, without this command line: this is the way of other callers.)
+      const { runHook } = await import('@agent-tasks/sdk');
+      process.exitCode = await runHook('claude-code', {
         stdin: process.stdin,
         stdout: process.stdout,
         stderr: process.stderr,
@@ -25,26 +26,24 @@ export function hookCommand(program: Command) {
       });
     });
 
-  for (const [name, description, handler] of [
+  for (const [name, description] of [
     [
       'codex',
       'Codex CLI: PostToolUse for update_plan records the plan; SessionStart answers the current plan (also after a compaction). ' +
         'Needs AGENT_TASKS_URL and AGENT_TASKS_TOKEN (an agent key); gives up after 2 s (AGENT_TASKS_HOOK_TIMEOUT_MS)',
-      'runCodexHook',
     ],
     [
       'gemini',
       'Gemini CLI: AfterTool for write_todos records the list; SessionStart and BeforeAgent answer the current plan. ' +
         'Needs AGENT_TASKS_URL and AGENT_TASKS_TOKEN (an agent key); gives up after 2 s (AGENT_TASKS_HOOK_TIMEOUT_MS)',
-      'runGeminiHook',
     ],
   ] as const) {
     hook
       .command(name)
       .description(description)
       .action(async () => {
-        const sdk = await import('@agent-tasks/sdk');
-        process.exitCode = await sdk[handler]({ stdin: process.stdin, stdout: process.stdout, stderr: process.stderr, env: process.env });
+        const { runHook } = await import('@agent-tasks/sdk');
+        process.exitCode = await runHook(name, { stdin: process.stdin, stdout: process.stdout, stderr: process.stderr, env: process.env });
       });
   }
 

@@ -1,11 +1,19 @@
 // `agent-tasks keys create|list|revoke`: API keys managed on the database (SQLite file or PostgreSQL), as an admin of its workspace.
-import { workspaces } from '@agent-tasks/core';
-import { role as roleSchema } from '@agent-tasks/schema';
 import type { Command } from 'commander';
-import { withLocalDatabase, operatorOf } from './local-database.ts';
-import { databaseOf, databaseOption, fail, type DatabaseFlags } from './options.ts';
+import { databaseOption, fail, type DatabaseFlags } from './flags.ts';
 
 type KeyFlags = DatabaseFlags & { workspace?: string };
+
+/** What the actions use, loaded when one runs (--help needs none of it). */
+async function load() {
+  const [{ workspaces }, { role }, { withLocalDatabase, operatorOf }, { databaseOf }] = await Promise.all([
+    import('@agent-tasks/core'),
+    import('@agent-tasks/schema'),
+    import('./local-database.ts'),
+    import('./options.ts'),
+  ]);
+  return { workspaces, roleSchema: role, withLocalDatabase, operatorOf, databaseOf };
+}
 
 export function keysCommand(program: Command) {
   const keys = program.command('keys').description('create, list and revoke API keys (on the database)');
@@ -16,6 +24,7 @@ export function keysCommand(program: Command) {
     .requiredOption('--name <name>', 'a name to recognise the key by')
     .requiredOption('--role <role>', 'admin, agent or viewer')
     .action(async (flags: KeyFlags & { name: string; role: string }) => {
+      const { workspaces, roleSchema, withLocalDatabase, operatorOf, databaseOf } = await load();
       const role = roleSchema.safeParse(flags.role);
       if (!role.success) return fail(`Error: --role must be admin, agent or viewer (got ${JSON.stringify(flags.role)}).`);
       await withLocalDatabase(databaseOf(flags), async (deps, ids) => {
@@ -30,6 +39,7 @@ export function keysCommand(program: Command) {
   withWorkspace(keys.command('list').description('list the keys (never their tokens)'))
     .option('--json', 'print JSON')
     .action(async (flags: KeyFlags & { json?: boolean }) => {
+      const { workspaces, withLocalDatabase, operatorOf, databaseOf } = await load();
       await withLocalDatabase(databaseOf(flags), async (deps, ids) => {
         const { keys: list } = await workspaces.listKeys(deps, await operatorOf(ids, flags.workspace));
         if (flags.json) return void process.stdout.write(`${JSON.stringify(list, null, 2)}\n`);
@@ -44,6 +54,7 @@ export function keysCommand(program: Command) {
   withWorkspace(keys.command('revoke').description('revoke a key; calls with it are refused from then on'))
     .argument('<id>', 'the key id (from keys list)')
     .action(async (id: string, flags: KeyFlags) => {
+      const { workspaces, withLocalDatabase, operatorOf, databaseOf } = await load();
       await withLocalDatabase(databaseOf(flags), async (deps, ids) => {
         const { key } = await workspaces.revokeKey(deps, await operatorOf(ids, flags.workspace), { id });
         process.stdout.write(`Revoked key ${key.id} "${key.name}".\n`);

@@ -1,13 +1,12 @@
 // The `agent-tasks` command: serve (default), keys, tasks, mcp, migrate, hook — each with --help and clear errors.
-import { isDomainError } from '@agent-tasks/core';
+// Only the commands' definitions load here (--help reads them); each command loads what it does when it runs.
 import { Command, CommanderError } from 'commander';
-import { ConfigError } from '../config.ts';
 import { clientCommands } from './client-commands.ts';
+import { CommandFailure } from './flags.ts';
 import { hookCommand } from './hook-command.ts';
 import { keysCommand } from './keys-command.ts';
 import { migrateCommand } from './migrate-command.ts';
-import { CommandFailure } from './options.ts';
-import { type ServeFlags, serve } from './serve-command.ts';
+import type { ServeFlags } from './serve-command.ts';
 
 export function createProgram() {
   const program = new Command('agent-tasks')
@@ -28,7 +27,7 @@ export function createProgram() {
       '--workers <n>',
       'server processes sharing the port and database (AGENT_TASKS_WORKERS, default: one per core on SQLite, 1 on PostgreSQL; 1: one process)',
     )
-    .action((flags: ServeFlags) => serve(flags));
+    .action(async (flags: ServeFlags) => (await import('./serve-command.ts')).serve(flags));
 
   keysCommand(program);
   migrateCommand(program);
@@ -50,6 +49,8 @@ export async function runCli(argv: string[]): Promise<number> {
   } catch (error) {
     if (error instanceof CommanderError) return error.exitCode === 0 ? 0 : 2;
     if (error instanceof CommandFailure) return report(error.message, error.exitCode);
+    // A command that got this far has loaded these already.
+    const [{ ConfigError }, { isDomainError }] = await Promise.all([import('../config.ts'), import('@agent-tasks/core')]);
     if (error instanceof ConfigError) return report(error.message, 2);
     if (isDomainError(error)) return report(error.message, 1);
     throw error;

@@ -293,6 +293,7 @@ export function prismaTaskRepository(db: Tx, state: TaskRepositoryState, afterCo
             ? Prisma.empty
             : Prisma.sql`AND "status" = 'pending' AND "openBlockers" = 0 AND ("owner" IS NULL OR "owner" = ${filter.readyFor})`
         }
+        ${filter.ready ? Prisma.sql`AND "status" = 'pending' AND "openBlockers" = 0` : Prisma.empty}
         ORDER BY "seq" LIMIT ${filter.limit}`;
       return rows.map(toTask);
     },
