@@ -3,7 +3,15 @@
 // reopened by its external id keeps only its newest tokens) — told on the workspace's revocations topic (one listener
 // per workspace, through the live events, so every process hears it) or by the caller cache (a revocation seen in the
 // database, tokens dropped by another worker).
-import { type Actor, type Deps, DomainError, type Revocation, isDomainError, resolveActorByHash, revocationsTopic } from '@agent-tasks/core';
+import {
+  type Actor,
+  type Deps,
+  DomainError,
+  type Revocation,
+  isDomainError,
+  resolveActorByHash,
+  revocationsTopic,
+} from '@agent-tasks/core';
 import type { Logger } from '../logger.ts';
 import type { HeardEvent, LiveEvents } from './live-events.ts';
 

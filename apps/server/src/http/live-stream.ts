@@ -61,7 +61,8 @@ const isPlainObject = (value: unknown): value is Record<string, unknown> =>
 /** A fault is logged with its stack under the request's id, as tRPC's handler logs it; a refusal is an answer. */
 function logged(services: Services, error: TRPCError, ctx: InnerContext, path: string) {
   if (error.code === 'INTERNAL_SERVER_ERROR') services.log.error({ req: ctx.request.id, err: error.cause ?? error }, 'unexpected error');
-  else if (error.code === 'SERVICE_UNAVAILABLE') services.log.warn({ req: ctx.request.id, route: path }, `${error.message}: answered in the stream`);
+  else if (error.code === 'SERVICE_UNAVAILABLE')
+    services.log.warn({ req: ctx.request.id, route: path }, `${error.message}: answered in the stream`);
   else if (error.code === 'TOO_MANY_REQUESTS')
     services.log.warn({ req: ctx.request.id, address: ctx.request.address }, 'failed authentications: answered 429');
 }
@@ -107,10 +108,16 @@ export function liveStreamRoute(services: Services, router: AnyTRPCRouter): Midd
       } catch (error) {
         if (!isDomainError(error) || error.code !== 'RATE_LIMITED') throw error;
         if ('actor' in who.owner) info.actorId = who.owner.actor.sessionId ?? who.owner.actor.keyId;
-        c.header('retry-after', String(error.details?.retryAfterSeconds ?? 10));
+        c.header('retry-after', String(Number(error.details?.retryAfterSeconds ?? 10)));
         const details = error.details ?? null;
         return c.json(
-          { error: { message: error.message, code: -32029, data: { code: 'TOO_MANY_REQUESTS', httpStatus: 429, path, appCode: 'RATE_LIMITED', details } } },
+          {
+            error: {
+              message: error.message,
+              code: -32029,
+              data: { code: 'TOO_MANY_REQUESTS', httpStatus: 429, path, appCode: 'RATE_LIMITED', details },
+            },
+          },
           429,
         );
       }
@@ -125,7 +132,7 @@ export function liveStreamRoute(services: Services, router: AnyTRPCRouter): Midd
     const errorMessage = (cause: unknown) => {
       const error = getTRPCErrorFromUnknown(cause);
       logged(services, error, ctx, path);
-      const shape = getTRPCErrorShape({ config: router._def._config, error, type: 'subscription', path, input, ctx });
+      const shape: unknown = getTRPCErrorShape({ config: router._def._config, error, type: 'subscription', path, input, ctx });
       return message({ event: 'serialized-error', data: JSON.stringify(shape) });
     };
 
@@ -189,9 +196,7 @@ export function liveStreamRoute(services: Services, router: AnyTRPCRouter): Midd
           }
           const value = step.value;
           controller.enqueue(
-            isTrackedEnvelope(value)
-              ? message({ data: JSON.stringify(value[1]), id: value[0] })
-              : message({ data: JSON.stringify(value) }),
+            isTrackedEnvelope(value) ? message({ data: JSON.stringify(value[1]), id: value[0] }) : message({ data: JSON.stringify(value) }),
           );
         },
         cancel() {

@@ -37,8 +37,7 @@ export interface McpSessionCaps {
 
 /** Opened (having closed, to make room, the least recently used session of a workspace over its share), or refused. */
 export type McpOpenResult =
-  | { opened: true; closed: McpSessionRecord | null }
-  | { opened: false; over: 'key' | 'workspace' | 'total'; count: number };
+  { opened: true; closed: McpSessionRecord | null } | { opened: false; over: 'key' | 'workspace' | 'total'; count: number };
 
 /** The advisory lock every replica takes to count and open MCP sessions (PostgreSQL; any fixed 64-bit number). */
 const MCP_OPEN_LOCK = 7_411_202_611;

@@ -73,16 +73,19 @@ export const dashboardRouter = router({
         opened.close();
         throw runNotFound(input.runId);
       }
-      return whileOpen(opened, resumableFeed<RunEvent>({
-        live: ctx.live,
-        topic: runTopic(input.runId),
-        signal: open,
-        after: Number(input.lastEventId ?? 0) || 0,
-        replay: async (after) => {
-          const run = await runs.getRunByLink(ctx.deps, input.runId);
-          return { items: run && run.version > after ? [{ version: run.version, run }] : [], more: false };
-        },
-        position: (event) => event.version,
-      }));
+      return whileOpen(
+        opened,
+        resumableFeed<RunEvent>({
+          live: ctx.live,
+          topic: runTopic(input.runId),
+          signal: open,
+          after: Number(input.lastEventId ?? 0) || 0,
+          replay: async (after) => {
+            const run = await runs.getRunByLink(ctx.deps, input.runId);
+            return { items: run && run.version > after ? [{ version: run.version, run }] : [], more: false };
+          },
+          position: (event) => event.version,
+        }),
+      );
     }),
 });
