@@ -62,7 +62,7 @@ const isPlainObject = (value: unknown): value is Record<string, unknown> =>
 function logged(services: Services, error: TRPCError, ctx: InnerContext, path: string) {
   if (error.code === 'INTERNAL_SERVER_ERROR') services.log.error({ req: ctx.request.id, err: error.cause ?? error }, 'unexpected error');
   else if (error.code === 'SERVICE_UNAVAILABLE')
-    services.log.warn({ req: ctx.request.id, route: path }, `${error.message}: answered in the stream`);
+    services.log.warn({ req: ctx.request.id, route: path }, 'database busy or not answering: answered in the stream');
   else if (error.code === 'TOO_MANY_REQUESTS')
     services.log.warn({ req: ctx.request.id, address: ctx.request.address }, 'failed authentications: answered 429');
 }
