@@ -24,6 +24,7 @@ const timed = [
   'tests/webhook-delivery.test.ts',
   'tests/auth-brake.test.ts',
   'tests/mcp-limits.test.ts',
+  'tests/stream-limits.test.ts',
   'tests/claude-code-hook.test.ts',
   'tests/crash.test.ts',
   'tests/crash-writers.test.ts',

@@ -111,6 +111,16 @@ describe('configuration refusals', () => {
       'Error: invalid configuration: AGENT_TASKS_OUTBOX_POLL_MS must be a whole number from 10 to 600000 (got "5").',
     ],
     [
+      { AGENT_TASKS_STREAMS_PER_KEY: '0' },
+      [],
+      'Error: invalid configuration: AGENT_TASKS_STREAMS_PER_KEY must be a whole number from 1 to 100000 (got "0").',
+    ],
+    [
+      { AGENT_TASKS_MCP_SESSIONS_PER_WORKSPACE: 'many' },
+      [],
+      'Error: invalid configuration: AGENT_TASKS_MCP_SESSIONS_PER_WORKSPACE must be a whole number from 1 to 100000 (got "many").',
+    ],
+    [
       { AGENT_TASKS_SHUTDOWN_TIMEOUT_MS: 'soon' },
       [],
       'Error: invalid configuration: AGENT_TASKS_SHUTDOWN_TIMEOUT_MS must be a whole number from 0 to 600000 (got "soon").',

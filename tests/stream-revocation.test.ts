@@ -1,9 +1,10 @@
 // Black-box tests: a live stream opened before its key was revoked ends within 1 s of the revocation — todos.watch,
 // tasks.watch, runs.watch and the sessions signal; a viewer key's, a session's (its opening key revoked), one opened with
-// a stream ticket — while other callers' streams go on.
+// a stream ticket — while other callers' streams go on; and a stream opened with a session token ends within 1 s of that
+// token being dropped (20 newer opens of its session by external id), while the session's other tokens' streams go on.
 import { type AgentTasksClient, createClient, openSessionClient } from '@agent-tasks/sdk';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { adminClient } from './support/fixtures.ts';
+import { adminClient, refused } from './support/fixtures.ts';
 import { type RunningServer, startServer } from './support/server.ts';
 import { waitFor } from './support/webhook-receiver.ts';
 
@@ -98,5 +99,53 @@ describe('live streams end when their key is revoked', () => {
     await writer.client.todos.write({ todos: [{ content: 'Still seen', status: 'pending' }] });
     await waitFor('the bystander still follows', () => bystanderStreams[0]!.events > before);
     for (const w of [...viewerStreams, ...ticketStreams, ...sessionStreams, ...bystanderStreams]) w.stop();
+  });
+});
+
+describe('live streams end when their session token is dropped', () => {
+  it('after 20 newer opens by external id, the dropped token is refused and its streams (header or ticket) end within 1 s', async () => {
+    const agent = await key('agent');
+    // The first open's token is the session's own (always kept); the second open's is the one the later opens drop.
+    const first = await agent.client.sessions.open({ externalId: 'dropped-token' });
+    const second = await agent.client.sessions.open({ externalId: 'dropped-token' });
+    const dropped = createClient({ url: server.url, token: second.token });
+    const droppedTicket = createClient({ url: server.url, token: second.token, streams: 'ticket' });
+    const kept = createClient({ url: server.url, token: first.token });
+    const watch = (c: AgentTasksClient) => [
+      follow((h) => c.trpc.tasks.watch.subscribe({ listName: 'dropped' }, h)),
+      follow((h) => c.trpc.todos.watch.subscribe({}, h)),
+    ];
+    const droppedStreams = [...watch(dropped), ...watch(droppedTicket)];
+    const keptStreams = watch(kept);
+    await waitFor('every stream open', () => [...droppedStreams, ...keptStreams].every((w) => w.started));
+    await new Promise((resolve) => setTimeout(resolve, 500));
+    await kept.tasks.create({ listName: 'dropped', subject: 'Before' });
+    await waitFor('the task seen on every task stream', () =>
+      [...droppedStreams, ...keptStreams].filter((_, i) => i % 2 === 0).every((w) => w.events > 0),
+    );
+
+    expect([...droppedStreams, ...keptStreams].every((w) => w.ended === null)).toBe(true);
+    let newest = second;
+    for (let i = 0; i < 20; i++) newest = await agent.client.sessions.open({ externalId: 'dropped-token' });
+    const droppedAt = Date.now();
+    expect((await refused(dropped.workspaces.whoami())).message).toBe('Error: unauthorized: unknown API key or session token.');
+    await waitFor("the dropped token's streams ended", () => droppedStreams.every((w) => w.ended !== null), 3_000);
+    for (const w of droppedStreams) expect(w.ended! - droppedAt).toBeLessThan(1_000);
+
+    // New tasks and todo updates reach the kept token's streams, and a stream of the newest token; not the dropped ones.
+    const seen = droppedStreams.map((w) => w.events);
+    const newestStreams = watch(createClient({ url: server.url, token: newest.token }));
+    await waitFor('the newest token streams', () => newestStreams.every((w) => w.started));
+    await new Promise((resolve) => setTimeout(resolve, 500));
+    const keptBefore = keptStreams.map((w) => w.events);
+    await kept.tasks.create({ listName: 'dropped', subject: 'After' });
+    await kept.todos.write({ todos: [{ content: 'After', status: 'pending' }] });
+    await waitFor(
+      'the kept and newest streams follow',
+      () => keptStreams.every((w, i) => w.events > keptBefore[i]!) && newestStreams.every((w) => w.events > 0),
+    );
+    expect(droppedStreams.map((w) => w.events)).toEqual(seen);
+    expect([...keptStreams, ...newestStreams].every((w) => w.ended === null)).toBe(true);
+    for (const w of [...droppedStreams, ...keptStreams, ...newestStreams]) w.stop();
   });
 });

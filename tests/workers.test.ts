@@ -1,5 +1,6 @@
 // Black-box tests of `agent-tasks serve --workers 2`: two processes share the port and the SQLite file, and stay
-// correct across processes — live events, revocations, compare-and-set writes, claims, notifications, a worker crash.
+// correct across processes — live events, revocations (of calls and of streams), compare-and-set writes, claims,
+// notifications, a worker crash.
 import { execFile } from 'node:child_process';
 import { createClient, openSessionClient } from '@agent-tasks/sdk';
 import { afterAll, beforeAll, expect, it } from 'vitest';
@@ -83,6 +84,55 @@ sqliteOnly('agent-tasks serve --workers 2', () => {
     );
     expect(performance.now() - revokedAt).toBeLessThan(1_000);
     expect(JSON.parse(refusal.body).error.message).toBe('Error: unauthorized: this API key has been revoked.');
+  });
+
+  it('streams on one worker end within 1 s when their key is revoked, or their session token dropped, through the other', async () => {
+    const [a, b] = await bothWorkers();
+    /** Another connection to worker `a` (each stream takes its connection over). */
+    const onA = async () => {
+      for (let i = 0; i < 40; i++) {
+        const connection = await pinnedConnection(server);
+        if (connection.pid === a.pid) {
+          open.push(connection);
+          return connection;
+        }
+        connection.close();
+      }
+      throw new Error('no second connection reached the worker');
+    };
+    const admin = adminClient(server);
+    const viewer = await admin.keys.create({ name: 'revoked across workers', role: 'viewer' });
+    const agent = (await admin.keys.create({ name: 'reopens across workers', role: 'agent' })).token;
+    type Opened = { token: string };
+    const first = await b.mutate<Opened>('sessions.open', { externalId: 'across-workers' }, agent);
+    const second = await b.mutate<Opened>('sessions.open', { externalId: 'across-workers' }, agent);
+    const watched = { listName: 'across-workers' };
+    const [viewerStream, droppedStream, keptStream] = await Promise.all(
+      [viewer.token, second.token, first.token].map(async (token) => {
+        const stream = (await onA()).watch('tasks.watch', watched, token);
+        await stream.opened;
+        return stream;
+      }),
+    );
+    await new Promise((resolve) => setTimeout(resolve, 300)); // the streams are listening
+    expect([viewerStream, droppedStream, keptStream].map((stream) => stream!.endedAt)).toEqual([null, null, null]);
+
+    await b.mutate('keys.revoke', { id: viewer.key.id }, server.adminKey);
+    const revokedAt = performance.now();
+    await waitFor("the revoked key's stream ended", () => viewerStream!.endedAt !== null, 3_000);
+    expect(viewerStream!.endedAt! - revokedAt).toBeLessThan(1_000);
+
+    expect([droppedStream, keptStream].map((stream) => stream!.endedAt)).toEqual([null, null]);
+    for (let i = 0; i < 20; i++) await b.mutate('sessions.open', { externalId: 'across-workers' }, agent);
+    const droppedAt = performance.now();
+    await waitFor("the dropped token's stream ended", () => droppedStream!.endedAt !== null, 3_000);
+    expect(droppedStream!.endedAt! - droppedAt).toBeLessThan(1_000);
+
+    // The session's first token still streams: a task created through the other worker reaches it.
+    await b.mutate('tasks.create', { ...watched, subject: 'Still watched' }, first.token);
+    await waitFor('the kept stream follows', () => keptStream!.events.length > 0, 5_000);
+    expect(keptStream!.endedAt).toBeNull();
+    for (const stream of [viewerStream, droppedStream, keptStream]) stream!.stop();
   });
 
   it('a key revoked by `agent-tasks keys revoke` on the file is refused by every worker within 1 s', async () => {

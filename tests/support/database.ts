@@ -23,7 +23,8 @@ export type Table =
   | 'NotificationChannel'
   | 'RunStart'
   | 'Run'
-  | 'OutboxMessage';
+  | 'OutboxMessage'
+  | 'McpSession';
 
 /** The database this test run's servers use: AGENT_TASKS_TEST_DATABASE=postgres for the suite's PostgreSQL pass. */
 export const testDatabase = (): 'sqlite' | 'postgres' => (process.env.AGENT_TASKS_TEST_DATABASE === 'postgres' ? 'postgres' : 'sqlite');

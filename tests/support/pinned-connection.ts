@@ -30,6 +30,8 @@ export interface LiveWatch {
   events: { id: string; data: unknown; at: number }[];
   /** Resolves once the stream answered (headers received). */
   opened: Promise<void>;
+  /** When the server ended the stream (performance.now()), if it did. */
+  endedAt: number | null;
   stop(): void;
 }
 
@@ -104,6 +106,7 @@ export async function pinnedConnection(server: RunningServer): Promise<PinnedCon
       // Over the agent's one kept-alive socket: the same worker answers the stream.
       const events: LiveWatch['events'] = [];
       let req: http.ClientRequest | undefined;
+      let stopped = false;
       const opened = new Promise<void>((resolve, reject) => {
         req = http.request(
           {
@@ -116,6 +119,7 @@ export async function pinnedConnection(server: RunningServer): Promise<PinnedCon
           },
           (res) => {
             resolve();
+            res.on('end', () => void (stopped || (watch.endedAt ??= performance.now())));
             let buffer = '';
             res.setEncoding('utf8');
             res.on('data', (chunk: string) => {
@@ -135,7 +139,16 @@ export async function pinnedConnection(server: RunningServer): Promise<PinnedCon
         req.on('error', reject);
         req.end();
       });
-      return { events, opened, stop: () => req?.destroy() };
+      const watch: LiveWatch = {
+        events,
+        opened,
+        endedAt: null,
+        stop: () => {
+          stopped = true;
+          req?.destroy();
+        },
+      };
+      return watch;
     },
     close: () => agent.destroy(),
   };

@@ -5,6 +5,7 @@ import { type IncomingMessage, createServer } from 'node:http';
 import { getRequestListener } from '@hono/node-server';
 import { type ActorCache, actorCache } from './adapters/actor-cache.ts';
 import { type LiveEvents, inProcessLiveEvents } from './adapters/live-events.ts';
+import { liveStreams } from './adapters/live-streams.ts';
 import { nodeIds } from './adapters/node-ids.ts';
 import { sha256Hasher } from './adapters/sha256-hasher.ts';
 import { systemClock } from './adapters/system-clock.ts';
@@ -59,8 +60,12 @@ export interface AppOptions {
   shutdownTimeoutMs?: number;
   /** How long a client may take to send its headers, its whole request, and how long an idle keep-alive connection stays. */
   sockets?: { headersTimeoutMs?: number; requestTimeoutMs?: number; keepAliveTimeoutMs?: number };
-  /** MCP sessions: at most `perKey` per key and `total` in all; closed after `idleMs` without a request. */
-  mcp?: { perKey?: number; total?: number; idleMs?: number };
+  /** MCP sessions: at most `perKey` per key, `perWorkspace` per workspace and `total` in all (a workspace under its share
+   * of `total` gets room by closing the least recently used session of one over its share); closed after `idleMs`
+   * without a request. */
+  mcp?: { perKey?: number; perWorkspace?: number; total?: number; idleMs?: number };
+  /** Live streams (SSE) this process serves at once: per key (100), per workspace (500), in all (2,000); 429 past one. */
+  streams?: { perKey?: number; perWorkspace?: number; total?: number };
   /** How long a write waits for another process's write lock before it is answered busy (503); default 5 s. */
   busyTimeoutMs?: number;
   /** Task imports: the lease on a staging list (10 s, and at least twice the busy timeout) and how long an import waits
@@ -188,9 +193,21 @@ export async function startApp(options: AppOptions): Promise<App> {
     // better-sqlite3 answers at once: a long transaction is one chain of promises that never lets a socket in.
     pause: fairPause(),
   };
+  const streams = liveStreams(
+    deps,
+    live,
+    {
+      perKey: options.streams?.perKey ?? 100,
+      perWorkspace: options.streams?.perWorkspace ?? 500,
+      total: options.streams?.total ?? 2_000,
+    },
+    log,
+  );
   const cache = actorCache(deps, {
     revocationStamp: () => revocationStamp(reader.db),
     onError: repeatedFailureLog(log, 'warn', 'revocation poll failed'),
+    // Tokens dropped (here or in another worker) end their streams; a revocation seen in the database checks them all.
+    onForget: (tokenHashes) => streams.forget(tokenHashes),
   });
   actors = cache;
   const webhooks = fetchWebhookSender({
@@ -216,7 +233,7 @@ export async function startApp(options: AppOptions): Promise<App> {
     leaseMs: Math.max(options.imports?.leaseMs ?? 10_000, 2 * (options.busyTimeoutMs ?? DEFAULT_BUSY_TIMEOUT_MS)),
     waitMs: options.imports?.waitMs ?? 5_000,
   };
-  const services: Services = { deps, actors: cache, live, log, webhooks, imports, guard, tickets };
+  const services: Services = { deps, actors: cache, live, streams, log, webhooks, imports, guard, tickets };
   // Replicas started together on an empty PostgreSQL database: one creates the first workspace, under a session lock
   // on the writer's one connection (the bootstrap's transaction runs on it too).
   const bootstrap = () => workspaces.bootstrap(deps, options.adminKey);
@@ -225,7 +242,12 @@ export async function startApp(options: AppOptions): Promise<App> {
   const inFlight = inFlightRequests();
   // MCP sessions live in the database (any worker serves them); the caps count both endpoints' open sessions.
   const mcpSessions = prismaMcpSessionRepository(reader.db, { postgres: Boolean(postgresUrl) });
-  const mcpLimits = { perKey: options.mcp?.perKey ?? 20, total: options.mcp?.total ?? 500, idleMs: options.mcp?.idleMs ?? 600_000 };
+  const mcpLimits = {
+    perKey: options.mcp?.perKey ?? 20,
+    perWorkspace: options.mcp?.perWorkspace ?? 100,
+    total: options.mcp?.total ?? 500,
+    idleMs: options.mcp?.idleMs ?? 600_000,
+  };
   const mcp = createMcpEndpoint(services, mcpSessions, mcpLimits);
   const moira = createMcpEndpoint(services, mcpSessions, mcpLimits, moiraKit);
   const migrations = migrationState(reader.db, migrationsDir);
@@ -323,6 +345,7 @@ export async function startApp(options: AppOptions): Promise<App> {
   async function shutdown() {
     const closed = new Promise<void>((resolve) => server.close(() => resolve()));
     live.close();
+    streams.close();
     const left = await inFlight.drain(options.shutdownTimeoutMs ?? 10_000);
     if (left > 0) log.warn({ left }, 'shutdown deadline passed with requests still running; closing their connections');
     await Promise.all([mcp.close(), moira.close()]);

@@ -89,7 +89,11 @@ export const configSchema = z.object({
   AGENT_TASKS_IMPORT_WAIT_MS: integer(0, 600_000).default(5_000),
   AGENT_TASKS_WORKERS: integer(1, 256).optional(),
   AGENT_TASKS_MCP_SESSIONS_PER_KEY: integer(1, 10_000).default(20),
+  AGENT_TASKS_MCP_SESSIONS_PER_WORKSPACE: integer(1, 100_000).default(100),
   AGENT_TASKS_MCP_SESSIONS_MAX: integer(1, 100_000).default(500),
+  AGENT_TASKS_STREAMS_PER_KEY: integer(1, 100_000).default(100),
+  AGENT_TASKS_STREAMS_PER_WORKSPACE: integer(1, 1_000_000).default(500),
+  AGENT_TASKS_STREAMS_MAX: integer(1, 1_000_000).default(2_000),
   AGENT_TASKS_MCP_IDLE_MS: integer(1_000, 86_400_000).default(600_000),
   AGENT_TASKS_HEADERS_TIMEOUT_MS: integer(1_000, 600_000).default(10_000),
   AGENT_TASKS_REQUEST_TIMEOUT_MS: integer(1_000, 3_600_000).default(30_000),
@@ -142,8 +146,10 @@ export interface Config {
   imports: { leaseMs: number; waitMs: number };
   /** Server processes sharing the port and the database file (1: a single process). */
   workers: number;
-  /** Open MCP sessions: per key, in all, and how long an idle one stays. */
-  mcp: { perKey: number; total: number; idleMs: number };
+  /** Open MCP sessions: per key, per workspace, in all, and how long an idle one stays. */
+  mcp: { perKey: number; perWorkspace: number; total: number; idleMs: number };
+  /** Open live streams in one process: per key, per workspace, in all. */
+  streams: { perKey: number; perWorkspace: number; total: number };
   /** Socket timeouts: headers, the whole request, idle keep-alive. */
   sockets: { headersTimeoutMs: number; requestTimeoutMs: number; keepAliveTimeoutMs: number };
   /** The brake on failed authentications: per client address group and per token prefix in a window of seconds, in all
@@ -232,7 +238,17 @@ export function loadConfig(env: NodeJS.ProcessEnv, flags: Partial<Record<keyof C
     busyTimeoutMs: c.AGENT_TASKS_BUSY_TIMEOUT_MS,
     imports: { leaseMs: c.AGENT_TASKS_IMPORT_LEASE_MS, waitMs: c.AGENT_TASKS_IMPORT_WAIT_MS },
     workers: c.AGENT_TASKS_WORKERS ?? (postgres ? 1 : availableParallelism()),
-    mcp: { perKey: c.AGENT_TASKS_MCP_SESSIONS_PER_KEY, total: c.AGENT_TASKS_MCP_SESSIONS_MAX, idleMs: c.AGENT_TASKS_MCP_IDLE_MS },
+    mcp: {
+      perKey: c.AGENT_TASKS_MCP_SESSIONS_PER_KEY,
+      perWorkspace: c.AGENT_TASKS_MCP_SESSIONS_PER_WORKSPACE,
+      total: c.AGENT_TASKS_MCP_SESSIONS_MAX,
+      idleMs: c.AGENT_TASKS_MCP_IDLE_MS,
+    },
+    streams: {
+      perKey: c.AGENT_TASKS_STREAMS_PER_KEY,
+      perWorkspace: c.AGENT_TASKS_STREAMS_PER_WORKSPACE,
+      total: c.AGENT_TASKS_STREAMS_MAX,
+    },
     sockets: {
       headersTimeoutMs: c.AGENT_TASKS_HEADERS_TIMEOUT_MS,
       requestTimeoutMs: c.AGENT_TASKS_REQUEST_TIMEOUT_MS,

@@ -3,6 +3,7 @@ import type { Actor, Deps, WebhookSender } from '@agent-tasks/core';
 import type { FetchCreateContextFnOptions } from '@trpc/server/adapters/fetch';
 import type { ActorCache } from './adapters/actor-cache.ts';
 import type { LiveEvents } from './adapters/live-events.ts';
+import type { LiveStreams, OpenedStream } from './adapters/live-streams.ts';
 import type { AuthGuard } from './auth/auth-guard.ts';
 import type { Credentials } from './auth/authenticate.ts';
 import type { StreamTickets } from './auth/stream-tickets.ts';
@@ -13,6 +14,8 @@ export interface Services {
   /** Resolves bearer tokens to callers, cached until a revocation. */
   actors: ActorCache;
   live: LiveEvents;
+  /** The live streams this process serves: their caps, and their end when their token stops working. */
+  streams: LiveStreams;
   /** Checks and reaches notification receivers (public addresses only, unless allow-listed). */
   webhooks: WebhookSender;
   /** Task imports: a staging list unwritten for `leaseMs` is a dead import's; a waiting import answers 409 after `waitMs`. */
@@ -40,7 +43,12 @@ export interface InnerContext extends Services {
   request: RequestInfo;
   /** A caller already known (an MCP session's tools act as its agent session): used instead of the token. */
   caller?: Actor;
+  /** A live stream whose place the HTTP layer took (http/live-stream.ts): its caller, or why authenticating failed. */
+  admitted?: AdmittedStream;
 }
+
+/** A live stream let in by the HTTP layer: its place and caller (none for a run link), or the authentication's refusal. */
+export type AdmittedStream = { actor?: Actor; opened: OpenedStream } | { failed: unknown };
 
 export const createInnerContext = (
   services: Services,
@@ -68,10 +76,18 @@ export function bearerToken(header: string | string[] | null | undefined): strin
  */
 export function createContextFactory(services: Services) {
   return ({ req, info }: FetchCreateContextFnOptions, request: RequestInfo) => {
-    const token = bearerToken(req.headers.get('authorization'));
-    const params = info.connectionParams ?? {};
-    const credentials: Credentials = { token, ticket: params.ticket, tokenInUrl: params.token !== undefined };
-    return createInnerContext(services, token, request, credentials);
+    const credentials = credentialsOf(req.headers, info.connectionParams ?? {});
+    return createInnerContext(services, credentials.token, request, credentials);
+  };
+}
+
+/** What a request offers to prove who it is: the Authorization header's token, a stream ticket in its connection params. */
+export function credentialsOf(headers: Headers, params: Record<string, unknown>): Credentials {
+  const ticket = params.ticket;
+  return {
+    token: bearerToken(headers.get('authorization')),
+    ticket: typeof ticket === 'string' ? ticket : undefined,
+    tokenInUrl: params.token !== undefined,
   };
 }
 

@@ -3,8 +3,8 @@ import { DomainError, isDomainError } from '@agent-tasks/core';
 import { cut, formatZodError, inputProblem, shown } from '@agent-tasks/schema';
 import { initTRPC, type TrackedEnvelope, isTrackedEnvelope } from '@trpc/server';
 import { ZodError, z } from 'zod';
-import { streamSignal } from './adapters/stream-auth.ts';
-import { authenticate } from './auth/authenticate.ts';
+import { type OpenedStream, whileOpen } from './adapters/live-streams.ts';
+import { authenticate, tokenOf } from './auth/authenticate.ts';
 import type { Context } from './context.ts';
 import { databaseBusy, databaseUnreachable, isDatabaseBusy, isDatabaseUnreachable } from './db/busy.ts';
 import { toTRPCError } from './error-map.ts';
@@ -86,13 +86,39 @@ const inputGuard = t.middleware(async ({ getRawInput, next }) => {
 export const publicProcedure = t.procedure.use(domainErrors).use(inputGuard);
 
 export const authedProcedure = publicProcedure.use(async ({ ctx, next, type, signal }) => {
+  // A live stream let in by the HTTP layer was authenticated there (a refusal is told here, inside the stream).
+  const admitted = type === 'subscription' ? ctx.admitted : undefined;
+  if (admitted && 'failed' in admitted) throw admitted.failed;
   // An MCP session's tools act as a caller already authenticated when the session was opened.
-  const actor = ctx.caller ?? (await authenticate(ctx, ctx.request.address, { ...ctx.credentials, stream: type === 'subscription' }));
+  const actor =
+    admitted?.actor ??
+    ctx.caller ??
+    (await authenticate(ctx, ctx.request.address, { ...ctx.credentials, stream: type === 'subscription' }));
   ctx.request.actorId = actor.sessionId ?? actor.keyId;
-  // A live stream ends when its caller's key is revoked or its session ends (`stream` replaces the request's signal).
-  const stream = type === 'subscription' ? streamSignal(ctx.deps, ctx.live, actor, signal) : signal;
-  return next({ ctx: { actor, stream } });
+  if (type !== 'subscription') return next({ ctx: { actor, stream: signal } });
+  // A live stream holds a place under the caps (taken by the HTTP layer, else here), and ends when the token it came
+  // with stops working (`stream` replaces the request's signal); its place is given back when it ends.
+  const opened = admitted?.opened ?? ctx.streams.open({ actor, token: tokenOf(actor) }, signal);
+  return streamed(opened, (stream) => next({ ctx: { actor, stream } }));
 });
+
+/** Runs a stream's procedure under its place: given back at once on a refusal, else when its events end. */
+async function streamed<R extends { ok: boolean; data?: unknown }>(opened: OpenedStream, run: (stream: AbortSignal) => Promise<R>) {
+  let result: R;
+  try {
+    result = await run(opened.signal);
+  } catch (error) {
+    opened.close();
+    throw error;
+  }
+  if (!result.ok || !isAsyncIterable(result.data)) {
+    opened.close();
+    return result;
+  }
+  return { ...result, data: whileOpen(opened, result.data) };
+}
+
+const isAsyncIterable = (value: unknown): value is AsyncIterable<unknown> => value != null && Symbol.asyncIterator in Object(value);
 
 /** Output contract of a subscription: a stream of tracked events whose data each match `schema`. */
 export function streamOf<T extends z.ZodType>(schema: T) {

@@ -37,8 +37,9 @@ export interface SessionRepository {
   /** The session of a token: its first one, or a further one added by `addToken`. */
   findByHash(tokenHash: string): Promise<SessionRecord | null>;
   findByExternalId(workspaceId: string, externalId: string): Promise<SessionRecord | null>;
-  /** Adds a further token for the session, then keeps only its `keep` newest further tokens (the first one always works). */
-  addToken(sessionId: string, tokenHash: string, at: Date, keep: number): Promise<void>;
+  /** Adds a further token for the session, then keeps only its `keep` newest further tokens (the first one always works);
+   * answers how many it dropped. */
+  addToken(sessionId: string, tokenHash: string, at: Date, keep: number): Promise<number>;
   get(workspaceId: string, id: string): Promise<SessionRecord | null>;
   list(workspaceId: string): Promise<SessionRecord[]>;
   setTurn(id: string, turnNumber: number, turnState: SessionRecord['turnState']): Promise<void>;

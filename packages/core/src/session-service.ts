@@ -104,7 +104,12 @@ async function reopen(deps: Deps, actor: Actor, session: SessionRecord) {
   }
   const token = deps.ids.secret(SESSION_TOKEN_PREFIX.slice(0, -1));
   const hash = deps.hasher.hash(token);
-  await deps.store.transaction((repos) => repos.sessions.addToken(session.id, hash, deps.clock.now(), REOPEN_TOKENS_KEPT));
+  const dropped = await deps.store.transaction((repos) => repos.sessions.addToken(session.id, hash, deps.clock.now(), REOPEN_TOKENS_KEPT));
+  // A dropped token stops working everywhere at once: its calls are refused, and its open live streams are told to end.
+  if (dropped > 0) {
+    const data: Revocation = { sessionId: session.id, tokensDropped: true };
+    deps.events.publish({ topic: revocationsTopic(session.workspaceId), id: String(deps.clock.now().getTime()), data });
+  }
   return { session: presentSession(session), token };
 }
 

@@ -104,6 +104,8 @@ export interface Revocation {
   keyId?: string;
   /** A session that ended: its streams end. */
   sessionId?: string;
+  /** With `sessionId`: the session goes on, but some of its tokens were dropped; the streams opened with one of those end. */
+  tokensDropped?: boolean;
 }
 
 export async function revokeKey(deps: Deps, actor: Actor, input: { id: string }) {

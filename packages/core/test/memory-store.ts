@@ -327,6 +327,7 @@ export class MemoryStore implements Store {
           const mine = s.sessionTokens.filter((t) => t.sessionId === sessionId);
           const dropped = new Set(mine.slice(0, Math.max(0, mine.length - keep)).map((t) => t.tokenHash));
           s.sessionTokens = s.sessionTokens.filter((t) => !dropped.has(t.tokenHash));
+          return dropped.size;
         }),
         get: hooked('sessions.get', async (workspaceId: string, id: string) => {
           const session = state().sessions.get(id);

@@ -18,6 +18,8 @@ export interface ActorCacheOptions {
   capacity?: number;
   /** Called when the poll saw a revocation this process had not been told of. */
   onError?(error: unknown): void;
+  /** Told of every `forget`, whoever asked (this process, another worker, the poll): the live streams end with it. */
+  onForget?(tokenHashes?: string[]): void;
 }
 
 export function actorCache(deps: Deps, options: ActorCacheOptions): ActorCache {
@@ -30,6 +32,7 @@ export function actorCache(deps: Deps, options: ActorCacheOptions): ActorCache {
     generation += 1;
     if (!tokenHashes) entries.clear();
     else for (const hash of tokenHashes) entries.delete(hash);
+    options.onForget?.(tokenHashes);
   };
 
   let polling = false;

@@ -1,6 +1,6 @@
 // Live events behind one small interface: in-process fan-out here; across workers in cluster/cluster-live-events.ts;
 // across replicas on one PostgreSQL database in adapters/postgres-live-events.ts.
-import { EventEmitter, on } from 'node:events';
+import { EventEmitter, setMaxListeners } from 'node:events';
 import type { EventPublisher, LiveEvent } from '@agent-tasks/core';
 
 /** An event as a listener hears it: one from another replica carries its data only when small (read it from its table). */
@@ -29,34 +29,66 @@ export interface InProcessLiveEvents extends LiveEvents {
   resync(): void;
 }
 
+/**
+ * Most events one listener holds that its reader has not taken yet. Past it the backlog is dropped for one `resync`
+ * (a feed reads its table again; a signal stream misses what it missed), so a reader that stalls — a client that does
+ * not read its stream — holds a few references, not every event since.
+ */
+export const MAX_UNREAD_EVENTS = 64;
+
 export function inProcessLiveEvents(): InProcessLiveEvents {
   const emitter = new EventEmitter();
   emitter.setMaxListeners(0);
   const closing = new AbortController();
+  // Every open listener waits on it (thousands with as many streams): no leak warning past ten.
+  setMaxListeners(0, closing.signal);
   return {
     publish: (event) => void emitter.emit(event.topic, event),
     listen(topic, signal) {
-      const stop = signal ? AbortSignal.any([signal, closing.signal]) : closing.signal;
+      // A small queue of its own per listener (node's events.on() keeps two 2,048-slot buffers per listener).
+      let unread: HeardEvent[] = [];
+      let wake: (() => void) | undefined;
+      let ended = false;
+      const heard = (event: HeardEvent) => {
+        if (unread.length >= MAX_UNREAD_EVENTS) unread = [{ topic, id: '', data: undefined, resync: true }];
+        else unread.push(event);
+        wake?.();
+      };
+      const end = () => {
+        if (ended) return;
+        ended = true;
+        emitter.off(topic, heard);
+        signal?.removeEventListener('abort', end);
+        closing.signal.removeEventListener('abort', end);
+        unread = [];
+        wake?.();
+      };
       // Registered now, not at the first read, so nothing published after this call is missed.
-      const events = on(emitter, topic, { signal: stop });
+      emitter.on(topic, heard);
+      signal?.addEventListener('abort', end);
+      closing.signal.addEventListener('abort', end);
+      if (signal?.aborted || closing.signal.aborted) end();
       return {
         ready: Promise.resolve(),
         async *[Symbol.asyncIterator]() {
           try {
-            for await (const [event] of events) yield event as HeardEvent;
-          } catch (error) {
-            if (!stop.aborted) throw error;
+            for (;;) {
+              const next = unread.shift();
+              if (next) yield next;
+              else if (ended) return;
+              else await new Promise<void>((resolve) => (wake = resolve));
+            }
+          } finally {
+            end();
           }
         },
-        close: () => void events.return?.(),
+        close: end,
       };
     },
     close: () => closing.abort(),
     resync() {
       for (const topic of emitter.eventNames()) {
-        // events.on() also listens for 'error' (an 'error' event would throw in every listener): never a topic here.
-        if (typeof topic === 'string' && topic !== 'error')
-          emitter.emit(topic, { topic, id: '', data: undefined, resync: true } satisfies HeardEvent);
+        if (typeof topic === 'string') emitter.emit(topic, { topic, id: '', data: undefined, resync: true } satisfies HeardEvent);
       }
     },
   };

@@ -9,6 +9,7 @@ import {
   resolveActor,
   resolveActorByHash,
 } from '@agent-tasks/core';
+import type { StreamToken } from '../adapters/live-streams.ts';
 import type { Services } from '../context.ts';
 
 /** What a request offers to prove who it is. */
@@ -43,7 +44,10 @@ export async function authenticate(services: Services, address: string | undefin
       if (braked) throw braked;
       throw unauthorized('this stream ticket is unknown, used or expired; get a new one from auth.streamTicket.');
     }
-    return resolveActorByHash(services.deps, redeemed.tokenHash, redeemed.sessionToken);
+    return withToken(await resolveActorByHash(services.deps, redeemed.tokenHash, redeemed.sessionToken), {
+      hash: redeemed.tokenHash,
+      session: redeemed.sessionToken,
+    });
   }
   const token = credentials.token;
   if (!token) return resolveActor(services.deps, token); // the "send a token" refusal; not a guess, not counted
@@ -62,5 +66,12 @@ export async function authenticate(services: Services, address: string | undefin
     if (weakness) throw unauthorized(`this API key is too weak to be accepted: ${weakness}; ask an admin for a new key.`);
   }
   guard.succeeded(token);
+  if (credentials.stream) withToken(actor, { hash: services.deps.hasher.hash(token), session: token.startsWith(SESSION_TOKEN_PREFIX) });
   return actor;
 }
+
+/** The token each authenticated caller came with (a cached caller stands for exactly one token): a live stream lasts as
+ * long as that token works. */
+const tokens = new WeakMap<Actor, StreamToken>();
+const withToken = (actor: Actor, token: StreamToken) => (tokens.set(actor, token), actor);
+export const tokenOf = (actor: Actor): StreamToken | undefined => tokens.get(actor);

@@ -12,6 +12,7 @@ import { type InnerContext, type RequestInfo, type Services, createContextFactor
 import { BUSY_MESSAGE, RETRY_AFTER_SECONDS, UNREACHABLE_MESSAGE, isDatabaseBusy, isDatabaseUnreachable } from '../db/busy.ts';
 import { appRouter } from '../routers/root.ts';
 import { strayBatchKeyProblem } from './batch-keys.ts';
+import { liveStreamRoute } from './live-stream.ts';
 import { dashboard } from './dashboard.ts';
 import { factsOf } from './front-door.ts';
 import { type InFlight } from './in-flight.ts';
@@ -184,6 +185,8 @@ export function createHttpApp(options: HttpAppOptions) {
         error: { message, code: -32600, data: { code: 'BAD_REQUEST', httpStatus: 400, appCode: 'INVALID_INPUT', details: null } },
       });
     },
+    // Live streams: answered by our own SSE writer (429 past a cap; far less memory a stream than tRPC's answer).
+    liveStreamRoute(services, options.router ?? appRouter),
     trpcServer({
       router: options.router ?? appRouter,
       endpoint: '/trpc',

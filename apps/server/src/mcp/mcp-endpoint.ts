@@ -1,7 +1,8 @@
 // MCP over streamable HTTP (/mcp, and the moira tools at /mcp/moira), behind the same bearer auth; an API key gets its
 // own agent session per MCP session, opened when a tool first needs it. MCP sessions are kept in the database, so
 // whichever worker a request lands on serves it (a worker that has not seen the session yet resumes it); they are
-// capped per key and in all (429 past either) and closed when idle, their empty agent sessions removed with them.
+// capped per key, per workspace and in all (429 past one; at the total a workspace below its share gets in by closing the
+// least recently used session of one over its share) and closed when idle, their empty agent sessions removed with them.
 import { randomUUID } from 'node:crypto';
 import { type Actor, type ToolApi, isDomainError, sessionActor, sessions, toolApiOf, toolCalls } from '@agent-tasks/core';
 import type { WebStandardStreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js';
@@ -82,7 +83,8 @@ async function readJson(request: Request): Promise<unknown> {
   return text ? JSON.parse(text) : undefined;
 }
 
-/** Open MCP sessions: at most `perKey` per key and `total` in all; closed after `idleMs` without a request. */
+/** Open MCP sessions: at most `perKey` per key, `perWorkspace` per workspace and `total` in all (each workspace keeps
+ * its share of it); closed after `idleMs` without a request. */
 export interface McpSessionLimits extends McpSessionCaps {
   idleMs: number;
 }
@@ -216,8 +218,19 @@ export function createMcpEndpoint(services: Services, store: McpSessionRepositor
       const message =
         placed.over === 'key'
           ? `Error: too many open MCP sessions for this key (${placed.count}, at most ${limits.perKey}); end one with DELETE /mcp, or wait: idle ones close after ${idleSeconds} s.`
-          : `Error: the server has too many open MCP sessions (${placed.count}); try again shortly.`;
+          : placed.over === 'workspace'
+            ? `Error: too many open MCP sessions for this workspace (${placed.count}, at most ${limits.perWorkspace}); end one with DELETE /mcp, or wait: idle ones close after ${idleSeconds} s.`
+            : `Error: the server has too many open MCP sessions (${placed.count}); try again shortly.`;
       return rpcError(429, -32001, message, { 'retry-after': String(Math.max(1, Math.min(idleSeconds, 60))) });
+    }
+    if (placed.closed) {
+      // Room made for a workspace below its share: the other workspace's least recently used session is gone (its next
+      // request is a 404, so its client initializes anew).
+      services.log.info(
+        { mcpSession: placed.closed.id, workspace: placed.closed.workspaceId, for: caller.workspaceId },
+        'MCP sessions full: closed the least recently used session of a workspace over its share',
+      );
+      await closed(placed.closed);
     }
     const transport = await transportFor(record, caller, false);
     return transport.handleRequest(request, { parsedBody: body });

@@ -28,23 +28,31 @@ const select = {
   closedAt: true,
 } as const;
 
-/** Caps on open MCP sessions (counted across both MCP servers and every worker): per key and in all. */
+/** Caps on open MCP sessions (counted across both MCP servers and every worker): per key, per workspace and in all. */
 export interface McpSessionCaps {
   perKey: number;
+  perWorkspace: number;
   total: number;
 }
 
-export type McpOpenResult = { opened: true } | { opened: false; over: 'key' | 'total'; count: number };
+/** Opened (having closed, to make room, the least recently used session of a workspace over its share), or refused. */
+export type McpOpenResult =
+  { opened: true; closed: McpSessionRecord | null } | { opened: false; over: 'key' | 'workspace' | 'total'; count: number };
 
 /** The advisory lock every replica takes to count and open MCP sessions (PostgreSQL; any fixed 64-bit number). */
 const MCP_OPEN_LOCK = 7_411_202_611;
 
+/** A workspace's share of the total: an equal part for each workspace holding sessions (the opener's counted), at least 1. */
+export const fairShare = (total: number, workspaces: number) => Math.max(1, Math.floor(total / Math.max(1, workspaces)));
+
 /** `postgres`: opens take an advisory transaction lock, as READ COMMITTED would let two replicas pass a cap together. */
 export const prismaMcpSessionRepository = (db: Db, options: { postgres?: boolean } = {}) => ({
   /**
-   * Records a new session unless its key or the server is at its cap of sessions used since `activeSince` (counted and
-   * inserted in one transaction — BEGIN IMMEDIATE on SQLite, under pg_advisory_xact_lock on PostgreSQL — so concurrent
-   * opens, in any worker or replica, cannot pass together).
+   * Records a new session unless its key or workspace is at its cap of sessions used since `activeSince`. At the total,
+   * a workspace below its fair share still gets in: the least recently used session of the workspace furthest over its
+   * share is closed for it (so no workspace can take the others' room); one at or over its share is refused. Counted,
+   * closed and inserted in one transaction — BEGIN IMMEDIATE on SQLite, under pg_advisory_xact_lock on PostgreSQL — so
+   * concurrent opens, in any worker or replica, cannot pass together.
    */
   open: (session: McpSessionRecord, caps: McpSessionCaps, activeSince: Date): Promise<McpOpenResult> =>
     db.$transaction(async (tx) => {
@@ -52,10 +60,25 @@ export const prismaMcpSessionRepository = (db: Db, options: { postgres?: boolean
       const open = { closedAt: null, lastSeenAt: { gt: activeSince } };
       const mine = await tx.mcpSession.count({ where: { ...open, keyId: session.keyId } });
       if (mine >= caps.perKey) return { opened: false, over: 'key', count: mine } as const;
+      const ours = await tx.mcpSession.count({ where: { ...open, workspaceId: session.workspaceId } });
+      if (ours >= caps.perWorkspace) return { opened: false, over: 'workspace', count: ours } as const;
       const all = await tx.mcpSession.count({ where: open });
-      if (all >= caps.total) return { opened: false, over: 'total', count: all } as const;
+      let closed: McpSessionRecord | null = null;
+      if (all >= caps.total) {
+        const held = await tx.mcpSession.groupBy({ by: ['workspaceId'], where: open, _count: { _all: true } });
+        const share = fairShare(caps.total, held.length + (ours === 0 ? 1 : 0));
+        const over = held.filter((w) => w._count._all > share).sort((a, b) => b._count._all - a._count._all)[0];
+        if (ours >= share || !over) return { opened: false, over: 'total', count: all } as const;
+        closed = await tx.mcpSession.findFirst({
+          where: { ...open, workspaceId: over.workspaceId },
+          orderBy: [{ lastSeenAt: 'asc' }, { createdAt: 'asc' }, { id: 'asc' }],
+          select,
+        });
+        if (!closed) return { opened: false, over: 'total', count: all } as const;
+        await tx.mcpSession.deleteMany({ where: { id: closed.id } });
+      }
       await tx.mcpSession.create({ data: session, select: { id: true } });
-      return { opened: true } as const;
+      return { opened: true, closed } as const;
     }),
   get: (id: string): Promise<McpSessionRecord | null> => db.mcpSession.findUnique({ where: { id }, select }),
   async touch(id: string, at: Date): Promise<void> {

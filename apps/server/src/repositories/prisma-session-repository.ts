@@ -54,6 +54,7 @@ export const prismaSessionRepository = (
       await db.sessionToken.deleteMany({ where: { tokenHash: { in: hashes } } });
       afterCommit(() => tokensDropped(hashes));
     }
+    return older.length;
   },
   async get(workspaceId, id) {
     // Every read of a list names its session: a raw statement, as cheap as Prisma gets.

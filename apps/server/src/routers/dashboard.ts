@@ -16,6 +16,7 @@ import {
   taskListsOutput,
 } from '@agent-tasks/schema';
 import { TRPCError, tracked } from '@trpc/server';
+import { whileOpen } from '../adapters/live-streams.ts';
 import { resumableFeed } from '../adapters/resumable-feed.ts';
 import { endOnEvent } from '../adapters/stream-end.ts';
 import { authedProcedure, publicProcedure, router, streamOf } from '../trpc.ts';
@@ -61,19 +62,30 @@ export const dashboardRouter = router({
     .input(runLinkWatchInput)
     .output(streamOf(runEvent))
     .subscription(async ({ ctx, input, signal }) => {
-      // Listening for a revocation before the link is checked, so one in between still ends the stream.
-      const open = endOnEvent(ctx.live, [runLinkTopic(input.runId)], signal);
-      if (!(await runs.getRunByLink(ctx.deps, input.runId))) throw runNotFound(input.runId);
-      return resumableFeed<RunEvent>({
-        live: ctx.live,
-        topic: runTopic(input.runId),
-        signal: open,
-        after: Number(input.lastEventId ?? 0) || 0,
-        replay: async (after) => {
-          const run = await runs.getRunByLink(ctx.deps, input.runId);
-          return { items: run && run.version > after ? [{ version: run.version, run }] : [], more: false };
-        },
-        position: (event) => event.version,
-      });
+      const linked = await ctx.deps.store.runs.getAnywhere(input.runId);
+      if (!linked) throw runNotFound(input.runId);
+      // A place under the caps (the run link counted like a key, in its run's workspace); given back when the stream ends.
+      const admitted = ctx.admitted && 'opened' in ctx.admitted ? ctx.admitted.opened : undefined;
+      const opened = admitted ?? ctx.streams.open({ runLink: input.runId, workspaceId: linked.workspaceId }, signal);
+      // Listening for a revocation before the link is checked again, so one in between still ends the stream.
+      const open = endOnEvent(ctx.live, [runLinkTopic(input.runId)], opened.signal);
+      if (!(await runs.getRunByLink(ctx.deps, input.runId))) {
+        opened.close();
+        throw runNotFound(input.runId);
+      }
+      return whileOpen(
+        opened,
+        resumableFeed<RunEvent>({
+          live: ctx.live,
+          topic: runTopic(input.runId),
+          signal: open,
+          after: Number(input.lastEventId ?? 0) || 0,
+          replay: async (after) => {
+            const run = await runs.getRunByLink(ctx.deps, input.runId);
+            return { items: run && run.version > after ? [{ version: run.version, run }] : [], more: false };
+          },
+          position: (event) => event.version,
+        }),
+      );
     }),
 });
