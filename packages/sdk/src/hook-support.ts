@@ -189,12 +189,7 @@ export interface PlanOptions {
 }
 
 /** The plan given back to a model: this chat's todo list, then the open tasks of the project's shared task list. */
-export async function planText(
-  client: HookClient,
-  listName: string,
-  options: PlanOptions,
-  signal?: AbortSignal,
-): Promise<string | null> {
+export async function planText(client: HookClient, listName: string, options: PlanOptions, signal?: AbortSignal): Promise<string | null> {
   const [view, tasks] = await Promise.all([
     options.todos ? client.trpc.sessions.get.query({}, { signal }) : null,
     // No task mirrored yet means no list yet: that is an empty plan, not a failure.
