@@ -129,7 +129,7 @@ describe('agent-tasks hook <runtime>', () => {
       expect({ code: small.code, stdout: small.stdout, stderr: small.stderr }).toEqual({
         code: 2,
         stdout: '',
-        stderr: "Error: usage: agent-tasks-hook <claude-code> (the hook's JSON on stdin).\n",
+        stderr: "Error: usage: agent-tasks-hook <claude-code|codex|gemini> (the hook's JSON on stdin).\n",
       });
     }
   });

@@ -175,7 +175,7 @@ describe('agent-tasks hook codex', () => {
     expect(claudeStart.stdout).toContain('Add the tax column');
   });
 
-  it('a plan it cannot read, or one agent-tasks refuses, is one stderr line, exit 0, and nothing is recorded', async () => {
+  it('a plan it cannot read, or one agent-tasks refuses, is one stderr line, exit 0, and nothing is recorded; a repeated step is kept as Codex held it', async () => {
     const cwd = project();
     const id = randomUUID();
     const bad = await runHook('codex', codex('post-tool-use-update-plan', id, cwd, { tool_input: { plan: 'all of it' } }));
@@ -184,18 +184,28 @@ describe('agent-tasks hook codex', () => {
       stdout: '',
       stderr: 'agent-tasks hook: the update_plan input is not in the shape Codex documents; nothing was recorded.\n',
     });
+    // A mirror records the plan as Codex held it: a repeated step is kept, not refused.
     const twice = [
       { step: 'Run the tests', status: 'pending' },
       { step: 'Run the tests', status: 'completed' },
     ];
-    const refused = await runHook('codex', codex('post-tool-use-update-plan', id, cwd, { tool_input: { plan: twice } }));
+    const viewerKey = (await adminClient(server).keys.create({ name: 'codex viewer', role: 'viewer' })).token;
+    const refused = await runHook('codex', codex('post-tool-use-update-plan', id, cwd, { tool_input: { plan: twice } }), {
+      AGENT_TASKS_TOKEN: viewerKey,
+    });
     expect(refused).toEqual({
       code: 0,
       stdout: '',
-      stderr: 'agent-tasks hook: agent-tasks refused: invalid todos: duplicate content "Run the tests"\n',
+      stderr: 'agent-tasks hook: agent-tasks refused: forbidden: viewer keys are read-only (this key is viewer).\n',
     });
     const session = await sessionOf(`codex:${id}`);
     expect(await countRows(server, 'TodoUpdate', '"sessionId" = ?', session.id)).toBe(0);
+    await silent('codex', codex('post-tool-use-update-plan', id, cwd, { tool_input: { plan: twice } }));
+    expect(await countRows(server, 'TodoUpdate', '"sessionId" = ?', session.id)).toBe(1);
+    expect((await viewer.todos.get({ sessionId: session.id })).items).toEqual([
+      { content: 'Run the tests', status: 'pending' },
+      { content: 'Run the tests', status: 'completed' },
+    ]);
     const shapeless = await runHook('codex', { hook_event_name: 'SessionStart' });
     expect(shapeless.stderr).toBe('agent-tasks hook: the hook input is not in the shape Codex documents; nothing was recorded.\n');
   });

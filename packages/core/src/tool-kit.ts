@@ -25,6 +25,7 @@ import {
   taskGetInput,
   taskListInput,
   taskListOutput,
+  taskListToolInput,
   taskPlanInput,
   taskPlanOutput,
   taskUpdateInput,
@@ -109,7 +110,16 @@ export const TODO_WRITE_DESCRIPTION = [
  * addBlocks }`) or Oh My OpenCode's (`{ id, addBlockedBy, addBlocks }`) is not refused. TaskGet, TaskUpdate and
  * TaskClaim take Claude Code's `taskId` for `id` the same way (acceptingTaskId).
  */
-const taskUpdateToolInput = taskUpdateInput.omit({ addBlockedBy: true, removeBlockedBy: true, addBlocks: true, removeBlocks: true });
+const taskUpdateToolInput = taskUpdateInput.omit({
+  addBlockedBy: true,
+  removeBlockedBy: true,
+  addBlocks: true,
+  removeBlocks: true,
+  repoURL: true,
+  parentID: true,
+});
+/** oh-my-opencode's `repoURL` and `parentID` are taken by TaskCreate and TaskUpdate, and left out of their definitions. */
+const taskCreateToolInput = taskCreateInput.omit({ repoURL: true, parentID: true });
 
 /** One task as a TaskList line: `T-001 [pending] Build frontend  blockedBy: []`. */
 export const taskLine = (t: TaskSummary) =>
@@ -208,12 +218,15 @@ export const todoTools: readonly ToolSpec[] = [
 ];
 
 export const taskToolSpecs: readonly ToolSpec[] = [
-  spec(
-    'TaskCreate',
-    'Create a task (id T-{uuid}, ref #n). subject: imperative ("Run tests"); activeForm: "Running tests"; blockedBy: tasks to complete first.',
+  withAccepts(
     taskCreateInput,
-    (api, input) => api.tasks.create(input),
-    (t) => `Created ${t.id} (${t.ref}) [${t.status}] ${t.subject}  blockedBy: [${t.blockedBy.join(', ')}]`,
+    spec(
+      'TaskCreate',
+      'Create a task (id T-{uuid}, ref #n). subject: imperative ("Run tests"); activeForm: "Running tests"; blockedBy: tasks to complete first.',
+      taskCreateToolInput,
+      (api, input) => api.tasks.create(input),
+      (t) => `Created ${t.id} (${t.ref}) [${t.status}] ${t.subject}  blockedBy: [${t.blockedBy.join(', ')}]`,
+    ),
   ),
   withAccepts(
     acceptingTaskId(taskGetInput),
@@ -225,12 +238,15 @@ export const taskToolSpecs: readonly ToolSpec[] = [
       (t) => JSON.stringify(t, null, 2),
     ),
   ),
-  spec(
-    'TaskList',
-    `Active tasks: id (#n if long), [status], subject, unresolved blockedBy. readyOnly: startable now. ${TASK_RULES}`,
+  withAccepts(
     taskListInput,
-    (api, input) => api.tasks.list(input),
-    (r) => (r.tasks.length ? taskListText(r.tasks) : `No tasks match in list "${r.listName}".`),
+    spec(
+      'TaskList',
+      `Active tasks: id (#n if long), [status], subject, unresolved blockedBy. readyOnly: startable now. ${TASK_RULES}`,
+      taskListToolInput,
+      (api, input) => api.tasks.list(input),
+      (r) => (r.tasks.length ? taskListText(r.tasks) : `No tasks match in list "${r.listName}".`),
+    ),
   ),
   withAccepts(
     acceptingTaskId(taskUpdateInput),

@@ -185,6 +185,11 @@ export const taskListInput = z
   )
   .default({});
 export type TaskListInput = z.infer<typeof taskListInput>;
+/** TaskList as its tool definition shows it (token budget): `status` as a list; one status alone is taken all the same. */
+export const taskListToolInput = taskListInput
+  .unwrap()
+  .extend({ status: z.array(taskStatus).optional() })
+  .default({});
 
 export const taskClaimInput = z.strictObject(
   {
