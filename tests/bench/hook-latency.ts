@@ -3,7 +3,7 @@
 // `node bin/agent-tasks-hook.cjs claude-code` to its exit, against the built server on this machine. Next to it: the
 // same hook as `node bin/agent-tasks.mjs hook claude-code` (the same fast path, after Node's ES module loader), through
 // the whole command line (dist/cli.js: commander and the SDK), `agent-tasks --help`, and `node -e 0` (what starting
-// node costs here at all). The commands take turns, run by run, so a change in the machine's load hits them alike; each
+// node costs here at all), and the Codex and Gemini CLI hooks on their recorded payloads. The commands take turns, run by run, so a change in the machine's load hits them alike; each
 // process also reports its CPU time (cpu-at-exit.cjs, preloaded in every run alike). Target (issue 20): p50 ≤ 150 ms.
 import { spawn } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
@@ -76,6 +76,12 @@ function todoWritePayload(sessionId: string, n: number) {
   });
 }
 
+/** A recorded hook payload of another runtime (tests/fixtures/<runtime>/<name>.json) for one session. */
+function fixturePayload(runtime: string, name: string, sessionId: string) {
+  const file = path.join(repoRoot, 'tests/fixtures', runtime, `${name}.json`);
+  return JSON.stringify({ ...(JSON.parse(readFileSync(file, 'utf8')) as object), session_id: sessionId });
+}
+
 export async function hookLatencyBench(options: { runs: number; log: (line: string) => void }): Promise<HookLatencyResult> {
   const loadStart = os.loadavg();
   const dir = mkdtempSync(path.join(os.tmpdir(), 'agent-tasks-bench-hook-'));
@@ -89,11 +95,15 @@ export async function hookLatencyBench(options: { runs: number; log: (line: stri
     const env: NodeJS.ProcessEnv = { ...process.env, AGENT_TASKS_URL: server.url, AGENT_TASKS_TOKEN: agentKey, BENCH_CPU_FILE: cpuFile };
     const sessionId = randomUUID();
     const todoWrite = (i: number) => todoWritePayload(sessionId, i);
+    const codexPlan = fixturePayload('codex', 'post-tool-use-update-plan', randomUUID());
+    const geminiTodos = fixturePayload('gemini', 'after-tool-write-todos', randomUUID());
     const commands: { what: string; args: string[]; stdin: (i: number) => string }[] = [
       { what: 'node -e 0 (starting node, nothing else)', args: ['-e', '0'], stdin: () => '' },
       { what: 'agent-tasks-hook claude-code: PostToolUse TodoWrite', args: [hookBin, 'claude-code'], stdin: todoWrite },
       { what: 'agent-tasks hook claude-code: the same', args: [bin, 'hook', 'claude-code'], stdin: todoWrite },
       { what: 'the same through the whole command line (dist/cli.js)', args: [fullCli, 'hook', 'claude-code'], stdin: todoWrite },
+      { what: 'agent-tasks-hook codex: PostToolUse update_plan', args: [hookBin, 'codex'], stdin: () => codexPlan },
+      { what: 'agent-tasks-hook gemini: AfterTool write_todos', args: [hookBin, 'gemini'], stdin: () => geminiTodos },
       { what: 'agent-tasks --help', args: [bin, '--help'], stdin: () => '' },
     ];
     // Warm-up: the first hook writes the code cache; the OS caches the files.
