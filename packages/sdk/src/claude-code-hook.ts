@@ -15,25 +15,18 @@
 // when nothing changed (no such task, or a TaskCompleted hook refused the completion). Claude Code checks no blockers.
 // TaskCreated and TaskCompleted are asked before a change Claude Code may still refuse, PostCompact only shows its
 // output to the user: the hook records and answers nothing on them.
-import { createHash } from 'node:crypto';
 import { createReadStream } from 'node:fs';
 import path from 'node:path';
-import type { Readable } from 'node:stream';
 import { z } from 'zod';
 import { type HookClient, createHookClient } from './hook-client.ts';
 import { refusalOf } from './errors.ts';
+import { HOOK_TIMEOUT_MS, type HookContext, type HookIo, type HookOutcome, parseAs, runHookWith, sha } from './hook-support.ts';
 
-export interface ClaudeCodeHookIo {
-  /** The hook's JSON: as text, or a stream (the process's stdin). */
-  stdin: string | Readable;
-  stdout: { write(text: string): unknown };
-  stderr: { write(text: string): unknown };
-  /** AGENT_TASKS_URL, AGENT_TASKS_TOKEN (an agent key); CLAUDE_CODE_TASK_LIST_ID names a shared task list. */
-  env: Record<string, string | undefined>;
-}
+/** The hook's io (hook-support's HookIo); CLAUDE_CODE_TASK_LIST_ID in its env names a shared task list. */
+export type ClaudeCodeHookIo = HookIo;
 
 /** The longest the hook may take: past it, it reports on stderr and exits 0 (AGENT_TASKS_HOOK_TIMEOUT_MS overrides). */
-export const CLAUDE_CODE_HOOK_TIMEOUT_MS = 2000;
+export const CLAUDE_CODE_HOOK_TIMEOUT_MS = HOOK_TIMEOUT_MS;
 /** Longest additional context given back at session start (characters). */
 const CONTEXT_MAX = 8000;
 
@@ -74,9 +67,6 @@ const taskUpdateInput = z.looseObject({
 });
 
 /** A failure to report on stderr (the one line the hook writes there). */
-class HookProblem extends Error {}
-
-const sha = (text: string) => createHash('sha256').update(text).digest('hex');
 
 /** Longest task list name agent-tasks takes. */
 const LIST_NAME_MAX = 100;
@@ -137,14 +127,6 @@ async function forkedFrom(input: HookInput): Promise<string | null> {
   }
 }
 
-async function readAll(stdin: string | Readable): Promise<string> {
-  if (typeof stdin === 'string') return stdin;
-  stdin.setEncoding('utf8');
-  let text = '';
-  for await (const chunk of stdin) text += chunk as string;
-  return text;
-}
-
 /** A client acting as the agent-tasks session of this Claude Code session (or of its subagent), opened on first sight. */
 async function sessionFor(url: string, agentKey: string, input: HookInput, signal: AbortSignal) {
   const agent = createHookClient({ url, token: agentKey });
@@ -172,11 +154,7 @@ async function sessionFor(url: string, agentKey: string, input: HookInput, signa
   return { client, session };
 }
 
-function parse<T>(schema: z.ZodType<T>, value: unknown, what: string): T {
-  const parsed = schema.safeParse(value);
-  if (!parsed.success) throw new HookProblem(`${what} is not in the shape Claude Code documents; nothing was recorded.`);
-  return parsed.data;
-}
+const parse = <T>(schema: z.ZodType<T>, value: unknown, what: string): T => parseAs(schema, value, what, 'Claude Code');
 
 async function mirrorTodoWrite(client: HookClient, input: HookInput, signal: AbortSignal) {
   const { todos } = parse(todoWriteInput, input.tool_input, 'the TodoWrite input');
@@ -285,30 +263,10 @@ async function sessionContext(client: HookClient, listName: string, withTodos: b
   return text;
 }
 
-/** What one hook run gives back: the JSON answer for stdout, and a note for stderr on what went unrecorded. */
-interface HookOutcome {
-  answer: string | null;
-  note: string | null;
-}
-
 /** A SessionStart for a conversation Claude Code resumed or forked: a fork (a new session id) may name its parent. */
 const mayBeFork = (source: string | undefined) => source === 'fork' || source === 'resume';
 
-async function handle(
-  io: ClaudeCodeHookIo,
-  url: string,
-  agentKey: string,
-  signal: AbortSignal,
-  read: { done: boolean },
-): Promise<HookOutcome> {
-  let raw: unknown;
-  try {
-    raw = JSON.parse(await readAll(io.stdin));
-  } catch {
-    throw new HookProblem('the hook input on stdin is not JSON; nothing was recorded.');
-  } finally {
-    read.done = true;
-  }
+async function handle({ input: raw, url, agentKey, signal, env }: HookContext): Promise<HookOutcome> {
   const input = parse(hookInput, raw, 'the hook input');
   const event = input.hook_event_name;
   const tool = input.tool_name;
@@ -317,12 +275,12 @@ async function handle(
   const cleared = event === 'SessionStart' && input.source === 'clear';
   const known =
     (event === 'PostToolUse' && (tool === 'TodoWrite' || tool === 'TaskCreate' || tool === 'TaskUpdate')) ||
-    (event === 'SessionStart' && (!cleared || Boolean(io.env.CLAUDE_CODE_TASK_LIST_ID)));
+    (event === 'SessionStart' && (!cleared || Boolean(env.CLAUDE_CODE_TASK_LIST_ID)));
   // Other events and tools (a broad matcher; TaskCreated, TaskCompleted and PostCompact among them) need nothing.
   if (!known) return nothing;
   const parent = event === 'SessionStart' && mayBeFork(input.source) ? await forkedFrom(input) : null;
   const { client, session } = await sessionFor(url, agentKey, input, signal);
-  const listName = claudeTaskListName(input, io.env);
+  const listName = claudeTaskListName(input, env);
   if (event === 'SessionStart') {
     // A fork starts from the todo list of the conversation it was forked from (when it has none of its own yet).
     if (parent) await client.trpc.todos.mirror.mutate({ forkOf: parent }, { signal });
@@ -337,56 +295,9 @@ async function handle(
   return nothing;
 }
 
-/** The one stderr line for a failure: a refusal's own text, or why the server could not be reached. */
-function problemLine(error: unknown, url: string): string {
-  if (error instanceof HookProblem) return error.message;
-  const refusal = refusalOf(error);
-  if (refusal.httpStatus !== null) return refusal.message.replace(/^Error: /, 'agent-tasks refused: ');
-  // The deepest cause names the network failure (e.g. "connect ECONNREFUSED 127.0.0.1:9").
-  let root: unknown = error;
-  while (root instanceof Error && root.cause instanceof Error) root = root.cause;
-  const reason = root instanceof Error ? root.message : String(root);
-  return `could not reach agent-tasks at ${url} (${reason}); nothing was recorded.`;
-}
-
 /**
  * Runs one Claude Code hook: reads its JSON from `io.stdin`, records or answers, and resolves with the exit code,
  * always 0 so the agent is never blocked. A server that is down, refuses, or takes longer than 2 s is reported as one
  * line on `io.stderr`. SessionStart's answer (the current plan as additional context) goes to `io.stdout`.
  */
-export async function runClaudeCodeHook(io: ClaudeCodeHookIo): Promise<number> {
-  const say = (line: string) => io.stderr.write(`agent-tasks hook: ${line}\n`);
-  const url = io.env.AGENT_TASKS_URL;
-  const agentKey = io.env.AGENT_TASKS_TOKEN;
-  if (!url || !agentKey) {
-    say('set AGENT_TASKS_URL and AGENT_TASKS_TOKEN (an agent key); nothing was recorded.');
-    return 0;
-  }
-  const timeoutMs = Number(io.env.AGENT_TASKS_HOOK_TIMEOUT_MS) || CLAUDE_CODE_HOOK_TIMEOUT_MS;
-  const abort = new AbortController();
-  let timer: ReturnType<typeof setTimeout> | undefined;
-  const deadline = new Promise<'timeout'>((resolve) => {
-    timer = setTimeout(() => resolve('timeout'), timeoutMs);
-  });
-  // Settles either way, so the work left behind by a timeout cannot end in an unhandled rejection.
-  const read = { done: false };
-  const work = handle(io, url, agentKey, abort.signal, read).then(
-    (outcome) => ({ outcome }),
-    (error: unknown) => ({ error }),
-  );
-  const outcome = await Promise.race([work, deadline]);
-  clearTimeout(timer);
-  abort.abort();
-  if (outcome === 'timeout') {
-    say(
-      read.done
-        ? `agent-tasks at ${url} did not answer within ${timeoutMs / 1000} s; nothing was recorded.`
-        : `no hook input arrived on stdin within ${timeoutMs / 1000} s; nothing was recorded.`,
-    );
-  } else if ('error' in outcome) say(problemLine(outcome.error, url));
-  else {
-    if (outcome.outcome.note !== null) say(outcome.outcome.note);
-    if (outcome.outcome.answer !== null) io.stdout.write(`${outcome.outcome.answer}\n`);
-  }
-  return 0;
-}
+export const runClaudeCodeHook = (io: ClaudeCodeHookIo): Promise<number> => runHookWith(io, handle);

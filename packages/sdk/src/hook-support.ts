@@ -67,10 +67,16 @@ export interface HookContext {
 
 /**
  * Runs one hook process: reads its JSON from `io.stdin`, hands it to `handle`, writes the answer `handle` returns (a
- * line of JSON for the runtime) to `io.stdout`, and resolves with the exit code: always 0, so the agent is never
+ * line of JSON for the runtime) to `io.stdout` (and its note, if any, to `io.stderr`), and resolves with the exit code: always 0, so the agent is never
  * blocked. A server that is down, refuses, or takes longer than 2 s is reported as one line on `io.stderr`.
  */
-export async function runHookWith(io: HookIo, handle: (context: HookContext) => Promise<string | null>): Promise<number> {
+/** What one hook run gives back: the JSON answer for stdout, and a note for stderr on what went unrecorded. */
+export interface HookOutcome {
+  answer: string | null;
+  note: string | null;
+}
+
+export async function runHookWith(io: HookIo, handle: (context: HookContext) => Promise<string | null | HookOutcome>): Promise<number> {
   const say = (line: string) => io.stderr.write(`agent-tasks hook: ${line}\n`);
   const url = io.env.AGENT_TASKS_URL;
   const agentKey = io.env.AGENT_TASKS_TOKEN;
@@ -110,7 +116,12 @@ export async function runHookWith(io: HookIo, handle: (context: HookContext) => 
         : `no hook input arrived on stdin within ${timeoutMs / 1000} s; nothing was recorded.`,
     );
   } else if ('error' in outcome) say(problemLine(outcome.error, url));
-  else if (outcome.answer !== null) io.stdout.write(`${outcome.answer}\n`);
+  else {
+    const { answer, note } =
+      outcome.answer === null || typeof outcome.answer === 'string' ? { answer: outcome.answer, note: null } : outcome.answer;
+    if (note !== null) say(note);
+    if (answer !== null) io.stdout.write(`${answer}\n`);
+  }
   return 0;
 }
 
