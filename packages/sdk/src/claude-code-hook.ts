@@ -20,15 +20,22 @@ import path from 'node:path';
 import { z } from 'zod';
 import { type HookClient, createHookClient } from './hook-client.ts';
 import { refusalOf } from './errors.ts';
-import { HOOK_TIMEOUT_MS, type HookContext, type HookIo, type HookOutcome, parseAs, runHookWith, sha } from './hook-support.ts';
+import {
+  contextText,
+  HOOK_TIMEOUT_MS,
+  type HookContext,
+  type HookIo,
+  type HookOutcome,
+  parseAs,
+  runHookWith,
+  sha,
+} from './hook-support.ts';
 
 /** The hook's io (hook-support's HookIo); CLAUDE_CODE_TASK_LIST_ID in its env names a shared task list. */
 export type ClaudeCodeHookIo = HookIo;
 
 /** The longest the hook may take: past it, it reports on stderr and exits 0 (AGENT_TASKS_HOOK_TIMEOUT_MS overrides). */
 export const CLAUDE_CODE_HOOK_TIMEOUT_MS = HOOK_TIMEOUT_MS;
-/** Longest additional context given back at session start (characters). */
-const CONTEXT_MAX = 8000;
 
 const hookInput = z.looseObject({
   session_id: z.string().min(1).max(200),
@@ -253,14 +260,7 @@ async function sessionContext(client: HookClient, listName: string, withTodos: b
       lines.push(`- ${name(t.id)} [${t.status}] ${t.subject}${blocked}`);
     }
   }
-  if (!lines.length) return null;
-  let text = '';
-  for (const [i, line] of lines.entries()) {
-    const more = `\n… and ${lines.length - i} more lines`;
-    if (text.length + line.length + 1 + more.length > CONTEXT_MAX) return `${text}${more}`;
-    text += (text ? '\n' : '') + line;
-  }
-  return text;
+  return contextText(lines);
 }
 
 /** A SessionStart for a conversation Claude Code resumed or forked: a fork (a new session id) may name its parent. */

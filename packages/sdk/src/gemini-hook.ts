@@ -17,19 +17,13 @@ import {
   projectFolder,
   projectListName,
   runHookWith,
+  runtimeHookInput,
   sessionForExternalId,
 } from './hook-support.ts';
 
 const RUNTIME = 'Gemini CLI';
 
-const hookInput = z.looseObject({
-  session_id: z.string().min(1).max(200),
-  hook_event_name: z.string(),
-  cwd: z.string().optional(),
-  source: z.string().optional(),
-  tool_name: z.string().optional(),
-  tool_input: z.unknown().optional(),
-});
+const hookInput = runtimeHookInput;
 
 const writeTodosInput = z.looseObject({
   todos: z.array(z.looseObject({ description: z.string(), status: z.string() })),

@@ -5,7 +5,7 @@ import { createHash } from 'node:crypto';
 import { existsSync } from 'node:fs';
 import path from 'node:path';
 import type { Readable } from 'node:stream';
-import type { z } from 'zod';
+import { z } from 'zod';
 import { type HookClient, createHookClient } from './hook-client.ts';
 import { refusalOf } from './errors.ts';
 
@@ -36,6 +36,16 @@ async function readAll(stdin: string | Readable): Promise<string> {
   for await (const chunk of stdin) text += chunk as string;
   return text;
 }
+
+/** The fields of a hook input the Codex and Gemini CLI hooks read (each runtime sends more; they are kept). */
+export const runtimeHookInput = z.looseObject({
+  session_id: z.string().min(1).max(200),
+  hook_event_name: z.string(),
+  cwd: z.string().optional(),
+  source: z.string().optional(),
+  tool_name: z.string().optional(),
+  tool_input: z.unknown().optional(),
+});
 
 /** Parses `value` with `schema`, or fails with the text every hook uses for input it cannot read. */
 export function parseAs<T>(schema: z.ZodType<T>, value: unknown, what: string, runtime: string): T {
@@ -228,6 +238,12 @@ export async function planText(client: HookClient, listName: string, options: Pl
       lines.push(`- ${t.id} [${t.status}] ${t.subject}${owner}${blocked}`);
     }
   }
+  return contextText(lines);
+}
+
+/** Lines of a plan as one text a model is given back, at most CONTEXT_MAX characters (the cut says how many lines it
+ * left out); null for no lines. */
+export function contextText(lines: readonly string[]): string | null {
   if (!lines.length) return null;
   let text = '';
   for (const [i, line] of lines.entries()) {
