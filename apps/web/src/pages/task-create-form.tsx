@@ -27,7 +27,7 @@ export function TaskCreateForm({ listName }: { listName: string }) {
     );
   };
   return (
-    <form className="inline-form task-create" aria-label="New task" onSubmit={submit}>
+    <form className="inline-form task-create" aria-label="Create a task" onSubmit={submit}>
       <label>
         New task <input value={subject} onChange={(e) => setSubject(e.target.value)} placeholder="Subject" />
       </label>
