@@ -64,6 +64,12 @@ async function watchList(client: AgentTasksClient, listName: string) {
   return { events, stop: () => sub?.unsubscribe() };
 }
 
+/** The rows that record something (a stream ticket is a browser's passing single-use pass, not a record). */
+async function recorded() {
+  const { StreamTicket: _ticket, ...rest } = await rowCounts(server);
+  return rest;
+}
+
 const refusal = (call: Promise<unknown>) => call.then(() => expect.fail('expected a refusal')).catch((e: unknown) => refusalOf(e));
 
 /** Opens a task's panel from the table. */
@@ -84,10 +90,10 @@ describe('a member key steers the task graph', () => {
     expect(await p.locator('.role').textContent()).toBe('steer-create · member');
 
     // A refusal: no subject. The server's own text, inline; nothing recorded.
-    const before = await rowCounts(server);
+    const before = await recorded();
     await p.getByRole('button', { name: 'Add task' }).click();
     await p.getByRole('alert').getByText('Error: invalid task: `subject` must be a non-empty string.').waitFor();
-    expect(await rowCounts(server)).toEqual(before);
+    expect(await recorded()).toEqual(before);
 
     await p.getByLabel('New task').fill('Write the release notes');
     await p.getByLabel('Description').first().fill('For 1.2');
@@ -130,11 +136,11 @@ describe('a member key steers the task graph', () => {
     const panel = p.locator('.task-panel');
 
     // A blocked task cannot start: the same text TaskUpdate answers, shown inline; nothing recorded.
-    const before = await rowCounts(server);
+    const before = await recorded();
     await panel.getByLabel('Status').selectOption('in_progress');
     const blockedText = 'Error: task ' + b.id + ' is blocked by ' + a.id + '; it cannot be started until it is completed.';
     await panel.getByRole('alert').getByText(blockedText).waitFor();
-    expect(await rowCounts(server)).toEqual(before);
+    expect(await recorded()).toEqual(before);
     expect((await refusal(ws.memberApi.tasks.update({ listName: 'plan', id: b.id, status: 'in_progress' }))).message).toBe(blockedText);
     expect(await panel.getByLabel('Status').inputValue()).toBe('pending');
 
@@ -151,7 +157,7 @@ describe('a member key steers the task graph', () => {
     expect((await ws.agent.tasks.get({ listName: 'plan', id: b.id })).blockedBy.sort()).toEqual([a.id, c.id].sort());
     await p.getByRole('button', { name: 'Close the task panel' }).click();
     await openTask(p, 'Design the schema');
-    const cycleBefore = await rowCounts(server);
+    const cycleBefore = await recorded();
     await panel.getByLabel('Add a blocker').selectOption({ label: '#2 Build the API' });
     await panel.getByRole('button', { name: 'Add blocker' }).click();
     const cycleText = (await refusal(ws.memberApi.tasks.update({ listName: 'plan', id: a.id, addBlockedBy: [b.id] }))).message;
@@ -159,7 +165,7 @@ describe('a member key steers the task graph', () => {
     expect(cycleText).toContain(a.id);
     expect(cycleText).toContain(b.id);
     await panel.getByRole('alert').getByText(cycleText).waitFor();
-    expect(await rowCounts(server)).toEqual(cycleBefore);
+    expect(await recorded()).toEqual(cycleBefore);
     await screenshot(p, 'task-panel-cycle-refused');
 
     await p.getByRole('button', { name: 'Close the task panel' }).click();
@@ -204,11 +210,11 @@ describe('a conflict with an agent', () => {
     await panel.getByRole('heading', { name: 'Migrate the database to PostgreSQL', level: 2 }).waitFor();
     expect(await panel.getByRole('textbox', { name: 'Description' }).inputValue()).toBe('The person’s plan');
 
-    const before = await rowCounts(server);
+    const before = await recorded();
     await panel.getByRole('button', { name: 'Save' }).click();
     const dialog = p.getByRole('alertdialog', { name: 'This task changed while you were editing' });
     await dialog.waitFor();
-    expect(await rowCounts(server)).toEqual(before);
+    expect(await recorded()).toEqual(before);
     expect(await dialog.getByText('You read version 1; it is now at version 2.', { exact: false }).count()).toBe(1);
     expect(await dialog.locator('.conflict-fields tbody tr').evaluateAll((rows) => rows.map((r) => r.textContent))).toEqual([
       'subjectMigrate the databaseMigrate the database to PostgreSQL',
@@ -218,6 +224,7 @@ describe('a conflict with an agent', () => {
     await screenshot(p, 'task-conflict');
     await dialog.getByRole('button', { name: 'Keep mine' }).click();
     await dialog.waitFor({ state: 'detached' });
+    await panel.locator('.description').getByText('The person’s plan').waitFor();
     // Kept: the person's description on top of the agent's subject and owner — neither silently lost.
     expect(await ws.agent.tasks.get({ listName: 'plan', id: t.id })).toMatchObject({
       subject: 'Migrate the database to PostgreSQL',
@@ -279,11 +286,11 @@ describe('the board', () => {
     await p.getByTestId('board-said').getByText('Moved “Sketch” to In progress, position 1 of 2.').waitFor();
     expect(await cards('in_progress')).toEqual(['Sketch', 'Frame']);
     // "Paint" is ready once "Sketch" is no longer... still unresolved: blocked, not ready; a blocked card cannot start.
-    const before = await rowCounts(server);
+    const before = await recorded();
     await p.locator(`[data-task-id="${b.id}"]`).focus();
     await p.keyboard.press('ArrowRight');
     await p.getByRole('alert').getByText(`Error: task ${b.id} is blocked by ${a.id}; it cannot be started until it is completed.`).waitFor();
-    expect(await rowCounts(server)).toEqual(before);
+    expect(await recorded()).toEqual(before);
     expect(await cards('pending')).toEqual(['Paint']);
 
     // Each move was one TaskUpdate the agent saw live: status and the board order in metadata, under the person's key.
@@ -348,6 +355,8 @@ describe('run links that lead nowhere', () => {
     expect(missing?.status()).toBe(404);
     await p.getByRole('heading', { name: 'This run link leads to no run', level: 1 }).waitFor();
     expect(await p.locator('header.top .brand').textContent()).toBe('agent-tasks');
+    // Nothing to follow: the page does not keep trying to watch a run that is not there.
+    await p.locator('.connection[data-state="idle"]').waitFor();
     await screenshot(p, 'run-link-missing');
     await p.getByRole('link', { name: 'Sign in to the dashboard' }).click();
     await p.getByLabel('API key').waitFor();

@@ -44,18 +44,17 @@ export function useTaskWrite(listName: string) {
 
   /** Sends `edit` as of `base` (its version); answers whether it was recorded. A stale read becomes the conflict. */
   async function send(base: Task, edit: TaskEdit): Promise<boolean> {
-    setConflict(null);
     try {
       await update.mutateAsync({ listName, id: base.id, expectedVersion: base.version, ...edit });
       await refresh();
+      setConflict(null);
       return true;
     } catch (error) {
       const current = staleCurrent(error);
-      if (current) {
-        update.reset();
-        setConflict({ base, edit, current });
-        await refresh();
-      }
+      if (current) update.reset();
+      // A conflict stays until the person's choice is settled; any other refusal replaces it with its text.
+      setConflict(current ? { base, edit, current } : null);
+      if (current) await refresh();
       return false;
     }
   }

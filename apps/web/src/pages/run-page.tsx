@@ -44,14 +44,18 @@ export function RunPage({ id }: { id: string }) {
     [queryClient, id],
   );
   // Signed in: the workspace's own feed (runs.watch); with only the link: the link's feed, by the same capability.
-  const signedIn = useSubscription(trpc.runs.watch.subscriptionOptions({ runId: id }, { enabled: key !== null, onData: onEvent }));
+  // A link that leads to no run has nothing to follow.
+  const missing = initial.error instanceof RunMissing;
+  const signedIn = useSubscription(
+    trpc.runs.watch.subscriptionOptions({ runId: id }, { enabled: key !== null && !missing, onData: onEvent }),
+  );
   const byLink = useSubscription(
-    trpc.dashboard.watchRunLink.subscriptionOptions({ runId: id }, { enabled: key === null, onData: onEvent }),
+    trpc.dashboard.watchRunLink.subscriptionOptions({ runId: id }, { enabled: key === null && !missing, onData: onEvent }),
   );
   useLiveStatus(key !== null ? signedIn : byLink);
 
   const run = live && (!initial.data || live.version >= initial.data.version) ? live : initial.data;
-  if (!run && initial.error instanceof RunMissing) return <RunLinkMissing id={id} signedIn={key !== null} />;
+  if (!run && missing) return <RunLinkMissing id={id} signedIn={key !== null} />;
   if (!run) return initial.error ? <ErrorMessage error={initial.error} /> : <p aria-busy="true">Loading the run…</p>;
   const { checklist, prepare, work } = run.blocks;
   return (
