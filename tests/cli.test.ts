@@ -246,7 +246,7 @@ describe('agent-tasks keys and migrate', () => {
     }
   });
 
-  it("creates a member key for a person: it writes tasks, and is refused sessions and keys with nothing recorded", async () => {
+  it('creates a member key for a person: it writes tasks, and is refused sessions and keys with nothing recorded', async () => {
     const server = await startServer();
     try {
       const created = await agentTasks(['keys', 'create', '--name', 'Ada (person)', '--role', 'member', '--database', server.databaseUrl]);

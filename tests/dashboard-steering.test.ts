@@ -99,7 +99,9 @@ describe('a member key steers the task graph', () => {
     await p.getByLabel('Description').first().fill('For 1.2');
     await p.getByRole('button', { name: 'Add task' }).click();
     await p.getByText('Created #2 “Write the release notes”.').waitFor();
-    const made = await waitFor('the task reaches the agent live', () => feed.events.find((e) => e.kind === 'created' && e.task.subject === 'Write the release notes'));
+    const made = await waitFor('the task reaches the agent live', () =>
+      feed.events.find((e) => e.kind === 'created' && e.task.subject === 'Write the release notes'),
+    );
     expect(made.task).toMatchObject({ description: 'For 1.2', threadID: ws.memberKeyId, version: 1 });
     expect(made.by).toEqual({ sessionId: null, keyId: ws.memberKeyId });
 
@@ -148,7 +150,9 @@ describe('a member key steers the task graph', () => {
     await panel.getByRole('button', { name: 'Assign' }).click();
     await waitFor('the owner set', async () => (await ws.agent.tasks.get({ listName: 'plan', id: b.id })).owner === 'builder' || null);
     await panel.getByRole('button', { name: 'Clear owner' }).click();
-    await waitFor('the owner cleared', async () => ((await ws.agent.tasks.get({ listName: 'plan', id: b.id })).owner === undefined ? true : null));
+    await waitFor('the owner cleared', async () =>
+      (await ws.agent.tasks.get({ listName: 'plan', id: b.id })).owner === undefined ? true : null,
+    );
 
     // Add a blocker by picking a task; then one that would close a cycle is refused, naming it, recording nothing.
     await panel.getByLabel('Add a blocker').selectOption({ label: '#3 Ship it' });
@@ -178,7 +182,9 @@ describe('a member key steers the task graph', () => {
     await ws.agent.tasks.update({ listName: 'plan', id: a.id, status: 'completed' });
     await panel.getByText('pending · ready').waitFor();
     await panel.getByLabel('Status').selectOption('in_progress');
-    await waitFor('started', async () => ((await ws.agent.tasks.get({ listName: 'plan', id: b.id })).status === 'in_progress' ? true : null));
+    await waitFor('started', async () =>
+      (await ws.agent.tasks.get({ listName: 'plan', id: b.id })).status === 'in_progress' ? true : null,
+    );
 
     await panel.getByRole('button', { name: 'Delete task' }).click();
     await panel.getByRole('button', { name: 'Delete for good' }).click();
@@ -245,7 +251,12 @@ describe('a conflict with an agent', () => {
     const after = await ws.agent.tasks.get({ listName: 'plan', id: t.id });
     expect(after).toMatchObject({ subject: 'Migrate with zero downtime', version: 4 });
     const history = await ws.agent.tasks.history({ listName: 'plan', id: t.id });
-    expect(history.changes.map((c) => c.by.keyName)).toEqual(['steer-conflict agent', 'steer-conflict agent', 'Ada Lovelace', 'steer-conflict agent']);
+    expect(history.changes.map((c) => c.by.keyName)).toEqual([
+      'steer-conflict agent',
+      'steer-conflict agent',
+      'Ada Lovelace',
+      'steer-conflict agent',
+    ]);
   });
 });
 
@@ -262,10 +273,12 @@ describe('the board', () => {
     const cards = (status: string) => column(status).locator('.board-card .link').allTextContents();
     await column('pending').getByText('Sketch').waitFor();
     expect(await cards('pending')).toEqual(['Sketch', 'Paint', 'Frame']);
-    expect(await column('pending').locator('.board-card', { has: p.locator('.ready') }).locator('.link').allTextContents()).toEqual([
-      'Sketch',
-      'Frame',
-    ]);
+    expect(
+      await column('pending')
+        .locator('.board-card', { has: p.locator('.ready') })
+        .locator('.link')
+        .allTextContents(),
+    ).toEqual(['Sketch', 'Frame']);
 
     // Drag "Frame" into In progress.
     await column('pending').locator(`[data-task-id="${c.id}"]`).dragTo(column('in_progress'));
@@ -281,7 +294,13 @@ describe('the board', () => {
     await p.getByTestId('board-said').getByText('Moved “Sketch” to In progress, position 2 of 2.').waitFor();
     expect(await cards('in_progress')).toEqual(['Frame', 'Sketch']);
     // The focus stayed on the moved card.
-    expect(await p.evaluate(() => (globalThis as unknown as { document: { activeElement: { getAttribute(n: string): string | null } } }).document.activeElement.getAttribute('data-task-id'))).toBe(a.id);
+    expect(
+      await p.evaluate(() =>
+        (
+          globalThis as unknown as { document: { activeElement: { getAttribute(n: string): string | null } } }
+        ).document.activeElement.getAttribute('data-task-id'),
+      ),
+    ).toBe(a.id);
     await p.keyboard.press('ArrowUp');
     await p.getByTestId('board-said').getByText('Moved “Sketch” to In progress, position 1 of 2.').waitFor();
     expect(await cards('in_progress')).toEqual(['Sketch', 'Frame']);
@@ -289,7 +308,10 @@ describe('the board', () => {
     const before = await recorded();
     await p.locator(`[data-task-id="${b.id}"]`).focus();
     await p.keyboard.press('ArrowRight');
-    await p.getByRole('alert').getByText(`Error: task ${b.id} is blocked by ${a.id}; it cannot be started until it is completed.`).waitFor();
+    await p
+      .getByRole('alert')
+      .getByText(`Error: task ${b.id} is blocked by ${a.id}; it cannot be started until it is completed.`)
+      .waitFor();
     expect(await recorded()).toEqual(before);
     expect(await cards('pending')).toEqual(['Paint']);
 
@@ -324,6 +346,25 @@ describe('the board', () => {
     expect(await p.locator('.task-panel').getByTestId('read-only-note').count()).toBe(1);
     expect(await p.getByRole('button', { name: 'Delete task' }).count()).toBe(0);
     await screenshot(p, 'task-board-viewer');
+  });
+});
+
+describe('empty states', () => {
+  it('explain the role: a member is offered to start a list, a viewer is told how to get a member key', async () => {
+    const ws = await workspace('steer-empty');
+    const viewer = await page();
+    await signIn(viewer, server.url, ws.viewerKey, '/tasks');
+    await viewer.getByRole('heading', { name: 'No task lists yet' }).waitFor();
+    expect(await viewer.getByTestId('read-only-note').textContent()).toContain('sign in with a member key');
+
+    const member = await page();
+    await signIn(member, server.url, ws.memberKey, '/tasks');
+    await member.getByRole('link', { name: 'start the default list' }).click();
+    await member.getByText('No tasks in this list yet', { exact: false }).waitFor();
+    await member.getByLabel('New task').fill('First step');
+    await member.getByRole('button', { name: 'Add task' }).click();
+    await member.getByRole('button', { name: 'First step', exact: true }).waitFor();
+    expect((await ws.agent.tasks.list({})).tasks.map((t) => t.subject)).toEqual(['First step']);
   });
 });
 

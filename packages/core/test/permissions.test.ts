@@ -34,7 +34,11 @@ describe('permissions', () => {
   });
 
   it('refuses with texts naming the role: a viewer is read-only, a member needs an agent or admin key', () => {
-    expectThrows(() => requirePermission(actor('viewer'), 'writeTasks'), 'FORBIDDEN', 'Error: forbidden: viewer keys are read-only (this key is viewer).');
+    expectThrows(
+      () => requirePermission(actor('viewer'), 'writeTasks'),
+      'FORBIDDEN',
+      'Error: forbidden: viewer keys are read-only (this key is viewer).',
+    );
     expectThrows(
       () => requirePermission(actor('member'), 'openSessions'),
       'FORBIDDEN',
@@ -47,6 +51,10 @@ describe('permissions', () => {
     );
     // The role ranks agree: a member sits above a viewer and below an agent.
     expect(() => requireRole(actor('member'), 'viewer')).not.toThrow();
-    expectThrows(() => requireRole(actor('member'), 'agent'), 'FORBIDDEN', 'Error: forbidden: this call needs an agent key (this key is member).');
+    expectThrows(
+      () => requireRole(actor('member'), 'agent'),
+      'FORBIDDEN',
+      'Error: forbidden: this call needs an agent key (this key is member).',
+    );
   });
 });

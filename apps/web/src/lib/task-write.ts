@@ -4,7 +4,7 @@ import type { AppRouter } from '@agent-tasks/server/router';
 import type { Task, TaskUpdateInput } from '@agent-tasks/schema';
 import { useMutation, useQueryClient } from '@tanstack/react-query';
 import { TRPCClientError } from '@trpc/client';
-import { useState } from 'react';
+import { useRef, useState } from 'react';
 import { useTRPC } from './api.ts';
 
 /** What a person changes: a task update without its list, id and version (those come from the task read). */
@@ -35,6 +35,17 @@ export function useTaskWrite(listName: string) {
   const queryClient = useQueryClient();
   const update = useMutation(trpc.tasks.update.mutationOptions());
   const [conflict, setConflict] = useState<Conflict | null>(null);
+  // The person's own writes, by task: the version each moved from → to. The page's copy of a task may lag behind
+  // the person's last write for a moment; a change made on that copy is sent as of the person's own newer version
+  // (never past anyone else's).
+  const own = useRef(new Map<string, Map<number, number>>());
+  const versionOf = (task: Task) => {
+    let version = task.version;
+    for (let next = own.current.get(task.id)?.get(version); next !== undefined; next = own.current.get(task.id)?.get(version)) {
+      version = next;
+    }
+    return version;
+  };
 
   const refresh = () =>
     Promise.all([
@@ -44,8 +55,11 @@ export function useTaskWrite(listName: string) {
 
   /** Sends `edit` as of `base` (its version); answers whether it was recorded. A stale read becomes the conflict. */
   async function send(base: Task, edit: TaskEdit): Promise<boolean> {
+    const expectedVersion = versionOf(base);
     try {
-      await update.mutateAsync({ listName, id: base.id, expectedVersion: base.version, ...edit });
+      const saved = await update.mutateAsync({ listName, id: base.id, expectedVersion, ...edit });
+      const versions = own.current.get(base.id) ?? new Map<number, number>();
+      own.current.set(base.id, versions.set(expectedVersion, saved.version));
       await refresh();
       setConflict(null);
       return true;

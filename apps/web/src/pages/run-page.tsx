@@ -15,6 +15,9 @@ import { RunLinkMissing } from './run-link-missing.tsx';
 
 const mark = { done: '✓', in_progress: '▶', pending: '○' } as const;
 
+/** A live status for a page that follows nothing. */
+const notWatching = { status: 'idle', reset: () => undefined } as const;
+
 /** A run link whose run does not exist or was revoked (the link answers 404 either way). */
 class RunMissing extends Error {}
 
@@ -52,7 +55,8 @@ export function RunPage({ id }: { id: string }) {
   const byLink = useSubscription(
     trpc.dashboard.watchRunLink.subscriptionOptions({ runId: id }, { enabled: key === null && !missing, onData: onEvent }),
   );
-  useLiveStatus(key !== null ? signedIn : byLink);
+  // (tRPC leaves a feed turned off in its last state, so a link to no run reports itself idle.)
+  useLiveStatus(missing ? notWatching : key !== null ? signedIn : byLink);
 
   const run = live && (!initial.data || live.version >= initial.data.version) ? live : initial.data;
   if (!run && missing) return <RunLinkMissing id={id} signedIn={key !== null} />;

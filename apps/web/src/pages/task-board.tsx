@@ -55,9 +55,7 @@ export function TaskBoard({ graph, onOpen, selected }: { graph: TaskGraph; onOpe
   // A moved card keeps the focus in its new place.
   useEffect(() => {
     if (!refocus) return;
-    const card = board.current?.querySelector<HTMLElement>(
-      `[data-status="${refocus.status}"] [data-task-id="${CSS.escape(refocus.id)}"]`,
-    );
+    const card = board.current?.querySelector<HTMLElement>(`[data-status="${refocus.status}"] [data-task-id="${CSS.escape(refocus.id)}"]`);
     if (!card) return;
     card.focus();
     setRefocus(null);
@@ -112,7 +110,8 @@ export function TaskBoard({ graph, onOpen, selected }: { graph: TaskGraph; onOpe
             onDragOver={(e) => {
               if (!canMove) return;
               e.preventDefault();
-              if (dropAt?.status !== column.status || e.target === e.currentTarget) setDropAt({ status: column.status, index: column.cards.length });
+              if (dropAt?.status !== column.status || e.target === e.currentTarget)
+                setDropAt({ status: column.status, index: column.cards.length });
             }}
             onDrop={(e) => {
               e.preventDefault();

@@ -13,8 +13,8 @@ const statuses: TaskStatus[] = ['pending', 'in_progress', 'completed'];
 export function ReadOnlyNote({ role }: { role: string | undefined }) {
   return (
     <p className="none role-note" data-testid="read-only-note">
-      Signed in with {role === 'agent' ? 'an agent' : 'a viewer'} key: you see the tasks as agents change them. To create and
-      change tasks here, sign in with a <strong>member</strong> key — an admin makes one under Admin → API keys (or{' '}
+      Signed in with {role === 'agent' ? 'an agent' : 'a viewer'} key: you see the tasks as agents change them. To create and change tasks
+      here, sign in with a <strong>member</strong> key — an admin makes one under Admin → API keys (or{' '}
       <code>agent-tasks keys create --role member</code>).
     </p>
   );
