@@ -315,14 +315,24 @@ describe('the board', () => {
     expect(await recorded()).toEqual(before);
     expect(await cards('pending')).toEqual(['Paint']);
 
+    // A drag onto the top half of a card puts the dragged card before it: an order change within the column.
+    await column('in_progress')
+      .locator(`[data-task-id="${c.id}"]`)
+      .dragTo(column('in_progress').locator(`[data-task-id="${a.id}"]`), { targetPosition: { x: 20, y: 4 } });
+    await p.getByTestId('board-said').getByText('Moved “Frame” to In progress, position 1 of 2.').waitFor();
+    expect(await cards('in_progress')).toEqual(['Frame', 'Sketch']);
+
     // Each move was one TaskUpdate the agent saw live: status and the board order in metadata, under the person's key.
-    const moves = await waitFor('the moves live', () => (feed.events.filter((e) => e.kind === 'updated').length >= 4 ? feed.events : null));
+    const moves = await waitFor('the moves live', () => (feed.events.filter((e) => e.kind === 'updated').length >= 5 ? feed.events : null));
     expect(moves.filter((e) => e.kind === 'updated').map((e) => [e.task.subject, e.task.status, e.by.keyId])).toEqual([
       ['Frame', 'in_progress', ws.memberKeyId],
       ['Sketch', 'pending', ws.memberKeyId],
       ['Sketch', 'in_progress', ws.memberKeyId],
       ['Sketch', 'in_progress', ws.memberKeyId],
+      ['Frame', 'in_progress', ws.memberKeyId],
     ]);
+    const order = (id: string) => moves.findLast((e) => e.taskId === id)?.task.metadata.boardOrder as number;
+    expect(order(c.id)).toBeLessThan(order(a.id));
     await screenshot(p, 'task-board');
     feed.stop();
   });
