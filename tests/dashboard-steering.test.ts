@@ -227,6 +227,7 @@ describe('a conflict with an agent', () => {
       'owner—planner',
     ]);
     expect(await dialog.locator('.conflict-mine li').allTextContents()).toEqual(['description: The person’s plan']);
+    await dialog.getByRole('button', { name: 'Take theirs' }).scrollIntoViewIfNeeded();
     await screenshot(p, 'task-conflict');
     await dialog.getByRole('button', { name: 'Keep mine' }).click();
     await dialog.waitFor({ state: 'detached' });
