@@ -54,10 +54,9 @@ export async function mirrorTask(deps: Deps, actor: Actor, input: TaskMirrorInpu
     else if (input.create && threadId) {
       const now = deps.clock.now();
       const { subject, description, activeForm, metadata } = input.create;
-      task = {
+      task = await changes.created({
         id: input.id,
         listId: changes.list.id,
-        seq: await repos.tasks.nextTaskSeq(changes.list.id),
         subject: cutText(subject, MIRROR_TEXT_MAX),
         description: cutText(description, MIRROR_DESCRIPTION_MAX),
         status: 'pending',
@@ -71,8 +70,7 @@ export async function mirrorTask(deps: Deps, actor: Actor, input: TaskMirrorInpu
         version: 1,
         createdAt: now,
         updatedAt: now,
-      };
-      await changes.created(task);
+      });
     } else throw taskNotFound(input.id, changes.list.name);
     if (task.status === 'deleted') {
       if (!changesAsked) return;
