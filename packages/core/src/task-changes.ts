@@ -21,8 +21,8 @@ const shownField = (field: string) => (field === 'repoUrl' ? 'repoURL' : field =
 
 /** The fields a new task starts with, as its first change records them (from nothing to its value). */
 export function initialFields(task: TaskRecord): Record<string, { from: unknown; to: unknown }> {
-  const { id, listId, seq, version, createdAt, updatedAt, threadId, fileKeyTail, ...fields } = task;
-  const initial = Object.entries({ ...fields, threadID: threadId }).filter(([, v]) => v !== null);
+  const { id, listId, seq, version, createdAt, updatedAt, sessionId, fileKeyTail, ...fields } = task;
+  const initial = Object.entries({ ...fields, threadID: sessionId }).filter(([, v]) => v !== null);
   return Object.fromEntries(initial.map(([k, v]) => [shownField(k), { from: null, to: v }]));
 }
 

@@ -41,8 +41,8 @@ async function mirrorEdge(changes: TaskChanges, blockerId: string, blockedId: st
  */
 export async function mirrorTask(deps: Deps, actor: Actor, input: TaskMirrorInput) {
   requireRole(actor, 'agent');
-  const threadId = actor.sessionId;
-  if (input.create && !threadId) {
+  const sessionId = actor.sessionId;
+  if (input.create && !sessionId) {
     throw new DomainError('NO_OWNING_SESSION', 'Error: TaskCreate requires an owning agent session before anything is written.');
   }
   const notRecorded: EdgeNotRecorded[] = [];
@@ -51,7 +51,7 @@ export async function mirrorTask(deps: Deps, actor: Actor, input: TaskMirrorInpu
     const found = await repos.tasks.get(changes.list.id, input.id);
     let task: TaskRecord;
     if (found) task = await changes.task(input.id);
-    else if (input.create && threadId) {
+    else if (input.create && sessionId) {
       const now = deps.clock.now();
       const { subject, description, activeForm, metadata } = input.create;
       task = await changes.created({
@@ -63,7 +63,7 @@ export async function mirrorTask(deps: Deps, actor: Actor, input: TaskMirrorInpu
         activeForm: activeForm?.trim() ? cutText(activeForm, MIRROR_TEXT_MAX) : null,
         owner: null,
         metadata: metadata ? mirroredMetadata(mergeMetadata({}, metadata)) : {},
-        threadId,
+        sessionId,
         repoUrl: null,
         parentId: null,
         fileKeyTail: null,

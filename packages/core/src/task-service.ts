@@ -103,7 +103,7 @@ export async function createTask(deps: Deps, actor: Actor, input: TaskCreateInpu
   if (!actor.sessionId) {
     throw new DomainError('NO_OWNING_SESSION', 'Error: TaskCreate requires an owning agent session before anything is written.');
   }
-  const threadId = actor.sessionId;
+  const sessionId = actor.sessionId;
   const written = await write(deps, actor, listNameOf(input), true, async (changes, repos) => {
     const now = deps.clock.now();
     const task = await changes.created({
@@ -115,7 +115,7 @@ export async function createTask(deps: Deps, actor: Actor, input: TaskCreateInpu
       activeForm: input.activeForm ?? null,
       owner: input.owner ?? null,
       metadata: input.metadata ? mergeMetadata({}, input.metadata) : {},
-      threadId,
+      sessionId,
       repoUrl: input.repoURL ?? null,
       parentId: input.parentID ?? null,
       fileKeyTail: null,

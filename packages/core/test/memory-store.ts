@@ -411,7 +411,7 @@ export class MemoryStore implements Store {
             [...s.sessions.values()].some((c) => c.parentId === id) ||
             [...s.runs.values()].some((r) => r.sessionId === id) ||
             [...s.runStarts.values()].some((r) => r.sessionId === id) ||
-            [...s.tasks.values()].some((t) => t.threadId === id);
+            [...s.tasks.values()].some((t) => t.sessionId === id);
           if (used) return false;
           s.sessions.delete(id);
           s.sessionTokens = s.sessionTokens.filter((t) => t.sessionId !== id);

@@ -1,5 +1,12 @@
 // Prisma implementation of the domain's TaskRepository: tasks, their edges, and the change log.
-import { type TaskChangeRecord, type TaskEdge, type TaskListRecord, type TaskRecord, type TaskRepository, findCycle } from '@agent-tasks/core';
+import {
+  type TaskChangeRecord,
+  type TaskEdge,
+  type TaskListRecord,
+  type TaskRecord,
+  type TaskRepository,
+  findCycle,
+} from '@agent-tasks/core';
 import type { TaskStatus } from '@agent-tasks/schema';
 import { Prisma } from '../generated/prisma/client.ts';
 import { assignmentsOf, columnsOf, insertOf, insertsOf } from './raw-sql.ts';
@@ -18,7 +25,7 @@ const taskSelect = {
   activeForm: true,
   owner: true,
   metadata: true,
-  threadId: true,
+  sessionId: true,
   repoUrl: true,
   parentId: true,
   fileKeyTail: true,
@@ -101,7 +108,11 @@ async function dropStaged(db: Tx, ids: readonly string[]) {
 }
 
 const insertChanges = async (db: Tx, changes: readonly TaskChangeRecord[]) => {
-  const rows = changes.map(({ changes: c, snapshot, ...rest }) => ({ ...rest, changes: JSON.stringify(c), snapshot: JSON.stringify(snapshot) }));
+  const rows = changes.map(({ changes: c, snapshot, ...rest }) => ({
+    ...rest,
+    changes: JSON.stringify(c),
+    snapshot: JSON.stringify(snapshot),
+  }));
   for (const values of insertsOf(rows)) await db.$executeRaw`INSERT INTO "TaskChange" ${values}`;
 };
 
@@ -230,7 +241,9 @@ export function prismaTaskRepository(db: Tx, state: TaskRepositoryState, afterCo
       return newest?.createdAt ?? null;
     },
     async taken(listId, asked) {
-      const ids = await inChunks(asked.ids ?? [], (chunk) => db.task.findMany({ where: { listId, id: { in: chunk } }, select: { id: true } }));
+      const ids = await inChunks(asked.ids ?? [], (chunk) =>
+        db.task.findMany({ where: { listId, id: { in: chunk } }, select: { id: true } }),
+      );
       const seqs: { seq: number }[] = [];
       const wanted = asked.seqs ?? [];
       for (let i = 0; i < wanted.length; i += CHUNK) {
@@ -242,13 +255,21 @@ export function prismaTaskRepository(db: Tx, state: TaskRepositoryState, afterCo
       // The heartbeat: the staging list's createdAt, renewed by each staging write; the list is made on first use.
       const { count } = await db.taskList.updateMany({ where: { id: staging.id, staging: true }, data: { createdAt: at } });
       if (count === 0) await db.taskList.create({ data: { ...staging, createdAt: at, staging: true }, select: { id: true } });
-      if (rows.tasks?.length) await insertTasks(db, rows.tasks.map((t) => ({ ...t, listId: staging.id })));
+      if (rows.tasks?.length)
+        await insertTasks(
+          db,
+          rows.tasks.map((t) => ({ ...t, listId: staging.id })),
+        );
       if (rows.edges?.length) {
         await insertEdges(db, staging.id, rows.edges);
         // A recount is a full count: a task blocked in several slices is right after the last of them.
         await refreshOpenBlockers(db, staging.id, [...new Set(rows.edges.map((e) => e.blockedId))]);
       }
-      if (rows.changes?.length) await insertChanges(db, rows.changes.map((c) => ({ ...c, listId: staging.id })));
+      if (rows.changes?.length)
+        await insertChanges(
+          db,
+          rows.changes.map((c) => ({ ...c, listId: staging.id })),
+        );
       // The ends of an import's edges re-ranked among themselves (its edges join only its new tasks).
       if (rows.graph?.length) await rankNewEdges(db, staging.id, rows.graph);
     },
