@@ -104,7 +104,7 @@ export async function createTask(deps: Deps, actor: Actor, input: TaskCreateInpu
     throw new DomainError('NO_OWNING_SESSION', 'Error: TaskCreate requires an owning agent session before anything is written.');
   }
   const sessionId = actor.sessionId;
-  const written = await write(deps, actor, listNameOf(input), true, async (changes, repos) => {
+  const written = await write(deps, actor, listNameOf(input), true, async (changes) => {
     const now = deps.clock.now();
     const task = await changes.created({
       id: `T-${deps.ids.uuid()}`,

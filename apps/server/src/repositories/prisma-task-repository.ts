@@ -9,7 +9,7 @@ import {
 } from '@agent-tasks/core';
 import type { TaskStatus } from '@agent-tasks/schema';
 import { Prisma } from '../generated/prisma/client.ts';
-import { assignmentsOf, columnsOf, insertOf, insertsOf } from './raw-sql.ts';
+import { assignmentsOf, columnsOf, insertsOf } from './raw-sql.ts';
 import { type RankContext, type RankedLists, rankForEdge, rankNewEdges, reachesByRank } from './task-ranks.ts';
 import type { AfterCommit, Tx } from './tx.ts';
 import { fromJson } from './json-column.ts';
