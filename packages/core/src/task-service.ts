@@ -20,8 +20,9 @@ async function findList(repos: Repositories, actor: Actor, name: string) {
 }
 
 /** The list by name, made when it does not exist yet (`made` is then told). */
+/** Within a write the list found is held against writers in other processes (a new one is, being inserted). */
 export async function ensureList(deps: Deps, repos: Repositories, actor: Actor, name: string, made: () => void): Promise<TaskListRecord> {
-  const found = await findList(repos, actor, name);
+  const found = await repos.tasks.findList(actor.workspaceId, name, { hold: true });
   if (found) return found;
   const list = { id: deps.ids.id('tl'), workspaceId: actor.workspaceId, name, createdAt: deps.clock.now() };
   made();
@@ -74,9 +75,8 @@ async function write<T>(
     const transaction = deps.store.transaction(async (repos) => {
       const list = create
         ? await ensureList(deps, repos, actor, listName, () => (madeList = true))
-        : await findList(repos, actor, listName);
+        : await repos.tasks.findList(actor.workspaceId, listName, { hold: true });
       if (!list) throw await listMissing(repos, actor, listName);
-      await repos.tasks.lockList(list.id);
       const changes = new TaskChanges(deps, repos, actor, list);
       const result = await work(changes, repos);
       const committed = await changes.commit();
@@ -108,28 +108,26 @@ export async function createTask(deps: Deps, actor: Actor, input: TaskCreateInpu
   if (!actor.sessionId && !isPersonKey(actor)) {
     throw new DomainError('NO_OWNING_SESSION', 'Error: TaskCreate requires an owning agent session before anything is written.');
   }
-  const threadId = actor.sessionId ?? actor.keyId;
-  const written = await write(deps, actor, listNameOf(input), true, async (changes, repos) => {
+  const sessionId = actor.sessionId ?? actor.keyId;
+  const written = await write(deps, actor, listNameOf(input), true, async (changes) => {
     const now = deps.clock.now();
-    const task: TaskRecord = {
+    const task = await changes.created({
       id: `T-${deps.ids.uuid()}`,
       listId: changes.list.id,
-      seq: await repos.tasks.nextTaskSeq(changes.list.id),
       subject: input.subject,
       description: input.description ?? '',
       status: 'pending',
       activeForm: input.activeForm ?? null,
       owner: input.owner ?? null,
       metadata: input.metadata ? mergeMetadata({}, input.metadata) : {},
-      threadId,
+      sessionId,
       repoUrl: input.repoURL ?? null,
       parentId: input.parentID ?? null,
       fileKeyTail: null,
       version: 1,
       createdAt: now,
       updatedAt: now,
-    };
-    await changes.created(task);
+    });
     for (const blocker of input.blockedBy ?? []) await changes.addEdge(blocker, task.id);
     for (const blocked of input.blocks ?? []) await changes.addEdge(task.id, blocked);
     return task.id;

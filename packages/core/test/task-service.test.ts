@@ -639,15 +639,19 @@ describe('expectedVersion', () => {
     const listId = [...w.store.snapshot().tasks.values()].find((t) => t.id === a)!.listId;
     const rival = async (repos: Parameters<Parameters<typeof w.store.once>[1]>[0]) => {
       const row = (await repos.tasks.get(listId, a))!;
-      await repos.tasks.update({ ...row, version: row.version + 1 }, row.version);
+      await repos.tasks.commit(listId, {
+        tasks: [{ task: { ...row, version: row.version + 1 }, fromVersion: row.version }],
+        changes: [],
+        readiness: [],
+      });
     };
     let losses = 0;
     const lose = (times: number) => {
       const hook = async (repos: Parameters<typeof rival>[0]) => {
         await rival(repos);
-        if (++losses < times) w.store.once('tasks.update', hook);
+        if (++losses < times) w.store.once('tasks.commit', hook);
       };
-      w.store.once('tasks.update', hook);
+      w.store.once('tasks.commit', hook);
     };
 
     lose(1);
