@@ -143,9 +143,7 @@ describe('one answer per cause, whichever way the request came', () => {
         controller.close();
       },
     });
-    expect(await overTrpc(s, 'todos.write', token, undefined, { method: 'POST', body: chunked, duplex: 'half' } as RequestInit)).toEqual(
-      expected,
-    );
+    expect(await overTrpc(s, 'todos.write', token, undefined, { method: 'POST', body: chunked, duplex: 'half' })).toEqual(expected);
     // MCP's own limit is smaller; the answer has the same code.
     expect(await overMcp(s, token, JSON.stringify({ ...initialize, padding: 'x'.repeat(5 * 1024 * 1024) }))).toEqual({
       status: 413,

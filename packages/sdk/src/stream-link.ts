@@ -17,12 +17,12 @@ export interface TicketStreamLinkOptions<TRouter extends AnyTRPCRouter> {
 }
 
 export function ticketStreamLink<TRouter extends AnyTRPCRouter>(options: TicketStreamLinkOptions<TRouter>): TRPCLink<TRouter> {
-  const tickets = createTRPCClient<AppRouter>({ links: [options.calls as unknown as TRPCLink<AppRouter>] });
+  const tickets = createTRPCClient<AppRouter>({ links: [options.calls] });
   return httpSubscriptionLink({
     url: options.url,
     ...(options.EventSource ? { EventSource: options.EventSource } : {}),
     // Asked again for every (re)connection: a ticket opens one stream.
     connectionParams: async (): Promise<Record<string, string>> =>
       (options.withTicket?.() ?? true) ? { ticket: (await tickets.auth.streamTicket.mutate()).ticket } : {},
-  }) as unknown as TRPCLink<TRouter>;
+  });
 }
