@@ -18,11 +18,13 @@ export interface TicketStreamLinkOptions<TRouter extends AnyTRPCRouter> {
 
 export function ticketStreamLink<TRouter extends AnyTRPCRouter>(options: TicketStreamLinkOptions<TRouter>): TRPCLink<TRouter> {
   const tickets = createTRPCClient<AppRouter>({ links: [options.calls] });
-  return httpSubscriptionLink({
+  const link: TRPCLink<AppRouter> = httpSubscriptionLink<AppRouter, typeof globalThis.EventSource>({
     url: options.url,
     ...(options.EventSource ? { EventSource: options.EventSource } : {}),
     // Asked again for every (re)connection: a ticket opens one stream.
     connectionParams: async (): Promise<Record<string, string>> =>
       (options.withTicket?.() ?? true) ? { ticket: (await tickets.auth.streamTicket.mutate()).ticket } : {},
   });
+  // The same link whatever router type the caller names it by (the server's, or the SDK's view of it).
+  return link;
 }
