@@ -15,6 +15,9 @@ const rethrow = (error: unknown): never => {
   throw storeErrorOf(error);
 };
 
+const isThenable = (value: unknown): value is PromiseLike<unknown> =>
+  value !== null && (typeof value === 'object' || typeof value === 'function') && typeof (value as { then?: unknown }).then === 'function';
+
 /** The same adapter (an object of methods), each method's driver errors turned into port-level ones. */
 export function withStoreErrors<T extends object>(adapter: T): T {
   const out: Record<string, unknown> = {};
@@ -27,7 +30,8 @@ export function withStoreErrors<T extends object>(adapter: T): T {
     out[name] = (...args: unknown[]) => {
       try {
         const result = method.apply(adapter, args);
-        return result instanceof Promise ? result.catch(rethrow) : result;
+        // A Prisma promise is a thenable of its own, run when awaited: awaited here, its errors are caught too.
+        return isThenable(result) ? Promise.resolve(result).catch(rethrow) : result;
       } catch (error) {
         return rethrow(error);
       }
