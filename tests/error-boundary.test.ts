@@ -216,6 +216,13 @@ describe('one answer per cause, whichever way the request came', () => {
       expect(await overTrpc(s, 'todos.write', token, { todos: [{ content: 'Held', status: 'pending' }] })).toEqual(expected);
       // Opening an MCP session writes it down: held, it is answered as the tRPC call is (before: no Retry-After, no code).
       expect(await overMcp(s, agent)).toEqual(expected);
+      // Logged as the HTTP layer logs it: a warning naming the cause, never an unexpected error.
+      const busyLines = s
+        .output()
+        .split('\n')
+        .filter((line) => line.includes('database busy: answered 503'));
+      expect(busyLines.some((line) => line.includes('"route":"/mcp"'))).toBe(true);
+      expect(s.output()).not.toContain('"level":50');
       expect(await tool('todo_write', { todos: [{ content: 'Held', status: 'pending' }] })).toEqual({ text: BUSY, isError: true });
     } finally {
       await release();

@@ -5,7 +5,16 @@
 // least recently used session of one over its share) and closed when idle, their empty agent sessions removed with them.
 import { AsyncLocalStorage } from 'node:async_hooks';
 import { randomUUID } from 'node:crypto';
-import { type Actor, type ToolApi, isDomainError, sessionActor, sessions, toolApiOf, toolCalls } from '@agent-tasks/core';
+import {
+  type Actor,
+  type ToolApi,
+  isDomainError,
+  isStoreUnavailable,
+  sessionActor,
+  sessions,
+  toolApiOf,
+  toolCalls,
+} from '@agent-tasks/core';
 import type { WebStandardStreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js';
 import { authenticate } from '../auth/authenticate.ts';
 import { type Services, bearerToken, createInnerContext } from '../context.ts';
@@ -47,6 +56,9 @@ function lazyCallerApi(services: Services, actor: () => Promise<Actor>): ToolApi
 /** The error boundary's answer as a JSON-RPC error outside any MCP session (auth, session lookup, body), with its headers. */
 const rpcError = (answer: Answer, code = answer.status >= 500 ? -32603 : -32001) =>
   Response.json(jsonRpcErrorBody(answer, code), { status: answer.status, headers: answerHeaders(answer) });
+
+/** The log's words for a store that could not take the call (as the HTTP layer's). */
+const unavailable = { busy: 'database busy', unreachable: 'database does not answer' } as const;
 
 /** The HTTP request an MCP request is served for (its id names a fault in the answer and the log). */
 const current = new AsyncLocalStorage<string>();
@@ -307,7 +319,8 @@ export function createMcpEndpoint(services: Services, store: McpSessionRepositor
           // The boundary's answer: the store unavailable is 503 with Retry-After, as over tRPC; anything else a fault.
           const answer = answerFor(error, { requestId });
           if (answer.status === 500) services.log.error({ req: requestId, err: error }, 'mcp request failed');
-          else services.log.warn({ req: requestId, route: new URL(request.url).pathname }, `${answer.text}: answered ${answer.status}`);
+          else if (isStoreUnavailable(error))
+            services.log.warn({ req: requestId, route: new URL(request.url).pathname }, `${unavailable[error.reason]}: answered 503`);
           return rpcError(answer);
         }),
       ),
