@@ -8,6 +8,7 @@ import { randomUUID } from 'node:crypto';
 import {
   type Actor,
   type ToolApi,
+  can,
   isDomainError,
   isStoreUnavailable,
   sessionActor,
@@ -156,8 +157,8 @@ export function createMcpEndpoint(services: Services, store: McpSessionRepositor
     if (held) void held.transport.close();
   };
 
-  /** An API key (not a viewer's) gets an agent session for its MCP session's tools; others act as themselves. */
-  const needsAgentSession = (caller: Actor) => !caller.sessionId && caller.role !== 'viewer';
+  /** An API key that opens sessions (agent, admin) gets an agent session for its MCP session's tools; others act as themselves. */
+  const needsAgentSession = (caller: Actor) => !caller.sessionId && can(caller, 'openSessions');
 
   /**
    * Whom the tools act as: the agent session of this MCP session's API key — opened now when no request has needed
