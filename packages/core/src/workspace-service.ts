@@ -1,4 +1,5 @@
 // Workspaces, their settings and API keys: the first-run bootstrap and the admin operations.
+import { revocationsTopic } from './live-topics.ts';
 import type { Role } from '@agent-tasks/schema';
 import { type Actor, requireRole } from './actor.ts';
 import { DomainError } from './errors.ts';
@@ -95,9 +96,6 @@ export async function listKeys(deps: Deps, actor: Actor) {
   const keys = await deps.store.keys.list(actor.workspaceId);
   return { keys: keys.map(presentKey) };
 }
-
-/** Topic told when a key of the workspace is revoked: the live streams opened with it (or its sessions) end. */
-export const revocationsTopic = (workspaceId: string) => `revocations:${workspaceId}`;
 
 export interface Revocation {
   /** The revoked key: streams of the key and of every session it opened end. */
