@@ -1,18 +1,40 @@
 // `pnpm bench:profile`: a CPU profile of one server process (node --cpu-prof) under 32 connections of todos.write
 // from wrk, and its top entries (self time by package and by function). BENCH_SECONDS sets the length (default 20).
+// `pnpm bench:profile -- noop` profiles the no-op mutation on our stack instead (the bench's baseline server).
 import { mkdtempSync, readFileSync, readdirSync, rmSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { createClient, openSessionClient } from '@agent-tasks/sdk';
 import { summarize } from './cpu-profile-top.ts';
-import { startAgentTasks } from './server-process.ts';
+import { type ServerProcess, startAgentTasks, startBaseline } from './server-process.ts';
 import { listAt } from './todo-lists.ts';
 import { wrk, writeRequests } from './wrk.ts';
 
 const seconds = Number(process.env.BENCH_SECONDS ?? 20);
 const dir = mkdtempSync(path.join(os.tmpdir(), 'agent-tasks-profile-'));
 const adminKey = `atk_profile_${Date.now()}_0123456789`;
+const noop = process.argv.slice(2).includes('noop');
+
+/** The no-op mutation on our whole stack, the same 10-item body as todos.write. */
+async function noopRequests(server: ServerProcess, file: string) {
+  void server;
+  writeRequests(file, [{ method: 'POST', path: '/trpc/noop', token: 'x', body: { todos: listAt(5) } }]);
+}
+
 try {
+  if (noop) {
+    const server = await startBaseline('noop-trpc', ['--cpu-prof', `--cpu-prof-dir=${dir}`]);
+    const file = path.join(dir, 'noop');
+    await noopRequests(server, file);
+    const result = await wrk({ url: server.url, file, connections: 32, seconds });
+    await server.stop();
+    await new Promise((resolve) => setTimeout(resolve, 1_000));
+    const profile = readdirSync(dir).find((f) => f.endsWith('.cpuprofile'));
+    if (!profile) throw new Error('no .cpuprofile written');
+    process.stdout.write(`no-op mutation on our stack, 32 connections, ${seconds} s: ${Math.round(result.perSecond)} req/s (profiler on)\n\n`);
+    process.stdout.write(`${summarize(JSON.parse(readFileSync(path.join(dir, profile), 'utf8')), 30)}\n`);
+    process.exit(0);
+  }
   const server = await startAgentTasks({
     databaseFile: path.join(dir, 'profile.db'),
     adminKey,

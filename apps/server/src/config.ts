@@ -168,6 +168,11 @@ export interface Config {
 }
 
 /** A refused configuration: the message names the variable (or flag) and what it accepts. */
+/** Processes `serve` runs without --workers: the configuration `pnpm bench` measures fastest on this kind of machine. */
+export function defaultWorkers(machine: { cores: number; postgres: boolean }): number {
+  return machine.postgres ? 1 : machine.cores;
+}
+
 export class ConfigError extends Error {}
 
 /** Flag names of `serve` for each variable they set, so a refusal names what the operator typed. */
@@ -237,7 +242,7 @@ export function loadConfig(env: NodeJS.ProcessEnv, flags: Partial<Record<keyof C
     maxQueue: c.AGENT_TASKS_MAX_QUEUE,
     busyTimeoutMs: c.AGENT_TASKS_BUSY_TIMEOUT_MS,
     imports: { leaseMs: c.AGENT_TASKS_IMPORT_LEASE_MS, waitMs: c.AGENT_TASKS_IMPORT_WAIT_MS },
-    workers: c.AGENT_TASKS_WORKERS ?? (postgres ? 1 : availableParallelism()),
+    workers: c.AGENT_TASKS_WORKERS ?? defaultWorkers({ cores: availableParallelism(), postgres }),
     mcp: {
       perKey: c.AGENT_TASKS_MCP_SESSIONS_PER_KEY,
       perWorkspace: c.AGENT_TASKS_MCP_SESSIONS_PER_WORKSPACE,

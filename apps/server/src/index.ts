@@ -7,5 +7,5 @@ export { createHttpApp } from './http/http-app.ts';
 export { inFlightRequests } from './http/in-flight.ts';
 export { createLogger } from './logger.ts';
 // For tests that run the app in process with the settings the command would read from the environment.
-export { type Config, ConfigError, loadConfig } from './config.ts';
+export { type Config, ConfigError, defaultWorkers, loadConfig } from './config.ts';
 export { publicProcedure, router } from './trpc.ts';
