@@ -5,7 +5,7 @@
 // body limit, input guard, context).
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { admitted, createHttpApp, createLogger, inFlightRequests, publicProcedure, router } from '@agent-tasks/server';
+import { createHttpApp, createLogger, inFlightRequests, publicProcedure, requestPipeline, router } from '@agent-tasks/server';
 import { createAdaptorServer } from '@hono/node-server';
 import { bareHandler } from './bare-http-server.ts';
 import { trpcServer } from '@hono/trpc-server';
@@ -60,9 +60,26 @@ function noopTrpc() {
     webRoot: '/nonexistent',
     router: noopRouter,
   });
-  // Admission as `agent-tasks serve` sets it by default (64 at once, a 5 s line).
-  const gate = admitted(app.fetch, { concurrency: 64, maxWaitMs: 5_000 });
-  return createAdaptorServer({ fetch: (request, env) => gate.fetch(request, env), overrideGlobalObjects: false });
+  // The same pipeline as `agent-tasks serve` with its defaults (front door, admission 64 at once and a 5 s line); the
+  // token lookup answers at once (a cached caller), as it does for a token the server has seen.
+  const pipeline = requestPipeline(app.fetch, {
+    maxConcurrent: 64,
+    maxQueueMs: 5_000,
+    maxQueue: 2_000,
+    unauthenticatedConcurrent: 8,
+    frontDoor: {
+      clientAddress: (peer) => peer,
+      verify: async () => true,
+      maxBodyBytes: 16 * 1024 * 1024,
+      tooLargeMessage: 'Error: too large.',
+      minBytesPerSecond: 1_024,
+      graceMs: 3_000,
+      maxUnauthenticatedBodies: 16,
+      maxBufferedBytes: 256 * 1024 * 1024,
+    },
+    log,
+  });
+  return http.createServer(pipeline.listener);
 }
 
 const kind = process.argv[2];
