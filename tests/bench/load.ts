@@ -7,7 +7,7 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { defaultWorkers } from '@agent-tasks/server';
+import { DEFAULT_WORKERS } from '@agent-tasks/server';
 import { fileStoreUpdates } from './file-task-store.ts';
 import { hookLatencyBench, reportHookLatency } from './hook-latency.ts';
 import { probeNewConnections } from './new-connections.ts';
@@ -26,8 +26,6 @@ const SECONDS = envInt('BENCH_SECONDS', 10);
 const HOOK_RUNS = envInt('BENCH_HOOK_RUNS', 30);
 const CORES = os.availableParallelism();
 const WORKERS = envInt('BENCH_WORKERS', Math.max(2, CORES));
-/** What `agent-tasks serve` runs without --workers on this machine. */
-const DEFAULT_WORKERS = defaultWorkers({ cores: CORES, postgres: false });
 const ADMIN_KEY = `atk_bench_${Math.random().toString(36).slice(2)}_${Date.now()}`;
 const log = (line: string) => process.stderr.write(`[bench] ${line}\n`);
 

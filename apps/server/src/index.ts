@@ -8,5 +8,5 @@ export { inFlightRequests } from './http/in-flight.ts';
 export { requestPipeline } from './http/request-pipeline.ts';
 export { createLogger } from './logger.ts';
 // For tests that run the app in process with the settings the command would read from the environment.
-export { type Config, ConfigError, defaultWorkers, loadConfig } from './config.ts';
+export { type Config, ConfigError, DEFAULT_WORKERS, loadConfig } from './config.ts';
 export { publicProcedure, router } from './trpc.ts';
