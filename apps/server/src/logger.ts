@@ -29,41 +29,5 @@ export function createLogger(options: LogOptions, destination: LogDestination = 
     );
   }
   const fd = (destination as { fd?: number }).fd;
-  return pino(base, fd === undefined ? destination : batched(pino.destination({ dest: fd, sync: true })));
-}
-
-/** Most bytes of log lines held before they are written. */
-const LOG_BUFFER_BYTES = 64 * 1024;
-/** Longest a log line waits to be written. */
-const LOG_FLUSH_MS = 50;
-
-/**
- * Log lines written in batches (one write per 64 KiB or 50 ms instead of one per request): in order, and whatever is
- * pending is written before the process exits (process.exit, a fatal error, the end of the event loop).
- */
-function batched(out: { write(text: string): unknown }): { write(line: string): void } {
-  let pending: string[] = [];
-  let bytes = 0;
-  let timer: NodeJS.Timeout | null = null;
-  const flush = () => {
-    if (timer) clearTimeout(timer);
-    timer = null;
-    if (pending.length === 0) return;
-    const text = pending.length === 1 ? (pending[0] as string) : pending.join('');
-    pending = [];
-    bytes = 0;
-    out.write(text);
-  };
-  process.on('exit', flush);
-  return {
-    write(line) {
-      pending.push(line);
-      bytes += line.length;
-      if (bytes >= LOG_BUFFER_BYTES) flush();
-      else if (!timer) {
-        timer = setTimeout(flush, LOG_FLUSH_MS);
-        timer.unref();
-      }
-    },
-  };
+  return pino(base, fd === undefined ? destination : pino.destination({ dest: fd, sync: true }));
 }
