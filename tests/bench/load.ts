@@ -247,21 +247,38 @@ function report(startLoad: number[], workload: Workload) {
       ['bare @hono/trpc-server / bare node:http', ratio(bareTrpc, bare)],
       ['todos.write (1 process) / raw better-sqlite3 transaction', ratio(ours(SCENARIOS.todoWrite, 1), rawSqlite)],
       ...(WORKERS !== 1
-        ? Object.values(SCENARIOS).map((scenario) => [`${scenario}: ${WORKERS} workers / 1 process`, ratio(ours(scenario, WORKERS), ours(scenario, 1))])
+        ? Object.values(SCENARIOS).map((scenario) => [
+            `${scenario}: ${WORKERS} workers / 1 process`,
+            ratio(ours(scenario, WORKERS), ours(scenario, 1)),
+          ])
         : []),
     ],
   );
   // Every row of ours is judged in the default configuration (`serve` without --workers): the one measured fastest.
   const workersNeverLose = Object.values(SCENARIOS).every((scenario) => ours(scenario, WORKERS) >= 0.95 * ours(scenario, 1));
-  const defaultFastest = Object.values(SCENARIOS).every((scenario) => configured(scenario) >= 0.95 * Math.max(ours(scenario, 1), ours(scenario, WORKERS)));
+  const defaultFastest = Object.values(SCENARIOS).every(
+    (scenario) => configured(scenario) >= 0.95 * Math.max(ours(scenario, 1), ours(scenario, WORKERS)),
+  );
   const targets = textTable(
     [`target (issue 24; default configuration: ${DEFAULT_WORKERS} process${DEFAULT_WORKERS === 1 ? '' : 'es'})`, 'measured', ''],
     [
       ['no-op mutation, our stack: >= 0.85x bare @hono/trpc-server', ratio(noop, bareTrpc), target(noop >= 0.85 * bareTrpc)],
-      ['todos.write: >= 0.5x bare @hono/trpc-server', ratio(configured(SCENARIOS.todoWrite), bareTrpc), target(configured(SCENARIOS.todoWrite) >= 0.5 * bareTrpc)],
+      [
+        'todos.write: >= 0.5x bare @hono/trpc-server',
+        ratio(configured(SCENARIOS.todoWrite), bareTrpc),
+        target(configured(SCENARIOS.todoWrite) >= 0.5 * bareTrpc),
+      ],
       ['  p99 <= 50 ms at 32 connections', fmt(todoRow?.p99 ?? null, 1), target((todoRow?.p99 ?? Infinity) <= 50)],
-      ['tasks.update, 10k tasks: >= 2x the file-per-task store (10k)', ratio(configured(SCENARIOS.taskUpdate), files10k), target(configured(SCENARIOS.taskUpdate) >= 2 * files10k)],
-      ['runs.step: >= 0.4x bare @hono/trpc-server', ratio(configured(SCENARIOS.runStep), bareTrpc), target(configured(SCENARIOS.runStep) >= 0.4 * bareTrpc)],
+      [
+        'tasks.update, 10k tasks: >= 2x the file-per-task store (10k)',
+        ratio(configured(SCENARIOS.taskUpdate), files10k),
+        target(configured(SCENARIOS.taskUpdate) >= 2 * files10k),
+      ],
+      [
+        'runs.step: >= 0.4x bare @hono/trpc-server',
+        ratio(configured(SCENARIOS.runStep), bareTrpc),
+        target(configured(SCENARIOS.runStep) >= 0.4 * bareTrpc),
+      ],
       ...[SCENARIOS.todoGet, SCENARIOS.readyPage, SCENARIOS.runView].map((scenario) => [
         `${scenario}: >= 0.6x bare @hono/trpc-server`,
         ratio(configured(scenario), bareTrpc),

@@ -35,7 +35,9 @@ try {
     const profile = readdirSync(dir).find((f) => f.endsWith('.cpuprofile'));
     if (!profile) throw new Error('no .cpuprofile written');
     if (process.env.BENCH_PROFILE_KEEP) copyFileSync(path.join(dir, profile), process.env.BENCH_PROFILE_KEEP);
-    process.stdout.write(`no-op mutation on our stack, 32 connections, ${seconds} s: ${Math.round(result.perSecond)} req/s (profiler on)\n\n`);
+    process.stdout.write(
+      `no-op mutation on our stack, 32 connections, ${seconds} s: ${Math.round(result.perSecond)} req/s (profiler on)\n\n`,
+    );
     process.stdout.write(`${summarize(JSON.parse(readFileSync(path.join(dir, profile), 'utf8')), 30)}\n`);
     process.exit(0);
   }

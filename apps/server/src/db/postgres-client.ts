@@ -33,7 +33,10 @@ function statementNames() {
  */
 export async function openPostgresDb(url: string, options: { max?: number; lockTimeoutMs?: number } = {}): Promise<DbHandle> {
   const lockTimeout = options.lockTimeoutMs === undefined ? {} : { lock_timeout: options.lockTimeoutMs };
-  const adapter = new PrismaPg({ connectionString: url, max: options.max ?? 10, ...lockTimeout }, { statementNameGenerator: statementNames() });
+  const adapter = new PrismaPg(
+    { connectionString: url, max: options.max ?? 10, ...lockTimeout },
+    { statementNameGenerator: statementNames() },
+  );
   const db = new PrismaClient({ adapter });
   await db.$connect();
   const connection = new Proxy({} as SqliteConnection, {

@@ -2,12 +2,12 @@
 // one whose Content-Length says its size is judged from that; only a streamed body of unknown size is counted as it is
 // read (Hono's bodyLimit). Hono's middleware alone reads `request.body`, which builds a full WHATWG Request per call.
 import type { IncomingMessage } from 'node:http';
-import type { Context, MiddlewareHandler, Next } from 'hono';
+import type { Context, MiddlewareHandler } from 'hono';
 import { bodyLimit } from 'hono/body-limit';
 
 export function boundedBody(maxSize: number, onError: (c: Context) => Response): MiddlewareHandler {
-  const streamed = bodyLimit({ maxSize, onError });
-  return (c: Context, next: Next) => {
+  const streamed: MiddlewareHandler = bodyLimit({ maxSize, onError });
+  return (c, next) => {
     const incoming = (c.env as { incoming?: IncomingMessage & { rawBody?: unknown } } | undefined)?.incoming;
     if (incoming) {
       if (incoming.rawBody instanceof Buffer) return incoming.rawBody.length > maxSize ? Promise.resolve(onError(c)) : next();
