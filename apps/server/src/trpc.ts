@@ -29,21 +29,21 @@ const t = initTRPC.context<Context>().create({
 export const router = t.router;
 export const createCallerFactory = t.createCallerFactory;
 
-const domainErrors = t.middleware(async ({ next }) => {
+/**
+ * One middleware for every procedure (each layer costs tRPC a copy of the call's options): first refuses inputs nested
+ * too deep, with unpaired surrogates, NUL characters or prototype keys (see inputProblem), before any contract; then
+ * maps what the procedure threw to its answer.
+ */
+const guarded = t.middleware(async ({ getRawInput, next }) => {
+  const problem = inputProblem(await getRawInput());
+  if (problem) throw toTRPCError(new DomainError('INVALID_INPUT', problem));
   const result = await next();
   // A domain refusal gets its code's status; the store unavailable (busy, does not answer) is one: 503, not a fault.
   if (!result.ok && isDomainError(result.error.cause)) throw toTRPCError(result.error.cause);
   return result;
 });
 
-/** Before any contract: refuses inputs nested too deep, with unpaired surrogates, NUL characters or prototype keys (see inputProblem). */
-const inputGuard = t.middleware(async ({ getRawInput, next }) => {
-  const problem = inputProblem(await getRawInput());
-  if (problem) throw new DomainError('INVALID_INPUT', problem);
-  return next();
-});
-
-export const publicProcedure = t.procedure.use(domainErrors).use(inputGuard);
+export const publicProcedure = t.procedure.use(guarded);
 
 export const authedProcedure = publicProcedure.use(async ({ ctx, next, type, signal }) => {
   // A live stream let in by the HTTP layer was authenticated there (a refusal is told here, inside the stream).

@@ -5,13 +5,13 @@ import { RESPONSE_ALREADY_SENT } from '@hono/node-server/utils/response';
 import { trpcServer } from '@hono/trpc-server';
 import type { AnyTRPCRouter } from '@trpc/server';
 import { type Context, Hono } from 'hono';
-import { bodyLimit } from 'hono/body-limit';
 import { cors } from 'hono/cors';
 import { requestId } from 'hono/request-id';
 import { type InnerContext, type RequestInfo, type Services, createContextFactory } from '../context.ts';
 import { type Answer, answerFor, answerHeaders, errorBodyFor, transportRefusals } from '../error-map.ts';
 import { appRouter } from '../routers/root.ts';
 import { strayBatchKeyProblem } from './batch-keys.ts';
+import { boundedBody } from './body-bound.ts';
 import { liveStreamRoute } from './live-stream.ts';
 import { dashboard } from './dashboard.ts';
 import { factsOf } from './front-door.ts';
@@ -154,10 +154,7 @@ export function createHttpApp(options: HttpAppOptions) {
       if (calls <= maxBatch) return next();
       return answer(c, transportRefusals.batchTooLarge(maxBatch, calls));
     },
-    bodyLimit({
-      maxSize: MAX_BODY_BYTES,
-      onError: (c) => answer(c, transportRefusals.bodyTooLarge('16 MiB')),
-    }),
+    boundedBody(MAX_BODY_BYTES, (c) => answer(c, transportRefusals.bodyTooLarge('16 MiB'))),
     // After the body limit, so the body read here is bounded; tRPC reads it again from the request's cache.
     async (c, next) => {
       if (c.req.query('batch') !== '1') return next();
