@@ -154,3 +154,4 @@ export async function runTasksCli(argv: string[], options: TasksCliOptions = {})
 }
 
 export { opencodeConfigDir, opencodeTaskFolder, opencodeTaskListId, sisyphusTasksConfig } from './opencode-task-folder.ts';
+export { runAgentTasksCli } from './agent-tasks-cli.ts';
