@@ -83,8 +83,8 @@ describe('no doc or help text sends a user to the unscoped `agent-tasks` package
     ];
     const texts = await Promise.all([
       ...commands.map(async (args) => ({ what: `agent-tasks ${args.join(' ')}`, text: await help(agentTasksBin, args) })),
-      { what: 'SDK agent-tasks', text: await help(sdkBin, []) },
-      { what: 'SDK agent-tasks tasks', text: await help(sdkBin, ['tasks']) },
+      (async () => ({ what: 'SDK agent-tasks', text: await help(sdkBin, []) }))(),
+      (async () => ({ what: 'SDK agent-tasks tasks', text: await help(sdkBin, ['tasks']) }))(),
     ]);
     for (const { what, text } of texts) {
       expect(text, what).toMatch(/\S/);

@@ -8,7 +8,10 @@ const { hookLoader } = require('./hook-loader.cjs');
 
 const args = process.argv.slice(2);
 void (async () => {
-  const ranHook = args[0] === 'hook' && args.length === 2 && (await hookLoader(path.join(__dirname, '..', 'dist')).runHookCommand(args[1]));
+  const ranHook =
+    args[0] === 'hook' &&
+    args.length === 2 &&
+    (await hookLoader(path.join(path.dirname(module.filename), '..', 'dist')).runHookCommand(args[1]));
   if (ranHook) return;
   const { runAgentTasksCli } = await import('../dist/cli.js');
   process.exitCode = await runAgentTasksCli(args);

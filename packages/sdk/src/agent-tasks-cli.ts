@@ -42,7 +42,7 @@ async function run(argv: string[], out: (text: string) => void): Promise<number>
     return 0;
   }
   if (command === 'tasks') {
-    const { runTasksCli } = await import('./cli.ts');
+    const { runTasksCli } = await import('./tasks-cli.ts');
     return runTasksCli(rest, { command: 'agent-tasks tasks' });
   }
   if (command === 'mcp') {

@@ -22,7 +22,6 @@
 // each of its own task lists from 1 (the session's, unless CLAUDE_CODE_TASK_LIST_ID shares one): a mirror's id names
 // that list, so two sessions' task #1 are two tasks. The todo list (TodoWrite) stays the chat's own.
 import { createReadStream } from 'node:fs';
-import path from 'node:path';
 import { z } from 'zod';
 import { type HookClient, createHookClient } from './hook-client.ts';
 import { refusalOf } from './errors.ts';
