@@ -32,10 +32,13 @@ const timed = [
 ];
 
 /** Black-box files that never reach a database of their own choosing (source rules, the built bundle, exported
- * schemas, static file serving on an in-process app): one run on the SQLite pass says all they can. */
+ * schemas, static file serving on an in-process app, the server package installed with its own SQLite file, doc and
+ * help texts): one run on the SQLite pass says all they can. */
 const databaseFree = [
   'tests/architecture.test.ts',
   'tests/dashboard-bundle.test.ts',
+  'tests/package-names.test.ts',
+  'tests/server-package.test.ts',
   'tests/tool-schemas.test.ts',
   'tests/web-serving.test.ts',
 ];
