@@ -140,15 +140,15 @@ describe('workspace isolation', () => {
     outsider = await resolveActor(w.deps, created.adminKey);
     const opened = await sessions.openSession(w.deps, outsider, {});
     outsiderSession = await resolveActor(w.deps, opened.token);
-    await todos.writeTodos(w.deps, w.session, { todos: [item('Secret step')] });
+    await todos.write(w.deps, w.session, { todos: [item('Secret step')] });
   });
 
   it('reads of another workspace session are not found, for keys and session tokens alike', async () => {
     const text = `Error: session ${w.sessionId} not found.`;
     for (const reader of [outsider, outsiderSession]) {
-      await expectRefused(todos.getTodoList(w.deps, reader, { sessionId: w.sessionId }), 'NOT_FOUND', text);
-      await expectRefused(todos.todoHistory(w.deps, reader, { sessionId: w.sessionId, limit: 10 }), 'NOT_FOUND', text);
-      await expectRefused(todos.todoCardsAfter(w.deps, reader, { sessionId: w.sessionId, afterRevision: 0 }), 'NOT_FOUND', text);
+      await expectRefused(todos.get(w.deps, reader, { sessionId: w.sessionId }), 'NOT_FOUND', text);
+      await expectRefused(todos.history(w.deps, reader, { sessionId: w.sessionId, limit: 10 }), 'NOT_FOUND', text);
+      await expectRefused(todos.cardsAfter(w.deps, reader, { sessionId: w.sessionId, afterRevision: 0 }), 'NOT_FOUND', text);
       await expectRefused(sessions.getSessionView(w.deps, reader, { sessionId: w.sessionId }), 'NOT_FOUND', text);
     }
   });
@@ -172,9 +172,9 @@ describe('workspace isolation', () => {
   it('a workspace settings do not leak into another', async () => {
     await workspaces.updateSettings(w.deps, outsider, { oneActiveRule: false });
     expect(await workspaces.getSettings(w.deps, w.admin)).toEqual({ oneActiveRule: true });
-    await todos.writeTodos(w.deps, outsiderSession, { todos: [item('A', 'in_progress'), item('B', 'in_progress')] });
+    await todos.write(w.deps, outsiderSession, { todos: [item('A', 'in_progress'), item('B', 'in_progress')] });
     await expectRefused(
-      todos.writeTodos(w.deps, w.session, { todos: [item('A', 'in_progress'), item('B', 'in_progress')] }),
+      todos.write(w.deps, w.session, { todos: [item('A', 'in_progress'), item('B', 'in_progress')] }),
       'INVALID_TODOS',
       'Error: invalid todos: at most one task may be in_progress (got 2)',
     );

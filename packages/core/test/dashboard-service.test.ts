@@ -15,7 +15,7 @@ describe('session tree', () => {
     const child = await sessions.openSession(w.deps, w.session, { title: 'helper' });
     const grandchild = await sessions.openSession(w.deps, await resolveActor(w.deps, child.token), { title: 'deep' });
     w.clock.set('2025-03-01T11:00:00.000Z');
-    await todos.writeTodos(w.deps, await resolveActor(w.deps, child.token), {
+    await todos.write(w.deps, await resolveActor(w.deps, child.token), {
       todos: [item('a', 'completed'), item('b', 'in_progress'), item('c')],
     });
 
@@ -40,7 +40,7 @@ describe('session tree', () => {
     const opened = await sessions.openSession(w.deps, w.agent, {});
     const actor = await resolveActor(w.deps, opened.token);
     await sessions.startTurn(w.deps, actor);
-    await todos.writeTodos(w.deps, actor, { todos: [item('a')] });
+    await todos.write(w.deps, actor, { todos: [item('a')] });
     const signals = w.events.published.slice(before).filter((e) => e.topic === sessionsTopic(w.workspaceId));
     expect(signals.map((e) => e.data)).toMatchObject([
       { sessionId: opened.session.id, kind: 'opened' },

@@ -88,8 +88,8 @@ export async function recordedState(w: Pick<World, 'deps' | 'store' | 'events' |
   return {
     snapshot: w.store.snapshot(),
     events: w.events.published.length,
-    list: await todos.getTodoList(w.deps, w.admin, { sessionId }),
-    cards: (await todos.todoHistory(w.deps, w.admin, { sessionId, limit: 100 })).cards,
+    list: await todos.get(w.deps, w.admin, { sessionId }),
+    cards: (await todos.history(w.deps, w.admin, { sessionId, limit: 100 })).cards,
   };
 }
 

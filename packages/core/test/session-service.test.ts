@@ -12,7 +12,7 @@ beforeEach(async () => {
 const todoEvents = () => w.events.published.filter((e) => e.topic.startsWith('todo:'));
 
 const view = (actor = w.session) => sessions.getSessionView(w.deps, actor, {});
-const write = (todoItems: ReturnType<typeof item>[], actor = w.session) => todos.writeTodos(w.deps, actor, { todos: todoItems });
+const write = (todoItems: ReturnType<typeof item>[], actor = w.session) => todos.write(w.deps, actor, { todos: todoItems });
 
 describe('opening sessions', () => {
   it('an agent key opens a top-level session with no turn yet; its token acts as that session', async () => {
@@ -129,9 +129,9 @@ describe('one chat, one list (seed 000: "Where the list lives")', () => {
     const out = await write([item('Child step'), item('Other child step', 'completed')], subActor);
     expect(out.revision).toBe(1);
 
-    expect((await todos.getTodoList(w.deps, w.session, {})).items).toEqual([item('Parent step', 'in_progress')]);
-    expect((await todos.getTodoList(w.deps, subActor, {})).items).toEqual([item('Child step'), item('Other child step', 'completed')]);
-    expect((await todos.todoHistory(w.deps, w.admin, { sessionId: w.sessionId, limit: 10 })).cards).toHaveLength(1);
+    expect((await todos.get(w.deps, w.session, {})).items).toEqual([item('Parent step', 'in_progress')]);
+    expect((await todos.get(w.deps, subActor, {})).items).toEqual([item('Child step'), item('Other child step', 'completed')]);
+    expect((await todos.history(w.deps, w.admin, { sessionId: w.sessionId, limit: 10 })).cards).toHaveLength(1);
     expect(todoEvents().map((e) => e.topic)).toEqual([`todo:${w.sessionId}`, `todo:${sub.session.id}`]);
   });
 
@@ -144,7 +144,7 @@ describe('one chat, one list (seed 000: "Where the list lives")', () => {
   it("a session token always writes its own list, even when it could read another (its subagent's)", async () => {
     const subagent = await sessions.openSession(w.deps, w.session, {});
     await write([item('Mine')]);
-    expect((await todos.getTodoList(w.deps, w.session, { sessionId: subagent.session.id })).revision).toBe(0);
+    expect((await todos.get(w.deps, w.session, { sessionId: subagent.session.id })).revision).toBe(0);
   });
 
   it("another chat's list is not readable by a session (nothing is shared between chats), nor told to exist", async () => {
@@ -152,15 +152,15 @@ describe('one chat, one list (seed 000: "Where the list lives")', () => {
     const subagent = await sessions.openSession(w.deps, w.session, {});
     const subActor = await resolveActor(w.deps, subagent.token);
     const missing = (id: string) => `Error: session ${id} not found.`;
-    await expectRefused(todos.getTodoList(w.deps, w.session, { sessionId: sibling.session.id }), 'NOT_FOUND', missing(sibling.session.id));
+    await expectRefused(todos.get(w.deps, w.session, { sessionId: sibling.session.id }), 'NOT_FOUND', missing(sibling.session.id));
     await expectRefused(
       sessions.getSessionView(w.deps, w.session, { sessionId: sibling.session.id }),
       'NOT_FOUND',
       missing(sibling.session.id),
     );
     // A subagent does not read the session above it; that session reads the subagent.
-    await expectRefused(todos.getTodoList(w.deps, subActor, { sessionId: w.sessionId }), 'NOT_FOUND', missing(w.sessionId));
-    expect((await todos.getTodoList(w.deps, w.session, { sessionId: subagent.session.id })).sessionId).toBe(subagent.session.id);
+    await expectRefused(todos.get(w.deps, subActor, { sessionId: w.sessionId }), 'NOT_FOUND', missing(w.sessionId));
+    expect((await todos.get(w.deps, w.session, { sessionId: subagent.session.id })).sessionId).toBe(subagent.session.id);
     expect((await sessions.listSessions(w.deps, w.session)).sessions.map((s) => s.id).sort()).toEqual(
       [w.sessionId, subagent.session.id].sort(),
     );

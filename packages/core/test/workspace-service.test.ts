@@ -304,7 +304,7 @@ describe('settings, whoami and new workspaces', () => {
   it('a refused settings change leaves the todo rule as it was', async () => {
     await expect(workspaces.updateSettings(w.deps, w.viewer, { oneActiveRule: false })).rejects.toMatchObject({ code: 'FORBIDDEN' });
     await expect(
-      todos.writeTodos(w.deps, w.session, { todos: [item('A', 'in_progress'), item('B', 'in_progress')] }),
+      todos.write(w.deps, w.session, { todos: [item('A', 'in_progress'), item('B', 'in_progress')] }),
     ).rejects.toMatchObject({ code: 'INVALID_TODOS' });
   });
 });
