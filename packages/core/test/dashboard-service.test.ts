@@ -52,12 +52,12 @@ describe('session tree', () => {
 
 describe('task lists and graphs', () => {
   it('gives each list with counts, and a graph with open blockers, readiness, waves and the critical path', async () => {
-    const fe = await tasks.createTask(w.deps, w.session, { subject: 'Build frontend', description: '' });
-    const be = await tasks.createTask(w.deps, w.session, { subject: 'Build backend', description: '' });
-    const it2 = await tasks.createTask(w.deps, w.session, { subject: 'Integrate', description: '', blockedBy: [fe.id, be.id] });
-    await tasks.updateTask(w.deps, w.session, { id: fe.id, status: 'in_progress' });
-    await tasks.updateTask(w.deps, w.session, { id: fe.id, status: 'completed' });
-    await tasks.createTask(w.deps, w.session, { listName: 'other', subject: 'x', description: '' });
+    const fe = await tasks.create(w.deps, w.session, { subject: 'Build frontend', description: '' });
+    const be = await tasks.create(w.deps, w.session, { subject: 'Build backend', description: '' });
+    const it2 = await tasks.create(w.deps, w.session, { subject: 'Integrate', description: '', blockedBy: [fe.id, be.id] });
+    await tasks.update(w.deps, w.session, { id: fe.id, status: 'in_progress' });
+    await tasks.update(w.deps, w.session, { id: fe.id, status: 'completed' });
+    await tasks.create(w.deps, w.session, { listName: 'other', subject: 'x', description: '' });
 
     expect((await dashboard.taskLists(w.deps, w.viewer)).lists).toEqual([
       { name: 'default', createdAt: expect.any(String), counts: { pending: 2, inProgress: 0, completed: 1 } },

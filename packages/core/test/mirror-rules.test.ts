@@ -116,7 +116,7 @@ describe('the mirror use cases', () => {
     await make('T-cc-1', 'Build');
     const long = { subject: 's'.repeat(250), description: 'd'.repeat(MIRROR_DESCRIPTION_MAX + 1) };
     await taskMirror.mirrorTask(w.deps, agent, { listName, id: 'T-cc-3', create: long, addBlockedBy: ['T-cc-1', 'T-cc-9'] });
-    const blocked = await tasks.getTask(w.deps, agent, { listName, id: 'T-cc-3' });
+    const blocked = await tasks.get(w.deps, agent, { listName, id: 'T-cc-3' });
     expect(blocked).toMatchObject({
       subject: long.subject,
       description: `${'d'.repeat(MIRROR_DESCRIPTION_MAX - 1)}…`,
@@ -124,7 +124,7 @@ describe('the mirror use cases', () => {
     });
 
     await expectRefused(
-      tasks.updateTask(w.deps, agent, { listName, id: 'T-cc-3', status: 'in_progress' }),
+      tasks.update(w.deps, agent, { listName, id: 'T-cc-3', status: 'in_progress' }),
       'TASK_BLOCKED',
       'Error: task T-cc-3 is blocked by T-cc-1; it cannot be started until it is completed.',
     );
