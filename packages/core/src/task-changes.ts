@@ -5,7 +5,7 @@ import type { Actor } from './actor.ts';
 import type { Deps, LiveEvent, Repositories } from './ports.ts';
 import type { TaskChangeKind, TaskChangeRecord, TaskEdge, TaskListRecord, TaskRecord } from './records.ts';
 import { TASK_REF, type TaskStatus } from '@agent-tasks/schema';
-import { cycleError, findCycle, isResolved, selfDependencyError } from './task-graph.ts';
+import { cycleError, cycleClosedBy, isResolved, selfDependencyError } from './task-graph.ts';
 import { presentChange, presentTask } from './task-present.ts';
 
 export const taskTopic = (workspaceId: string, listName: string) => `tasks:${workspaceId}:${listName}`;
@@ -108,7 +108,7 @@ export class TaskChanges {
     if (existing.some((e) => e.blockerId === blockerId && e.blockedId === blockedId)) return;
     // One reachability query settles the common case; only a refusal walks the graph to name the cycle.
     if (await this.repos.tasks.reaches(this.list.id, blockedId, blockerId)) {
-      const cycle = await findCycle(blockerId, blockedId, (ids) => this.repos.tasks.blocksOf(this.list.id, ids));
+      const cycle = await cycleClosedBy(blockerId, blockedId, (ids) => this.repos.tasks.blocksOf(this.list.id, ids));
       if (cycle) throw cycleError(cycle);
     }
     await this.repos.tasks.addEdge(this.list.id, { blockerId, blockedId });
