@@ -1,6 +1,6 @@
 // Initialises tRPC once: error formatting (exact refusal texts, stable codes), procedures, stream contracts.
 import { DomainError, isDomainError } from '@agent-tasks/core';
-import { cut, formatZodError, inputProblem, shown } from '@agent-tasks/schema';
+import { formatZodError, inputProblem, shown, shownName } from '@agent-tasks/schema';
 import { initTRPC, type TrackedEnvelope, isTrackedEnvelope } from '@trpc/server';
 import { ZodError, z } from 'zod';
 import { type OpenedStream, whileOpen } from './adapters/live-streams.ts';
@@ -12,7 +12,7 @@ import { toTRPCError } from './error-map.ts';
 /** The answer's data: the tRPC code and HTTP status, the stable app code and details; never a stack or a file path. */
 function safeData(shape: { data: { code: string; httpStatus: number; path?: string } }, appCode: string | null, details: unknown) {
   const { code, httpStatus, path } = shape.data;
-  return { code, httpStatus, ...(path === undefined ? {} : { path: cut(path, PATH_MAX) }), appCode, details };
+  return { code, httpStatus, ...(path === undefined ? {} : { path: shownName(path, PATH_MAX) }), appCode, details };
 }
 
 /** Longest procedure path echoed: every real one is far shorter; an unknown one is the caller's text, cut like a value. */
