@@ -16,7 +16,7 @@ function unreachable(problem: string) {
 }
 
 /** Adds a channel; its URL must reach a public address after DNS resolution (or one the operator allowed). */
-export async function createChannel(
+export async function create(
   deps: Deps,
   sender: WebhookSender,
   actor: Actor,
@@ -37,7 +37,7 @@ export async function createChannel(
   return present(channel);
 }
 
-export async function listChannels(deps: Deps, actor: Actor) {
+export async function list(deps: Deps, actor: Actor) {
   requireRole(actor, 'admin');
   return { channels: (await deps.store.channels.list(actor.workspaceId)).map(present) };
 }
@@ -50,7 +50,7 @@ export async function deleteChannel(deps: Deps, actor: Actor, input: { id: strin
     return found;
   });
   if (!deleted) throw new DomainError('NOT_FOUND', `Error: notification channel ${input.id} not found.`);
-  return listChannels(deps, actor);
+  return list(deps, actor);
 }
 
 /** A test message is one attempt, answered while the admin waits: a shorter timeout than queued deliveries. */
@@ -60,7 +60,7 @@ export const TEST_MESSAGE_TIMEOUT_MS = 5_000;
  * Sends a test message to one channel now, in the channel's kind, and answers whether its receiver accepted it. Not
  * queued and not retried: the answer is the outcome of this one attempt, and nothing is recorded.
  */
-export async function sendTestMessage(deps: Deps, sender: WebhookSender, actor: Actor, input: { id: string }) {
+export async function sendTest(deps: Deps, sender: WebhookSender, actor: Actor, input: { id: string }) {
   requireRole(actor, 'admin');
   const channel = (await deps.store.channels.list(actor.workspaceId)).find((c) => c.id === input.id);
   if (!channel) throw new DomainError('NOT_FOUND', `Error: notification channel ${input.id} not found.`);

@@ -80,7 +80,7 @@ describe('resolveActor', () => {
   });
 
   it('a session opened with an admin key acts as an agent, not an admin', async () => {
-    const opened = await sessions.openSession(w.deps, w.admin, {});
+    const opened = await sessions.open(w.deps, w.admin, {});
     const asSession = await resolveActor(w.deps, opened.token);
     expect(asSession.role).toBe('agent');
     await expectRefused(
@@ -113,7 +113,7 @@ describe('resolveActor', () => {
   });
 
   it('refuses the sessions (and subagent sessions) of a revoked key', async () => {
-    const sub = await sessions.openSession(w.deps, w.session, {});
+    const sub = await sessions.open(w.deps, w.session, {});
     await workspaces.revokeKey(w.deps, w.admin, { id: w.agent.keyId });
     for (const token of [w.sessionToken, sub.token]) {
       await expectRefused(
@@ -126,7 +126,7 @@ describe('resolveActor', () => {
 
   it('revoking one key leaves sessions opened by other keys working', async () => {
     const other = await workspaces.createKey(w.deps, w.admin, { name: 'other agent', role: 'agent' });
-    const opened = await sessions.openSession(w.deps, await resolveActor(w.deps, other.token), {});
+    const opened = await sessions.open(w.deps, await resolveActor(w.deps, other.token), {});
     await workspaces.revokeKey(w.deps, w.admin, { id: w.agent.keyId });
     await expect(resolveActor(w.deps, opened.token)).resolves.toMatchObject({ sessionId: opened.session.id });
   });
@@ -138,7 +138,7 @@ describe('workspace isolation', () => {
   beforeEach(async () => {
     const created = await workspaces.createWorkspace(w.deps, w.admin, { name: 'other' });
     outsider = await resolveActor(w.deps, created.adminKey);
-    const opened = await sessions.openSession(w.deps, outsider, {});
+    const opened = await sessions.open(w.deps, outsider, {});
     outsiderSession = await resolveActor(w.deps, opened.token);
     await todos.write(w.deps, w.session, { todos: [item('Secret step')] });
   });
@@ -149,13 +149,13 @@ describe('workspace isolation', () => {
       await expectRefused(todos.get(w.deps, reader, { sessionId: w.sessionId }), 'NOT_FOUND', text);
       await expectRefused(todos.history(w.deps, reader, { sessionId: w.sessionId, limit: 10 }), 'NOT_FOUND', text);
       await expectRefused(todos.cardsAfter(w.deps, reader, { sessionId: w.sessionId, afterRevision: 0 }), 'NOT_FOUND', text);
-      await expectRefused(sessions.getSessionView(w.deps, reader, { sessionId: w.sessionId }), 'NOT_FOUND', text);
+      await expectRefused(sessions.get(w.deps, reader, { sessionId: w.sessionId }), 'NOT_FOUND', text);
     }
   });
 
   it('session lists and key lists show only the caller workspace', async () => {
-    expect((await sessions.listSessions(w.deps, outsider)).sessions.map((s) => s.id)).toEqual([outsiderSession.sessionId]);
-    expect((await sessions.listSessions(w.deps, w.viewer)).sessions.map((s) => s.id)).toEqual([w.sessionId]);
+    expect((await sessions.list(w.deps, outsider)).sessions.map((s) => s.id)).toEqual([outsiderSession.sessionId]);
+    expect((await sessions.list(w.deps, w.viewer)).sessions.map((s) => s.id)).toEqual([w.sessionId]);
     expect((await workspaces.listKeys(w.deps, outsider)).keys.map((k) => k.id)).toEqual([outsider.keyId]);
   });
 

@@ -11,9 +11,9 @@ beforeEach(async () => {
 describe('session tree', () => {
   it('lists subagents right under their parent, with counts of the latest list and the time of the last update', async () => {
     w.clock.set('2025-03-01T10:00:00.000Z');
-    const second = await sessions.openSession(w.deps, w.agent, { title: 'second' });
-    const child = await sessions.openSession(w.deps, w.session, { title: 'helper' });
-    const grandchild = await sessions.openSession(w.deps, await resolveActor(w.deps, child.token), { title: 'deep' });
+    const second = await sessions.open(w.deps, w.agent, { title: 'second' });
+    const child = await sessions.open(w.deps, w.session, { title: 'helper' });
+    const grandchild = await sessions.open(w.deps, await resolveActor(w.deps, child.token), { title: 'deep' });
     w.clock.set('2025-03-01T11:00:00.000Z');
     await todos.write(w.deps, await resolveActor(w.deps, child.token), {
       todos: [item('a', 'completed'), item('b', 'in_progress'), item('c')],
@@ -37,7 +37,7 @@ describe('session tree', () => {
 
   it('signals opening, turns and todo updates on the workspace topic', async () => {
     const before = w.events.published.length;
-    const opened = await sessions.openSession(w.deps, w.agent, {});
+    const opened = await sessions.open(w.deps, w.agent, {});
     const actor = await resolveActor(w.deps, opened.token);
     await sessions.startTurn(w.deps, actor);
     await todos.write(w.deps, actor, { todos: [item('a')] });

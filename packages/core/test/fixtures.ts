@@ -63,7 +63,7 @@ export async function makeWorld(): Promise<World> {
   const viewerKey = (await workspaces.createKey(deps, admin, { name: 'viewer', role: 'viewer' })).token;
   const agent = await resolveActor(deps, agentKey);
   const viewer = await resolveActor(deps, viewerKey);
-  const opened = await sessions.openSession(deps, agent, { title: 'chat' });
+  const opened = await sessions.open(deps, agent, { title: 'chat' });
   const session = await resolveActor(deps, opened.token);
   return {
     deps,
@@ -109,7 +109,7 @@ export async function expectNothingRecorded(
 
 /** Opens a session named `agentName` with the agent key (a subagent of `parent` when given); returns its actor. */
 export async function agentSession(w: Pick<World, 'deps' | 'agent'>, agentName: string, parent?: Actor): Promise<Actor> {
-  const opened = await sessions.openSession(w.deps, parent ?? w.agent, { title: agentName, agentName });
+  const opened = await sessions.open(w.deps, parent ?? w.agent, { title: agentName, agentName });
   return resolveActor(w.deps, opened.token);
 }
 
@@ -142,7 +142,7 @@ export const runTasks = (n: number, prefix = 'Task') => Array.from({ length: n }
 
 /** Adds a notification channel to the workspace (as its admin). */
 export function addChannel(w: Pick<World, 'deps' | 'admin'>, name = 'ops', url = `https://hooks.example.com/${name}`) {
-  return channels.createChannel(w.deps, new FakeSender(), w.admin, { name, url });
+  return channels.create(w.deps, new FakeSender(), w.admin, { name, url });
 }
 
 /**
@@ -170,7 +170,7 @@ export async function startedRun(
 ) {
   const started = await startRun(w, options);
   const { name = 'Ship the release', ...rest } = intake;
-  await runs.nameRun(w.deps, options.actor ?? w.session, { runId: started.id, name });
+  await runs.name(w.deps, options.actor ?? w.session, { runId: started.id, name });
   return runs.intake(w.deps, options.actor ?? w.session, {
     runId: started.id,
     tasks: runTasks(3),

@@ -84,7 +84,7 @@ describe('the mirror use cases', () => {
   });
 
   it('todos.mirror with forkOf copies the parent list once, only into a session without a list', async () => {
-    const open = async (externalId: string) => resolveActor(w.deps, (await sessions.openSession(w.deps, w.agent, { externalId })).token);
+    const open = async (externalId: string) => resolveActor(w.deps, (await sessions.open(w.deps, w.agent, { externalId })).token);
     const parent = await open('claude-parent');
     const fork = await open('claude-fork');
     const items = [{ content: 'Write the fix', status: 'in_progress' as const, activeForm: 'Writing the fix' }];

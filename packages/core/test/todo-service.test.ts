@@ -217,7 +217,7 @@ describe('refusals record nothing (seed 000 exact texts)', () => {
     await workspaces.updateSettings(w.deps, w.admin, { oneActiveRule: true });
 
     expect(await list()).toMatchObject({ revision: 1, items: [item('A', 'in_progress'), item('B', 'in_progress')] });
-    const view = await sessions.getSessionView(w.deps, w.admin, { sessionId: w.sessionId });
+    const view = await sessions.get(w.deps, w.admin, { sessionId: w.sessionId });
     expect(view.todo.items).toEqual([item('A', 'in_progress'), item('B', 'in_progress')]);
 
     const before = await recordedState(w, w.sessionId);
@@ -472,9 +472,9 @@ describe('update cards, live events and history', () => {
     expect(after.sessionId).toBe(w.sessionId);
     expect(after.cards.map((c) => c.revision)).toEqual([3, 4]);
     expect(after.cards[0]!.items).toEqual([item('Step 3')]);
-    expect(
-      (await todos.cardsAfter(w.deps, w.admin, { sessionId: w.sessionId, afterRevision: 0 })).cards.map((c) => c.revision),
-    ).toEqual([1, 2, 3, 4]);
+    expect((await todos.cardsAfter(w.deps, w.admin, { sessionId: w.sessionId, afterRevision: 0 })).cards.map((c) => c.revision)).toEqual([
+      1, 2, 3, 4,
+    ]);
     expect((await todos.cardsAfter(w.deps, w.session, { afterRevision: 4 })).cards).toEqual([]);
   });
 
