@@ -2,7 +2,7 @@
 import { type Actor, SESSION_TOKEN_PREFIX, requireRole } from './actor.ts';
 import { publishSessionActivity } from './dashboard-service.ts';
 import { DomainError } from './errors.ts';
-import { type Revocation, revocationsTopic } from './workspace-service.ts';
+import { type Revocation, revocationsTopic } from './key-service.ts';
 import { canReadSession, readableSessions } from './session-access.ts';
 import type { Deps, Repositories } from './ports.ts';
 import { presentList, presentSession } from './present.ts';

@@ -26,11 +26,7 @@ export const todoTopic = (sessionId: string) => `todo:${sessionId}`;
  * seed 000's rules). The revision moves on in one compare-and-set statement (against `baseRevision` when given), so
  * concurrent writers are ordered by the store and none is lost.
  */
-export async function write(
-  deps: Deps,
-  actor: Actor,
-  input: { todos: readonly TodoDisplayItem[]; baseRevision?: number | undefined },
-) {
+export async function write(deps: Deps, actor: Actor, input: { todos: readonly TodoDisplayItem[]; baseRevision?: number | undefined }) {
   const sessionId = owningSession(actor);
   const items = normalizeTodos(input.todos);
   return recordTodos(deps, actor, sessionId, items, input.baseRevision, true);

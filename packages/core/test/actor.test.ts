@@ -1,6 +1,6 @@
 // Unit tests of who is calling: token resolution (keys, sessions, revocation), role checks, and workspace isolation of reads.
 import { beforeEach, describe, expect, it } from 'vitest';
-import { type Actor, requireRole, resolveActor, sessions, todos, workspaces } from '../src/index.ts';
+import { type Actor, requireRole, resolveActor, sessions, todos, keys, workspaces } from '../src/index.ts';
 import { type World, expectRefused, expectThrows, item, makeWorld } from './fixtures.ts';
 
 let w: World;
@@ -44,8 +44,8 @@ describe('requireRole', () => {
 
 describe('resolveActor', () => {
   it('resolves each key to its workspace, role and id, with no session', async () => {
-    const keys = (await workspaces.listKeys(w.deps, w.admin)).keys;
-    const byName = Object.fromEntries(keys.map((k) => [k.name, k.id]));
+    const listed = (await keys.list(w.deps, w.admin)).keys;
+    const byName = Object.fromEntries(listed.map((k) => [k.name, k.id]));
     expect(await resolveActor(w.deps, w.adminKey)).toEqual({
       workspaceId: w.workspaceId,
       role: 'admin',
@@ -84,7 +84,7 @@ describe('resolveActor', () => {
     const asSession = await resolveActor(w.deps, opened.token);
     expect(asSession.role).toBe('agent');
     await expectRefused(
-      workspaces.createKey(w.deps, asSession, { name: 'x', role: 'admin' }),
+      keys.create(w.deps, asSession, { name: 'x', role: 'admin' }),
       'FORBIDDEN',
       'Error: forbidden: this call needs an admin key (this key is agent).',
     );
@@ -108,13 +108,13 @@ describe('resolveActor', () => {
   });
 
   it('refuses a revoked key', async () => {
-    await workspaces.revokeKey(w.deps, w.admin, { id: w.agent.keyId });
+    await keys.revoke(w.deps, w.admin, { id: w.agent.keyId });
     await expectRefused(resolveActor(w.deps, w.agentKey), 'UNAUTHENTICATED', 'Error: unauthorized: this API key has been revoked.');
   });
 
   it('refuses the sessions (and subagent sessions) of a revoked key', async () => {
     const sub = await sessions.open(w.deps, w.session, {});
-    await workspaces.revokeKey(w.deps, w.admin, { id: w.agent.keyId });
+    await keys.revoke(w.deps, w.admin, { id: w.agent.keyId });
     for (const token of [w.sessionToken, sub.token]) {
       await expectRefused(
         resolveActor(w.deps, token),
@@ -125,9 +125,9 @@ describe('resolveActor', () => {
   });
 
   it('revoking one key leaves sessions opened by other keys working', async () => {
-    const other = await workspaces.createKey(w.deps, w.admin, { name: 'other agent', role: 'agent' });
+    const other = await keys.create(w.deps, w.admin, { name: 'other agent', role: 'agent' });
     const opened = await sessions.open(w.deps, await resolveActor(w.deps, other.token), {});
-    await workspaces.revokeKey(w.deps, w.admin, { id: w.agent.keyId });
+    await keys.revoke(w.deps, w.admin, { id: w.agent.keyId });
     await expect(resolveActor(w.deps, opened.token)).resolves.toMatchObject({ sessionId: opened.session.id });
   });
 });
@@ -156,16 +156,12 @@ describe('workspace isolation', () => {
   it('session lists and key lists show only the caller workspace', async () => {
     expect((await sessions.list(w.deps, outsider)).sessions.map((s) => s.id)).toEqual([outsiderSession.sessionId]);
     expect((await sessions.list(w.deps, w.viewer)).sessions.map((s) => s.id)).toEqual([w.sessionId]);
-    expect((await workspaces.listKeys(w.deps, outsider)).keys.map((k) => k.id)).toEqual([outsider.keyId]);
+    expect((await keys.list(w.deps, outsider)).keys.map((k) => k.id)).toEqual([outsider.keyId]);
   });
 
   it('another workspace key cannot be revoked from outside: not found, and nothing changes', async () => {
     const snapshot = w.store.snapshot();
-    await expectRefused(
-      workspaces.revokeKey(w.deps, outsider, { id: w.agent.keyId }),
-      'NOT_FOUND',
-      `Error: API key ${w.agent.keyId} not found.`,
-    );
+    await expectRefused(keys.revoke(w.deps, outsider, { id: w.agent.keyId }), 'NOT_FOUND', `Error: API key ${w.agent.keyId} not found.`);
     expect(w.store.snapshot()).toEqual(snapshot);
   });
 

@@ -1,7 +1,7 @@
 // Shared test fixtures: a bootstrapped workspace with admin/agent/viewer actors and a session, plus exact-refusal helpers.
 import { expect } from 'vitest';
 import type { ErrorCode, RunIntakeInput, RunTask, TodoItem } from '@agent-tasks/schema';
-import { type Actor, type Deps, DomainError, channels, resolveActor, runs, sessions, todos, workspaces } from '../src/index.ts';
+import { type Actor, type Deps, DomainError, channels, resolveActor, runs, sessions, todos, keys, workspaces } from '../src/index.ts';
 import { FakeSender, type MemoryStore, type RecordingEvents, makeDeps } from './memory-store.ts';
 
 /** A regex that matches exactly `text` (toThrow with a bare string only checks "contains"). */
@@ -59,8 +59,8 @@ export async function makeWorld(): Promise<World> {
   const boot = await workspaces.bootstrap(deps);
   if (!boot) throw new Error('bootstrap returned null on an empty store');
   const admin = await resolveActor(deps, boot.adminKey);
-  const agentKey = (await workspaces.createKey(deps, admin, { name: 'agent', role: 'agent' })).token;
-  const viewerKey = (await workspaces.createKey(deps, admin, { name: 'viewer', role: 'viewer' })).token;
+  const agentKey = (await keys.create(deps, admin, { name: 'agent', role: 'agent' })).token;
+  const viewerKey = (await keys.create(deps, admin, { name: 'viewer', role: 'viewer' })).token;
   const agent = await resolveActor(deps, agentKey);
   const viewer = await resolveActor(deps, viewerKey);
   const opened = await sessions.open(deps, agent, { title: 'chat' });
@@ -115,7 +115,7 @@ export async function agentSession(w: Pick<World, 'deps' | 'agent'>, agentName: 
 
 /** Opens a session named `agentName` with a new agent key of the workspace (another agent); returns its actor. */
 export async function otherAgentSession(w: Pick<World, 'deps' | 'admin'>, agentName: string): Promise<Actor> {
-  const key = await resolveActor(w.deps, (await workspaces.createKey(w.deps, w.admin, { name: `${agentName} key`, role: 'agent' })).token);
+  const key = await resolveActor(w.deps, (await keys.create(w.deps, w.admin, { name: `${agentName} key`, role: 'agent' })).token);
   return agentSession({ deps: w.deps, agent: key }, agentName);
 }
 

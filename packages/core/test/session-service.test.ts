@@ -1,6 +1,6 @@
 // Unit tests of sessions: opening (and subagent sessions), turns, the standing plan across turns, and one list per session.
 import { beforeEach, describe, expect, it } from 'vitest';
-import { resolveActor, sessions, todos, workspaces } from '../src/index.ts';
+import { resolveActor, sessions, todos, keys } from '../src/index.ts';
 import { type World, expectRefused, item, makeWorld } from './fixtures.ts';
 
 let w: World;
@@ -98,7 +98,7 @@ describe('opening by an external id (find-or-open)', () => {
 
   it('keys are per workspace and per opener: another key is refused and nothing is recorded', async () => {
     await sessions.open(w.deps, w.agent, { externalId: 'cc-1' });
-    const otherKey = (await workspaces.createKey(w.deps, w.admin, { name: 'other', role: 'agent' })).token;
+    const otherKey = (await keys.create(w.deps, w.admin, { name: 'other', role: 'agent' })).token;
     const other = await resolveActor(w.deps, otherKey);
     const snapshot = w.store.snapshot();
     await expectRefused(

@@ -347,11 +347,7 @@ describe('deleting a task', () => {
     for (const input of [{ subject: 'again' }, { status: 'pending' as const }, { status: 'deleted' as const }]) {
       await expectRefused(update(w.session, { id: a, ...input }), 'CONFLICT', `Error: task ${a} is deleted; it can no longer change.`);
     }
-    await expectRefused(
-      tasks.claim(w.deps, alice, { id: a }),
-      'CLAIM_REFUSED',
-      `Error: cannot claim ${a}: it is deleted, not pending.`,
-    );
+    await expectRefused(tasks.claim(w.deps, alice, { id: a }), 'CLAIM_REFUSED', `Error: cannot claim ${a}: it is deleted, not pending.`);
     expectNoTaskChange(w, before);
   });
 
@@ -529,17 +525,9 @@ describe('claims', () => {
       'CLAIM_REFUSED',
       `Error: cannot claim ${a}: it is in_progress, not pending.`,
     );
-    await expectRefused(
-      tasks.claim(w.deps, bob, { id: b }),
-      'CLAIM_REFUSED',
-      `Error: cannot claim ${b}: it is completed, not pending.`,
-    );
+    await expectRefused(tasks.claim(w.deps, bob, { id: b }), 'CLAIM_REFUSED', `Error: cannot claim ${b}: it is completed, not pending.`);
     await expectRefused(tasks.claim(w.deps, bob, { id: c }), 'CLAIM_REFUSED', `Error: cannot claim ${c}: blocked by ${a}.`);
-    await expectRefused(
-      tasks.claim(w.deps, bob, { id: 'T-unknown' }),
-      'NOT_FOUND',
-      'Error: task T-unknown not found in list "default".',
-    );
+    await expectRefused(tasks.claim(w.deps, bob, { id: 'T-unknown' }), 'NOT_FOUND', 'Error: task T-unknown not found in list "default".');
     expectNoTaskChange(w, before);
   });
 
@@ -599,11 +587,7 @@ describe('claims', () => {
   it('concurrent claim-next calls take different tasks', async () => {
     const a = (await create(w.session, 'A')).id;
     const b = (await create(w.session, 'B')).id;
-    const [x, y, z] = await Promise.all([
-      tasks.claim(w.deps, alice, {}),
-      tasks.claim(w.deps, bob, {}),
-      tasks.claim(w.deps, w.session, {}),
-    ]);
+    const [x, y, z] = await Promise.all([tasks.claim(w.deps, alice, {}), tasks.claim(w.deps, bob, {}), tasks.claim(w.deps, w.session, {})]);
     expect([x.task?.id, y.task?.id, z.task]).toEqual([a, b, null]);
   });
 });
