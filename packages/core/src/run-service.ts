@@ -1,5 +1,5 @@
 // The checklist run use cases (seed 002): two-phase start, intake, steps, revision, blockers, reads, notifications.
-import type { RunIntakeInput, RunReviseInput, RunStepInput, RunTask, RunView } from '@agent-tasks/schema';
+import type { RunIntakeInput, RunReviseInput, RunStepInput, ChecklistEntry, RunView } from '@agent-tasks/schema';
 import { type Actor, requireRole } from './actor.ts';
 import { LostRace, retryLostRaces } from './compare-and-set.ts';
 import { DomainError } from './errors.ts';
@@ -63,7 +63,7 @@ async function requireRunActor(repos: Repositories, actor: Actor, run: RunRecord
 export async function prepareStart(
   deps: Deps,
   actor: Actor,
-  input: { parentExecutionId: string; skipNotificationCheck?: boolean | undefined; taskContext?: { tasks: RunTask[] } | undefined },
+  input: { parentExecutionId: string; skipNotificationCheck?: boolean | undefined; taskContext?: { tasks: ChecklistEntry[] } | undefined },
 ) {
   const sessionId = requireSession(actor);
   return deps.store.transaction(async (repos) => {

@@ -1,6 +1,6 @@
 // Shared test fixtures: a bootstrapped workspace with admin/agent/viewer actors and a session, plus exact-refusal helpers.
 import { expect } from 'vitest';
-import type { ErrorCode, RunIntakeInput, RunTask, TodoItem } from '@agent-tasks/schema';
+import type { ErrorCode, RunIntakeInput, ChecklistEntry, TodoItem } from '@agent-tasks/schema';
 import { type Actor, type Deps, DomainError, channels, resolveActor, runs, sessions, todos, keys, workspaces } from '../src/index.ts';
 import { FakeSender, type MemoryStore, type RecordingEvents, makeDeps } from './memory-store.ts';
 
@@ -135,7 +135,7 @@ export function expectNoTaskChange(w: Pick<World, 'store' | 'events'>, before: R
 }
 
 /** A checklist task; the expected result defaults to "<action>: done". */
-export const runTask = (action: string, expected_result = `${action}: done`): RunTask => ({ action, expected_result });
+export const runTask = (action: string, expected_result = `${action}: done`): ChecklistEntry => ({ action, expected_result });
 
 /** `n` tasks "Task 1", "Task 2", … (or with another prefix). */
 export const runTasks = (n: number, prefix = 'Task') => Array.from({ length: n }, (_, i) => runTask(`${prefix} ${i + 1}`));

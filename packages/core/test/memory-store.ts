@@ -23,7 +23,7 @@ import type {
   TaskRecord,
   TodoUpdateRecord,
   TokenHasher,
-  WebhookSender,
+  ChannelSender,
   WorkspaceRecord,
 } from '../src/index.ts';
 import type { TaskStatus } from '@agent-tasks/schema';
@@ -930,7 +930,7 @@ export function makeDeps() {
 }
 
 /** A webhook receiver the test scripts: answers from `script` in order (then `fallback`), and records every call. */
-export class FakeSender implements WebhookSender {
+export class FakeSender implements ChannelSender {
   readonly calls: { url: string; body: unknown; idempotencyKey: string }[] = [];
   private readonly script: SendResult[] = [];
   fallback: { ok: true } | { ok: false; error: string } = { ok: true };

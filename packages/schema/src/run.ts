@@ -27,7 +27,8 @@ export const runTask = z.strictObject(
         : 'Error: invalid input: each task must be an object { action, expected_result }.',
   },
 );
-export type RunTask = z.infer<typeof runTask>;
+/** One entry of a checklist run (seed 002 calls it a task; not a task-graph task): an action and its expected result. */
+export type ChecklistEntry = z.infer<typeof runTask>;
 
 export const runTasks = z
   .array(runTask, { error: 'Error: invalid input: `tasks` must be an array of { action, expected_result }.' })

@@ -18,7 +18,7 @@ export const channelRouter = router({
   create: authedProcedure
     .input(channelCreateInput)
     .output(channel)
-    .mutation(({ ctx, input }) => channels.create(ctx.deps, ctx.webhooks, ctx.actor, input)),
+    .mutation(({ ctx, input }) => channels.create(ctx.deps, ctx.channelSender, ctx.actor, input)),
   list: authedProcedure
     .input(noInput)
     .output(channelListOutput)
@@ -30,7 +30,7 @@ export const channelRouter = router({
   sendTest: authedProcedure
     .input(channelSendTestInput)
     .output(channelSendTestOutput)
-    .mutation(({ ctx, input }) => channels.sendTest(ctx.deps, ctx.webhooks, ctx.actor, input)),
+    .mutation(({ ctx, input }) => channels.sendTest(ctx.deps, ctx.channelSender, ctx.actor, input)),
   /** Makes an undelivered notification (dead, or waiting for a retry) due now again (admin). */
   retryDelivery: authedProcedure
     .input(outboxRetryInput)

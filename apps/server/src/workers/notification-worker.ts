@@ -3,7 +3,7 @@
 // holds up only its own channel — with the lanes shared fairly across workspaces: one workspace runs at most its share
 // of them, so hanging receivers of one tenant never hold the lanes the others' notifications need. A poll never waits
 // for running lanes; it only skips their channels.
-import { type DeliveryAttempt, type Deps, type DeliveryPolicy, type OutboxRecord, type WebhookSender, channels } from '@agent-tasks/core';
+import { type DeliveryAttempt, type Deps, type DeliveryPolicy, type OutboxRecord, type ChannelSender, channels } from '@agent-tasks/core';
 import { isDatabaseBusy } from '../db/busy.ts';
 import type { Logger } from '../logger.ts';
 import { repeatedFailureLog } from '../repeated-failure-log.ts';
@@ -25,7 +25,7 @@ export interface WorkerPolicy extends DeliveryPolicy {
   claims?: boolean;
 }
 
-export function startNotificationWorker(deps: Deps, sender: WebhookSender, log: Logger, policy: WorkerPolicy): Worker {
+export function startNotificationWorker(deps: Deps, sender: ChannelSender, log: Logger, policy: WorkerPolicy): Worker {
   const passFailed = repeatedFailureLog(log, 'error', 'notification delivery pass failed');
   let stopped = false;
   const stopping = new AbortController();
