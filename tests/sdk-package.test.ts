@@ -127,7 +127,14 @@ describe('the packed tarball', () => {
     const report = JSON.parse(attw.stdout) as {
       analysis: { entrypoints: Record<string, unknown>; problems: { resolutionKind?: string }[] };
     };
-    expect(Object.keys(report.analysis.entrypoints).sort()).toEqual(['.', './cli', './mcp', './opencode', './package.json']);
+    expect(Object.keys(report.analysis.entrypoints).sort()).toEqual([
+      '.',
+      './cli',
+      './mcp',
+      './opencode',
+      './package.json',
+      './stream-link',
+    ]);
     // The ESM-only profile ignores CommonJS `require` and node10 resolution; nothing else may be reported.
     expect(report.analysis.problems.filter((p) => !['node10', 'node16-cjs'].includes(p.resolutionKind ?? ''))).toEqual([]);
   });
@@ -154,7 +161,13 @@ describe('installed with npm in a project outside the workspace', () => {
     // Every import of the built files, JS and .d.ts: a node builtin, a declared dependency, or a file of dist itself.
     const dist = path.join(installed(), 'dist');
     const files = readdirSync(dist);
-    expect(files.filter((f) => f.endsWith('.d.ts')).sort()).toEqual(['cli.d.ts', 'index.d.ts', 'mcp.d.ts', 'opencode.d.ts']);
+    expect(files.filter((f) => f.endsWith('.d.ts')).sort()).toEqual([
+      'cli.d.ts',
+      'index.d.ts',
+      'mcp.d.ts',
+      'opencode.d.ts',
+      'stream-link.d.ts',
+    ]);
     const allowed = new Set([...Object.keys(sdkManifest.dependencies), ...builtinModules, ...builtinModules.map((m) => `node:${m}`)]);
     for (const file of files) {
       const text = readFileSync(path.join(dist, file), 'utf8');

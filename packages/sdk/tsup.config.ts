@@ -3,7 +3,13 @@
 import { defineConfig } from 'tsup';
 
 export default defineConfig({
-  entry: { index: 'src/index.ts', cli: 'src/cli.ts', mcp: 'src/mcp-stdio.ts', opencode: 'src/opencode-plugin.ts' },
+  entry: {
+    index: 'src/index.ts',
+    cli: 'src/cli.ts',
+    mcp: 'src/mcp-stdio.ts',
+    opencode: 'src/opencode-plugin.ts',
+    'stream-link': 'src/stream-link.ts',
+  },
   format: ['esm'],
   platform: 'node',
   target: 'node20',
@@ -14,7 +20,11 @@ export default defineConfig({
   // The .d.ts bundler inlines only what resolves outside node_modules: map the workspace packages to their sources.
   dts: {
     compilerOptions: {
-      paths: { '@agent-tasks/core': ['../core/src/index.ts'], '@agent-tasks/schema': ['../schema/src/index.ts'] },
+      paths: {
+        '@agent-tasks/core': ['../core/src/index.ts'],
+        '@agent-tasks/schema': ['../schema/src/index.ts'],
+        '@agent-tasks/server/router': ['../../apps/server/src/routers/root.ts'],
+      },
     },
   },
 });

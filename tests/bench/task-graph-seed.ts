@@ -69,7 +69,7 @@ interface RawTask {
   listId: string;
   seq: number;
   status: string;
-  threadId: string;
+  sessionId: string;
   createdAt: unknown;
   updatedAt: unknown;
 }
@@ -110,7 +110,7 @@ export function seedTaskGraph(databaseFile: string, listName: string, firstTaskI
     const at = (i: number) => start + i * 1000;
 
     const insertTask = db.prepare(
-      'INSERT INTO "Task" ("id", "listId", "seq", "subject", "description", "status", "activeForm", "owner", "metadata", "threadId", "version", "createdAt", "updatedAt") ' +
+      'INSERT INTO "Task" ("id", "listId", "seq", "subject", "description", "status", "activeForm", "owner", "metadata", "sessionId", "version", "createdAt", "updatedAt") ' +
         "VALUES (?, ?, ?, ?, '', 'pending', NULL, NULL, '{}', ?, 1, ?, ?)",
     );
     const insertEdge = db.prepare('INSERT INTO "TaskEdge" ("listId", "blockerId", "blockedId") VALUES (?, ?, ?)');
@@ -120,7 +120,7 @@ export function seedTaskGraph(databaseFile: string, listName: string, firstTaskI
     );
     let edges = 0;
     db.transaction(() => {
-      for (let i = 1; i < shape.size; i++) insertTask.run(ids[i]!, list.id, i + 1, subject(i), first.threadId, at(i), at(i));
+      for (let i = 1; i < shape.size; i++) insertTask.run(ids[i]!, list.id, i + 1, subject(i), first.sessionId, at(i), at(i));
       for (let i = 0; i < shape.size; i++) {
         const id = ids[i]!;
         const blockedBy = blockers[i]!.map((j) => ids[j]!);
@@ -135,7 +135,7 @@ export function seedTaskGraph(databaseFile: string, listName: string, firstTaskI
           description: { from: null, to: '' },
           status: { from: null, to: 'pending' },
           metadata: { from: null, to: {} },
-          threadID: { from: null, to: first.threadId },
+          threadID: { from: null, to: first.sessionId },
           ...(blockedBy.length ? { blockedBy: { from: [], to: blockedBy } } : {}),
         };
         const iso = new Date(at(i)).toISOString();
@@ -148,7 +148,7 @@ export function seedTaskGraph(databaseFile: string, listName: string, firstTaskI
           blocks: [],
           blockedBy,
           metadata: {},
-          threadID: first.threadId,
+          threadID: first.sessionId,
           version: 1,
           createdAt: iso,
           updatedAt: iso,

@@ -97,7 +97,7 @@ describe('schema engine migrations', () => {
       // The same id in another workspace's list, and an edge there, now fit beside the first list's.
       db.exec(`
         INSERT INTO "TaskList" ("id", "workspaceId", "name", "createdAt") VALUES ('tl_2', 'ws_2', 'default', 0);
-        INSERT INTO "Task" ("id", "listId", "seq", "subject", "description", "status", "metadata", "threadId", "version", "createdAt", "updatedAt")
+        INSERT INTO "Task" ("id", "listId", "seq", "subject", "description", "status", "metadata", "sessionId", "version", "createdAt", "updatedAt")
           VALUES ('T-1', 'tl_2', 1, 'other', '', 'pending', '{}', 'ses_2', 1, 0, 0), ('T-2', 'tl_2', 2, 'other', '', 'pending', '{}', 'ses_2', 1, 0, 0);
         INSERT INTO "TaskEdge" ("listId", "blockerId", "blockedId") VALUES ('tl_2', 'T-1', 'T-2');
       `);
@@ -105,6 +105,42 @@ describe('schema engine migrations', () => {
         /FOREIGN KEY constraint failed/,
       );
       expect(db.prepare('SELECT COUNT(*) AS n FROM "Task" WHERE "id" = \'T-1\'').get()).toEqual({ n: 2 });
+    } finally {
+      db.close();
+    }
+  });
+
+  it("the task's session column takes its one name (sessionId), every task keeping the session it had", async () => {
+    const renamed = readdirSync(repoMigrations).find((name) => name.endsWith('_task_session_id'));
+    expect(renamed).toBeDefined();
+    const before = path.join(tmp, 'before-session-id');
+    mkdirSync(before);
+    for (const name of readdirSync(repoMigrations).filter((n) => n < renamed!))
+      cpSync(path.join(repoMigrations, name), path.join(before, name), { recursive: true });
+    const databaseFile = path.join(tmp, 'session-id.db');
+    await applyMigrations({ databaseFile, migrationsDir: before });
+    const seed = new Database(databaseFile);
+    seed.exec(`
+      INSERT INTO "Workspace" ("id", "name", "createdAt") VALUES ('ws_1', 'one', 0);
+      INSERT INTO "TaskList" ("id", "workspaceId", "name", "taskSeq", "changeSeq", "createdAt") VALUES ('tl_1', 'ws_1', 'default', 2, 0, 0);
+      INSERT INTO "Task" ("id", "listId", "seq", "subject", "description", "status", "metadata", "threadId", "version", "createdAt", "updatedAt")
+        VALUES ('T-1', 'tl_1', 1, 'first', '', 'pending', '{}', 'ses_1', 1, 0, 0),
+               ('T-2', 'tl_1', 2, 'second', '', 'pending', '{}', 'import:key_1', 1, 0, 0);
+    `);
+    seed.close();
+
+    expect(await applyMigrations({ databaseFile, migrationsDir: repoMigrations })).toEqual({
+      applied: readdirSync(repoMigrations).filter((n) => n >= renamed! && n !== 'migration_lock.toml'),
+    });
+    const db = new Database(databaseFile, { readonly: true });
+    try {
+      expect(db.prepare('SELECT "id", "sessionId" FROM "Task" ORDER BY "seq"').all()).toEqual([
+        { id: 'T-1', sessionId: 'ses_1' },
+        { id: 'T-2', sessionId: 'import:key_1' },
+      ]);
+      const columns = db.prepare('SELECT "name" FROM pragma_table_info(\'Task\')').pluck().all();
+      expect(columns).toContain('sessionId');
+      expect(columns).not.toContain('threadId');
     } finally {
       db.close();
     }

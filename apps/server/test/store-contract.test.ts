@@ -1,7 +1,7 @@
 // One contract for the domain's Store port, run against core's in-memory fake and the Prisma store on SQLite: the
 // same transactions, constraints, orderings and compare-and-sets, so the fake the core tests use is faithful.
 import type { TaskStatus } from '@agent-tasks/schema';
-import type { Repositories, Store, TaskRecord } from '@agent-tasks/core';
+import type { Repositories, Store, TaskChangeRecord, TaskRecord } from '@agent-tasks/core';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import {
   T0,
@@ -364,93 +364,128 @@ describe.each([memoryKind, prismaKind()])('$name', (kind) => {
           await repos.tasks.insert(taskRec(`T-${i + 1}`, i + 1, { status, owner: owner ?? null }));
       });
     const ids = (rows: TaskRecord[]) => rows.map((t) => t.id);
+    /** A write that only tells the store which tasks' readiness may have changed. */
+    const readiness = (r: Repositories, listId: string, tasks: string[]) =>
+      r.tasks.commit(listId, { tasks: [], changes: [], readiness: tasks });
+    /** A write of change records alone (the store numbers them). */
+    const changesOnly = (r: Repositories, listId: string, ...taskIds: string[]) =>
+      r.tasks.commit(listId, { tasks: [], changes: taskIds.map((id) => withoutSeq(change(0, id, listId))), readiness: [] });
+    const withoutSeq = ({ seq, ...rest }: TaskChangeRecord) => rest;
+    /** Writes a task at `status` from the version it was read at (a compare-and-set). */
+    const setStatus = async (r: Repositories, listId: string, id: string, status: TaskStatus, alsoReady: string[] = []) => {
+      const t = (await r.tasks.get(listId, id))!;
+      return r.tasks.commit(listId, {
+        tasks: [{ task: { ...t, status, version: t.version + 1 }, fromVersion: t.version }],
+        changes: [],
+        readiness: alsoReady,
+      });
+    };
 
     describe('lists and counters', () => {
       it('finds a list by workspace and name only; names are unique per workspace', async () => {
         expect(await store.tasks.findList('ws_1', 'default')).toEqual(listRec('tl_1', 'default'));
+        expect(await tx((r) => r.tasks.findList('ws_1', 'default', { hold: true }))).toEqual(listRec('tl_1', 'default'));
         expect(await store.tasks.findList('ws_2', 'default')).toBeNull();
         expect(await store.tasks.findList('ws_1', 'other')).toBeNull();
         await refuses(
           tx((r) => r.tasks.createList(listRec('tl_2', 'default'))),
-          'already exists',
+          'task list (ws_1, default) already exists',
         );
         await refuses(
           tx((r) => r.tasks.createList(listRec('tl_1', 'x'))),
-          'already exists',
+          'task list id tl_1 already exists',
         );
         await refuses(
           tx((r) => r.tasks.createList(listRec('tl_3', 'default', 'ws_404'))),
-          'missing workspace',
+          'task list references missing workspace ws_404',
         );
       });
 
-      it('counts tasks and changes per list, separately, from 1', async () => {
+      it('numbers new tasks and changes per list, separately, from 1; a task may bring its number, and the counter can be raised', async () => {
         await tx((r) => r.tasks.createList(listRec('tl_2')));
-        expect(
-          await tx(async (r) => [
-            await r.tasks.nextTaskSeq('tl_1'),
-            await r.tasks.nextTaskSeq('tl_1'),
-            await r.tasks.nextChangeSeq('tl_1'),
-            await r.tasks.nextTaskSeq('tl_2'),
-          ]),
-        ).toEqual([1, 2, 1, 1]);
-        await refuses(
-          tx((r) => r.tasks.nextTaskSeq('tl_404')),
-          'does not exist',
-        );
+        const numbers = await tx(async (r) => {
+          const first = await r.tasks.insert({ ...taskRec('T-1', 0), seq: undefined });
+          const second = await r.tasks.insert({ ...taskRec('T-2', 0), seq: undefined });
+          const feed = (await changesOnly(r, 'tl_1', 'T-1'))!.map((c) => c.seq);
+          const other = await r.tasks.insert({ ...taskRec('T-1', 0, { listId: 'tl_2' }), seq: undefined });
+          const kept = await r.tasks.insert(taskRec('T-9', 9));
+          return [first, second, ...feed, other, kept];
+        });
+        expect(numbers).toEqual([1, 2, 1, 1, 9]);
+        expect(await store.tasks.taskSeqOf('tl_1')).toBe(2);
+        expect(await store.tasks.feedPosition('tl_1')).toBe(1);
+        await tx((r) => r.tasks.raiseTaskSeq('tl_1', 9));
+        await tx((r) => r.tasks.raiseTaskSeq('tl_1', 5));
+        expect(await store.tasks.taskSeqOf('tl_1')).toBe(9);
+        expect(await store.tasks.idOfSeq('tl_1', 9)).toBe('T-9');
+        expect(await store.tasks.idOfSeq('tl_1', 3)).toBeNull();
+        await expect(tx((r) => r.tasks.insert({ ...taskRec('T-1', 0, { listId: 'tl_404' }), seq: undefined }))).rejects.toThrow();
       });
 
-      it('a rolled-back transaction gives its counters back', async () => {
+      it('a rolled-back transaction gives its numbers back', async () => {
         await expect(
           tx(async (r) => {
-            await r.tasks.nextTaskSeq('tl_1');
+            await r.tasks.insert({ ...taskRec('T-1', 0), seq: undefined });
+            await changesOnly(r, 'tl_1', 'T-1');
             throw new Error('boom');
           }),
         ).rejects.toThrow('boom');
-        expect(await tx((r) => r.tasks.nextTaskSeq('tl_1'))).toBe(1);
+        expect(await tx((r) => r.tasks.insert({ ...taskRec('T-1', 0), seq: undefined }))).toBe(1);
+        expect(await store.tasks.feedPosition('tl_1')).toBe(0);
       });
     });
 
     describe('tasks', () => {
       it('ids are unique per list; seq is unique per list; the list must exist', async () => {
         await seed(['pending']);
-        expect(await store.tasks.idTaken('tl_1', 'T-1')).toBe(true);
-        expect(await store.tasks.idTaken('tl_1', 'T-2')).toBe(false);
+        expect(await store.tasks.taken('tl_1', { ids: ['T-1', 'T-2'], seqs: [1, 2] })).toEqual({ ids: ['T-1'], seqs: [1] });
         await refuses(
           tx((r) => r.tasks.insert(taskRec('T-1', 9))),
-          'already exists',
+          'task (tl_1, T-1) already exists',
         );
         await refuses(
           tx((r) => r.tasks.insert(taskRec('T-2', 1))),
-          'already exists',
+          'task (tl_1, seq 1) already exists',
         );
         await refuses(
           tx((r) => r.tasks.insert(taskRec('T-2', 2, { listId: 'tl_404' }))),
-          'missing list',
+          'task references missing list tl_404',
         );
-        expect(await store.tasks.idTaken('tl_1', 'T-2')).toBe(false);
+        expect(await store.tasks.taken('tl_1', { ids: ['T-2'] })).toEqual({ ids: [], seqs: [] });
       });
 
-      it('get is scoped to the list; getMany returns the found ones in seq order; reads are copies', async () => {
+      it('get is scoped to the list; reads are copies', async () => {
         await seed(['pending'], ['pending'], ['pending']);
         expect(await store.tasks.get('tl_2', 'T-1')).toBeNull();
-        expect((await store.tasks.getMany('tl_1', ['T-3', 'T-1', 'T-9'])).map((t) => t.id)).toEqual(['T-1', 'T-3']);
         const read = (await store.tasks.get('tl_1', 'T-1'))!;
-        read.metadata.x = 1;
         read.subject = 'changed';
+        read.metadata.x = 1;
         expect(await store.tasks.get('tl_1', 'T-1')).toEqual(taskRec('T-1', 1));
       });
 
-      it('update is a compare-and-set on the version, and leaves the keys and creation facts alone', async () => {
-        await seed(['pending']);
-        const later = new Date('2025-02-01T00:00:00.000Z');
-        const next = taskRec('T-1', 1, { subject: 'new', version: 2, updatedAt: later });
-        expect(await tx((r) => r.tasks.update(next, 2))).toBe(false);
+      it('commit is a compare-and-set on the version, leaves the keys and creation facts alone, and writes all or nothing', async () => {
+        await seed(['pending'], ['pending']);
+        const later = at(60_000);
+        const next = { ...taskRec('T-1', 1), subject: 'new', version: 2, updatedAt: later };
+        const write = (task: TaskRecord, fromVersion: number) =>
+          tx((r) => r.tasks.commit('tl_1', { tasks: [{ task, fromVersion }], changes: [], readiness: [] }));
+        expect(await write(next, 2)).toBeNull();
         expect((await store.tasks.get('tl_1', 'T-1'))!.version).toBe(1);
-        expect(await tx((r) => r.tasks.update({ ...next, seq: 99, createdAt: later }, 1))).toBe(true);
+        expect(await write({ ...next, seq: 99, createdAt: later }, 1)).toEqual([]);
         expect(await store.tasks.get('tl_1', 'T-1')).toEqual(taskRec('T-1', 1, { subject: 'new', version: 2, updatedAt: later }));
-        expect(await tx((r) => r.tasks.update(next, 1))).toBe(false);
-        expect(await tx((r) => r.tasks.update(taskRec('T-9', 9), 1))).toBe(false);
+        expect(await write(next, 1)).toBeNull();
+        expect(await write(taskRec('T-9', 9), 1)).toBeNull();
+        // Its change records are numbered at the list's next feed positions and answered as stored.
+        const t2 = (await store.tasks.get('tl_1', 'T-2'))!;
+        const records = await tx((r) =>
+          r.tasks.commit('tl_1', {
+            tasks: [{ task: { ...t2, subject: 'two', version: 2 }, fromVersion: 1 }],
+            changes: [withoutSeq(change(0, 'T-2')), withoutSeq(change(0, 'T-1'))],
+            readiness: [],
+          }),
+        );
+        expect(records).toEqual([change(1, 'T-2'), change(2, 'T-1')]);
+        expect(await store.tasks.changesAfter('tl_1', 0, 10)).toEqual(records);
       });
     });
 
@@ -458,33 +493,61 @@ describe.each([memoryKind, prismaKind()])('$name', (kind) => {
       beforeEach(() => seed(['pending'], ['pending'], ['pending'], ['pending']));
 
       it('are unique per (blocker, blocked), need both tasks, and keep insertion order', async () => {
-        await tx(async (r) => {
-          await r.tasks.addEdge('tl_1', edge('T-3', 'T-4'));
-          await r.tasks.addEdge('tl_1', edge('T-1', 'T-4'));
-          await r.tasks.addEdge('tl_1', edge('T-2', 'T-3'));
-        });
-        await refuses(
-          tx((r) => r.tasks.addEdge('tl_1', edge('T-3', 'T-4'))),
-          'already exists',
-        );
+        const outcomes = await tx(async (r) => [
+          await r.tasks.addEdge('tl_1', edge('T-3', 'T-4')),
+          await r.tasks.addEdge('tl_1', edge('T-1', 'T-4')),
+          await r.tasks.addEdge('tl_1', edge('T-2', 'T-3')),
+          await r.tasks.addEdge('tl_1', edge('T-3', 'T-4')),
+        ]);
+        expect(outcomes).toEqual([{ added: true }, { added: true }, { added: true }, { added: false }]);
         await refuses(
           tx((r) => r.tasks.addEdge('tl_1', edge('T-3', 'T-9'))),
-          'missing task T-9',
+          'task edge references missing task T-9',
         );
         expect(await store.tasks.edgesOf('tl_1', ['T-4'])).toEqual([edge('T-3', 'T-4'), edge('T-1', 'T-4')]);
         expect(await store.tasks.edgesOf('tl_1', ['T-3'])).toEqual([edge('T-3', 'T-4'), edge('T-2', 'T-3')]);
-        expect(await store.tasks.blocksOf('tl_1', ['T-3', 'T-2'])).toEqual([edge('T-3', 'T-4'), edge('T-2', 'T-3')]);
-        expect(await store.tasks.blocksOf('tl_1', ['T-4'])).toEqual([]);
       });
 
-      it('removing is by the pair, harmless when absent; a re-added edge goes last', async () => {
+      it('an edge that would close a cycle is not added: the answer names the cycle, however deep', async () => {
         await tx(async (r) => {
+          await r.tasks.addEdge('tl_1', edge('T-1', 'T-2'));
+          await r.tasks.addEdge('tl_1', edge('T-2', 'T-3'));
+          await r.tasks.addEdge('tl_1', edge('T-3', 'T-4'));
+        });
+        expect(await tx((r) => r.tasks.addEdge('tl_1', edge('T-4', 'T-1')))).toEqual({
+          added: false,
+          cycle: ['T-1', 'T-2', 'T-3', 'T-4', 'T-1'],
+        });
+        expect(await tx((r) => r.tasks.addEdge('tl_1', edge('T-3', 'T-2')))).toEqual({ added: false, cycle: ['T-2', 'T-3', 'T-2'] });
+        expect(await store.tasks.edgesOf('tl_1', ['T-1', 'T-2'])).toEqual([edge('T-1', 'T-2'), edge('T-2', 'T-3')]);
+        // A shortcut closes nothing: added; the same edge again is not.
+        expect(await tx((r) => r.tasks.addEdge('tl_1', edge('T-1', 'T-3')))).toEqual({ added: true });
+        expect(await tx((r) => r.tasks.addEdge('tl_1', edge('T-1', 'T-3')))).toEqual({ added: false });
+      });
+
+      it('an edge against the creation order that closes nothing is added, and the walk sees it afterwards', async () => {
+        await tx(async (r) => {
+          await r.tasks.addEdge('tl_1', edge('T-4', 'T-3'));
+          await r.tasks.addEdge('tl_1', edge('T-3', 'T-2'));
+        });
+        expect(await tx((r) => r.tasks.addEdge('tl_1', edge('T-2', 'T-4')))).toEqual({ added: false, cycle: ['T-4', 'T-3', 'T-2', 'T-4'] });
+        expect(await tx((r) => r.tasks.addEdge('tl_1', edge('T-1', 'T-4')))).toEqual({ added: true });
+        expect(await tx((r) => r.tasks.addEdge('tl_1', edge('T-2', 'T-1')))).toEqual({
+          added: false,
+          cycle: ['T-1', 'T-4', 'T-3', 'T-2', 'T-1'],
+        });
+      });
+
+      it('removing is by the pair, answers whether it was there; a re-added edge goes last', async () => {
+        const removed = await tx(async (r) => {
           await r.tasks.addEdge('tl_1', edge('T-1', 'T-4'));
           await r.tasks.addEdge('tl_1', edge('T-2', 'T-4'));
-          await r.tasks.removeEdge('tl_1', edge('T-1', 'T-4'));
-          await r.tasks.removeEdge('tl_1', edge('T-4', 'T-1'));
+          const there = await r.tasks.removeEdge('tl_1', edge('T-1', 'T-4'));
+          const absent = await r.tasks.removeEdge('tl_1', edge('T-4', 'T-1'));
           await r.tasks.addEdge('tl_1', edge('T-1', 'T-4'));
+          return [there, absent];
         });
+        expect(removed).toEqual([true, false]);
         expect(await store.tasks.edgesOf('tl_1', ['T-4'])).toEqual([edge('T-2', 'T-4'), edge('T-1', 'T-4')]);
       });
 
@@ -492,29 +555,15 @@ describe.each([memoryKind, prismaKind()])('$name', (kind) => {
         await tx(async (r) => {
           for (const blocker of ['T-1', 'T-2', 'T-3']) await r.tasks.addEdge('tl_1', edge(blocker, 'T-4'));
           await r.tasks.addEdge('tl_1', edge('T-1', 'T-2'));
-          for (const [id, status] of [
-            ['T-1', 'completed'],
-            ['T-2', 'in_progress'],
-          ] as const) {
-            const t = (await r.tasks.get('tl_1', id))!;
-            await r.tasks.update({ ...t, status, version: 2 }, 1);
-          }
         });
-        expect(await store.tasks.unresolvedBlockers('tl_1', ['T-4'])).toEqual([edge('T-2', 'T-4'), edge('T-3', 'T-4')]);
-        expect(await store.tasks.unresolvedBlockers('tl_1', ['T-2', 'T-4'])).toEqual([edge('T-2', 'T-4'), edge('T-3', 'T-4')]);
-        expect(await store.tasks.unresolvedBlockers('tl_1', ['T-1'])).toEqual([]);
-      });
-
-      it('reaches: follows "blocks" edges one or more steps from a task', async () => {
         await tx(async (r) => {
-          await r.tasks.addEdge('tl_1', edge('T-1', 'T-2'));
-          await r.tasks.addEdge('tl_1', edge('T-2', 'T-3'));
+          await setStatus(r, 'tl_1', 'T-1', 'completed');
+          await setStatus(r, 'tl_1', 'T-3', 'deleted');
         });
-        expect(await store.tasks.reaches('tl_1', 'T-1', 'T-2')).toBe(true);
-        expect(await store.tasks.reaches('tl_1', 'T-1', 'T-3')).toBe(true);
-        expect(await store.tasks.reaches('tl_1', 'T-3', 'T-1')).toBe(false);
-        expect(await store.tasks.reaches('tl_1', 'T-1', 'T-4')).toBe(false);
-        expect(await store.tasks.reaches('tl_1', 'T-1', 'T-1')).toBe(false);
+        // Wait: T-3 deleted, T-1 completed, so only T-2 blocks T-4.
+        expect(await store.tasks.unresolvedBlockers('tl_1', ['T-4'])).toEqual([edge('T-2', 'T-4')]);
+        expect(await store.tasks.unresolvedBlockers('tl_1', ['T-2', 'T-4'])).toEqual([edge('T-2', 'T-4')]);
+        expect(await store.tasks.unresolvedBlockers('tl_1', ['T-1'])).toEqual([]);
       });
     });
 
@@ -538,8 +587,8 @@ describe.each([memoryKind, prismaKind()])('$name', (kind) => {
           await r.tasks.addEdge('tl_1', edge('T-6', 'T-7'));
           await r.tasks.addEdge('tl_1', edge('T-4', 'T-8'));
           await r.tasks.addEdge('tl_1', edge('T-5', 'T-2'));
-          // Readiness reads the kept count of open blockers, which the domain refreshes after edges or statuses change.
-          await r.tasks.refreshOpenBlockers('tl_1', ['T-2', 'T-3', 'T-7', 'T-8']);
+          // Readiness is what the write's `readiness` names: the store keeps it as it likes (a count of open blockers).
+          await readiness(r, 'tl_1', ['T-2', 'T-3', 'T-7', 'T-8']);
         });
       });
       const all = { statuses: ['pending', 'in_progress', 'completed', 'deleted'] as TaskStatus[], limit: 100 };
@@ -572,22 +621,18 @@ describe.each([memoryKind, prismaKind()])('$name', (kind) => {
     });
 
     describe('change log', () => {
-      it('is unique per (list, seq); read per task and per list after a position, oldest first', async () => {
+      it('is numbered per list in write order; read per task and per list after a position, oldest first', async () => {
         await seed(['pending'], ['pending']);
         await tx(async (r) => {
-          await r.tasks.appendChange(change(2, 'T-1'));
-          await r.tasks.appendChange(change(1, 'T-2'));
-          await r.tasks.appendChange(change(3, 'T-1'));
+          await changesOnly(r, 'tl_1', 'T-2', 'T-1');
+          await changesOnly(r, 'tl_1', 'T-1');
         });
-        await refuses(
-          tx((r) => r.tasks.appendChange(change(2, 'T-2'))),
-          'already exists',
-        );
         expect((await store.tasks.changesOf('tl_1', 'T-1')).map((c) => c.seq)).toEqual([2, 3]);
         expect((await store.tasks.changesAfter('tl_1', 1, 10)).map((c) => c.seq)).toEqual([2, 3]);
         expect((await store.tasks.changesAfter('tl_1', 0, 2)).map((c) => c.seq)).toEqual([1, 2]);
         expect(await store.tasks.changesAfter('tl_2', 0, 10)).toEqual([]);
         expect((await store.tasks.changesOf('tl_1', 'T-2'))[0]).toEqual(change(1, 'T-2'));
+        expect(await store.tasks.feedPosition('tl_1')).toBe(3);
       });
     });
 
@@ -603,38 +648,45 @@ describe.each([memoryKind, prismaKind()])('$name', (kind) => {
           }
           await r.tasks.addEdge('tl_1', edge('T-1', 'T-2'));
           await r.tasks.addEdge('tl_1', edge('T-2', 'T-3'));
-          await r.tasks.refreshOpenBlockers('tl_1', ['T-2', 'T-3']);
+          await readiness(r, 'tl_1', ['T-2', 'T-3']);
         }),
       );
 
-      it('one id in several lists; takenIds, idTaken and get answer per list; a duplicate in one list is refused', async () => {
-        expect(await store.tasks.takenIds('tl_2', ['T-1', 'T-3', 'T-9'])).toEqual(['T-1', 'T-3']);
-        expect(await store.tasks.takenIds('tl_404', ['T-1'])).toEqual([]);
-        expect(await store.tasks.idTaken('tl_3', 'T-2')).toBe(true);
-        expect(await store.tasks.idTaken('tl_404', 'T-2')).toBe(false);
+      it('one id in several lists; taken and get answer per list; a duplicate in one list is refused', async () => {
+        expect((await store.tasks.taken('tl_2', { ids: ['T-1', 'T-3', 'T-9'] })).ids).toEqual(['T-1', 'T-3']);
+        expect(await store.tasks.taken('tl_404', { ids: ['T-1'], seqs: [1] })).toEqual({ ids: [], seqs: [] });
+        expect(await store.tasks.taken('tl_3', { ids: ['T-2'], seqs: [2, 3, 4] })).toEqual({ ids: ['T-2'], seqs: [2, 3] });
         expect((await store.tasks.get('tl_2', 'T-1'))!.subject).toBe('tl_2 1');
-        expect((await store.tasks.getMany('tl_3', ['T-1', 'T-2'])).map((t) => t.subject)).toEqual(['tl_3 1', 'tl_3 2']);
+        expect((await store.tasks.get('tl_3', 'T-2'))!.subject).toBe('tl_3 2');
         await refuses(
           tx((r) => r.tasks.insert(taskRec('T-1', 9, { listId: 'tl_2' }))),
           'already exists',
         );
       });
 
-      it('update changes only the task of its own list', async () => {
+      it('a write changes only the task of its own list', async () => {
         const mine = (await store.tasks.get('tl_2', 'T-1'))!;
-        expect(await tx((r) => r.tasks.update({ ...mine, subject: 'changed', version: 2 }, 1))).toBe(true);
+        const write = (listId: string) =>
+          tx((r) =>
+            r.tasks.commit(listId, {
+              tasks: [{ task: { ...mine, subject: 'changed', version: 2 }, fromVersion: 1 }],
+              changes: [],
+              readiness: [],
+            }),
+          );
+        expect(await write('tl_2')).toEqual([]);
         expect((await store.tasks.get('tl_2', 'T-1'))!).toMatchObject({ subject: 'changed', version: 2 });
         expect((await store.tasks.get('tl_1', 'T-1'))!).toMatchObject({ subject: 'tl_1 1', version: 1 });
         expect((await store.tasks.get('tl_3', 'T-1'))!).toMatchObject({ subject: 'tl_3 1', version: 1 });
-        // A compare-and-set against another list's version misses.
-        expect(await tx((r) => r.tasks.update({ ...mine, listId: 'tl_404', version: 2 }, 1))).toBe(false);
+        // A compare-and-set in another list misses.
+        expect(await write('tl_404')).toBeNull();
       });
 
-      it("edges, walks and readiness read only the list's own edges", async () => {
+      it("edges, cycle checks and readiness read only the list's own edges", async () => {
         expect(await store.tasks.edgesOf('tl_2', ['T-1', 'T-2', 'T-3'])).toEqual([]);
-        expect(await store.tasks.blocksOf('tl_3', ['T-1'])).toEqual([]);
-        expect(await store.tasks.reaches('tl_1', 'T-1', 'T-3')).toBe(true);
-        expect(await store.tasks.reaches('tl_2', 'T-1', 'T-3')).toBe(false);
+        expect(await tx((r) => r.tasks.addEdge('tl_2', edge('T-3', 'T-1')))).toEqual({ added: true });
+        expect(await tx((r) => r.tasks.addEdge('tl_1', edge('T-3', 'T-1')))).toEqual({ added: false, cycle: ['T-1', 'T-2', 'T-3', 'T-1'] });
+        await tx((r) => r.tasks.removeEdge('tl_2', edge('T-3', 'T-1')));
         expect(await store.tasks.unresolvedBlockers('tl_1', ['T-2'])).toEqual([edge('T-1', 'T-2')]);
         expect(await store.tasks.unresolvedBlockers('tl_2', ['T-2'])).toEqual([]);
         expect((await store.tasks.firstReady('tl_1', 'a'))!.id).toBe('T-1');
@@ -642,20 +694,18 @@ describe.each([memoryKind, prismaKind()])('$name', (kind) => {
         // The same pair may be an edge of another list; removing it there leaves this list's edge.
         await tx(async (r) => {
           await r.tasks.addEdge('tl_2', edge('T-1', 'T-2'));
-          await r.tasks.refreshOpenBlockers('tl_2', ['T-2']);
+          await readiness(r, 'tl_2', ['T-2']);
         });
         expect(await store.tasks.edgesOf('tl_2', ['T-2'])).toEqual([edge('T-1', 'T-2')]);
-        await tx((r) => r.tasks.removeEdge('tl_2', edge('T-2', 'T-3')));
-        await tx((r) => r.tasks.removeEdge('tl_3', edge('T-1', 'T-2')));
+        expect(await tx((r) => r.tasks.removeEdge('tl_2', edge('T-2', 'T-3')))).toBe(false);
+        expect(await tx((r) => r.tasks.removeEdge('tl_3', edge('T-1', 'T-2')))).toBe(false);
         expect(await store.tasks.edgesOf('tl_1', ['T-2'])).toEqual([edge('T-1', 'T-2'), edge('T-2', 'T-3')]);
         expect(await store.tasks.edgesOf('tl_2', ['T-2'])).toEqual([edge('T-1', 'T-2')]);
         expect((await store.tasks.graph('tl_2', ['pending'])).edges).toEqual([edge('T-1', 'T-2')]);
         // Completing T-1 of tl_2 unblocks its own T-2 only.
         await tx(async (r) => {
-          const t = (await r.tasks.get('tl_2', 'T-1'))!;
-          await r.tasks.update({ ...t, status: 'completed', version: 2 }, 1);
-          await r.tasks.refreshOpenBlockers('tl_2', ['T-2']);
-          await r.tasks.refreshOpenBlockers('tl_1', ['T-2']);
+          await setStatus(r, 'tl_2', 'T-1', 'completed', ['T-2']);
+          await readiness(r, 'tl_1', ['T-2']);
         });
         expect(await store.tasks.unresolvedBlockers('tl_2', ['T-2'])).toEqual([]);
         expect(await store.tasks.unresolvedBlockers('tl_1', ['T-2'])).toEqual([edge('T-1', 'T-2')]);
@@ -675,9 +725,8 @@ describe.each([memoryKind, prismaKind()])('$name', (kind) => {
 
       it('the change log of a task is read in its own list', async () => {
         await tx(async (r) => {
-          await r.tasks.appendChange(change(1, 'T-1'));
-          await r.tasks.appendChange(change(1, 'T-1', 'tl_2'));
-          await r.tasks.appendChange(change(2, 'T-1', 'tl_2'));
+          await changesOnly(r, 'tl_1', 'T-1');
+          await changesOnly(r, 'tl_2', 'T-1', 'T-1');
         });
         expect((await store.tasks.changesOf('tl_1', 'T-1')).map((c) => c.seq)).toEqual([1]);
         expect((await store.tasks.changesOf('tl_2', 'T-1')).map((c) => [c.listId, c.seq])).toEqual([
@@ -688,101 +737,121 @@ describe.each([memoryKind, prismaKind()])('$name', (kind) => {
       });
     });
 
-    describe('staging lists (an import written in short transactions)', () => {
-      // A staging list tl_s holding T-1 ← T-2 and their two changes; the real list tl_1 holds T-9.
-      const stage = () =>
-        tx(async (r) => {
-          await r.tasks.createStagingList(listRec('tl_s', ':import:1'));
-          await r.tasks.insertMany([taskRec('T-1', 5, { listId: 'tl_s' }), taskRec('T-2', 6, { listId: 'tl_s' })]);
-          await r.tasks.addEdges('tl_s', [edge('T-1', 'T-2')]);
-          await r.tasks.orderNewEdges('tl_s', [edge('T-1', 'T-2')]);
-          await r.tasks.refreshOpenBlockers('tl_s', ['T-2']);
-          await r.tasks.appendChanges([change(1, 'T-1', 'tl_s'), change(2, 'T-2', 'tl_s')]);
-          await r.tasks.insert(taskRec('T-9', await r.tasks.nextTaskSeq('tl_1')));
-        });
+    describe('imports (staged in short transactions, then published at once)', () => {
+      // A staging list tl_s holding T-1 ← T-2 (staged as #from, #from + 1) and their two changes; the list tl_1 holds T-9 (#1).
+      const staging = listRec('tl_s', ':import:1');
+      const stage = async (from = 2) => {
+        const staged = [taskRec('T-1', from, { listId: 'tl_s' }), taskRec('T-2', from + 1, { listId: 'tl_s' })];
+        await tx((r) => r.tasks.stageImport(staging, at(0), { tasks: staged }));
+        await tx((r) => r.tasks.stageImport(staging, at(0), { edges: [edge('T-1', 'T-2')] }));
+        await tx((r) => r.tasks.stageImport(staging, at(0), { graph: [edge('T-1', 'T-2')] }));
+        await tx((r) => r.tasks.stageImport(staging, at(0), { changes: [change(1, 'T-1', 'tl_s'), change(2, 'T-2', 'tl_s')] }));
+        await tx((r) => r.tasks.insert({ ...taskRec('T-9', 0), seq: undefined }));
+      };
 
-      it('are never found by name nor listed', async () => {
+      it('are never found by name nor listed; a staging list is what an import in progress is seen by', async () => {
         await stage();
         expect(await store.tasks.findList('ws_1', ':import:1')).toBeNull();
         expect(await store.tasks.listNames('ws_1')).toEqual(['default']);
         expect((await store.tasks.lists('ws_1')).map((l) => l.name)).toEqual(['default']);
         expect(await store.tasks.taskSeqOf('tl_1')).toBe(1);
+        expect(await tx((r) => r.tasks.importInProgress('ws_1'))).toEqual(at(0));
+        expect(await tx((r) => r.tasks.importInProgress('ws_2'))).toBeNull();
+        // Staged rows are ready as staged: readiness is kept for them too.
+        expect(ids(await store.tasks.list('tl_s', { statuses: ['pending'], readyFor: 'a', limit: 10 }))).toEqual(['T-1']);
       });
 
-      it('publishStaged moves tasks (seqs shifted), their edges and changes into the list, and removes the staging list', async () => {
+      it('into a list: tasks move with the next numbers, their edges and changes after the feed, and the staging list goes', async () => {
         await stage();
-        await tx(async (r) => {
-          await r.tasks.reserveTaskSeqs('tl_1', 2);
-          await r.tasks.reserveChangeSeqs('tl_1', 5);
-          await r.tasks.publishStaged('tl_s', 'tl_1', { taskShift: -3, changeShift: 3 });
-        });
-        expect((await store.tasks.getMany('tl_1', ['T-1', 'T-2', 'T-9'])).map((t) => [t.id, t.seq])).toEqual([
+        const shift = await tx((r) => r.tasks.publishImport('tl_s', { listId: 'tl_1', stagedFrom: 2 }, 2));
+        expect(shift).toEqual({ taskShift: 0, firstChange: 1 });
+        expect([...(await store.tasks.graph('tl_1', ['pending'])).tasks].map((t) => [t.id, t.seq])).toEqual([
           ['T-9', 1],
           ['T-1', 2],
           ['T-2', 3],
         ]);
+        expect(await store.tasks.taskSeqOf('tl_1')).toBe(3);
         expect(await store.tasks.edgesOf('tl_1', ['T-2'])).toEqual([edge('T-1', 'T-2')]);
         expect(await store.tasks.edgesOf('tl_s', ['T-2'])).toEqual([]);
         expect((await store.tasks.firstReady('tl_1', 'a'))!.id).toBe('T-9');
         expect(ids(await store.tasks.list('tl_1', { statuses: ['pending'], readyFor: 'a', limit: 10 }))).toEqual(['T-9', 'T-1']);
         expect((await store.tasks.changesAfter('tl_1', 0, 10)).map((c) => [c.taskId, c.seq])).toEqual([
-          ['T-1', 4],
-          ['T-2', 5],
+          ['T-1', 1],
+          ['T-2', 2],
         ]);
         expect(await store.tasks.changesAfter('tl_s', 0, 10)).toEqual([]);
         expect(await store.tasks.taskSeqOf('tl_s')).toBe(0);
-        // Its order moved with it: an edge against it is still refused as a cycle by the walk.
-        expect(await store.tasks.reaches('tl_1', 'T-1', 'T-2')).toBe(true);
-        expect(await store.tasks.reaches('tl_1', 'T-2', 'T-1')).toBe(false);
-        await expect(tx((r) => r.tasks.publishStaged('tl_1', 'tl_1', { taskShift: 0, changeShift: 0 }))).rejects.toThrow(
+        expect(await tx((r) => r.tasks.importInProgress('ws_1'))).toBeNull();
+        // Its order moved with it: an edge against it is still refused as a cycle.
+        expect(await tx((r) => r.tasks.addEdge('tl_1', edge('T-2', 'T-1')))).toEqual({ added: false, cycle: ['T-1', 'T-2', 'T-1'] });
+        await expect(tx((r) => r.tasks.publishImport('tl_1', { listId: 'tl_1', stagedFrom: 1 }, 0))).rejects.toThrow(
           'task list tl_1 is not a staging list',
         );
       });
 
-      it('promoteStaging turns it into a new list, counters set; dropStaged and dropAbandonedStaging remove it with its rows', async () => {
-        await stage();
-        await tx((r) => r.tasks.promoteStaging('tl_s', 'imported', 2));
+      it('into a list that moved on: the numbers shift and the staged change records are dropped, to be written again', async () => {
+        await stage(5);
+        await tx((r) => changesOnly(r, 'tl_1', 'T-9'));
+        const shift = await tx((r) => r.tasks.publishImport('tl_s', { listId: 'tl_1', stagedFrom: 5 }, 2));
+        expect(shift.taskShift).toBe(-3);
+        expect((await store.tasks.graph('tl_1', ['pending'])).tasks.map((t) => [t.id, t.seq])).toEqual([
+          ['T-9', 1],
+          ['T-1', 2],
+          ['T-2', 3],
+        ]);
+        expect((await store.tasks.changesAfter('tl_1', 0, 10)).map((c) => [c.taskId, c.seq])).toEqual([['T-9', 1]]);
+        expect(await store.tasks.feedPosition('tl_1')).toBe(1);
+      });
+
+      it('keeping its numbers: none shift, and the counter is raised to the highest kept', async () => {
+        await stage(5);
+        expect(await tx((r) => r.tasks.publishImport('tl_s', { listId: 'tl_1', stagedFrom: 5, keepNumbers: 8 }, 2))).toEqual({
+          taskShift: 0,
+          firstChange: 1,
+        });
+        expect((await store.tasks.graph('tl_1', ['pending'])).tasks.map((t) => t.seq)).toEqual([1, 5, 6]);
+        expect(await store.tasks.taskSeqOf('tl_1')).toBe(8);
+      });
+
+      it('into a new list: the staging list becomes it, counters set', async () => {
+        await stage(5);
+        expect(await tx((r) => r.tasks.publishImport('tl_s', { name: 'imported', taskSeq: 6 }, 2))).toEqual({
+          taskShift: 0,
+          firstChange: 1,
+        });
         expect(await store.tasks.findList('ws_1', 'imported')).toEqual(listRec('tl_s', 'imported'));
-        expect(await store.tasks.taskSeqOf('tl_s')).toBe(2);
+        expect(await store.tasks.taskSeqOf('tl_s')).toBe(6);
         expect(await store.tasks.feedPosition('tl_s')).toBe(2);
         expect(await store.tasks.edgesOf('tl_s', ['T-1'])).toEqual([edge('T-1', 'T-2')]);
+        await expect(tx((r) => r.tasks.publishImport('tl_s', { name: 'again', taskSeq: 6 }, 2))).rejects.toThrow(
+          'task list tl_s is not a staging list',
+        );
+      });
 
+      it('an abandoned import goes with its rows, its counter put back; one not written for the lease is removed by the next check', async () => {
         await tx(async (r) => {
-          await r.tasks.createStagingList({ ...listRec('tl_old', ':import:old'), createdAt: at(-60_000) });
-          await r.tasks.createStagingList(listRec('tl_new', ':import:new'));
-          for (const listId of ['tl_old', 'tl_new']) {
-            await r.tasks.insert(taskRec('T-1', 1, { listId }));
-            await r.tasks.insert(taskRec('T-2', 2, { listId }));
-            await r.tasks.addEdge(listId, edge('T-1', 'T-2'));
-            await r.tasks.appendChange(change(1, 'T-1', listId));
-          }
+          await r.tasks.stageImport(listRec('tl_old', ':import:old'), at(-60_000), { tasks: [taskRec('T-1', 1, { listId: 'tl_old' })] });
+          await r.tasks.stageImport(listRec('tl_new', ':import:new'), at(0), { tasks: [taskRec('T-1', 1, { listId: 'tl_new' })] });
+          await r.tasks.stageImport(listRec('tl_new', ':import:new'), at(0), { changes: [change(1, 'T-1', 'tl_new')] });
         });
-        // The newest staging list's last write: the heartbeat of the import staging now.
         expect(await tx((r) => r.tasks.importInProgress('ws_1'))).toEqual(at(0));
-        expect(await tx((r) => r.tasks.importInProgress('ws_2'))).toBeNull();
-        await tx((r) => r.tasks.touchStaging('tl_1', at(-120_000))); // a real list: not touched
-        expect(await store.tasks.findList('ws_1', 'default')).toEqual(listRec('tl_1', 'default'));
-        expect(await tx((r) => r.tasks.dropAbandonedStaging('ws_1', at(-1)))).toBe(1);
         // Written since it was made: its heartbeat keeps it from being taken for abandoned.
-        await tx((r) => r.tasks.touchStaging('tl_new', at(10)));
-        expect(await tx((r) => r.tasks.dropAbandonedStaging('ws_1', at(5)))).toBe(0);
-        expect(await tx((r) => r.tasks.importInProgress('ws_1'))).toEqual(at(10));
+        await tx((r) => r.tasks.stageImport(listRec('tl_new', ':import:new'), at(10), {}));
+        expect(await tx((r) => r.tasks.importInProgress('ws_1', at(5)))).toEqual(at(10));
         expect(await store.tasks.get('tl_old', 'T-1')).toBeNull();
-        expect(await store.tasks.changesAfter('tl_old', 0, 10)).toEqual([]);
         expect(await store.tasks.get('tl_new', 'T-1')).not.toBeNull();
-        await tx((r) => r.tasks.dropStagedChanges('tl_new'));
+        await tx((r) => r.tasks.raiseTaskSeq('tl_1', 7));
+        await tx((r) => r.tasks.abandonImport('tl_new', { listId: 'tl_1', from: 0, to: 7 }));
+        expect(await tx((r) => r.tasks.importInProgress('ws_1'))).toBeNull();
+        expect(await store.tasks.get('tl_new', 'T-1')).toBeNull();
         expect(await store.tasks.changesAfter('tl_new', 0, 10)).toEqual([]);
-        await tx((r) => r.tasks.dropStaged('tl_new'));
-        expect(await tx((r) => r.tasks.importInProgress('ws_1'))).toBeNull(); // the promoted list is no longer staging
-        expect(await store.tasks.getMany('tl_new', ['T-1', 'T-2'])).toEqual([]);
-        expect(await store.tasks.edgesOf('tl_new', ['T-1'])).toEqual([]);
-        // Neither touches a real list.
-        await tx(async (r) => {
-          await r.tasks.dropStaged('tl_1');
-          await r.tasks.dropStagedChanges('tl_s');
-        });
-        expect((await store.tasks.get('tl_1', 'T-9'))!.id).toBe('T-9');
-        expect((await store.tasks.changesAfter('tl_s', 0, 10)).length).toBe(2);
+        expect(await store.tasks.taskSeqOf('tl_1')).toBe(0);
+        // A counter a task moved on meanwhile stays; a real list is never abandoned.
+        await tx((r) => r.tasks.insert({ ...taskRec('T-1', 0), seq: undefined }));
+        await tx((r) => r.tasks.abandonImport('tl_1', { listId: 'tl_1', from: 0, to: 7 }));
+        expect(await store.tasks.taskSeqOf('tl_1')).toBe(1);
+        expect((await store.tasks.get('tl_1', 'T-1'))!.id).toBe('T-1');
+        await expect(tx((r) => r.tasks.stageImport(listRec('tl_1', 'default'), at(0), {}))).rejects.toThrow();
       });
     });
 
@@ -790,10 +859,11 @@ describe.each([memoryKind, prismaKind()])('$name', (kind) => {
       const before = under.snapshot();
       await expect(
         tx(async (r) => {
-          await r.tasks.insert(taskRec('T-1', await r.tasks.nextTaskSeq('tl_1')));
-          await r.tasks.insert(taskRec('T-2', await r.tasks.nextTaskSeq('tl_1')));
+          await r.tasks.insert({ ...taskRec('T-1', 0), seq: undefined });
+          await r.tasks.insert({ ...taskRec('T-2', 0), seq: undefined });
           await r.tasks.addEdge('tl_1', edge('T-1', 'T-2'));
-          await r.tasks.appendChange(change(await r.tasks.nextChangeSeq('tl_1'), 'T-1'));
+          await changesOnly(r, 'tl_1', 'T-1');
+          await r.tasks.stageImport(listRec('tl_s', ':import:1'), at(0), { tasks: [taskRec('T-1', 1, { listId: 'tl_s' })] });
           throw new Error('boom');
         }),
       ).rejects.toThrow('boom');

@@ -2,6 +2,7 @@
 import type { Role } from '@agent-tasks/schema';
 import { type Actor, requireRole } from './actor.ts';
 import { DomainError } from './errors.ts';
+import { revocationsTopic } from './live-topics.ts';
 import type { Deps } from './ports.ts';
 import { presentKey } from './present.ts';
 
@@ -26,9 +27,6 @@ export async function list(deps: Deps, actor: Actor) {
   const keys = await deps.store.keys.list(actor.workspaceId);
   return { keys: keys.map(presentKey) };
 }
-
-/** Topic told when a key of the workspace is revoked: the live streams opened with it (or its sessions) end. */
-export const revocationsTopic = (workspaceId: string) => `revocations:${workspaceId}`;
 
 export interface Revocation {
   /** The revoked key: streams of the key and of every session it opened end. */

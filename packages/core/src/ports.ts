@@ -83,104 +83,114 @@ export interface TaskListFilter {
   limit: number;
 }
 
+/** A task about to be inserted: with `seq`, it keeps that creation number; without, it takes the list's next one. */
+export type NewTask = Omit<TaskRecord, 'seq'> & { seq?: number | undefined };
+
+/** What one write to a task list stores at once (see `TaskRepository.commit`). */
+export interface TaskWrite {
+  /** Changed tasks as they are to be stored (version already moved on), each with the version it was read at. */
+  tasks: readonly { task: TaskRecord; fromVersion: number }[];
+  /** The write's change records, in order; the store gives them the list's next feed positions. */
+  changes: readonly Omit<TaskChangeRecord, 'seq'>[];
+  /** Tasks whose readiness may have changed (an edge to them, or a blocker's status moved between open and resolved). */
+  readiness: readonly string[];
+}
+
+/** What `addEdge` did: added it, or not — it was there already, or it would close `cycle` (ids, first = last). */
+export type EdgeAdded = { added: true } | { added: false; cycle?: string[] | undefined };
+
+/** Rows of an import staged in one short transaction (see `TaskRepository.stageImport`). */
+export interface StagedRows {
+  tasks?: readonly TaskRecord[] | undefined;
+  /** Edges among staged tasks (checked before: known ends, no self edge, no cycle). */
+  edges?: readonly TaskEdge[] | undefined;
+  changes?: readonly TaskChangeRecord[] | undefined;
+  /** Every edge of the import, once all are staged: the store settles what it keeps of the graph (e.g. an order). */
+  graph?: readonly TaskEdge[] | undefined;
+}
+
+/** Where `publishImport` puts a staged import, and how it numbers it. */
+export type ImportTarget =
+  /** A new list of that name: the staging list becomes it, its tasks and changes numbered as staged. */
+  | { name: string; taskSeq: number }
+  /**
+   * An existing list: with `keepNumbers`, the staged tasks keep their numbers (none was taken: checked before) and the
+   * list's counter is raised to it; otherwise they take the list's next numbers (staged from `stagedFrom`).
+   */
+  | { listId: string; stagedFrom: number; keepNumbers?: number | undefined };
+
+/**
+ * Task lists, their tasks, edges and change log, in operations the domain names. The rules (which edge may be added,
+ * which write wins, what is ready, what an import checks) live in core; an adapter stores, indexes and locks.
+ */
 export interface TaskRepository {
-  findList(workspaceId: string, name: string): Promise<TaskListRecord | null>;
+  /** The list of that name (never an import's staging list); with `hold`, within a write: held against writers in
+   * other processes until the transaction ends (edges, ranks and claims then see one writer at a time). */
+  findList(workspaceId: string, name: string, options?: { hold?: boolean }): Promise<TaskListRecord | null>;
   /** The names of the workspace's task lists. */
   listNames(workspaceId: string): Promise<string[]>;
+  /** Every task list of the workspace by name, with how many of its tasks are in each status. */
+  lists(workspaceId: string): Promise<TaskListSummary[]>;
+  createList(list: TaskListRecord): Promise<void>;
   /** The id of the task created `seq`-th in the list (its short reference `#seq`), or null. */
   idOfSeq(listId: string, seq: number): Promise<string | null>;
-  createList(list: TaskListRecord): Promise<void>;
-  /** Within a write: holds the list against writers in other processes until the transaction ends (edges, ranks and
-   * claims are then checked one writer at a time; a no-op where transactions already run one at a time). */
-  lockList(listId: string): Promise<void>;
-  /** Increments and returns the list's task counter (creation order). */
-  nextTaskSeq(listId: string): Promise<number>;
-  /** Reserves `count` task counters at once (an import): the first of them. */
-  reserveTaskSeqs(listId: string, count: number): Promise<number>;
-  /** Reserves `count` change counters at once (an import): the first of them. */
-  reserveChangeSeqs(listId: string, count: number): Promise<number>;
-  /** Inserts many new tasks in few statements (an import). */
-  insertMany(tasks: readonly TaskRecord[]): Promise<void>;
-  /** Adds many edges between tasks of one list in few statements (an import's edges were checked before). */
-  addEdges(listId: string, edges: readonly TaskEdge[]): Promise<void>;
-  /**
-   * After `addEdges`, once every edge of a batch is in: orders the batch's tasks so each edge agrees with the list's
-   * order (the real store's ranks), on the condition that their ends have no other edges (an import's new tasks).
-   */
-  orderNewEdges(listId: string, edges: readonly TaskEdge[]): Promise<void>;
-  /** Appends many change records in few statements (an import). */
-  appendChanges(changes: readonly TaskChangeRecord[]): Promise<void>;
   /** The list's task counter: the seq of its newest task, 0 when it has none. */
   taskSeqOf(listId: string): Promise<number>;
-  /**
-   * A hidden list for an import's rows while they are written in several short transactions: never found by name,
-   * listed or counted, so nothing of it is seen until `publishStaged` moves its rows into the real list.
-   */
-  createStagingList(list: TaskListRecord): Promise<void>;
-  /**
-   * Moves every task (seq and order shifted by `taskShift`), edge and change (seq shifted by `changeShift`) of a
-   * staging list into `listId`, and removes the staging list: an import made visible in one short transaction.
-   */
-  publishStaged(stagingId: string, listId: string, shifts: { taskShift: number; changeShift: number }): Promise<void>;
-  /**
-   * Turns a staging list into the workspace's new list `name`, its `count` tasks and changes numbered as staged (its
-   * task counter `taskSeq`, by default `count`): an import into a new list made visible by one row.
-   */
-  promoteStaging(stagingId: string, name: string, count: number, taskSeq?: number): Promise<void>;
   /** Raises the list's task counter to `atLeast` when it is lower (numbers an import kept are never given out again). */
   raiseTaskSeq(listId: string, atLeast: number): Promise<void>;
-  /** Puts the list's task counter back to `value` if it is still `expected` (an import that raised it failed). */
-  resetTaskSeq(listId: string, expected: number, value: number): Promise<void>;
-  /** Which of these creation numbers (`#n`) name a task of the list (one read for a whole import). */
-  takenSeqs(listId: string, seqs: readonly number[]): Promise<number[]>;
-  /** Removes the change records of a staging list (they are written again, with other seqs, into the real list). */
-  dropStagedChanges(stagingId: string): Promise<void>;
-  /** Removes a staging list with its tasks, edges and changes (an import that failed). */
-  dropStaged(stagingId: string): Promise<void>;
-  /** Marks a staging list as written at `at` (its `createdAt` is the import's heartbeat while it stages). */
-  touchStaging(stagingId: string, at: Date): Promise<void>;
-  /** Removes the workspace's staging lists last written before `before` (imports whose process died); how many. */
-  dropAbandonedStaging(workspaceId: string, before: Date): Promise<number>;
-  /** When the workspace's import staging now (any process) last wrote its staging list — its heartbeat — or null when
-   * none is; on PostgreSQL it first takes the workspace's import lock for the rest of the transaction, so two checks
-   * cannot both pass. */
-  importInProgress(workspaceId: string): Promise<Date | null>;
-  /** Which of these ids are taken in the list (one read for a whole import); ids are scoped to their list. */
-  takenIds(listId: string, ids: readonly string[]): Promise<string[]>;
   /** The list's change counter: the feed position of its last change. */
   feedPosition(listId: string): Promise<number>;
-  /** Increments and returns the list's change counter (feed position). */
-  nextChangeSeq(listId: string): Promise<number>;
-  insert(task: TaskRecord): Promise<void>;
+
   get(listId: string, id: string): Promise<TaskRecord | null>;
-  getMany(listId: string, ids: readonly string[]): Promise<TaskRecord[]>;
-  /** Whether a task id is taken in the list (the same id may name a task of another list or workspace). */
-  idTaken(listId: string, id: string): Promise<boolean>;
-  /** Writes the task's fields (the task of `task.listId` and `task.id`) if its stored version is still `fromVersion`; false otherwise. */
-  update(task: TaskRecord, fromVersion: number): Promise<boolean>;
-  /** Edges of the list touching any of these tasks, on either side. */
-  edgesOf(listId: string, ids: readonly string[]): Promise<TaskEdge[]>;
-  /** Edges of the list leaving these tasks (what they block): one step of a walk along "blocks". */
-  blocksOf(listId: string, ids: readonly string[]): Promise<TaskEdge[]>;
-  addEdge(listId: string, edge: TaskEdge): Promise<void>;
-  removeEdge(listId: string, edge: TaskEdge): Promise<void>;
-  /** Whether `to` can be reached from `from` along the list's "blocks" edges (one query, however deep). */
-  reaches(listId: string, from: string, to: string): Promise<boolean>;
-  /** Recounts the open (neither completed nor deleted) blockers of these tasks of the list, which readiness queries use. */
-  refreshOpenBlockers(listId: string, ids: readonly string[]): Promise<void>;
-  /** Blockers of these tasks of the list that are neither completed nor deleted. */
-  unresolvedBlockers(listId: string, ids: readonly string[]): Promise<TaskEdge[]>;
   list(listId: string, filter: TaskListFilter): Promise<TaskRecord[]>;
-  /** The oldest task ready for `agent`, or null. */
+  /** Claim next: the oldest task ready for `agent` (pending, unowned or its own, every blocker resolved), or null. */
   firstReady(listId: string, agent: string): Promise<TaskRecord | null>;
   /** Every task of the list with the given statuses, and the edges among them (the plan and export need the whole graph). */
   graph(listId: string, statuses: readonly TaskStatus[]): Promise<{ tasks: TaskRecord[]; edges: TaskEdge[] }>;
-  appendChange(change: TaskChangeRecord): Promise<void>;
+  /** Edges of the list touching any of these tasks, on either side. */
+  edgesOf(listId: string, ids: readonly string[]): Promise<TaskEdge[]>;
+  /** Blockers of these tasks of the list that are neither completed nor deleted. */
+  unresolvedBlockers(listId: string, ids: readonly string[]): Promise<TaskEdge[]>;
   /** The change records of one task of the list, oldest first. */
   changesOf(listId: string, taskId: string): Promise<TaskChangeRecord[]>;
   changesAfter(listId: string, seq: number, limit: number): Promise<TaskChangeRecord[]>;
-  /** Every task list of the workspace by name, with how many of its tasks are in each status. */
-  lists(workspaceId: string): Promise<TaskListSummary[]>;
+
+  /** Inserts a new task (its id and number unique in its list); answers its number. */
+  insert(task: NewTask): Promise<number>;
+  /**
+   * Adds blocker → blocked (both tasks of the list) unless it is there already or would close a cycle: then answers the
+   * cycle as core's `findCycle` names it. The check is the store's (one query, however deep); the naming is core's.
+   */
+  addEdge(listId: string, edge: TaskEdge): Promise<EdgeAdded>;
+  /** Removes the edge; false when it was not there. */
+  removeEdge(listId: string, edge: TaskEdge): Promise<boolean>;
+  /**
+   * Stores one write: each task if its stored version is still `fromVersion` (compare-and-set), then its change
+   * records at the list's next feed positions; answers the records as stored, or null when a task had changed
+   * meanwhile (nothing is to be kept: the caller drops the transaction).
+   */
+  commit(listId: string, write: TaskWrite): Promise<TaskChangeRecord[] | null>;
+
+  /**
+   * When the workspace's running import (any process) last wrote its staging list — its heartbeat — or null when none
+   * is; with `abandonedBefore`, first removes staging lists not written since (imports whose process died). On
+   * PostgreSQL it takes the workspace's import lock for the rest of the transaction, so two checks cannot both pass.
+   */
+  importInProgress(workspaceId: string, abandonedBefore?: Date): Promise<Date | null>;
+  /** Which of these ids and creation numbers (`#n`) the list already has (one read for a whole import). */
+  taken(listId: string, asked: { ids?: readonly string[]; seqs?: readonly number[] }): Promise<{ ids: string[]; seqs: number[] }>;
+  /**
+   * Writes rows of an import into its hidden staging list `staging` (made on first use): never found by name, listed
+   * or counted, so nothing is seen until `publishImport`. Each call renews the import's heartbeat to `at`.
+   */
+  stageImport(staging: TaskListRecord, at: Date, rows: StagedRows): Promise<void>;
+  /** Makes a staged import visible in one short transaction (see `ImportTarget`); answers the shift of the staged
+   * numbers and the feed position of its first change. When the shift is not 0 the staged change records (which name
+   * each task's #n) are dropped: the caller commits them again. */
+  publishImport(stagingId: string, target: ImportTarget, count: number): Promise<{ taskShift: number; firstChange: number }>;
+  /** Removes a staging list with its rows (an import that failed) and, given `counter`, puts the list's task counter
+   * back from `to` to `from` unless a task took a number meanwhile. */
+  abandonImport(stagingId: string, counter?: { listId: string; from: number; to: number }): Promise<void>;
 }
 
 export interface TaskListSummary extends TaskListRecord {

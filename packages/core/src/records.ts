@@ -74,7 +74,7 @@ export interface TaskRecord {
   activeForm: string | null;
   owner: string | null;
   metadata: Record<string, unknown>;
-  threadId: string;
+  sessionId: string;
   /** oh-my-opencode's `repoURL` and `parentID`, kept as given. */
   repoUrl: string | null;
   parentId: string | null;

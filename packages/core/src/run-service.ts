@@ -1,4 +1,5 @@
 // The checklist run use cases (seed 002): two-phase start, intake, steps, revision, blockers, reads, notifications.
+import { runTopic } from './live-topics.ts';
 import type { RunIntakeInput, RunReviseInput, RunStepInput, ChecklistEntry, RunView } from '@agent-tasks/schema';
 import { type Actor, requireRole } from './actor.ts';
 import { LostRace, retryLostRaces } from './compare-and-set.ts';
@@ -26,8 +27,6 @@ import {
   requireName,
   taskLabel,
 } from './run-rules.ts';
-
-export const runTopic = (runId: string) => `run:${runId}`;
 
 /**
  * Run, start attempt and step attempt ids are UUIDs, hex digits and dashes only: the ids Moira writes and its clients

@@ -1,8 +1,8 @@
 // Sessions: open one (or a subagent session), list them, run turns, and read a session's view.
 import { type Actor, SESSION_TOKEN_PREFIX, requireRole } from './actor.ts';
-import { publishSessionActivity } from './dashboard-service.ts';
+import { publishSessionActivity, revocationsTopic } from './live-topics.ts';
 import { DomainError } from './errors.ts';
-import { type Revocation, revocationsTopic } from './key-service.ts';
+import type { Revocation } from './key-service.ts';
 import { canReadSession, readableSessions } from './session-access.ts';
 import type { Deps, Repositories } from './ports.ts';
 import { presentList, presentSession } from './present.ts';

@@ -1,14 +1,13 @@
 // Collects one transaction's changes to a task list (fields and edges), then versions, records and publishes them.
+import { taskTopic } from './live-topics.ts';
 import { LostRace } from './compare-and-set.ts';
 import { DomainError } from './errors.ts';
 import type { Actor } from './actor.ts';
-import type { Deps, LiveEvent, Repositories } from './ports.ts';
+import type { Deps, LiveEvent, NewTask, Repositories } from './ports.ts';
 import type { TaskChangeKind, TaskChangeRecord, TaskEdge, TaskListRecord, TaskRecord } from './records.ts';
 import { TASK_REF, type TaskStatus } from '@agent-tasks/schema';
-import { cycleError, cycleClosedBy, isResolved, selfDependencyError } from './task-graph.ts';
+import { cycleError, isResolved, selfDependencyError } from './task-graph.ts';
 import { presentChange, presentTask } from './task-present.ts';
-
-export const taskTopic = (workspaceId: string, listName: string) => `tasks:${workspaceId}:${listName}`;
 
 /** The id a reference names: `#n` is the task created n-th in the list; anything else is an id already. */
 export async function resolveRef(repos: Pick<Repositories, 'tasks'>, listId: string, ref: string): Promise<string> {
@@ -21,8 +20,8 @@ const shownField = (field: string) => (field === 'repoUrl' ? 'repoURL' : field =
 
 /** The fields a new task starts with, as its first change records them (from nothing to its value). */
 export function initialFields(task: TaskRecord): Record<string, { from: unknown; to: unknown }> {
-  const { id, listId, seq, version, createdAt, updatedAt, threadId, fileKeyTail, ...fields } = task;
-  const initial = Object.entries({ ...fields, threadID: threadId }).filter(([, v]) => v !== null);
+  const { id, listId, seq, version, createdAt, updatedAt, sessionId, fileKeyTail, ...fields } = task;
+  const initial = Object.entries({ ...fields, threadID: sessionId }).filter(([, v]) => v !== null);
   return Object.fromEntries(initial.map(([k, v]) => [shownField(k), { from: null, to: v }]));
 }
 
@@ -70,11 +69,13 @@ export class TaskChanges {
     return task;
   }
 
-  async created(task: TaskRecord, kind: TaskChangeKind = 'created') {
-    await this.repos.tasks.insert(task);
+  /** Inserts a new task (numbered next in the list unless it brings its number) and records it from nothing. */
+  async created(fresh: NewTask, kind: TaskChangeKind = 'created'): Promise<TaskRecord> {
+    const task: TaskRecord = { ...fresh, seq: await this.repos.tasks.insert(fresh) };
     this.tasks.set(task.id, task);
     this.kinds.set(task.id, kind);
     this.fields.set(task.id, initialFields(task));
+    return task;
   }
 
   set<K extends 'subject' | 'description' | 'status' | 'activeForm' | 'owner' | 'metadata' | 'repoUrl' | 'parentId'>(
@@ -104,22 +105,17 @@ export class TaskChanges {
     }
     const [blockerId, blockedId] = [await this.resolve(blockerRef), await this.resolve(blockedRef)];
     if (blockerId === blockedId) throw selfDependencyError(blockerRef);
-    const existing = await this.repos.tasks.edgesOf(this.list.id, [blockedId]);
-    if (existing.some((e) => e.blockerId === blockerId && e.blockedId === blockedId)) return;
-    // One reachability query settles the common case; only a refusal walks the graph to name the cycle.
-    if (await this.repos.tasks.reaches(this.list.id, blockedId, blockerId)) {
-      const cycle = await cycleClosedBy(blockerId, blockedId, (ids) => this.repos.tasks.blocksOf(this.list.id, ids));
-      if (cycle) throw cycleError(cycle);
+    const outcome = await this.repos.tasks.addEdge(this.list.id, { blockerId, blockedId });
+    if (!outcome.added) {
+      if (outcome.cycle) throw cycleError(outcome.cycle);
+      return; // there already
     }
-    await this.repos.tasks.addEdge(this.list.id, { blockerId, blockedId });
     if (!takeOut(this.removed, blockerId, blockedId)) this.added.push({ blockerId, blockedId });
   }
 
   async removeEdge(blockerRef: string, blockedRef: string) {
     const [blockerId, blockedId] = [await this.resolve(blockerRef), await this.resolve(blockedRef)];
-    const existing = await this.repos.tasks.edgesOf(this.list.id, [blockedId]);
-    if (!existing.some((e) => e.blockerId === blockerId && e.blockedId === blockedId)) return;
-    await this.repos.tasks.removeEdge(this.list.id, { blockerId, blockedId });
+    if (!(await this.repos.tasks.removeEdge(this.list.id, { blockerId, blockedId }))) return;
     if (!takeOut(this.added, blockerId, blockedId)) this.removed.push({ blockerId, blockedId });
   }
 
@@ -133,7 +129,8 @@ export class TaskChanges {
     const ids = [...touched];
     const edges = ids.length ? await this.repos.tasks.edgesOf(this.list.id, ids) : [];
     const now = this.deps.clock.now();
-    const records: TaskChangeRecord[] = [];
+    const writes: { task: TaskRecord; fromVersion: number }[] = [];
+    const pending: Omit<TaskChangeRecord, 'seq'>[] = [];
     for (const id of ids) {
       const task = await this.task(id);
       const changes = this.fields.get(id) ?? {};
@@ -156,11 +153,10 @@ export class TaskChanges {
         const from = this.fromVersion.get(id) ?? task.version;
         task.version = from + 1;
         task.updatedAt = now;
-        if (!(await this.repos.tasks.update(task, from))) throw new LostRace();
+        writes.push({ task, fromVersion: from });
       }
-      const record: TaskChangeRecord = {
+      pending.push({
         listId: this.list.id,
-        seq: await this.repos.tasks.nextChangeSeq(this.list.id),
         taskId: id,
         kind: this.kinds.get(id) ?? 'updated',
         sessionId: this.actor.sessionId,
@@ -168,19 +164,19 @@ export class TaskChanges {
         at: now,
         changes,
         snapshot: presentTask(task, edges, this.list.name),
-      };
-      await this.repos.tasks.appendChange(record);
-      records.push(record);
+      });
     }
-    // Readiness counts: the blocked side of every changed edge, and the dependants of tasks that became (un)resolved.
-    const recount = new Set([...this.added, ...this.removed].map((e) => e.blockedId));
-    for (const record of records) {
-      const status = record.changes.status;
+    // Readiness: the blocked side of every changed edge, and the dependants of tasks that became (un)resolved.
+    const readiness = new Set([...this.added, ...this.removed].map((e) => e.blockedId));
+    for (const change of pending) {
+      const status = change.changes.status;
       if (status && isResolved(status.from as TaskStatus) !== isResolved(status.to as TaskStatus)) {
-        for (const e of edges) if (e.blockerId === record.taskId) recount.add(e.blockedId);
+        for (const e of edges) if (e.blockerId === change.taskId) readiness.add(e.blockedId);
       }
     }
-    if (recount.size) await this.repos.tasks.refreshOpenBlockers(this.list.id, [...recount]);
+    if (pending.length === 0 && writes.length === 0 && readiness.size === 0) return { events: [], changes: [] };
+    const records = await this.repos.tasks.commit(this.list.id, { tasks: writes, changes: pending, readiness: [...readiness] });
+    if (!records) throw new LostRace();
     const events = records.map((r) => ({
       topic: taskTopic(this.list.workspaceId, this.list.name),
       id: String(r.seq),

@@ -461,7 +461,7 @@ export function renderTaskFiles(
       ...(Object.keys(task.metadata).length ? { metadata: sortedKeys(task.metadata) } : {}),
       ...(task.repoUrl === null ? {} : { repoURL: task.repoUrl }),
       ...(task.parentId === null ? {} : { parentID: task.parentId }),
-      threadID: task.threadId,
+      threadID: task.sessionId,
     };
     return { name: `${id}.json`, content: `${JSON.stringify(body, null, 2)}\n` };
   });

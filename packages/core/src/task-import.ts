@@ -2,9 +2,10 @@
 import { type TaskFileFormat, taskStatuses } from '@agent-tasks/schema';
 import { type Actor, requireRole } from './actor.ts';
 import { DomainError } from './errors.ts';
-import type { Deps, LiveEvent, Repositories } from './ports.ts';
+import type { Deps, LiveEvent, StagedRows } from './ports.ts';
 import type { TaskChangeRecord, TaskEdge, TaskListRecord, TaskRecord } from './records.ts';
-import { initialFields, taskTopic } from './task-changes.ts';
+import { taskTopic } from './live-topics.ts';
+import { initialFields } from './task-changes.ts';
 import { presentChange, presentTask } from './task-present.ts';
 import { type ParsedTaskFiles, type TaskFile, parseTaskFilesInSlices, renderTaskFiles } from './task-files.ts';
 import { DEFAULT_LIST, lostListRace, writeTasks } from './task-service.ts';
@@ -122,7 +123,7 @@ async function importInPlace(deps: Deps, actor: Actor, listName: string, parsed:
           activeForm: file.activeForm,
           owner: file.owner,
           metadata: file.metadata,
-          threadId: file.threadId ?? thread,
+          sessionId: file.threadId ?? thread,
           repoUrl: file.repoUrl,
           parentId: file.parentId,
           fileKeyTail: file.fileKeyTail,
@@ -202,26 +203,15 @@ const eventsOf = (workspaceId: string, listName: string, changes: readonly TaskC
     data: { ...presentChange(r), task: r.snapshot },
   }));
 
-/** Runs `write` on successive slices of `rows`, each in a transaction of its own, letting other work in between. */
-/** One staging transaction: its writes, and the staging list's heartbeat (so a long import is never taken for dead). */
-const stagingWrite = (deps: Deps, stagingId: string, write: (repos: Repositories) => Promise<void>) =>
-  deps.store.transaction(async (repos) => {
-    await repos.tasks.touchStaging(stagingId, deps.clock.now());
-    await write(repos);
-  });
+/** One staging transaction: the rows, and the staging list's heartbeat (so a long import is never taken for dead). */
+const stage = async (deps: Deps, staging: TaskListRecord, rows: StagedRows) => {
+  await deps.store.transaction((repos) => repos.tasks.stageImport(staging, deps.clock.now(), rows));
+  await deps.pause?.();
+};
 
-async function inShortTransactions<T>(
-  deps: Deps,
-  stagingId: string,
-  rows: readonly T[],
-  size: number,
-  write: (repos: Repositories, slice: T[]) => Promise<void>,
-) {
-  for (let i = 0; i < rows.length; i += size) {
-    const slice = rows.slice(i, i + size);
-    await stagingWrite(deps, stagingId, (repos) => write(repos, slice));
-    await deps.pause?.();
-  }
+/** Stages `rows` in slices, each in a short transaction of its own, letting other work in between. */
+async function stageInSlices<T>(deps: Deps, staging: TaskListRecord, rows: readonly T[], size: number, rowsOf: (slice: T[]) => StagedRows) {
+  for (let i = 0; i < rows.length; i += size) await stage(deps, staging, rowsOf(rows.slice(i, i + size)));
 }
 
 /**
@@ -267,18 +257,17 @@ export async function importTasks(
   /** The task counter an import of Claude Code numbers raised, to put back if the import fails. */
   let raised: { listId: string; from: number; to: number } | null = null;
   const expectedSeq = await deps.store.transaction(async (repos) => {
-    await repos.tasks.dropAbandonedStaging(actor.workspaceId, new Date(now.getTime() - leaseMs));
     // One import per workspace at a time, whichever process or replica runs it: the caller waits and tries again.
-    const heartbeat = await repos.tasks.importInProgress(actor.workspaceId);
+    const heartbeat = await repos.tasks.importInProgress(actor.workspaceId, new Date(now.getTime() - leaseMs));
     if (heartbeat) throw new ImportInProgress(heartbeat);
     const list = await repos.tasks.findList(actor.workspaceId, listName);
     if (list && input.format === 'sisyphus') {
-      const [first] = await repos.tasks.takenIds(list.id, newIds);
+      const [first] = (await repos.tasks.taken(list.id, { ids: newIds })).ids;
       if (first !== undefined) throw taken(first);
     }
     if (list && numbered) {
       // The folder imported again: its tasks are updated in place, not staged.
-      if ((await repos.tasks.takenSeqs(list.id, numbers)).length) return null;
+      if ((await repos.tasks.taken(list.id, { seqs: numbers })).seqs.length) return null;
       // Its numbers are the import's from now on: a task created meanwhile is numbered after them.
       const from = await repos.tasks.taskSeqOf(list.id);
       if (from < topNumber(parsed)) {
@@ -286,7 +275,7 @@ export async function importTasks(
         raised = { listId: list.id, from, to: topNumber(parsed) };
       }
     }
-    await repos.tasks.createStagingList(staging);
+    await repos.tasks.stageImport(staging, now, {});
     return (list ? await repos.tasks.taskSeqOf(list.id) : 0) + 1;
   });
   if (expectedSeq === null) return importInPlace(deps, actor, listName, parsed, thread);
@@ -301,7 +290,7 @@ export async function importTasks(
     activeForm: task.activeForm,
     owner: task.owner,
     metadata: task.metadata,
-    threadId: task.threadId ?? thread,
+    sessionId: task.threadId ?? thread,
     repoUrl: task.repoUrl,
     parentId: task.parentId,
     fileKeyTail: task.fileKeyTail,
@@ -311,63 +300,60 @@ export async function importTasks(
   }));
   const target = { ...staging, name: listName };
   try {
-    await inShortTransactions(deps, staging.id, records, STAGE_ROWS, (repos, slice) => repos.tasks.insertMany(slice));
-    await inShortTransactions(deps, staging.id, edges, STAGE_ROWS * 2, (repos, slice) => repos.tasks.addEdges(staging.id, slice));
-    if (edges.length) await stagingWrite(deps, staging.id, (repos) => repos.tasks.orderNewEdges(staging.id, edges));
-    const blocked = [...new Set(edges.map((e) => e.blockedId))];
-    await inShortTransactions(deps, staging.id, blocked, STAGE_ROWS * 2, (repos, slice) =>
-      repos.tasks.refreshOpenBlockers(staging.id, slice),
-    );
+    await stageInSlices(deps, staging, records, STAGE_ROWS, (slice) => ({ tasks: slice }));
+    await stageInSlices(deps, staging, edges, STAGE_ROWS * 2, (slice) => ({ edges: slice }));
+    if (edges.length) await stage(deps, staging, { graph: edges });
     // The change records, built a slice at a time (numbered 1…n in the staging list).
     const staged: TaskChangeRecord[] = [];
     for (let i = 0; i < records.length; i += STAGE_ROWS) {
       const slice = importChanges(actor, target, records.slice(i, i + STAGE_ROWS), edgesOf, now, i + 1);
       staged.push(...slice);
-      await stagingWrite(deps, staging.id, (repos) => repos.tasks.appendChanges(slice.map((c) => ({ ...c, listId: staging.id }))));
-      await deps.pause?.();
+      await stage(deps, staging, { changes: slice.map((c) => ({ ...c, listId: staging.id })) });
     }
 
     let madeList = false;
     const publish = () =>
       deps.store.transaction(async (repos) => {
-        const list = await repos.tasks.findList(actor.workspaceId, listName);
+        const list = await repos.tasks.findList(actor.workspaceId, listName, { hold: true });
         if (!list) {
           madeList = true;
           // A new list: the staging list becomes it, as staged (its tasks #1…#n, its changes 1…n); no row moves.
-          await repos.tasks.promoteStaging(staging.id, listName, records.length, numbered ? topNumber(parsed) : records.length);
+          await repos.tasks.publishImport(
+            staging.id,
+            { name: listName, taskSeq: numbered ? topNumber(parsed) : records.length },
+            records.length,
+          );
           return eventsOf(
             actor.workspaceId,
             listName,
             staged.map((c) => ({ ...c, listId: staging.id })),
           );
         }
-        await repos.tasks.lockList(list.id);
         if (input.format === 'sisyphus') {
-          const [first] = await repos.tasks.takenIds(list.id, newIds);
+          const [first] = (await repos.tasks.taken(list.id, { ids: newIds })).ids;
           if (first !== undefined) throw taken(first);
         }
         if (numbered) {
           // Claude Code's numbers are kept: none may have been taken meanwhile, and none is given out again.
-          const [first] = await repos.tasks.takenSeqs(list.id, numbers);
+          const [first] = (await repos.tasks.taken(list.id, { seqs: numbers })).seqs;
           if (first !== undefined) throw numberTaken(first, listName);
-          await repos.tasks.raiseTaskSeq(list.id, topNumber(parsed));
         }
-        const firstSeq = numbered ? expectedSeq : await repos.tasks.reserveTaskSeqs(list.id, records.length);
-        const firstChange = await repos.tasks.reserveChangeSeqs(list.id, records.length);
-        const taskShift = firstSeq - expectedSeq;
-        let changes: TaskChangeRecord[];
-        if (taskShift === 0) {
-          await repos.tasks.publishStaged(staging.id, list.id, { taskShift, changeShift: firstChange - 1 });
-          changes = staged.map((c) => ({ ...c, listId: list.id, seq: c.seq + firstChange - 1 }));
-        } else {
-          // Tasks were created in the list meanwhile: the records, which name each task's #n, are written again.
-          const shifted = records.map((t) => ({ ...t, seq: t.seq + taskShift }));
-          changes = importChanges(actor, list, shifted, edgesOf, now, firstChange);
-          await repos.tasks.dropStagedChanges(staging.id);
-          await repos.tasks.publishStaged(staging.id, list.id, { taskShift, changeShift: 0 });
-          await repos.tasks.appendChanges(changes);
-        }
-        return eventsOf(list.workspaceId, list.name, changes);
+        const { taskShift, firstChange } = await repos.tasks.publishImport(
+          staging.id,
+          { listId: list.id, stagedFrom: expectedSeq, keepNumbers: numbered ? topNumber(parsed) : undefined },
+          records.length,
+        );
+        if (taskShift === 0)
+          return eventsOf(
+            list.workspaceId,
+            list.name,
+            staged.map((c) => ({ ...c, listId: list.id, seq: c.seq + firstChange - 1 })),
+          );
+        // Tasks were created in the list meanwhile: the records, which name each task's #n, are written again.
+        const shifted = records.map((t) => ({ ...t, seq: t.seq + taskShift }));
+        const rebuilt = importChanges(actor, list, shifted, edgesOf, now, 0).map(({ seq, ...change }) => change);
+        const changes = await repos.tasks.commit(list.id, { tasks: [], changes: rebuilt, readiness: [] });
+        return eventsOf(list.workspaceId, list.name, changes ?? []);
       });
     // A new list that a concurrent first write (in another process) made first: once more, into that list.
     const events = await publish().catch(async (error: unknown) => {
@@ -377,13 +363,8 @@ export async function importTasks(
     });
     for (const event of events) deps.events.publish(event);
   } catch (error) {
-    await deps.store
-      .transaction(async (repos) => {
-        await repos.tasks.dropStaged(staging.id);
-        // Numbers reserved for the import go back unless a task took one meanwhile.
-        if (raised) await repos.tasks.resetTaskSeq(raised.listId, raised.to, raised.from);
-      })
-      .catch(() => undefined);
+    // Numbers reserved for the import go back unless a task took one meanwhile.
+    await deps.store.transaction((repos) => repos.tasks.abandonImport(staging.id, raised ?? undefined)).catch(() => undefined);
     throw error;
   }
   return { listName, imported: parsed.tasks.length, ids: Object.fromEntries(ids) };

@@ -41,8 +41,8 @@ async function mirrorEdge(changes: TaskChanges, blockerId: string, blockedId: st
  */
 export async function mirrorTask(deps: Deps, actor: Actor, input: TaskMirrorInput) {
   requireRole(actor, 'agent');
-  const threadId = actor.sessionId;
-  if (input.create && !threadId) {
+  const sessionId = actor.sessionId;
+  if (input.create && !sessionId) {
     throw new DomainError('NO_OWNING_SESSION', 'Error: TaskCreate requires an owning agent session before anything is written.');
   }
   const notRecorded: EdgeNotRecorded[] = [];
@@ -51,28 +51,26 @@ export async function mirrorTask(deps: Deps, actor: Actor, input: TaskMirrorInpu
     const found = await repos.tasks.get(changes.list.id, input.id);
     let task: TaskRecord;
     if (found) task = await changes.task(input.id);
-    else if (input.create && threadId) {
+    else if (input.create && sessionId) {
       const now = deps.clock.now();
       const { subject, description, activeForm, metadata } = input.create;
-      task = {
+      task = await changes.created({
         id: input.id,
         listId: changes.list.id,
-        seq: await repos.tasks.nextTaskSeq(changes.list.id),
         subject: cutText(subject, MIRROR_TEXT_MAX),
         description: cutText(description, MIRROR_DESCRIPTION_MAX),
         status: 'pending',
         activeForm: activeForm?.trim() ? cutText(activeForm, MIRROR_TEXT_MAX) : null,
         owner: null,
         metadata: metadata ? mirroredMetadata(mergeMetadata({}, metadata)) : {},
-        threadId,
+        sessionId,
         repoUrl: null,
         parentId: null,
         fileKeyTail: null,
         version: 1,
         createdAt: now,
         updatedAt: now,
-      };
-      await changes.created(task);
+      });
     } else throw taskNotFound(input.id, changes.list.name);
     if (task.status === 'deleted') {
       if (!changesAsked) return;

@@ -18,7 +18,7 @@ export function presentTask(task: TaskRecord, edges: readonly TaskEdge[], listNa
     metadata: task.metadata,
     ...(task.repoUrl === null ? {} : { repoURL: task.repoUrl }),
     ...(task.parentId === null ? {} : { parentID: task.parentId }),
-    threadID: task.threadId,
+    threadID: task.sessionId,
     version: task.version,
     createdAt: task.createdAt.toISOString(),
     updatedAt: task.updatedAt.toISOString(),

@@ -1,6 +1,7 @@
 // The task graph use cases (seed 001): TaskCreate, TaskGet, TaskList, TaskUpdate, claims, the plan, history, feed.
 import type { Task, TaskClaimInput, TaskCreateInput, TaskListInput, TaskUpdateInput } from '@agent-tasks/schema';
 import { type Actor, requireRole } from './actor.ts';
+import { isPersonKey, requirePermission } from './permissions.ts';
 import { LostRace, retryLostRaces } from './compare-and-set.ts';
 import { DomainError } from './errors.ts';
 import type { Deps, Repositories } from './ports.ts';
@@ -19,8 +20,9 @@ async function findList(repos: Repositories, actor: Actor, name: string) {
 }
 
 /** The list by name, made when it does not exist yet (`made` is then told). */
+/** Within a write the list found is held against writers in other processes (a new one is, being inserted). */
 export async function ensureList(deps: Deps, repos: Repositories, actor: Actor, name: string, made: () => void): Promise<TaskListRecord> {
-  const found = await findList(repos, actor, name);
+  const found = await repos.tasks.findList(actor.workspaceId, name, { hold: true });
   if (found) return found;
   const list = { id: deps.ids.id('tl'), workspaceId: actor.workspaceId, name, createdAt: deps.clock.now() };
   made();
@@ -67,15 +69,14 @@ async function write<T>(
   create: boolean,
   work: (changes: TaskChanges, repos: Repositories) => Promise<T>,
 ): Promise<Written<T>> {
-  requireRole(actor, 'agent');
+  requirePermission(actor, 'writeTasks');
   return retryLostRaces('Error: the task kept changing under concurrent writers; try again.', async () => {
     let madeList = false;
     const transaction = deps.store.transaction(async (repos) => {
       const list = create
         ? await ensureList(deps, repos, actor, listName, () => (madeList = true))
-        : await findList(repos, actor, listName);
+        : await repos.tasks.findList(actor.workspaceId, listName, { hold: true });
       if (!list) throw await listMissing(repos, actor, listName);
-      await repos.tasks.lockList(list.id);
       const changes = new TaskChanges(deps, repos, actor, list);
       const result = await work(changes, repos);
       const committed = await changes.commit();
@@ -98,33 +99,35 @@ async function present(repos: Repositories, list: TaskListRecord, task: TaskReco
   return presentTask(task, await repos.tasks.edgesOf(list.id, [task.id]), list.name);
 }
 
+/**
+ * Creates a task: an agent's from its session (`threadID` is that session), a person's from a member or admin key at
+ * the dashboard (`threadID` is then the key's id); an agent key without a session is refused.
+ */
 export async function create(deps: Deps, actor: Actor, input: TaskCreateInput) {
-  requireRole(actor, 'agent');
-  if (!actor.sessionId) {
+  requirePermission(actor, 'writeTasks');
+  if (!actor.sessionId && !isPersonKey(actor)) {
     throw new DomainError('NO_OWNING_SESSION', 'Error: TaskCreate requires an owning agent session before anything is written.');
   }
-  const threadId = actor.sessionId;
-  const written = await write(deps, actor, listNameOf(input), true, async (changes, repos) => {
+  const sessionId = actor.sessionId ?? actor.keyId;
+  const written = await write(deps, actor, listNameOf(input), true, async (changes) => {
     const now = deps.clock.now();
-    const task: TaskRecord = {
+    const task = await changes.created({
       id: `T-${deps.ids.uuid()}`,
       listId: changes.list.id,
-      seq: await repos.tasks.nextTaskSeq(changes.list.id),
       subject: input.subject,
       description: input.description ?? '',
       status: 'pending',
       activeForm: input.activeForm ?? null,
       owner: input.owner ?? null,
       metadata: input.metadata ? mergeMetadata({}, input.metadata) : {},
-      threadId,
+      sessionId,
       repoUrl: input.repoURL ?? null,
       parentId: input.parentID ?? null,
       fileKeyTail: null,
       version: 1,
       createdAt: now,
       updatedAt: now,
-    };
-    await changes.created(task);
+    });
     for (const blocker of input.blockedBy ?? []) await changes.addEdge(blocker, task.id);
     for (const blocked of input.blocks ?? []) await changes.addEdge(task.id, blocked);
     return task.id;
@@ -306,7 +309,17 @@ export async function plan(deps: Deps, actor: Actor, input: { listName?: string 
 
 export async function history(deps: Deps, actor: Actor, input: { listName?: string | undefined; id: string }) {
   const { list, task } = await findTask(deps, actor, input);
-  return { changes: (await deps.store.tasks.changesOf(list.id, task.id)).map(presentChange) };
+  const changes = await deps.store.tasks.changesOf(list.id, task.id);
+  // Who made each change, by the key's name: a person's change reads as the person's key.
+  const keyIds = [...new Set(changes.map((c) => c.keyId))];
+  const keys = await Promise.all(keyIds.map((id) => deps.store.keys.get(actor.workspaceId, id)));
+  const names = new Map(keys.flatMap((k) => (k ? [[k.id, k.name] as const] : [])));
+  return {
+    changes: changes.map((c) => {
+      const shown = presentChange(c);
+      return { ...shown, by: { ...shown.by, keyName: names.get(c.keyId) ?? null } };
+    }),
+  };
 }
 
 /** The list feed's current position (its last change), 0 when the list does not exist yet. */

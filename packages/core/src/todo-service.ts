@@ -1,7 +1,7 @@
 // The todo_write use case, the mirror of another tool's list, and the reads of a session's list, its update cards and their live feed.
 import type { TodoDisplayItem } from '@agent-tasks/schema';
 import { type Actor, requireRole } from './actor.ts';
-import { publishSessionActivity } from './dashboard-service.ts';
+import { publishSessionActivity, todoTopic } from './live-topics.ts';
 import { DomainError } from './errors.ts';
 import { mirroredTodos } from './mirror-rules.ts';
 import type { Deps } from './ports.ts';
@@ -18,8 +18,6 @@ import {
   staleRevisionError,
   todoAnswer,
 } from './todo-rules.ts';
-
-export const todoTopic = (sessionId: string) => `todo:${sessionId}`;
 
 /**
  * Records a whole new list for the caller's session, in one transaction, or refuses and records nothing (todo_write,

@@ -5,9 +5,12 @@ import type {
   Clock,
   Deps,
   DueFilter,
+  EdgeAdded,
   EventPublisher,
   Ids,
+  ImportTarget,
   LiveEvent,
+  NewTask,
   OutboxRecord,
   Repositories,
   RunRecord,
@@ -15,12 +18,14 @@ import type {
   RunStepRecordData,
   SendResult,
   SessionRecord,
+  StagedRows,
   Store,
   TaskChangeRecord,
   TaskEdge,
   TaskListFilter,
   TaskListRecord,
   TaskRecord,
+  TaskWrite,
   TodoUpdateRecord,
   TokenHasher,
   ChannelSender,
@@ -28,6 +33,7 @@ import type {
 } from '../src/index.ts';
 import type { TaskStatus } from '@agent-tasks/schema';
 import { workspacesAtShare } from '../src/channel-service.ts';
+import { cycleClosedBy } from '../src/task-graph.ts';
 
 /** A task list row: the record plus its two counters (task creation order, change feed position), and whether it is an import's hidden staging list. */
 export interface TaskListRow extends TaskListRecord {
@@ -75,8 +81,8 @@ export type RepoMethod =
   | `runs.${keyof Repositories['runs']}`
   | `outbox.${keyof Repositories['outbox']}`;
 
-/** Runs just before the hooked method, with the same repositories (inside a transaction: the transaction's own). */
-export type Hook = (repos: Repositories) => void | Promise<void>;
+/** Runs just before the hooked method, with the same repositories (inside a transaction: the transaction's own) and its arguments. */
+export type Hook = (repos: Repositories, args: readonly unknown[]) => void | Promise<void>;
 
 const emptyState = (): MemoryState => ({
   workspaces: new Map(),
@@ -140,7 +146,7 @@ const isResolvedIn = (s: MemoryState, listId: string, id: string) => {
 const edgesIn = (s: MemoryState, listId: string) => s.taskEdges.filter((e) => e.listId === listId);
 /**
  * Ready for `agent`: pending, unowned or its own, and every blocker completed or deleted. Computed from the edges on
- * every read, so it always equals the real store's kept open-blocker count after `refreshOpenBlockers`.
+ * every read, so it always equals the real store's kept open-blocker count.
  */
 const readyIn = (s: MemoryState, t: TaskRecord, agent: string) =>
   t.status === 'pending' &&
@@ -163,6 +169,61 @@ function dropStagedIn(s: MemoryState, stagingId: string) {
   s.taskEdges = s.taskEdges.filter((e) => e.listId !== stagingId);
   s.taskChanges = s.taskChanges.filter((c) => c.listId !== stagingId);
   s.taskLists.delete(stagingId);
+}
+
+/** Inserts a task (numbered next in its list unless it brings its number); answers its number. */
+function insertIn(s: MemoryState, fresh: NewTask): number {
+  const list = s.taskLists.get(fresh.listId);
+  if (s.tasks.has(taskKey(fresh.listId, fresh.id))) throw new ConstraintError(`task (${fresh.listId}, ${fresh.id}) already exists`);
+  if (!list) throw new ConstraintError(`task references missing list ${fresh.listId}`);
+  const seq = fresh.seq ?? ++list.taskSeq;
+  if ([...s.tasks.values()].some((t) => t.listId === fresh.listId && t.seq === seq)) {
+    throw new ConstraintError(`task (${fresh.listId}, seq ${seq}) already exists`);
+  }
+  s.tasks.set(taskKey(fresh.listId, fresh.id), clone({ ...fresh, seq }));
+  return seq;
+}
+
+const hasEdgeIn = (s: MemoryState, listId: string, edge: TaskEdge) =>
+  edgesIn(s, listId).some((e) => e.blockerId === edge.blockerId && e.blockedId === edge.blockedId);
+
+function addEdgeIn(s: MemoryState, listId: string, edge: TaskEdge) {
+  if (!s.taskLists.has(listId)) throw new ConstraintError(`task edge references missing list ${listId}`);
+  for (const id of [edge.blockerId, edge.blockedId]) {
+    if (!s.tasks.has(taskKey(listId, id))) throw new ConstraintError(`task edge references missing task ${id}`);
+  }
+  if (hasEdgeIn(s, listId, edge)) throw new ConstraintError(`task edge (${edge.blockerId}, ${edge.blockedId}) already exists`);
+  s.taskEdges.push({ listId, blockerId: edge.blockerId, blockedId: edge.blockedId });
+}
+
+/** Along "blocks" edges from `from`'s direct dependants onwards, like the recursive query (a path of one edge or more). */
+function reachesIn(s: MemoryState, listId: string, from: string, to: string) {
+  const edges = edgesIn(s, listId);
+  const seen = new Set<string>();
+  let frontier = [from];
+  while (frontier.length > 0) {
+    const next: string[] = [];
+    for (const e of edges) {
+      if (frontier.includes(e.blockerId) && !seen.has(e.blockedId)) {
+        seen.add(e.blockedId);
+        next.push(e.blockedId);
+      }
+    }
+    frontier = next;
+  }
+  return seen.has(to);
+}
+
+function appendChangeIn(s: MemoryState, change: TaskChangeRecord) {
+  if (s.taskChanges.some((c) => c.listId === change.listId && c.seq === change.seq)) {
+    throw new ConstraintError(`task change (${change.listId}, ${change.seq}) already exists`);
+  }
+  // Stored as JSON by the real store: what comes back is plain data.
+  s.taskChanges.push({
+    ...clone(change),
+    changes: JSON.parse(JSON.stringify(change.changes)),
+    snapshot: JSON.parse(JSON.stringify(change.snapshot)),
+  });
 }
 
 export class MemoryStore implements Store {
@@ -243,7 +304,7 @@ export class MemoryStore implements Store {
         const pending = this.hooks.get(name);
         const hook = pending?.shift();
         if (pending && pending.length === 0) this.hooks.delete(name);
-        if (hook) await hook(repos);
+        if (hook) await hook(repos, args);
         return fn(...args);
       };
 
@@ -350,7 +411,7 @@ export class MemoryStore implements Store {
             [...s.sessions.values()].some((c) => c.parentId === id) ||
             [...s.runs.values()].some((r) => r.sessionId === id) ||
             [...s.runStarts.values()].some((r) => r.sessionId === id) ||
-            [...s.tasks.values()].some((t) => t.threadId === id);
+            [...s.tasks.values()].some((t) => t.sessionId === id);
           if (used) return false;
           s.sessions.delete(id);
           s.sessionTokens = s.sessionTokens.filter((t) => t.sessionId !== id);
@@ -406,196 +467,156 @@ export class MemoryStore implements Store {
         ),
       },
       tasks: {
-        findList: hooked('tasks.findList', async (workspaceId: string, name: string) => {
+        findList: hooked('tasks.findList', async (workspaceId: string, name: string, _options?: { hold?: boolean }) => {
+          // Holding a list is a no-op here: transactions already run one at a time.
           const row = [...state().taskLists.values()].find((l) => l.workspaceId === workspaceId && l.name === name && !l.staging);
           if (!row) return null;
           const { taskSeq, changeSeq, staging, ...list } = row;
           return clone(list);
         }),
-        lockList: hooked('tasks.lockList', async () => {}),
         createList: hooked('tasks.createList', async (list: TaskListRecord) => createListIn(state(), list, false)),
-        createStagingList: hooked('tasks.createStagingList', async (list: TaskListRecord) => createListIn(state(), list, true)),
-        taskSeqOf: hooked('tasks.taskSeqOf', async (listId: string) => state().taskLists.get(listId)?.taskSeq ?? 0),
-        orderNewEdges: hooked('tasks.orderNewEdges', async (_listId: string, _edges: readonly TaskEdge[]) => {}),
-        publishStaged: hooked(
-          'tasks.publishStaged',
-          async (stagingId: string, listId: string, shifts: { taskShift: number; changeShift: number }) => {
-            const s = state();
-            if (!s.taskLists.get(stagingId)?.staging) throw new Error(`task list ${stagingId} is not a staging list`);
-            for (const [key, task] of [...s.tasks]) {
-              if (task.listId !== stagingId) continue;
-              s.tasks.delete(key);
-              const moved = { ...task, listId, seq: task.seq + shifts.taskShift };
-              const clash = [...s.tasks.values()].some((t) => t.listId === listId && (t.id === moved.id || t.seq === moved.seq));
-              if (clash) throw new ConstraintError(`task (${listId}, ${moved.id}) already exists`);
-              s.tasks.set(taskKey(listId, moved.id), moved);
-            }
-            for (const edge of s.taskEdges) if (edge.listId === stagingId) edge.listId = listId;
-            for (const change of s.taskChanges) {
-              if (change.listId !== stagingId) continue;
-              change.listId = listId;
-              change.seq += shifts.changeShift;
-            }
-            s.taskLists.delete(stagingId);
-          },
-        ),
-        promoteStaging: hooked('tasks.promoteStaging', async (stagingId: string, name: string, count: number, taskSeq = count) => {
-          const s = state();
-          const row = s.taskLists.get(stagingId);
-          if (!row?.staging) throw new Error(`task list ${stagingId} is not a staging list`);
-          if ([...s.taskLists.values()].some((l) => l.workspaceId === row.workspaceId && l.name === name)) {
-            throw new ConstraintError(`task list (${row.workspaceId}, ${name}) already exists`);
-          }
-          Object.assign(row, { name, staging: false, taskSeq, changeSeq: count });
-        }),
-        raiseTaskSeq: hooked('tasks.raiseTaskSeq', async (listId: string, atLeast: number) => {
-          const row = state().taskLists.get(listId);
-          if (row && row.taskSeq < atLeast) row.taskSeq = atLeast;
-        }),
-        resetTaskSeq: hooked('tasks.resetTaskSeq', async (listId: string, expected: number, value: number) => {
-          const row = state().taskLists.get(listId);
-          if (row && row.taskSeq === expected) row.taskSeq = value;
-        }),
-        takenSeqs: hooked('tasks.takenSeqs', async (listId: string, seqs: readonly number[]) =>
-          [...state().tasks.values()]
-            .filter((t) => t.listId === listId && seqs.includes(t.seq))
-            .map((t) => t.seq)
-            .sort((a, b) => a - b),
-        ),
-        dropStagedChanges: hooked('tasks.dropStagedChanges', async (stagingId: string) => {
-          const s = state();
-          if (s.taskLists.get(stagingId)?.staging) s.taskChanges = s.taskChanges.filter((c) => c.listId !== stagingId);
-        }),
-        dropStaged: hooked('tasks.dropStaged', async (stagingId: string) => dropStagedIn(state(), stagingId)),
-        importInProgress: hooked('tasks.importInProgress', async (workspaceId: string) => {
-          const staging = [...state().taskLists.values()].filter((l) => l.staging && l.workspaceId === workspaceId);
-          return staging.length ? new Date(Math.max(...staging.map((l) => l.createdAt.getTime()))) : null;
-        }),
-        touchStaging: hooked('tasks.touchStaging', async (stagingId: string, at: Date) => {
-          const list = state().taskLists.get(stagingId);
-          if (list?.staging) list.createdAt = new Date(at.getTime());
-        }),
-        dropAbandonedStaging: hooked('tasks.dropAbandonedStaging', async (workspaceId: string, before: Date) => {
-          const s = state();
-          const abandoned = [...s.taskLists.values()].filter(
-            (l) => l.staging && l.workspaceId === workspaceId && l.createdAt.getTime() < before.getTime(),
-          );
-          for (const list of abandoned) dropStagedIn(s, list.id);
-          return abandoned.length;
-        }),
-        nextTaskSeq: hooked('tasks.nextTaskSeq', async (listId: string) => {
-          const list = state().taskLists.get(listId);
-          if (!list) throw new ConstraintError(`task list ${listId} does not exist`);
-          return ++list.taskSeq;
-        }),
-        nextChangeSeq: hooked('tasks.nextChangeSeq', async (listId: string) => {
-          const list = state().taskLists.get(listId);
-          if (!list) throw new ConstraintError(`task list ${listId} does not exist`);
-          return ++list.changeSeq;
-        }),
-        reserveTaskSeqs: hooked('tasks.reserveTaskSeqs', async (listId: string, count: number) => {
-          const list = state().taskLists.get(listId);
-          if (!list) throw new ConstraintError(`task list ${listId} does not exist`);
-          list.taskSeq += count;
-          return list.taskSeq - count + 1;
-        }),
-        reserveChangeSeqs: hooked('tasks.reserveChangeSeqs', async (listId: string, count: number) => {
-          const list = state().taskLists.get(listId);
-          if (!list) throw new ConstraintError(`task list ${listId} does not exist`);
-          list.changeSeq += count;
-          return list.changeSeq - count + 1;
-        }),
-        insertMany: hooked('tasks.insertMany', async (tasks: readonly TaskRecord[]) => {
-          for (const task of tasks) await repos.tasks.insert(task);
-        }),
-        addEdges: hooked('tasks.addEdges', async (listId: string, edges: readonly TaskEdge[]) => {
-          for (const edge of edges) await repos.tasks.addEdge(listId, edge);
-        }),
-        appendChanges: hooked('tasks.appendChanges', async (changes: readonly TaskChangeRecord[]) => {
-          for (const change of changes) await repos.tasks.appendChange(change);
-        }),
-        takenIds: hooked('tasks.takenIds', async (listId: string, ids: readonly string[]) =>
-          ids.filter((id) => state().tasks.has(taskKey(listId, id))),
-        ),
-        insert: hooked('tasks.insert', async (task: TaskRecord) => {
-          const s = state();
-          if (s.tasks.has(taskKey(task.listId, task.id))) throw new ConstraintError(`task (${task.listId}, ${task.id}) already exists`);
-          if (!s.taskLists.has(task.listId)) throw new ConstraintError(`task references missing list ${task.listId}`);
-          if ([...s.tasks.values()].some((t) => t.listId === task.listId && t.seq === task.seq)) {
-            throw new ConstraintError(`task (${task.listId}, seq ${task.seq}) already exists`);
-          }
-          s.tasks.set(taskKey(task.listId, task.id), clone(task));
-        }),
         listNames: hooked('tasks.listNames', async (workspaceId: string) =>
           [...state().taskLists.values()]
             .filter((l) => l.workspaceId === workspaceId && !l.staging)
             .map((l) => l.name)
             .sort(),
         ),
-        feedPosition: hooked('tasks.feedPosition', async (listId: string) => state().taskLists.get(listId)?.changeSeq ?? 0),
         idOfSeq: hooked(
           'tasks.idOfSeq',
           async (listId: string, seq: number) => [...state().tasks.values()].find((t) => t.listId === listId && t.seq === seq)?.id ?? null,
         ),
+        taskSeqOf: hooked('tasks.taskSeqOf', async (listId: string) => state().taskLists.get(listId)?.taskSeq ?? 0),
+        raiseTaskSeq: hooked('tasks.raiseTaskSeq', async (listId: string, atLeast: number) => {
+          const row = state().taskLists.get(listId);
+          if (row && row.taskSeq < atLeast) row.taskSeq = atLeast;
+        }),
+        feedPosition: hooked('tasks.feedPosition', async (listId: string) => state().taskLists.get(listId)?.changeSeq ?? 0),
         get: hooked('tasks.get', async (listId: string, id: string) => clone(state().tasks.get(taskKey(listId, id)) ?? null)),
-        getMany: hooked('tasks.getMany', async (listId: string, ids: readonly string[]) =>
-          clone(bySeq([...state().tasks.values()].filter((t) => t.listId === listId && ids.includes(t.id)))),
-        ),
-        idTaken: hooked('tasks.idTaken', async (listId: string, id: string) => state().tasks.has(taskKey(listId, id))),
-        update: hooked('tasks.update', async (task: TaskRecord, fromVersion: number) => {
-          const row = state().tasks.get(taskKey(task.listId, task.id));
-          if (!row || row.version !== fromVersion) return false;
-          // Like the real store: every field but the keys and creation facts (id, listId, seq, createdAt).
-          const { id, listId, seq, createdAt, ...fields } = clone(task);
-          Object.assign(row, fields);
-          return true;
+        insert: hooked('tasks.insert', async (fresh: NewTask) => insertIn(state(), fresh)),
+        addEdge: hooked('tasks.addEdge', async (listId: string, edge: TaskEdge): Promise<EdgeAdded> => {
+          const s = state();
+          if (hasEdgeIn(s, listId, edge)) return { added: false };
+          // One check on the reachability of the blocker from the blocked task; core's walk then names the cycle.
+          if (reachesIn(s, listId, edge.blockedId, edge.blockerId)) {
+            const cycle = await cycleClosedBy(edge.blockerId, edge.blockedId, async (ids) =>
+              edgesIn(s, listId)
+                .filter((e) => ids.includes(e.blockerId))
+                .map(edgeOnly),
+            );
+            if (cycle) return { added: false, cycle };
+          }
+          addEdgeIn(s, listId, edge);
+          return { added: true };
+        }),
+        removeEdge: hooked('tasks.removeEdge', async (listId: string, edge: TaskEdge) => {
+          const s = state();
+          const before = s.taskEdges.length;
+          s.taskEdges = s.taskEdges.filter(
+            (e) => !(e.listId === listId && e.blockerId === edge.blockerId && e.blockedId === edge.blockedId),
+          );
+          return s.taskEdges.length < before;
+        }),
+        // Readiness here is computed from the edges on every read (see readyIn): `write.readiness` has no count to refresh.
+        commit: hooked('tasks.commit', async (listId: string, write: TaskWrite) => {
+          const s = state();
+          for (const { task, fromVersion } of write.tasks) {
+            const row = s.tasks.get(taskKey(listId, task.id));
+            if (!row || row.version !== fromVersion) return null;
+            // Like the real store: every field but the keys and creation facts (id, listId, seq, createdAt).
+            const { id, listId: _list, seq, createdAt, ...fields } = clone(task);
+            Object.assign(row, fields);
+          }
+          const list = s.taskLists.get(listId);
+          if (!list) throw new ConstraintError(`task list ${listId} does not exist`);
+          return write.changes.map((change) => {
+            const record = { ...change, listId, seq: ++list.changeSeq };
+            appendChangeIn(s, record);
+            return clone(record);
+          });
+        }),
+        importInProgress: hooked('tasks.importInProgress', async (workspaceId: string, abandonedBefore?: Date) => {
+          const s = state();
+          if (abandonedBefore) {
+            for (const list of [...s.taskLists.values()]) {
+              if (list.staging && list.workspaceId === workspaceId && list.createdAt.getTime() < abandonedBefore.getTime()) {
+                dropStagedIn(s, list.id);
+              }
+            }
+          }
+          const staging = [...s.taskLists.values()].filter((l) => l.staging && l.workspaceId === workspaceId);
+          return staging.length ? new Date(Math.max(...staging.map((l) => l.createdAt.getTime()))) : null;
+        }),
+        taken: hooked('tasks.taken', async (listId: string, asked: { ids?: readonly string[]; seqs?: readonly number[] }) => {
+          const s = state();
+          const seqs = asked.seqs ?? [];
+          return {
+            ids: (asked.ids ?? []).filter((id) => s.tasks.has(taskKey(listId, id))),
+            seqs: [...s.tasks.values()]
+              .filter((t) => t.listId === listId && seqs.includes(t.seq))
+              .map((t) => t.seq)
+              .sort((a, b) => a - b),
+          };
+        }),
+        stageImport: hooked('tasks.stageImport', async (staging: TaskListRecord, at: Date, rows: StagedRows) => {
+          const s = state();
+          const row = s.taskLists.get(staging.id);
+          if (row && !row.staging) throw new Error(`task list ${staging.id} is not a staging list`);
+          if (!row) createListIn(s, { ...staging, createdAt: at }, true);
+          else row.createdAt = new Date(at.getTime());
+          for (const task of rows.tasks ?? []) insertIn(s, { ...task, listId: staging.id });
+          for (const edge of rows.edges ?? []) addEdgeIn(s, staging.id, edge);
+          for (const change of rows.changes ?? []) appendChangeIn(s, { ...change, listId: staging.id });
+        }),
+        publishImport: hooked('tasks.publishImport', async (stagingId: string, target: ImportTarget, count: number) => {
+          const s = state();
+          const row = s.taskLists.get(stagingId);
+          if (!row?.staging) throw new Error(`task list ${stagingId} is not a staging list`);
+          if ('name' in target) {
+            if ([...s.taskLists.values()].some((l) => l.workspaceId === row.workspaceId && l.name === target.name)) {
+              throw new ConstraintError(`task list (${row.workspaceId}, ${target.name}) already exists`);
+            }
+            Object.assign(row, { name: target.name, staging: false, taskSeq: target.taskSeq, changeSeq: count });
+            return { taskShift: 0, firstChange: 1 };
+          }
+          const list = s.taskLists.get(target.listId);
+          if (!list) throw new ConstraintError(`task list ${target.listId} does not exist`);
+          let taskShift = 0;
+          if (target.keepNumbers !== undefined) list.taskSeq = Math.max(list.taskSeq, target.keepNumbers);
+          else {
+            taskShift = list.taskSeq + 1 - target.stagedFrom;
+            list.taskSeq += count;
+          }
+          const firstChange = list.changeSeq + 1;
+          if (taskShift === 0) list.changeSeq += count;
+          else s.taskChanges = s.taskChanges.filter((c) => c.listId !== stagingId);
+          for (const [key, task] of [...s.tasks]) {
+            if (task.listId !== stagingId) continue;
+            s.tasks.delete(key);
+            const moved = { ...task, listId: target.listId, seq: task.seq + taskShift };
+            const clash = [...s.tasks.values()].some((t) => t.listId === target.listId && (t.id === moved.id || t.seq === moved.seq));
+            if (clash) throw new ConstraintError(`task (${target.listId}, ${moved.id}) already exists`);
+            s.tasks.set(taskKey(target.listId, moved.id), moved);
+          }
+          for (const edge of s.taskEdges) if (edge.listId === stagingId) edge.listId = target.listId;
+          for (const change of s.taskChanges) {
+            if (change.listId !== stagingId) continue;
+            change.listId = target.listId;
+            change.seq += firstChange - 1;
+          }
+          s.taskLists.delete(stagingId);
+          return { taskShift, firstChange };
+        }),
+        abandonImport: hooked('tasks.abandonImport', async (stagingId: string, counter?: { listId: string; from: number; to: number }) => {
+          const s = state();
+          dropStagedIn(s, stagingId);
+          const row = counter ? s.taskLists.get(counter.listId) : undefined;
+          if (counter && row && row.taskSeq === counter.to) row.taskSeq = counter.from;
         }),
         edgesOf: hooked('tasks.edgesOf', async (listId: string, ids: readonly string[]) =>
           edgesIn(state(), listId)
             .filter((e) => ids.includes(e.blockerId) || ids.includes(e.blockedId))
             .map(edgeOnly),
         ),
-        blocksOf: hooked('tasks.blocksOf', async (listId: string, ids: readonly string[]) =>
-          edgesIn(state(), listId)
-            .filter((e) => ids.includes(e.blockerId))
-            .map(edgeOnly),
-        ),
-        addEdge: hooked('tasks.addEdge', async (listId: string, edge: TaskEdge) => {
-          const s = state();
-          if (!s.taskLists.has(listId)) throw new ConstraintError(`task edge references missing list ${listId}`);
-          for (const id of [edge.blockerId, edge.blockedId]) {
-            if (!s.tasks.has(taskKey(listId, id))) throw new ConstraintError(`task edge references missing task ${id}`);
-          }
-          if (edgesIn(s, listId).some((e) => e.blockerId === edge.blockerId && e.blockedId === edge.blockedId)) {
-            throw new ConstraintError(`task edge (${edge.blockerId}, ${edge.blockedId}) already exists`);
-          }
-          s.taskEdges.push({ listId, blockerId: edge.blockerId, blockedId: edge.blockedId });
-        }),
-        removeEdge: hooked('tasks.removeEdge', async (listId: string, edge: TaskEdge) => {
-          const s = state();
-          s.taskEdges = s.taskEdges.filter(
-            (e) => !(e.listId === listId && e.blockerId === edge.blockerId && e.blockedId === edge.blockedId),
-          );
-        }),
-        reaches: hooked('tasks.reaches', async (listId: string, from: string, to: string) => {
-          // Along "blocks" edges from `from`'s direct dependants onwards, like the recursive query (a path of one edge or more).
-          const edges = edgesIn(state(), listId);
-          const seen = new Set<string>();
-          let frontier = [from];
-          while (frontier.length > 0) {
-            const next: string[] = [];
-            for (const e of edges) {
-              if (frontier.includes(e.blockerId) && !seen.has(e.blockedId)) {
-                seen.add(e.blockedId);
-                next.push(e.blockedId);
-              }
-            }
-            frontier = next;
-          }
-          return seen.has(to);
-        }),
-        // Readiness here is computed from the edges on every read (see readyIn): there is no count to refresh.
-        refreshOpenBlockers: hooked('tasks.refreshOpenBlockers', async (_listId: string, _ids: readonly string[]) => {}),
         unresolvedBlockers: hooked('tasks.unresolvedBlockers', async (listId: string, ids: readonly string[]) => {
           const s = state();
           return edgesIn(s, listId)
@@ -629,18 +650,6 @@ export class MemoryStore implements Store {
             .filter((e) => inGraph.has(e.blockerId) && inGraph.has(e.blockedId))
             .map(edgeOnly);
           return { tasks: clone(tasks), edges };
-        }),
-        appendChange: hooked('tasks.appendChange', async (change: TaskChangeRecord) => {
-          const s = state();
-          if (s.taskChanges.some((c) => c.listId === change.listId && c.seq === change.seq)) {
-            throw new ConstraintError(`task change (${change.listId}, ${change.seq}) already exists`);
-          }
-          // Stored as JSON by the real store: what comes back is plain data.
-          s.taskChanges.push({
-            ...clone(change),
-            changes: JSON.parse(JSON.stringify(change.changes)),
-            snapshot: JSON.parse(JSON.stringify(change.snapshot)),
-          });
         }),
         changesOf: hooked('tasks.changesOf', async (listId: string, taskId: string) =>
           clone(

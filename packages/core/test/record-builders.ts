@@ -154,7 +154,7 @@ export const taskRecord = (id: string, seq: number, patch: Partial<TaskRecord> =
   activeForm: null,
   owner: null,
   metadata: {},
-  threadId: 'ses_1',
+  sessionId: 'ses_1',
   repoUrl: null,
   parentId: null,
   fileKeyTail: null,

@@ -1,7 +1,8 @@
 // Unit tests of task-file import against the in-memory store: rows staged in a hidden list over several short
 // transactions, invisible until one last transaction makes them the list's; all or nothing when any step fails.
 import { beforeEach, describe, expect, it } from 'vitest';
-import { type Actor, taskFiles, tasks } from '../src/index.ts';
+import { type Actor, type StagedRows, taskFiles, tasks } from '../src/index.ts';
+import type { Hook } from './memory-store.ts';
 import { type World, makeWorld } from './fixtures.ts';
 
 let w: World;
@@ -35,6 +36,14 @@ const sisyphusInto = (listName: string, n: number) =>
       return { name: `${id(task.id)}.json`, content: JSON.stringify({ ...task, id: id(task.id), blockedBy: task.blockedBy.map(id) }) };
     }),
   });
+/** Runs `hook` just before the next staging write of change records (the last rows an import stages). */
+const onStagedChanges = (hook: () => void | Promise<void>) => {
+  const wait: Hook = async (_repos, args) => {
+    if ((args[2] as StagedRows).changes) await hook();
+    else w.store.once('tasks.stageImport', wait);
+  };
+  w.store.once('tasks.stageImport', wait);
+};
 const stagingLists = () => [...w.store.snapshot().taskLists.values()].filter((l) => l.staging);
 const listed = (listName: string) => tasks.list(w.deps, w.viewer, { listName, status: ['pending'], limit: 1000 });
 
@@ -42,7 +51,7 @@ describe('a large import', () => {
   it('writes in several short transactions into a hidden list; nothing shows until the last one', async () => {
     const seen: { lists: string[]; staging: number }[] = [];
     for (let i = 0; i < 3; i++) {
-      w.store.once('tasks.appendChanges', async () => {
+      onStagedChanges(async () => {
         seen.push({ lists: await w.store.tasks.listNames(w.workspaceId), staging: stagingLists().length });
       });
     }
@@ -76,9 +85,9 @@ describe('a large import', () => {
       let calls = 0;
       const failSecond = async () => {
         if (++calls === 2) throw new Error('disk full');
-        w.store.once('tasks.appendChanges', failSecond);
+        onStagedChanges(failSecond);
       };
-      w.store.once('tasks.appendChanges', failSecond);
+      onStagedChanges(failSecond);
       await expect(importInto(listName, 450, w.session, 4)).rejects.toThrow('disk full');
       expect(w.store.snapshot()).toEqual(before);
       expect(w.events.published.length).toBe(published);
@@ -88,7 +97,7 @@ describe('a large import', () => {
   it("Claude Code numbers are the import's from its start: a task created in the list meanwhile is numbered after them", async () => {
     await importInto('numbered', 2);
     let meanwhile: Promise<{ ref?: string | undefined }> = Promise.resolve({});
-    w.store.once('tasks.appendChanges', () => {
+    onStagedChanges(() => {
       meanwhile = tasks.create(w.deps, w.session, { listName: 'numbered', subject: 'meanwhile', description: '' });
     });
     await importInto('numbered', 250, w.session, 3);
@@ -102,7 +111,7 @@ describe('a large import', () => {
   it('tasks created in the list meanwhile come first; a sisyphus import takes the next numbers, its records naming them', async () => {
     await sisyphusInto('shared', 2);
     let meanwhile: Promise<unknown> = Promise.resolve();
-    w.store.once('tasks.appendChanges', () => {
+    onStagedChanges(() => {
       // Queued behind the import's current transaction, so it commits between two of the import's.
       meanwhile = tasks.create(w.deps, w.session, { listName: 'shared', subject: 'meanwhile', description: '' });
     });
@@ -129,7 +138,7 @@ describe('a large import', () => {
   it('the next import of the workspace removes staging lists left by a process that died mid-import', async () => {
     const at = (minutesAgo: number) => new Date(w.clock.now().getTime() - minutesAgo * 60_000);
     await w.store.transaction(async (repos) => {
-      await repos.tasks.createStagingList({ id: 'tl_dead', workspaceId: w.workspaceId, name: ':import:dead', createdAt: at(11) });
+      await repos.tasks.stageImport({ id: 'tl_dead', workspaceId: w.workspaceId, name: ':import:dead', createdAt: at(11) }, at(11), {});
     });
     await importInto('after', 2);
     expect(stagingLists()).toEqual([]);
@@ -142,7 +151,7 @@ describe('a large import', () => {
     const started = w.clock.now().getTime();
     const lastWritten: number[] = [];
     for (let i = 0; i < 3; i++) {
-      w.store.once('tasks.appendChanges', async () => {
+      onStagedChanges(async () => {
         lastWritten.push(stagingLists()[0]!.createdAt.getTime() - started);
         w.clock.advance(3 * 60_000);
       });
@@ -155,8 +164,9 @@ describe('a large import', () => {
   it('staging written 5 s ago is alive however old it is; one not written for the lease (10 s) is dead', async () => {
     const at = (secondsAgo: number) => new Date(w.clock.now().getTime() - secondsAgo * 1_000);
     await w.store.transaction(async (repos) => {
-      await repos.tasks.createStagingList({ id: 'tl_long', workspaceId: w.workspaceId, name: ':import:long', createdAt: at(30 * 60) });
-      await repos.tasks.touchStaging('tl_long', at(5));
+      const long = { id: 'tl_long', workspaceId: w.workspaceId, name: ':import:long', createdAt: at(30 * 60) };
+      await repos.tasks.stageImport(long, long.createdAt, {});
+      await repos.tasks.stageImport(long, at(5), {});
     });
     const busy = await importInto('after', 2).catch((error: unknown) => error);
     expect(busy).toBeInstanceOf(taskFiles.ImportInProgress);
@@ -171,12 +181,8 @@ describe('a large import', () => {
 
   it("the lease is the caller's to set", async () => {
     await w.store.transaction(async (repos) => {
-      await repos.tasks.createStagingList({
-        id: 'tl_slow',
-        workspaceId: w.workspaceId,
-        name: ':import:slow',
-        createdAt: new Date(w.clock.now().getTime() - 20_000),
-      });
+      const createdAt = new Date(w.clock.now().getTime() - 20_000);
+      await repos.tasks.stageImport({ id: 'tl_slow', workspaceId: w.workspaceId, name: ':import:slow', createdAt }, createdAt, {});
     });
     const input = { listName: 'after', format: 'claude' as const, files: files(2, 'after') };
     await expect(taskFiles.importTasks(w.deps, w.session, input, { leaseMs: 30_000 })).rejects.toBeInstanceOf(taskFiles.ImportInProgress);
@@ -196,13 +202,13 @@ describe('a large import', () => {
   it('waits while another process imports into the workspace (its staging list is recent): nothing written', async () => {
     const at = (secondsAgo: number) => new Date(w.clock.now().getTime() - secondsAgo * 1_000);
     await w.store.transaction(async (repos) => {
-      await repos.tasks.createStagingList({ id: 'tl_running', workspaceId: w.workspaceId, name: ':import:running', createdAt: at(5) });
+      await repos.tasks.stageImport({ id: 'tl_running', workspaceId: w.workspaceId, name: ':import:running', createdAt: at(5) }, at(5), {});
     });
     await expect(importInto('after', 2)).rejects.toBeInstanceOf(taskFiles.ImportInProgress);
     expect(stagingLists().map((l) => l.id)).toEqual(['tl_running']);
     expect(await w.store.tasks.listNames(w.workspaceId)).toEqual([]);
     // Once it is done, the import runs.
-    await w.store.transaction((repos) => repos.tasks.dropStaged('tl_running'));
+    await w.store.transaction((repos) => repos.tasks.abandonImport('tl_running'));
     await importInto('after', 2);
     expect(await w.store.tasks.listNames(w.workspaceId)).toEqual(['after']);
   });

@@ -73,7 +73,7 @@ export const prismaSessionRepository = (
     const [runs, starts, tasks] = await Promise.all([
       db.run.count({ where: { sessionId: id } }),
       db.runStart.count({ where: { sessionId: id } }),
-      db.task.count({ where: { threadId: id } }),
+      db.task.count({ where: { sessionId: id } }),
     ]);
     if (runs + starts + tasks > 0) return false;
     // Its further tokens go with it (cascade); a session with a list or a subagent stays.

@@ -1,8 +1,15 @@
 // Prisma implementation of the domain's TaskRepository: tasks, their edges, and the change log.
-import type { TaskChangeRecord, TaskListRecord, TaskRecord, TaskRepository } from '@agent-tasks/core';
+import {
+  type TaskChangeRecord,
+  type TaskEdge,
+  type TaskListRecord,
+  type TaskRecord,
+  type TaskRepository,
+  cycleClosedBy,
+} from '@agent-tasks/core';
 import type { TaskStatus } from '@agent-tasks/schema';
 import { Prisma } from '../generated/prisma/client.ts';
-import { assignmentsOf, columnsOf, insertOf, insertsOf } from './raw-sql.ts';
+import { assignmentsOf, columnsOf, insertsOf } from './raw-sql.ts';
 import { type RankContext, type RankedLists, rankForEdge, rankNewEdges, reachesByRank } from './task-ranks.ts';
 import type { AfterCommit, Tx } from './tx.ts';
 import { fromJson } from './json-column.ts';
@@ -18,7 +25,7 @@ const taskSelect = {
   activeForm: true,
   owner: true,
   metadata: true,
-  threadId: true,
+  sessionId: true,
   repoUrl: true,
   parentId: true,
   fileKeyTail: true,
@@ -85,29 +92,79 @@ const refreshOpenBlockersSql = (listId: string, ids: string[]) => Prisma.sql`
 
 const isStaging = async (db: Tx, listId: string) => (await db.taskList.count({ where: { id: listId, staging: true } })) > 0;
 
+/** Recounts the open (neither completed nor deleted) blockers of these tasks, which the readiness queries use. */
+async function refreshOpenBlockers(db: Tx, listId: string, ids: readonly string[]) {
+  await inChunks(ids, async (chunk) => {
+    await db.$executeRaw(refreshOpenBlockersSql(listId, chunk));
+    return [];
+  });
+}
+
+/** Removes a staging list with its rows: tasks go with their list, edges with their tasks; changes have no foreign key. */
+async function dropStaged(db: Tx, ids: readonly string[]) {
+  if (ids.length === 0) return;
+  await db.taskChange.deleteMany({ where: { listId: { in: [...ids] } } });
+  await db.taskList.deleteMany({ where: { id: { in: [...ids] } } });
+}
+
+const insertChanges = async (db: Tx, changes: readonly TaskChangeRecord[]) => {
+  const rows = changes.map(({ changes: c, snapshot, ...rest }) => ({
+    ...rest,
+    changes: JSON.stringify(c),
+    snapshot: JSON.stringify(snapshot),
+  }));
+  for (const values of insertsOf(rows)) await db.$executeRaw`INSERT INTO "TaskChange" ${values}`;
+};
+
+const insertTasks = async (db: Tx, tasks: readonly TaskRecord[]) => {
+  // New tasks rank after every task of their list (by seq); a staged import's graph re-ranks where its edges need it.
+  for (const values of insertsOf(tasks.map((task) => ({ ...fromTask(task), rank: task.seq })))) {
+    await db.$executeRaw`INSERT INTO "Task" ${values}`;
+  }
+};
+
+const insertEdges = async (db: Tx, listId: string, edges: readonly TaskEdge[]) => {
+  for (const values of insertsOf(edges.map((e) => ({ listId, blockerId: e.blockerId, blockedId: e.blockedId })))) {
+    await db.$executeRaw`INSERT INTO "TaskEdge" ${values}`;
+  }
+};
+
+/** Reserves `count` of a list counter at once: the first of them. */
+async function reserve(db: Tx, listId: string, counter: 'taskSeq' | 'changeSeq', count: number): Promise<number> {
+  const where = { id: listId };
+  const last =
+    counter === 'taskSeq'
+      ? (await db.taskList.update({ where, data: { taskSeq: { increment: count } }, select: { taskSeq: true } })).taskSeq
+      : (await db.taskList.update({ where, data: { changeSeq: { increment: count } }, select: { changeSeq: true } })).changeSeq;
+  return last - count + 1;
+}
+
 export function prismaTaskRepository(db: Tx, state: TaskRepositoryState, afterCommit: AfterCommit): TaskRepository {
   const ranks: RankContext = { db, ranked: state.ranked, afterCommit, agreeing: new Set() };
+  const blocksOf = async (listId: string, ids: readonly string[]) =>
+    byEdgeOrder(await inChunks(ids, (chunk) => db.taskEdge.findMany({ where: { listId, blockerId: { in: chunk } }, select: edgeSelect })));
   return {
-    async findList(workspaceId, name) {
+    async findList(workspaceId, name, options) {
       const key = `${workspaceId}\u0000${name}`;
-      const known = state.lists.get(key);
-      if (known) return known;
-      const found = await db.taskList.findUnique({
-        where: { workspaceId_name: { workspaceId, name } },
-        select: { id: true, workspaceId: true, name: true, createdAt: true, staging: true },
-      });
-      const list =
-        found && !found.staging ? { id: found.id, workspaceId: found.workspaceId, name: found.name, createdAt: found.createdAt } : null;
-      if (list) {
-        afterCommit(() => {
-          if (state.lists.size >= 10_000) state.lists.delete(state.lists.keys().next().value as string);
-          state.lists.set(key, list);
+      let list = state.lists.get(key) ?? null;
+      if (!list) {
+        const found = await db.taskList.findUnique({
+          where: { workspaceId_name: { workspaceId, name } },
+          select: { id: true, workspaceId: true, name: true, createdAt: true, staging: true },
         });
+        list =
+          found && !found.staging ? { id: found.id, workspaceId: found.workspaceId, name: found.name, createdAt: found.createdAt } : null;
+        const known = list;
+        if (known) {
+          afterCommit(() => {
+            if (state.lists.size >= 10_000) state.lists.delete(state.lists.keys().next().value as string);
+            state.lists.set(key, known);
+          });
+        }
       }
+      // PostgreSQL: the list's row lock (SQLite's BEGIN IMMEDIATE already runs one write at a time).
+      if (list && options?.hold && state.lockLists) await db.$queryRaw`SELECT "id" FROM "TaskList" WHERE "id" = ${list.id} FOR UPDATE`;
       return list;
-    },
-    async lockList(listId) {
-      if (state.lockLists) await db.$queryRaw`SELECT "id" FROM "TaskList" WHERE "id" = ${listId} FOR UPDATE`;
     },
     async createList(list) {
       await db.taskList.create({ data: list, select: { id: true } });
@@ -119,80 +176,63 @@ export function prismaTaskRepository(db: Tx, state: TaskRepositoryState, afterCo
     idOfSeq: async (listId, seq) =>
       (await db.task.findUnique({ where: { listId_seq: { listId, seq } }, select: { id: true } }))?.id ?? null,
     feedPosition: async (listId) => (await db.taskList.findUnique({ where: { id: listId }, select: { changeSeq: true } }))?.changeSeq ?? 0,
-    nextTaskSeq: async (listId) =>
-      (await db.taskList.update({ where: { id: listId }, data: { taskSeq: { increment: 1 } }, select: { taskSeq: true } })).taskSeq,
-    async nextChangeSeq(listId) {
-      const [row] = await db.$queryRaw<{ changeSeq: number }[]>`
-        UPDATE "TaskList" SET "changeSeq" = "changeSeq" + 1 WHERE "id" = ${listId} RETURNING "changeSeq"`;
-      if (!row) throw new Error(`task list ${listId} is gone`);
-      return row.changeSeq;
-    },
-    reserveTaskSeqs: async (listId, count) =>
-      (await db.taskList.update({ where: { id: listId }, data: { taskSeq: { increment: count } }, select: { taskSeq: true } })).taskSeq -
-      count +
-      1,
-    reserveChangeSeqs: async (listId, count) =>
-      (await db.taskList.update({ where: { id: listId }, data: { changeSeq: { increment: count } }, select: { changeSeq: true } }))
-        .changeSeq -
-      count +
-      1,
-    async insertMany(tasks) {
-      // New tasks rank after every task of their list (by seq); orderNewEdges re-ranks where an import's edge needs it.
-      for (const values of insertsOf(tasks.map((task) => ({ ...fromTask(task), rank: task.seq })))) {
-        await db.$executeRaw`INSERT INTO "Task" ${values}`;
-      }
-    },
-    async addEdges(listId, edges) {
-      for (const values of insertsOf(edges.map((e) => ({ listId, blockerId: e.blockerId, blockedId: e.blockedId })))) {
-        await db.$executeRaw`INSERT INTO "TaskEdge" ${values}`;
-      }
-    },
-    // The ends of an import's edges re-ranked among themselves (its edges join only its new tasks).
-    orderNewEdges: (listId, edges) => rankNewEdges(db, listId, edges),
     taskSeqOf: async (listId) => (await db.taskList.findUnique({ where: { id: listId }, select: { taskSeq: true } }))?.taskSeq ?? 0,
-    async createStagingList(list) {
-      await db.taskList.create({ data: { ...list, staging: true }, select: { id: true } });
-    },
-    async publishStaged(stagingId, listId, { taskShift, changeShift }) {
-      if (!(await isStaging(db, stagingId))) throw new Error(`task list ${stagingId} is not a staging list`);
-      // Edges follow their tasks (ON UPDATE CASCADE on both ends, checked at the end of the statement).
-      await db.$executeRaw`
-        UPDATE "Task" SET "listId" = ${listId}, "seq" = "seq" + ${taskShift}, "rank" = "rank" + ${taskShift} WHERE "listId" = ${stagingId}`;
-      await db.$executeRaw`UPDATE "TaskEdge" SET "listId" = ${listId} WHERE "listId" = ${stagingId}`;
-      await db.$executeRaw`UPDATE "TaskChange" SET "listId" = ${listId}, "seq" = "seq" + ${changeShift} WHERE "listId" = ${stagingId}`;
-      await db.taskList.delete({ where: { id: stagingId }, select: { id: true } });
-    },
-    async promoteStaging(stagingId, name, count, taskSeq = count) {
-      const { count: promoted } = await db.taskList.updateMany({
-        where: { id: stagingId, staging: true },
-        data: { name, staging: false, taskSeq, changeSeq: count },
-      });
-      if (promoted !== 1) throw new Error(`task list ${stagingId} is not a staging list`);
-    },
     async raiseTaskSeq(listId, atLeast) {
       await db.taskList.updateMany({ where: { id: listId, taskSeq: { lt: atLeast } }, data: { taskSeq: atLeast } });
     },
-    async resetTaskSeq(listId, expected, value) {
-      await db.taskList.updateMany({ where: { id: listId, taskSeq: expected }, data: { taskSeq: value } });
+    async insert(fresh) {
+      const seq = fresh.seq ?? (await reserve(db, fresh.listId, 'taskSeq', 1));
+      // A new task ranks after every task of its list (its seq is the list's highest), before any edge reaches it.
+      await db.task.create({ data: { ...fromTask({ ...fresh, seq }), rank: seq }, select: { id: true } });
+      return seq;
     },
-    takenSeqs: async (listId, seqs) => {
-      const rows: { seq: number }[] = [];
-      for (let i = 0; i < seqs.length; i += CHUNK) {
-        rows.push(...(await db.task.findMany({ where: { listId, seq: { in: seqs.slice(i, i + CHUNK) } }, select: { seq: true } })));
+    async get(listId, id) {
+      const [row] = await db.$queryRaw<TaskRow[]>`SELECT ${TASK_COLUMNS} FROM "Task" WHERE "id" = ${id} AND "listId" = ${listId}`;
+      return row ? toTask(row) : null;
+    },
+    async addEdge(listId, { blockerId, blockedId }) {
+      const there = await db.taskEdge.count({ where: { listId, blockerId, blockedId } });
+      if (there > 0) return { added: false };
+      // One ranked reachability query settles the common case; only a refusal walks the graph to name the cycle.
+      if (blockerId !== blockedId && (await reachesByRank(ranks, listId, blockedId, blockerId))) {
+        const cycle = await cycleClosedBy(blockerId, blockedId, (ids) => blocksOf(listId, ids));
+        if (cycle) return { added: false, cycle };
       }
-      return rows.map((r) => r.seq).sort((a, b) => a - b);
+      await rankForEdge(ranks, listId, blockerId, blockedId);
+      await db.$executeRaw`INSERT INTO "TaskEdge" ("listId", "blockerId", "blockedId") VALUES (${listId}, ${blockerId}, ${blockedId})`;
+      return { added: true };
     },
-    async dropStagedChanges(stagingId) {
-      if (await isStaging(db, stagingId)) await db.taskChange.deleteMany({ where: { listId: stagingId } });
+    async removeEdge(listId, edge) {
+      return (await db.taskEdge.deleteMany({ where: { listId, blockerId: edge.blockerId, blockedId: edge.blockedId } })).count > 0;
     },
-    async dropStaged(stagingId) {
-      if (!(await isStaging(db, stagingId))) return;
-      // Tasks go with their list, edges with their tasks; changes have no foreign key.
-      await db.taskChange.deleteMany({ where: { listId: stagingId } });
-      await db.taskList.delete({ where: { id: stagingId }, select: { id: true } });
+    async commit(listId, write) {
+      for (const { task, fromVersion } of write.tasks) {
+        const { id, listId: _list, seq, createdAt, ...fields } = fromTask(task);
+        const updated = await db.$executeRaw`
+          UPDATE "Task" SET ${assignmentsOf(fields)} WHERE "listId" = ${listId} AND "id" = ${id} AND "version" = ${fromVersion}`;
+        if (updated !== 1) return null;
+      }
+      let records: TaskChangeRecord[] = [];
+      if (write.changes.length) {
+        const first = await reserve(db, listId, 'changeSeq', write.changes.length);
+        records = write.changes.map((change, i) => ({ ...change, listId, seq: first + i }));
+        await insertChanges(db, records);
+      }
+      if (write.readiness.length) await refreshOpenBlockers(db, listId, write.readiness);
+      return records;
     },
-    async importInProgress(workspaceId) {
+    async importInProgress(workspaceId, abandonedBefore) {
       if (state.lockLists) await db.$queryRaw`SELECT 1 AS "locked" FROM pg_advisory_xact_lock(hashtext(${workspaceId}))`;
+      if (abandonedBefore) {
+        const lists = await db.taskList.findMany({
+          where: { workspaceId, staging: true, createdAt: { lt: abandonedBefore } },
+          select: { id: true },
+        });
+        await dropStaged(
+          db,
+          lists.map((l) => l.id),
+        );
+      }
       const newest = await db.taskList.findFirst({
         where: { workspaceId, staging: true },
         orderBy: { createdAt: 'desc' },
@@ -200,46 +240,70 @@ export function prismaTaskRepository(db: Tx, state: TaskRepositoryState, afterCo
       });
       return newest?.createdAt ?? null;
     },
-    async touchStaging(stagingId, at) {
-      await db.taskList.updateMany({ where: { id: stagingId, staging: true }, data: { createdAt: at } });
-    },
-    async dropAbandonedStaging(workspaceId, before) {
-      const lists = await db.taskList.findMany({ where: { workspaceId, staging: true, createdAt: { lt: before } }, select: { id: true } });
-      const ids = lists.map((l) => l.id);
-      if (ids.length === 0) return 0;
-      await db.taskChange.deleteMany({ where: { listId: { in: ids } } });
-      await db.taskList.deleteMany({ where: { id: { in: ids } } });
-      return ids.length;
-    },
-    async appendChanges(changes) {
-      const rows = changes.map(({ changes: c, snapshot, ...rest }) => ({
-        ...rest,
-        changes: JSON.stringify(c),
-        snapshot: JSON.stringify(snapshot),
-      }));
-      for (const values of insertsOf(rows)) await db.$executeRaw`INSERT INTO "TaskChange" ${values}`;
-    },
-    takenIds: async (listId, ids) =>
-      (await inChunks(ids, (chunk) => db.task.findMany({ where: { listId, id: { in: chunk } }, select: { id: true } }))).map((r) => r.id),
-    async insert(task) {
-      // A new task ranks after every task of its list (its seq is the list's highest), before any edge reaches it.
-      await db.task.create({ data: { ...fromTask(task), rank: task.seq }, select: { id: true } });
-    },
-    async get(listId, id) {
-      const [row] = await db.$queryRaw<TaskRow[]>`SELECT ${TASK_COLUMNS} FROM "Task" WHERE "id" = ${id} AND "listId" = ${listId}`;
-      return row ? toTask(row) : null;
-    },
-    getMany: async (listId, ids) =>
-      (await inChunks(ids, (chunk) => db.task.findMany({ where: { listId, id: { in: chunk } }, select: taskSelect })))
-        .map(toTask)
-        .sort((a, b) => a.seq - b.seq),
-    idTaken: async (listId, id) => (await db.task.count({ where: { listId, id } })) > 0,
-    async update(task, fromVersion) {
-      const { id, listId, seq, createdAt, ...fields } = fromTask(task);
-      return (
-        (await db.$executeRaw`
-          UPDATE "Task" SET ${assignmentsOf(fields)} WHERE "listId" = ${listId} AND "id" = ${id} AND "version" = ${fromVersion}`) === 1
+    async taken(listId, asked) {
+      const ids = await inChunks(asked.ids ?? [], (chunk) =>
+        db.task.findMany({ where: { listId, id: { in: chunk } }, select: { id: true } }),
       );
+      const seqs: { seq: number }[] = [];
+      const wanted = asked.seqs ?? [];
+      for (let i = 0; i < wanted.length; i += CHUNK) {
+        seqs.push(...(await db.task.findMany({ where: { listId, seq: { in: wanted.slice(i, i + CHUNK) } }, select: { seq: true } })));
+      }
+      return { ids: ids.map((r) => r.id), seqs: seqs.map((r) => r.seq).sort((a, b) => a - b) };
+    },
+    async stageImport(staging, at, rows) {
+      // The heartbeat: the staging list's createdAt, renewed by each staging write; the list is made on first use.
+      const { count } = await db.taskList.updateMany({ where: { id: staging.id, staging: true }, data: { createdAt: at } });
+      if (count === 0) await db.taskList.create({ data: { ...staging, createdAt: at, staging: true }, select: { id: true } });
+      if (rows.tasks?.length)
+        await insertTasks(
+          db,
+          rows.tasks.map((t) => ({ ...t, listId: staging.id })),
+        );
+      if (rows.edges?.length) {
+        await insertEdges(db, staging.id, rows.edges);
+        // A recount is a full count: a task blocked in several slices is right after the last of them.
+        await refreshOpenBlockers(db, staging.id, [...new Set(rows.edges.map((e) => e.blockedId))]);
+      }
+      if (rows.changes?.length)
+        await insertChanges(
+          db,
+          rows.changes.map((c) => ({ ...c, listId: staging.id })),
+        );
+      // The ends of an import's edges re-ranked among themselves (its edges join only its new tasks).
+      if (rows.graph?.length) await rankNewEdges(db, staging.id, rows.graph);
+    },
+    async publishImport(stagingId, target, count) {
+      if ('name' in target) {
+        const { count: promoted } = await db.taskList.updateMany({
+          where: { id: stagingId, staging: true },
+          data: { name: target.name, staging: false, taskSeq: target.taskSeq, changeSeq: count },
+        });
+        if (promoted !== 1) throw new Error(`task list ${stagingId} is not a staging list`);
+        return { taskShift: 0, firstChange: 1 };
+      }
+      if (!(await isStaging(db, stagingId))) throw new Error(`task list ${stagingId} is not a staging list`);
+      const { listId } = target;
+      let taskShift = 0;
+      if (target.keepNumbers !== undefined) {
+        await db.taskList.updateMany({ where: { id: listId, taskSeq: { lt: target.keepNumbers } }, data: { taskSeq: target.keepNumbers } });
+      } else taskShift = (await reserve(db, listId, 'taskSeq', count)) - target.stagedFrom;
+      // Moved change records keep their order after the list's; when the numbers moved, they name the wrong #n: dropped.
+      const firstChange = taskShift === 0 ? await reserve(db, listId, 'changeSeq', count) : 0;
+      if (taskShift !== 0) await db.taskChange.deleteMany({ where: { listId: stagingId } });
+      // Edges follow their tasks (ON UPDATE CASCADE on both ends, checked at the end of the statement).
+      await db.$executeRaw`
+        UPDATE "Task" SET "listId" = ${listId}, "seq" = "seq" + ${taskShift}, "rank" = "rank" + ${taskShift} WHERE "listId" = ${stagingId}`;
+      await db.$executeRaw`UPDATE "TaskEdge" SET "listId" = ${listId} WHERE "listId" = ${stagingId}`;
+      await db.$executeRaw`UPDATE "TaskChange" SET "listId" = ${listId}, "seq" = "seq" + ${firstChange - 1} WHERE "listId" = ${stagingId}`;
+      await db.taskList.delete({ where: { id: stagingId }, select: { id: true } });
+      return { taskShift, firstChange };
+    },
+    async abandonImport(stagingId, counter) {
+      if (await isStaging(db, stagingId)) await dropStaged(db, [stagingId]);
+      if (counter) {
+        await db.taskList.updateMany({ where: { id: counter.listId, taskSeq: counter.to }, data: { taskSeq: counter.from } });
+      }
     },
     async edgesOf(listId, ids) {
       const rows = await inChunks(ids, (chunk) => {
@@ -251,26 +315,6 @@ export function prismaTaskRepository(db: Tx, state: TaskRepositoryState, afterCo
           SELECT "id", "blockerId", "blockedId" FROM "TaskEdge" WHERE "listId" = ${listId} AND "blockedId" IN (${list})`;
       });
       return byEdgeOrder([...new Map(rows.map((r) => [r.id, r])).values()]);
-    },
-    blocksOf: async (listId, ids) =>
-      byEdgeOrder(
-        await inChunks(ids, (chunk) => db.taskEdge.findMany({ where: { listId, blockerId: { in: chunk } }, select: edgeSelect })),
-      ),
-    // One or more steps: a task does not reach itself (there are no self-edges), as the port and the fake say.
-    reaches: async (listId, from, to) => from !== to && (await reachesByRank(ranks, listId, from, to)),
-    async refreshOpenBlockers(listId, ids) {
-      if (ids.length === 0) return;
-      await inChunks(ids, async (chunk) => {
-        await db.$executeRaw(refreshOpenBlockersSql(listId, chunk));
-        return [];
-      });
-    },
-    async addEdge(listId, edge) {
-      await rankForEdge(ranks, listId, edge.blockerId, edge.blockedId);
-      await db.$executeRaw`INSERT INTO "TaskEdge" ("listId", "blockerId", "blockedId") VALUES (${listId}, ${edge.blockerId}, ${edge.blockedId})`;
-    },
-    async removeEdge(listId, edge) {
-      await db.taskEdge.deleteMany({ where: { listId, blockerId: edge.blockerId, blockedId: edge.blockedId } });
     },
     unresolvedBlockers: async (listId, ids) =>
       byEdgeOrder(
@@ -314,9 +358,6 @@ export function prismaTaskRepository(db: Tx, state: TaskRepositoryState, afterCo
         select: edgeSelect,
       });
       return { tasks, edges: byEdgeOrder(edges) };
-    },
-    async appendChange({ changes, snapshot, ...rest }) {
-      await db.$executeRaw`INSERT INTO "TaskChange" ${insertOf({ ...rest, changes: JSON.stringify(changes), snapshot: JSON.stringify(snapshot) })}`;
     },
     changesOf: async (listId, taskId) =>
       (await db.taskChange.findMany({ where: { listId, taskId }, orderBy: { seq: 'asc' }, select: changeSelect })).map(toChange),
