@@ -331,9 +331,9 @@ describe("5. Claude Code's hook surface", () => {
     ]);
   });
 
-  it("README's settings snippet names every event the hook handles, with the matchers it acts on", () => {
-    const readme = readFileSync(path.resolve(import.meta.dirname, '../README.md'), 'utf8');
-    const section = readme.slice(readme.indexOf('### Claude Code hooks'));
+  it("the integrations doc's settings snippet names every event the hook handles, with the matchers it acts on", () => {
+    const doc = readFileSync(path.resolve(import.meta.dirname, '../docs/integrations.md'), 'utf8');
+    const section = doc.slice(doc.indexOf('## Claude Code hooks'));
     const snippet = JSON.parse(/```json\n([\s\S]*?)```/.exec(section)![1]!) as {
       hooks: Record<string, { matcher: string; hooks: { command: string }[] }[]>;
     };

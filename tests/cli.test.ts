@@ -7,6 +7,7 @@ import { describe, expect, it } from 'vitest';
 import { testDatabase } from './support/database.ts';
 import { countRows } from './support/fixtures.ts';
 import { agentTasksBin, freshDatabase, startServer, tempDatabaseFile } from './support/server.ts';
+import { guardMs } from './support/time-guard.ts';
 import { waitFor } from './support/webhook-receiver.ts';
 
 interface Ran {
@@ -21,7 +22,7 @@ function agentTasks(args: string[], env: Record<string, string> = {}): Promise<R
     const childEnv: NodeJS.ProcessEnv = { ...process.env, LOG_FORMAT: 'json', ...env };
     delete childEnv.AGENT_TASKS_ADMIN_KEY;
     if (!('DATABASE_URL' in env)) delete childEnv.DATABASE_URL;
-    execFile(process.execPath, [agentTasksBin, ...args], { env: childEnv, timeout: 20_000 }, (error, stdout, stderr) => {
+    execFile(process.execPath, [agentTasksBin, ...args], { env: childEnv, timeout: guardMs(10_000) }, (error, stdout, stderr) => {
       const code = error ? (typeof error.code === 'number' ? error.code : 1) : 0;
       resolve({ code, stdout, stderr });
     });

@@ -208,7 +208,7 @@ export async function startApp(options: AppOptions): Promise<App> {
     onForget: (tokenHashes) => streams.forget(tokenHashes),
   });
   actors = cache;
-  const webhooks = fetchWebhookSender({
+  const channelSender = fetchWebhookSender({
     connectTimeoutMs: options.webhooks?.connectTimeoutMs ?? 3_000,
     timeoutMs: options.webhooks?.timeoutMs ?? 10_000,
     maxResponseBytes: options.webhooks?.maxResponseBytes ?? 16_384,
@@ -231,7 +231,7 @@ export async function startApp(options: AppOptions): Promise<App> {
     leaseMs: Math.max(options.imports?.leaseMs ?? 10_000, 2 * (options.busyTimeoutMs ?? DEFAULT_BUSY_TIMEOUT_MS)),
     waitMs: options.imports?.waitMs ?? 5_000,
   };
-  const services: Services = { deps, actors: cache, live, streams, log, webhooks, imports, guard, tickets };
+  const services: Services = { deps, actors: cache, live, streams, log, channelSender, imports, guard, tickets };
   // Replicas started together on an empty PostgreSQL database: one creates the first workspace, under a session lock
   // on the writer's one connection (the bootstrap's transaction runs on it too).
   const bootstrap = () => workspaces.bootstrap(deps, options.adminKey);
@@ -303,7 +303,7 @@ export async function startApp(options: AppOptions): Promise<App> {
   const worker =
     options.notifications === false
       ? null
-      : startNotificationWorker(deps, webhooks, log, {
+      : startNotificationWorker(deps, channelSender, log, {
           baseMs: options.delivery?.baseMs ?? 1_000,
           maxMs: options.delivery?.maxMs ?? 60_000,
           pollMs: options.delivery?.pollMs === null ? null : (options.delivery?.pollMs ?? 250),

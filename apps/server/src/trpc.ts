@@ -1,6 +1,6 @@
 // Initialises tRPC once: error formatting (exact refusal texts, stable codes), procedures, stream contracts.
 import { DomainError, isDomainError } from '@agent-tasks/core';
-import { cut, inputProblem } from '@agent-tasks/schema';
+import { inputProblem, shownName } from '@agent-tasks/schema';
 import { initTRPC, type TrackedEnvelope, isTrackedEnvelope } from '@trpc/server';
 import { z } from 'zod';
 import { type OpenedStream, whileOpen } from './adapters/live-streams.ts';
@@ -18,7 +18,7 @@ const t = initTRPC.context<Context>().create({
   errorFormatter({ shape, error, ctx, input }) {
     const path = shape.data.path;
     const answer = answerFor(error, { requestId: ctx?.request.id, input, path });
-    return { ...shape, message: answer.text, data: errorDataOf(answer, path === undefined ? undefined : cut(path, PATH_MAX)) };
+    return { ...shape, message: answer.text, data: errorDataOf(answer, path === undefined ? undefined : shownName(path, PATH_MAX)) };
   },
   sse: {
     ping: { enabled: true, intervalMs: 10_000 },

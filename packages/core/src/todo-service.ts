@@ -24,11 +24,7 @@ import {
  * seed 000's rules). The revision moves on in one compare-and-set statement (against `baseRevision` when given), so
  * concurrent writers are ordered by the store and none is lost.
  */
-export async function writeTodos(
-  deps: Deps,
-  actor: Actor,
-  input: { todos: readonly TodoDisplayItem[]; baseRevision?: number | undefined },
-) {
+export async function write(deps: Deps, actor: Actor, input: { todos: readonly TodoDisplayItem[]; baseRevision?: number | undefined }) {
   const sessionId = owningSession(actor);
   const items = normalizeTodos(input.todos);
   return recordTodos(deps, actor, sessionId, items, input.baseRevision, true);
@@ -40,7 +36,7 @@ export async function writeTodos(
  * was forked from, opened with the same key) a session that has no list yet starts with that session's current list;
  * otherwise nothing is recorded and the answer says why.
  */
-export async function mirrorTodos(
+export async function mirror(
   deps: Deps,
   actor: Actor,
   input: { todos?: readonly TodoDisplayItem[] | undefined; forkOf?: string | undefined },
@@ -110,12 +106,12 @@ async function recordTodos(
   return { message: todoAnswer(update.counts), revision: update.revision, counts: update.counts };
 }
 
-export async function getTodoList(deps: Deps, actor: Actor, input: { sessionId?: string | undefined }) {
+export async function get(deps: Deps, actor: Actor, input: { sessionId?: string | undefined }) {
   const session = await targetSession(deps.store, actor, input.sessionId);
   return presentList(session.id, await latestOf(deps, session));
 }
 
-export async function todoHistory(
+export async function history(
   deps: Deps,
   actor: Actor,
   input: { sessionId?: string | undefined; limit: number; before?: number | undefined },
@@ -128,7 +124,7 @@ export async function todoHistory(
 }
 
 /** One page of the cards recorded after `afterRevision`, oldest first: the replay part of a resumed live feed. */
-export async function todoCardsAfter(
+export async function cardsAfter(
   deps: Deps,
   actor: Actor,
   input: { sessionId?: string | undefined; afterRevision: number; limit?: number },

@@ -24,11 +24,11 @@ export function runLinks(deps: Deps, webRoot: string) {
   const page = webIndex(webRoot);
   const missingPage = webIndex(webRoot, 404);
   app.get('/:id{[A-Za-z0-9_-]+}/card.svg', async (c) => {
-    const view = await runs.getRunByLink(deps, c.req.param('id'));
+    const view = await runs.getByLink(deps, c.req.param('id'));
     return view ? c.body(renderRunCard(view), 200, cardHeaders) : notFound(c);
   });
   app.get('/:id{[A-Za-z0-9_-]+}', async (c) => {
-    const view = await runs.getRunByLink(deps, c.req.param('id'));
+    const view = await runs.getByLink(deps, c.req.param('id'));
     if (!view) return missingPage && wantsHtml(c) ? missingPage(c) : notFound(c);
     return page && wantsHtml(c) ? page(c) : c.json(view as object);
   });

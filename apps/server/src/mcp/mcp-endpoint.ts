@@ -170,7 +170,7 @@ export function createMcpEndpoint(services: Services, store: McpSessionRepositor
     if (!record) throw new Error(`MCP session ${id} is gone`);
     let agentSessionId = record.agentSessionId;
     if (!agentSessionId) {
-      const opened = (await sessions.openSession(services.deps, caller, { title: 'MCP session' })).session.id;
+      const opened = (await sessions.open(services.deps, caller, { title: 'MCP session' })).session.id;
       if (await store.setAgentSession(id, opened)) agentSessionId = opened;
       else {
         await sessions.removeUnusedSession(services.deps, { workspaceId: caller.workspaceId, id: opened });

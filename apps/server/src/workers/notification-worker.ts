@@ -8,7 +8,7 @@ import {
   type Deps,
   type DeliveryPolicy,
   type OutboxRecord,
-  type WebhookSender,
+  type ChannelSender,
   channels,
   isStoreUnavailable,
 } from '@agent-tasks/core';
@@ -32,7 +32,7 @@ export interface WorkerPolicy extends DeliveryPolicy {
   claims?: boolean;
 }
 
-export function startNotificationWorker(deps: Deps, sender: WebhookSender, log: Logger, policy: WorkerPolicy): Worker {
+export function startNotificationWorker(deps: Deps, sender: ChannelSender, log: Logger, policy: WorkerPolicy): Worker {
   const passFailed = repeatedFailureLog(log, 'error', 'notification delivery pass failed');
   let stopped = false;
   const stopping = new AbortController();
