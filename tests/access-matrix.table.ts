@@ -18,7 +18,7 @@ export const ACTORS = [
 export type Actor = (typeof ACTORS)[number];
 
 /** The answers by their short names in the grid. */
-const ANSWERS: Record<string, string> = { ok: 'ok', UN: 'UNAUTHENTICATED', FB: 'FORBIDDEN', NF: 'NOT_FOUND', NS: 'NO_OWNING_SESSION' };
+const ANSWERS: Record<string, string> = { ok: 'ok', UN: 'UNAUTHENTICATED', FB: 'FORBIDDEN', NF: 'NOT_FOUND', NS: 'NO_OWNING_SESSION', CF: 'CONFLICT' };
 const SHORT = new Map(Object.entries(ANSWERS).map(([short, answer]) => [answer, short]));
 
 /**
@@ -83,6 +83,11 @@ tasks.list                UN        ok    ok       ok        ok    ok       ok  
 tasks.update              UN        ok    ok       FB        ok    ok       ok   NF         NF           UN         UN
 tasks.mirror              UN        ok    ok       FB        ok    ok       ok   NF         NF           UN         UN
 tasks.claim               UN        NS    NS       FB        ok    ok       ok   NS         ok           UN         UN
+tasks.heartbeat           UN        CF    CF       FB        CF    CF       CF   NF         NF           UN         UN
+tasks.settings            UN        ok    ok       ok        ok    ok       ok   ok         ok           UN         UN
+tasks.setSettings         UN        ok    FB       FB        FB    FB       FB   ok         FB           UN         UN
+tasks.hookEvidence        UN        ok    ok       FB        ok    ok       ok   ok         ok           UN         UN
+tasks.completionCheck     UN        ok    ok       ok        ok    ok       ok   ok         ok           UN         UN
 tasks.plan                UN        ok    ok       ok        ok    ok       ok   ok         ok           UN         UN
 tasks.history             UN        ok    ok       ok        ok    ok       ok   NF         NF           UN         UN
 tasks.import              UN        ok    ok       FB        ok    ok       ok   ok         ok           UN         UN

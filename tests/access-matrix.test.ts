@@ -116,6 +116,11 @@ const inputs: Record<string, () => unknown> = {
   'tasks.mirror': () => ({ listName: 'matrix', id: f.taskId, description: 'Mirrored by the matrix' }),
   'tasks.claim': () => ({ listName: 'matrix' }),
   'tasks.plan': () => ({ listName: 'matrix' }),
+  'tasks.heartbeat': () => ({ listName: 'matrix', id: f.taskId }),
+  'tasks.settings': () => ({ listName: 'matrix' }),
+  'tasks.setSettings': () => ({ listName: 'matrix', requireEvidence: false }),
+  'tasks.hookEvidence': () => ({ listName: 'matrix', evidence: { kind: 'command', command: 'pnpm test', exitCode: 0 } }),
+  'tasks.completionCheck': () => ({ listName: 'matrix', id: f.taskId }),
   'tasks.history': () => ({ listName: 'matrix', id: f.taskId }),
   'tasks.import': () => ({
     listName: 'matrix-import',

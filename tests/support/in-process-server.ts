@@ -55,6 +55,10 @@ export async function startInProcess(
       if (!app) throw new Error('the server is stopped');
       await app.deliver();
     },
+    expireLeases: async () => {
+      if (!app) throw new Error('the server is stopped');
+      return app.expireLeases();
+    },
     process: () => {
       throw new Error('this server runs in process: start it with { process: true } to reach its process');
     },

@@ -32,6 +32,8 @@ export interface RunningServer {
   /** Delivers the notifications due now and resolves when they are done (in process only; with `manualTime` the
    * outbox is not polled, so this is the only way they go out). */
   deliver(): Promise<void>;
+  /** In process: returns the tasks whose claim lease ran out by the app's clock, and resolves when done. */
+  expireLeases?(): Promise<number>;
 }
 
 export interface StartOptions {

@@ -105,7 +105,7 @@ const capability = (field: string) =>
   z
     .string({ error: `Error: invalid input: \`${field}\` must hold strings such as "tool:browser".` })
     .trim()
-    .min(1, { error: `Error: invalid input: \`${field}\` must not hold an empty string.` })
+    .min(1, { error: `Error: invalid input: \`${field}\` must not be empty.` })
     .max(CAPABILITY_MAX, { error: `Error: invalid input: \`${field}\` entries must be at most ${CAPABILITY_MAX} characters.` });
 export const capabilities = (field: string) =>
   z

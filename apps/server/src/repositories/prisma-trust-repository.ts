@@ -17,6 +17,13 @@ const toEvidence = (r: EvidenceRow): EvidenceRecord => ({
   body: fromJson(r.body) as EvidenceInput,
   at: r.at,
 });
+/** SQLite binds at most 999 values per statement: long id lists are read in chunks. */
+const CHUNK = 400;
+async function inChunks<T>(ids: readonly string[], query: (chunk: string[]) => Promise<T[]>): Promise<T[]> {
+  const rows: T[] = [];
+  for (let i = 0; i < ids.length; i += CHUNK) rows.push(...(await query(ids.slice(i, i + CHUNK))));
+  return rows;
+}
 const leaseSelect = { listId: true, taskId: true, owner: true, leaseMs: true, expiresAt: true } as const;
 
 export function prismaTrustRepository(db: Tx): TrustRepository {
@@ -39,13 +46,14 @@ export function prismaTrustRepository(db: Tx): TrustRepository {
       await db.taskListSettings.upsert({ where: { listId }, create: { listId, ...settings }, update: settings, select: { listId: true } });
     },
     async evidenceOf(listId, taskIds) {
-      if (!taskIds.length) return [];
-      const rows = await db.taskEvidence.findMany({
-        where: { listId, taskId: { in: [...taskIds] } },
-        orderBy: { id: 'asc' },
-        select: { listId: true, taskId: true, provenance: true, success: true, body: true, at: true },
-      });
-      return rows.map(toEvidence);
+      const rows = await inChunks(taskIds, (chunk) =>
+        db.taskEvidence.findMany({
+          where: { listId, taskId: { in: chunk } },
+          orderBy: { id: 'asc' },
+          select: { id: true, listId: true, taskId: true, provenance: true, success: true, body: true, at: true },
+        }),
+      );
+      return rows.sort((a, b) => a.id - b.id).map(toEvidence);
     },
     async addEvidence(rows) {
       if (!rows.length) return;
@@ -61,8 +69,8 @@ export function prismaTrustRepository(db: Tx): TrustRepository {
         })),
       });
     },
-    leasesOf: async (listId, taskIds) =>
-      taskIds.length ? db.taskLease.findMany({ where: { listId, taskId: { in: [...taskIds] } }, select: leaseSelect }) : [],
+    leasesOf: (listId, taskIds) =>
+      inChunks(taskIds, (chunk) => db.taskLease.findMany({ where: { listId, taskId: { in: chunk } }, select: leaseSelect })),
     async putLease(lease: LeaseRecord) {
       const { listId, taskId, ...rest } = lease;
       await db.taskLease.upsert({
@@ -79,14 +87,14 @@ export function prismaTrustRepository(db: Tx): TrustRepository {
       db.taskLease.findMany({ where: { expiresAt: { lte: now } }, orderBy: { expiresAt: 'asc' }, take: limit, select: leaseSelect }),
     nextLeaseExpiry: async () =>
       (await db.taskLease.findFirst({ orderBy: { expiresAt: 'asc' }, select: { expiresAt: true } }))?.expiresAt ?? null,
-    requirementsOf: async (listId, taskIds) =>
-      taskIds.length
-        ? db.taskRequirement.findMany({
-            where: { listId, taskId: { in: [...taskIds] } },
-            orderBy: { capability: 'asc' },
-            select: { taskId: true, capability: true },
-          })
-        : [],
+    requirementsOf: (listId, taskIds) =>
+      inChunks(taskIds, (chunk) =>
+        db.taskRequirement.findMany({
+          where: { listId, taskId: { in: chunk } },
+          orderBy: { capability: 'asc' },
+          select: { taskId: true, capability: true },
+        }),
+      ),
     async setRequirements(listId, taskId, capabilities) {
       await db.taskRequirement.deleteMany({ where: { listId, taskId } });
       if (capabilities.length) await db.taskRequirement.createMany({ data: capabilities.map((capability) => ({ listId, taskId, capability })) });
