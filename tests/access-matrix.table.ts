@@ -18,7 +18,14 @@ export const ACTORS = [
 export type Actor = (typeof ACTORS)[number];
 
 /** The answers by their short names in the grid. */
-const ANSWERS: Record<string, string> = { ok: 'ok', UN: 'UNAUTHENTICATED', FB: 'FORBIDDEN', NF: 'NOT_FOUND', NS: 'NO_OWNING_SESSION', CF: 'CONFLICT' };
+const ANSWERS: Record<string, string> = {
+  ok: 'ok',
+  UN: 'UNAUTHENTICATED',
+  FB: 'FORBIDDEN',
+  NF: 'NOT_FOUND',
+  NS: 'NO_OWNING_SESSION',
+  CF: 'CONFLICT',
+};
 const SHORT = new Map(Object.entries(ANSWERS).map(([short, answer]) => [answer, short]));
 
 /**
@@ -59,6 +66,7 @@ export function formatGrid(answers: Record<string, Record<string, string>>): str
 export const grid = `
 procedure                 anonymous admin agentKey viewerKey owner subagent peer otherAdmin otherSession revokedKey revokedSession
 auth.streamTicket         UN        ok    ok       ok        ok    ok       ok   ok         ok           UN         UN
+workspaces.githubSecret   UN        ok    FB       FB        FB    FB       FB   ok         FB           UN         UN
 workspaces.whoami         UN        ok    ok       ok        ok    ok       ok   ok         ok           UN         UN
 workspaces.create         UN        ok    FB       FB        FB    FB       FB   ok         FB           UN         UN
 workspaces.settings       UN        ok    ok       ok        ok    ok       ok   ok         ok           UN         UN

@@ -94,6 +94,7 @@ const inputs: Record<string, () => unknown> = {
   'workspaces.whoami': () => undefined,
   'workspaces.create': () => ({ name: 'made by the matrix' }),
   'workspaces.settings': () => undefined,
+  'workspaces.githubSecret': () => ({ secret: 'a matrix secret of 32 characters' }),
   'workspaces.updateSettings': () => ({ oneActiveRule: true }),
   'keys.create': () => ({ name: 'made by the matrix', role: 'viewer' }),
   'keys.list': () => undefined,

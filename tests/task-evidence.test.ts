@@ -35,7 +35,15 @@ describe('evidence on TaskUpdate', () => {
     expect(done.status).toBe('completed');
     expect(done.evidence).toEqual([
       { kind: 'note', text: 'Checked it by hand', provenance: 'agent', success: true, at: expect.any(String) },
-      { kind: 'command', command: 'pnpm test', exitCode: 0, outputTail: '42 passed', provenance: 'agent', success: true, at: expect.any(String) },
+      {
+        kind: 'command',
+        command: 'pnpm test',
+        exitCode: 0,
+        outputTail: '42 passed',
+        provenance: 'agent',
+        success: true,
+        at: expect.any(String),
+      },
       {
         kind: 'check',
         name: 'ci / test',
@@ -59,7 +67,7 @@ describe('evidence on TaskUpdate', () => {
     expect(failed.evidence).toMatchObject([{ kind: 'command', exitCode: 1, success: false, provenance: 'agent' }]);
   });
 
-  it('a hook records what it saw (provenance hook) on the caller\'s in-progress tasks: success verifies them', async () => {
+  it("a hook records what it saw (provenance hook) on the caller's in-progress tasks: success verifies them", async () => {
     const { client } = await agentSession('bo');
     const { client: rival } = await agentSession('cy');
     const listName = freshList();
@@ -107,7 +115,7 @@ describe('evidence on TaskUpdate', () => {
 });
 
 describe('lists that require evidence', () => {
-  it('off by default: completed on the agent\'s word, as seed 001 has it', async () => {
+  it("off by default: completed on the agent's word, as seed 001 has it", async () => {
     const { client } = await agentSession('ed');
     const listName = freshList();
     const task = await client.tasks.create({ listName, subject: 'Plain' });
@@ -163,7 +171,7 @@ describe('lists that require evidence', () => {
     });
   });
 
-  it('settings are an admin\'s: an agent is refused and nothing is recorded; bad values are refused', async () => {
+  it("settings are an admin's: an agent is refused and nothing is recorded; bad values are refused", async () => {
     const { client } = await agentSession('ha');
     const listName = freshList();
     await client.tasks.create({ listName, subject: 'x' });

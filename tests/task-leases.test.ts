@@ -47,7 +47,12 @@ describe('claim leases', () => {
     });
     try {
       const claimed = await crashed.tasks.claim({ listName, leaseMs: 60_000 });
-      expect(claimed.task).toMatchObject({ id: task.id, status: 'in_progress', owner: 'crashed', lease: { owner: 'crashed', leaseMs: 60_000 } });
+      expect(claimed.task).toMatchObject({
+        id: task.id,
+        status: 'in_progress',
+        owner: 'crashed',
+        lease: { owner: 'crashed', leaseMs: 60_000 },
+      });
       expect(Date.parse(claimed.task?.lease?.expiresAt ?? '') - clock().now().getTime()).toBe(60_000);
       expect((await next.tasks.claim({ listName })).task).toBeNull();
 
@@ -77,7 +82,7 @@ describe('claim leases', () => {
     }
   });
 
-  it('the owner\'s writes and heartbeats renew the lease; others cannot', async () => {
+  it("the owner's writes and heartbeats renew the lease; others cannot", async () => {
     const { client: owner } = await agentSession('owner');
     const { client: other } = await agentSession('other');
     const listName = freshList();
@@ -105,7 +110,7 @@ describe('claim leases', () => {
     );
   });
 
-  it('a list\'s default lease applies to claims that name none', async () => {
+  it("a list's default lease applies to claims that name none", async () => {
     const { client } = await agentSession('dflt');
     const listName = freshList();
     await client.tasks.create({ listName, subject: 'Defaulted' });

@@ -77,7 +77,10 @@ export const readUse = (s: ClaudeSession) => ({
   ...common(s, 'PostToolUse'),
   tool_name: 'Read',
   tool_input: { file_path: `${s.cwd}/README.md` },
-  tool_response: { type: 'text', file: { filePath: `${s.cwd}/README.md`, content: '# shop-api', numLines: 1, startLine: 1, totalLines: 1 } },
+  tool_response: {
+    type: 'text',
+    file: { filePath: `${s.cwd}/README.md`, content: '# shop-api', numLines: 1, startLine: 1, totalLines: 1 },
+  },
   tool_use_id: toolUseId(),
 });
 

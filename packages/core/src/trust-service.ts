@@ -14,6 +14,8 @@ const listNameOf = (input: { listName?: string | undefined }) => input.listName 
 
 /** The key a lease's expiry is recorded under (no caller made it). */
 export const LEASE_KEY = 'lease-timer';
+/** The key a GitHub check's evidence is recorded under. */
+export const GITHUB_KEY = 'github';
 
 const presentLease = (l: LeaseRecord) => ({ owner: l.owner, leaseMs: l.leaseMs, expiresAt: l.expiresAt.toISOString() });
 
@@ -138,7 +140,7 @@ export async function heartbeat(deps: Deps, actor: Actor, input: { listName?: st
     if (!task) throw taskNotFound(input.id, name);
     const [lease] = await repos.trust.leasesOf(list.id, [task.id]);
     const refuse = (why: string) => new DomainError('CONFLICT', `Error: cannot renew the lease of ${input.id}: ${why}.`);
-    if (!lease) throw refuse('it has no lease (claim it with `leaseMs`, or set the list\'s `leaseMs`)');
+    if (!lease) throw refuse("it has no lease (claim it with `leaseMs`, or set the list's `leaseMs`)");
     if (lease.owner !== actor.agentName) throw refuse(`it is claimed by ${lease.owner}`);
     const next = { ...lease, expiresAt: new Date(deps.clock.now().getTime() + lease.leaseMs) };
     await repos.trust.putLease(next);
@@ -189,7 +191,13 @@ export async function completionCheck(deps: Deps, actor: Actor, input: { listNam
 }
 
 /** The actor a lease's expiry is recorded as: the workspace's, no key or session made it. */
-const leaseActor = (workspaceId: string): Actor => ({ workspaceId, role: 'agent', keyId: LEASE_KEY, sessionId: null, agentName: null });
+const leaseActor = (workspaceId: string, keyId = LEASE_KEY): Actor => ({
+  workspaceId,
+  role: 'agent',
+  keyId,
+  sessionId: null,
+  agentName: null,
+});
 
 /**
  * Returns every task whose lease ran out to ready: owner cleared, status pending, a `lease_expired` change and its live
@@ -230,4 +238,113 @@ async function expireOne(deps: Deps, lease: LeaseRecord): Promise<boolean> {
   );
   for (const event of events) deps.events.publish(event);
   return events.length > 0;
+}
+
+/** What a GitHub `check_run`, `check_suite` or `status` event says: a check's name, conclusion, link and commit. */
+export interface CheckResult {
+  name: string;
+  conclusion: string;
+  url: string;
+  commit: string;
+}
+
+const str = (v: unknown) => (typeof v === 'string' && v.trim() ? v : null);
+const obj = (v: unknown) => (v !== null && typeof v === 'object' && !Array.isArray(v) ? (v as Record<string, unknown>) : {});
+
+/**
+ * The check result a GitHub event carries, or null for one that carries none yet (a check still running, a pending
+ * status) or another event. check_run: `check_run.{name, conclusion, html_url, head_sha}`; check_suite:
+ * `check_suite.{conclusion, head_sha, app.name}` (named by its app); status: `{ context, state, target_url, sha }`.
+ */
+export function checkResultOf(event: string, payload: unknown): CheckResult | null {
+  const p = obj(payload);
+  const repo = str(obj(p.repository).html_url);
+  if (event === 'check_run') {
+    const run = obj(p.check_run);
+    const name = str(run.name);
+    const conclusion = str(run.conclusion);
+    const commit = str(run.head_sha);
+    if (!name || !conclusion || !commit) return null;
+    return { name, conclusion, commit, url: str(run.html_url) ?? str(run.details_url) ?? repo ?? '' };
+  }
+  if (event === 'check_suite') {
+    const suite = obj(p.check_suite);
+    const conclusion = str(suite.conclusion);
+    const commit = str(suite.head_sha);
+    if (!conclusion || !commit) return null;
+    const name = str(obj(suite.app).name) ?? 'check suite';
+    return { name, conclusion, commit, url: repo ? `${repo}/commit/${commit}/checks` : (str(suite.url) ?? '') };
+  }
+  if (event === 'status') {
+    const name = str(p.context);
+    const conclusion = str(p.state);
+    const commit = str(p.sha);
+    if (!name || !conclusion || !commit || conclusion === 'pending') return null;
+    return { name, conclusion, commit, url: str(p.target_url) ?? (repo ? `${repo}/commit/${commit}` : '') };
+  }
+  return null;
+}
+
+/** Whether a task names this check: `metadata.commit` (the sha, or a prefix of 7 or more) or `metadata.check` (its name). */
+function namesCheck(metadata: Record<string, unknown>, check: CheckResult): boolean {
+  const commit = str(metadata.commit)?.toLowerCase();
+  if (commit && commit.length >= 7 && check.commit.toLowerCase().startsWith(commit)) return true;
+  const name = metadata.check;
+  return name === check.name || (Array.isArray(name) && name.includes(check.name));
+}
+
+/**
+ * A GitHub delivery, its signature already verified: recorded once by its delivery id (a replay records nothing), and
+ * its check result attached as `ci` evidence to every task of the workspace that names the commit or the check.
+ */
+export async function receiveGithubEvent(
+  deps: Deps,
+  workspaceId: string,
+  delivery: { id: string; event: string; payload: unknown },
+): Promise<{ duplicate: boolean; taskIds: string[] }> {
+  const check = checkResultOf(delivery.event, delivery.payload);
+  const candidates = check
+    ? [
+        ...(await deps.store.trust.tasksMentioning(workspaceId, check.commit.slice(0, 7).toLowerCase())),
+        ...(await deps.store.trust.tasksMentioning(workspaceId, check.name)),
+      ].filter((t) => namesCheck(t.metadata, check))
+    : [];
+  const byList = new Map<string, Set<string>>();
+  for (const t of candidates) byList.set(t.listId, (byList.get(t.listId) ?? new Set()).add(t.taskId));
+  const outcome = await retryLostRaces('Error: the task kept changing under concurrent writers; try again.', () =>
+    deps.store.transaction(async (repos) => {
+      const at = deps.clock.now();
+      if (!(await repos.trust.recordDelivery(workspaceId, delivery.id, delivery.event, at))) return { duplicate: true, events: [] };
+      const events = [];
+      for (const [listId, ids] of byList) {
+        const list = await repos.trust.listOf(listId);
+        if (!list || !check) continue;
+        await repos.tasks.lockList(list.id);
+        const changes = new TaskChanges(deps, repos, leaseActor(workspaceId, GITHUB_KEY), list);
+        for (const id of ids) {
+          const task = await changes.task(id);
+          if (task.status === 'deleted') continue;
+          const { name, conclusion, url, commit } = check;
+          await attachEvidence(
+            changes,
+            repos,
+            task,
+            evidenceRows(list.id, id, [{ kind: 'check', name, conclusion, url, commit }], 'ci', at),
+          );
+          changes.kind(id, 'evidence');
+        }
+        events.push(...(await changes.commit()).events);
+      }
+      return { duplicate: false, events };
+    }),
+  );
+  for (const event of outcome.events) deps.events.publish(event);
+  return { duplicate: outcome.duplicate, taskIds: outcome.events.map((e) => (e.data as { taskId: string }).taskId) };
+}
+
+/** Sets the workspace's GitHub webhook secret (admin). */
+export async function setGithubSecret(deps: Deps, actor: Actor, input: { secret: string }) {
+  requireRole(actor, 'admin');
+  await deps.store.transaction((repos) => repos.trust.setGithubSecret(actor.workspaceId, input.secret, deps.clock.now()));
+  return { workspaceId: actor.workspaceId };
 }

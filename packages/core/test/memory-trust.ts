@@ -79,7 +79,9 @@ export function memoryTrust(
     },
     tasksMentioning: async (workspaceId, text) =>
       [...tasks().values()]
-        .filter((t) => lists().get(t.listId)?.workspaceId === workspaceId && t.status !== 'deleted' && JSON.stringify(t.metadata).includes(text))
+        .filter(
+          (t) => lists().get(t.listId)?.workspaceId === workspaceId && t.status !== 'deleted' && JSON.stringify(t.metadata).includes(text),
+        )
         .map((t) => ({ listId: t.listId, taskId: t.id, metadata: copy(t.metadata) })),
   };
 }

@@ -108,7 +108,9 @@ export const taskCreateInput = z.strictObject(
     requires: capabilities('requires').optional(),
   },
   {
-    error: taskFields('{ subject, description?, activeForm?, owner?, metadata?, blockedBy?, blocks?, repoURL?, parentID?, requires?, listName? }'),
+    error: taskFields(
+      '{ subject, description?, activeForm?, owner?, metadata?, blockedBy?, blocks?, repoURL?, parentID?, requires?, listName? }',
+    ),
   },
 );
 export type TaskCreateInput = z.infer<typeof taskCreateInput>;
@@ -138,7 +140,11 @@ export const taskUpdateInput = z.strictObject(
     removeBlocks: taskIds('removeBlocks').optional(),
     evidence: evidenceField.optional(),
   },
-  { error: taskFields('{ id, status?, evidence?, subject?, description?, activeForm?, owner?, metadata?, blockedBy?, blocks?, addBlockedBy?, … }') },
+  {
+    error: taskFields(
+      '{ id, status?, evidence?, subject?, description?, activeForm?, owner?, metadata?, blockedBy?, blocks?, addBlockedBy?, … }',
+    ),
+  },
 );
 export type TaskUpdateInput = z.infer<typeof taskUpdateInput>;
 
@@ -378,10 +384,15 @@ export const taskListSettingsInput = z.strictObject(
   { error: unknownField('{ listName?, requireEvidence?, requireVerified?, leaseMs? }') },
 );
 export type TaskListSettingsInput = z.infer<typeof taskListSettingsInput>;
-export const taskListSettingsQuery = z.strictObject({ listName: listName.optional() }, { error: unknownField('{ listName? }') }).default({});
+export const taskListSettingsQuery = z
+  .strictObject({ listName: listName.optional() }, { error: unknownField('{ listName? }') })
+  .default({});
 
 /** The owner renews its claim's lease. */
-export const taskHeartbeatInput = z.strictObject({ listName: listName.optional(), id: taskId }, { error: unknownField('{ id, listName? }') });
+export const taskHeartbeatInput = z.strictObject(
+  { listName: listName.optional(), id: taskId },
+  { error: unknownField('{ id, listName? }') },
+);
 export const taskHeartbeatOutput = z.object({ id: z.string(), lease: taskLease });
 
 /** Evidence a runtime hook saw (a command it watched run), for the caller's in-progress tasks of the list. */

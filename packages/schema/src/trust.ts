@@ -65,17 +65,23 @@ export type EvidenceInput = z.infer<typeof evidenceInput>;
 
 /** TaskUpdate's `evidence`: one piece, or a few. */
 export const evidenceField = z
-  .union([evidenceInput, z
-      .array(evidenceInput)
-      .min(1, { error: `Error: invalid evidence: send 1 to ${EVIDENCE_PER_UPDATE_MAX} pieces of evidence.` })
-      .max(EVIDENCE_PER_UPDATE_MAX, { error: `Error: invalid evidence: send 1 to ${EVIDENCE_PER_UPDATE_MAX} pieces of evidence.` })], {
-    error: (iss) => {
-      const input = iss.input;
-      if (Array.isArray(input)) return `Error: invalid evidence: send 1 to ${EVIDENCE_PER_UPDATE_MAX} pieces of evidence.`;
-      const first = evidenceInput.safeParse(input);
-      return first.error?.issues[0]?.message ?? 'Error: invalid evidence.';
+  .union(
+    [
+      evidenceInput,
+      z
+        .array(evidenceInput)
+        .min(1, { error: `Error: invalid evidence: send 1 to ${EVIDENCE_PER_UPDATE_MAX} pieces of evidence.` })
+        .max(EVIDENCE_PER_UPDATE_MAX, { error: `Error: invalid evidence: send 1 to ${EVIDENCE_PER_UPDATE_MAX} pieces of evidence.` }),
+    ],
+    {
+      error: (iss) => {
+        const input = iss.input;
+        if (Array.isArray(input)) return `Error: invalid evidence: send 1 to ${EVIDENCE_PER_UPDATE_MAX} pieces of evidence.`;
+        const first = evidenceInput.safeParse(input);
+        return first.error?.issues[0]?.message ?? 'Error: invalid evidence.';
+      },
     },
-  })
+  )
   .transform((e) => (Array.isArray(e) ? e : [e]));
 
 /** One piece of evidence as recorded: what was sent, who it came from, when, and whether it reports success. */
@@ -129,3 +135,17 @@ export const taskListSettings = z.object({
   leaseMs: z.number().int().nullable().describe('The lease a claim gets when it names none; null: none'),
 });
 export type TaskListSettings = z.infer<typeof taskListSettings>;
+
+/** The workspace's secret for GitHub webhooks: set it as the webhook's secret on GitHub too. */
+export const githubSecretInput = z.strictObject(
+  {
+    secret: z
+      .string({ error: 'Error: invalid input: `secret` must be a string.' })
+      .min(16, { error: 'Error: invalid input: `secret` must be 16 to 256 characters.' })
+      .max(256, { error: 'Error: invalid input: `secret` must be 16 to 256 characters.' }),
+  },
+  { error: unknownField('{ secret }') },
+);
+export const githubSecretOutput = z.object({
+  workspaceId: z.string().describe('Deliveries go to POST /hooks/github?workspace=<this id>'),
+});

@@ -7,6 +7,7 @@ export const procedures = {
     streamTicket: 'mutation',
   },
   workspaces: {
+    githubSecret: 'mutation',
     whoami: 'query',
     create: 'mutation',
     settings: 'query',

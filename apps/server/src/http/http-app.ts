@@ -1,4 +1,5 @@
 // The HTTP layer (Hono): access log and request ids, CORS, body limits, health, tRPC, MCP, run links, the dashboard.
+import { githubHook } from './github-hook.ts';
 import { isDomainError } from '@agent-tasks/core';
 import type { HttpBindings } from '@hono/node-server';
 import { RESPONSE_ALREADY_SENT } from '@hono/node-server/utils/response';
@@ -217,6 +218,7 @@ export function createHttpApp(options: HttpAppOptions) {
   app.all('/mcp/moira', (c) => options.moira.handle(c.req.raw, c.get('info').address));
 
   app.route('/runs', runLinks(services.deps, options.webRoot));
+  app.route('/hooks', githubHook(services.deps));
   app.route('/', dashboard(options.webRoot));
   return app;
 }

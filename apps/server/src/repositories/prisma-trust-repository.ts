@@ -33,7 +33,9 @@ export function prismaTrustRepository(db: Tx): TrustRepository {
         where: { id: listId },
         select: { id: true, workspaceId: true, name: true, createdAt: true, staging: true },
       });
-      return found && !found.staging ? { id: found.id, workspaceId: found.workspaceId, name: found.name, createdAt: found.createdAt } : null;
+      return found && !found.staging
+        ? { id: found.id, workspaceId: found.workspaceId, name: found.name, createdAt: found.createdAt }
+        : null;
     },
     async settings(listId) {
       const row = await db.taskListSettings.findUnique({
@@ -97,13 +99,12 @@ export function prismaTrustRepository(db: Tx): TrustRepository {
       ),
     async setRequirements(listId, taskId, capabilities) {
       await db.taskRequirement.deleteMany({ where: { listId, taskId } });
-      if (capabilities.length) await db.taskRequirement.createMany({ data: capabilities.map((capability) => ({ listId, taskId, capability })) });
+      if (capabilities.length)
+        await db.taskRequirement.createMany({ data: capabilities.map((capability) => ({ listId, taskId, capability })) });
     },
     async firstReadyFor(listId, agent, capabilities) {
       // The ready index search, skipping tasks that require something the session did not declare.
-      const unmet = capabilities.length
-        ? Prisma.sql`AND r."capability" NOT IN (${Prisma.join([...capabilities])})`
-        : Prisma.empty;
+      const unmet = capabilities.length ? Prisma.sql`AND r."capability" NOT IN (${Prisma.join([...capabilities])})` : Prisma.empty;
       const [row] = await db.$queryRaw<{ id: string }[]>`
         SELECT t."id" FROM "Task" t
         WHERE t."listId" = ${listId} AND t."status" = 'pending' AND t."openBlockers" = 0 AND (t."owner" IS NULL OR t."owner" = ${agent})
@@ -117,7 +118,8 @@ export function prismaTrustRepository(db: Tx): TrustRepository {
       ),
     async setCapabilities(sessionId, capabilities) {
       await db.sessionCapability.deleteMany({ where: { sessionId } });
-      if (capabilities.length) await db.sessionCapability.createMany({ data: capabilities.map((capability) => ({ sessionId, capability })) });
+      if (capabilities.length)
+        await db.sessionCapability.createMany({ data: capabilities.map((capability) => ({ sessionId, capability })) });
     },
     githubSecret: async (workspaceId) =>
       (await db.githubHookSecret.findUnique({ where: { workspaceId }, select: { secret: true } }))?.secret ?? null,
