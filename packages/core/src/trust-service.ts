@@ -37,6 +37,35 @@ export async function withTrust(repos: Pick<Repositories, 'trust'>, listId: stri
   };
 }
 
+/** Many tasks as TaskGet shows them, each with its requirements, evidence, verdict and lease (the dashboard's graph). */
+export async function withTrustMany<T extends Task>(repos: Pick<Repositories, 'trust'>, listId: string, tasks: readonly T[]): Promise<T[]> {
+  const ids = tasks.map((t) => t.id);
+  const [evidence, leases, requires] = await Promise.all([
+    repos.trust.evidenceOf(listId, ids),
+    repos.trust.leasesOf(listId, ids),
+    repos.trust.requirementsOf(listId, ids),
+  ]);
+  const group = <R extends { taskId: string }>(rows: readonly R[]) => {
+    const by = new Map<string, R[]>();
+    for (const r of rows) by.set(r.taskId, [...(by.get(r.taskId) ?? []), r]);
+    return by;
+  };
+  const [evidenceBy, leaseBy, requiresBy] = [group(evidence), group(leases), group(requires)];
+  return tasks.map((task) => {
+    const rows = evidenceBy.get(task.id) ?? [];
+    const verdict = verdictOf(rows);
+    const lease = leaseBy.get(task.id)?.[0];
+    const needs = requiresBy.get(task.id) ?? [];
+    return {
+      ...task,
+      ...(needs.length ? { requires: needs.map((r) => r.capability) } : {}),
+      ...(rows.length ? { evidence: rows.map(presentEvidence) } : {}),
+      ...(verdict ? { verdict } : {}),
+      ...(lease ? { lease: presentLease(lease) } : {}),
+    };
+  });
+}
+
 /** Verdicts and lease ends of many tasks (a list page, the dashboard). */
 export async function trustOfMany(repos: Pick<Repositories, 'trust'>, listId: string, ids: readonly string[]) {
   const [evidence, leases] = await Promise.all([repos.trust.evidenceOf(listId, ids), repos.trust.leasesOf(listId, ids)]);
