@@ -96,9 +96,9 @@ describe('trust on the dashboard', () => {
     expect(first).toMatch(/^lease 1[45]:\d\d$/);
     await p.waitForFunction(
       ({ before }) => {
-        const el = (globalThis as unknown as { document: { querySelector(s: string): { textContent: string } | null } }).document.querySelector(
-          'table.tasks .lease',
-        );
+        const el = (
+          globalThis as unknown as { document: { querySelector(s: string): { textContent: string } | null } }
+        ).document.querySelector('table.tasks .lease');
         return el !== null && el.textContent !== before;
       },
       { before: first },

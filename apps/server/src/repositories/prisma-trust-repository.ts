@@ -14,7 +14,7 @@ const toEvidence = (r: EvidenceRow): EvidenceRecord => ({
   taskId: r.taskId,
   provenance: r.provenance as EvidenceProvenance,
   success: r.success,
-  body: fromJson(r.body) as EvidenceInput,
+  body: fromJson<EvidenceInput>(r.body),
   at: r.at,
 });
 /** SQLite binds at most 999 values per statement: long id lists are read in chunks. */
