@@ -6,6 +6,7 @@ export * from './trust-ports.ts';
 export * as trust from './trust-service.ts';
 export * from './evidence-rules.ts';
 export * from './actor.ts';
+export * from './permissions.ts';
 export * from './key-strength.ts';
 export * from './present.ts';
 export * from './todo-rules.ts';

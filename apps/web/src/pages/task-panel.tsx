@@ -1,4 +1,5 @@
-// The task panel: a task's fields, blockers and dependants, evidence with its provenance, metadata, and its history.
+// The task panel: a task's fields, blockers and dependants, evidence with its provenance, a person's editing, metadata,
+// and its history (who, when, field from → to).
 import type { Evidence, TaskGraph } from '@agent-tasks/schema';
 import { useQuery } from '@tanstack/react-query';
 import { useEffect, useRef } from 'react';
@@ -7,6 +8,7 @@ import { TimeAgo } from '../components/time-ago.tsx';
 import { LeaseCountdown, VerdictBadge } from '../components/trust-badges.tsx';
 import { useTRPC } from '../lib/api.ts';
 import { useSubjects } from '../lib/task-subjects.ts';
+import { TaskEditor } from './task-editor.tsx';
 
 const PROVENANCE: Record<Evidence['provenance'], string> = { agent: "agent's word", hook: 'hook saw it', ci: 'CI' };
 
@@ -84,7 +86,7 @@ export function TaskPanel({ graph, id, onClose }: { graph: TaskGraph; id: string
           <dd>{names(task.blocks)}</dd>
         </div>
         <div>
-          <dt>Created by session</dt>
+          <dt>Created by</dt>
           <dd>
             <code>{task.threadID}</code>
           </dd>
@@ -114,6 +116,7 @@ export function TaskPanel({ graph, id, onClose }: { graph: TaskGraph; id: string
       ) : (
         <p className="none">None</p>
       )}
+      <TaskEditor graph={graph} task={task} onClose={onClose} />
       <h3>Metadata</h3>
       {Object.keys(task.metadata).length === 0 ? <p className="none">None</p> : <pre>{JSON.stringify(task.metadata, null, 2)}</pre>}
       <h3>History</h3>
@@ -127,7 +130,7 @@ export function TaskPanel({ graph, id, onClose }: { graph: TaskGraph; id: string
                 <code>{c.by.sessionId}</code>
               ) : (
                 <>
-                  key <code>{c.by.keyId}</code>
+                  key <strong className="by-key">{c.by.keyName ?? c.by.keyId}</strong>
                 </>
               )}
               , <TimeAgo iso={c.at} />
