@@ -20,7 +20,14 @@ export const ACTORS = [
 export type Actor = (typeof ACTORS)[number];
 
 /** The answers by their short names in the grid. */
-const ANSWERS: Record<string, string> = { ok: 'ok', UN: 'UNAUTHENTICATED', FB: 'FORBIDDEN', NF: 'NOT_FOUND', NS: 'NO_OWNING_SESSION' };
+const ANSWERS: Record<string, string> = {
+  ok: 'ok',
+  UN: 'UNAUTHENTICATED',
+  FB: 'FORBIDDEN',
+  NF: 'NOT_FOUND',
+  NS: 'NO_OWNING_SESSION',
+  CF: 'CONFLICT',
+};
 const SHORT = new Map(Object.entries(ANSWERS).map(([short, answer]) => [answer, short]));
 
 /**
@@ -61,6 +68,7 @@ export function formatGrid(answers: Record<string, Record<string, string>>): str
 export const grid = `
 procedure                 anonymous admin agentKey viewerKey memberKey owner subagent peer otherAdmin otherSession revokedKey revokedSession
 auth.streamTicket         UN        ok    ok       ok        ok        ok    ok       ok   ok         ok           UN         UN
+workspaces.githubSecret   UN        ok    FB       FB        FB        FB    FB       FB   ok         FB           UN         UN
 workspaces.whoami         UN        ok    ok       ok        ok        ok    ok       ok   ok         ok           UN         UN
 workspaces.create         UN        ok    FB       FB        FB        FB    FB       FB   ok         FB           UN         UN
 workspaces.settings       UN        ok    ok       ok        ok        ok    ok       ok   ok         ok           UN         UN
@@ -85,6 +93,11 @@ tasks.list                UN        ok    ok       ok        ok        ok    ok 
 tasks.update              UN        ok    ok       FB        ok        ok    ok       ok   NF         NF           UN         UN
 tasks.mirror              UN        ok    ok       FB        FB        ok    ok       ok   NF         NF           UN         UN
 tasks.claim               UN        NS    NS       FB        FB        ok    ok       ok   NS         ok           UN         UN
+tasks.heartbeat           UN        CF    CF       FB        FB        CF    CF       CF   NF         NF           UN         UN
+tasks.settings            UN        ok    ok       ok        ok        ok    ok       ok   ok         ok           UN         UN
+tasks.setSettings         UN        ok    FB       FB        FB        FB    FB       FB   ok         FB           UN         UN
+tasks.hookEvidence        UN        ok    ok       FB        FB        ok    ok       ok   ok         ok           UN         UN
+tasks.completionCheck     UN        ok    ok       ok        ok        ok    ok       ok   ok         ok           UN         UN
 tasks.plan                UN        ok    ok       ok        ok        ok    ok       ok   ok         ok           UN         UN
 tasks.history             UN        ok    ok       ok        ok        ok    ok       ok   NF         NF           UN         UN
 tasks.import              UN        ok    ok       FB        FB        ok    ok       ok   ok         ok           UN         UN

@@ -10,7 +10,7 @@ import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import {
   type ClaudeSession,
   type Todo,
-  bashUse,
+  readUse,
   claudeSession,
   sessionStart,
   taskCreate,
@@ -338,7 +338,7 @@ describe('SessionStart', () => {
 describe('never blocking the agent', () => {
   it('ignores events and tools it does not mirror: no session, no output', async () => {
     const s = claudeSession();
-    expect(await runHook(bashUse(s))).toMatchObject({ code: 0, stdout: '', stderr: '' });
+    expect(await runHook(readUse(s))).toMatchObject({ code: 0, stdout: '', stderr: '' });
     expect(await countRows(server, 'Session', '"externalId" = ?', s.sessionId)).toBe(0);
   });
 
@@ -382,7 +382,7 @@ describe('never blocking the agent', () => {
      */
     async function timed(input: unknown, url: string) {
       const env = { AGENT_TASKS_URL: url, AGENT_TASKS_HOOK_TIMEOUT_MS: undefined };
-      const [run, baseline] = await Promise.all([runHook(input, env), runHook(bashUse(claudeSession()), env)]);
+      const [run, baseline] = await Promise.all([runHook(input, env), runHook(readUse(claudeSession()), env)]);
       expect(baseline).toMatchObject({ code: 0, stdout: '', stderr: '' });
       return { ...run, beyondStart: run.ms - baseline.ms };
     }

@@ -95,7 +95,9 @@ describe('hook install and uninstall', () => {
     await roundTrip('claude-code', 'project', 'project', '.claude/settings.json', 'claude-code/settings.json', (file) => {
       expect(json(file).hooks.PostToolUse?.[0]?.matcher).toBe('Edit|Write');
       expect(ours(file, 'claude-code')).toEqual([
-        ['PostToolUse', 'TodoWrite|TaskCreate|TaskUpdate'],
+        ['PostToolUse', 'TodoWrite|TaskCreate|TaskUpdate|Bash'],
+        ['PostToolUseFailure', 'Bash'],
+        ['TaskCompleted', null],
         ['SessionStart', 'startup|resume|compact'],
       ]);
     });

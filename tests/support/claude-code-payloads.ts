@@ -82,11 +82,14 @@ export const sessionStart = (s: ClaudeSession, source: 'startup' | 'resume' | 'c
 });
 
 /** A tool the hook does not mirror (a broad matcher sends these too). */
-export const bashUse = (s: ClaudeSession) => ({
+export const readUse = (s: ClaudeSession) => ({
   ...common(s, 'PostToolUse'),
-  tool_name: 'Bash',
-  tool_input: { command: 'pnpm test', description: 'Run the tests' },
-  tool_response: { stdout: 'ok', stderr: '', interrupted: false },
+  tool_name: 'Read',
+  tool_input: { file_path: `${s.cwd}/README.md` },
+  tool_response: {
+    type: 'text',
+    file: { filePath: `${s.cwd}/README.md`, content: '# shop-api', numLines: 1, startLine: 1, totalLines: 1 },
+  },
   tool_use_id: toolUseId(),
 });
 

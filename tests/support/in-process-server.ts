@@ -13,6 +13,8 @@ export async function startInProcess(
   adminKey: string | null,
   extraEnv: Record<string, string> = {},
   clock?: ManualClock,
+  /** A postgresql://… database to run on instead of the SQLite file. */
+  postgresUrl?: string,
 ): Promise<RunningServer> {
   const blocked = needsProcess.find((name) => extraEnv[name] !== undefined);
   if (blocked) throw new Error(`${blocked} needs a separate process: start the server with { process: true }`);
@@ -22,7 +24,7 @@ export async function startInProcess(
     AGENT_TASKS_CHANNEL_ALLOWLIST: '127.0.0.1',
     LOG_FORMAT: 'json',
     ...extraEnv,
-    DATABASE_URL: `file:${databaseFile}`,
+    DATABASE_URL: postgresUrl ?? `file:${databaseFile}`,
     PORT: extraEnv.PORT ?? '0',
     HOST: '127.0.0.1',
     ...(adminKey ? { AGENT_TASKS_ADMIN_KEY: adminKey } : {}),
@@ -46,12 +48,16 @@ export async function startInProcess(
     url: app.url,
     adminKey: adminKey ?? '',
     databaseFile,
-    databaseUrl: `file:${databaseFile}`,
+    databaseUrl: postgresUrl ?? `file:${databaseFile}`,
     output: () => output,
     ...(clock ? { clock } : {}),
     deliver: async () => {
       if (!app) throw new Error('the server is stopped');
       await app.deliver();
+    },
+    expireLeases: async () => {
+      if (!app) throw new Error('the server is stopped');
+      return app.expireLeases();
     },
     process: () => {
       throw new Error('this server runs in process: start it with { process: true } to reach its process');

@@ -32,6 +32,8 @@ export interface RunningServer {
   /** Delivers the notifications due now and resolves when they are done (in process only; with `manualTime` the
    * outbox is not polled, so this is the only way they go out). */
   deliver(): Promise<void>;
+  /** In process: returns the tasks whose claim lease ran out by the app's clock, and resolves when done. */
+  expireLeases?(): Promise<number>;
 }
 
 export interface StartOptions {
@@ -53,7 +55,7 @@ export interface StartOptions {
   process?: boolean;
   /** The app on a manual clock (`server.clock.advance(ms)`), its notifications sent by `server.deliver()`: for tests
    * of delays (retry backoff, maximum age, ticket lifetime) that advance time instead of sleeping. Always the app in
-   * this process on SQLite. */
+   * this process, on SQLite unless `postgres` is given. */
   manualTime?: boolean;
 }
 
@@ -130,6 +132,8 @@ export async function startServer(options: StartOptions = {}): Promise<RunningSe
   const adminKey = options.adminKey === undefined ? `atk_test_${randomBytes(16).toString('hex')}` : options.adminKey;
   if (options.manualTime) {
     if (options.process) throw new Error('manualTime runs the app in this process: it cannot be combined with process: true');
+    // Asked for PostgreSQL (`postgres` given): the app in this process runs on a fresh PostgreSQL database of its own.
+    if (postgres && options.postgres !== undefined) return startInProcess('', adminKey, options.env, manualClock(), databaseUrl);
     return startInProcess(options.databaseFile ?? tempDatabaseFile(), adminKey, options.env, manualClock());
   }
   if (!postgres && !options.process && process.env.TEST_WORKERS === undefined) return startInProcess(databaseFile, adminKey, options.env);

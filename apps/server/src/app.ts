@@ -34,6 +34,7 @@ import { prismaStore } from './repositories/prisma-store.ts';
 import { startNotificationWorker } from './workers/notification-worker.ts';
 import { repeatedFailureLog } from './repeated-failure-log.ts';
 import { answerClientErrors } from './http/client-errors.ts';
+import { leaseTimer } from './adapters/lease-timer.ts';
 
 export interface AppOptions {
   databaseFile: string;
@@ -50,6 +51,8 @@ export interface AppOptions {
   delivery?: { baseMs?: number; maxMs?: number; pollMs?: number | null; maxAgeMs?: number; lanes?: number; workspaceLanes?: number };
   /** The time for the domain (records, retry backoff, stream tickets); the system clock unless a test advances its own. */
   clock?: Clock;
+  /** How often the lease timer looks for leases other processes gave (ms; default 2,000). */
+  leaseSweepMs?: number;
   /** Reaching receivers: connect and total timeouts, answer bytes read, internal addresses allowed besides public ones. */
   webhooks?: { connectTimeoutMs?: number; timeoutMs?: number; maxResponseBytes?: number; allowList?: string[] };
   /** Browser origins allowed to call the API (CORS); empty for none, `*` for any (never with credentials). */
@@ -133,6 +136,8 @@ export interface App {
   close(): Promise<void>;
   /** Delivers the notifications due now (by the clock) and resolves when those deliveries are done. */
   deliver(): Promise<void>;
+  /** Returns the tasks whose claim lease ran out by the clock now; resolves with how many. */
+  expireLeases(): Promise<number>;
 }
 
 export async function startApp(options: AppOptions): Promise<App> {
@@ -317,6 +322,10 @@ export async function startApp(options: AppOptions): Promise<App> {
           jitter: Math.random,
         });
 
+  // Claim leases end at their moment on this process's timer (and a sweep finds other processes' leases).
+  const leases = leaseTimer(deps, log, options.leaseSweepMs === undefined ? {} : { sweepMs: options.leaseSweepMs });
+  deps.leases = leases;
+
   let closing: Promise<void> | undefined;
   async function shutdown() {
     const closed = new Promise<void>((resolve) => server.close(() => resolve()));
@@ -326,6 +335,7 @@ export async function startApp(options: AppOptions): Promise<App> {
     if (left > 0) log.warn({ left }, 'shutdown deadline passed with requests still running; closing their connections');
     await Promise.all([mcp.close(), moira.close()]);
     await worker?.stop();
+    await leases.stop();
     cache.stop();
     pipeline.stop();
     if ('closeAllConnections' in server) server.closeAllConnections();
@@ -339,5 +349,6 @@ export async function startApp(options: AppOptions): Promise<App> {
     firstRun,
     close: () => (closing ??= shutdown()),
     deliver: async () => worker?.kick(),
+    expireLeases: () => leases.expireDue(),
   };
 }

@@ -1,4 +1,5 @@
 // Reads for the dashboard: the session tree with counts and last activity, task lists, a list's whole graph, the outbox.
+import { withTrustMany } from './trust-service.ts';
 import type { SessionTreeNode, TaskGraph, TaskGraphNode } from '@agent-tasks/schema';
 import { type Actor, requireRole } from './actor.ts';
 import type { Deps } from './ports.ts';
@@ -83,7 +84,9 @@ export async function taskGraph(deps: Deps, actor: Actor, input: { listName?: st
   });
   const remaining = ordered.filter((t) => !isResolved(t.status)).map((t) => t.id);
   const { waves, criticalPath } = parallelPlan(remaining, edges);
-  return { listName, tasks: nodes, waves, criticalPath, lastChangeSeq: list.changeSeq };
+  // Evidence with its provenance, the verdict and the lease: the task panel, the badges and the lease countdown.
+  const trusted = await withTrustMany(deps.store, list.id, nodes);
+  return { listName, tasks: trusted, waves, criticalPath, lastChangeSeq: list.changeSeq };
 }
 
 /** The workspace's notifications, newest first, each with its delivery state and last error (admin only). */

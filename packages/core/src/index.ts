@@ -2,6 +2,9 @@
 export * from './errors.ts';
 export * from './records.ts';
 export * from './ports.ts';
+export * from './trust-ports.ts';
+export * as trust from './trust-service.ts';
+export * from './evidence-rules.ts';
 export * from './actor.ts';
 export * from './permissions.ts';
 export * from './key-strength.ts';

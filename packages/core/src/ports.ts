@@ -1,5 +1,6 @@
 // Ports the domain owns: repositories, a transaction runner, clock, ids, token hashing and live events.
 import type { TaskStatus } from '@agent-tasks/schema';
+import type { TrustRepository } from './trust-ports.ts';
 import type {
   ApiKeyRecord,
   ChannelRecord,
@@ -291,6 +292,7 @@ export interface Repositories {
   channels: ChannelRepository;
   runs: RunRepository;
   outbox: OutboxRepository;
+  trust: TrustRepository;
 }
 
 export interface Store extends Repositories {
@@ -300,6 +302,8 @@ export interface Store extends Repositories {
 
 export interface Clock {
   now(): Date;
+  /** Calls `fn` once the clock reaches `at` (a lease's end); absent, the server uses a wall-clock timer. */
+  schedule?(at: Date, fn: () => void): { cancel(): void };
 }
 
 export interface Ids {
@@ -338,4 +342,6 @@ export interface Deps {
    * import; absent, long work runs straight through.
    */
   pause?: () => Promise<void>;
+  /** Told of each lease this process gives or renews, so its end is acted on at that moment (the server's lease timer). */
+  leases?: { scheduled(at: Date): void };
 }

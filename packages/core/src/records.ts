@@ -94,7 +94,7 @@ export interface TaskEdge {
   blockedId: string;
 }
 
-export type TaskChangeKind = 'created' | 'updated' | 'claimed' | 'deleted' | 'imported';
+export type TaskChangeKind = 'created' | 'updated' | 'claimed' | 'deleted' | 'imported' | 'lease_expired' | 'evidence';
 
 export interface TaskChangeRecord {
   listId: string;

@@ -35,14 +35,31 @@ export const REOPEN_TOKENS_KEPT = 20;
 export async function open(
   deps: Deps,
   actor: Actor,
-  input: { title?: string | undefined; agentName?: string | undefined; externalId?: string | undefined },
+  input: {
+    title?: string | undefined;
+    agentName?: string | undefined;
+    externalId?: string | undefined;
+    capabilities?: string[] | undefined;
+  },
 ) {
   requireRole(actor, 'agent');
-  if (input.externalId !== undefined) return openByExternalId(deps, actor, input.externalId, input);
+  if (input.externalId !== undefined) {
+    const opened = await openByExternalId(deps, actor, input.externalId, input);
+    // Capabilities declared again with a reopen replace the ones the session had.
+    if (input.capabilities !== undefined) await declareCapabilities(deps, opened.session.id, input.capabilities);
+    return opened;
+  }
   const { session, token } = newSession(deps, actor, input, null);
-  await deps.store.transaction((repos) => repos.sessions.create(session));
+  await deps.store.transaction(async (repos) => {
+    await repos.sessions.create(session);
+    if (input.capabilities?.length) await repos.trust.setCapabilities(session.id, [...new Set(input.capabilities)]);
+  });
   publishSessionActivity(deps.events, session, 'opened', session.createdAt);
   return { session: presentSession(session), token };
+}
+
+async function declareCapabilities(deps: Deps, sessionId: string, capabilities: readonly string[]) {
+  await deps.store.transaction((repos) => repos.trust.setCapabilities(sessionId, [...new Set(capabilities)]));
 }
 
 function newSession(

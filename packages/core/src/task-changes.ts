@@ -91,6 +91,14 @@ export class TaskChanges {
     task[field] = value;
   }
 
+  /** Records a change of something kept beside the task's own fields (its evidence, requirements or lease). */
+  note(task: TaskRecord, field: string, from: unknown, to: unknown) {
+    const changes = this.fields.get(task.id) ?? {};
+    changes[field] = { from: field in changes ? changes[field]?.from : from, to };
+    this.fields.set(task.id, changes);
+    this.tasks.set(task.id, task);
+  }
+
   kind(id: string, kind: TaskChangeKind) {
     this.kinds.set(id, kind);
   }

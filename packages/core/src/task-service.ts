@@ -10,6 +10,7 @@ import { TaskChanges, resolveRef, taskNotFound } from './task-changes.ts';
 import { nearestNames } from './nearest-names.ts';
 import { checkStatusMove, mergeMetadata, parallelPlan } from './task-graph.ts';
 import { presentChange, presentSummary, presentTask } from './task-present.ts';
+import { attachEvidence, checkCompletion, evidenceRows, renewLease, trustOfMany, withTrust } from './trust-service.ts';
 
 export const DEFAULT_LIST = 'default';
 
@@ -109,7 +110,7 @@ export async function create(deps: Deps, actor: Actor, input: TaskCreateInput) {
     throw new DomainError('NO_OWNING_SESSION', 'Error: TaskCreate requires an owning agent session before anything is written.');
   }
   const sessionId = actor.sessionId ?? actor.keyId;
-  const written = await write(deps, actor, listNameOf(input), true, async (changes) => {
+  const written = await write(deps, actor, listNameOf(input), true, async (changes, repos) => {
     const now = deps.clock.now();
     const task = await changes.created({
       id: `T-${deps.ids.uuid()}`,
@@ -128,11 +129,18 @@ export async function create(deps: Deps, actor: Actor, input: TaskCreateInput) {
       createdAt: now,
       updatedAt: now,
     });
+    if (input.requires?.length) {
+      const requires = [...new Set(input.requires)];
+      await repos.trust.setRequirements(changes.list.id, task.id, requires);
+      changes.note(task, 'requires', null, requires);
+    }
     for (const blocker of input.blockedBy ?? []) await changes.addEdge(blocker, task.id);
     for (const blocked of input.blocks ?? []) await changes.addEdge(task.id, blocked);
-    return task.id;
+    return { id: task.id, listId: changes.list.id };
   });
-  return written.snapshotOf(written.result) ?? get(deps, actor, { listName: input.listName, id: written.result });
+  const { id, listId } = written.result;
+  const snapshot = written.snapshotOf(id);
+  return snapshot ? withTrust(deps.store, listId, snapshot) : get(deps, actor, { listName: input.listName, id });
 }
 
 /** The task a reference names in the caller's list, with that list; refused when either does not exist. */
@@ -146,7 +154,7 @@ async function findTask(deps: Deps, actor: Actor, input: { listName?: string | u
 
 export async function get(deps: Deps, actor: Actor, input: { listName?: string | undefined; id: string }) {
   const { list, task } = await findTask(deps, actor, input);
-  return present(deps.store, list, task);
+  return withTrust(deps.store, list.id, await present(deps.store, list, task));
 }
 
 const wholeOrDelta = (field: 'blockedBy' | 'blocks') =>
@@ -198,6 +206,12 @@ export async function update(deps: Deps, actor: Actor, input: TaskUpdateInput) {
     for (const id of input.removeBlocks ?? []) await changes.removeEdge(task.id, id);
     for (const id of input.addBlockedBy ?? []) await changes.addEdge(id, task.id);
     for (const id of input.addBlocks ?? []) await changes.addEdge(task.id, id);
+    const now = deps.clock.now();
+    const evidence = evidenceRows(changes.list.id, task.id, input.evidence ?? [], 'agent', now);
+    if (input.status === 'completed' && task.status !== 'completed') {
+      await checkCompletion(repos, changes.list, task, input.id, evidence);
+    }
+    await attachEvidence(changes, repos, task, evidence);
     if (input.status === 'deleted') {
       changes.set(task, 'status', 'deleted');
       changes.kind(task.id, 'deleted');
@@ -207,8 +221,14 @@ export async function update(deps: Deps, actor: Actor, input: TaskUpdateInput) {
       checkStatusMove(task.id, input.status, unresolved);
       changes.set(task, 'status', input.status);
     }
+    // Any write by the owner renews its lease; a task that left the owner or progress loses it.
+    const renewed = await renewLease(deps, repos, changes.list, task, actor.agentName);
+    return { id: task.id, listId: changes.list.id, leaseEnds: renewed?.expiresAt ?? null };
   });
-  return written.snapshotOf(input.id) ?? get(deps, actor, input);
+  const { id, listId, leaseEnds } = written.result;
+  if (leaseEnds) deps.leases?.scheduled(leaseEnds);
+  const snapshot = written.snapshotOf(id);
+  return snapshot ? withTrust(deps.store, listId, snapshot) : get(deps, actor, input);
 }
 
 /** How recent another agent's claim must be for "nothing ready" to read as a lost race. */
@@ -238,10 +258,12 @@ export async function claim(deps: Deps, actor: Actor, input: TaskClaimInput) {
   }
   const written = await write(deps, actor, listNameOf(input), false, async (changes, repos) => {
     let task: TaskRecord | null;
+    const capabilities = actor.sessionId ? await repos.trust.capabilitiesOf(actor.sessionId) : [];
     if (input.id === undefined) {
-      task = await repos.tasks.firstReady(changes.list.id, agent);
-      if (!task) return null;
-      task = await changes.task(task.id);
+      // The oldest ready task whose requirements the session meets.
+      const next = await repos.trust.firstReadyFor(changes.list.id, agent, capabilities);
+      if (!next) return null;
+      task = await changes.task(next);
     } else {
       task = await changes.task(input.id);
       const refuse = (why: string) => new DomainError('CLAIM_REFUSED', `Error: cannot claim ${input.id}: ${why}.`);
@@ -249,15 +271,38 @@ export async function claim(deps: Deps, actor: Actor, input: TaskClaimInput) {
       if (task.status !== 'pending') throw refuse(`it is ${task.status}, not pending`);
       const unresolved = (await repos.tasks.unresolvedBlockers(changes.list.id, [task.id])).map((e) => e.blockerId);
       if (unresolved.length) throw refuse(`blocked by ${unresolved.join(', ')}`);
+      const requires = (await repos.trust.requirementsOf(changes.list.id, [task.id])).map((r) => r.capability);
+      const missing = requires.filter((c) => !capabilities.includes(c));
+      if (missing.length) {
+        throw refuse(
+          `it requires ${missing.join(', ')}, which this session did not declare (open the session with \`capabilities\` naming ${missing.length > 1 ? 'them' : 'it'})`,
+        );
+      }
     }
     changes.set(task, 'status', 'in_progress');
     changes.set(task, 'owner', agent);
     changes.kind(task.id, 'claimed');
-    return task.id;
+    const settings = input.leaseMs === undefined ? await repos.trust.settings(changes.list.id) : null;
+    const leaseMs = input.leaseMs ?? settings?.leaseMs ?? null;
+    let leaseEnds: Date | null = null;
+    if (leaseMs !== null) {
+      leaseEnds = new Date(deps.clock.now().getTime() + leaseMs);
+      await repos.trust.putLease({ listId: changes.list.id, taskId: task.id, owner: agent, leaseMs, expiresAt: leaseEnds });
+      changes.note(task, 'lease', null, { owner: agent, leaseMs, expiresAt: leaseEnds.toISOString() });
+    } else {
+      await repos.trust.dropLease(changes.list.id, task.id);
+    }
+    return { id: task.id, listId: changes.list.id, leaseEnds };
   });
-  const id = written.result;
-  if (id === null) return { task: null, lostRace: await lostRace(deps, actor, listNameOf(input), agent) };
-  return { task: written.snapshotOf(id) ?? (await get(deps, actor, { listName: input.listName, id })) };
+  const claimed = written.result;
+  if (claimed === null) return { task: null, lostRace: await lostRace(deps, actor, listNameOf(input), agent) };
+  if (claimed.leaseEnds) deps.leases?.scheduled(claimed.leaseEnds);
+  const snapshot = written.snapshotOf(claimed.id);
+  return {
+    task: snapshot
+      ? await withTrust(deps.store, claimed.listId, snapshot)
+      : await get(deps, actor, { listName: input.listName, id: claimed.id }),
+  };
 }
 
 export async function list(deps: Deps, actor: Actor, input: TaskListInput) {
@@ -284,15 +329,21 @@ export async function list(deps: Deps, actor: Actor, input: TaskListInput) {
         list.id,
         tasks.map((t) => t.id),
       );
+  const trusted = await trustOfMany(
+    deps.store,
+    list.id,
+    tasks.map((t) => t.id),
+  );
   return {
     listName: name,
-    tasks: tasks.map((t) =>
-      presentSummary(
+    tasks: tasks.map((t) => ({
+      ...presentSummary(
         t,
         unresolved.filter((e) => e.blockedId === t.id).map((e) => e.blockerId),
         agent,
       ),
-    ),
+      ...trusted.get(t.id),
+    })),
   };
 }
 

@@ -117,9 +117,14 @@ const taskUpdateToolInput = taskUpdateInput.omit({
   removeBlocks: true,
   repoURL: true,
   parentID: true,
+  evidence: true,
 });
-/** oh-my-opencode's `repoURL` and `parentID` are taken by TaskCreate and TaskUpdate, and left out of their definitions. */
-const taskCreateToolInput = taskCreateInput.omit({ repoURL: true, parentID: true });
+/**
+ * oh-my-opencode's `repoURL` and `parentID` are taken by TaskCreate and TaskUpdate, and left out of their definitions;
+ * so are `requires` (TaskCreate), `evidence` (TaskUpdate, named in its description) and `leaseMs` (TaskClaim).
+ */
+const taskCreateToolInput = taskCreateInput.omit({ repoURL: true, parentID: true, requires: true });
+const taskClaimToolInput = taskClaimInput.omit({ leaseMs: true });
 
 /** One task as a TaskList line: `T-001 [pending] Build frontend  blockedBy: []`. */
 export const taskLine = (t: TaskSummary) =>
@@ -252,7 +257,7 @@ export const taskToolSpecs: readonly ToolSpec[] = [
     acceptingTaskId(taskUpdateInput),
     spec(
       'TaskUpdate',
-      'Update a task (id or #n): status, subject, description, activeForm, owner, metadata (merged; null removes a key); blockedBy and blocks set the whole list. expectedVersion: refused if the task changed since.',
+      'Update a task (id or #n); metadata merges (null removes); blockedBy/blocks set the whole list; evidence {kind:"command",command,exitCode} backs completed. expectedVersion: refused if stale.',
       taskUpdateToolInput,
       (api, input) => api.tasks.update(input),
       (t) => `Updated ${t.id} [${t.status}] ${t.subject} (version ${t.version})  blockedBy: [${t.blockedBy.join(', ')}]`,
@@ -262,8 +267,8 @@ export const taskToolSpecs: readonly ToolSpec[] = [
     acceptingTaskId(taskClaimInput),
     spec(
       'TaskClaim',
-      'Claim a task atomically (in_progress, yours): by id, or without one the oldest ready task.',
-      taskClaimInput,
+      'Claim a task atomically (in_progress, yours) by id, else the oldest ready task.',
+      taskClaimToolInput,
       (api, input) => api.tasks.claim(input),
       (r) =>
         r.task

@@ -34,6 +34,7 @@ import type {
 import type { TaskStatus } from '@agent-tasks/schema';
 import { workspacesAtShare } from '../src/channel-service.ts';
 import { cycleClosedBy } from '../src/task-graph.ts';
+import { type MemoryTrustState, emptyTrustState, memoryTrust } from './memory-trust.ts';
 
 /** A task list row: the record plus its two counters (task creation order, change feed position), and whether it is an import's hidden staging list. */
 export interface TaskListRow extends TaskListRecord {
@@ -68,6 +69,7 @@ export interface MemoryState {
   /** Rows keep insertion order; the key is (runId, seq). */
   runSteps: RunStepRecordData[];
   outbox: Map<string, OutboxRecord>;
+  trust: MemoryTrustState;
 }
 
 /** Repository methods a test can hook into, by `repository.method` name. */
@@ -100,6 +102,7 @@ const emptyState = (): MemoryState => ({
   revokedRunLinks: new Set(),
   runSteps: [],
   outbox: new Map(),
+  trust: emptyTrustState(),
 });
 
 /** Statuses that resolve a blocker (mirrors the real store's `notIn: ['completed', 'deleted']`). */
@@ -244,6 +247,7 @@ export class MemoryStore implements Store {
   readonly channels: Repositories['channels'];
   readonly runs: Repositories['runs'];
   readonly outbox: Repositories['outbox'];
+  readonly trust: Repositories['trust'];
 
   constructor() {
     // Calls outside a transaction read and write the committed state, one statement at a time.
@@ -256,6 +260,7 @@ export class MemoryStore implements Store {
     this.channels = this.direct.channels;
     this.runs = this.direct.runs;
     this.outbox = this.direct.outbox;
+    this.trust = this.direct.trust;
   }
 
   /**
@@ -871,6 +876,12 @@ export class MemoryStore implements Store {
           ),
         ),
       },
+      trust: memoryTrust(
+        () => state().trust,
+        () => state().taskLists,
+        () => state().tasks,
+        () => repos.tasks,
+      ),
     };
     return repos;
   }

@@ -43,7 +43,8 @@ export const noInput = z.void();
  * How a strict object's refusal lists the fields it takes, all read from its own shape: the required ones, then the
  * optional ones marked `?` (a field with a default is optional), each group in the shape's order, an optional
  * `listName` last. `lead` fields come first; `unlisted` ones are accepted without being shown; past `most` fields the
- * list ends in "…"; with `alternatives` each field is an object of its own (`{ todos } or { forkOf }`). A listed name the
+ * list ends in "…"; with `alternatives` each field is an object of its own (`{ todos } or { forkOf }`); with `literals` a
+ * field holding one literal shows it (`{ kind: "note", text }`). A listed name the
  * shape lacks is skipped, so an object derived by `.omit()` or `.extend()` keeps the error and lists its own fields.
  */
 export interface FieldListing {
@@ -51,13 +52,18 @@ export interface FieldListing {
   unlisted?: readonly string[];
   most?: number;
   alternatives?: boolean;
+  literals?: boolean;
 }
 
 /** The fields of `shape` as a refusal lists them (see FieldListing), e.g. `{ id, listName? }`. */
 export function fieldList(shape: Readonly<Record<string, z.ZodType>>, listing: FieldListing = {}): string {
   const known = Object.keys(shape);
   const optional = (key: string) => shape[key]!.safeParse(undefined).success;
-  const shownField = (key: string) => (optional(key) ? `${key}?` : key);
+  const literal = (key: string) => {
+    const field = shape[key] as z.ZodType & { _zod: { def: { type: string; values?: unknown[] } } };
+    return listing.literals && field._zod.def.type === 'literal' ? `: ${JSON.stringify(field._zod.def.values?.[0])}` : '';
+  };
+  const shownField = (key: string) => (optional(key) ? `${key}?` : `${key}${literal(key)}`);
   const rest = known.filter((key) => !listing.lead?.includes(key) && !listing.unlisted?.includes(key));
   const last = (key: string) => key === 'listName' && optional(key);
   const keys = [

@@ -3,6 +3,7 @@ import { z } from 'zod';
 import { isoDate, unknownField } from './common.ts';
 import { EXTERNAL_ID_MAX, TASK_OWNER_MAX, TITLE_MAX } from './limits.ts';
 import { todoDisplayItem, todoListView } from './todo.ts';
+import { capabilities } from './trust.ts';
 
 export const turnState = z.enum(['none', 'running', 'ended']);
 export type TurnState = z.infer<typeof turnState>;
@@ -47,6 +48,9 @@ export const sessionOpenInput = z
         .describe(
           'A key another tool knows this session by (e.g. a Claude Code session id): the first open creates the session, a later open with the same key in the workspace returns it with a new token.',
         ),
+      capabilities: capabilities('capabilities')
+        .optional()
+        .describe('What this session can do, e.g. "tool:browser", "role:reviewer": claims hand it only tasks it meets.'),
     },
     {
       error: unknownField(),

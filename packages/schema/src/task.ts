@@ -16,6 +16,7 @@ import {
   TASK_REPO_URL_MAX,
   TASK_SUBJECT_MAX,
 } from './limits.ts';
+import { capabilities, evidence, evidenceField, evidenceInput, leaseMs, taskLease, taskVerdict } from './trust.ts';
 
 export const taskStatuses = ['pending', 'in_progress', 'completed', 'deleted'] as const;
 export const taskStatus = z.enum(taskStatuses, {
@@ -106,6 +107,7 @@ export const taskCreateInput = z.strictObject(
     blocks: taskIds('blocks').optional(),
     repoURL: repoURL.optional(),
     parentID: parentID.optional(),
+    requires: capabilities('requires').optional(),
   },
   {
     error: taskFields(),
@@ -136,8 +138,9 @@ export const taskUpdateInput = z.strictObject(
     removeBlockedBy: taskIds('removeBlockedBy').optional(),
     addBlocks: taskIds('addBlocks').optional(),
     removeBlocks: taskIds('removeBlocks').optional(),
+    evidence: evidenceField.optional(),
   },
-  { error: taskFields({ lead: ['id', 'status'], unlisted: ['expectedVersion', 'repoURL', 'parentID'], most: 10 }) },
+  { error: taskFields({ lead: ['id', 'status', 'evidence'], unlisted: ['expectedVersion', 'repoURL', 'parentID'], most: 11 }) },
 );
 export type TaskUpdateInput = z.infer<typeof taskUpdateInput>;
 
@@ -198,6 +201,7 @@ export const taskClaimInput = z.strictObject(
     listName: listName.optional(),
     id: taskId.optional(),
     owner: owner.optional(),
+    leaseMs: leaseMs.optional(),
   },
   { error: unknownField() },
 );
@@ -223,6 +227,11 @@ export const task = z.object({
   version: z.number().int(),
   createdAt: isoDate,
   updatedAt: isoDate,
+  // Present only when the task has them (older snapshots and plain tasks keep their shape).
+  requires: z.array(z.string()).optional(),
+  evidence: z.array(evidence).optional(),
+  verdict: taskVerdict.optional(),
+  lease: taskLease.optional(),
 });
 export type Task = z.infer<typeof task>;
 
@@ -236,6 +245,8 @@ export const taskSummary = z.object({
   blockedBy: z.array(z.string()).describe('Unresolved blockers only'),
   ready: z.boolean(),
   version: z.number().int(),
+  verdict: taskVerdict.optional(),
+  leaseExpiresAt: isoDate.optional(),
 });
 export type TaskSummary = z.infer<typeof taskSummary>;
 
@@ -261,7 +272,7 @@ export const fieldChange = z.object({ from: z.json(), to: z.json() });
 export const taskChange = z.object({
   seq: z.number().int().describe('Position in the list feed'),
   taskId: z.string(),
-  kind: z.enum(['created', 'updated', 'claimed', 'deleted', 'imported']),
+  kind: z.enum(['created', 'updated', 'claimed', 'deleted', 'imported', 'lease_expired', 'evidence']),
   by: z.object({
     sessionId: z.string().nullable(),
     keyId: z.string(),
@@ -357,3 +368,36 @@ export const taskMirrorOutput = z.object({
     .array(z.object({ blockerId: z.string(), blockedId: z.string(), reason: z.string() }))
     .describe('Edges the runtime holds that a task graph cannot: each closes a cycle'),
 });
+
+/** A list's trust settings, set by an admin: omitted fields keep their value. */
+export const taskListSettingsInput = z.strictObject(
+  {
+    listName: listName.optional(),
+    requireEvidence: z.boolean({ error: 'Error: invalid input: `requireEvidence` must be true or false.' }).optional(),
+    requireVerified: z.boolean({ error: 'Error: invalid input: `requireVerified` must be true or false.' }).optional(),
+    leaseMs: leaseMs.nullable().optional(),
+  },
+  { error: unknownField() },
+);
+export type TaskListSettingsInput = z.infer<typeof taskListSettingsInput>;
+export const taskListSettingsQuery = z
+  .strictObject({ listName: listName.optional() }, { error: unknownField() })
+  .default({});
+
+/** The owner renews its claim's lease. */
+export const taskHeartbeatInput = z.strictObject(
+  { listName: listName.optional(), id: taskId },
+  { error: unknownField() },
+);
+export const taskHeartbeatOutput = z.object({ id: z.string(), lease: taskLease });
+
+/** Evidence a runtime hook saw (a command it watched run), for the caller's in-progress tasks of the list. */
+export const taskHookEvidenceInput = z.strictObject(
+  { listName: listName.optional(), evidence: evidenceInput },
+  { error: unknownField() },
+);
+export const taskHookEvidenceOutput = z.object({ taskIds: z.array(z.string()).describe('The tasks the evidence was attached to') });
+
+/** Whether the task may be completed now under its list's settings (Claude Code's TaskCompleted hook asks). */
+export const taskCompletionCheckInput = taskGetInput;
+export const taskCompletionCheckOutput = z.object({ allowed: z.boolean(), reason: z.string().nullable() });

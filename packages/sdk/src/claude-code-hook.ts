@@ -13,8 +13,12 @@
 // `{ task: { id, subject } }`; TaskUpdate `{ taskId, status?, subject?, description?, activeForm?, owner?, metadata?,
 // addBlocks?, addBlockedBy? }` answering `{ success, taskId, updatedFields, error?, statusChange? }` — `success: false`
 // when nothing changed (no such task, or a TaskCompleted hook refused the completion). Claude Code checks no blockers.
-// TaskCreated and TaskCompleted are asked before a change Claude Code may still refuse, PostCompact only shows its
-// output to the user: the hook records and answers nothing on them.
+// TaskCreated is asked before a change Claude Code may still refuse, PostCompact only shows its output to the user: the
+// hook records and answers nothing on them. TaskCompleted (`task_id`, `task_subject`, `task_description?`,
+// `teammate_name?`, `team_name?`) is asked before a completion: when the mirrored task's list requires evidence the task
+// lacks, the hook exits 2 with the reason on stderr, and Claude Code keeps the task open (its TaskUpdate answers
+// `success: false`). Bash is evidence a hook saw run: PostToolUse means the command succeeded (exit 0), PostToolUseFailure
+// carries `error` starting "Exit code N"; each is recorded on the session's in-progress tasks of the mirrored list.
 //
 // Its tasks go into the project's task list, the one the Codex and Gemini CLI hooks and the opencode plugin use
 // (projectListName: AGENT_TASKS_LIST or CLAUDE_CODE_TASK_LIST_ID when set, else the project's git root), so a plan
@@ -56,6 +60,9 @@ const hookInput = z.looseObject({
   tool_name: z.string().optional(),
   tool_input: z.unknown().optional(),
   tool_response: z.unknown().optional(),
+  task_id: z.union([z.string(), z.number()]).optional(),
+  error: z.string().optional(),
+  is_interrupt: z.boolean().optional(),
 });
 type HookInput = z.infer<typeof hookInput>;
 
@@ -278,6 +285,49 @@ async function sessionContext(client: HookClient, lists: Lists, withTodos: boole
   return contextText(lines);
 }
 
+const bashInput = z.looseObject({ command: z.string() });
+const bashResponse = z.looseObject({ stdout: z.string().optional(), stderr: z.string().optional(), interrupted: z.boolean().optional() });
+/** The longest command and output tail kept as evidence. */
+const COMMAND_MAX = 2000;
+const TAIL_MAX = 2000;
+const tail = (text: string) => (text.length <= TAIL_MAX ? text : `…${text.slice(-(TAIL_MAX - 1))}`);
+const cut = (text: string) => (text.length <= COMMAND_MAX ? text : `${text.slice(0, COMMAND_MAX - 1)}…`);
+
+/**
+ * The command evidence a Bash run gives: PostToolUse is a command that succeeded (exit 0), PostToolUseFailure one whose
+ * error starts "Exit code N". Null for a run that says nothing of an exit code (interrupted, or failed to start).
+ */
+function bashEvidence(input: HookInput) {
+  const { command } = parse(bashInput, input.tool_input, 'the Bash input');
+  if (!command.trim()) return null;
+  if (input.hook_event_name === 'PostToolUse') {
+    const answer = bashResponse.safeParse(input.tool_response).data;
+    if (answer?.interrupted) return null;
+    const output = [answer?.stdout, answer?.stderr].filter(Boolean).join('\n').trim();
+    return { kind: 'command' as const, command: cut(command), exitCode: 0, ...(output ? { outputTail: tail(output) } : {}) };
+  }
+  const exit = /^Exit code (-?\d+)/.exec(input.error ?? '');
+  if (!exit || input.is_interrupt) return null;
+  const output = (input.error ?? '').slice(exit[0].length).trim();
+  return { kind: 'command' as const, command: cut(command), exitCode: Number(exit[1]), ...(output ? { outputTail: tail(output) } : {}) };
+}
+
+/** TaskCompleted: the reason to keep the task open when its list requires evidence it lacks, or null. */
+async function completionRefusal(
+  client: HookClient,
+  lists: Omit<Lists, 'workspaceId'>,
+  input: HookInput,
+  signal: AbortSignal,
+) {
+  if (input.task_id === undefined) return null;
+  const { listName, claudeList } = lists;
+  const { workspace } = await client.trpc.workspaces.whoami.query(undefined, { signal });
+  const id = claudeMirrorTaskId(workspace.id, claudeList, input.task_id);
+  const check = await client.trpc.tasks.completionCheck.query({ listName, id }, { signal });
+  // The reason names the task as the model knows it (#<Claude Code id>).
+  return check.allowed ? null : (check.reason ?? '').split(id).join(`#${String(input.task_id)}`);
+}
+
 /** A SessionStart for a conversation Claude Code resumed or forked: a fork (a new session id) may name its parent. */
 const mayBeFork = (source: string | undefined) => source === 'fork' || source === 'resume';
 
@@ -288,17 +338,26 @@ async function handle({ input: raw, url, agentKey, signal, env }: HookContext): 
   const nothing: HookOutcome = { answer: null, note: null };
   // After /clear Claude Code starts a new session with an empty todo list; the project's task list stays.
   const cleared = event === 'SessionStart' && input.source === 'clear';
+  const bash = (event === 'PostToolUse' || event === 'PostToolUseFailure') && tool === 'Bash';
   const known =
-    (event === 'PostToolUse' && (tool === 'TodoWrite' || tool === 'TaskCreate' || tool === 'TaskUpdate')) || event === 'SessionStart';
-  // Other events and tools (a broad matcher; TaskCreated, TaskCompleted and PostCompact among them) need nothing.
+    (event === 'PostToolUse' && (tool === 'TodoWrite' || tool === 'TaskCreate' || tool === 'TaskUpdate')) ||
+    bash ||
+    event === 'TaskCompleted' ||
+    event === 'SessionStart';
+  // Other events and tools (a broad matcher; TaskCreated and PostCompact among them) need nothing.
   if (!known) return nothing;
+  const evidence = bash ? bashEvidence(input) : null;
+  if (bash && !evidence) return nothing;
+  const listName = projectListName(input.cwd, env);
+  const claudeList = claudeTaskListName(input, env);
+  if (event === 'TaskCompleted') {
+    // Only asks (with the agent key: no session is opened, nothing is written).
+    const reason = await completionRefusal(createHookClient({ url, token: agentKey }), { listName, claudeList }, input, signal);
+    return reason === null ? nothing : { ...nothing, block: reason };
+  }
   const parent = event === 'SessionStart' && mayBeFork(input.source) ? await forkedFrom(input) : null;
   const { client, session } = await sessionFor(url, agentKey, input, signal);
-  const lists: Lists = {
-    workspaceId: session.workspaceId,
-    listName: projectListName(input.cwd, env),
-    claudeList: claudeTaskListName(input, env),
-  };
+  const lists: Lists = { workspaceId: session.workspaceId, listName, claudeList };
   if (event === 'SessionStart') {
     // A fork starts from the todo list of the conversation it was forked from (when it has none of its own yet).
     if (parent) await client.trpc.todos.mirror.mutate({ forkOf: parent }, { signal });
@@ -306,6 +365,10 @@ async function handle({ input: raw, url, agentKey, signal, env }: HookContext): 
     const answer =
       context === null ? null : JSON.stringify({ hookSpecificOutput: { hookEventName: 'SessionStart', additionalContext: context } });
     return { answer, note: null };
+  }
+  if (evidence) {
+    await client.trpc.tasks.hookEvidence.mutate({ listName, evidence }, { signal });
+    return nothing;
   }
   if (tool === 'TodoWrite') await mirrorTodoWrite(client, input, signal);
   else if (tool === 'TaskCreate') await mirrorTaskCreate(client, lists, input, signal);

@@ -56,7 +56,11 @@ function hookPlan(options: HookInstallOptions): { file: string; events: Record<s
     return {
       file: path.join(base('.claude'), 'settings.json'),
       events: {
-        PostToolUse: { matcher: 'TodoWrite|TaskCreate|TaskUpdate', hooks: [handler] },
+        // Bash runs are evidence a hook saw (exit 0 after PostToolUse, "Exit code N" after PostToolUseFailure);
+        // TaskCompleted keeps a task open while its list requires evidence the task lacks.
+        PostToolUse: { matcher: 'TodoWrite|TaskCreate|TaskUpdate|Bash', hooks: [handler] },
+        PostToolUseFailure: { matcher: 'Bash', hooks: [handler] },
+        TaskCompleted: { hooks: [handler] },
         SessionStart: { matcher: 'startup|resume|compact', hooks: [handler] },
       },
     };

@@ -84,6 +84,8 @@ export interface HookContext {
 export interface HookOutcome {
   answer: string | null;
   note: string | null;
+  /** Set to refuse what the runtime is about to do: this reason goes to stderr alone and the hook exits 2. */
+  block?: string;
 }
 
 export async function runHookWith(io: HookIo, handle: (context: HookContext) => Promise<string | null | HookOutcome>): Promise<number> {
@@ -127,8 +129,12 @@ export async function runHookWith(io: HookIo, handle: (context: HookContext) => 
     );
   } else if ('error' in outcome) say(problemLine(outcome.error, url));
   else {
-    const { answer, note } =
+    const { answer, note, block } =
       outcome.answer === null || typeof outcome.answer === 'string' ? { answer: outcome.answer, note: null } : outcome.answer;
+    if (block !== undefined) {
+      io.stderr.write(`${block}\n`);
+      return 2;
+    }
     if (note !== null) say(note);
     if (answer !== null) io.stdout.write(`${answer}\n`);
   }

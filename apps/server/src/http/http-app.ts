@@ -1,5 +1,6 @@
 // The HTTP layer (Hono): access log and request ids, CORS, body limits, health, tRPC, MCP, run links, the dashboard.
 import { isStoreUnavailable } from '@agent-tasks/core';
+import { githubHook } from './github-hook.ts';
 import type { HttpBindings } from '@hono/node-server';
 import { RESPONSE_ALREADY_SENT } from '@hono/node-server/utils/response';
 import { trpcServer } from '@hono/trpc-server';
@@ -196,6 +197,7 @@ export function createHttpApp(options: HttpAppOptions) {
   app.all('/mcp/moira', (c) => options.moira.handle(c.req.raw, c.get('info').address, c.get('requestId')));
 
   app.route('/runs', runLinks(services.deps, options.webRoot));
+  app.route('/hooks', githubHook(services.deps));
   app.route('/', dashboard(options.webRoot));
   return app;
 }

@@ -11,6 +11,7 @@ import { prismaRunRepository } from './prisma-run-repository.ts';
 import { prismaSessionRepository } from './prisma-session-repository.ts';
 import { type TaskRepositoryState, prismaTaskRepository, taskRepositoryState } from './prisma-task-repository.ts';
 import { prismaTodoRepository } from './prisma-todo-repository.ts';
+import { prismaTrustRepository } from './prisma-trust-repository.ts';
 import { prismaWorkspaceRepository } from './prisma-workspace-repository.ts';
 import { TodoCache } from './todo-cache.ts';
 import type { AfterCommit, Tx } from './tx.ts';
@@ -33,6 +34,7 @@ const repositories = (db: Tx, state: StoreState, afterCommit: AfterCommit): Repo
   channels: prismaChannelRepository(db),
   runs: prismaRunRepository(db),
   outbox: prismaOutboxRepository(db, state.claimLeaseMs),
+  trust: prismaTrustRepository(db),
 });
 
 const now: AfterCommit = (fn) => fn();

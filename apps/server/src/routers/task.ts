@@ -1,10 +1,19 @@
 // Task graph router (seed 001): create, get, list, update, claim, plan, history, import/export of task files and a resumable feed per task list.
-import { type Deps, taskFiles, taskMirror, tasks, taskTopic } from '@agent-tasks/core';
+import { type Deps, taskFiles, taskMirror, tasks, taskTopic, trust } from '@agent-tasks/core';
 import {
   type TaskEvent,
   task,
   taskClaimInput,
   taskClaimOutput,
+  taskCompletionCheckInput,
+  taskCompletionCheckOutput,
+  taskHeartbeatInput,
+  taskHeartbeatOutput,
+  taskHookEvidenceInput,
+  taskHookEvidenceOutput,
+  taskListSettings,
+  taskListSettingsInput,
+  taskListSettingsQuery,
   taskCreateInput,
   taskEvent,
   taskExportInput,
@@ -102,6 +111,30 @@ export const taskRouter = router({
     .input(taskClaimInput)
     .output(taskClaimOutput)
     .mutation(({ ctx, input }) => tasks.claim(ctx.deps, ctx.actor, input)),
+  /** The owner renews its claim's lease. */
+  heartbeat: authedProcedure
+    .input(taskHeartbeatInput)
+    .output(taskHeartbeatOutput)
+    .mutation(({ ctx, input }) => trust.heartbeat(ctx.deps, ctx.actor, input)),
+  /** A list's trust settings: evidence required on completion, the default claim lease. */
+  settings: authedProcedure
+    .input(taskListSettingsQuery)
+    .output(taskListSettings)
+    .query(({ ctx, input }) => trust.listSettings(ctx.deps, ctx.actor, input)),
+  setSettings: authedProcedure
+    .input(taskListSettingsInput)
+    .output(taskListSettings)
+    .mutation(({ ctx, input }) => trust.setListSettings(ctx.deps, ctx.actor, input)),
+  /** Evidence a runtime hook saw run, for the caller's in-progress tasks (provenance `hook`). */
+  hookEvidence: authedProcedure
+    .input(taskHookEvidenceInput)
+    .output(taskHookEvidenceOutput)
+    .mutation(({ ctx, input }) => trust.recordHookEvidence(ctx.deps, ctx.actor, input)),
+  /** Whether the task may be completed now under its list's settings. */
+  completionCheck: authedProcedure
+    .input(taskCompletionCheckInput)
+    .output(taskCompletionCheckOutput)
+    .query(({ ctx, input }) => trust.completionCheck(ctx.deps, ctx.actor, input)),
   plan: authedProcedure
     .input(taskPlanInput)
     .output(taskPlanOutput)

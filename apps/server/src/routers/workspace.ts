@@ -1,9 +1,23 @@
 // Workspace router: who am I, settings, and new workspaces.
-import { workspaces } from '@agent-tasks/core';
-import { noInput, settings, settingsUpdateInput, whoamiOutput, workspaceCreateInput, workspaceCreateOutput } from '@agent-tasks/schema';
+import { trust, workspaces } from '@agent-tasks/core';
+import {
+  githubSecretInput,
+  githubSecretOutput,
+  noInput,
+  settings,
+  settingsUpdateInput,
+  whoamiOutput,
+  workspaceCreateInput,
+  workspaceCreateOutput,
+} from '@agent-tasks/schema';
 import { authedProcedure, router } from '../trpc.ts';
 
 export const workspaceRouter = router({
+  /** The secret GitHub signs this workspace's webhook deliveries with (admin). */
+  githubSecret: authedProcedure
+    .input(githubSecretInput)
+    .output(githubSecretOutput)
+    .mutation(({ ctx, input }) => trust.setGithubSecret(ctx.deps, ctx.actor, input)),
   whoami: authedProcedure
     .input(noInput)
     .output(whoamiOutput)

@@ -1,5 +1,6 @@
 // The board: a column per status, cards in the list's board order; a person's key drags a card (or moves a focused
 // card with the arrow keys) to change its status or its place, one TaskUpdate with the version read. Ready tasks marked.
+import { LeaseCountdown, VerdictBadge } from '../components/trust-badges.tsx';
 import type { TaskGraph, TaskGraphNode, TaskStatus } from '@agent-tasks/schema';
 import { type DragEvent, type KeyboardEvent, useEffect, useMemo, useRef, useState } from 'react';
 import { ErrorMessage } from '../components/error-message.tsx';
@@ -157,6 +158,8 @@ export function TaskBoard({ graph, onOpen, selected }: { graph: TaskGraph; onOpe
                     {card.owner ? <span className="owner">{card.owner}</span> : null}
                     {card.ready ? <span className="ready">ready</span> : null}
                     {card.unresolvedBlockers.length ? <span className="blocked">blocked by {card.unresolvedBlockers.length}</span> : null}
+                    <VerdictBadge verdict={card.verdict} />
+                    <LeaseCountdown lease={card.lease} />
                   </span>
                 </li>
               ))}

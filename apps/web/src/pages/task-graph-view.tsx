@@ -1,5 +1,6 @@
 // The dependency graph, left to right (loaded on demand): ready tasks marked, waves numbered, the critical path
 // highlighted, blocked tasks naming their blockers; each task opens its panel by click or keyboard.
+import { VerdictSvgBadge } from '../components/trust-badges.tsx';
 import type { TaskGraph } from '@agent-tasks/schema';
 import { type KeyboardEvent, useEffect, useMemo, useRef } from 'react';
 import { NODE_HEIGHT, NODE_WIDTH, layoutGraph } from '../lib/graph-layout.ts';
@@ -95,7 +96,9 @@ export default function TaskGraphView({
                   : t.status.replace('_', ' ') + (t.owner ? ` · ${t.owner}` : '');
               const describe = `${t.subject}: ${t.status.replace('_', ' ')}${t.ready ? ', ready' : ''}${
                 blockers.length ? `, blocked by ${blockers.join(', ')}` : ''
-              }${n.wave ? `, wave ${n.wave}` : ''}${n.critical ? ', on the critical path' : ''}`;
+              }${n.wave ? `, wave ${n.wave}` : ''}${n.critical ? ', on the critical path' : ''}${
+                t.verdict === 'verified' || t.verdict === 'contested' ? `, ${t.verdict}` : ''
+              }`;
               return (
                 <g
                   key={n.id}
@@ -116,6 +119,7 @@ export default function TaskGraphView({
                   <text x="10" y="42" className="sub">
                     {second}
                   </text>
+                  <VerdictSvgBadge verdict={t.verdict} x={NODE_WIDTH - 10} y={42} />
                   {n.wave ? (
                     <text x={NODE_WIDTH - 10} y="22" textAnchor="end" className="wave">
                       W{n.wave}

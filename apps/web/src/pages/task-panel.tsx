@@ -1,13 +1,23 @@
-// The task panel: a task's fields, blockers and dependants, a person's editing, metadata, and its history (who, when,
-// field from → to).
-import type { TaskGraph } from '@agent-tasks/schema';
+// The task panel: a task's fields, blockers and dependants, evidence with its provenance, a person's editing, metadata,
+// and its history (who, when, field from → to).
+import type { Evidence, TaskGraph } from '@agent-tasks/schema';
 import { useQuery } from '@tanstack/react-query';
 import { useEffect, useRef } from 'react';
 import { ErrorMessage } from '../components/error-message.tsx';
 import { TimeAgo } from '../components/time-ago.tsx';
+import { LeaseCountdown, VerdictBadge } from '../components/trust-badges.tsx';
 import { useTRPC } from '../lib/api.ts';
 import { useSubjects } from '../lib/task-subjects.ts';
 import { TaskEditor } from './task-editor.tsx';
+
+const PROVENANCE: Record<Evidence['provenance'], string> = { agent: "agent's word", hook: 'hook saw it', ci: 'CI' };
+
+/** One piece of evidence in words: the command and its exit code, the check and its conclusion, or the note. */
+function evidenceText(e: Evidence) {
+  if (e.kind === 'command') return `${e.command ?? ''} → exit ${e.exitCode ?? '?'}`;
+  if (e.kind === 'check') return `${e.name ?? ''}: ${e.conclusion ?? ''}${e.commit ? ` @ ${e.commit.slice(0, 7)}` : ''}`;
+  return e.text ?? '';
+}
 
 const show = (value: unknown) => (value === null || value === undefined ? '—' : typeof value === 'string' ? value : JSON.stringify(value));
 
@@ -43,12 +53,20 @@ export function TaskPanel({ graph, id, onClose }: { graph: TaskGraph; id: string
           <dd>
             {task.status.replace('_', ' ')}
             {task.ready ? ' · ready' : ''}
+            <VerdictBadge verdict={task.verdict} />
+            <LeaseCountdown lease={task.lease} />
           </dd>
         </div>
         <div>
           <dt>Owner</dt>
           <dd>{task.owner ?? '—'}</dd>
         </div>
+        {task.requires?.length ? (
+          <div>
+            <dt>Requires</dt>
+            <dd>{task.requires.join(', ')}</dd>
+          </div>
+        ) : null}
         {task.activeForm ? (
           <div>
             <dt>Active form</dt>
@@ -85,6 +103,19 @@ export function TaskPanel({ graph, id, onClose }: { graph: TaskGraph; id: string
         </div>
       </dl>
       {task.description ? <p className="description">{task.description}</p> : null}
+      <h3>Evidence</h3>
+      {task.evidence?.length ? (
+        <ul className="evidence" aria-label="Evidence">
+          {task.evidence.map((e, i) => (
+            <li key={i} data-provenance={e.provenance}>
+              <span className="provenance">{PROVENANCE[e.provenance]}</span> {e.success ? '✓' : '✗'} {evidenceText(e)} ·{' '}
+              <TimeAgo iso={e.at} />
+            </li>
+          ))}
+        </ul>
+      ) : (
+        <p className="none">None</p>
+      )}
       <TaskEditor graph={graph} task={task} onClose={onClose} />
       <h3>Metadata</h3>
       {Object.keys(task.metadata).length === 0 ? <p className="none">None</p> : <pre>{JSON.stringify(task.metadata, null, 2)}</pre>}

@@ -1,4 +1,5 @@
 // The task table: filters by status, owner and readiness; rows virtualised so a thousand tasks scroll smoothly.
+import { LeaseCountdown, VerdictBadge } from '../components/trust-badges.tsx';
 import type { TaskGraph, TaskStatus } from '@agent-tasks/schema';
 import { useVirtualizer } from '@tanstack/react-virtual';
 import { useMemo, useRef, useState } from 'react';
@@ -93,6 +94,8 @@ export function TaskTable({ graph, onOpen, selected }: { graph: TaskGraph; onOpe
                 </th>
                 <td>
                   <span className={`status status-${t.status}`}>{t.status.replace('_', ' ')}</span>
+                  <VerdictBadge verdict={t.verdict} />
+                  <LeaseCountdown lease={t.lease} />
                 </td>
                 <td>{t.owner ?? '—'}</td>
                 <td>{t.ready ? <span className="ready">ready</span> : ''}</td>

@@ -1,0 +1,152 @@
+// Prisma implementation of the domain's TrustRepository: list settings, evidence, leases, requirements, capabilities, GitHub.
+import type { EvidenceRecord, LeaseRecord, TrustRepository } from '@agent-tasks/core';
+import type { EvidenceInput, EvidenceProvenance } from '@agent-tasks/schema';
+import { Prisma } from '../generated/prisma/client.ts';
+import { fromJson } from './json-column.ts';
+import { insertOf } from './raw-sql.ts';
+import type { Tx } from './tx.ts';
+
+const OFF = { requireEvidence: false, requireVerified: false, leaseMs: null };
+
+type EvidenceRow = { listId: string; taskId: string; provenance: string; success: boolean; body: string; at: Date };
+const toEvidence = (r: EvidenceRow): EvidenceRecord => ({
+  listId: r.listId,
+  taskId: r.taskId,
+  provenance: r.provenance as EvidenceProvenance,
+  success: r.success,
+  body: fromJson<EvidenceInput>(r.body),
+  at: r.at,
+});
+/** SQLite binds at most 999 values per statement: long id lists are read in chunks. */
+const CHUNK = 400;
+async function inChunks<T>(ids: readonly string[], query: (chunk: string[]) => Promise<T[]>): Promise<T[]> {
+  const rows: T[] = [];
+  for (let i = 0; i < ids.length; i += CHUNK) rows.push(...(await query(ids.slice(i, i + CHUNK))));
+  return rows;
+}
+const leaseSelect = { listId: true, taskId: true, owner: true, leaseMs: true, expiresAt: true } as const;
+
+export function prismaTrustRepository(db: Tx): TrustRepository {
+  return {
+    async listOf(listId) {
+      const found = await db.taskList.findUnique({
+        where: { id: listId },
+        select: { id: true, workspaceId: true, name: true, createdAt: true, staging: true },
+      });
+      return found && !found.staging
+        ? { id: found.id, workspaceId: found.workspaceId, name: found.name, createdAt: found.createdAt }
+        : null;
+    },
+    async settings(listId) {
+      const row = await db.taskListSettings.findUnique({
+        where: { listId },
+        select: { requireEvidence: true, requireVerified: true, leaseMs: true },
+      });
+      return row ?? { ...OFF };
+    },
+    async saveSettings(listId, settings) {
+      await db.taskListSettings.upsert({ where: { listId }, create: { listId, ...settings }, update: settings, select: { listId: true } });
+    },
+    async evidenceOf(listId, taskIds) {
+      const rows = await inChunks(taskIds, (chunk) =>
+        db.taskEvidence.findMany({
+          where: { listId, taskId: { in: chunk } },
+          orderBy: { id: 'asc' },
+          select: { id: true, listId: true, taskId: true, provenance: true, success: true, body: true, at: true },
+        }),
+      );
+      return rows.sort((a, b) => a.id - b.id).map(toEvidence);
+    },
+    async addEvidence(rows) {
+      if (!rows.length) return;
+      await db.taskEvidence.createMany({
+        data: rows.map((r) => ({
+          listId: r.listId,
+          taskId: r.taskId,
+          kind: r.body.kind,
+          provenance: r.provenance,
+          success: r.success,
+          body: JSON.stringify(r.body),
+          at: r.at,
+        })),
+      });
+    },
+    leasesOf: (listId, taskIds) =>
+      inChunks(taskIds, (chunk) => db.taskLease.findMany({ where: { listId, taskId: { in: chunk } }, select: leaseSelect })),
+    async putLease(lease: LeaseRecord) {
+      const { listId, taskId, ...rest } = lease;
+      await db.taskLease.upsert({
+        where: { listId_taskId: { listId, taskId } },
+        create: lease,
+        update: rest,
+        select: { listId: true },
+      });
+    },
+    async dropLease(listId, taskId) {
+      await db.taskLease.deleteMany({ where: { listId, taskId } });
+    },
+    dueLeases: (now, limit) =>
+      db.taskLease.findMany({ where: { expiresAt: { lte: now } }, orderBy: { expiresAt: 'asc' }, take: limit, select: leaseSelect }),
+    nextLeaseExpiry: async () =>
+      (await db.taskLease.findFirst({ orderBy: { expiresAt: 'asc' }, select: { expiresAt: true } }))?.expiresAt ?? null,
+    requirementsOf: (listId, taskIds) =>
+      inChunks(taskIds, (chunk) =>
+        db.taskRequirement.findMany({
+          where: { listId, taskId: { in: chunk } },
+          orderBy: { capability: 'asc' },
+          select: { taskId: true, capability: true },
+        }),
+      ),
+    async setRequirements(listId, taskId, capabilities) {
+      await db.taskRequirement.deleteMany({ where: { listId, taskId } });
+      if (capabilities.length)
+        await db.taskRequirement.createMany({ data: capabilities.map((capability) => ({ listId, taskId, capability })) });
+    },
+    async firstReadyFor(listId, agent, capabilities) {
+      // The ready index search, skipping tasks that require something the session did not declare.
+      const unmet = capabilities.length ? Prisma.sql`AND r."capability" NOT IN (${Prisma.join([...capabilities])})` : Prisma.empty;
+      const [row] = await db.$queryRaw<{ id: string }[]>`
+        SELECT t."id" FROM "Task" t
+        WHERE t."listId" = ${listId} AND t."status" = 'pending' AND t."openBlockers" = 0 AND (t."owner" IS NULL OR t."owner" = ${agent})
+          AND NOT EXISTS (SELECT 1 FROM "TaskRequirement" r WHERE r."listId" = t."listId" AND r."taskId" = t."id" ${unmet})
+        ORDER BY t."seq" LIMIT 1`;
+      return row?.id ?? null;
+    },
+    capabilitiesOf: async (sessionId) =>
+      (await db.sessionCapability.findMany({ where: { sessionId }, orderBy: { capability: 'asc' }, select: { capability: true } })).map(
+        (r) => r.capability,
+      ),
+    async setCapabilities(sessionId, capabilities) {
+      await db.sessionCapability.deleteMany({ where: { sessionId } });
+      if (capabilities.length)
+        await db.sessionCapability.createMany({ data: capabilities.map((capability) => ({ sessionId, capability })) });
+    },
+    githubSecret: async (workspaceId) =>
+      (await db.githubHookSecret.findUnique({ where: { workspaceId }, select: { secret: true } }))?.secret ?? null,
+    async setGithubSecret(workspaceId, secret, at) {
+      await db.githubHookSecret.upsert({
+        where: { workspaceId },
+        create: { workspaceId, secret, createdAt: at },
+        update: { secret, createdAt: at },
+        select: { workspaceId: true },
+      });
+    },
+    async recordDelivery(workspaceId, deliveryId, event, at) {
+      // ON CONFLICT DO NOTHING (SQLite and PostgreSQL alike): a replay inserts nothing, and a PostgreSQL transaction
+      // is not aborted by a unique violation.
+      const inserted = await db.$executeRaw`
+        INSERT INTO "GithubDelivery" ${insertOf({ workspaceId, deliveryId, event, at })} ON CONFLICT DO NOTHING`;
+      return inserted === 1;
+    },
+    async tasksMentioning(workspaceId, text) {
+      // A portable LIKE on the metadata's JSON text narrows the search; the caller checks the fields themselves.
+      const pattern = `%${text.replace(/[\\%_]/g, (c) => `\\${c}`)}%`;
+      const rows = await db.$queryRaw<{ listId: string; id: string; metadata: string }[]>`
+        SELECT t."listId", t."id", t."metadata" FROM "Task" t JOIN "TaskList" l ON l."id" = t."listId"
+        WHERE l."workspaceId" = ${workspaceId} AND l."staging" = ${false} AND t."status" <> 'deleted'
+          AND t."metadata" LIKE ${pattern} ESCAPE '\\'
+        ORDER BY t."listId", t."seq" LIMIT 200`;
+      return rows.map((r) => ({ listId: r.listId, taskId: r.id, metadata: fromJson(r.metadata) }));
+    },
+  };
+}
