@@ -7,6 +7,7 @@ export * from './session.ts';
 export * from './workspace.ts';
 export * from './format-error.ts';
 export * from './task.ts';
+export * from './task-fields.ts';
 export * from './run.ts';
 export * from './channel.ts';
 export * from './dashboard.ts';

@@ -16,6 +16,7 @@ import {
   TASK_REPO_URL_MAX,
   TASK_SUBJECT_MAX,
 } from './limits.ts';
+import { commentBody, labelFilter, labels, priority, priorityFilter, query, searchLimit, taskComments } from './task-fields.ts';
 
 export const taskStatuses = ['pending', 'in_progress', 'completed', 'deleted'] as const;
 export const taskStatus = z.enum(taskStatuses, {
@@ -104,9 +105,13 @@ export const taskCreateInput = z.strictObject(
     blocks: taskIds('blocks').optional(),
     repoURL: repoURL.optional(),
     parentID: parentID.optional(),
+    priority: priority.optional(),
+    labels: labels.optional(),
   },
   {
-    error: taskFields('{ subject, description?, activeForm?, owner?, metadata?, blockedBy?, blocks?, repoURL?, parentID?, listName? }'),
+    error: taskFields(
+      '{ subject, description?, activeForm?, owner?, metadata?, blockedBy?, blocks?, priority?, labels?, repoURL?, parentID?, listName? }',
+    ),
   },
 );
 export type TaskCreateInput = z.infer<typeof taskCreateInput>;
@@ -128,6 +133,8 @@ export const taskUpdateInput = z.strictObject(
     metadata: metadata.optional(),
     repoURL: repoURL.nullable().optional(),
     parentID: parentID.nullable().optional(),
+    priority: priority.nullable().optional(),
+    labels: labels.optional(),
     blockedBy: taskIds('blockedBy').optional(),
     blocks: taskIds('blocks').optional(),
     addBlockedBy: taskIds('addBlockedBy').optional(),
@@ -179,16 +186,19 @@ export const taskListInput = z
       owner: owner.optional(),
       readyOnly: z.boolean().optional(),
       includeCompleted: z.boolean().optional(),
+      priority: priorityFilter,
+      label: labelFilter,
+      query: query.optional(),
       limit: z.number().int().min(1).max(TASK_LIST_PAGE_MAX).optional(),
     },
-    { error: unknownField('{ listName?, status?, owner?, readyOnly?, includeCompleted?, limit? }') },
+    { error: unknownField('{ listName?, status?, owner?, readyOnly?, includeCompleted?, priority?, label?, query?, limit? }') },
   )
   .default({});
 export type TaskListInput = z.infer<typeof taskListInput>;
 /** TaskList as its tool definition shows it (token budget): `status` as a list; one status alone is taken all the same. */
 export const taskListToolInput = taskListInput
   .unwrap()
-  .extend({ status: z.array(taskStatus).optional() })
+  .extend({ status: z.array(taskStatus).optional(), priority: z.array(priority).optional() })
   .default({});
 
 export const taskClaimInput = z.strictObject(
@@ -217,12 +227,17 @@ export const task = z.object({
   metadata: z.record(z.string(), z.unknown()),
   repoURL: z.string().optional(),
   parentID: z.string().optional(),
+  priority: priority.optional(),
+  labels: z.array(z.string()).optional(), // change snapshots recorded before labels existed carry none
   threadID: z.string(),
   version: z.number().int(),
   createdAt: isoDate,
   updatedAt: isoDate,
 });
 export type Task = z.infer<typeof task>;
+
+/** TaskGet's answer: the task with its newest comments and their count. */
+export const taskDetail = task.extend({ comments: taskComments });
 
 export const taskSummary = z.object({
   id: z.string(),
@@ -232,6 +247,8 @@ export const taskSummary = z.object({
   owner: z.string().optional(),
   activeForm: z.string().optional(),
   blockedBy: z.array(z.string()).describe('Unresolved blockers only'),
+  priority: priority.optional(),
+  labels: z.array(z.string()).optional(),
   ready: z.boolean(),
   version: z.number().int(),
 });
@@ -355,3 +372,21 @@ export const taskMirrorOutput = z.object({
     .array(z.object({ blockerId: z.string(), blockedId: z.string(), reason: z.string() }))
     .describe('Edges the runtime holds that a task graph cannot: each closes a cycle'),
 });
+
+export const taskCommentInput = z.strictObject(
+  { listName: listName.optional(), id: taskId, body: commentBody },
+  { error: unknownField('{ id, body, listName? }') },
+);
+export type TaskCommentInput = z.infer<typeof taskCommentInput>;
+export const taskCommentsInput = z.strictObject(
+  { listName: listName.optional(), id: taskId },
+  { error: unknownField('{ id, listName? }') },
+);
+export const taskSearchInput = z.strictObject(
+  { listName: listName.optional(), query, limit: searchLimit },
+  { error: unknownField('{ query, listName?, limit? }') },
+);
+export type TaskSearchInput = z.infer<typeof taskSearchInput>;
+/** A hook's SessionStart: the comments people left on the list's tasks since this session last read them. */
+export const taskNotesInput = z.strictObject({ listName }, { error: unknownField('{ listName }') });
+export const taskCommentsWatchInput = z.strictObject({ listName: listName.optional() });
