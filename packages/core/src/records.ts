@@ -1,6 +1,7 @@
 // The records the domain reads and writes through its ports (storage-agnostic shapes).
 import type {
   ChannelKind,
+  Priority,
   Role,
   RunMove,
   RunTask,
@@ -83,9 +84,35 @@ export interface TaskRecord {
    * field the task did not have), so the file is exported as Claude Code wrote it; null for the usual order.
    */
   fileKeyTail: string | null;
+  /** P0 (most urgent) to P4; null when the task has none (it comes after P4). */
+  priority: Priority | null;
+  /** Short labels, each once, in the order given. */
+  labels: string[];
   version: number;
   createdAt: Date;
   updatedAt: Date;
+}
+
+/** A comment on a task: by a person (an API key, no session) or an agent (a session). */
+export interface TaskCommentRecord {
+  /** Increasing across the store: a feed position and a read mark. */
+  id: number;
+  listId: string;
+  taskId: string;
+  body: string;
+  /** The key's name for a person, the session's agent name for an agent. */
+  author: string;
+  byPerson: boolean;
+  keyId: string;
+  sessionId: string | null;
+  createdAt: Date;
+}
+
+/** One task a full-text search found: higher `rank` matches better; `snippet` marks each match between [ and ]. */
+export interface TaskSearchHitRecord {
+  taskId: string;
+  rank: number;
+  snippet: string;
 }
 
 /** `blockerId` blocks `blockedId`: the blocked task waits until the blocker completes. */

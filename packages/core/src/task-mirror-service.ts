@@ -68,6 +68,8 @@ export async function mirrorTask(deps: Deps, actor: Actor, input: TaskMirrorInpu
         repoUrl: null,
         parentId: null,
         fileKeyTail: null,
+        priority: null,
+        labels: [],
         version: 1,
         createdAt: now,
         updatedAt: now,

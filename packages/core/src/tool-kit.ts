@@ -22,6 +22,7 @@ import {
   taskClaimInput,
   taskClaimOutput,
   taskCreateInput,
+  taskDetail,
   taskGetInput,
   taskListInput,
   taskListOutput,
@@ -46,7 +47,7 @@ export const toolCalls = {
   todos: { write: call(todoWriteInput, todoWriteOutput) },
   tasks: {
     create: call(taskCreateInput, task),
-    get: call(taskGetInput, task),
+    get: call(taskGetInput, taskDetail),
     list: call(taskListInput, taskListOutput),
     update: call(taskUpdateInput, task),
     claim: call(taskClaimInput, taskClaimOutput),

@@ -43,6 +43,11 @@ export const procedures = {
     history: 'query',
     import: 'mutation',
     export: 'query',
+    comment: 'mutation',
+    comments: 'query',
+    search: 'query',
+    takeNotes: 'mutation',
+    watchComments: 'subscription',
     watch: 'subscription',
   },
   runs: {

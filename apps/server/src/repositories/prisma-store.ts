@@ -10,6 +10,7 @@ import { prismaSessionRepository } from './prisma-session-repository.ts';
 import { type TaskRepositoryState, prismaTaskRepository, taskRepositoryState } from './prisma-task-repository.ts';
 import { prismaTodoRepository } from './prisma-todo-repository.ts';
 import { prismaWorkspaceRepository } from './prisma-workspace-repository.ts';
+import { type SearchDialect, prismaCommentRepository, prismaSearchRepository } from './prisma-task-texts.ts';
 import { TodoCache } from './todo-cache.ts';
 import type { AfterCommit, Tx } from './tx.ts';
 
@@ -20,6 +21,8 @@ interface StoreState {
   revoked: (tokenHashes?: string[]) => void;
   /** Several replicas (PostgreSQL): the outbox's `due` claims what it answers, leased for this long. */
   claimLeaseMs: number | undefined;
+  /** The full-text search's SQL: FTS5 on SQLite, tsvector on PostgreSQL (where the store runs with `replicas`). */
+  search: SearchDialect;
 }
 
 const repositories = (db: Tx, state: StoreState, afterCommit: AfterCommit): Repositories => ({
@@ -28,6 +31,8 @@ const repositories = (db: Tx, state: StoreState, afterCommit: AfterCommit): Repo
   sessions: prismaSessionRepository(db, afterCommit, state.revoked),
   todos: prismaTodoRepository(db, state.todoCache, afterCommit),
   tasks: prismaTaskRepository(db, state.tasks, afterCommit),
+  comments: prismaCommentRepository(db),
+  search: prismaSearchRepository(db, state.search),
   channels: prismaChannelRepository(db),
   runs: prismaRunRepository(db),
   outbox: prismaOutboxRepository(db, state.claimLeaseMs),
@@ -54,6 +59,7 @@ export function prismaStore(
     tasks: taskRepositoryState(events.replicas !== undefined),
     revoked: (hashes) => events.revoked?.(hashes),
     claimLeaseMs: events.replicas?.claimLeaseMs,
+    search: events.replicas === undefined ? 'sqlite' : 'postgres',
   };
   const writes = groupCommit(writer, events.maxBatch ? { maxBatch: events.maxBatch } : {});
   return {

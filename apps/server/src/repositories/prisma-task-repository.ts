@@ -1,12 +1,13 @@
 // Prisma implementation of the domain's TaskRepository: tasks, their edges, and the change log.
 import type { TaskChangeRecord, TaskListRecord, TaskRecord, TaskRepository } from '@agent-tasks/core';
-import type { TaskStatus } from '@agent-tasks/schema';
+import type { Priority, TaskStatus } from '@agent-tasks/schema';
 import { Prisma } from '../generated/prisma/client.ts';
 import { assignmentsOf, columnsOf, insertOf, insertsOf } from './raw-sql.ts';
 import { type RankContext, type RankedLists, rankForEdge, rankNewEdges, reachesByRank } from './task-ranks.ts';
 import type { AfterCommit, Tx } from './tx.ts';
 import { fromJson } from './json-column.ts';
 import { clampToIntColumn } from './int-column.ts';
+import { indexNewTasks, reindexTask } from './prisma-task-texts.ts';
 
 const taskSelect = {
   id: true,
@@ -22,6 +23,8 @@ const taskSelect = {
   repoUrl: true,
   parentId: true,
   fileKeyTail: true,
+  priority: true,
+  labels: true,
   version: true,
   createdAt: true,
   updatedAt: true,
@@ -52,9 +55,29 @@ async function inChunks<T>(ids: readonly string[], query: (chunk: string[]) => P
 type EdgeRow = { id: number; blockerId: string; blockedId: string };
 const byEdgeOrder = (rows: EdgeRow[]) => rows.sort((a, b) => a.id - b.id).map(({ blockerId, blockedId }) => ({ blockerId, blockedId }));
 
-type TaskRow = Omit<TaskRecord, 'status' | 'metadata'> & { status: string; metadata: string };
-const toTask = (row: TaskRow): TaskRecord => ({ ...row, status: row.status as TaskStatus, metadata: fromJson(row.metadata) });
-const fromTask = ({ metadata, ...rest }: TaskRecord) => ({ ...rest, metadata: JSON.stringify(metadata) });
+type TaskRow = Omit<TaskRecord, 'status' | 'metadata' | 'priority' | 'labels'> & {
+  status: string;
+  metadata: string;
+  priority: number;
+  labels: string;
+};
+/** A task without a priority is stored as 5: after P4 in the index's order (most urgent, then oldest). */
+const NO_PRIORITY = 5;
+const toTask = (row: TaskRow): TaskRecord => ({
+  ...row,
+  status: row.status as TaskStatus,
+  metadata: fromJson(row.metadata),
+  priority: row.priority >= NO_PRIORITY ? null : (`P${Number(row.priority)}` as Priority),
+  labels: fromJson(row.labels),
+});
+const fromTask = ({ metadata, priority, labels, ...rest }: TaskRecord) => ({
+  ...rest,
+  metadata: JSON.stringify(metadata),
+  priority: priority === null ? NO_PRIORITY : Number(priority.slice(1)),
+  labels: JSON.stringify(labels),
+});
+/** `LIKE` pattern for a label inside the JSON array column (the quoted label, wildcards escaped). */
+const labelPattern = (label: string) => `%${JSON.stringify(label).replace(/[\\%_]/g, (c) => `\\${c}`)}%`;
 
 type ChangeRow = Omit<TaskChangeRecord, 'kind' | 'changes' | 'snapshot'> & { kind: string; changes: string; snapshot: string };
 const toChange = (row: ChangeRow): TaskChangeRecord => ({
@@ -141,6 +164,7 @@ export function prismaTaskRepository(db: Tx, state: TaskRepositoryState, afterCo
       for (const values of insertsOf(tasks.map((task) => ({ ...fromTask(task), rank: task.seq })))) {
         await db.$executeRaw`INSERT INTO "Task" ${values}`;
       }
+      await indexNewTasks(db, tasks);
     },
     async addEdges(listId, edges) {
       for (const values of insertsOf(edges.map((e) => ({ listId, blockerId: e.blockerId, blockedId: e.blockedId })))) {
@@ -224,6 +248,7 @@ export function prismaTaskRepository(db: Tx, state: TaskRepositoryState, afterCo
     async insert(task) {
       // A new task ranks after every task of its list (its seq is the list's highest), before any edge reaches it.
       await db.task.create({ data: { ...fromTask(task), rank: task.seq }, select: { id: true } });
+      await indexNewTasks(db, [task]);
     },
     async get(listId, id) {
       const [row] = await db.$queryRaw<TaskRow[]>`SELECT ${TASK_COLUMNS} FROM "Task" WHERE "id" = ${id} AND "listId" = ${listId}`;
@@ -236,10 +261,11 @@ export function prismaTaskRepository(db: Tx, state: TaskRepositoryState, afterCo
     idTaken: async (listId, id) => (await db.task.count({ where: { listId, id } })) > 0,
     async update(task, fromVersion) {
       const { id, listId, seq, createdAt, ...fields } = fromTask(task);
-      return (
+      const updated =
         (await db.$executeRaw`
-          UPDATE "Task" SET ${assignmentsOf(fields)} WHERE "listId" = ${listId} AND "id" = ${id} AND "version" = ${fromVersion}`) === 1
-      );
+          UPDATE "Task" SET ${assignmentsOf(fields)} WHERE "listId" = ${listId} AND "id" = ${id} AND "version" = ${fromVersion}`) === 1;
+      if (updated) await reindexTask(db, task);
+      return updated;
     },
     async edgesOf(listId, ids) {
       const rows = await inChunks(ids, (chunk) => {
@@ -294,6 +320,12 @@ export function prismaTaskRepository(db: Tx, state: TaskRepositoryState, afterCo
             : Prisma.sql`AND "status" = 'pending' AND "openBlockers" = 0 AND ("owner" IS NULL OR "owner" = ${filter.readyFor})`
         }
         ${filter.ready ? Prisma.sql`AND "status" = 'pending' AND "openBlockers" = 0` : Prisma.empty}
+        ${
+          filter.priorities === undefined
+            ? Prisma.empty
+            : Prisma.sql`AND "priority" IN (${Prisma.join(filter.priorities.length ? filter.priorities.map((p) => Number(p.slice(1))) : [-1])})`
+        }
+        ${filter.label === undefined ? Prisma.empty : Prisma.sql`AND "labels" LIKE ${labelPattern(filter.label)} ESCAPE '\\'`}
         ORDER BY "seq" LIMIT ${filter.limit}`;
       return rows.map(toTask);
     },
@@ -301,7 +333,7 @@ export function prismaTaskRepository(db: Tx, state: TaskRepositoryState, afterCo
       const [row] = await db.$queryRaw<TaskRow[]>`
         SELECT ${TASK_COLUMNS} FROM "Task"
         WHERE "listId" = ${listId} AND "status" = 'pending' AND "openBlockers" = 0 AND ("owner" IS NULL OR "owner" = ${agent})
-        ORDER BY "seq" LIMIT 1`;
+        ORDER BY "priority", "seq" LIMIT 1`;
       return row ? toTask(row) : null;
     },
     async graph(listId, statuses) {
