@@ -24,7 +24,9 @@ export type Table =
   | 'RunStart'
   | 'Run'
   | 'OutboxMessage'
-  | 'McpSession';
+  | 'McpSession'
+  | 'TaskComment'
+  | 'TaskNoteRead';
 
 /** The database this test run's servers use: AGENT_TASKS_TEST_DATABASE=postgres for the suite's PostgreSQL pass. */
 export const testDatabase = (): 'sqlite' | 'postgres' => (process.env.AGENT_TASKS_TEST_DATABASE === 'postgres' ? 'postgres' : 'sqlite');

@@ -123,8 +123,11 @@ const taskUpdateToolInput = taskUpdateInput.omit({
 const taskCreateToolInput = taskCreateInput.omit({ repoURL: true, parentID: true });
 
 /** One task as a TaskList line: `T-001 [pending] Build frontend  blockedBy: []`. */
-export const taskLine = (t: TaskSummary) =>
-  `${t.id} [${t.status}] ${t.subject}${t.owner ? ` (owner: ${t.owner})` : ''}  blockedBy: [${t.blockedBy.join(', ')}]`;
+export const taskLine = (t: TaskSummary) => `${t.id} [${t.status}] ${subjectCell(t)}  blockedBy: [${t.blockedBy.join(', ')}]`;
+
+/** TaskList's subject column: the priority before it and the labels after it when the task has them, then the owner. */
+const subjectCell = (t: TaskSummary) =>
+  `${t.priority ? `${t.priority} ` : ''}${t.subject}${t.labels?.length ? ` [${t.labels.join(', ')}]` : ''}${t.owner ? ` (owner: ${t.owner})` : ''}`;
 
 /** Spaces between the longest subject and the blockedBy column, as the seed lays TaskList out. */
 const SUBJECT_GAP = 5;
@@ -144,7 +147,7 @@ export function taskListText(tasks: readonly TaskSummary[]): string {
   const rows = tasks.map((t) => ({
     id: shown.get(t.id) ?? t.id,
     status: `[${t.status}]`,
-    subject: `${t.subject}${t.owner ? ` (owner: ${t.owner})` : ''}`,
+    subject: subjectCell(t),
     blockedBy: `blockedBy: [${t.blockedBy.map((b) => shown.get(b) ?? b).join(', ')}]`,
   }));
   const width = (key: 'id' | 'status' | 'subject') => Math.max(0, ...rows.map((r) => [...r[key]].length));
