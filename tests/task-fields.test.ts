@@ -154,7 +154,7 @@ describe('comments', () => {
     const listName = freshList();
     const task = await s.client.tasks.create({ listName, subject: 'Discuss me' });
     const person = adminClient(server);
-    const first = await person.tasks.comment({ listName, id: task.ref, body: '  Please keep the old API.  ' });
+    const first = await person.tasks.comment({ listName, id: task.ref as string, body: '  Please keep the old API.  ' });
     expect(first).toMatchObject({ taskId: task.id, body: 'Please keep the old API.', by: 'person', author: 'first admin key' });
     const reply = await s.client.tasks.comment({ listName, id: task.id, body: 'Keeping it.' });
     expect(reply).toMatchObject({ by: 'agent', author: s.session.agentName ?? s.session.id });
@@ -219,7 +219,7 @@ describe('comments', () => {
     const listName = freshList();
     const task = await s.client.tasks.create({ listName, subject: 'Ship it' });
     await s.client.tasks.comment({ listName, id: task.id, body: 'An agent note is no note from people' });
-    await adminClient(server).tasks.comment({ listName, id: task.ref, body: 'Use the staging database' });
+    await adminClient(server).tasks.comment({ listName, id: task.ref as string, body: 'Use the staging database' });
     const taken = await s.client.tasks.takeNotes({ listName });
     expect(taken.text).toBe(`Notes from people:\n- ${task.ref} Ship it — first admin key: Use the staging database`);
     expect((await s.client.tasks.takeNotes({ listName })).notes).toEqual([]);
