@@ -101,6 +101,7 @@ runs.step                 UN        NS    NS       FB        ok    FB       FB  
 runs.teleport             UN        NS    NS       FB        ok    FB       FB   NS         NF           UN         UN
 runs.revise               UN        NS    NS       FB        ok    FB       FB   NS         NF           UN         UN
 runs.reportBlocker        UN        NS    NS       FB        ok    FB       FB   NS         NF           UN         UN
+runs.note                 UN        ok    ok       FB        ok    ok       ok   NF         NF           UN         UN
 runs.get                  UN        ok    ok       ok        ok    ok       ok   NF         NF           UN         UN
 runs.list                 UN        ok    ok       ok        ok    ok       ok   ok         ok           UN         UN
 runs.card                 UN        ok    ok       ok        ok    ok       ok   NF         NF           UN         UN

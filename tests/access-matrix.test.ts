@@ -154,6 +154,7 @@ const inputs: Record<string, () => unknown> = {
     progress_execution_outcome: 'Step 1 done',
   }),
   'runs.reportBlocker': () => ({ runId: f.runId, blocker: null }),
+  'runs.note': () => ({ runId: f.runId, text: 'A note from the matrix' }),
   'runs.get': () => ({ runId: f.runId }),
   'runs.list': () => ({}),
   'runs.card': () => ({ runId: f.runId }),

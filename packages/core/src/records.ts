@@ -93,6 +93,14 @@ export interface TaskRecord {
   updatedAt: Date;
 }
 
+/** A person's note on a run's task (its one-based position when the note was left). */
+export interface RunPersonNote {
+  task: number;
+  text: string;
+  author: string;
+  at: string;
+}
+
 /** A comment on a task: by a person (an API key, no session) or an agent (a session). */
 export interface TaskCommentRecord {
   /** Increasing across the store: a feed position and a read mark. */
@@ -208,6 +216,8 @@ export interface RunRecord {
   /** When the current task became current. */
   currentSince: Date | null;
   blocker: string | null;
+  /** Notes people left on the run's tasks, by position; the agent's directive carries the current task's. */
+  personNotes: RunPersonNote[];
   revision: number;
   version: number;
   createdAt: Date;
@@ -217,7 +227,7 @@ export interface RunRecord {
 export interface RunStepRecordData {
   runId: string;
   seq: number;
-  kind: 'name' | 'intake' | 'step' | 'teleport' | 'revise' | 'blocker' | 'connection';
+  kind: 'name' | 'intake' | 'step' | 'teleport' | 'revise' | 'blocker' | 'connection' | 'note';
   label: string;
   task: number | null;
   attemptId: string | null;

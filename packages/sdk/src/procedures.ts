@@ -59,6 +59,7 @@ export const procedures = {
     teleport: 'mutation',
     revise: 'mutation',
     reportBlocker: 'mutation',
+    note: 'mutation',
     get: 'query',
     list: 'query',
     card: 'query',
