@@ -6,6 +6,7 @@ import { Link } from 'wouter';
 import { ErrorMessage } from '../components/error-message.tsx';
 import { useTRPC } from '../lib/api.ts';
 import { useLiveStatus } from '../lib/live.ts';
+import { TaskSearch } from '../components/task-search.tsx';
 import { TaskPanel } from './task-panel.tsx';
 import { TaskTable } from './task-table.tsx';
 
@@ -87,6 +88,7 @@ export function TaskListPage({ listName }: { listName: string }) {
       {graph.data && graph.data.tasks.length === 0 ? (
         <p className="empty-inline">No tasks in this list yet: an agent's TaskCreate shows here live.</p>
       ) : null}
+      {graph.data && graph.data.tasks.length > 0 ? <TaskSearch listName={name} onOpen={setSelected} /> : null}
       {graph.data && graph.data.tasks.length > 0 ? (
         <div className={selected ? 'with-panel' : undefined}>
           <div className="task-view">
