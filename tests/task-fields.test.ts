@@ -106,7 +106,10 @@ describe('priority and labels', () => {
         () => s.client.tasks.update({ listName, id: task.id, labels: ['x'.repeat(33)] }),
         `Error: invalid task: a label must be at most 32 characters (got 33: "${'x'.repeat(33)}"). At \`labels[0]\`.`,
       ],
-      [() => s.client.tasks.update({ listName, id: task.id, labels: ['  '] }), 'Error: invalid task: a label must not be empty. At `labels[0]`.'],
+      [
+        () => s.client.tasks.update({ listName, id: task.id, labels: ['  '] }),
+        'Error: invalid task: a label must not be empty. At `labels[0]`.',
+      ],
       [
         () => s.client.tasks.list({ listName, priority: ['P9'] as never }),
         'Error: invalid input: `priority` must be one of P0, P1, P2, P3, P4, or a list of them (got an array of 1 item).',
@@ -176,7 +179,10 @@ describe('comments', () => {
     const viewer = await keyClient(server, 'viewer');
     const before = await countRows(server, 'TaskComment');
     const cases: [() => Promise<unknown>, string][] = [
-      [() => viewer.tasks.comment({ listName, id: task.id, body: 'Hi' }), 'Error: forbidden: viewer keys are read-only (this key is viewer).'],
+      [
+        () => viewer.tasks.comment({ listName, id: task.id, body: 'Hi' }),
+        'Error: forbidden: viewer keys are read-only (this key is viewer).',
+      ],
       [() => s.client.tasks.comment({ listName, id: task.id, body: '   ' }), 'Error: invalid comment: `body` must not be empty.'],
       [
         () => s.client.tasks.comment({ listName, id: task.id, body: 'x'.repeat(4001) }),
@@ -184,7 +190,10 @@ describe('comments', () => {
       ],
       [() => s.client.tasks.comment({ listName, id: '#99', body: 'Hi' }), `Error: task #99 not found in list "${listName}".`],
       [() => s.client.tasks.comment({ listName, id: gone.id, body: 'Hi' }), `Error: task ${gone.id} is deleted; it can no longer change.`],
-      [() => s.client.tasks.comment({ listName: 'no-such-list', id: task.id, body: 'Hi' }), 'Error: task list "no-such-list" does not exist.'],
+      [
+        () => s.client.tasks.comment({ listName: 'no-such-list', id: task.id, body: 'Hi' }),
+        'Error: task list "no-such-list" does not exist.',
+      ],
     ];
     for (const [call, text] of cases) expect((await refused(call())).message).toBe(text);
     expect(await countRows(server, 'TaskComment')).toBe(before);
@@ -272,11 +281,20 @@ describe('full-text search', () => {
     const listName = freshList();
     const files = [1, 2, 3].map((n) => ({
       name: `${n}.json`,
-      content: JSON.stringify({ id: String(n), subject: `Imported kumquat ${n}`, description: '', status: 'pending', blocks: [], blockedBy: [] }),
+      content: JSON.stringify({
+        id: String(n),
+        subject: `Imported kumquat ${n}`,
+        description: '',
+        status: 'pending',
+        blocks: [],
+        blockedBy: [],
+      }),
     }));
     await s.client.tasks.import({ listName, format: 'claude', files });
     expect((await s.client.tasks.search({ listName, query: 'kumquat' })).hits).toHaveLength(3);
-    expect((await refused(s.client.tasks.search({ listName, query: '  ' }))).message).toBe('Error: invalid input: `query` must not be empty.');
+    expect((await refused(s.client.tasks.search({ listName, query: '  ' }))).message).toBe(
+      'Error: invalid input: `query` must not be empty.',
+    );
     expect((await refused(s.client.tasks.search({ listName, query: 'x'.repeat(201) }))).message).toBe(
       'Error: invalid input: `query` must be at most 200 characters.',
     );

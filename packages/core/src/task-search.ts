@@ -22,7 +22,14 @@ export async function searchTasks(deps: Deps, actor: Actor, input: TaskSearchInp
   const words = searchWords(input.query);
   if (!list || words.length === 0) return { listName, hits: [] };
   const hits = await deps.store.search.search(list.id, words, input.limit ?? 20);
-  const tasks = new Map((await deps.store.tasks.getMany(list.id, hits.map((h) => h.taskId))).map((t) => [t.id, t]));
+  const tasks = new Map(
+    (
+      await deps.store.tasks.getMany(
+        list.id,
+        hits.map((h) => h.taskId),
+      )
+    ).map((t) => [t.id, t]),
+  );
   return {
     listName,
     hits: hits.flatMap((h) => {

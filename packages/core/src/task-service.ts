@@ -303,9 +303,7 @@ export async function listTasks(deps: Deps, actor: Actor, input: TaskListInput) 
   };
   // With a query: the matching tasks best first, then the other filters on them.
   const tasks =
-    input.query === undefined
-      ? await deps.store.tasks.list(list.id, filter)
-      : await matching(deps, list.id, input.query, filter, agent);
+    input.query === undefined ? await deps.store.tasks.list(list.id, filter) : await matching(deps, list.id, input.query, filter, agent);
   // A ready task has no unresolved blocker: only other pages look them up.
   const unresolved = input.readyOnly
     ? []
@@ -330,10 +328,28 @@ async function matching(deps: Deps, listId: string, query: string, filter: TaskL
   const words = searchWords(query);
   if (!words.length) return [];
   const hits = await deps.store.search.search(listId, words, Math.min(filter.limit, TASK_SEARCH_PAGE_MAX));
-  const byId = new Map((await deps.store.tasks.getMany(listId, hits.map((h) => h.taskId))).map((t) => [t.id, t]));
+  const byId = new Map(
+    (
+      await deps.store.tasks.getMany(
+        listId,
+        hits.map((h) => h.taskId),
+      )
+    ).map((t) => [t.id, t]),
+  );
   const found = hits.flatMap((h) => byId.get(h.taskId) ?? []);
-  const unresolved = filter.readyFor !== undefined || filter.ready ? await deps.store.tasks.unresolvedBlockers(listId, found.map((t) => t.id)) : [];
-  const ready = (t: TaskRecord) => isReady(t, unresolved.filter((e) => e.blockedId === t.id).map((e) => e.blockerId), filter.ready ? t.owner : (agent ?? ''));
+  const unresolved =
+    filter.readyFor !== undefined || filter.ready
+      ? await deps.store.tasks.unresolvedBlockers(
+          listId,
+          found.map((t) => t.id),
+        )
+      : [];
+  const ready = (t: TaskRecord) =>
+    isReady(
+      t,
+      unresolved.filter((e) => e.blockedId === t.id).map((e) => e.blockerId),
+      filter.ready ? t.owner : (agent ?? ''),
+    );
   return found.filter(
     (t) =>
       filter.statuses.includes(t.status) &&

@@ -16,7 +16,17 @@ import {
   TASK_REPO_URL_MAX,
   TASK_SUBJECT_MAX,
 } from './limits.ts';
-import { commentBody, labelFilter, labels, priority, priorityFilter, query, searchLimit, taskComment, taskComments } from './task-fields.ts';
+import {
+  commentBody,
+  labelFilter,
+  labels,
+  priority,
+  priorityFilter,
+  query,
+  searchLimit,
+  taskComment,
+  taskComments,
+} from './task-fields.ts';
 
 export const taskStatuses = ['pending', 'in_progress', 'completed', 'deleted'] as const;
 export const taskStatus = z.enum(taskStatuses, {
@@ -390,11 +400,13 @@ export type TaskSearchInput = z.infer<typeof taskSearchInput>;
 /** A hook's SessionStart: the comments people left on the list's tasks since this session last read them. */
 export const taskNotesInput = z.strictObject({ listName }, { error: unknownField('{ listName }') });
 export const taskNotesOutput = z.object({
-  notes: z.array(
-    z.object({ taskId: z.string(), ref: z.string(), subject: z.string(), author: z.string(), body: z.string(), at: isoDate }),
-  ),
+  notes: z.array(z.object({ taskId: z.string(), ref: z.string(), subject: z.string(), author: z.string(), body: z.string(), at: isoDate })),
   text: z.string().describe('"Notes from people: …", or empty when there are none'),
 });
-export const taskCommentsWatchInput = z.strictObject({ listName: listName.optional(), from: feedFrom, lastEventId: lastEventId.optional() });
+export const taskCommentsWatchInput = z.strictObject({
+  listName: listName.optional(),
+  from: feedFrom,
+  lastEventId: lastEventId.optional(),
+});
 export const taskCommentEvent = taskComment.extend({ listName: z.string() });
 export type TaskCommentEvent = z.infer<typeof taskCommentEvent>;

@@ -15,9 +15,7 @@ export function TaskComments({ listName, id }: { listName: string; id: string })
   const comments = useQuery(query);
   const refresh = () => void queryClient.invalidateQueries({ queryKey: query.queryKey });
   // Every comment on the list arrives live; this task's refresh the section.
-  useSubscription(
-    trpc.tasks.watchComments.subscriptionOptions({ listName }, { onData: (event) => event.data.taskId === id && refresh() }),
-  );
+  useSubscription(trpc.tasks.watchComments.subscriptionOptions({ listName }, { onData: (event) => event.data.taskId === id && refresh() }));
   const add = useMutation(trpc.tasks.comment.mutationOptions({ onSuccess: refresh }));
   const [body, setBody] = useState('');
   const writes = whoami.data ? whoami.data.role !== 'viewer' : false;
@@ -45,8 +43,7 @@ export function TaskComments({ listName, id }: { listName: string; id: string })
       {writes ? (
         <form onSubmit={submit} aria-label="Add a comment">
           <label>
-            Comment{' '}
-            <textarea value={body} onChange={(e) => setBody(e.target.value)} rows={3} maxLength={4000} required />
+            Comment <textarea value={body} onChange={(e) => setBody(e.target.value)} rows={3} maxLength={4000} required />
           </label>
           <button type="submit" disabled={add.isPending}>
             Add comment

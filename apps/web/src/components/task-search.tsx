@@ -33,7 +33,13 @@ export function TaskSearch({ listName, onOpen }: { listName: string; onOpen: (id
       <form onSubmit={submit} aria-label="Search tasks">
         <label>
           Search{' '}
-          <input type="search" value={text} onChange={(e) => setText(e.target.value)} maxLength={200} placeholder="words in subjects, descriptions, comments" />
+          <input
+            type="search"
+            value={text}
+            onChange={(e) => setText(e.target.value)}
+            maxLength={200}
+            placeholder="words in subjects, descriptions, comments"
+          />
         </label>
         <button type="submit">Search</button>
       </form>
