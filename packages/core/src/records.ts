@@ -119,6 +119,10 @@ export interface TaskCommentRecord {
 /** One task a full-text search found: higher `rank` matches better; `snippet` marks each match between [ and ]. */
 export interface TaskSearchHitRecord {
   taskId: string;
+  /** The task as the hit shows it: its `#n`, subject and status. */
+  seq: number;
+  subject: string;
+  status: TaskStatus;
   rank: number;
   snippet: string;
 }

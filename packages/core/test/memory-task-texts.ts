@@ -66,7 +66,7 @@ export function memorySearch(state: () => TaskTextState, tasksOf: (listId: strin
           .split(/(\s+)/)
           .map((part) => (words.some((w) => part.toLowerCase().startsWith(w)) ? `[${part}]` : part))
           .join('');
-        return [{ taskId: task.id, rank, snippet }];
+        return [{ taskId: task.id, seq: task.seq, subject: task.subject, status: task.status, rank, snippet }];
       });
       return hits.sort((a, b) => b.rank - a.rank).slice(0, limit);
     },

@@ -120,18 +120,18 @@ CREATE INDEX "TaskComment_listId_byPerson_id_idx" ON "TaskComment"("listId", "by
 CREATE UNIQUE INDEX "TaskSearchText_listId_taskId_key" ON "TaskSearchText"("listId", "taskId");
 
 -- Full-text search: an FTS5 index over "TaskSearchText" (external content), kept by these triggers in the same
--- transaction as every write to it.
+-- transaction as every write to it. "listId" is indexed too, so a search is one MATCH within its list.
 CREATE VIRTUAL TABLE "TaskSearch" USING fts5(
-    "subject", "description", "comments",
+    "listId", "subject", "description", "comments",
     content = 'TaskSearchText', content_rowid = 'id', tokenize = 'unicode61 remove_diacritics 2'
 );
 CREATE TRIGGER "TaskSearchText_ai" AFTER INSERT ON "TaskSearchText" BEGIN
-    INSERT INTO "TaskSearch" ("rowid", "subject", "description", "comments") VALUES (new."id", new."subject", new."description", new."comments");
+    INSERT INTO "TaskSearch" ("rowid", "listId", "subject", "description", "comments") VALUES (new."id", new."listId", new."subject", new."description", new."comments");
 END;
 CREATE TRIGGER "TaskSearchText_ad" AFTER DELETE ON "TaskSearchText" BEGIN
-    INSERT INTO "TaskSearch" ("TaskSearch", "rowid", "subject", "description", "comments") VALUES ('delete', old."id", old."subject", old."description", old."comments");
+    INSERT INTO "TaskSearch" ("TaskSearch", "rowid", "listId", "subject", "description", "comments") VALUES ('delete', old."id", old."listId", old."subject", old."description", old."comments");
 END;
-CREATE TRIGGER "TaskSearchText_au" AFTER UPDATE OF "subject", "description", "comments" ON "TaskSearchText" BEGIN
-    INSERT INTO "TaskSearch" ("TaskSearch", "rowid", "subject", "description", "comments") VALUES ('delete', old."id", old."subject", old."description", old."comments");
-    INSERT INTO "TaskSearch" ("rowid", "subject", "description", "comments") VALUES (new."id", new."subject", new."description", new."comments");
+CREATE TRIGGER "TaskSearchText_au" AFTER UPDATE OF "listId", "subject", "description", "comments" ON "TaskSearchText" BEGIN
+    INSERT INTO "TaskSearch" ("TaskSearch", "rowid", "listId", "subject", "description", "comments") VALUES ('delete', old."id", old."listId", old."subject", old."description", old."comments");
+    INSERT INTO "TaskSearch" ("rowid", "listId", "subject", "description", "comments") VALUES (new."id", new."listId", new."subject", new."description", new."comments");
 END;
