@@ -203,7 +203,7 @@ describe('agent-tasks keys and migrate', () => {
       const database = server.databaseUrl;
       const badRole = await agentTasks(['keys', 'create', '--name', 'x', '--role', 'boss', '--database', database]);
       expect(badRole.code).toBe(2);
-      expect(badRole.stderr.trim()).toBe('Error: --role must be admin, agent or viewer (got "boss").');
+      expect(badRole.stderr.trim()).toBe('Error: --role must be admin, agent, member or viewer (got "boss").');
       expect(await countRows(server, 'ApiKey', 'name = ?', 'x')).toBe(0);
       const missing = await agentTasks(['keys', 'create', '--role', 'agent', '--database', database]);
       expect(missing.code).toBe(2);
@@ -241,6 +241,32 @@ describe('agent-tasks keys and migrate', () => {
       const twice = await agentTasks(['keys', 'revoke', id ?? '', '--database', database]);
       expect(twice.code).toBe(1);
       expect(twice.stderr.trim()).toBe(`Error: API key ${id} is already revoked.`);
+    } finally {
+      await server.stop();
+    }
+  });
+
+  it('creates a member key for a person: it writes tasks, and is refused sessions and keys with nothing recorded', async () => {
+    const server = await startServer();
+    try {
+      const created = await agentTasks(['keys', 'create', '--name', 'Ada (person)', '--role', 'member', '--database', server.databaseUrl]);
+      expect(created.code).toBe(0);
+      const [, id, token] =
+        created.stdout.match(/^Created member key (key_\w+) "Ada \(person\)"\. Its token \(shown only now\):\n(atk_\S+)\n$/) ?? [];
+      const member = createClient({ url: server.url, token: token ?? '' });
+      expect(await member.workspaces.whoami()).toMatchObject({ role: 'member', keyId: id });
+      const task = await member.tasks.create({ listName: 'people', subject: 'Written by a person' });
+      expect(task.threadID).toBe(id);
+      const sessionsBefore = await countRows(server, 'Session');
+      const refused = await member.sessions.open({ title: 'no' }).catch((error: unknown) => refusalOf(error));
+      expect(refused).toMatchObject({ message: 'Error: forbidden: this call needs an agent key (this key is member).' });
+      expect(await countRows(server, 'Session')).toBe(sessionsBefore);
+      const keysBefore = await countRows(server, 'ApiKey');
+      const noKeys = await member.keys.create({ name: 'x', role: 'viewer' }).catch((error: unknown) => refusalOf(error));
+      expect(noKeys).toMatchObject({ message: 'Error: forbidden: this call needs an admin key (this key is member).' });
+      expect(await countRows(server, 'ApiKey')).toBe(keysBefore);
+      const listed = await agentTasks(['keys', 'list', '--database', server.databaseUrl]);
+      expect(listed.stdout).toMatch(new RegExp(`^${id}  member  active\\s+Ada \\(person\\)$`, 'm'));
     } finally {
       await server.stop();
     }

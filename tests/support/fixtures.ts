@@ -8,7 +8,7 @@ export function adminClient(server: RunningServer) {
   return createClient({ url: server.url, token: server.adminKey });
 }
 
-export async function keyClient(server: RunningServer, role: 'admin' | 'agent' | 'viewer') {
+export async function keyClient(server: RunningServer, role: 'admin' | 'agent' | 'member' | 'viewer') {
   const { token } = await adminClient(server).keys.create({ name: `${role} key`, role });
   return createClient({ url: server.url, token });
 }

@@ -3,6 +3,7 @@ export * from './errors.ts';
 export * from './records.ts';
 export * from './ports.ts';
 export * from './actor.ts';
+export * from './permissions.ts';
 export * from './key-strength.ts';
 export * from './present.ts';
 export * from './todo-rules.ts';

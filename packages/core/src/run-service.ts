@@ -2,6 +2,7 @@
 import type { RunIntakeInput, RunReviseInput, RunStepInput, RunTask, RunView } from '@agent-tasks/schema';
 import { type Actor, requireRole } from './actor.ts';
 import { LostRace, retryLostRaces } from './compare-and-set.ts';
+import { requirePermission } from './permissions.ts';
 import { DomainError } from './errors.ts';
 import type { Deps, LiveEvent, Repositories } from './ports.ts';
 import type { RunConnectionRecord, RunRecord, RunStepRecordData } from './records.ts';
@@ -389,7 +390,7 @@ export async function reportBlocker(deps: Deps, actor: Actor, input: { runId: st
  * directive carries it, and every one after while that task is current. Recorded as a step of the run (kind `note`).
  */
 export async function noteRun(deps: Deps, actor: Actor, input: { runId: string; text: string }) {
-  requireRole(actor, 'agent');
+  requirePermission(actor, 'writeTasks');
   const author = actor.sessionId
     ? (actor.agentName ?? actor.sessionId)
     : ((await deps.store.keys.get(actor.workspaceId, actor.keyId))?.name ?? actor.keyId);

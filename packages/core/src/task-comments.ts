@@ -1,7 +1,8 @@
 // Comments on tasks by people and agents (issue 25): writing one, the list's comment feed, and the notes a session's
 // hooks give an agent at its next start — the comments people left since that session last read them.
 import type { TaskCommentInput } from '@agent-tasks/schema';
-import { type Actor, requireRole } from './actor.ts';
+import type { Actor } from './actor.ts';
+import { requirePermission } from './permissions.ts';
 import { DomainError } from './errors.ts';
 import type { Deps } from './ports.ts';
 import type { TaskCommentRecord } from './records.ts';
@@ -26,7 +27,7 @@ async function authorOf(deps: Deps, actor: Actor) {
 
 /** `tasks.comment`: adds a comment to a task (not a deleted one); it reaches the list's comment feed live. */
 export async function commentOnTask(deps: Deps, actor: Actor, input: TaskCommentInput) {
-  requireRole(actor, 'agent');
+  requirePermission(actor, 'writeTasks');
   const listName = input.listName ?? DEFAULT_LIST;
   const { author, byPerson } = await authorOf(deps, actor);
   const comment = await deps.store.transaction(async (repos) => {

@@ -9,6 +9,7 @@ import {
   type TaskUpdateInput,
 } from '@agent-tasks/schema';
 import { type Actor, requireRole } from './actor.ts';
+import { isPersonKey, requirePermission } from './permissions.ts';
 import { LostRace, retryLostRaces } from './compare-and-set.ts';
 import { DomainError } from './errors.ts';
 import type { Deps, Repositories, TaskListFilter } from './ports.ts';
@@ -76,7 +77,7 @@ async function write<T>(
   create: boolean,
   work: (changes: TaskChanges, repos: Repositories) => Promise<T>,
 ): Promise<Written<T>> {
-  requireRole(actor, 'agent');
+  requirePermission(actor, 'writeTasks');
   return retryLostRaces('Error: the task kept changing under concurrent writers; try again.', async () => {
     let madeList = false;
     const transaction = deps.store.transaction(async (repos) => {
@@ -107,12 +108,16 @@ async function present(repos: Repositories, list: TaskListRecord, task: TaskReco
   return presentTask(task, await repos.tasks.edgesOf(list.id, [task.id]), list.name);
 }
 
+/**
+ * Creates a task: an agent's from its session (`threadID` is that session), a person's from a member or admin key at
+ * the dashboard (`threadID` is then the key's id); an agent key without a session is refused.
+ */
 export async function createTask(deps: Deps, actor: Actor, input: TaskCreateInput) {
-  requireRole(actor, 'agent');
-  if (!actor.sessionId) {
+  requirePermission(actor, 'writeTasks');
+  if (!actor.sessionId && !isPersonKey(actor)) {
     throw new DomainError('NO_OWNING_SESSION', 'Error: TaskCreate requires an owning agent session before anything is written.');
   }
-  const threadId = actor.sessionId;
+  const threadId = actor.sessionId ?? actor.keyId;
   const written = await write(deps, actor, listNameOf(input), true, async (changes, repos) => {
     const now = deps.clock.now();
     const task: TaskRecord = {
@@ -373,7 +378,17 @@ export async function planTasks(deps: Deps, actor: Actor, input: { listName?: st
 
 export async function taskHistory(deps: Deps, actor: Actor, input: { listName?: string | undefined; id: string }) {
   const { list, task } = await findTask(deps, actor, input);
-  return { changes: (await deps.store.tasks.changesOf(list.id, task.id)).map(presentChange) };
+  const changes = await deps.store.tasks.changesOf(list.id, task.id);
+  // Who made each change, by the key's name: a person's change reads as the person's key.
+  const keyIds = [...new Set(changes.map((c) => c.keyId))];
+  const keys = await Promise.all(keyIds.map((id) => deps.store.keys.get(actor.workspaceId, id)));
+  const names = new Map(keys.flatMap((k) => (k ? [[k.id, k.name] as const] : [])));
+  return {
+    changes: changes.map((c) => {
+      const shown = presentChange(c);
+      return { ...shown, by: { ...shown.by, keyName: names.get(c.keyId) ?? null } };
+    }),
+  };
 }
 
 /** The list feed's current position (its last change), 0 when the list does not exist yet. */

@@ -3,7 +3,7 @@
 // threads and roles.
 import { beforeEach, describe, expect, it } from 'vitest';
 import type { TaskCreateInput, TaskUpdateInput } from '@agent-tasks/schema';
-import { type Actor, resolveActor, tasks, workspaces } from '../src/index.ts';
+import { type Actor, resolveActor, sessions, tasks, workspaces } from '../src/index.ts';
 import { type World, agentSession, expectNoTaskChange, expectRefused, makeWorld, taskState } from './fixtures.ts';
 
 let w: World;
@@ -502,7 +502,7 @@ describe('claims', () => {
       seq: 2,
       taskId: a,
       kind: 'claimed',
-      by: { sessionId: alice.sessionId, keyId: w.agent.keyId },
+      by: { sessionId: alice.sessionId, keyId: w.agent.keyId, keyName: 'agent' },
       at: '2025-02-02T00:00:00.000Z',
       changes: { status: { from: 'pending', to: 'in_progress' }, owner: { from: null, to: 'alice' } },
     });
@@ -679,9 +679,9 @@ describe('history', () => {
 
     const changes = await history(a);
     expect(changes.map((c) => [c.seq, c.kind, c.by, c.at])).toEqual([
-      [1, 'created', { sessionId: alice.sessionId, keyId: w.agent.keyId }, '2025-01-01T10:00:00.000Z'],
-      [2, 'updated', { sessionId: null, keyId: w.agent.keyId }, '2025-01-01T11:00:00.000Z'],
-      [3, 'updated', { sessionId: bob.sessionId, keyId: w.agent.keyId }, '2025-01-01T12:00:00.000Z'],
+      [1, 'created', { sessionId: alice.sessionId, keyId: w.agent.keyId, keyName: 'agent' }, '2025-01-01T10:00:00.000Z'],
+      [2, 'updated', { sessionId: null, keyId: w.agent.keyId, keyName: 'agent' }, '2025-01-01T11:00:00.000Z'],
+      [3, 'updated', { sessionId: bob.sessionId, keyId: w.agent.keyId, keyName: 'agent' }, '2025-01-01T12:00:00.000Z'],
     ]);
     expect(changes[0]!.changes).toMatchObject({
       subject: { from: null, to: 'Write docs' },
@@ -786,15 +786,39 @@ describe('threads and roles', () => {
     expect(await history(t1)).toHaveLength(2);
   });
 
-  it('an agent or admin key without a session cannot create, and nothing is written', async () => {
+  it('an agent key without a session cannot create, and nothing is written', async () => {
     const before = taskState(w);
-    for (const actor of [w.agent, w.admin]) {
-      await expectRefused(
-        create(actor, 'X'),
-        'NO_OWNING_SESSION',
-        'Error: TaskCreate requires an owning agent session before anything is written.',
-      );
-    }
+    await expectRefused(
+      create(w.agent, 'X'),
+      'NO_OWNING_SESSION',
+      'Error: TaskCreate requires an owning agent session before anything is written.',
+    );
+    expectNoTaskChange(w, before);
+  });
+
+  it("a person's key (member or admin) creates and updates tasks, its history naming the key; a member opens no session", async () => {
+    const memberKey = (await workspaces.createKey(w.deps, w.admin, { name: 'Ada', role: 'member' })).token;
+    const member = await resolveActor(w.deps, memberKey);
+    const made = await create(member, 'Planned by a person');
+    expect(made.threadID).toBe(member.keyId);
+    expect((await create(w.admin, 'Planned by the admin')).threadID).toBe(w.admin.keyId);
+    await tasks.updateTask(w.deps, member, { id: made.id, status: 'in_progress', expectedVersion: 1 });
+    const { changes } = await tasks.taskHistory(w.deps, w.viewer, { id: made.id });
+    expect(changes.map((c) => [c.kind, c.by])).toEqual([
+      ['created', { sessionId: null, keyId: member.keyId, keyName: 'Ada' }],
+      ['updated', { sessionId: null, keyId: member.keyId, keyName: 'Ada' }],
+    ]);
+    const before = taskState(w);
+    await expectRefused(
+      sessions.openSession(w.deps, member, { title: 'no' }),
+      'FORBIDDEN',
+      'Error: forbidden: this call needs an agent key (this key is member).',
+    );
+    await expectRefused(
+      tasks.claimTask(w.deps, member, { id: made.id, owner: 'ada' }),
+      'FORBIDDEN',
+      'Error: forbidden: this call needs an agent key (this key is member).',
+    );
     expectNoTaskChange(w, before);
   });
 

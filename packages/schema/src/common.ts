@@ -10,8 +10,9 @@ export const pageLimit = z
   .int({ error: 'Error: invalid input: `limit` must be a whole number from 1 to 100.' })
   .min(1, { error: 'Error: invalid input: `limit` must be a whole number from 1 to 100.' })
   .max(PAGE_MAX, { error: 'Error: invalid input: `limit` must be a whole number from 1 to 100.' });
-export const role = z.enum(['admin', 'agent', 'viewer'], {
-  error: (iss) => `Error: invalid input: \`role\` must be one of admin, agent, viewer (got ${shown(iss.input)}).`,
+/** A key's role: admin (keys, channels, settings), agent (opens sessions), member (a person: writes tasks), viewer (reads). */
+export const role = z.enum(['admin', 'agent', 'member', 'viewer'], {
+  error: (iss) => `Error: invalid input: \`role\` must be one of admin, agent, member, viewer (got ${shown(iss.input)}).`,
 });
 export type Role = z.infer<typeof role>;
 

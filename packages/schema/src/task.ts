@@ -287,7 +287,12 @@ export const taskChange = z.object({
   seq: z.number().int().describe('Position in the list feed'),
   taskId: z.string(),
   kind: z.enum(['created', 'updated', 'claimed', 'deleted', 'imported']),
-  by: z.object({ sessionId: z.string().nullable(), keyId: z.string() }),
+  by: z.object({
+    sessionId: z.string().nullable(),
+    keyId: z.string(),
+    /** The key's name (a person's key reads as the person); in a task's history, not in the live feed. */
+    keyName: z.string().nullable().optional(),
+  }),
   at: isoDate,
   changes: z.record(z.string(), fieldChange),
 });

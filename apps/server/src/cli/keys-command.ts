@@ -22,11 +22,11 @@ export function keysCommand(program: Command) {
 
   withWorkspace(keys.command('create').description('create a key; its token is printed once'))
     .requiredOption('--name <name>', 'a name to recognise the key by')
-    .requiredOption('--role <role>', 'admin, agent or viewer')
+    .requiredOption('--role <role>', 'admin, agent, member or viewer')
     .action(async (flags: KeyFlags & { name: string; role: string }) => {
       const { workspaces, roleSchema, withLocalDatabase, operatorOf, databaseOf } = await load();
       const role = roleSchema.safeParse(flags.role);
-      if (!role.success) return fail(`Error: --role must be admin, agent or viewer (got ${JSON.stringify(flags.role)}).`);
+      if (!role.success) return fail(`Error: --role must be admin, agent, member or viewer (got ${JSON.stringify(flags.role)}).`);
       await withLocalDatabase(databaseOf(flags), async (deps, ids) => {
         const { key, token } = await workspaces.createKey(deps, await operatorOf(ids, flags.workspace), {
           name: flags.name,

@@ -4,7 +4,7 @@
 // capped per key, per workspace and in all (429 past one; at the total a workspace below its share gets in by closing the
 // least recently used session of one over its share) and closed when idle, their empty agent sessions removed with them.
 import { randomUUID } from 'node:crypto';
-import { type Actor, type ToolApi, isDomainError, sessionActor, sessions, toolApiOf, toolCalls } from '@agent-tasks/core';
+import { type Actor, type ToolApi, can, isDomainError, sessionActor, sessions, toolApiOf, toolCalls } from '@agent-tasks/core';
 import type { WebStandardStreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js';
 import { TRPCError } from '@trpc/server';
 import { authenticate } from '../auth/authenticate.ts';
@@ -138,8 +138,8 @@ export function createMcpEndpoint(services: Services, store: McpSessionRepositor
     if (held) void held.transport.close();
   };
 
-  /** An API key (not a viewer's) gets an agent session for its MCP session's tools; others act as themselves. */
-  const needsAgentSession = (caller: Actor) => !caller.sessionId && caller.role !== 'viewer';
+  /** An API key that opens sessions (agent, admin) gets an agent session for its MCP session's tools; others act as themselves. */
+  const needsAgentSession = (caller: Actor) => !caller.sessionId && can(caller, 'openSessions');
 
   /**
    * Whom the tools act as: the agent session of this MCP session's API key — opened now when no request has needed
