@@ -103,6 +103,11 @@ tasks.history             UN        ok    ok       ok        ok        ok    ok 
 tasks.import              UN        ok    ok       FB        FB        ok    ok       ok   ok         ok           UN         UN
 tasks.export              UN        ok    ok       ok        ok        ok    ok       ok   ok         ok           UN         UN
 tasks.watch               UN        ok    ok       ok        ok        ok    ok       ok   ok         ok           UN         UN
+tasks.comment             UN        ok    ok       FB        ok        ok    ok       ok   NF         NF           UN         UN
+tasks.comments            UN        ok    ok       ok        ok        ok    ok       ok   NF         NF           UN         UN
+tasks.search              UN        ok    ok       ok        ok        ok    ok       ok   ok         ok           UN         UN
+tasks.takeNotes           UN        ok    ok       ok        ok        ok    ok       ok   ok         ok           UN         UN
+tasks.watchComments       UN        ok    ok       ok        ok        ok    ok       ok   ok         ok           UN         UN
 runs.prepare              UN        NS    NS       FB        FB        ok    ok       ok   NS         ok           UN         UN
 runs.execute              UN        NS    NS       FB        FB        ok    NF       NF   NS         NF           UN         UN
 runs.name                 UN        NS    NS       FB        FB        ok    FB       FB   NS         NF           UN         UN
@@ -111,6 +116,7 @@ runs.step                 UN        NS    NS       FB        FB        ok    FB 
 runs.teleport             UN        NS    NS       FB        FB        ok    FB       FB   NS         NF           UN         UN
 runs.revise               UN        NS    NS       FB        FB        ok    FB       FB   NS         NF           UN         UN
 runs.reportBlocker        UN        NS    NS       FB        FB        ok    FB       FB   NS         NF           UN         UN
+runs.note                 UN        ok    ok       FB        ok        ok    ok       ok   NF         NF           UN         UN
 runs.get                  UN        ok    ok       ok        ok        ok    ok       ok   NF         NF           UN         UN
 runs.list                 UN        ok    ok       ok        ok        ok    ok       ok   ok         ok           UN         UN
 runs.card                 UN        ok    ok       ok        ok        ok    ok       ok   NF         NF           UN         UN

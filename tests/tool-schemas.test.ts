@@ -24,12 +24,12 @@ import { describe, expect, it } from 'vitest';
  */
 const TRIMMED: Record<string, readonly string[]> = {
   todo_write: ['todos.*.content'],
-  TaskCreate: ['listName', 'subject', 'description', 'activeForm', 'owner', 'repoURL', 'parentID'],
-  TaskGet: ['listName'],
-  TaskList: ['listName', 'owner'],
-  TaskUpdate: ['listName', 'subject', 'description', 'activeForm', 'owner', 'repoURL', 'parentID'],
-  TaskClaim: ['listName', 'owner'],
-  TaskPlan: ['listName'],
+  TaskCreate: ['subject', 'description', 'activeForm', 'owner', 'repoURL', 'parentID'],
+  TaskGet: [],
+  TaskList: ['owner'],
+  TaskUpdate: ['subject', 'description', 'activeForm', 'owner', 'repoURL', 'parentID'],
+  TaskClaim: ['owner'],
+  TaskPlan: [],
   checklist_prepare: ['taskContext.tasks.*.action', 'taskContext.tasks.*.expected_result'],
   checklist_execute: [],
   checklist_name: ['name'],
@@ -56,7 +56,7 @@ interface Schema {
   minLength?: number;
   maxLength?: number;
   pattern?: string;
-  enum?: string[];
+  enum?: (string | null)[];
   const?: string;
   minimum?: number;
   maximum?: number;
@@ -274,7 +274,7 @@ function nearMiss(s: Schema): fc.Arbitrary<unknown> {
       const options: fc.Arbitrary<unknown>[] = [wrongType, padded, padded];
       if (s.enum)
         options.push(
-          fc.constantFrom(...s.enum.flatMap((e) => [e.toUpperCase(), e.replace('_', '-'), `${e} `])),
+          fc.constantFrom(...s.enum.flatMap((e) => (e === null ? [] : [e.toUpperCase(), e.replace('_', '-'), `${e} `]))),
           fc.constantFrom('done', 'in progress', ''),
         );
       if (s.pattern) {
@@ -432,7 +432,7 @@ describe('tool JSON Schemas', () => {
       jsonSchema: false,
       zod: true,
     });
-    expect(both('TaskList', { listName: ' my-list ' })).toEqual({ jsonSchema: false, zod: true });
+    expect(both('TaskUpdate', { id: 'T-1', subject: `${'a'.repeat(200)} ` })).toEqual({ jsonSchema: false, zod: true });
     // not trimmed: ids and the parent execution id agree
     expect(both('TaskGet', { id: ' T-1' })).toEqual({ jsonSchema: false, zod: false });
     expect(both('checklist_prepare', { parentExecutionId: ' ' })).toEqual({ jsonSchema: true, zod: true });

@@ -3,13 +3,15 @@
 // lock store — printed as one table with the ratios and the targets of issue 10; then the hook an agent waits for on
 // each tool call (hook-latency.ts), spawn to exit, against issue 20's target. Options: BENCH_SECONDS (per measurement,
 // default 10), BENCH_WORKERS (the "all cores" configuration, default: the number of cores), BENCH_HOOK_RUNS (timed runs
-// per command, default 30); `pnpm bench -- --only load|hook` (or BENCH_ONLY=…) runs one section.
+// per command, default 30); then full-text search on a 10,000-task list (task-search.ts, BENCH_SEARCH_QUERIES, default
+// 300). `pnpm bench -- --only load|hook|search` (or BENCH_ONLY=…) runs one section.
 import { mkdtempSync, rmSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { DEFAULT_WORKERS } from '@agent-tasks/server';
 import { fileStoreUpdates } from './file-task-store.ts';
 import { hookLatencyBench, reportHookLatency } from './hook-latency.ts';
+import { reportTaskSearch, taskSearchBench } from './task-search.ts';
 import { probeNewConnections } from './new-connections.ts';
 import { prepareWorkload, type Workload } from './load-workload.ts';
 import { openRawStore } from './raw-sqlite.ts';
@@ -24,6 +26,7 @@ const envInt = (name: string, fallback: number) => {
 };
 const SECONDS = envInt('BENCH_SECONDS', 10);
 const HOOK_RUNS = envInt('BENCH_HOOK_RUNS', 30);
+const SEARCH_QUERIES = envInt('BENCH_SEARCH_QUERIES', 300);
 const CORES = os.availableParallelism();
 const WORKERS = envInt('BENCH_WORKERS', Math.max(2, CORES));
 const ADMIN_KEY = `atk_bench_${Math.random().toString(36).slice(2)}_${Date.now()}`;
@@ -301,7 +304,7 @@ function report(startLoad: number[], workload: Workload) {
   return [header(startLoad, workload), '', rowsTable(), '', ratios, '', targets].join('\n');
 }
 
-const SECTIONS = ['load', 'stack', 'hook'];
+const SECTIONS = ['load', 'stack', 'hook', 'search'];
 
 /** Which sections to run: `--only load|hook` (also `--only=…`, comma-separated) or BENCH_ONLY; all by default. */
 function selectedSections(): Set<string> {
@@ -330,6 +333,10 @@ async function main() {
   if (sections.has('hook')) {
     const result = await hookLatencyBench({ runs: HOOK_RUNS, log });
     process.stdout.write(`${sections.has('load') ? '\n' : ''}${reportHookLatency(result)}\n`);
+  }
+  if (sections.has('search')) {
+    const result = await taskSearchBench({ queries: SEARCH_QUERIES, log });
+    process.stdout.write(`\n${reportTaskSearch(result)}\n`);
   }
   rmSync(dir, { recursive: true, force: true });
 }

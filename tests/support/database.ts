@@ -28,7 +28,9 @@ export type Table =
   | 'TaskEvidence'
   | 'TaskLease'
   | 'TaskListSettings'
-  | 'GithubDelivery';
+  | 'GithubDelivery'
+  | 'TaskComment'
+  | 'TaskNoteRead';
 
 /** The database this test run's servers use: AGENT_TASKS_TEST_DATABASE=postgres for the suite's PostgreSQL pass. */
 export const testDatabase = (): 'sqlite' | 'postgres' => (process.env.AGENT_TASKS_TEST_DATABASE === 'postgres' ? 'postgres' : 'sqlite');

@@ -20,6 +20,8 @@ export * as todos from './todo-service.ts';
 export * as tasks from './task-service.ts';
 export * as taskFiles from './task-import.ts';
 export * as taskMirror from './task-mirror-service.ts';
+export * as taskComments from './task-comments.ts';
+export * as taskSearch from './task-search.ts';
 export * from './mirror-rules.ts';
 export * from './task-graph.ts';
 export * as graph from './graph.ts';

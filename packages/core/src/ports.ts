@@ -1,5 +1,5 @@
 // Ports the domain owns: repositories, a transaction runner, clock, ids, token hashing and live events.
-import type { TaskStatus } from '@agent-tasks/schema';
+import type { Priority, TaskStatus } from '@agent-tasks/schema';
 import type { TrustRepository } from './trust-ports.ts';
 import type {
   ApiKeyRecord,
@@ -10,9 +10,11 @@ import type {
   RunStepRecordData,
   SessionRecord,
   TaskChangeRecord,
+  TaskCommentRecord,
   TaskEdge,
   TaskListRecord,
   TaskRecord,
+  TaskSearchHitRecord,
   TodoUpdateRecord,
   WorkspaceRecord,
 } from './records.ts';
@@ -81,6 +83,10 @@ export interface TaskListFilter {
   readyFor?: string | undefined;
   /** Only ready tasks whoever owns them (pending, every blocker completed or deleted): with `owner`, that owner's. */
   ready?: boolean | undefined;
+  /** Only tasks of one of these priorities. */
+  priorities?: readonly Priority[] | undefined;
+  /** Only tasks carrying this label. */
+  label?: string | undefined;
   limit: number;
 }
 
@@ -194,6 +200,30 @@ export interface TaskRepository {
   abandonImport(stagingId: string, counter?: { listId: string; from: number; to: number }): Promise<void>;
 }
 
+/** Comments on tasks, and how far each session has read the comments people left on a list. */
+export interface TaskCommentRepository {
+  /** Stores the comment (its `id` is given by the store) and adds its body to the task's searchable text. */
+  add(comment: Omit<TaskCommentRecord, 'id'>): Promise<TaskCommentRecord>;
+  /** The task's newest comments, newest first. */
+  newest(listId: string, taskId: string, limit: number): Promise<TaskCommentRecord[]>;
+  count(listId: string, taskId: string): Promise<number>;
+  /** The list's comments after `afterId`, oldest first. */
+  after(listId: string, afterId: number, limit: number): Promise<TaskCommentRecord[]>;
+  /** The newest comments from people on the list after `afterId`, newest first. */
+  newestFromPeople(listId: string, afterId: number, limit: number): Promise<TaskCommentRecord[]>;
+  /** The id of the list's newest comment, 0 when it has none (a comment feed's position). */
+  lastId(listId: string): Promise<number>;
+  /** The newest comment from people on the list that the session was given, 0 when none. */
+  readMark(sessionId: string, listId: string): Promise<number>;
+  setReadMark(sessionId: string, listId: string, commentId: number): Promise<void>;
+}
+
+/** Full-text search over a list's task subjects, descriptions and comments (kept by the task and comment writes). */
+export interface TaskSearchRepository {
+  /** Tasks matching every word of `words` (each also as a prefix), best first; deleted tasks are never found. */
+  search(listId: string, words: readonly string[], limit: number): Promise<TaskSearchHitRecord[]>;
+}
+
 export interface TaskListSummary extends TaskListRecord {
   counts: Partial<Record<TaskStatus, number>>;
   /** Position of the list's latest change in its feed. */
@@ -289,6 +319,8 @@ export interface Repositories {
   sessions: SessionRepository;
   todos: TodoRepository;
   tasks: TaskRepository;
+  comments: TaskCommentRepository;
+  search: TaskSearchRepository;
   channels: ChannelRepository;
   runs: RunRepository;
   outbox: OutboxRepository;

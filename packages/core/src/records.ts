@@ -1,6 +1,7 @@
 // The records the domain reads and writes through its ports (storage-agnostic shapes).
 import type {
   ChannelKind,
+  Priority,
   Role,
   RunMove,
   ChecklistEntry,
@@ -83,9 +84,47 @@ export interface TaskRecord {
    * field the task did not have), so the file is exported as Claude Code wrote it; null for the usual order.
    */
   fileKeyTail: string | null;
+  /** P0 (most urgent) to P4; null when the task has none (it comes after P4). */
+  priority: Priority | null;
+  /** Short labels, each once, in the order given. */
+  labels: string[];
   version: number;
   createdAt: Date;
   updatedAt: Date;
+}
+
+/** A person's note on a run's task (its one-based position when the note was left). */
+export interface RunPersonNote {
+  task: number;
+  text: string;
+  author: string;
+  at: string;
+}
+
+/** A comment on a task: by a person (an API key, no session) or an agent (a session). */
+export interface TaskCommentRecord {
+  /** Increasing across the store: a feed position and a read mark. */
+  id: number;
+  listId: string;
+  taskId: string;
+  body: string;
+  /** The key's name for a person, the session's agent name for an agent. */
+  author: string;
+  byPerson: boolean;
+  keyId: string;
+  sessionId: string | null;
+  createdAt: Date;
+}
+
+/** One task a full-text search found: higher `rank` matches better; `snippet` marks each match between [ and ]. */
+export interface TaskSearchHitRecord {
+  taskId: string;
+  /** The task as the hit shows it: its `#n`, subject and status. */
+  seq: number;
+  subject: string;
+  status: TaskStatus;
+  rank: number;
+  snippet: string;
 }
 
 /** `blockerId` blocks `blockedId`: the blocked task waits until the blocker completes. */
@@ -181,6 +220,8 @@ export interface RunRecord {
   /** When the current task became current. */
   currentSince: Date | null;
   blocker: string | null;
+  /** Notes people left on the run's tasks, by position; the agent's directive carries the current task's. */
+  personNotes: RunPersonNote[];
   revision: number;
   version: number;
   createdAt: Date;
@@ -190,7 +231,7 @@ export interface RunRecord {
 export interface RunStepRecordData {
   runId: string;
   seq: number;
-  kind: 'name' | 'intake' | 'step' | 'teleport' | 'revise' | 'blocker' | 'connection';
+  kind: 'name' | 'intake' | 'step' | 'teleport' | 'revise' | 'blocker' | 'connection' | 'note';
   label: string;
   task: number | null;
   attemptId: string | null;

@@ -22,6 +22,12 @@ function workRole(run: RunRecord): RunView['blocks']['work']['role'] {
 
 const LABELS = { intake: () => 'Checklist intake', revise: () => REVISE_LABEL, done: (total: number) => `Done ${total}/${total}` } as const;
 
+/** The notes people left on the task at `position`, when it has any (as "<author>: <text>"). */
+function notesOf(run: RunRecord, position: number) {
+  const notes = run.personNotes.filter((n) => n.task === position).map((n) => `${n.author}: ${n.text}`);
+  return notes.length ? { notes } : {};
+}
+
 export function presentRun(run: RunRecord, now: Date): RunView {
   const total = run.tasks.length;
   // A revision uses no task projection: the jump may come when the current task no longer describes the work.
@@ -68,6 +74,7 @@ export function presentRun(run: RunRecord, now: Date): RunView {
           outcome: run.taskOutcomes[i] ?? 'Pending',
           timeMs: (run.taskTimes[i] ?? 0) + (i + 1 === inProgress ? liveMs : 0),
           remarks: run.remarks.filter((r) => r.tasks.includes(i + 1)).map((r) => r.text),
+          ...notesOf(run, i + 1),
         })),
         current_task: Math.min(run.cursor, total),
         total_tasks: total,

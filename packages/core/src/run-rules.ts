@@ -34,6 +34,7 @@ export function intakeRun(origin: RunOrigin, now: Date): RunRecord {
     taskTimes: [],
     currentSince: null,
     blocker: null,
+    personNotes: [],
     revision: 0,
     version: 1,
     createdAt: now,

@@ -3,6 +3,7 @@ import { runTopic } from './live-topics.ts';
 import type { RunIntakeInput, RunReviseInput, RunStepInput, ChecklistEntry, RunView } from '@agent-tasks/schema';
 import { type Actor, requireRole } from './actor.ts';
 import { LostRace, retryLostRaces } from './compare-and-set.ts';
+import { requirePermission } from './permissions.ts';
 import { DomainError } from './errors.ts';
 import type { Deps, LiveEvent, Repositories } from './ports.ts';
 import type { RunConnectionRecord, RunRecord, RunStepRecordData } from './records.ts';
@@ -380,6 +381,31 @@ export async function reportBlocker(deps: Deps, actor: Actor, input: { runId: st
     }
     run.blocker = input.blocker;
     return { kind: 'blocker', label: 'Blocker', task: run.cursor, evidence: null, outcome: input.blocker };
+  });
+}
+
+/**
+ * `runs.note`: a person (or any writer of the workspace) leaves a note on the run's current task; the agent's next
+ * directive carries it, and every one after while that task is current. Recorded as a step of the run (kind `note`).
+ */
+export async function note(deps: Deps, actor: Actor, input: { runId: string; text: string }) {
+  requirePermission(actor, 'writeTasks');
+  const author = actor.sessionId
+    ? (actor.agentName ?? actor.sessionId)
+    : ((await deps.store.keys.get(actor.workspaceId, actor.keyId))?.name ?? actor.keyId);
+  return retryLostRaces('Error: the run kept changing under concurrent calls; read it and try again.', async () => {
+    const { run, view } = await deps.store.transaction(async (repos) => {
+      const run = await findRun(repos, actor, input.runId);
+      if (run.status !== 'running' || run.revising) {
+        const where = run.status === 'completed' ? 'is completed' : run.revising ? 'is at its revision node' : 'is at checklist intake';
+        throw new DomainError('CONFLICT', `Error: run ${run.id} ${where}; there is no current task to leave a note on.`);
+      }
+      const now = deps.clock.now();
+      run.personNotes = [...run.personNotes, { task: run.cursor, text: input.text, author, at: now.toISOString() }];
+      const step = { kind: 'note' as const, label: `Note from ${author}`, task: run.cursor, evidence: null, outcome: input.text };
+      return { run, view: await saveRun(repos, run, run.version, { ...step, attemptId: null }, now) };
+    });
+    return publishRun(deps, run, undefined, view);
   });
 }
 

@@ -21,7 +21,9 @@ const shownField = (field: string) => (field === 'repoUrl' ? 'repoURL' : field =
 /** The fields a new task starts with, as its first change records them (from nothing to its value). */
 export function initialFields(task: TaskRecord): Record<string, { from: unknown; to: unknown }> {
   const { id, listId, seq, version, createdAt, updatedAt, sessionId, fileKeyTail, ...fields } = task;
-  const initial = Object.entries({ ...fields, threadID: sessionId }).filter(([, v]) => v !== null);
+  const initial = Object.entries({ ...fields, threadID: sessionId }).filter(
+    ([k, v]) => v !== null && !(k === 'labels' && !task.labels.length),
+  );
   return Object.fromEntries(initial.map(([k, v]) => [shownField(k), { from: null, to: v }]));
 }
 
@@ -78,11 +80,9 @@ export class TaskChanges {
     return task;
   }
 
-  set<K extends 'subject' | 'description' | 'status' | 'activeForm' | 'owner' | 'metadata' | 'repoUrl' | 'parentId'>(
-    task: TaskRecord,
-    field: K,
-    value: TaskRecord[K],
-  ) {
+  set<
+    K extends 'subject' | 'description' | 'status' | 'activeForm' | 'owner' | 'metadata' | 'repoUrl' | 'parentId' | 'priority' | 'labels',
+  >(task: TaskRecord, field: K, value: TaskRecord[K]) {
     if (JSON.stringify(task[field]) === JSON.stringify(value)) return;
     const changes = this.fields.get(task.id) ?? {};
     const name = shownField(field);

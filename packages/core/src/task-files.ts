@@ -9,7 +9,9 @@ import {
   TASK_EDGES_MAX,
   TASK_OWNER_MAX,
   TASK_SUBJECT_MAX,
+  labels,
   metadata as metadataField,
+  priority,
   taskCreateInput,
   pathTaskId,
   parentID,
@@ -37,7 +39,18 @@ export interface TaskFile {
  */
 export interface ParsedTask extends Pick<
   TaskRecord,
-  'id' | 'subject' | 'description' | 'status' | 'activeForm' | 'owner' | 'metadata' | 'repoUrl' | 'parentId' | 'fileKeyTail'
+  | 'id'
+  | 'subject'
+  | 'description'
+  | 'status'
+  | 'activeForm'
+  | 'owner'
+  | 'metadata'
+  | 'repoUrl'
+  | 'parentId'
+  | 'fileKeyTail'
+  | 'priority'
+  | 'labels'
 > {
   /** The file it came from, to name in refusals. */
   file: string;
@@ -179,6 +192,27 @@ function withoutEmpty(json: Record<string, unknown>) {
 
 type ReadTask = ParsedTask & { blocks: string[]; blockedBy: string[] };
 
+/**
+ * A task file keeps the task's priority and labels in its `metadata` (`priority: "P1"`, `labels: [...]`), so the file
+ * stays valid for Claude Code and oh-my-opencode, whose task shapes have no such fields. Read back: valid values become
+ * the task's fields; anything else stays plain metadata.
+ */
+export function fieldsInMetadata(metadata: Record<string, unknown>): Pick<TaskRecord, 'metadata' | 'priority' | 'labels'> {
+  const rest = { ...metadata };
+  const p = priority.safeParse(rest.priority);
+  const l = labels.safeParse(rest.labels);
+  if (p.success) delete rest.priority;
+  if (l.success) delete rest.labels;
+  return { metadata: rest, priority: p.success ? p.data : null, labels: l.success ? l.data : [] };
+}
+
+/** The metadata a task file holds: the task's own, with its priority and labels when it has them. */
+export const metadataWithFields = (task: TaskRecord): Record<string, unknown> => ({
+  ...task.metadata,
+  ...(task.priority === null ? {} : { priority: task.priority }),
+  ...(task.labels.length ? { labels: task.labels } : {}),
+});
+
 /** Reads one file into `byId`: its JSON checked against the format; refused on bad JSON, a bad field or a duplicate id. */
 function readTaskFile(format: TaskFileFormat, byId: Map<string, ReadTask>, file: TaskFile) {
   let json: unknown;
@@ -202,7 +236,7 @@ function readTaskFile(format: TaskFileFormat, byId: Map<string, ReadTask>, file:
     status: data.status,
     activeForm: data.activeForm ?? null,
     owner: data.owner ?? null,
-    metadata: data.metadata ? mergeMetadata({}, data.metadata) : {},
+    ...fieldsInMetadata(data.metadata ? mergeMetadata({}, data.metadata) : {}),
     threadId: data.threadID ?? null,
     repoUrl: data.repoURL ?? null,
     parentId: data.parentID ?? null,
@@ -391,7 +425,7 @@ function claudeBody(task: TaskRecord, id: string, blocks: string[], blockedBy: s
     status: task.status,
     blocks,
     blockedBy,
-    metadata: Object.keys(task.metadata).length ? task.metadata : undefined,
+    metadata: Object.keys(metadataWithFields(task)).length ? metadataWithFields(task) : undefined,
   };
   const tail = (task.fileKeyTail ?? '').split(',').filter((key) => CLAUDE_TAIL.includes(key));
   const keys = [...CLAUDE_FIELDS.filter((key) => !tail.includes(key)), ...tail];
@@ -458,7 +492,7 @@ export function renderTaskFiles(
       blocks,
       blockedBy,
       ...(task.owner === null ? {} : { owner: task.owner }),
-      ...(Object.keys(task.metadata).length ? { metadata: sortedKeys(task.metadata) } : {}),
+      ...(Object.keys(metadataWithFields(task)).length ? { metadata: sortedKeys(metadataWithFields(task)) } : {}),
       ...(task.repoUrl === null ? {} : { repoURL: task.repoUrl }),
       ...(task.parentId === null ? {} : { parentID: task.parentId }),
       threadID: task.sessionId,

@@ -95,7 +95,7 @@ async function importInPlace(deps: Deps, actor: Actor, listName: string, parsed:
   const changed = (file: ParsedTaskFiles['tasks'][number]) => {
     const task = known.get(file.id);
     if (!task) return true;
-    const fields = ['subject', 'description', 'status', 'activeForm', 'owner', 'metadata', 'fileKeyTail'] as const;
+    const fields = ['subject', 'description', 'status', 'activeForm', 'owner', 'metadata', 'priority', 'labels', 'fileKeyTail'] as const;
     return fields.some((f) => JSON.stringify(task[f]) !== JSON.stringify(file[f])) || !sameKeys(had.get(task.id), wants.get(task.id));
   };
   const touched = parsed.tasks.filter(changed);
@@ -127,6 +127,8 @@ async function importInPlace(deps: Deps, actor: Actor, listName: string, parsed:
           repoUrl: file.repoUrl,
           parentId: file.parentId,
           fileKeyTail: file.fileKeyTail,
+          priority: file.priority,
+          labels: file.labels,
           version: 1,
           createdAt: now,
           updatedAt: now,
@@ -136,7 +138,7 @@ async function importInPlace(deps: Deps, actor: Actor, listName: string, parsed:
         continue;
       }
       const task = await changes.task(id);
-      for (const field of ['subject', 'description', 'status', 'activeForm', 'owner', 'metadata'] as const) {
+      for (const field of ['subject', 'description', 'status', 'activeForm', 'owner', 'metadata', 'priority', 'labels'] as const) {
         changes.set(task, field, file[field]);
       }
       // The file's layout: kept with the task, written when the task is (an unchanged task keeps the one it has).
@@ -294,6 +296,8 @@ export async function importTasks(
     repoUrl: task.repoUrl,
     parentId: task.parentId,
     fileKeyTail: task.fileKeyTail,
+    priority: task.priority,
+    labels: task.labels,
     version: 1,
     createdAt: now,
     updatedAt: now,

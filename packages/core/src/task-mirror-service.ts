@@ -67,6 +67,8 @@ export async function mirrorTask(deps: Deps, actor: Actor, input: TaskMirrorInpu
         repoUrl: null,
         parentId: null,
         fileKeyTail: null,
+        priority: null,
+        labels: [],
         version: 1,
         createdAt: now,
         updatedAt: now,

@@ -1,6 +1,6 @@
 // Maps task records and their edges to the seed's task shape and list summaries.
-import type { Task, TaskChange, TaskSummary } from '@agent-tasks/schema';
-import type { TaskChangeRecord, TaskEdge, TaskRecord } from './records.ts';
+import type { Task, TaskChange, TaskComment, TaskSummary } from '@agent-tasks/schema';
+import type { TaskChangeRecord, TaskCommentRecord, TaskEdge, TaskRecord } from './records.ts';
 import { isReady } from './task-graph.ts';
 
 export function presentTask(task: TaskRecord, edges: readonly TaskEdge[], listName: string): Task {
@@ -18,6 +18,8 @@ export function presentTask(task: TaskRecord, edges: readonly TaskEdge[], listNa
     metadata: task.metadata,
     ...(task.repoUrl === null ? {} : { repoURL: task.repoUrl }),
     ...(task.parentId === null ? {} : { parentID: task.parentId }),
+    ...(task.priority === null ? {} : { priority: task.priority }),
+    labels: [...task.labels],
     threadID: task.sessionId,
     version: task.version,
     createdAt: task.createdAt.toISOString(),
@@ -34,6 +36,8 @@ export function presentSummary(task: TaskRecord, unresolved: readonly string[], 
     ...(task.owner === null ? {} : { owner: task.owner }),
     ...(task.activeForm === null ? {} : { activeForm: task.activeForm }),
     blockedBy: [...unresolved],
+    ...(task.priority === null ? {} : { priority: task.priority }),
+    ...(task.labels.length ? { labels: [...task.labels] } : {}),
     ready: isReady(task, unresolved, agent),
     version: task.version,
   };
@@ -46,4 +50,13 @@ export const presentChange = (c: TaskChangeRecord): TaskChange => ({
   by: { sessionId: c.sessionId, keyId: c.keyId },
   at: c.at.toISOString(),
   changes: c.changes as TaskChange['changes'],
+});
+
+export const presentComment = (c: TaskCommentRecord): TaskComment => ({
+  id: c.id,
+  taskId: c.taskId,
+  body: c.body,
+  author: c.author,
+  by: c.byPerson ? 'person' : 'agent',
+  at: c.createdAt.toISOString(),
 });

@@ -1,15 +1,24 @@
 // The task graph use cases (seed 001): TaskCreate, TaskGet, TaskList, TaskUpdate, claims, the plan, history, feed.
-import type { Task, TaskClaimInput, TaskCreateInput, TaskListInput, TaskUpdateInput } from '@agent-tasks/schema';
+import {
+  TASK_COMMENTS_SHOWN,
+  TASK_SEARCH_PAGE_MAX,
+  type Task,
+  type TaskClaimInput,
+  type TaskCreateInput,
+  type TaskListInput,
+  type TaskUpdateInput,
+} from '@agent-tasks/schema';
 import { type Actor, requireRole } from './actor.ts';
 import { isPersonKey, requirePermission } from './permissions.ts';
 import { LostRace, retryLostRaces } from './compare-and-set.ts';
 import { DomainError } from './errors.ts';
-import type { Deps, Repositories } from './ports.ts';
+import type { Deps, Repositories, TaskListFilter } from './ports.ts';
 import type { TaskListRecord, TaskRecord } from './records.ts';
 import { TaskChanges, resolveRef, taskNotFound } from './task-changes.ts';
 import { nearestNames } from './nearest-names.ts';
-import { checkStatusMove, mergeMetadata, parallelPlan } from './task-graph.ts';
-import { presentChange, presentSummary, presentTask } from './task-present.ts';
+import { checkStatusMove, isReady, mergeMetadata, parallelPlan } from './task-graph.ts';
+import { presentChange, presentComment, presentSummary, presentTask } from './task-present.ts';
+import { searchWords } from './task-search.ts';
 import { attachEvidence, checkCompletion, evidenceRows, renewLease, trustOfMany, withTrust } from './trust-service.ts';
 
 export const DEFAULT_LIST = 'default';
@@ -125,6 +134,8 @@ export async function create(deps: Deps, actor: Actor, input: TaskCreateInput) {
       repoUrl: input.repoURL ?? null,
       parentId: input.parentID ?? null,
       fileKeyTail: null,
+      priority: input.priority ?? null,
+      labels: input.labels ?? [],
       version: 1,
       createdAt: now,
       updatedAt: now,
@@ -157,6 +168,17 @@ export async function get(deps: Deps, actor: Actor, input: { listName?: string |
   return withTrust(deps.store, list.id, await present(deps.store, list, task));
 }
 
+/** TaskGet: the task with its newest comments and how many it has. */
+export async function getTaskDetail(deps: Deps, actor: Actor, input: { listName?: string | undefined; id: string }) {
+  const { list, task } = await findTask(deps, actor, input);
+  const [shown, newest, count] = await Promise.all([
+    present(deps.store, list, task).then((shown) => withTrust(deps.store, list.id, shown)),
+    deps.store.comments.newest(list.id, task.id, TASK_COMMENTS_SHOWN),
+    deps.store.comments.count(list.id, task.id),
+  ]);
+  return { ...shown, comments: { count, newest: newest.map(presentComment) } };
+}
+
 const wholeOrDelta = (field: 'blockedBy' | 'blocks') =>
   new DomainError(
     'INVALID_INPUT',
@@ -187,6 +209,8 @@ export async function update(deps: Deps, actor: Actor, input: TaskUpdateInput) {
     if (input.metadata !== undefined) changes.set(task, 'metadata', mergeMetadata(task.metadata, input.metadata));
     if (input.repoURL !== undefined) changes.set(task, 'repoUrl', input.repoURL);
     if (input.parentID !== undefined) changes.set(task, 'parentId', input.parentID);
+    if (input.priority !== undefined) changes.set(task, 'priority', input.priority);
+    if (input.labels !== undefined) changes.set(task, 'labels', input.labels);
     if (input.blockedBy !== undefined && (input.addBlockedBy || input.removeBlockedBy)) throw wholeOrDelta('blockedBy');
     if (input.blocks !== undefined && (input.addBlocks || input.removeBlocks)) throw wholeOrDelta('blocks');
     // A whole list replaces the edges on its side: edges it drops go first, so the cycle check sees the new graph.
@@ -313,15 +337,21 @@ export async function list(deps: Deps, actor: Actor, input: TaskListInput) {
   const asked = typeof input.status === 'string' ? [input.status] : input.status;
   const statuses = asked ?? (input.includeCompleted ? ['pending', 'in_progress', 'completed'] : ['pending', 'in_progress']);
   const agent = actor.agentName;
+  const priorities = typeof input.priority === 'string' ? [input.priority] : input.priority;
   // readyOnly: the tasks the caller can start (unowned or its own); with an owner, the tasks that owner can start now
   // among its own (unowned ones are nobody's: `owner` filters by owner with or without readyOnly).
-  const tasks = await deps.store.tasks.list(list.id, {
+  const filter = {
     statuses: input.readyOnly ? statuses.filter((s) => s === 'pending') : statuses,
     owner: input.owner,
     readyFor: input.readyOnly && input.owner === undefined ? (agent ?? '') : undefined,
     ready: input.readyOnly && input.owner !== undefined,
+    priorities,
+    label: input.label,
     limit: input.limit ?? 1000,
-  });
+  };
+  // With a query: the matching tasks best first, then the other filters on them.
+  const tasks =
+    input.query === undefined ? await deps.store.tasks.list(list.id, filter) : await matching(deps, list.id, input.query, filter, agent);
   // A ready task has no unresolved blocker: only other pages look them up.
   const unresolved = input.readyOnly
     ? []
@@ -345,6 +375,43 @@ export async function list(deps: Deps, actor: Actor, input: TaskListInput) {
       ...trusted.get(t.id),
     })),
   };
+}
+
+/** TaskList's `query`: the tasks the search finds (best first) that pass the list's other filters. */
+async function matching(deps: Deps, listId: string, query: string, filter: TaskListFilter, agent: string | null) {
+  const words = searchWords(query);
+  if (!words.length) return [];
+  const hits = await deps.store.search.search(listId, words, Math.min(filter.limit, TASK_SEARCH_PAGE_MAX));
+  const byId = new Map(
+    (
+      await deps.store.tasks.getMany(
+        listId,
+        hits.map((h) => h.taskId),
+      )
+    ).map((t) => [t.id, t]),
+  );
+  const found = hits.flatMap((h) => byId.get(h.taskId) ?? []);
+  const unresolved =
+    filter.readyFor !== undefined || filter.ready
+      ? await deps.store.tasks.unresolvedBlockers(
+          listId,
+          found.map((t) => t.id),
+        )
+      : [];
+  const ready = (t: TaskRecord) =>
+    isReady(
+      t,
+      unresolved.filter((e) => e.blockedId === t.id).map((e) => e.blockerId),
+      filter.ready ? t.owner : (agent ?? ''),
+    );
+  return found.filter(
+    (t) =>
+      filter.statuses.includes(t.status) &&
+      (filter.owner === undefined || t.owner === filter.owner) &&
+      (filter.priorities === undefined || (t.priority !== null && filter.priorities.includes(t.priority))) &&
+      (filter.label === undefined || t.labels.includes(filter.label)) &&
+      (filter.readyFor === undefined && !filter.ready ? true : ready(t)),
+  );
 }
 
 /** The remaining (pending and in-progress) graph as waves, and its critical path. */

@@ -22,6 +22,7 @@ import {
   taskClaimInput,
   taskClaimOutput,
   taskCreateInput,
+  taskDetail,
   taskGetInput,
   taskListInput,
   taskListOutput,
@@ -32,7 +33,7 @@ import {
   todoWriteInput,
   todoWriteOutput,
 } from '@agent-tasks/schema';
-import type { z } from 'zod';
+import { z } from 'zod';
 import { isDomainError } from './errors.ts';
 
 /** A procedure's contracts: the zod objects its router's `.input()` and `.output()` take. */
@@ -46,7 +47,7 @@ export const toolCalls = {
   todos: { write: call(todoWriteInput, todoWriteOutput) },
   tasks: {
     create: call(taskCreateInput, task),
-    get: call(taskGetInput, task),
+    get: call(taskGetInput, taskDetail),
     list: call(taskListInput, taskListOutput),
     update: call(taskUpdateInput, task),
     claim: call(taskClaimInput, taskClaimOutput),
@@ -110,25 +111,48 @@ export const TODO_WRITE_DESCRIPTION = [
  * addBlocks }`) or Oh My OpenCode's (`{ id, addBlockedBy, addBlocks }`) is not refused. TaskGet, TaskUpdate and
  * TaskClaim take Claude Code's `taskId` for `id` the same way (acceptingTaskId).
  */
-const taskUpdateToolInput = taskUpdateInput.omit({
-  addBlockedBy: true,
-  removeBlockedBy: true,
-  addBlocks: true,
-  removeBlocks: true,
-  repoURL: true,
-  parentID: true,
-  evidence: true,
-});
+/**
+ * The task tools' definitions show their fields with fewer words than the contracts they accept (token budget): a list
+ * name as a string (its rule is in TaskList's description), ids by their pattern, edge and label lists without their
+ * bounds. Every call is still checked by the full contract (`accepts`), with its exact refusal texts.
+ */
+const shownId = z.string().regex(/^(T-[\w-]+|#\d+)$/);
+const shownFields = {
+  listName: z.string().optional(),
+  blockedBy: z.array(shownId).optional(),
+  blocks: z.array(shownId).optional(),
+  labels: z.array(z.string()).optional(),
+};
+const taskUpdateToolInput = taskUpdateInput
+  .omit({
+    addBlockedBy: true,
+    removeBlockedBy: true,
+    addBlocks: true,
+    removeBlocks: true,
+    repoURL: true,
+    parentID: true,
+    evidence: true,
+  })
+  .extend({ ...shownFields, id: shownId });
 /**
  * oh-my-opencode's `repoURL` and `parentID` are taken by TaskCreate and TaskUpdate, and left out of their definitions;
  * so are `requires` (TaskCreate), `evidence` (TaskUpdate, named in its description) and `leaseMs` (TaskClaim).
  */
-const taskCreateToolInput = taskCreateInput.omit({ repoURL: true, parentID: true, requires: true });
-const taskClaimToolInput = taskClaimInput.omit({ leaseMs: true });
+const taskCreateToolInput = taskCreateInput.omit({ repoURL: true, parentID: true, requires: true }).extend(shownFields);
+const taskListShownInput = taskListToolInput
+  .unwrap()
+  .extend({ listName: shownFields.listName, label: z.string().optional(), query: z.string().optional() })
+  .default({});
+const taskGetShownInput = taskGetInput.extend({ listName: shownFields.listName, id: shownId });
+const taskClaimShownInput = taskClaimInput.omit({ leaseMs: true }).extend({ listName: shownFields.listName, id: shownId.optional() });
+const taskPlanShownInput = taskPlanInput.unwrap().extend({ listName: shownFields.listName }).default({});
 
 /** One task as a TaskList line: `T-001 [pending] Build frontend  blockedBy: []`. */
-export const taskLine = (t: TaskSummary) =>
-  `${t.id} [${t.status}] ${t.subject}${t.owner ? ` (owner: ${t.owner})` : ''}  blockedBy: [${t.blockedBy.join(', ')}]`;
+export const taskLine = (t: TaskSummary) => `${t.id} [${t.status}] ${subjectCell(t)}  blockedBy: [${t.blockedBy.join(', ')}]`;
+
+/** TaskList's subject column: the priority before it and the labels after it when the task has them, then the owner. */
+const subjectCell = (t: TaskSummary) =>
+  `${t.priority ? `${t.priority} ` : ''}${t.subject}${t.labels?.length ? ` [${t.labels.join(', ')}]` : ''}${t.owner ? ` (owner: ${t.owner})` : ''}`;
 
 /** Spaces between the longest subject and the blockedBy column, as the seed lays TaskList out. */
 const SUBJECT_GAP = 5;
@@ -148,7 +172,7 @@ export function taskListText(tasks: readonly TaskSummary[]): string {
   const rows = tasks.map((t) => ({
     id: shown.get(t.id) ?? t.id,
     status: `[${t.status}]`,
-    subject: `${t.subject}${t.owner ? ` (owner: ${t.owner})` : ''}`,
+    subject: subjectCell(t),
     blockedBy: `blockedBy: [${t.blockedBy.map((b) => shown.get(b) ?? b).join(', ')}]`,
   }));
   const width = (key: 'id' | 'status' | 'subject') => Math.max(0, ...rows.map((r) => [...r[key]].length));
@@ -199,9 +223,11 @@ export function runDirective(run: RunView): string {
         'If the scope changes, rename the run first with checklist_name; ordering alone keeps the name.',
     );
   } else if (run.current) {
-    const remarks = run.blocks.work.tasks[run.cursor - 1]?.remarks ?? [];
+    const current = run.blocks.work.tasks[run.cursor - 1];
     lines.push(`${run.current.label}: ${run.current.action}`, `Expected result: ${run.current.expected_result}`);
-    for (const r of remarks) lines.push(`Remark: ${r}`);
+    for (const r of current?.remarks ?? []) lines.push(`Remark: ${r}`);
+    // Notes a person left on this task (runs.note) come with every directive while it is current.
+    for (const n of current?.notes ?? []) lines.push(`Note from ${n}`);
     lines.push(
       `Do the work and verify the expected result, then call checklist_step with ${ids}, evidence and progress_execution_outcome. ` +
         'If the task is blocked or incomplete, do not step: report the blocker (checklist_report_blocker) and tell the user.',
@@ -227,7 +253,7 @@ export const taskToolSpecs: readonly ToolSpec[] = [
     taskCreateInput,
     spec(
       'TaskCreate',
-      'Create a task (id T-{uuid}, ref #n). subject: imperative ("Run tests"); activeForm: "Running tests"; blockedBy: tasks to complete first.',
+      'Create a task (id T-{uuid}, ref #n). subject: imperative ("Run tests"); activeForm: "Running tests"; blockedBy: tasks to complete first; P0 most urgent.',
       taskCreateToolInput,
       (api, input) => api.tasks.create(input),
       (t) => `Created ${t.id} (${t.ref}) [${t.status}] ${t.subject}  blockedBy: [${t.blockedBy.join(', ')}]`,
@@ -238,7 +264,7 @@ export const taskToolSpecs: readonly ToolSpec[] = [
     spec(
       'TaskGet',
       "A task's full details (by id or #n).",
-      taskGetInput,
+      taskGetShownInput,
       (api, input) => api.tasks.get(input),
       (t) => JSON.stringify(t, null, 2),
     ),
@@ -247,8 +273,8 @@ export const taskToolSpecs: readonly ToolSpec[] = [
     taskListInput,
     spec(
       'TaskList',
-      `Active tasks: id (#n if long), [status], subject, unresolved blockedBy. readyOnly: startable now. ${TASK_RULES}`,
-      taskListToolInput,
+      `Active tasks: id (#n if long), [status], priority, subject, [labels], unresolved blockedBy. readyOnly: startable now; query: full-text search. ${TASK_RULES}`,
+      taskListShownInput,
       (api, input) => api.tasks.list(input),
       (r) => (r.tasks.length ? taskListText(r.tasks) : `No tasks match in list "${r.listName}".`),
     ),
@@ -257,7 +283,7 @@ export const taskToolSpecs: readonly ToolSpec[] = [
     acceptingTaskId(taskUpdateInput),
     spec(
       'TaskUpdate',
-      'Update a task (id or #n); metadata merges (null removes); blockedBy/blocks set the whole list; evidence {kind:"command",command,exitCode} backs completed. expectedVersion: refused if stale.',
+      'Update a task (id or #n); metadata merges (null removes); blockedBy, blocks, labels set the whole list; evidence {kind:"command",command,exitCode} backs completed. expectedVersion: refused if stale.',
       taskUpdateToolInput,
       (api, input) => api.tasks.update(input),
       (t) => `Updated ${t.id} [${t.status}] ${t.subject} (version ${t.version})  blockedBy: [${t.blockedBy.join(', ')}]`,
@@ -267,8 +293,8 @@ export const taskToolSpecs: readonly ToolSpec[] = [
     acceptingTaskId(taskClaimInput),
     spec(
       'TaskClaim',
-      'Claim a task atomically (in_progress, yours) by id, else the oldest ready task.',
-      taskClaimToolInput,
+      'Claim a task atomically (in_progress, yours): by id, or without one the most urgent, then oldest ready task.',
+      taskClaimShownInput,
       (api, input) => api.tasks.claim(input),
       (r) =>
         r.task
@@ -278,18 +304,21 @@ export const taskToolSpecs: readonly ToolSpec[] = [
             : 'No ready task to claim.',
     ),
   ),
-  spec(
-    'TaskPlan',
-    'The remaining tasks as parallel waves and the critical path.',
+  withAccepts(
     taskPlanInput,
-    (api, input) => api.tasks.plan(input),
-    (p) =>
-      p.waves.length
-        ? [
-            ...p.waves.map((w, i) => `Wave ${i + 1}: ${w.join(', ')}`),
-            `Critical path (${p.criticalPathLength}): ${p.criticalPath.join(' → ')}`,
-          ].join('\n')
-        : `No remaining tasks in list "${p.listName}".`,
+    spec(
+      'TaskPlan',
+      'The remaining tasks as parallel waves and the critical path.',
+      taskPlanShownInput,
+      (api, input) => api.tasks.plan(input),
+      (p) =>
+        p.waves.length
+          ? [
+              ...p.waves.map((w, i) => `Wave ${i + 1}: ${w.join(', ')}`),
+              `Critical path (${p.criticalPathLength}): ${p.criticalPath.join(' → ')}`,
+            ].join('\n')
+          : `No remaining tasks in list "${p.listName}".`,
+    ),
   ),
 ];
 

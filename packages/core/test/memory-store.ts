@@ -35,6 +35,7 @@ import type { TaskStatus } from '@agent-tasks/schema';
 import { workspacesAtShare } from '../src/channel-service.ts';
 import { cycleClosedBy } from '../src/task-graph.ts';
 import { type MemoryTrustState, emptyTrustState, memoryTrust } from './memory-trust.ts';
+import { type TaskTextState, emptyTaskTexts, memoryComments, memorySearch } from './memory-task-texts.ts';
 
 /** A task list row: the record plus its two counters (task creation order, change feed position), and whether it is an import's hidden staging list. */
 export interface TaskListRow extends TaskListRecord {
@@ -70,6 +71,8 @@ export interface MemoryState {
   runSteps: RunStepRecordData[];
   outbox: Map<string, OutboxRecord>;
   trust: MemoryTrustState;
+  /** Comments and who read people's ones (memory-task-texts.ts). */
+  texts: TaskTextState;
 }
 
 /** Repository methods a test can hook into, by `repository.method` name. */
@@ -103,6 +106,7 @@ const emptyState = (): MemoryState => ({
   runSteps: [],
   outbox: new Map(),
   trust: emptyTrustState(),
+  texts: emptyTaskTexts(),
 });
 
 /** Statuses that resolve a blocker (mirrors the real store's `notIn: ['completed', 'deleted']`). */
@@ -248,6 +252,8 @@ export class MemoryStore implements Store {
   readonly runs: Repositories['runs'];
   readonly outbox: Repositories['outbox'];
   readonly trust: Repositories['trust'];
+  readonly comments: Repositories['comments'];
+  readonly search: Repositories['search'];
 
   constructor() {
     // Calls outside a transaction read and write the committed state, one statement at a time.
@@ -261,6 +267,8 @@ export class MemoryStore implements Store {
     this.runs = this.direct.runs;
     this.outbox = this.direct.outbox;
     this.trust = this.direct.trust;
+    this.comments = this.direct.comments;
+    this.search = this.direct.search;
   }
 
   /**
@@ -314,6 +322,14 @@ export class MemoryStore implements Store {
       };
 
     const repos: Repositories = {
+      comments: memoryComments(
+        () => state().texts,
+        (listId, id) => state().tasks.has(taskKey(listId, id)),
+      ),
+      search: memorySearch(
+        () => state().texts,
+        (listId) => [...state().tasks.values()].filter((t) => t.listId === listId),
+      ),
       workspaces: {
         count: hooked('workspaces.count', async () => state().workspaces.size),
         create: hooked('workspaces.create', async (w: WorkspaceRecord) => {
@@ -637,14 +653,18 @@ export class MemoryStore implements Store {
                 filter.statuses.includes(t.status) &&
                 (filter.owner === undefined || t.owner === filter.owner) &&
                 (filter.readyFor === undefined || readyIn(s, t, filter.readyFor)) &&
-                (!filter.ready || readyIn(s, t, t.owner ?? '')),
+                (!filter.ready || readyIn(s, t, t.owner ?? '')) &&
+                (filter.priorities === undefined || (t.priority !== null && filter.priorities.includes(t.priority))) &&
+                (filter.label === undefined || t.labels.includes(filter.label)),
             ),
           );
           return clone(rows.slice(0, filter.limit));
         }),
         firstReady: hooked('tasks.firstReady', async (listId: string, agent: string) => {
           const s = state();
-          const first = bySeq([...s.tasks.values()].filter((t) => t.listId === listId && readyIn(s, t, agent)))[0];
+          const urgency = (t: TaskRecord) => (t.priority === null ? 5 : Number(t.priority.slice(1)));
+          const ready = bySeq([...s.tasks.values()].filter((t) => t.listId === listId && readyIn(s, t, agent)));
+          const first = [...ready].sort((a, b) => urgency(a) - urgency(b))[0];
           return clone(first ?? null);
         }),
         graph: hooked('tasks.graph', async (listId: string, statuses: readonly TaskStatus[]) => {

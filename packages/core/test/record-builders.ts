@@ -158,6 +158,8 @@ export const taskRecord = (id: string, seq: number, patch: Partial<TaskRecord> =
   repoUrl: null,
   parentId: null,
   fileKeyTail: null,
+  priority: null,
+  labels: [],
   version: 1,
   createdAt,
   updatedAt: createdAt,

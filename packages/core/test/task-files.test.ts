@@ -60,6 +60,8 @@ describe('parseTaskFiles: claude', () => {
       activeForm: 'Building backend',
       owner: 'alice',
       metadata: { p: 1 },
+      priority: null,
+      labels: [],
       threadId: null,
       repoUrl: null,
       parentId: null,

@@ -97,6 +97,7 @@ describe("the seed's example", () => {
       blocks: [],
       blockedBy: [],
       metadata: {},
+      labels: [],
       threadID: w.sessionId,
       version: 1,
       createdAt: '2025-05-05T05:05:05.000Z',

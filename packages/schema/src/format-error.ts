@@ -125,7 +125,9 @@ function lean(node: unknown): unknown {
   const anyOf = (node as { anyOf?: { type?: unknown }[] }).anyOf;
   if (anyOf?.length === 2 && typeof anyOf[0]?.type === 'string' && JSON.stringify(anyOf[1]) === '{"type":"null"}') {
     const { anyOf: _, ...rest } = node as Record<string, unknown>;
-    return lean({ ...rest, ...anyOf[0], type: [anyOf[0].type, 'null'] });
+    // An enum lists null among its values too, or `enum` would still refuse it.
+    const values = (anyOf[0] as { enum?: unknown[] }).enum;
+    return lean({ ...rest, ...anyOf[0], type: [anyOf[0].type, 'null'], ...(values ? { enum: [...values, null] } : {}) });
   }
   const out: Record<string, unknown> = {};
   for (const [key, value] of Object.entries(node)) {

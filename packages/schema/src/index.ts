@@ -8,6 +8,7 @@ export * from './workspace.ts';
 export * from './format-error.ts';
 export * from './task.ts';
 export * from './trust.ts';
+export * from './task-fields.ts';
 export * from './run.ts';
 export * from './channel.ts';
 export * from './dashboard.ts';

@@ -34,3 +34,14 @@ export const MIRROR_DESCRIPTION_MAX = 100_000;
 export const MIRROR_METADATA_MAX = 100_000;
 export const MIRROR_TODO_ITEMS_MAX = 1000;
 export const MIRROR_EDGES_MAX = 1000;
+/** A task's labels: at most this many, each 1 to `TASK_LABEL_MAX` characters. */
+export const TASK_LABELS_MAX = 10;
+export const TASK_LABEL_MAX = 32;
+/** A comment on a task, and how many of the newest TaskGet shows. */
+export const TASK_COMMENT_MAX = 4000;
+export const TASK_COMMENTS_SHOWN = 5;
+/** A full-text query, and the most hits one search answers. */
+export const TASK_QUERY_MAX = 200;
+export const TASK_SEARCH_PAGE_MAX = 50;
+/** A person's note on a run's current task. */
+export const RUN_PERSON_NOTE_MAX = 1000;

@@ -2,7 +2,7 @@
 import { z } from 'zod';
 import { shownKeys } from './shown.ts';
 import { feedFrom, id, isoDate, lastEventId, unknownField } from './common.ts';
-import { RUN_NAME_MAX, RUN_NOTE_MAX, RUN_STEP_TEXT_MAX, RUN_TASKS_MAX, RUN_TEXT_MAX } from './limits.ts';
+import { RUN_NAME_MAX, RUN_NOTE_MAX, RUN_PERSON_NOTE_MAX, RUN_STEP_TEXT_MAX, RUN_TASKS_MAX, RUN_TEXT_MAX } from './limits.ts';
 
 const bounded = (field: string, max: number) =>
   z
@@ -137,6 +137,11 @@ export const runBlockerInput = z.strictObject(
   { error: unknownField() },
 );
 export const runRef = z.strictObject({ runId: id }, { error: unknownField() });
+/** A person's note on the run's current task: the agent's next directives carry it while that task is current. */
+export const runNoteInput = z.strictObject(
+  { runId: id, text: bounded('text', RUN_PERSON_NOTE_MAX) },
+  { error: unknownField() },
+);
 export const runLinkStateOutput = z.object({
   runId: z.string(),
   linkEnabled: z.boolean().describe('Whether /runs/<id>, its card and live view answer without a key'),
@@ -157,6 +162,7 @@ export const runWorkTask = z.object({
   outcome: z.string(),
   timeMs: z.number().int(),
   remarks: z.array(z.string()),
+  notes: z.array(z.string()).optional().describe('Notes people left on this task: "<author>: <text>"'),
 });
 
 export const runConnection = z.object({
@@ -217,7 +223,7 @@ export type RunView = z.infer<typeof runView>;
 export const runStepRecord = z.object({
   seq: z.number().int(),
   label: z.string().describe('"Checklist intake", "Task N/M", "Revise checklist", "Name", "Blocker" or "Success connection"'),
-  kind: z.enum(['name', 'intake', 'step', 'teleport', 'revise', 'blocker', 'connection']),
+  kind: z.enum(['name', 'intake', 'step', 'teleport', 'revise', 'blocker', 'connection', 'note']),
   task: z.number().int().nullable(),
   evidence: z.string().nullable(),
   outcome: z.string().nullable(),

@@ -17,6 +17,17 @@ import {
   TASK_SUBJECT_MAX,
 } from './limits.ts';
 import { capabilities, evidence, evidenceField, evidenceInput, leaseMs, taskLease, taskVerdict } from './trust.ts';
+import {
+  commentBody,
+  labelFilter,
+  labels,
+  priority,
+  priorityFilter,
+  query,
+  searchLimit,
+  taskComment,
+  taskComments,
+} from './task-fields.ts';
 
 export const taskStatuses = ['pending', 'in_progress', 'completed', 'deleted'] as const;
 export const taskStatus = z.enum(taskStatuses, {
@@ -107,6 +118,8 @@ export const taskCreateInput = z.strictObject(
     blocks: taskIds('blocks').optional(),
     repoURL: repoURL.optional(),
     parentID: parentID.optional(),
+    priority: priority.optional(),
+    labels: labels.optional(),
     requires: capabilities('requires').optional(),
   },
   {
@@ -132,6 +145,8 @@ export const taskUpdateInput = z.strictObject(
     metadata: metadata.optional(),
     repoURL: repoURL.nullable().optional(),
     parentID: parentID.nullable().optional(),
+    priority: priority.nullable().optional(),
+    labels: labels.optional(),
     blockedBy: taskIds('blockedBy').optional(),
     blocks: taskIds('blocks').optional(),
     addBlockedBy: taskIds('addBlockedBy').optional(),
@@ -184,6 +199,9 @@ export const taskListInput = z
       owner: owner.optional(),
       readyOnly: z.boolean().optional(),
       includeCompleted: z.boolean().optional(),
+      priority: priorityFilter,
+      label: labelFilter,
+      query: query.optional(),
       limit: z.number().int().min(1).max(TASK_LIST_PAGE_MAX).optional(),
     },
     { error: unknownField({ lead: ['listName'] }) },
@@ -193,7 +211,7 @@ export type TaskListInput = z.infer<typeof taskListInput>;
 /** TaskList as its tool definition shows it (token budget): `status` as a list; one status alone is taken all the same. */
 export const taskListToolInput = taskListInput
   .unwrap()
-  .extend({ status: z.array(taskStatus).optional() })
+  .extend({ status: z.array(taskStatus).optional(), priority: z.array(priority).optional() })
   .default({});
 
 export const taskClaimInput = z.strictObject(
@@ -223,6 +241,8 @@ export const task = z.object({
   metadata: z.record(z.string(), z.unknown()),
   repoURL: z.string().optional(),
   parentID: z.string().optional(),
+  priority: priority.optional(),
+  labels: z.array(z.string()).optional(), // change snapshots recorded before labels existed carry none
   threadID: z.string(),
   version: z.number().int(),
   createdAt: isoDate,
@@ -235,6 +255,9 @@ export const task = z.object({
 });
 export type Task = z.infer<typeof task>;
 
+/** TaskGet's answer: the task with its newest comments and their count. */
+export const taskDetail = task.extend({ comments: taskComments });
+
 export const taskSummary = z.object({
   id: z.string(),
   ref,
@@ -243,6 +266,8 @@ export const taskSummary = z.object({
   owner: z.string().optional(),
   activeForm: z.string().optional(),
   blockedBy: z.array(z.string()).describe('Unresolved blockers only'),
+  priority: priority.optional(),
+  labels: z.array(z.string()).optional(),
   ready: z.boolean(),
   version: z.number().int(),
   verdict: taskVerdict.optional(),
@@ -401,3 +426,30 @@ export const taskHookEvidenceOutput = z.object({ taskIds: z.array(z.string()).de
 /** Whether the task may be completed now under its list's settings (Claude Code's TaskCompleted hook asks). */
 export const taskCompletionCheckInput = taskGetInput;
 export const taskCompletionCheckOutput = z.object({ allowed: z.boolean(), reason: z.string().nullable() });
+export const taskCommentInput = z.strictObject(
+  { listName: listName.optional(), id: taskId, body: commentBody },
+  { error: unknownField() },
+);
+export type TaskCommentInput = z.infer<typeof taskCommentInput>;
+export const taskCommentsInput = z.strictObject(
+  { listName: listName.optional(), id: taskId },
+  { error: unknownField() },
+);
+export const taskSearchInput = z.strictObject(
+  { listName: listName.optional(), query, limit: searchLimit },
+  { error: unknownField({ lead: ['query', 'listName'] }) },
+);
+export type TaskSearchInput = z.infer<typeof taskSearchInput>;
+/** A hook's SessionStart: the comments people left on the list's tasks since this session last read them. */
+export const taskNotesInput = z.strictObject({ listName }, { error: unknownField() });
+export const taskNotesOutput = z.object({
+  notes: z.array(z.object({ taskId: z.string(), ref: z.string(), subject: z.string(), author: z.string(), body: z.string(), at: isoDate })),
+  text: z.string().describe('"Notes from people: …", or empty when there are none'),
+});
+export const taskCommentsWatchInput = z.strictObject({
+  listName: listName.optional(),
+  from: feedFrom,
+  lastEventId: lastEventId.optional(),
+});
+export const taskCommentEvent = taskComment.extend({ listName: z.string() });
+export type TaskCommentEvent = z.infer<typeof taskCommentEvent>;

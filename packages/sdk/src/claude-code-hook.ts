@@ -32,6 +32,7 @@ import { refusalOf } from './errors.ts';
 import {
   claudeListFolder,
   contextText,
+  peopleNotes,
   HOOK_TIMEOUT_MS,
   type HookContext,
   type HookIo,
@@ -254,15 +255,17 @@ async function mirrorTaskUpdate(client: HookClient, lists: Lists, input: HookInp
  */
 async function sessionContext(client: HookClient, lists: Lists, withTodos: boolean, signal: AbortSignal): Promise<string | null> {
   const { listName } = lists;
-  const [view, tasks] = await Promise.all([
+  const [view, tasks, notes] = await Promise.all([
     withTodos ? client.trpc.sessions.get.query({}, { signal }) : null,
     // No task mirrored yet means no list yet: that is an empty plan, not a failure.
     client.trpc.tasks.list.query({ listName }, { signal }).catch((error: unknown) => {
       if (refusalOf(error).code === 'NOT_FOUND') return { tasks: [] };
       throw error;
     }),
+    // People's comments since this session last started come first.
+    peopleNotes(client, listName, signal),
   ]);
-  const lines: string[] = [];
+  const lines: string[] = [...notes];
   const items = view?.todo.items ?? [];
   if (view && items.length) {
     lines.push(

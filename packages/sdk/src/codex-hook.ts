@@ -59,7 +59,7 @@ export function runCodexHook(io: HookIo): Promise<number> {
       return null;
     }
     const listName = projectListName(input.cwd, env);
-    const text = await planText(client, listName, { todos: input.source !== 'clear', todoTool: 'update_plan' }, signal);
+    const text = await planText(client, listName, { todos: input.source !== 'clear', todoTool: 'update_plan', notes: true }, signal);
     return text === null ? null : JSON.stringify({ hookSpecificOutput: { hookEventName: 'SessionStart', additionalContext: text } });
   });
 }

@@ -57,7 +57,12 @@ export function runGeminiHook(io: HookIo): Promise<number> {
       return null;
     }
     const listName = projectListName(input.cwd, env);
-    const text = await planText(client, listName, { todos: input.source !== 'clear', todoTool: 'write_todos' }, signal);
+    const text = await planText(
+      client,
+      listName,
+      { todos: input.source !== 'clear', todoTool: 'write_todos', notes: event === 'SessionStart' },
+      signal,
+    );
     if (text === null) return null;
     if (event === 'BeforeAgent' && !/\[(pending|in_progress|blocked)\]/.test(text)) return null;
     return JSON.stringify({ hookSpecificOutput: { hookEventName: event, additionalContext: text } });

@@ -227,19 +227,31 @@ export interface PlanOptions {
   todos: boolean;
   /** How the runtime writes its list again, e.g. "update_plan". */
   todoTool: string;
+  /** At a session's start: first the comments people left on the list's tasks since it last took them (then read). */
+  notes?: boolean;
+}
+
+/**
+ * The "Notes from people: …" lines for the session at its start: the comments people left on the list's tasks that
+ * this session was not given yet, marked read for it by the same call; none when the list does not exist yet.
+ */
+export async function peopleNotes(client: HookClient, listName: string, signal?: AbortSignal): Promise<string[]> {
+  const { text } = await client.trpc.tasks.takeNotes.mutate({ listName }, { signal });
+  return text ? text.split('\n') : [];
 }
 
 /** The plan given back to a model: this chat's todo list, then the open tasks of the project's shared task list. */
 export async function planText(client: HookClient, listName: string, options: PlanOptions, signal?: AbortSignal): Promise<string | null> {
-  const [view, tasks] = await Promise.all([
+  const [view, tasks, notes] = await Promise.all([
     options.todos ? client.trpc.sessions.get.query({}, { signal }) : null,
     // No task mirrored yet means no list yet: that is an empty plan, not a failure.
     client.trpc.tasks.list.query({ listName }, { signal }).catch((error: unknown) => {
       if (refusalOf(error).code === 'NOT_FOUND') return { tasks: [] };
       throw error;
     }),
+    options.notes ? peopleNotes(client, listName, signal) : [],
   ]);
-  const lines: string[] = [];
+  const lines: string[] = [...notes];
   const items = view?.todo.items ?? [];
   if (items.length) {
     lines.push(

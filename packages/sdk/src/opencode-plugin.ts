@@ -105,8 +105,10 @@ export function agentTasksOpencodeHooks(input: OpencodePluginInput, options: Age
     return outcome.value;
   }
 
-  const plan = (sessionID: string) =>
-    withSession(sessionID, (client, signal) => planText(client, projectListName(cwd, env), { todos: true, todoTool: 'todowrite' }, signal));
+  const plan = (sessionID: string, notes = false) =>
+    withSession(sessionID, (client, signal) =>
+      planText(client, projectListName(cwd, env), { todos: true, todoTool: 'todowrite', notes }, signal),
+    );
   const given = new Map<string, { text: string | null; at: number }>();
 
   return {
@@ -132,7 +134,8 @@ export function agentTasksOpencodeHooks(input: OpencodePluginInput, options: Age
       const last = given.get(call.sessionID);
       let text = last?.text ?? null;
       if (!last || Date.now() - last.at > SYSTEM_PLAN_TTL_MS) {
-        text = await plan(call.sessionID);
+        // The session's first system prompt is its start: people's notes come with it once.
+        text = await plan(call.sessionID, !last);
         given.set(call.sessionID, { text, at: Date.now() });
       }
       if (text) output.system.push(text);

@@ -116,7 +116,7 @@ export async function postgresDrift(options: {
   schemaFile: string;
   migrationsDir: string;
 }): Promise<{ inSync: boolean; script: string }> {
-  return driftOn((fn) => withPostgresEngine(options.url, undefined, fn), options);
+  return driftOn((fn) => withPostgresEngine(options.url, undefined, fn), options, filters);
 }
 
 /** Writes `<timestamp>_<name>/migration.sql` with the SQL the drift check finds; null when there is none. */

@@ -22,6 +22,7 @@ const runSelect = {
   tasks: true,
   moves: true,
   remarks: true,
+  personNotes: true,
   cursor: true,
   checklistOutcome: true,
   executionOutcome: true,
@@ -58,7 +59,7 @@ const stepSelect = {
 } as const;
 
 /** The run's fields kept as JSON text. */
-type JsonField = 'tasks' | 'moves' | 'remarks' | 'taskOutcomes' | 'taskTimes' | 'connections';
+type JsonField = 'tasks' | 'moves' | 'remarks' | 'taskOutcomes' | 'taskTimes' | 'connections' | 'personNotes';
 type RunRow = Omit<RunRecord, JsonField | 'status' | 'taskContext'> & { status: string; taskContext: string | null } & Record<
     JsonField,
     string
@@ -70,6 +71,7 @@ const toRun = (row: RunRow): RunRecord => ({
   tasks: fromJson(row.tasks),
   moves: fromJson(row.moves),
   remarks: fromJson(row.remarks),
+  personNotes: fromJson(row.personNotes),
   taskOutcomes: fromJson(row.taskOutcomes),
   taskTimes: fromJson(row.taskTimes),
   taskContext: row.taskContext === null ? null : fromJson(row.taskContext),
@@ -80,6 +82,7 @@ const fromRun = (run: RunRecord) => ({
   tasks: JSON.stringify(run.tasks),
   moves: JSON.stringify(run.moves),
   remarks: JSON.stringify(run.remarks),
+  personNotes: JSON.stringify(run.personNotes),
   taskOutcomes: JSON.stringify(run.taskOutcomes),
   taskTimes: JSON.stringify(run.taskTimes),
   taskContext: run.taskContext === null ? null : JSON.stringify(run.taskContext),

@@ -7,13 +7,14 @@ import {
   type TaskRepository,
   cycleClosedBy,
 } from '@agent-tasks/core';
-import type { TaskStatus } from '@agent-tasks/schema';
+import type { Priority, TaskStatus } from '@agent-tasks/schema';
 import { Prisma } from '../generated/prisma/client.ts';
 import { assignmentsOf, columnsOf, insertsOf } from './raw-sql.ts';
 import { type RankContext, type RankedLists, rankForEdge, rankNewEdges, reachesByRank } from './task-ranks.ts';
 import type { AfterCommit, Tx } from './tx.ts';
 import { fromJson } from './json-column.ts';
 import { clampToIntColumn } from './int-column.ts';
+import { indexNewTasks, reindexTask } from './prisma-task-texts.ts';
 
 const taskSelect = {
   id: true,
@@ -29,6 +30,8 @@ const taskSelect = {
   repoUrl: true,
   parentId: true,
   fileKeyTail: true,
+  priority: true,
+  labels: true,
   version: true,
   createdAt: true,
   updatedAt: true,
@@ -59,9 +62,29 @@ async function inChunks<T>(ids: readonly string[], query: (chunk: string[]) => P
 type EdgeRow = { id: number; blockerId: string; blockedId: string };
 const byEdgeOrder = (rows: EdgeRow[]) => rows.sort((a, b) => a.id - b.id).map(({ blockerId, blockedId }) => ({ blockerId, blockedId }));
 
-type TaskRow = Omit<TaskRecord, 'status' | 'metadata'> & { status: string; metadata: string };
-const toTask = (row: TaskRow): TaskRecord => ({ ...row, status: row.status as TaskStatus, metadata: fromJson(row.metadata) });
-const fromTask = ({ metadata, ...rest }: TaskRecord) => ({ ...rest, metadata: JSON.stringify(metadata) });
+type TaskRow = Omit<TaskRecord, 'status' | 'metadata' | 'priority' | 'labels'> & {
+  status: string;
+  metadata: string;
+  priority: number;
+  labels: string;
+};
+/** A task without a priority is stored as 5: after P4 in the index's order (most urgent, then oldest). */
+const NO_PRIORITY = 5;
+const toTask = (row: TaskRow): TaskRecord => ({
+  ...row,
+  status: row.status as TaskStatus,
+  metadata: fromJson(row.metadata),
+  priority: row.priority >= NO_PRIORITY ? null : (`P${Number(row.priority)}` as Priority),
+  labels: fromJson(row.labels),
+});
+const fromTask = ({ metadata, priority, labels, ...rest }: TaskRecord) => ({
+  ...rest,
+  metadata: JSON.stringify(metadata),
+  priority: priority === null ? NO_PRIORITY : Number(priority.slice(1)),
+  labels: JSON.stringify(labels),
+});
+/** `LIKE` pattern for a label inside the JSON array column (the quoted label, wildcards escaped). */
+const labelPattern = (label: string) => `%${JSON.stringify(label).replace(/[\\%_]/g, (c) => `\\${c}`)}%`;
 
 type ChangeRow = Omit<TaskChangeRecord, 'kind' | 'changes' | 'snapshot'> & { kind: string; changes: string; snapshot: string };
 const toChange = (row: ChangeRow): TaskChangeRecord => ({
@@ -184,6 +207,7 @@ export function prismaTaskRepository(db: Tx, state: TaskRepositoryState, afterCo
       const seq = fresh.seq ?? (await reserve(db, fresh.listId, 'taskSeq', 1));
       // A new task ranks after every task of its list (its seq is the list's highest), before any edge reaches it.
       await db.task.create({ data: { ...fromTask({ ...fresh, seq }), rank: seq }, select: { id: true } });
+      await indexNewTasks(db, [fresh]);
       return seq;
     },
     async get(listId, id) {
@@ -211,6 +235,7 @@ export function prismaTaskRepository(db: Tx, state: TaskRepositoryState, afterCo
         const updated = await db.$executeRaw`
           UPDATE "Task" SET ${assignmentsOf(fields)} WHERE "listId" = ${listId} AND "id" = ${id} AND "version" = ${fromVersion}`;
         if (updated !== 1) return null;
+        await reindexTask(db, task);
       }
       let records: TaskChangeRecord[] = [];
       if (write.changes.length) {
@@ -255,11 +280,11 @@ export function prismaTaskRepository(db: Tx, state: TaskRepositoryState, afterCo
       // The heartbeat: the staging list's createdAt, renewed by each staging write; the list is made on first use.
       const { count } = await db.taskList.updateMany({ where: { id: staging.id, staging: true }, data: { createdAt: at } });
       if (count === 0) await db.taskList.create({ data: { ...staging, createdAt: at, staging: true }, select: { id: true } });
-      if (rows.tasks?.length)
-        await insertTasks(
-          db,
-          rows.tasks.map((t) => ({ ...t, listId: staging.id })),
-        );
+      if (rows.tasks?.length) {
+        const tasks = rows.tasks.map((t) => ({ ...t, listId: staging.id }));
+        await insertTasks(db, tasks);
+        await indexNewTasks(db, tasks);
+      }
       if (rows.edges?.length) {
         await insertEdges(db, staging.id, rows.edges);
         // A recount is a full count: a task blocked in several slices is right after the last of them.
@@ -338,6 +363,12 @@ export function prismaTaskRepository(db: Tx, state: TaskRepositoryState, afterCo
             : Prisma.sql`AND "status" = 'pending' AND "openBlockers" = 0 AND ("owner" IS NULL OR "owner" = ${filter.readyFor})`
         }
         ${filter.ready ? Prisma.sql`AND "status" = 'pending' AND "openBlockers" = 0` : Prisma.empty}
+        ${
+          filter.priorities === undefined
+            ? Prisma.empty
+            : Prisma.sql`AND "priority" IN (${Prisma.join(filter.priorities.length ? filter.priorities.map((p) => Number(p.slice(1))) : [-1])})`
+        }
+        ${filter.label === undefined ? Prisma.empty : Prisma.sql`AND "labels" LIKE ${labelPattern(filter.label)} ESCAPE '\\'`}
         ORDER BY "seq" LIMIT ${filter.limit}`;
       return rows.map(toTask);
     },
@@ -345,7 +376,7 @@ export function prismaTaskRepository(db: Tx, state: TaskRepositoryState, afterCo
       const [row] = await db.$queryRaw<TaskRow[]>`
         SELECT ${TASK_COLUMNS} FROM "Task"
         WHERE "listId" = ${listId} AND "status" = 'pending' AND "openBlockers" = 0 AND ("owner" IS NULL OR "owner" = ${agent})
-        ORDER BY "seq" LIMIT 1`;
+        ORDER BY "priority", "seq" LIMIT 1`;
       return row ? toTask(row) : null;
     },
     async graph(listId, statuses) {

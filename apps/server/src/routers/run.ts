@@ -3,6 +3,7 @@ import { channels, runLinks, runs, runTopic } from '@agent-tasks/core';
 import {
   type RunEvent,
   runBlockerInput,
+  runNoteInput,
   runCardOutput,
   runEvent,
   runExecuteInput,
@@ -59,6 +60,11 @@ export const runRouter = router({
     .input(runBlockerInput)
     .output(runView)
     .mutation(({ ctx, input }) => runs.reportBlocker(ctx.deps, ctx.actor, input)),
+  /** A person's note on the run's current task, carried by the agent's next directive. */
+  note: authedProcedure
+    .input(runNoteInput)
+    .output(runView)
+    .mutation(({ ctx, input }) => runs.note(ctx.deps, ctx.actor, input)),
   get: authedProcedure
     .input(runRef)
     .output(runView)

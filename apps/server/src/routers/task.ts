@@ -1,8 +1,20 @@
 // Task graph router (seed 001): create, get, list, update, claim, plan, history, import/export of task files and a resumable feed per task list.
-import { type Deps, taskFiles, taskMirror, tasks, taskTopic, trust } from '@agent-tasks/core';
+import { type Deps, taskComments, taskFiles, taskMirror, taskSearch, tasks, taskTopic, trust } from '@agent-tasks/core';
 import {
+  type TaskCommentEvent,
   type TaskEvent,
   task,
+  taskCommentEvent,
+  taskNotesOutput,
+  taskComment,
+  taskCommentInput,
+  taskComments as taskCommentsOutput,
+  taskCommentsInput,
+  taskCommentsWatchInput,
+  taskDetail,
+  taskNotesInput,
+  taskSearchInput,
+  taskSearchOutput,
   taskClaimInput,
   taskClaimOutput,
   taskCompletionCheckInput,
@@ -92,8 +104,8 @@ export const taskRouter = router({
     .mutation(({ ctx, input }) => tasks.create(ctx.deps, ctx.actor, input)),
   get: authedProcedure
     .input(taskGetInput)
-    .output(task)
-    .query(({ ctx, input }) => tasks.get(ctx.deps, ctx.actor, input)),
+    .output(taskDetail)
+    .query(({ ctx, input }) => tasks.getTaskDetail(ctx.deps, ctx.actor, input)),
   list: authedProcedure
     .input(taskListInput)
     .output(taskListOutput)
@@ -193,6 +205,38 @@ export const taskRouter = router({
     .input(taskExportInput)
     .output(taskExportOutput)
     .query(({ ctx, input }) => taskFiles.exportTasks(ctx.deps, ctx.actor, input)),
+  /** A comment on a task by the caller: a person (API key) or an agent (session); live on `watchComments`. */
+  comment: authedProcedure
+    .input(taskCommentInput)
+    .output(taskComment)
+    .mutation(({ ctx, input }) => taskComments.commentOnTask(ctx.deps, ctx.actor, input)),
+  comments: authedProcedure
+    .input(taskCommentsInput)
+    .output(taskCommentsOutput)
+    .query(({ ctx, input }) => taskComments.commentsOf(ctx.deps, ctx.actor, input)),
+  /** Full-text search over the list's subjects, descriptions and comments: ranked, matches marked. */
+  search: authedProcedure
+    .input(taskSearchInput)
+    .output(taskSearchOutput)
+    .query(({ ctx, input }) => taskSearch.searchTasks(ctx.deps, ctx.actor, input)),
+  /** A session's hooks at its start: people's comments on the list since it last took them, now marked read. */
+  takeNotes: authedProcedure
+    .input(taskNotesInput)
+    .output(taskNotesOutput)
+    .mutation(({ ctx, input }) => taskComments.takeNotes(ctx.deps, ctx.actor, input)),
+  watchComments: authedProcedure
+    .input(taskCommentsWatchInput)
+    .output(streamOf(taskCommentEvent))
+    .subscription(({ ctx, input }) =>
+      resumableFeed<TaskCommentEvent>({
+        live: ctx.live,
+        topic: taskComments.commentTopic(ctx.actor.workspaceId, input.listName ?? tasks.DEFAULT_LIST),
+        signal: ctx.stream,
+        after: feedStart(input, () => taskComments.commentFeedPosition(ctx.deps, ctx.actor, input)),
+        replay: (after) => taskComments.commentsAfter(ctx.deps, ctx.actor, { listName: input.listName, after }),
+        position: (event) => event.id,
+      }),
+    ),
   watch: authedProcedure
     .input(taskWatchInput)
     .output(streamOf(taskEvent))

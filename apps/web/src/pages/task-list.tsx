@@ -7,6 +7,7 @@ import { Link } from 'wouter';
 import { ErrorMessage } from '../components/error-message.tsx';
 import { useTRPC } from '../lib/api.ts';
 import { useLiveStatus } from '../lib/live.ts';
+import { TaskSearch } from '../components/task-search.tsx';
 import { useRole, writesTasks } from '../lib/permissions.ts';
 import { TaskBoard } from './task-board.tsx';
 import { TaskCreateForm } from './task-create-form.tsx';
@@ -107,6 +108,7 @@ export function TaskListPage({ listName }: { listName: string }) {
           {role && !writesTasks(role) ? <ReadOnlyNote role={role} /> : null}
         </div>
       ) : null}
+      {graph.data && graph.data.tasks.length > 0 ? <TaskSearch listName={name} onOpen={setSelected} /> : null}
       {graph.data && graph.data.tasks.length > 0 ? (
         <div className={selected ? 'with-panel' : undefined}>
           <div className="task-view">

@@ -4,6 +4,7 @@ import type { Evidence, TaskGraph } from '@agent-tasks/schema';
 import { useQuery } from '@tanstack/react-query';
 import { useEffect, useRef } from 'react';
 import { ErrorMessage } from '../components/error-message.tsx';
+import { TaskComments } from '../components/task-comments.tsx';
 import { TimeAgo } from '../components/time-ago.tsx';
 import { LeaseCountdown, VerdictBadge } from '../components/trust-badges.tsx';
 import { useTRPC } from '../lib/api.ts';
@@ -60,6 +61,14 @@ export function TaskPanel({ graph, id, onClose }: { graph: TaskGraph; id: string
         <div>
           <dt>Owner</dt>
           <dd>{task.owner ?? '—'}</dd>
+        </div>
+        <div>
+          <dt>Priority</dt>
+          <dd data-testid="priority">{task.priority ?? '—'}</dd>
+        </div>
+        <div>
+          <dt>Labels</dt>
+          <dd data-testid="labels">{task.labels?.length ? task.labels.join(', ') : '—'}</dd>
         </div>
         {task.requires?.length ? (
           <div>
@@ -119,6 +128,7 @@ export function TaskPanel({ graph, id, onClose }: { graph: TaskGraph; id: string
       <TaskEditor graph={graph} task={task} onClose={onClose} />
       <h3>Metadata</h3>
       {Object.keys(task.metadata).length === 0 ? <p className="none">None</p> : <pre>{JSON.stringify(task.metadata, null, 2)}</pre>}
+      <TaskComments listName={graph.listName} id={id} />
       <h3>History</h3>
       <ErrorMessage error={history.error} />
       <ol className="history">

@@ -1,18 +1,22 @@
-// The task table: filters by status, owner and readiness; rows virtualised so a thousand tasks scroll smoothly.
+// The task table: filters by status, owner, priority, label and readiness; rows virtualised so a thousand tasks scroll smoothly.
 import { LeaseCountdown, VerdictBadge } from '../components/trust-badges.tsx';
-import type { TaskGraph, TaskStatus } from '@agent-tasks/schema';
+import type { Priority, TaskGraph, TaskStatus } from '@agent-tasks/schema';
 import { useVirtualizer } from '@tanstack/react-virtual';
 import { useMemo, useRef, useState } from 'react';
 import { useSubjects } from '../lib/task-subjects.ts';
 import { GridTable } from '../components/grid-table.tsx';
 
 const ROW = 41;
+const priorities: Priority[] = ['P0', 'P1', 'P2', 'P3', 'P4'];
 const statuses: (TaskStatus | 'all')[] = ['all', 'pending', 'in_progress', 'completed'];
 
 export function TaskTable({ graph, onOpen, selected }: { graph: TaskGraph; onOpen: (id: string) => void; selected: string | null }) {
   const [status, setStatus] = useState<TaskStatus | 'all'>('all');
   const [owner, setOwner] = useState<string>('');
   const [readyOnly, setReadyOnly] = useState(false);
+  const [priority, setPriority] = useState<string>('');
+  const [label, setLabel] = useState<string>('');
+  const labels = useMemo(() => [...new Set(graph.tasks.flatMap((t) => t.labels ?? []))].sort(), [graph]);
   const subjects = useSubjects(graph);
   const owners = useMemo(() => [...new Set(graph.tasks.flatMap((t) => (t.owner ? [t.owner] : [])))].sort(), [graph]);
   const critical = useMemo(() => new Set(graph.criticalPath), [graph]);
@@ -22,9 +26,11 @@ export function TaskTable({ graph, onOpen, selected }: { graph: TaskGraph; onOpe
         (t) =>
           (status === 'all' || t.status === status) &&
           (owner === '' || (owner === '(none)' ? !t.owner : t.owner === owner)) &&
-          (!readyOnly || t.ready),
+          (!readyOnly || t.ready) &&
+          (priority === '' || (priority === '(none)' ? !t.priority : t.priority === priority)) &&
+          (label === '' || (t.labels ?? []).includes(label)),
       ),
-    [graph, status, owner, readyOnly],
+    [graph, status, owner, readyOnly, priority, label],
   );
   const scroller = useRef<HTMLDivElement>(null);
   const virtual = useVirtualizer({ count: rows.length, getScrollElement: () => scroller.current, estimateSize: () => ROW, overscan: 12 });
@@ -58,6 +64,29 @@ export function TaskTable({ graph, onOpen, selected }: { graph: TaskGraph; onOpe
           </select>
         </label>
         <label>
+          Priority{' '}
+          <select value={priority} onChange={(e) => setPriority(e.target.value)}>
+            <option value="">any</option>
+            {priorities.map((p) => (
+              <option key={p} value={p}>
+                {p}
+              </option>
+            ))}
+            <option value="(none)">none</option>
+          </select>
+        </label>
+        <label>
+          Label{' '}
+          <select value={label} onChange={(e) => setLabel(e.target.value)}>
+            <option value="">any</option>
+            {labels.map((l) => (
+              <option key={l} value={l}>
+                {l}
+              </option>
+            ))}
+          </select>
+        </label>
+        <label>
           <input type="checkbox" checked={readyOnly} onChange={(e) => setReadyOnly(e.target.checked)} /> Ready only
         </label>
         <output aria-live="polite">
@@ -67,13 +96,13 @@ export function TaskTable({ graph, onOpen, selected }: { graph: TaskGraph; onOpe
       <div className="table-scroll" ref={scroller} tabIndex={-1}>
         <GridTable
           caption={<>Tasks of {graph.listName}</>}
-          columns={['Task', 'Status', 'Owner', 'Ready', 'Blocked by']}
+          columns={['Task', 'Status', 'Owner', 'Priority', 'Ready', 'Blocked by']}
           className="grid tasks"
           aria-rowcount={rows.length + 1}
         >
           {top > 0 ? (
             <tr aria-hidden="true" style={{ height: top }}>
-              <td colSpan={5} />
+              <td colSpan={6} />
             </tr>
           ) : null}
           {items.map((item) => {
@@ -98,6 +127,7 @@ export function TaskTable({ graph, onOpen, selected }: { graph: TaskGraph; onOpe
                   <LeaseCountdown lease={t.lease} />
                 </td>
                 <td>{t.owner ?? '—'}</td>
+                <td>{t.priority ?? ''}</td>
                 <td>{t.ready ? <span className="ready">ready</span> : ''}</td>
                 <td>{t.unresolvedBlockers.map((b) => subjects.get(b) ?? b).join(', ') || '—'}</td>
               </tr>
@@ -105,7 +135,7 @@ export function TaskTable({ graph, onOpen, selected }: { graph: TaskGraph; onOpe
           })}
           {bottom > 0 ? (
             <tr aria-hidden="true" style={{ height: bottom }}>
-              <td colSpan={5} />
+              <td colSpan={6} />
             </tr>
           ) : null}
         </GridTable>
