@@ -5,6 +5,7 @@
 // Two passes, chosen by AGENT_TASKS_TEST_DATABASE: `sqlite` (the default: everything on SQLite files), `postgres` (the
 // black-box suite on PostgreSQL: one embedded cluster for the run, a fresh database per server), or `both` (what
 // `pnpm test` runs: the SQLite pass, then the PostgreSQL pass; one summary line for both).
+// `AGENT_TASKS_TEST_SUITE=quick` (`pnpm test:quick`) runs only the inner loop's files instead (the `quick` list below).
 import { defaultClientConditions, defaultServerConditions } from 'vite';
 import { defineConfig } from 'vitest/config';
 
@@ -32,10 +33,13 @@ const timed = [
 ];
 
 /** Black-box files that never reach a database of their own choosing (source rules, the built bundle, exported
- * schemas, static file serving on an in-process app): one run on the SQLite pass says all they can. */
+ * schemas, static file serving on an in-process app, the server package installed with its own SQLite file, doc and
+ * help texts): one run on the SQLite pass says all they can. */
 const databaseFree = [
   'tests/architecture.test.ts',
   'tests/dashboard-bundle.test.ts',
+  'tests/package-names.test.ts',
+  'tests/server-package.test.ts',
   'tests/tool-schemas.test.ts',
   'tests/web-serving.test.ts',
 ];
@@ -44,7 +48,56 @@ const databaseFree = [
  * pass runs them once. */
 const postgresAlways = ['tests/postgres.test.ts', 'tests/replicas.test.ts'];
 
+/** `pnpm test:quick`, the inner loop: core and schema unit tests, the store contract, and the black-box files whose server
+ * runs in the test's own process on SQLite (no built command, child process, browser, PostgreSQL or timed file). */
+const quick = [
+  'packages/*/test/**/*.test.ts',
+  'apps/server/test/store-contract.test.ts',
+  ...[
+    'access',
+    'chat-channels',
+    'claude-code-mirror',
+    'concurrency',
+    'contract-refusals',
+    'dashboard-api',
+    'hostile-input',
+    'http-layer',
+    'live',
+    'privacy',
+    'refusal-texts',
+    'run-card',
+    'run-notifications',
+    'run-seed-contract',
+    'run-task-time',
+    'runs',
+    'session-external-id',
+    'sessions',
+    'stream-revocation',
+    'task-claims',
+    'task-files-claude-code',
+    'task-id-scope',
+    'task-ranks',
+    'task-ready-owner',
+    'task-seed-fidelity',
+    'tasks',
+    'todo-card',
+    'todo-tool',
+    'todo-write',
+    'token-budget',
+    'tool-schemas',
+    'vocabulary',
+    'watch-from',
+    'web-serving',
+    'docs',
+  ].map((name) => `tests/${name}.test.ts`),
+];
+
 const workers = Number(process.env.TEST_MAX_WORKERS) || 3;
+/** Per-test and per-hook limits: failure guards for a hang, far past any test's own time on a busy machine (a second
+ * suite beside this one); `TEST_TIME_GUARD` scales them with the assertions' guards (tests/support/time-guard.ts). */
+const guard = Math.max(1, Number(process.env.TEST_TIME_GUARD) || 10) / 10;
+const testTimeout = 120_000 * guard;
+const hookTimeout = 180_000 * guard;
 const pass = process.env.AGENT_TASKS_TEST_DATABASE ?? 'sqlite';
 if (!['sqlite', 'postgres', 'both'].includes(pass)) {
   throw new Error(`AGENT_TASKS_TEST_DATABASE must be sqlite, postgres or both (got ${JSON.stringify(pass)})`);
@@ -59,8 +112,8 @@ const sqliteProjects = [
       include: ['**/*.test.ts'],
       exclude: [...exclude, ...timed],
       env: { AGENT_TASKS_TEST_DATABASE: 'sqlite' },
-      testTimeout: 30_000,
-      hookTimeout: 60_000,
+      testTimeout,
+      hookTimeout,
       maxWorkers: workers,
     },
   },
@@ -72,8 +125,8 @@ const sqliteProjects = [
       include: timed,
       exclude,
       env: { AGENT_TASKS_TEST_DATABASE: 'sqlite' },
-      testTimeout: 30_000,
-      hookTimeout: 60_000,
+      testTimeout,
+      hookTimeout,
       maxWorkers: 1,
       sequence: { groupOrder: 1 },
     },
@@ -82,6 +135,20 @@ const sqliteProjects = [
 
 /** The black-box suite again on PostgreSQL, after the SQLite pass; `sqliteOnly` describes are skipped there. Each
  * server there is a process and every query crosses a socket: tests that make thousands of calls get 60 s. */
+const quickProject = {
+  resolve,
+  ssr,
+  test: {
+    name: 'quick',
+    include: quick,
+    exclude,
+    env: { AGENT_TASKS_TEST_DATABASE: 'sqlite' },
+    testTimeout,
+    hookTimeout,
+    maxWorkers: workers,
+  },
+};
+
 const postgresProjects = [
   {
     resolve,
@@ -92,8 +159,8 @@ const postgresProjects = [
       exclude: [...exclude, ...timed, ...databaseFree, ...postgresAlways],
       env: { AGENT_TASKS_TEST_DATABASE: 'postgres' },
       globalSetup: ['tests/support/postgres-global-setup.ts'],
-      testTimeout: 60_000,
-      hookTimeout: 60_000,
+      testTimeout: 2 * testTimeout,
+      hookTimeout,
       maxWorkers: workers,
       sequence: { groupOrder: 2 },
     },
@@ -107,8 +174,8 @@ const postgresProjects = [
       exclude: [...exclude, ...postgresAlways],
       env: { AGENT_TASKS_TEST_DATABASE: 'postgres' },
       globalSetup: ['tests/support/postgres-global-setup.ts'],
-      testTimeout: 60_000,
-      hookTimeout: 60_000,
+      testTimeout: 2 * testTimeout,
+      hookTimeout,
       maxWorkers: 1,
       sequence: { groupOrder: 3 },
     },
@@ -119,9 +186,12 @@ export default defineConfig({
   resolve,
   ssr,
   test: {
-    testTimeout: 30_000,
-    hookTimeout: 60_000,
+    testTimeout,
+    hookTimeout,
     reporters: ['default', './tests/support/summary-reporter.ts'],
-    projects: [...(pass === 'postgres' ? [] : sqliteProjects), ...(pass === 'sqlite' ? [] : postgresProjects)],
+    projects:
+      process.env.AGENT_TASKS_TEST_SUITE === 'quick'
+        ? [quickProject]
+        : [...(pass === 'postgres' ? [] : sqliteProjects), ...(pass === 'sqlite' ? [] : postgresProjects)],
   },
 });

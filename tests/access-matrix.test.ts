@@ -1,5 +1,5 @@
-// Standing access matrix: every procedure of the router called by every kind of caller — no key, admin, agent and
-// viewer keys, the session owning the resources, its subagent, another session of the workspace, a second workspace's
+// Standing access matrix: every procedure of the router called by every kind of caller — no key, admin, agent,
+// viewer and member keys, the session owning the resources, its subagent, another session of the workspace, a second workspace's
 // admin and session, a revoked key and a session it opened — with inputs aimed at the owner's resources, against the
 // one table of expected answers beside this file (access-matrix.table.ts). A refusal is a 4xx with an `Error:` text
 // and no internals, and records nothing. `RECORD_MATRIX=1` rewrites the table from what the server answers (review the
@@ -35,7 +35,7 @@ beforeAll(async () => {
     env: { AGENT_TASKS_AUTH_FAILURES_PER_ADDRESS: '100000', AGENT_TASKS_AUTH_FAILURES_PER_KEY_PREFIX: '100000' },
   });
   const admin = adminClient(server);
-  const key = async (role: 'agent' | 'viewer') => (await admin.keys.create({ name: `matrix ${role}`, role })).token;
+  const key = async (role: 'agent' | 'viewer' | 'member') => (await admin.keys.create({ name: `matrix ${role}`, role })).token;
   const agent = await key('agent');
   const owner = await openSessionClient(createClient({ url: server.url, token: agent }), { title: 'owner' });
   const child = await openSessionClient(owner.client, { title: 'subagent' });
@@ -53,6 +53,7 @@ beforeAll(async () => {
     admin: server.adminKey,
     agentKey: agent,
     viewerKey: await key('viewer'),
+    memberKey: await key('member'),
     owner: owner.token,
     subagent: child.token,
     peer: peer.token,

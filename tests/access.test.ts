@@ -81,7 +81,7 @@ describe('roles', () => {
 
   it('refuses a bad role with a clear error', async () => {
     const refusal = await refused(adminClient(server).keys.create({ name: 'x', role: 'owner' as never }));
-    expect(refusal.message).toBe('Error: invalid input: `role` must be one of admin, agent, viewer (got "owner").');
+    expect(refusal.message).toBe('Error: invalid input: `role` must be one of admin, agent, member, viewer (got "owner").');
     expect(await countRows(server, 'ApiKey', 'name = ?', 'x')).toBe(0);
   });
 

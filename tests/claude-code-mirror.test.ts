@@ -80,7 +80,7 @@ async function blockedThree(s: ClaudeSession, env: Record<string, string> = {}) 
   await record(taskUpdate(s, { taskId: '3', addBlockedBy: ['1', '2'] }), env);
   const session = await sessionOf(s.sessionId);
   return {
-    listName: claudeTaskListName({ session_id: s.sessionId }, env),
+    listName: env.CLAUDE_CODE_TASK_LIST_ID ? claudeTaskListName({ session_id: s.sessionId }, env) : s.listName,
     id: (n: string) => claudeMirrorTaskId(session.workspaceId, claudeTaskListName({ session_id: s.sessionId }, env), n),
   };
 }
@@ -150,7 +150,7 @@ describe('3. TaskCreate of any size is recorded, and later updates find the task
     await record(taskCreate(s, '1', input));
     await record(taskUpdate(s, { taskId: '1', status: 'in_progress', owner: 'main' }));
     const session = await sessionOf(s.sessionId);
-    const task = await agent.tasks.get({ listName: s.sessionId, id: claudeMirrorTaskId(session.workspaceId, s.sessionId, '1') });
+    const task = await agent.tasks.get({ listName: s.listName, id: claudeMirrorTaskId(session.workspaceId, s.sessionId, '1') });
     expect(task).toMatchObject({
       subject: input.subject,
       description: input.description,
@@ -165,12 +165,12 @@ describe('3. TaskCreate of any size is recorded, and later updates find the task
     await record(taskCreate(s, '1', { subject: 'S'.repeat(MIRROR_TEXT_MAX + 50), description: 'D'.repeat(MIRROR_DESCRIPTION_MAX + 1) }));
     await record(taskUpdate(s, { taskId: '1', subject: `${'T'.repeat(MIRROR_TEXT_MAX)}!` }));
     const session = await sessionOf(s.sessionId);
-    const task = await agent.tasks.get({ listName: s.sessionId, id: claudeMirrorTaskId(session.workspaceId, s.sessionId, '1') });
+    const task = await agent.tasks.get({ listName: s.listName, id: claudeMirrorTaskId(session.workspaceId, s.sessionId, '1') });
     expect(task.subject).toBe(`${'T'.repeat(MIRROR_TEXT_MAX - 1)}…`);
     expect(task.description).toBe(`${'D'.repeat(MIRROR_DESCRIPTION_MAX - 1)}…`);
 
     const before = await countRows(server, 'Task');
-    await expect(agent.tasks.create({ listName: s.sessionId, subject: 'S'.repeat(250) })).rejects.toThrow(
+    await expect(agent.tasks.create({ listName: s.listName, subject: 'S'.repeat(250) })).rejects.toThrow(
       'Error: invalid task: `subject` must be at most 200 characters (got 250).',
     );
     expect(await countRows(server, 'Task')).toBe(before);
@@ -254,17 +254,17 @@ describe("5. Claude Code's hook surface", () => {
       hookSpecificOutput: {
         hookEventName: 'SessionStart',
         additionalContext: [
-          `Open tasks of task list "${env.CLAUDE_CODE_TASK_LIST_ID}" (kept by agent-tasks; update them with TaskUpdate):`,
+          `Open tasks of task list "${env.CLAUDE_CODE_TASK_LIST_ID}", shared by every agent in this project (kept by agent-tasks; update yours, #n, with TaskUpdate):`,
           '- #1 [pending] Build frontend',
           '- #2 [pending] Build backend',
           '- #3 [pending] Run integration tests (blocked by #1, #2)',
         ].join('\n'),
       },
     });
-    // Without a shared list, /clear leaves nothing to give back (Claude Code's new list is empty) and opens nothing.
+    // In a project whose list has no open task, /clear has nothing to give back; the new conversation is a session.
     const alone = claudeSession();
     expect(await hook(claudeFixture('session-start', alone, { source: 'clear' }))).toEqual({ code: 0, stdout: '', stderr: '' });
-    expect(await countRows(server, 'Session', '"externalId" = ?', alone.sessionId)).toBe(0);
+    expect(await countRows(server, 'Session', '"externalId" = ?', alone.sessionId)).toBe(1);
   });
 
   it('a fork (source fork, or resume as 2.1.112 reports /branch) starts from the todo list it was forked from', async () => {
@@ -331,9 +331,9 @@ describe("5. Claude Code's hook surface", () => {
     ]);
   });
 
-  it("README's settings snippet names every event the hook handles, with the matchers it acts on", () => {
-    const readme = readFileSync(path.resolve(import.meta.dirname, '../README.md'), 'utf8');
-    const section = readme.slice(readme.indexOf('### Claude Code hooks'));
+  it("the integrations doc's settings snippet names every event the hook handles, with the matchers it acts on", () => {
+    const doc = readFileSync(path.resolve(import.meta.dirname, '../docs/integrations.md'), 'utf8');
+    const section = doc.slice(doc.indexOf('## Claude Code hooks'));
     const snippet = JSON.parse(/```json\n([\s\S]*?)```/.exec(section)![1]!) as {
       hooks: Record<string, { matcher: string; hooks: { command: string }[] }[]>;
     };

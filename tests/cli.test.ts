@@ -7,6 +7,7 @@ import { describe, expect, it } from 'vitest';
 import { testDatabase } from './support/database.ts';
 import { countRows } from './support/fixtures.ts';
 import { agentTasksBin, freshDatabase, startServer, tempDatabaseFile } from './support/server.ts';
+import { guardMs } from './support/time-guard.ts';
 import { waitFor } from './support/webhook-receiver.ts';
 
 interface Ran {
@@ -21,7 +22,7 @@ function agentTasks(args: string[], env: Record<string, string> = {}): Promise<R
     const childEnv: NodeJS.ProcessEnv = { ...process.env, LOG_FORMAT: 'json', ...env };
     delete childEnv.AGENT_TASKS_ADMIN_KEY;
     if (!('DATABASE_URL' in env)) delete childEnv.DATABASE_URL;
-    execFile(process.execPath, [agentTasksBin, ...args], { env: childEnv, timeout: 20_000 }, (error, stdout, stderr) => {
+    execFile(process.execPath, [agentTasksBin, ...args], { env: childEnv, timeout: guardMs(10_000) }, (error, stdout, stderr) => {
       const code = error ? (typeof error.code === 'number' ? error.code : 1) : 0;
       resolve({ code, stdout, stderr });
     });
@@ -203,7 +204,7 @@ describe('agent-tasks keys and migrate', () => {
       const database = server.databaseUrl;
       const badRole = await agentTasks(['keys', 'create', '--name', 'x', '--role', 'boss', '--database', database]);
       expect(badRole.code).toBe(2);
-      expect(badRole.stderr.trim()).toBe('Error: --role must be admin, agent or viewer (got "boss").');
+      expect(badRole.stderr.trim()).toBe('Error: --role must be admin, agent, member or viewer (got "boss").');
       expect(await countRows(server, 'ApiKey', 'name = ?', 'x')).toBe(0);
       const missing = await agentTasks(['keys', 'create', '--role', 'agent', '--database', database]);
       expect(missing.code).toBe(2);
@@ -241,6 +242,32 @@ describe('agent-tasks keys and migrate', () => {
       const twice = await agentTasks(['keys', 'revoke', id ?? '', '--database', database]);
       expect(twice.code).toBe(1);
       expect(twice.stderr.trim()).toBe(`Error: API key ${id} is already revoked.`);
+    } finally {
+      await server.stop();
+    }
+  });
+
+  it('creates a member key for a person: it writes tasks, and is refused sessions and keys with nothing recorded', async () => {
+    const server = await startServer();
+    try {
+      const created = await agentTasks(['keys', 'create', '--name', 'Ada (person)', '--role', 'member', '--database', server.databaseUrl]);
+      expect(created.code).toBe(0);
+      const [, id, token] =
+        created.stdout.match(/^Created member key (key_\w+) "Ada \(person\)"\. Its token \(shown only now\):\n(atk_\S+)\n$/) ?? [];
+      const member = createClient({ url: server.url, token: token ?? '' });
+      expect(await member.workspaces.whoami()).toMatchObject({ role: 'member', keyId: id });
+      const task = await member.tasks.create({ listName: 'people', subject: 'Written by a person' });
+      expect(task.threadID).toBe(id);
+      const sessionsBefore = await countRows(server, 'Session');
+      const refused = await member.sessions.open({ title: 'no' }).catch((error: unknown) => refusalOf(error));
+      expect(refused).toMatchObject({ message: 'Error: forbidden: this call needs an agent key (this key is member).' });
+      expect(await countRows(server, 'Session')).toBe(sessionsBefore);
+      const keysBefore = await countRows(server, 'ApiKey');
+      const noKeys = await member.keys.create({ name: 'x', role: 'viewer' }).catch((error: unknown) => refusalOf(error));
+      expect(noKeys).toMatchObject({ message: 'Error: forbidden: this call needs an admin key (this key is member).' });
+      expect(await countRows(server, 'ApiKey')).toBe(keysBefore);
+      const listed = await agentTasks(['keys', 'list', '--database', server.databaseUrl]);
+      expect(listed.stdout).toMatch(new RegExp(`^${id}  member  active\\s+Ada \\(person\\)$`, 'm'));
     } finally {
       await server.stop();
     }

@@ -7,6 +7,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { acknowledge, adminClient, nameAndIntake } from './support/fixtures.ts';
 import { launchBrowser, newContext, screenshot, signIn } from './support/browser.ts';
 import { type RunningServer, startServer } from './support/server.ts';
+import { guardMs } from './support/time-guard.ts';
 import { freePort, startReceiver, waitFor } from './support/webhook-receiver.ts';
 
 let server: RunningServer;
@@ -116,11 +117,14 @@ describe('sessions and the session page', () => {
         { content: 'Run the tests', status: 'pending' },
       ],
     });
-    await p.locator('.todo-in_progress li', { hasText: 'Write the fix' }).first().waitFor({ timeout: 1_000 });
+    await p
+      .locator('.todo-in_progress li', { hasText: 'Write the fix' })
+      .first()
+      .waitFor({ timeout: guardMs(1_000) });
     const shownAfterMs = Date.now() - started;
-    expect(shownAfterMs).toBeLessThanOrEqual(1_000);
+    expect(shownAfterMs).toBeLessThanOrEqual(guardMs(1_000));
     expect(await notReloaded(p)).toBe(true);
-    await p.locator('.todo-card[data-revision="1"]').waitFor({ timeout: 1_000 });
+    await p.locator('.todo-card[data-revision="1"]').waitFor({ timeout: guardMs(1_000) });
 
     // A second update: the card names what changed, newest first; the standing plan follows.
     await client.todos.write({
@@ -131,7 +135,7 @@ describe('sessions and the session page', () => {
       ],
     });
     const newest = p.locator('.todo-card').first();
-    await p.locator('.todo-card[data-revision="2"]').waitFor({ timeout: 1_000 });
+    await p.locator('.todo-card[data-revision="2"]').waitFor({ timeout: guardMs(1_000) });
     expect(await newest.getAttribute('data-revision')).toBe('2');
     expect(await newest.locator('.added').allTextContents()).toEqual(['added Open a pull request']);
     expect(await newest.locator('.removed').allTextContents()).toEqual(['removed Reproduce the bug']);

@@ -94,12 +94,14 @@ const todoWrite = (sessionId: string, content: string) =>
 describe('agent-tasks hook <runtime>', () => {
   it('records through the small entry: the command loads only its own files, no module of the command line, the server or npm', async () => {
     const sessionId = `hook-entry-${Date.now()}`;
-    const ownFiles = [pathToFileURL(agentTasksBin).href, pathToFileURL(hookBin).href].sort();
+    // The bins and the hook loader beside the built handlers (dist/hook.cjs itself is compiled through node:vm).
+    const loader = pathToFileURL(path.join(path.dirname(hookBin), '../dist/hook-loader.cjs')).href;
+    const ownFiles = [pathToFileURL(agentTasksBin).href, pathToFileURL(hookBin).href, loader].sort();
     const runs: [string, string[], string, string[]][] = [
       ['Write the parser', ['hook', 'claude-code'], agentTasksBin, ownFiles],
       // The second run compiles the handlers from the code cache the first one wrote: the same answer either way.
       ['Test the parser', ['hook', 'claude-code'], agentTasksBin, ownFiles],
-      ['Ship the parser', ['claude-code'], hookBin, [pathToFileURL(hookBin).href]],
+      ['Ship the parser', ['claude-code'], hookBin, [pathToFileURL(hookBin).href, loader].sort()],
     ];
     for (const [content, args, bin, files] of runs) {
       const run = await agentTasks(args, todoWrite(sessionId, content), bin);

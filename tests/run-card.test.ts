@@ -1,6 +1,6 @@
 // Black-box tests of a run's card (seed 002 "Execution progress"): the SVG image with the blocks Checklist → Prepare → Work,
 // fetched from the real server by its capability link GET /runs/<id>/card.svg and through client.runs.card.
-import type { RunTask } from '@agent-tasks/schema';
+import type { ChecklistEntry } from '@agent-tasks/schema';
 import { createClient } from '@agent-tasks/sdk';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { acknowledge, keyClient, refused, sessionClient } from './support/fixtures.ts';
@@ -13,9 +13,9 @@ beforeAll(async () => {
 afterAll(() => server.stop());
 
 type Session = Awaited<ReturnType<typeof sessionClient>>;
-const task = (action: string): RunTask => ({ action, expected_result: `${action}: verified` });
+const task = (action: string): ChecklistEntry => ({ action, expected_result: `${action}: verified` });
 
-async function runWith(s: Session, name: string, list: RunTask[]) {
+async function runWith(s: Session, name: string, list: ChecklistEntry[]) {
   const { startAttemptId } = await s.client.runs.prepare({ parentExecutionId: 'none', skipNotificationCheck: true });
   const run = await s.client.runs.execute({ startAttemptId });
   await s.client.runs.name({ runId: run.id, name });

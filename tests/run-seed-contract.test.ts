@@ -1,6 +1,6 @@
 // Black-box tests of seed 002's contract over HTTP: the guarded naming call, the intake and step payloads exactly as the
 // seed writes them, the Work block's fields and roles (Revise checklist), and child runs with a task context.
-import type { RunTask } from '@agent-tasks/schema';
+import type { ChecklistEntry } from '@agent-tasks/schema';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
   type Session,
@@ -22,7 +22,7 @@ afterAll(() => server.stop());
 const REVISE = 'teleport-revise-tasks' as const;
 
 /** A named run with `tasks` taken in; running on task 1. */
-async function running(s: Session, tasks: RunTask[], name = 'Release 1.2') {
+async function running(s: Session, tasks: ChecklistEntry[], name = 'Release 1.2') {
   const run = await startRun(s);
   await s.client.runs.name({ runId: run.id, name });
   return s.client.runs.intake({ runId: run.id, tasks, progress_checklist_outcome: `${tasks.length} tasks` });
@@ -251,7 +251,7 @@ describe('5. Revise checklist is the Work block’s role during a revision', () 
 });
 
 describe('6. child runs with a task context', () => {
-  const ready: RunTask[] = [
+  const ready: ChecklistEntry[] = [
     { action: 'Check the implemented requirement', expected_result: "The caller's domain report contains the verified result" },
     { action: 'Record the verdict', expected_result: 'The verdict is in the caller report' },
   ];
@@ -265,12 +265,12 @@ describe('6. child runs with a task context', () => {
     const { version } = await s.client.runs.get({ runId: child.id });
     const base = { runId: child.id, progress_checklist_outcome: 'Two ordered tasks are ready' };
     const changed = await refused(
-      s.client.runs.intake({ ...base, tasks: [ready[0] as RunTask, { ...task(2), action: 'Record the verdict somewhere' }] }),
+      s.client.runs.intake({ ...base, tasks: [ready[0] as ChecklistEntry, { ...task(2), action: 'Record the verdict somewhere' }] }),
     );
     expect(changed.message).toBe(
       'Error: invalid checklist: this run\'s task context holds a ready checklist; submit it unchanged (wording and scope as written, nothing added): `tasks[1]` ("Record the verdict somewhere") is not in it.',
     );
-    const dropped = await refused(s.client.runs.intake({ ...base, tasks: [ready[1] as RunTask] }));
+    const dropped = await refused(s.client.runs.intake({ ...base, tasks: [ready[1] as ChecklistEntry] }));
     expect(dropped.message).toBe(
       'Error: invalid checklist: this run\'s task context holds a ready checklist; submit it unchanged (nothing dropped): its task 1 ("Check the implemented requirement") is missing.',
     );
@@ -278,7 +278,7 @@ describe('6. child runs with a task context', () => {
     // The order is the executor's: the same content in another order, with the dependency behind it, is taken.
     const taken = await s.client.runs.intake({
       ...base,
-      tasks: [ready[1] as RunTask, ready[0] as RunTask],
+      tasks: [ready[1] as ChecklistEntry, ready[0] as ChecklistEntry],
       needs: [{ task: 1, needs: [2] }],
     });
     expect(taken.tasks).toEqual(ready);
@@ -286,7 +286,7 @@ describe('6. child runs with a task context', () => {
 
   it('the written order is the caller’s: a submission in another order keeps it, and only `needs` moves a task, each move shown', async () => {
     const s = await sessionClient(server);
-    const written: RunTask[] = [task('deploy'), task('build'), task('test')];
+    const written: ChecklistEntry[] = [task('deploy'), task('build'), task('test')];
     const child = async () => {
       const run = await startRun(s, { taskContext: { tasks: written } });
       await s.client.runs.name({ runId: run.id, name: 'Ship it' });
@@ -296,7 +296,11 @@ describe('6. child runs with a task context', () => {
 
     // Another order with no prerequisite behind it: the written order stands, and the answer says why.
     const shuffled = await child();
-    const kept = await s.client.runs.intake({ ...base, runId: shuffled.id, tasks: [written[2], written[0], written[1]] as RunTask[] });
+    const kept = await s.client.runs.intake({
+      ...base,
+      runId: shuffled.id,
+      tasks: [written[2], written[0], written[1]] as ChecklistEntry[],
+    });
     expect(kept.tasks).toEqual(written);
     expect(kept.moves).toEqual([]);
     expect(kept.current?.action).toBe('Do step deploy');
@@ -310,7 +314,7 @@ describe('6. child runs with a task context', () => {
     const viaNeeds = await s.client.runs.intake({
       ...base,
       runId: reordered.id,
-      tasks: [written[2], written[0], written[1]] as RunTask[],
+      tasks: [written[2], written[0], written[1]] as ChecklistEntry[],
       needs: [{ task: 2, needs: [1] }],
       remarks: [{ text: 'Deploy from the release branch', tasks: [2] }],
     });
@@ -335,7 +339,7 @@ describe('6. child runs with a task context', () => {
     );
     await new Promise((r) => setTimeout(r, 300));
 
-    const child = await startRun(s, { parentExecutionId: parent.id, taskContext: { tasks: [ready[0] as RunTask] } });
+    const child = await startRun(s, { parentExecutionId: parent.id, taskContext: { tasks: [ready[0] as ChecklistEntry] } });
     await s.client.runs.name({ runId: child.id, name: 'Verify the requirement' });
     const taken = await s.client.runs.intake({
       runId: child.id,

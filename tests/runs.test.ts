@@ -1,5 +1,5 @@
 // Black-box tests of checklist runs (seed 002) over HTTP: start, intake and ordering, steps, revision, limits, tools.
-import type { RunTask } from '@agent-tasks/schema';
+import type { ChecklistEntry } from '@agent-tasks/schema';
 import { createClient, openSessionClient, refusalOf, runTools } from '@agent-tasks/sdk';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
@@ -24,7 +24,7 @@ afterAll(() => server.stop());
 
 const tasks = (n: number) => Array.from({ length: n }, (_, i) => stepTask(i + 1));
 
-async function runWith(s: Session, list: RunTask[], extra: Record<string, unknown> = {}) {
+async function runWith(s: Session, list: ChecklistEntry[], extra: Record<string, unknown> = {}) {
   const run = await startQuietRun(s);
   return nameAndIntake(s.client, {
     runId: run.id,

@@ -141,7 +141,7 @@ describe('agent-tasks hook codex', () => {
     const { token } = await agent.sessions.open({ title: 'MCP' });
     const tools = createClient({ url: server.url, token });
     const first = await tools.tasks.create({ listName, subject: 'Migrate the invoices table' });
-    const claude = { sessionId: randomUUID(), cwd };
+    const claude = { sessionId: randomUUID(), cwd, listName };
     await silent('claude-code', claudeTaskCreate(claude, '1', { subject: 'Add the tax column', description: '' }), {
       CLAUDE_CODE_TASK_LIST_ID: listName,
     });

@@ -1,8 +1,10 @@
 // Pack-and-install test of @agent-tasks/sdk: `pnpm pack` (which builds it), publint and attw on the tarball, `npm install`
 // of the tarball into a project outside the workspace, a strict type-check (wrong argument types must fail), the
-// compiled program run against a real server, and the installed `agent-tasks-mcp` bin speaking MCP over stdio.
+// compiled program run against a real server, and the installed `agent-tasks-mcp` bin speaking MCP over stdio. Then
+// `npm install -g` of the tarball (into a prefix of its own): its `agent-tasks` command runs Codex's hook against the
+// server, installs hooks pointing at itself, and refuses the server package's `agent-tasks` beside it (npm's EEXIST).
 import { execFile, spawn } from 'node:child_process';
-import { copyFileSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { copyFileSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { builtinModules } from 'node:module';
 import os from 'node:os';
 import path from 'node:path';
@@ -127,7 +129,14 @@ describe('the packed tarball', () => {
     const report = JSON.parse(attw.stdout) as {
       analysis: { entrypoints: Record<string, unknown>; problems: { resolutionKind?: string }[] };
     };
-    expect(Object.keys(report.analysis.entrypoints).sort()).toEqual(['.', './cli', './mcp', './opencode', './package.json']);
+    expect(Object.keys(report.analysis.entrypoints).sort()).toEqual([
+      '.',
+      './cli',
+      './mcp',
+      './opencode',
+      './package.json',
+      './stream-link',
+    ]);
     // The ESM-only profile ignores CommonJS `require` and node10 resolution; nothing else may be reported.
     expect(report.analysis.problems.filter((p) => !['node10', 'node16-cjs'].includes(p.resolutionKind ?? ''))).toEqual([]);
   });
@@ -138,7 +147,11 @@ describe('installed with npm in a project outside the workspace', () => {
     const manifest = JSON.parse(readFileSync(path.join(installed(), 'package.json'), 'utf8')) as Record<string, unknown>;
     expect(manifest).not.toHaveProperty('private');
     expect(manifest).toMatchObject({ name: '@agent-tasks/sdk', version: sdkManifest.version, type: 'module', engines: { node: '>=20' } });
-    expect(manifest.bin).toEqual({ 'agent-tasks-mcp': './bin/agent-tasks-mcp.js', 'agent-tasks-files': './bin/agent-tasks-files.js' });
+    expect(manifest.bin).toEqual({
+      'agent-tasks': './bin/agent-tasks.cjs',
+      'agent-tasks-mcp': './bin/agent-tasks-mcp.js',
+      'agent-tasks-files': './bin/agent-tasks-files.js',
+    });
     expect(manifest.dependencies).toEqual(sdkManifest.dependencies);
     for (const field of ['dependencies', 'devDependencies', 'peerDependencies', 'optionalDependencies']) {
       expect(
@@ -154,7 +167,13 @@ describe('installed with npm in a project outside the workspace', () => {
     // Every import of the built files, JS and .d.ts: a node builtin, a declared dependency, or a file of dist itself.
     const dist = path.join(installed(), 'dist');
     const files = readdirSync(dist);
-    expect(files.filter((f) => f.endsWith('.d.ts')).sort()).toEqual(['cli.d.ts', 'index.d.ts', 'mcp.d.ts', 'opencode.d.ts']);
+    expect(files.filter((f) => f.endsWith('.d.ts')).sort()).toEqual([
+      'cli.d.ts',
+      'index.d.ts',
+      'mcp.d.ts',
+      'opencode.d.ts',
+      'stream-link.d.ts',
+    ]);
     const allowed = new Set([...Object.keys(sdkManifest.dependencies), ...builtinModules, ...builtinModules.map((m) => `node:${m}`)]);
     for (const file of files) {
       const text = readFileSync(path.join(dist, file), 'utf8');
@@ -168,7 +187,8 @@ describe('installed with npm in a project outside the workspace', () => {
         const name = specifier.startsWith('@') ? specifier.split('/').slice(0, 2).join('/') : (specifier.split('/')[0] as string);
         expect(allowed.has(name) || allowed.has(specifier), `${file} imports ${specifier}`).toBe(true);
       }
-      expect(text, file).not.toMatch(/@agent-tasks\/(?!sdk)|prisma|apps\/server|\btsx\b/i);
+      // Its help names the server package (public too); no other package of ours, no server code.
+      expect(text, file).not.toMatch(/@agent-tasks\/(?!sdk|server\b)|prisma|apps\/server|\btsx\b/i);
       if (file === 'index.d.ts') expect(specifiers).toContain('@trpc/client');
     }
   });
@@ -304,4 +324,123 @@ describe('installed with npm in a project outside the workspace', () => {
     expect(bogus).toMatchObject({ code: 1, stdout: '' });
     expect(bogus.stderr).toMatch(/^Error: Unknown option '--bogus'/);
   });
+});
+
+/** Runs `command` with `input` on its standard input. */
+function runWith(command: string, args: string[], options: { cwd: string; env?: Record<string, string>; input: string }): Promise<Ran> {
+  return new Promise((resolve) => {
+    const child = execFile(command, args, { cwd: options.cwd, env: { ...cleanEnv, ...options.env } }, (error, stdout, stderr) => {
+      resolve({ code: error ? (typeof error.code === 'number' ? Number(error.code) : 1) : 0, stdout, stderr });
+    });
+    child.stdin?.end(options.input);
+  });
+}
+
+describe('installed globally with `npm install -g`: the `agent-tasks` client command, no clone, no server', () => {
+  let prefix: string;
+  const command = () => path.join(prefix, 'bin/agent-tasks');
+  const codexPayload = (name: string, extra: Record<string, unknown>) => ({
+    ...(JSON.parse(readFileSync(path.join(repoRoot, 'tests/fixtures/codex', `${name}.json`), 'utf8')) as Record<string, unknown>),
+    ...extra,
+  });
+
+  beforeAll(async () => {
+    prefix = path.join(work, 'global');
+    await timed('npm install -g', () =>
+      succeed('npm', ['install', '-g', '--prefix', prefix, '--no-audit', '--no-fund', '--prefer-offline', tarball], { cwd: work }),
+    );
+  }, 300_000);
+
+  it('links agent-tasks, agent-tasks-mcp and agent-tasks-files; --help names the client commands and the server package', async () => {
+    for (const name of ['agent-tasks', 'agent-tasks-mcp', 'agent-tasks-files'])
+      expect(existsSync(path.join(prefix, 'bin', name)), name).toBe(true);
+    const help = await run(command(), ['--help'], { cwd: work });
+    expect(help).toMatchObject({ code: 0, stderr: '' });
+    expect(help.stdout).toMatch(
+      /^usage: agent-tasks <command> \(the client commands of @agent-tasks\/sdk; the server is @agent-tasks\/server\)/,
+    );
+    for (const line of [
+      'hook claude-code|codex|gemini',
+      'hook install <runtime>',
+      'hook uninstall <runtime>',
+      'mcp [--url <url>]',
+      'tasks import|export|mirror',
+    ])
+      expect(help.stdout).toContain(`  ${line}`);
+    expect(await run(command(), ['--version'], { cwd: work })).toMatchObject({ code: 0, stdout: `${sdkManifest.version}\n` });
+    const serve = await run(command(), ['serve'], { cwd: work });
+    expect(serve).toMatchObject({ code: 2, stdout: '' });
+    expect(serve.stderr).toMatch(
+      /^Error: unknown command "serve"; the server's commands \(serve, keys, migrate\) are in @agent-tasks\/server\n/,
+    );
+  });
+
+  it("runs Codex's hook against the server: the plan recorded, given back at SessionStart; a server down costs exit 0", async () => {
+    const { token } = await adminClient(server).keys.create({ name: 'global hook', role: 'agent' });
+    const env = { AGENT_TASKS_URL: server.url, AGENT_TASKS_TOKEN: token };
+    const sessionId = `global-${Date.now()}`;
+    const cwd = mkdtempSync(path.join(work, 'project-'));
+    const plan = await runWith(command(), ['hook', 'codex'], {
+      cwd,
+      env,
+      input: JSON.stringify(codexPayload('post-tool-use-update-plan', { session_id: sessionId, cwd })),
+    });
+    expect(plan).toEqual({ code: 0, stdout: '', stderr: '' });
+    const start = await runWith(command(), ['hook', 'codex'], {
+      cwd,
+      env,
+      input: JSON.stringify(codexPayload('session-start', { session_id: sessionId, cwd, source: 'resume' })),
+    });
+    expect(start).toMatchObject({ code: 0, stderr: '' });
+    expect(JSON.parse(start.stdout)).toMatchObject({
+      hookSpecificOutput: { hookEventName: 'SessionStart', additionalContext: expect.stringMatching(/^Todo list of this chat/) },
+    });
+    const down = await runWith(command(), ['hook', 'codex'], {
+      cwd,
+      env: { AGENT_TASKS_URL: 'http://127.0.0.1:9', AGENT_TASKS_TOKEN: token },
+      input: JSON.stringify(codexPayload('session-start', { session_id: sessionId, cwd })),
+    });
+    expect(down).toMatchObject({ code: 0, stdout: '' });
+    expect(down.stderr.trim().split('\n')).toHaveLength(1);
+  });
+
+  it('hook install writes hooks that run this command, and an opencode plugin importing the installed SDK; uninstall removes them', async () => {
+    const cwd = mkdtempSync(path.join(work, 'project-'));
+    expect(await run(command(), ['hook', 'install', 'gemini'], { cwd })).toMatchObject({ code: 0, stderr: '' });
+    const settings = readFileSync(path.join(cwd, '.gemini/settings.json'), 'utf8');
+    expect(settings).toContain(`${process.execPath} ${command()} hook gemini`);
+    expect(await run(command(), ['hook', 'install', 'opencode'], { cwd })).toMatchObject({ code: 0, stderr: '' });
+    const plugin = readFileSync(path.join(cwd, '.opencode/plugins/agent-tasks.js'), 'utf8');
+    expect(plugin).toContain(`from "file://${path.join(prefix, 'lib/node_modules/@agent-tasks/sdk/dist/opencode.js')}"`);
+    const bad = await run(command(), ['hook', 'install', 'cursor'], { cwd });
+    expect(bad).toEqual({
+      code: 2,
+      stdout: '',
+      stderr: 'Error: unknown runtime "cursor"; expected one of claude-code, codex, gemini, opencode.\n',
+    });
+    for (const runtime of ['gemini', 'opencode'])
+      expect(await run(command(), ['hook', 'uninstall', runtime], { cwd })).toMatchObject({ code: 0 });
+    expect(existsSync(path.join(cwd, '.gemini/settings.json'))).toBe(false);
+    expect(existsSync(path.join(cwd, '.opencode/plugins/agent-tasks.js'))).toBe(false);
+  });
+
+  it("npm refuses @agent-tasks/server's `agent-tasks` beside the SDK's (EEXIST) and leaves the SDK's command as it was", async () => {
+    const packed = path.join(work, 'server-tarball');
+    mkdirSync(packed);
+    await timed('pnpm pack of the server', () =>
+      succeed('pnpm', ['pack', '--pack-destination', packed], { cwd: path.join(repoRoot, 'apps/server') }),
+    );
+    const serverTarball = path.join(packed, readdirSync(packed).find((name) => name.endsWith('.tgz')) ?? 'none');
+    const both = await timed('npm install -g of the server beside the SDK', () =>
+      run('npm', ['install', '-g', '--prefix', prefix, '--no-audit', '--no-fund', '--prefer-offline', '--ignore-scripts', serverTarball], {
+        cwd: work,
+      }),
+    );
+    expect(both.code).not.toBe(0);
+    expect(both.stderr).toContain('EEXIST');
+    expect(both.stderr).toContain(path.join(prefix, 'bin/agent-tasks'));
+    expect((await run(command(), ['--help'], { cwd: work })).stdout).toMatch(
+      /^usage: agent-tasks <command> \(the client commands of @agent-tasks\/sdk/,
+    );
+  }, 300_000);
 });

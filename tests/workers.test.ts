@@ -9,6 +9,7 @@ import { adminClient, countRows, sessionClient } from './support/fixtures.ts';
 import { type PinnedConnection, connectionsOnWorkers, pinnedConnection } from './support/pinned-connection.ts';
 import { type RunningServer, agentTasksBin, startServer } from './support/server.ts';
 import { startReceiver, waitFor } from './support/webhook-receiver.ts';
+import { guardMs } from './support/time-guard.ts';
 
 let server: RunningServer;
 const open: PinnedConnection[] = [];
@@ -44,7 +45,7 @@ sqliteOnly('agent-tasks serve --workers 2', () => {
     expect(server.output()).toMatch(/listening on http:\/\/127\.0\.0\.1:\d+ \(2 workers, ready in \d+ ms\)/);
   });
 
-  it('a write through one worker reaches an SSE subscriber on the other within 100 ms, every one in order', async () => {
+  it('a write through one worker reaches an SSE subscriber on the other promptly (target 100 ms), every one in order', async () => {
     const s = await sessionClient(server, 'watched across workers');
     const [watcher, writer] = await bothWorkers();
     const viewer = (await adminClient(server).keys.create({ name: 'dashboard', role: 'viewer' })).token;
@@ -55,13 +56,13 @@ sqliteOnly('agent-tasks serve --workers 2', () => {
     for (let n = 1; n <= 20; n++) {
       const { revision } = await writer.mutate<{ revision: number }>('todos.write', { todos: list(n) }, s.token);
       const acknowledged = performance.now();
-      const event = await waitFor(`event ${revision}`, () => stream.events.find((e) => e.id === String(revision)), 5_000, 1);
+      const event = await waitFor(`event ${revision}`, () => stream.events.find((e) => e.id === String(revision)), guardMs(1_000), 1);
       delays.push(Math.max(0, event.at - acknowledged));
     }
     stream.stop();
     expect(stream.events.map((e) => e.id)).toEqual(Array.from({ length: 20 }, (_, i) => String(i + 1)));
     expect((stream.events[19]?.data as { items: unknown[] }).items).toEqual(list(20));
-    expect(Math.max(...delays)).toBeLessThan(100);
+    expect(Math.max(...delays)).toBeLessThan(guardMs(100));
   });
 
   it('a key revoked through one worker is refused by the other within 1 s', async () => {
@@ -82,7 +83,7 @@ sqliteOnly('agent-tasks serve --workers 2', () => {
       1_000,
       5,
     );
-    expect(performance.now() - revokedAt).toBeLessThan(1_000);
+    expect(performance.now() - revokedAt).toBeLessThan(guardMs(1_000));
     expect(JSON.parse(refusal.body).error.message).toBe('Error: unauthorized: this API key has been revoked.');
   });
 
@@ -119,14 +120,14 @@ sqliteOnly('agent-tasks serve --workers 2', () => {
 
     await b.mutate('keys.revoke', { id: viewer.key.id }, server.adminKey);
     const revokedAt = performance.now();
-    await waitFor("the revoked key's stream ended", () => viewerStream!.endedAt !== null, 3_000);
-    expect(viewerStream!.endedAt! - revokedAt).toBeLessThan(1_000);
+    await waitFor("the revoked key's stream ended", () => viewerStream!.endedAt !== null, guardMs(1_000));
+    expect(viewerStream!.endedAt! - revokedAt).toBeLessThan(guardMs(1_000));
 
     expect([droppedStream, keptStream].map((stream) => stream!.endedAt)).toEqual([null, null]);
     for (let i = 0; i < 20; i++) await b.mutate('sessions.open', { externalId: 'across-workers' }, agent);
     const droppedAt = performance.now();
-    await waitFor("the dropped token's stream ended", () => droppedStream!.endedAt !== null, 3_000);
-    expect(droppedStream!.endedAt! - droppedAt).toBeLessThan(1_000);
+    await waitFor("the dropped token's stream ended", () => droppedStream!.endedAt !== null, guardMs(1_000));
+    expect(droppedStream!.endedAt! - droppedAt).toBeLessThan(guardMs(1_000));
 
     // The session's first token still streams: a task created through the other worker reaches it.
     await b.mutate('tasks.create', { ...watched, subject: 'Still watched' }, first.token);
@@ -153,7 +154,7 @@ sqliteOnly('agent-tasks serve --workers 2', () => {
         5,
       );
     }
-    expect(performance.now() - revokedAt).toBeLessThan(1_000);
+    expect(performance.now() - revokedAt).toBeLessThan(guardMs(1_000));
   });
 
   it('writers racing on one base revision through both workers: exactly one wins, the rest are refused as stale', async () => {

@@ -1,12 +1,16 @@
-// The baselines as their own processes, for the load generator: `tsx baseline-server.ts bare|noop-trpc [port]`.
-// bare: node:http reading and parsing the JSON body, answering a fixed body. noop-trpc: a tRPC mutation that does
-// nothing, served by the server's own HTTP stack (admission, Hono, @hono/trpc-server, request ids, access log, body
-// limit).
+// The baselines as their own processes, for the load generator: `tsx baseline-server.ts bare|bare-trpc|noop-trpc [port]`.
+// bare: node:http reading and parsing the JSON body, answering a fixed body. bare-trpc: a tRPC mutation with a zod input
+// of the 10-item todo list on plain `@hono/trpc-server` + `@hono/node-server` (nothing of ours). noop-trpc: the same
+// mutation doing nothing, served by the server's own HTTP stack (front door, admission, Hono, request ids, access log,
+// body limit, input guard, context).
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { admitted, createHttpApp, createLogger, inFlightRequests, publicProcedure, router } from '@agent-tasks/server';
+import { createHttpApp, createLogger, inFlightRequests, publicProcedure, requestPipeline, router } from '@agent-tasks/server';
 import { createAdaptorServer } from '@hono/node-server';
 import { bareHandler } from './bare-http-server.ts';
+import { trpcServer } from '@hono/trpc-server';
+import { initTRPC } from '@trpc/server';
+import { Hono } from 'hono';
 import { z } from 'zod';
 
 /** What a todos.write answers, byte for byte the same size, for the bare server. */
@@ -22,9 +26,23 @@ const ANSWER = JSON.stringify({
 
 const bare = () => http.createServer(bareHandler(ANSWER));
 
+/** The same 10-item list contract in both tRPC baselines (zod parse of it: a few µs). */
+const todoList = z.object({
+  todos: z.array(z.object({ content: z.string().min(1).max(500), status: z.enum(['pending', 'in_progress', 'completed']) })).max(100),
+});
+
+/** Plain tRPC on plain Hono: what a call costs on this framework before anything of ours. */
+function bareTrpc() {
+  const t = initTRPC.create();
+  const bareRouter = t.router({ noop: t.procedure.input(todoList).mutation(() => ({ ok: true as const })) });
+  const app = new Hono().use('/trpc/*', trpcServer({ router: bareRouter, endpoint: '/trpc' }));
+  // @hono/node-server's defaults, as a project that just uses it gets them.
+  return createAdaptorServer({ fetch: app.fetch });
+}
+
 const noopRouter = router({
   noop: publicProcedure
-    .input(z.unknown())
+    .input(todoList)
     .output(z.object({ ok: z.literal(true) }))
     .mutation(() => ({ ok: true as const })),
 });
@@ -42,14 +60,31 @@ function noopTrpc() {
     webRoot: '/nonexistent',
     router: noopRouter,
   });
-  // Admission as `agent-tasks serve` sets it by default (64 at once, a 5 s line).
-  const gate = admitted(app.fetch, { concurrency: 64, maxWaitMs: 5_000 });
-  return createAdaptorServer({ fetch: (request, env) => gate.fetch(request, env), overrideGlobalObjects: false });
+  // The same pipeline as `agent-tasks serve` with its defaults (front door, admission 64 at once and a 5 s line); the
+  // token lookup answers at once (a cached caller), as it does for a token the server has seen.
+  const pipeline = requestPipeline(app.fetch, {
+    maxConcurrent: 64,
+    maxQueueMs: 5_000,
+    maxQueue: 2_000,
+    unauthenticatedConcurrent: 8,
+    frontDoor: {
+      clientAddress: (peer) => peer,
+      verify: async () => true,
+      maxBodyBytes: 16 * 1024 * 1024,
+      tooLargeMessage: 'Error: too large.',
+      minBytesPerSecond: 1_024,
+      graceMs: 3_000,
+      maxUnauthenticatedBodies: 16,
+      maxBufferedBytes: 256 * 1024 * 1024,
+    },
+    log,
+  });
+  return http.createServer(pipeline.listener);
 }
 
 const kind = process.argv[2];
-const server = kind === 'bare' ? bare() : kind === 'noop-trpc' ? noopTrpc() : null;
-if (!server) throw new Error('usage: baseline-server.ts bare|noop-trpc [port]');
+const server = kind === 'bare' ? bare() : kind === 'bare-trpc' ? bareTrpc() : kind === 'noop-trpc' ? noopTrpc() : null;
+if (!server) throw new Error('usage: baseline-server.ts bare|bare-trpc|noop-trpc [port]');
 server.listen(Number(process.argv[3] ?? 0), '127.0.0.1', () => {
   const { port } = server.address() as AddressInfo;
   process.stderr.write(`listening on http://127.0.0.1:${port}\n`);

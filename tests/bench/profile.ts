@@ -1,20 +1,49 @@
 // `pnpm bench:profile`: a CPU profile of one server process (node --cpu-prof) under 32 connections of todos.write
 // from wrk, and its top entries (self time by package and by function). BENCH_SECONDS sets the length (default 20).
-import { mkdtempSync, readFileSync, readdirSync, rmSync } from 'node:fs';
+// `pnpm bench:profile -- noop` profiles the no-op mutation on our stack instead (the bench's baseline server);
+// `pnpm bench:profile -- postgres` the same todos.write on a PostgreSQL database (embedded) instead of SQLite.
+import { copyFileSync, mkdtempSync, readFileSync, readdirSync, rmSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { createClient, openSessionClient } from '@agent-tasks/sdk';
+import { createTestDatabase, stopTestPostgres } from '../support/postgres.ts';
 import { summarize } from './cpu-profile-top.ts';
-import { startAgentTasks } from './server-process.ts';
+import { type ServerProcess, startAgentTasks, startBaseline } from './server-process.ts';
 import { listAt } from './todo-lists.ts';
 import { wrk, writeRequests } from './wrk.ts';
 
 const seconds = Number(process.env.BENCH_SECONDS ?? 20);
 const dir = mkdtempSync(path.join(os.tmpdir(), 'agent-tasks-profile-'));
-const adminKey = `atk_profile_${Date.now()}_0123456789`;
+const adminKey = `atk_profile_${Math.random().toString(36).slice(2)}_${Date.now()}`;
+const noop = process.argv.slice(2).includes('noop');
+const postgres = process.argv.slice(2).includes('postgres') ? await createTestDatabase() : null;
+
+/** The no-op mutation on our whole stack, the same 10-item body as todos.write. */
+async function noopRequests(server: ServerProcess, file: string) {
+  void server;
+  writeRequests(file, [{ method: 'POST', path: '/trpc/noop', token: 'x', body: { todos: listAt(5) } }]);
+}
+
 try {
+  if (noop) {
+    const server = await startBaseline('noop-trpc', ['--cpu-prof', `--cpu-prof-dir=${dir}`]);
+    const file = path.join(dir, 'noop');
+    await noopRequests(server, file);
+    const result = await wrk({ url: server.url, file, connections: 32, seconds });
+    await server.stop();
+    await new Promise((resolve) => setTimeout(resolve, 1_000));
+    const profile = readdirSync(dir).find((f) => f.endsWith('.cpuprofile'));
+    if (!profile) throw new Error('no .cpuprofile written');
+    if (process.env.BENCH_PROFILE_KEEP) copyFileSync(path.join(dir, profile), process.env.BENCH_PROFILE_KEEP);
+    process.stdout.write(
+      `no-op mutation on our stack, 32 connections, ${seconds} s: ${Math.round(result.perSecond)} req/s (profiler on)\n\n`,
+    );
+    process.stdout.write(`${summarize(JSON.parse(readFileSync(path.join(dir, profile), 'utf8')), 30)}\n`);
+    process.exit(0);
+  }
   const server = await startAgentTasks({
     databaseFile: path.join(dir, 'profile.db'),
+    ...(postgres ? { databaseUrl: postgres.url } : {}),
     adminKey,
     workers: 1,
     nodeArgs: ['--cpu-prof', `--cpu-prof-dir=${dir}`],
@@ -38,10 +67,16 @@ try {
   await server.stop();
   const profile = readdirSync(dir).find((f) => f.endsWith('.cpuprofile'));
   if (!profile) throw new Error('no .cpuprofile written');
+  // BENCH_PROFILE_KEEP=<file>: keep the profile (for DevTools or a closer look at who called what).
+  if (process.env.BENCH_PROFILE_KEEP) copyFileSync(path.join(dir, profile), process.env.BENCH_PROFILE_KEEP);
   process.stdout.write(
-    `todos.write, 32 connections, ${seconds} s: ${Math.round(result.perSecond)} writes/s, p50 ${result.p50} ms, p99 ${result.p99} ms (profiler on)\n\n`,
+    `todos.write${postgres ? ' on PostgreSQL' : ''}, 32 connections, ${seconds} s: ${Math.round(result.perSecond)} writes/s, p50 ${result.p50} ms, p99 ${result.p99} ms (profiler on)\n\n`,
   );
   process.stdout.write(`${summarize(JSON.parse(readFileSync(path.join(dir, profile), 'utf8')), 25)}\n`);
 } finally {
   rmSync(dir, { recursive: true, force: true });
+  if (postgres) {
+    await postgres.drop();
+    await stopTestPostgres();
+  }
 }

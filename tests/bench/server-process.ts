@@ -115,9 +115,9 @@ export async function startAgentTasks(options: {
   return handle(child, url);
 }
 
-/** A baseline server (baseline-server.ts): `bare` node:http or a `noop-trpc` mutation on the same HTTP stack. */
-export async function startBaseline(kind: 'bare' | 'noop-trpc') {
-  const child = spawn(process.execPath, ['--import', 'tsx', baselineScript, kind, '0'], {
+/** A baseline server (baseline-server.ts): `bare` node:http, plain tRPC (`bare-trpc`) or a `noop-trpc` mutation on our stack. */
+export async function startBaseline(kind: 'bare' | 'bare-trpc' | 'noop-trpc', nodeArgs: string[] = []) {
+  const child = spawn(process.execPath, [...nodeArgs, '--import', 'tsx', baselineScript, kind, '0'], {
     cwd: repoRoot,
     env: { ...process.env, LOG_FORMAT: 'json' },
     stdio: ['ignore', 'pipe', 'pipe'],

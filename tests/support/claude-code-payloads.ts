@@ -4,17 +4,26 @@
 import { randomUUID } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
+import { projectListName } from '@agent-tasks/sdk';
 
 export type Todo = { content: string; status: 'pending' | 'in_progress' | 'completed'; activeForm: string };
 
 export interface ClaudeSession {
   sessionId: string;
   cwd: string;
+  /** The project's task list, where the hook mirrors the session's tasks (no AGENT_TASKS_LIST or CLAUDE_CODE_TASK_LIST_ID). */
+  listName: string;
   /** Set inside a subagent. */
   agent?: { id: string; type: string };
 }
 
-export const claudeSession = (cwd = '/home/dev/projects/shop-api'): ClaudeSession => ({ sessionId: randomUUID(), cwd });
+/** A Claude Code session; by default in a project of its own (a folder shop-api under a fresh path), so each test's
+ * tasks are a list of their own. */
+export const claudeSession = (cwd = `/home/dev/projects/${randomUUID().slice(0, 8)}/shop-api`): ClaudeSession => ({
+  sessionId: randomUUID(),
+  cwd,
+  listName: projectListName(cwd, {}),
+});
 
 const common = (s: ClaudeSession, event: string) => ({
   session_id: s.sessionId,

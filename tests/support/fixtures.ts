@@ -1,6 +1,6 @@
 // Shared test fixtures: clients, exact-refusal helpers, row counts (support/database.ts), todo lists, checklist tasks, run starts.
 import { createClient, openSessionClient, refusalOf, type AgentTasksClient } from '@agent-tasks/sdk';
-import type { RunTask } from '@agent-tasks/schema';
+import type { ChecklistEntry } from '@agent-tasks/schema';
 import { expect } from 'vitest';
 import type { RunningServer } from './server.ts';
 
@@ -8,7 +8,7 @@ export function adminClient(server: RunningServer) {
   return createClient({ url: server.url, token: server.adminKey });
 }
 
-export async function keyClient(server: RunningServer, role: 'admin' | 'agent' | 'viewer') {
+export async function keyClient(server: RunningServer, role: 'admin' | 'agent' | 'member' | 'viewer') {
   const { token } = await adminClient(server).keys.create({ name: `${role} key`, role });
   return createClient({ url: server.url, token });
 }
@@ -52,10 +52,10 @@ export type { AgentTasksClient };
 export type Session = Awaited<ReturnType<typeof sessionClient>>;
 
 /** Checklist task `n`: "Do step n", expected "Step n is done". */
-export const stepTask = (n: number | string): RunTask => ({ action: `Do step ${n}`, expected_result: `Step ${n} is done` });
+export const stepTask = (n: number | string): ChecklistEntry => ({ action: `Do step ${n}`, expected_result: `Step ${n} is done` });
 
 /** Prepares a start without the notification check (a top-level run unless told) and executes it: the run is in intake. */
-export async function startQuietRun(s: Session, extra: { parentExecutionId?: string; taskContext?: { tasks: RunTask[] } } = {}) {
+export async function startQuietRun(s: Session, extra: { parentExecutionId?: string; taskContext?: { tasks: ChecklistEntry[] } } = {}) {
   const { startAttemptId } = await s.client.runs.prepare({ parentExecutionId: 'none', skipNotificationCheck: true, ...extra });
   return s.client.runs.execute({ startAttemptId });
 }

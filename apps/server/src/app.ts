@@ -1,8 +1,7 @@
 // Builds the running service: database (migrated), dependencies, first-run bootstrap, HTTP server, graceful shutdown.
 import type { AddressInfo } from 'node:net';
 import { type Clock, type Deps, workspaces } from '@agent-tasks/core';
-import { type IncomingMessage, createServer } from 'node:http';
-import { getRequestListener } from '@hono/node-server';
+import { createServer } from 'node:http';
 import { type ActorCache, actorCache } from './adapters/actor-cache.ts';
 import { type LiveEvents, inProcessLiveEvents } from './adapters/live-events.ts';
 import { liveStreams } from './adapters/live-streams.ts';
@@ -22,9 +21,8 @@ import { migrationsDir as defaultMigrationsDir, webRoot as defaultWebRoot } from
 import { migrationState, pendingMigrations } from './db/migration-state.ts';
 import { applyMigrations } from './db/schema-engine.ts';
 import { MAX_BODY_BYTES, TOO_LARGE_MESSAGE, createHttpApp } from './http/http-app.ts';
-import { UNAUTHENTICATED_BUSY_MESSAGE, admitted } from './http/admission.ts';
 import { clientAddressReader } from './http/client-address.ts';
-import { factsOf, frontDoor } from './http/front-door.ts';
+import { requestPipeline } from './http/request-pipeline.ts';
 import { inFlightRequests } from './http/in-flight.ts';
 import { runPageUrl } from './http/run-page-url.ts';
 import { type Logger, createLogger } from './logger.ts';
@@ -35,7 +33,7 @@ import { prismaMcpSessionRepository } from './repositories/prisma-mcp-session-re
 import { prismaStore } from './repositories/prisma-store.ts';
 import { startNotificationWorker } from './workers/notification-worker.ts';
 import { repeatedFailureLog } from './repeated-failure-log.ts';
-import { answerClientErrors, requestErrorAnswer } from './http/client-errors.ts';
+import { answerClientErrors } from './http/client-errors.ts';
 
 export interface AppOptions {
   databaseFile: string;
@@ -210,7 +208,7 @@ export async function startApp(options: AppOptions): Promise<App> {
     onForget: (tokenHashes) => streams.forget(tokenHashes),
   });
   actors = cache;
-  const webhooks = fetchWebhookSender({
+  const channelSender = fetchWebhookSender({
     connectTimeoutMs: options.webhooks?.connectTimeoutMs ?? 3_000,
     timeoutMs: options.webhooks?.timeoutMs ?? 10_000,
     maxResponseBytes: options.webhooks?.maxResponseBytes ?? 16_384,
@@ -233,7 +231,7 @@ export async function startApp(options: AppOptions): Promise<App> {
     leaseMs: Math.max(options.imports?.leaseMs ?? 10_000, 2 * (options.busyTimeoutMs ?? DEFAULT_BUSY_TIMEOUT_MS)),
     waitMs: options.imports?.waitMs ?? 5_000,
   };
-  const services: Services = { deps, actors: cache, live, streams, log, webhooks, imports, guard, tickets };
+  const services: Services = { deps, actors: cache, live, streams, log, channelSender, imports, guard, tickets };
   // Replicas started together on an empty PostgreSQL database: one creates the first workspace, under a session lock
   // on the writer's one connection (the bootstrap's transaction runs on it too).
   const bootstrap = () => workspaces.bootstrap(deps, options.adminKey);
@@ -261,33 +259,15 @@ export async function startApp(options: AppOptions): Promise<App> {
     ready: () => migrations.check(),
     ...(options.maxBatch ? { maxBatch: options.maxBatch } : {}),
   });
-  const maxQueueMs = options.maxQueueMs ?? 5_000;
-  const maxQueue = options.maxQueue ?? 2_000;
-  // Requests whose headers carry no working token wait in a small line of their own.
-  const gate = admitted(
-    app.fetch,
-    {
-      concurrency: options.maxConcurrent ?? 64,
-      maxWaitMs: maxQueueMs,
-      maxQueue,
-      onShed: (count) => log.warn({ shed: count }, `overloaded: answered ${count} requests 503 in the last interval`),
-    },
-    {
-      takes: (env: unknown) => factsOf((env as { incoming?: IncomingMessage } | undefined)?.incoming)?.authenticated === false,
-      message: UNAUTHENTICATED_BUSY_MESSAGE,
-      options: {
-        concurrency: options.unauthenticated?.maxConcurrent ?? 8,
-        maxWaitMs: maxQueueMs,
-        maxQueue,
-        onShed: (count) => log.warn({ shed: count }, `requests not yet authenticated: answered ${count} requests 503 in the last interval`),
-      },
-    },
-  );
-  // In front of admission: the client's address, its token looked up from the headers, its body read at a minimum rate.
-  const readAddress = clientAddressReader(options.trustedProxies ?? []);
-  const door = frontDoor(
-    {
-      clientAddress: readAddress,
+  // In front of the app: the client's address, its token looked up from the headers, its body read at a minimum rate;
+  // then admission.
+  const pipeline = requestPipeline(app.fetch, {
+    maxConcurrent: options.maxConcurrent ?? 64,
+    maxQueueMs: options.maxQueueMs ?? 5_000,
+    maxQueue: options.maxQueue ?? 2_000,
+    unauthenticatedConcurrent: options.unauthenticated?.maxConcurrent ?? 8,
+    frontDoor: {
+      clientAddress: clientAddressReader(options.trustedProxies ?? []),
       verify: async (address, token) => {
         if (!(await guard.promising(address, token))) return false;
         await cache.resolve(token);
@@ -299,13 +279,9 @@ export async function startApp(options: AppOptions): Promise<App> {
       graceMs: options.bodies?.graceMs ?? 3_000,
       maxUnauthenticatedBodies: options.unauthenticated?.maxBodies ?? 16,
       maxBufferedBytes: options.bodies?.maxBufferedBytes ?? 256 * 1024 * 1024,
-      log,
     },
-    getRequestListener((request, env) => gate.fetch(request, env), {
-      overrideGlobalObjects: false,
-      errorHandler: requestErrorAnswer(log),
-    }),
-  );
+    log,
+  });
   // Sockets that never finish their headers (or their request) are closed, checked every second, instead of being held.
   const server = createServer(
     {
@@ -314,7 +290,7 @@ export async function startApp(options: AppOptions): Promise<App> {
       keepAliveTimeout: options.sockets?.keepAliveTimeoutMs ?? 5_000,
       connectionsCheckingInterval: 1_000,
     },
-    door.handle,
+    pipeline.listener,
   );
   answerClientErrors(server, log);
   await new Promise<void>((resolve, reject) => {
@@ -327,7 +303,7 @@ export async function startApp(options: AppOptions): Promise<App> {
   const worker =
     options.notifications === false
       ? null
-      : startNotificationWorker(deps, webhooks, log, {
+      : startNotificationWorker(deps, channelSender, log, {
           baseMs: options.delivery?.baseMs ?? 1_000,
           maxMs: options.delivery?.maxMs ?? 60_000,
           pollMs: options.delivery?.pollMs === null ? null : (options.delivery?.pollMs ?? 250),
@@ -351,8 +327,7 @@ export async function startApp(options: AppOptions): Promise<App> {
     await Promise.all([mcp.close(), moira.close()]);
     await worker?.stop();
     cache.stop();
-    gate.stop();
-    door.stop();
+    pipeline.stop();
     if ('closeAllConnections' in server) server.closeAllConnections();
     await closed;
     await Promise.all([writer.db.$disconnect(), reader.db.$disconnect(), pgLive?.disconnect()]);

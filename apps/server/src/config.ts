@@ -1,5 +1,4 @@
 // The server's configuration: one zod schema for every environment variable and `serve` flag, with clear refusals.
-import { availableParallelism } from 'node:os';
 import { z } from 'zod';
 import { isAllowListEntry } from './adapters/receiver-address.ts';
 import { databaseFileFrom } from './db/database-file.ts';
@@ -168,6 +167,13 @@ export interface Config {
 }
 
 /** A refused configuration: the message names the variable (or flag) and what it accepts. */
+/**
+ * Processes `serve` runs without --workers: one, the configuration `pnpm bench` measured fastest. SQLite takes one
+ * write at a time, so workers only add hand-offs of its lock and messages through the primary: with two workers no
+ * row of the bench was faster than one process and most were slower (docs/performance.md). `--workers N` stays.
+ */
+export const DEFAULT_WORKERS = 1;
+
 export class ConfigError extends Error {}
 
 /** Flag names of `serve` for each variable they set, so a refusal names what the operator typed. */
@@ -237,7 +243,7 @@ export function loadConfig(env: NodeJS.ProcessEnv, flags: Partial<Record<keyof C
     maxQueue: c.AGENT_TASKS_MAX_QUEUE,
     busyTimeoutMs: c.AGENT_TASKS_BUSY_TIMEOUT_MS,
     imports: { leaseMs: c.AGENT_TASKS_IMPORT_LEASE_MS, waitMs: c.AGENT_TASKS_IMPORT_WAIT_MS },
-    workers: c.AGENT_TASKS_WORKERS ?? (postgres ? 1 : availableParallelism()),
+    workers: c.AGENT_TASKS_WORKERS ?? DEFAULT_WORKERS,
     mcp: {
       perKey: c.AGENT_TASKS_MCP_SESSIONS_PER_KEY,
       perWorkspace: c.AGENT_TASKS_MCP_SESSIONS_PER_WORKSPACE,

@@ -1,5 +1,5 @@
 // Request context: the inner part holds the dependencies; the adapter part reads the bearer token and request id from HTTP.
-import type { Actor, Deps, WebhookSender } from '@agent-tasks/core';
+import type { Actor, Deps, ChannelSender } from '@agent-tasks/core';
 import type { FetchCreateContextFnOptions } from '@trpc/server/adapters/fetch';
 import type { ActorCache } from './adapters/actor-cache.ts';
 import type { LiveEvents } from './adapters/live-events.ts';
@@ -17,7 +17,7 @@ export interface Services {
   /** The live streams this process serves: their caps, and their end when their token stops working. */
   streams: LiveStreams;
   /** Checks and reaches notification receivers (public addresses only, unless allow-listed). */
-  webhooks: WebhookSender;
+  channelSender: ChannelSender;
   /** Task imports: a staging list unwritten for `leaseMs` is a dead import's; a waiting import answers 409 after `waitMs`. */
   imports: { leaseMs: number; waitMs: number };
   /** The brake on failed authentications. */

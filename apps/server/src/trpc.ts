@@ -1,43 +1,24 @@
 // Initialises tRPC once: error formatting (exact refusal texts, stable codes), procedures, stream contracts.
 import { DomainError, isDomainError } from '@agent-tasks/core';
-import { cut, formatZodError, inputProblem, shown } from '@agent-tasks/schema';
+import { inputProblem, shownName } from '@agent-tasks/schema';
 import { initTRPC, type TrackedEnvelope, isTrackedEnvelope } from '@trpc/server';
-import { ZodError, z } from 'zod';
+import { z } from 'zod';
 import { type OpenedStream, whileOpen } from './adapters/live-streams.ts';
 import { authenticate, tokenOf } from './auth/authenticate.ts';
 import type { Context } from './context.ts';
-import { databaseBusy, databaseUnreachable, isDatabaseBusy, isDatabaseUnreachable } from './db/busy.ts';
-import { toTRPCError } from './error-map.ts';
-
-/** The answer's data: the tRPC code and HTTP status, the stable app code and details; never a stack or a file path. */
-function safeData(shape: { data: { code: string; httpStatus: number; path?: string } }, appCode: string | null, details: unknown) {
-  const { code, httpStatus, path } = shape.data;
-  return { code, httpStatus, ...(path === undefined ? {} : { path: cut(path, PATH_MAX) }), appCode, details };
-}
+import { answerFor, errorDataOf, toTRPCError } from './error-map.ts';
 
 /** Longest procedure path echoed: every real one is far shorter; an unknown one is the caller's text, cut like a value. */
 const PATH_MAX = 100;
 
-/** Longest refusal text: values are quoted short (see `shown`); this bounds anything that still echoes input. */
-export const MESSAGE_MAX = 2_000;
-const bounded = (message: string) => (message.length > MESSAGE_MAX ? `${message.slice(0, MESSAGE_MAX)}…` : message);
-
 const t = initTRPC.context<Context>().create({
   // Stack traces stay in the server's log whatever NODE_ENV is.
   isDev: false,
+  // The error boundary's answer in tRPC's shape: the exact text in `message`, the stable code in `data.appCode`.
   errorFormatter({ shape, error, ctx, input }) {
-    const cause = error.cause;
-    if (cause instanceof ZodError)
-      return { ...shape, message: bounded(formatZodError(cause, { input })), data: safeData(shape, 'INVALID_INPUT', null) };
-    if (isDomainError(cause))
-      return { ...shape, message: bounded(cause.message), data: safeData(shape, cause.code, cause.details ?? null) };
-    const message =
-      error.code === 'INTERNAL_SERVER_ERROR'
-        ? `Error: internal server error (request ${ctx?.request.id ?? 'unknown'}).`
-        : error.code === 'NOT_FOUND' && shape.data.path !== undefined && shape.message.startsWith('No procedure found on path')
-          ? `Error: no procedure found on path ${shown(shape.data.path)}.`
-          : publicMessage(error.code, shape.message);
-    return { ...shape, message, data: safeData(shape, null, null) };
+    const path = shape.data.path;
+    const answer = answerFor(error, { requestId: ctx?.request.id, input, path });
+    return { ...shape, message: answer.text, data: errorDataOf(answer, path === undefined ? undefined : shownName(path, PATH_MAX)) };
   },
   sse: {
     ping: { enabled: true, intervalMs: 10_000 },
@@ -45,45 +26,24 @@ const t = initTRPC.context<Context>().create({
   },
 });
 
-/**
- * tRPC's own refusals (unknown procedure, wrong method, unreadable body) keep a short `Error:` text; anything
- * else that is not ours is answered with its code only, so no library or runtime message leaks out.
- */
-function publicMessage(code: string, message: string): string {
-  if (
-    code === 'NOT_FOUND' ||
-    code === 'METHOD_NOT_SUPPORTED' ||
-    code === 'PARSE_ERROR' ||
-    code === 'PAYLOAD_TOO_LARGE' ||
-    code === 'BAD_REQUEST'
-  ) {
-    const text = message.split('\n')[0]?.slice(0, 200) ?? '';
-    return text.startsWith('Error:') ? text : `Error: ${text.charAt(0).toLowerCase()}${text.slice(1)}${/[.!?]$/.test(text) ? '' : '.'}`;
-  }
-  return `Error: ${code.toLowerCase().replaceAll('_', ' ')}.`;
-}
-
 export const router = t.router;
 export const createCallerFactory = t.createCallerFactory;
 
-const domainErrors = t.middleware(async ({ next }) => {
+/**
+ * One middleware for every procedure (each layer costs tRPC a copy of the call's options): first refuses inputs nested
+ * too deep, with unpaired surrogates, NUL characters or prototype keys (see inputProblem), before any contract; then
+ * maps what the procedure threw to its answer.
+ */
+const guarded = t.middleware(async ({ getRawInput, next }) => {
+  const problem = inputProblem(await getRawInput());
+  if (problem) throw toTRPCError(new DomainError('INVALID_INPUT', problem));
   const result = await next();
+  // A domain refusal gets its code's status; the store unavailable (busy, does not answer) is one: 503, not a fault.
   if (!result.ok && isDomainError(result.error.cause)) throw toTRPCError(result.error.cause);
-  // The write lock stayed taken past the busy timeout: 503 with Retry-After (set by the HTTP layer), not a fault.
-  if (!result.ok && isDatabaseBusy(result.error.cause)) throw toTRPCError(databaseBusy());
-  // A PostgreSQL server that does not answer: 503 with Retry-After too (the load balancer's /readyz says the same).
-  if (!result.ok && isDatabaseUnreachable(result.error.cause)) throw toTRPCError(databaseUnreachable());
   return result;
 });
 
-/** Before any contract: refuses inputs nested too deep, with unpaired surrogates, NUL characters or prototype keys (see inputProblem). */
-const inputGuard = t.middleware(async ({ getRawInput, next }) => {
-  const problem = inputProblem(await getRawInput());
-  if (problem) throw new DomainError('INVALID_INPUT', problem);
-  return next();
-});
-
-export const publicProcedure = t.procedure.use(domainErrors).use(inputGuard);
+export const publicProcedure = t.procedure.use(guarded);
 
 export const authedProcedure = publicProcedure.use(async ({ ctx, next, type, signal }) => {
   // A live stream let in by the HTTP layer was authenticated there (a refusal is told here, inside the stream).

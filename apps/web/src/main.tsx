@@ -5,6 +5,7 @@ import { createRoot } from 'react-dom/client';
 import { App } from './app.tsx';
 import { TRPCProvider, queryClient, trpcClient } from './lib/api.ts';
 import './styles.css';
+import './steering.css';
 
 const root = document.getElementById('root');
 if (!root) throw new Error('no #root element');

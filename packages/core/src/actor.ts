@@ -27,8 +27,9 @@ export const sessionActor = (session: SessionRecord, keyId: string): Actor => ({
   agentName: session.agentName ?? session.id,
 });
 
-const rank: Record<Role, number> = { viewer: 0, agent: 1, admin: 2 };
+const rank: Record<Role, number> = { viewer: 0, member: 1, agent: 2, admin: 3 };
 
+/** Refuses a role below `needed` (viewer < member < agent < admin); see `permissions.ts` for what each role may do. */
 export function requireRole(actor: Actor, needed: Role): void {
   if (rank[actor.role] < rank[needed]) {
     const what = actor.role === 'viewer' ? 'viewer keys are read-only' : `this call needs an ${needed} key`;

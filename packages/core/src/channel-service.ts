@@ -2,7 +2,7 @@
 import type { ChannelKind } from '@agent-tasks/schema';
 import { type Actor, requireRole } from './actor.ts';
 import { DomainError } from './errors.ts';
-import type { Deps, LaneShare, StopSignal, WebhookSender } from './ports.ts';
+import type { Deps, LaneShare, StopSignal, ChannelSender } from './ports.ts';
 import type { ChannelRecord, OutboxRecord } from './records.ts';
 import { testPayload } from './channel-payload.ts';
 import { retryDelay } from './run-notifications.ts';
@@ -16,9 +16,9 @@ function unreachable(problem: string) {
 }
 
 /** Adds a channel; its URL must reach a public address after DNS resolution (or one the operator allowed). */
-export async function createChannel(
+export async function create(
   deps: Deps,
-  sender: WebhookSender,
+  sender: ChannelSender,
   actor: Actor,
   input: { name: string; url: string; kind?: ChannelKind | undefined },
 ) {
@@ -37,7 +37,7 @@ export async function createChannel(
   return present(channel);
 }
 
-export async function listChannels(deps: Deps, actor: Actor) {
+export async function list(deps: Deps, actor: Actor) {
   requireRole(actor, 'admin');
   return { channels: (await deps.store.channels.list(actor.workspaceId)).map(present) };
 }
@@ -50,7 +50,7 @@ export async function deleteChannel(deps: Deps, actor: Actor, input: { id: strin
     return found;
   });
   if (!deleted) throw new DomainError('NOT_FOUND', `Error: notification channel ${input.id} not found.`);
-  return listChannels(deps, actor);
+  return list(deps, actor);
 }
 
 /** A test message is one attempt, answered while the admin waits: a shorter timeout than queued deliveries. */
@@ -60,7 +60,7 @@ export const TEST_MESSAGE_TIMEOUT_MS = 5_000;
  * Sends a test message to one channel now, in the channel's kind, and answers whether its receiver accepted it. Not
  * queued and not retried: the answer is the outcome of this one attempt, and nothing is recorded.
  */
-export async function sendTestMessage(deps: Deps, sender: WebhookSender, actor: Actor, input: { id: string }) {
+export async function sendTest(deps: Deps, sender: ChannelSender, actor: Actor, input: { id: string }) {
   requireRole(actor, 'admin');
   const channel = (await deps.store.channels.list(actor.workspaceId)).find((c) => c.id === input.id);
   if (!channel) throw new DomainError('NOT_FOUND', `Error: notification channel ${input.id} not found.`);
@@ -112,7 +112,7 @@ export interface DeliveryAttempt {
  */
 export async function deliverMessage(
   deps: Deps,
-  sender: WebhookSender,
+  sender: ChannelSender,
   policy: DeliveryPolicy,
   message: OutboxRecord,
   signal?: StopSignal,
@@ -142,7 +142,7 @@ export async function deliverMessage(
  */
 export async function deliverLane(
   deps: Deps,
-  sender: WebhookSender,
+  sender: ChannelSender,
   policy: DeliveryPolicy,
   messages: readonly OutboxRecord[],
   signal?: StopSignal,
@@ -197,7 +197,7 @@ export const workspacesAtShare = (share: LaneShare) =>
  * receiver holds up only its own channel. At least once: a message is marked delivered only after its receiver
  * accepted it. (The worker runs lanes without waiting for a whole pass; this is the same work, awaited.)
  */
-export async function deliverDue(deps: Deps, sender: WebhookSender, policy: DeliveryPolicy) {
+export async function deliverDue(deps: Deps, sender: ChannelSender, policy: DeliveryPolicy) {
   const due = await deps.store.outbox.due(deps.clock.now(), policy.batch);
   const counts = await Promise.all([...lanesOf(due).values()].map((lane) => deliverLane(deps, sender, policy, lane)));
   return { attempted: due.length, delivered: counts.reduce((a, b) => a + b, 0) };

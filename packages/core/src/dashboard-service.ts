@@ -1,7 +1,7 @@
 // Reads for the dashboard: the session tree with counts and last activity, task lists, a list's whole graph, the outbox.
-import type { SessionActivity, SessionTreeNode, TaskGraph, TaskGraphNode } from '@agent-tasks/schema';
+import type { SessionTreeNode, TaskGraph, TaskGraphNode } from '@agent-tasks/schema';
 import { type Actor, requireRole } from './actor.ts';
-import type { Deps, EventPublisher } from './ports.ts';
+import type { Deps } from './ports.ts';
 import { presentSession } from './present.ts';
 import { readableSessions } from './session-access.ts';
 import { presentOutboxMessage } from './channel-service.ts';
@@ -9,19 +9,6 @@ import type { SessionRecord, TodoUpdateRecord } from './records.ts';
 import { isResolved, parallelPlan } from './task-graph.ts';
 import { presentTask } from './task-present.ts';
 import { countTodos } from './todo-rules.ts';
-
-export const sessionsTopic = (workspaceId: string) => `sessions:${workspaceId}`;
-
-/** Tells the workspace's readers that one of its sessions changed (opened, a turn, a todo update). */
-export function publishSessionActivity(
-  events: EventPublisher,
-  session: { id: string; workspaceId: string },
-  kind: SessionActivity['kind'],
-  at: Date,
-) {
-  const data: SessionActivity = { sessionId: session.id, kind, at: at.toISOString() };
-  events.publish({ topic: sessionsTopic(session.workspaceId), id: String(at.getTime()), data });
-}
 
 /** Orders sessions as a tree, pre-order: each subagent right after its parent; siblings oldest first. */
 export function sessionTreeOrder(sessions: readonly SessionRecord[]): { session: SessionRecord; depth: number; children: number }[] {

@@ -38,7 +38,7 @@ export const moiraStartInput = z
       skipNotificationCheck: z.boolean({ error: 'Error: invalid input: `skipNotificationCheck` must be true or false.' }).optional(),
       taskContext: runTaskContext.optional().describe("prepare: the caller's ready checklist"),
     },
-    { error: unknownField('{ action, workflowId?, parentExecutionId?, startAttemptId?, skipNotificationCheck?, taskContext? }') },
+    { error: unknownField() },
   )
   .superRefine((input, ctx) => {
     if (input.action === 'prepare') {
@@ -70,7 +70,6 @@ const stepFields = {
     .describe('The step response the current step asks for'),
   teleportTo: z.literal(REVISE_TELEPORT, { error: `Error: invalid input: \`teleportTo\` must be "${REVISE_TELEPORT}".` }).optional(),
 };
-const stepShape = '{ processId, attemptId, input?, teleportTo? }';
 const teleportAlone = (ctx: z.core.$RefinementCtx, field: string) =>
   ctx.addIssue({
     code: 'custom',
@@ -78,7 +77,7 @@ const teleportAlone = (ctx: z.core.$RefinementCtx, field: string) =>
     message: 'Error: invalid input: when teleporting, send no `input`; the revision node presents its own directive.',
   });
 
-export const moiraStepInput = z.strictObject(stepFields, { error: unknownField(stepShape) }).superRefine((step, ctx) => {
+export const moiraStepInput = z.strictObject(stepFields, { error: unknownField() }).superRefine((step, ctx) => {
   if (step.teleportTo && step.input !== undefined) teleportAlone(ctx, 'input');
 });
 
@@ -109,7 +108,7 @@ const besideIds = (args: Record<string, unknown>) => {
 export const moiraStepAccepts = z
   .strictObject(
     { ...stepFields, ...Object.fromEntries(RESPONSE_FIELDS.map((key) => [key, z.unknown().optional()])) },
-    { error: unknownField(stepShape) },
+    { error: unknownField({ unlisted: RESPONSE_FIELDS }) },
   )
   .superRefine((step, ctx) => {
     const beside = besideIds(step);

@@ -277,8 +277,8 @@ export interface StopSignal {
   removeEventListener(type: 'abort', listener: () => void): void;
 }
 
-/** Sends notifications to receivers that may be reached; resolves with the outcome, never throws. */
-export interface WebhookSender {
+/** Sends a notification to a channel (a webhook or a chat service) that may be reached; resolves with the outcome, never throws. */
+export interface ChannelSender {
   /** Why `url` may not receive notifications (credentials, unresolvable, not a public address), or null when it may. */
   check(url: string): Promise<string | null>;
   send(url: string, body: unknown, idempotencyKey: string, options?: { timeoutMs?: number; signal?: StopSignal }): Promise<SendResult>;

@@ -3,7 +3,7 @@ import type {
   ChannelKind,
   Role,
   RunMove,
-  RunTask,
+  ChecklistEntry,
   Task,
   TaskStatus,
   TodoChanges,
@@ -127,7 +127,7 @@ export interface RunStartRecord {
   parentRunId: string | null;
   skipNotificationCheck: boolean;
   /** The caller's ready checklist, handed to the run's intake. */
-  taskContext: RunTask[] | null;
+  taskContext: ChecklistEntry[] | null;
   runId: string | null;
   createdAt: Date;
 }
@@ -161,13 +161,13 @@ export interface RunRecord {
   /** The current step attempt (issued by the run; consumed once by intake, step, teleport or revision); null once completed. */
   attemptId: string | null;
   /** The caller's ready checklist, which intake must submit unchanged. */
-  taskContext: RunTask[] | null;
+  taskContext: ChecklistEntry[] | null;
   /** Child runs that completed. */
   connections: RunConnectionRecord[];
   /** What the last change did besides its own effect; cleared by the next change. */
   notice: string | null;
   /** The authoritative ordered checklist. */
-  tasks: RunTask[];
+  tasks: ChecklistEntry[];
   moves: RunMove[];
   remarks: RunRemark[];
   /** One-based position of the current task; total + 1 once exhausted. */

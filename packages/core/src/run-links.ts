@@ -1,10 +1,8 @@
 // A run's link (/runs/<id>, its card and live view, answered without a key): revoked and restored by an admin.
+import { runLinkTopic } from './live-topics.ts';
 import { type Actor, requireRole } from './actor.ts';
 import { DomainError } from './errors.ts';
 import type { Deps } from './ports.ts';
-
-/** Topic told when a run's link is revoked: the live views opened through it end. */
-export const runLinkTopic = (runId: string) => `run-link:${runId}`;
 
 async function setLink(deps: Deps, actor: Actor, runId: string, enabled: boolean) {
   requireRole(actor, 'admin');

@@ -1,5 +1,5 @@
 // Seed 002's rules for a checklist run: ordering by prerequisites, the cursor and its steps, revision, projections.
-import type { RunMove, RunTask } from '@agent-tasks/schema';
+import type { RunMove, ChecklistEntry } from '@agent-tasks/schema';
 import { DomainError } from './errors.ts';
 import { type Edge, topologicalOrder } from './graph.ts';
 import type { RunRecord, RunRemark } from './records.ts';
@@ -56,7 +56,7 @@ function checkPositions(positions: readonly number[], total: number, field: stri
  * task that came forward past a task written before it names the task that needs it. A task that only took the place
  * a waiting task left is shown by that task's move. Refuses a cycle, naming it.
  */
-export function orderChecklist(tasks: readonly RunTask[], needsInput: readonly { task: number; needs: readonly number[] }[] = []) {
+export function orderChecklist(tasks: readonly ChecklistEntry[], needsInput: readonly { task: number; needs: readonly number[] }[] = []) {
   const total = tasks.length;
   const needs = new Map<number, number[]>();
   for (const { task, needs: list } of needsInput) {
@@ -104,7 +104,7 @@ export function orderChecklist(tasks: readonly RunTask[], needsInput: readonly {
     const because = waiters.has(task) ? waited(task) : cameForward(task);
     if (because) moves.push({ task, from: task, to: index + 1, because });
   });
-  return { order: placed, tasks: placed.map((p) => tasks[p - 1] as RunTask), moves };
+  return { order: placed, tasks: placed.map((p) => tasks[p - 1] as ChecklistEntry), moves };
 }
 
 /** Attaches remarks to the tasks they constrain, given in written positions, translated to executed positions. */
@@ -169,14 +169,14 @@ export function requireName(run: Pick<RunRecord, 'id' | 'name'>) {
   }
 }
 
-const taskKey = (t: RunTask) => JSON.stringify([t.action, t.expected_result]);
+const taskKey = (t: ChecklistEntry) => JSON.stringify([t.action, t.expected_result]);
 const quote = (text: string) => JSON.stringify(text.length > 80 ? `${text.slice(0, 79)}…` : text);
 
 /**
  * A run started with a ready checklist in its task context takes exactly that content at intake: every item with its
  * wording and scope unchanged, nothing dropped, nothing added. The order is the executor's (needs may reorder it).
  */
-export function checkTaskContext(context: readonly RunTask[] | null, submitted: readonly RunTask[]) {
+export function checkTaskContext(context: readonly ChecklistEntry[] | null, submitted: readonly ChecklistEntry[]) {
   if (!context) return;
   const left = new Map<string, number>();
   for (const t of context) left.set(taskKey(t), (left.get(taskKey(t)) ?? 0) + 1);
@@ -210,7 +210,10 @@ export const CONTEXT_ORDER_NOTICE =
  * dependency; `reordered` says the submitted array was in another order. Without a task context, the submission is
  * the written list.
  */
-export function asWritten(context: readonly RunTask[] | null, input: { tasks: readonly RunTask[]; needs?: Needs; remarks?: Remarks }) {
+export function asWritten(
+  context: readonly ChecklistEntry[] | null,
+  input: { tasks: readonly ChecklistEntry[]; needs?: Needs; remarks?: Remarks },
+) {
   const same = { tasks: input.tasks, needs: input.needs ?? [], remarks: input.remarks ?? [], reordered: false };
   if (!context) return same;
   const unused = new Set(context.keys());
@@ -274,10 +277,10 @@ export function applyStep(run: RunRecord, task: number | undefined, outcome: str
   return run;
 }
 
-const sameTask = (a: RunTask | undefined, b: RunTask | undefined) =>
+const sameTask = (a: ChecklistEntry | undefined, b: ChecklistEntry | undefined) =>
   a !== undefined && b !== undefined && a.action === b.action && a.expected_result === b.expected_result;
 
-const scopeKey = (tasks: readonly RunTask[]) =>
+const scopeKey = (tasks: readonly ChecklistEntry[]) =>
   tasks
     .map((t) => JSON.stringify([t.action, t.expected_result]))
     .sort()
@@ -287,7 +290,7 @@ const scopeKey = (tasks: readonly RunTask[]) =>
  * The time each task's passes spent, carried into a revised checklist: a task keeps its time wherever the revision
  * puts it (at its own position first, else at the first place the revision gives the same task); a new task has none.
  */
-export function carryTimes(before: readonly RunTask[], times: readonly number[], after: readonly RunTask[]): number[] {
+export function carryTimes(before: readonly ChecklistEntry[], times: readonly number[], after: readonly ChecklistEntry[]): number[] {
   const unused = new Set(before.keys());
   const take = (i: number) => {
     unused.delete(i);
@@ -308,7 +311,7 @@ export function carryTimes(before: readonly RunTask[], times: readonly number[],
  */
 export function applyRevision(
   run: RunRecord,
-  input: { tasks: readonly RunTask[]; resumeFrom: number; checklistOutcome: string; executionOutcome: string },
+  input: { tasks: readonly ChecklistEntry[]; resumeFrom: number; checklistOutcome: string; executionOutcome: string },
   now: Date,
 ): RunRecord {
   requireRunning(run);
@@ -330,7 +333,7 @@ export function applyRevision(
   );
   run.taskTimes = carryTimes(run.tasks, run.taskTimes, input.tasks);
   // A remark stays with the tasks it constrains, wherever the revision put them.
-  const keyOf = (t: RunTask | undefined) => (t ? JSON.stringify([t.action, t.expected_result]) : '');
+  const keyOf = (t: ChecklistEntry | undefined) => (t ? JSON.stringify([t.action, t.expected_result]) : '');
   run.remarks = run.remarks
     .map((r) => {
       const keys = new Set(r.tasks.map((p) => keyOf(run.tasks[p - 1])));

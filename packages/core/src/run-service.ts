@@ -1,5 +1,6 @@
 // The checklist run use cases (seed 002): two-phase start, intake, steps, revision, blockers, reads, notifications.
-import type { RunIntakeInput, RunReviseInput, RunStepInput, RunTask, RunView } from '@agent-tasks/schema';
+import { runTopic } from './live-topics.ts';
+import type { RunIntakeInput, RunReviseInput, RunStepInput, ChecklistEntry, RunView } from '@agent-tasks/schema';
 import { type Actor, requireRole } from './actor.ts';
 import { LostRace, retryLostRaces } from './compare-and-set.ts';
 import { DomainError } from './errors.ts';
@@ -26,8 +27,6 @@ import {
   requireName,
   taskLabel,
 } from './run-rules.ts';
-
-export const runTopic = (runId: string) => `run:${runId}`;
 
 /**
  * Run, start attempt and step attempt ids are UUIDs, hex digits and dashes only: the ids Moira writes and its clients
@@ -63,7 +62,7 @@ async function requireRunActor(repos: Repositories, actor: Actor, run: RunRecord
 export async function prepareStart(
   deps: Deps,
   actor: Actor,
-  input: { parentExecutionId: string; skipNotificationCheck?: boolean | undefined; taskContext?: { tasks: RunTask[] } | undefined },
+  input: { parentExecutionId: string; skipNotificationCheck?: boolean | undefined; taskContext?: { tasks: ChecklistEntry[] } | undefined },
 ) {
   const sessionId = requireSession(actor);
   return deps.store.transaction(async (repos) => {
@@ -293,7 +292,7 @@ async function changeRun(
 }
 
 /** The naming call: before intake (required there), or within an open revision; refused otherwise with the reason. */
-export async function nameRun(deps: Deps, actor: Actor, input: { runId: string; name: string; attemptId?: string | undefined }) {
+export async function name(deps: Deps, actor: Actor, input: { runId: string; name: string; attemptId?: string | undefined }) {
   const request: AttemptRequest = { call: 'name', name: input.name };
   return changeRun(deps, actor, input.runId, { consumes: false, attemptId: input.attemptId, request }, (run) => {
     // The name it already has (after trimming): nothing to record, no version, no history entry.
@@ -384,23 +383,23 @@ export async function reportBlocker(deps: Deps, actor: Actor, input: { runId: st
   });
 }
 
-export async function getRun(deps: Deps, actor: Actor, input: { runId: string }) {
+export async function get(deps: Deps, actor: Actor, input: { runId: string }) {
   return presentRun(await findRun(deps.store, actor, input.runId), deps.clock.now());
 }
 
 /** Read by a run page link, which carries no key: the unguessable run id is the capability. */
-export async function getRunByLink(deps: Deps, runId: string) {
+export async function getByLink(deps: Deps, runId: string) {
   const run = await deps.store.runs.getAnywhere(runId);
   return run ? presentRun(run, deps.clock.now()) : null;
 }
 
-export async function listRuns(deps: Deps, actor: Actor, input: { sessionId?: string | undefined }) {
+export async function list(deps: Deps, actor: Actor, input: { sessionId?: string | undefined }) {
   const runs = await deps.store.runs.list(actor.workspaceId, { sessionId: input.sessionId, limit: 100 });
   const now = deps.clock.now();
   return { runs: runs.map((r) => presentRun(r, now)) };
 }
 
-export async function runHistory(deps: Deps, actor: Actor, input: { runId: string }) {
+export async function history(deps: Deps, actor: Actor, input: { runId: string }) {
   const run = await findRun(deps.store, actor, input.runId);
   const steps = await deps.store.runs.steps(run.id);
   return {

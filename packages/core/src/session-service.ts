@@ -1,8 +1,8 @@
 // Sessions: open one (or a subagent session), list them, run turns, and read a session's view.
 import { type Actor, SESSION_TOKEN_PREFIX, requireRole } from './actor.ts';
-import { publishSessionActivity } from './dashboard-service.ts';
+import { publishSessionActivity, revocationsTopic } from './live-topics.ts';
 import { DomainError } from './errors.ts';
-import { type Revocation, revocationsTopic } from './workspace-service.ts';
+import type { Revocation } from './key-service.ts';
 import { canReadSession, readableSessions } from './session-access.ts';
 import type { Deps, Repositories } from './ports.ts';
 import { presentList, presentSession } from './present.ts';
@@ -32,7 +32,7 @@ export async function latestOf(deps: Deps, session: SessionRecord) {
 /** Further tokens kept for a session reopened by its external id: each reopen adds one, older ones stop working. */
 export const REOPEN_TOKENS_KEPT = 20;
 
-export async function openSession(
+export async function open(
   deps: Deps,
   actor: Actor,
   input: { title?: string | undefined; agentName?: string | undefined; externalId?: string | undefined },
@@ -113,7 +113,7 @@ async function reopen(deps: Deps, actor: Actor, session: SessionRecord) {
   return { session: presentSession(session), token };
 }
 
-export async function listSessions(deps: Deps, actor: Actor) {
+export async function list(deps: Deps, actor: Actor) {
   const sessions = readableSessions(actor, await deps.store.sessions.list(actor.workspaceId));
   return { sessions: sessions.map(presentSession) };
 }
@@ -141,7 +141,7 @@ async function changeTurn(deps: Deps, actor: Actor, next: typeof nextTurnOnStart
 export const startTurn = (deps: Deps, actor: Actor) => changeTurn(deps, actor, nextTurnOnStart);
 export const endTurn = (deps: Deps, actor: Actor) => changeTurn(deps, actor, nextTurnOnEnd);
 
-export async function getSessionView(deps: Deps, actor: Actor, input: { sessionId?: string | undefined }) {
+export async function get(deps: Deps, actor: Actor, input: { sessionId?: string | undefined }) {
   const session = await targetSession(deps.store, actor, input.sessionId);
   const latest = await latestOf(deps, session);
   return {

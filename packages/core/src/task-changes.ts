@@ -1,4 +1,5 @@
 // Collects one transaction's changes to a task list (fields and edges), then versions, records and publishes them.
+import { taskTopic } from './live-topics.ts';
 import { LostRace } from './compare-and-set.ts';
 import { DomainError } from './errors.ts';
 import type { Actor } from './actor.ts';
@@ -7,8 +8,6 @@ import type { TaskChangeKind, TaskChangeRecord, TaskEdge, TaskListRecord, TaskRe
 import { TASK_REF, type TaskStatus } from '@agent-tasks/schema';
 import { cycleError, isResolved, selfDependencyError } from './task-graph.ts';
 import { presentChange, presentTask } from './task-present.ts';
-
-export const taskTopic = (workspaceId: string, listName: string) => `tasks:${workspaceId}:${listName}`;
 
 /** The id a reference names: `#n` is the task created n-th in the list; anything else is an id already. */
 export async function resolveRef(repos: Pick<Repositories, 'tasks'>, listId: string, ref: string): Promise<string> {

@@ -18,7 +18,7 @@ export const edgeOf = (e: TaskEdge): Edge<string> => [e.blockerId, e.blockedId];
  * depth, touching only the part of the graph reachable from it. Returns the cycle (starting and ending at
  * `blocked`) or null.
  */
-export function findCycle(
+export function cycleClosedBy(
   blocker: string,
   blocked: string,
   blocksOf: (ids: readonly string[]) => Promise<TaskEdge[]>,

@@ -9,7 +9,7 @@ import type { Deps } from './ports.ts';
 import type { TaskRecord } from './records.ts';
 import { type TaskChanges, taskNotFound } from './task-changes.ts';
 import { mergeMetadata } from './task-graph.ts';
-import { getTask, writeTasks } from './task-service.ts';
+import { get, writeTasks } from './task-service.ts';
 
 /** An edge the runtime holds that a task graph cannot (it would close a cycle), and why. */
 export interface EdgeNotRecorded {
@@ -93,6 +93,6 @@ export async function mirrorTask(deps: Deps, actor: Actor, input: TaskMirrorInpu
     for (const blocked of new Set(input.addBlocks ?? [])) await mirrorEdge(changes, task.id, blocked, notRecorded);
     for (const blocker of new Set(input.addBlockedBy ?? [])) await mirrorEdge(changes, blocker, task.id, notRecorded);
   });
-  const task = written.snapshotOf(input.id) ?? (await getTask(deps, actor, input));
+  const task = written.snapshotOf(input.id) ?? (await get(deps, actor, input));
   return { task, notRecorded };
 }

@@ -1,6 +1,7 @@
 // The task graph use cases (seed 001): TaskCreate, TaskGet, TaskList, TaskUpdate, claims, the plan, history, feed.
 import type { Task, TaskClaimInput, TaskCreateInput, TaskListInput, TaskUpdateInput } from '@agent-tasks/schema';
 import { type Actor, requireRole } from './actor.ts';
+import { isPersonKey, requirePermission } from './permissions.ts';
 import { LostRace, retryLostRaces } from './compare-and-set.ts';
 import { DomainError } from './errors.ts';
 import type { Deps, Repositories } from './ports.ts';
@@ -68,7 +69,7 @@ async function write<T>(
   create: boolean,
   work: (changes: TaskChanges, repos: Repositories) => Promise<T>,
 ): Promise<Written<T>> {
-  requireRole(actor, 'agent');
+  requirePermission(actor, 'writeTasks');
   return retryLostRaces('Error: the task kept changing under concurrent writers; try again.', async () => {
     let madeList = false;
     const transaction = deps.store.transaction(async (repos) => {
@@ -98,12 +99,16 @@ async function present(repos: Repositories, list: TaskListRecord, task: TaskReco
   return presentTask(task, await repos.tasks.edgesOf(list.id, [task.id]), list.name);
 }
 
-export async function createTask(deps: Deps, actor: Actor, input: TaskCreateInput) {
-  requireRole(actor, 'agent');
-  if (!actor.sessionId) {
+/**
+ * Creates a task: an agent's from its session (`threadID` is that session), a person's from a member or admin key at
+ * the dashboard (`threadID` is then the key's id); an agent key without a session is refused.
+ */
+export async function create(deps: Deps, actor: Actor, input: TaskCreateInput) {
+  requirePermission(actor, 'writeTasks');
+  if (!actor.sessionId && !isPersonKey(actor)) {
     throw new DomainError('NO_OWNING_SESSION', 'Error: TaskCreate requires an owning agent session before anything is written.');
   }
-  const sessionId = actor.sessionId;
+  const sessionId = actor.sessionId ?? actor.keyId;
   const written = await write(deps, actor, listNameOf(input), true, async (changes) => {
     const now = deps.clock.now();
     const task = await changes.created({
@@ -127,7 +132,7 @@ export async function createTask(deps: Deps, actor: Actor, input: TaskCreateInpu
     for (const blocked of input.blocks ?? []) await changes.addEdge(task.id, blocked);
     return task.id;
   });
-  return written.snapshotOf(written.result) ?? getTask(deps, actor, { listName: input.listName, id: written.result });
+  return written.snapshotOf(written.result) ?? get(deps, actor, { listName: input.listName, id: written.result });
 }
 
 /** The task a reference names in the caller's list, with that list; refused when either does not exist. */
@@ -139,7 +144,7 @@ async function findTask(deps: Deps, actor: Actor, input: { listName?: string | u
   return { list, task };
 }
 
-export async function getTask(deps: Deps, actor: Actor, input: { listName?: string | undefined; id: string }) {
+export async function get(deps: Deps, actor: Actor, input: { listName?: string | undefined; id: string }) {
   const { list, task } = await findTask(deps, actor, input);
   return present(deps.store, list, task);
 }
@@ -158,7 +163,7 @@ function staleVersion(task: TaskRecord, expected: number, current: unknown) {
   );
 }
 
-export async function updateTask(deps: Deps, actor: Actor, input: TaskUpdateInput) {
+export async function update(deps: Deps, actor: Actor, input: TaskUpdateInput) {
   const written = await write(deps, actor, listNameOf(input), false, async (changes, repos) => {
     const task = await changes.task(input.id);
     if (input.expectedVersion !== undefined && input.expectedVersion !== task.version) {
@@ -203,7 +208,7 @@ export async function updateTask(deps: Deps, actor: Actor, input: TaskUpdateInpu
       changes.set(task, 'status', input.status);
     }
   });
-  return written.snapshotOf(input.id) ?? getTask(deps, actor, input);
+  return written.snapshotOf(input.id) ?? get(deps, actor, input);
 }
 
 /** How recent another agent's claim must be for "nothing ready" to read as a lost race. */
@@ -221,7 +226,7 @@ async function lostRace(deps: Deps, actor: Actor, listName: string, agent: strin
 }
 
 /** Claims a named task, or the oldest ready one: status in_progress and owner set, atomically. */
-export async function claimTask(deps: Deps, actor: Actor, input: TaskClaimInput) {
+export async function claim(deps: Deps, actor: Actor, input: TaskClaimInput) {
   requireRole(actor, 'agent');
   const agent = input.owner ?? actor.agentName;
   if (!agent) {
@@ -252,10 +257,10 @@ export async function claimTask(deps: Deps, actor: Actor, input: TaskClaimInput)
   });
   const id = written.result;
   if (id === null) return { task: null, lostRace: await lostRace(deps, actor, listNameOf(input), agent) };
-  return { task: written.snapshotOf(id) ?? (await getTask(deps, actor, { listName: input.listName, id })) };
+  return { task: written.snapshotOf(id) ?? (await get(deps, actor, { listName: input.listName, id })) };
 }
 
-export async function listTasks(deps: Deps, actor: Actor, input: TaskListInput) {
+export async function list(deps: Deps, actor: Actor, input: TaskListInput) {
   const name = listNameOf(input);
   const list = await findList(deps.store, actor, name);
   if (!list && input.listName !== undefined) throw await listMissing(deps.store, actor, name);
@@ -292,7 +297,7 @@ export async function listTasks(deps: Deps, actor: Actor, input: TaskListInput) 
 }
 
 /** The remaining (pending and in-progress) graph as waves, and its critical path. */
-export async function planTasks(deps: Deps, actor: Actor, input: { listName?: string | undefined }) {
+export async function plan(deps: Deps, actor: Actor, input: { listName?: string | undefined }) {
   const name = listNameOf(input);
   const list = await findList(deps.store, actor, name);
   if (!list && input.listName !== undefined) throw await listMissing(deps.store, actor, name);
@@ -302,19 +307,29 @@ export async function planTasks(deps: Deps, actor: Actor, input: { listName?: st
   return { listName: name, ...parallelPlan(ids, edges) };
 }
 
-export async function taskHistory(deps: Deps, actor: Actor, input: { listName?: string | undefined; id: string }) {
+export async function history(deps: Deps, actor: Actor, input: { listName?: string | undefined; id: string }) {
   const { list, task } = await findTask(deps, actor, input);
-  return { changes: (await deps.store.tasks.changesOf(list.id, task.id)).map(presentChange) };
+  const changes = await deps.store.tasks.changesOf(list.id, task.id);
+  // Who made each change, by the key's name: a person's change reads as the person's key.
+  const keyIds = [...new Set(changes.map((c) => c.keyId))];
+  const keys = await Promise.all(keyIds.map((id) => deps.store.keys.get(actor.workspaceId, id)));
+  const names = new Map(keys.flatMap((k) => (k ? [[k.id, k.name] as const] : [])));
+  return {
+    changes: changes.map((c) => {
+      const shown = presentChange(c);
+      return { ...shown, by: { ...shown.by, keyName: names.get(c.keyId) ?? null } };
+    }),
+  };
 }
 
 /** The list feed's current position (its last change), 0 when the list does not exist yet. */
-export async function taskFeedPosition(deps: Deps, actor: Actor, input: { listName?: string | undefined }) {
+export async function feedPosition(deps: Deps, actor: Actor, input: { listName?: string | undefined }) {
   const list = await findList(deps.store, actor, listNameOf(input));
   return list ? deps.store.tasks.feedPosition(list.id) : 0;
 }
 
 /** One page of the list's changes after `after`, oldest first, each with the task as it stood: the feed's replay. */
-export async function taskChangesAfter(deps: Deps, actor: Actor, input: { listName?: string | undefined; after: number; limit?: number }) {
+export async function changesAfter(deps: Deps, actor: Actor, input: { listName?: string | undefined; after: number; limit?: number }) {
   const name = listNameOf(input);
   const list = await findList(deps.store, actor, name);
   if (!list) return { events: [], more: false };

@@ -1,7 +1,7 @@
 // The todo_write use case, the mirror of another tool's list, and the reads of a session's list, its update cards and their live feed.
 import type { TodoDisplayItem } from '@agent-tasks/schema';
 import { type Actor, requireRole } from './actor.ts';
-import { publishSessionActivity } from './dashboard-service.ts';
+import { publishSessionActivity, todoTopic } from './live-topics.ts';
 import { DomainError } from './errors.ts';
 import { mirroredTodos } from './mirror-rules.ts';
 import type { Deps } from './ports.ts';
@@ -19,18 +19,12 @@ import {
   todoAnswer,
 } from './todo-rules.ts';
 
-export const todoTopic = (sessionId: string) => `todo:${sessionId}`;
-
 /**
  * Records a whole new list for the caller's session, in one transaction, or refuses and records nothing (todo_write,
  * seed 000's rules). The revision moves on in one compare-and-set statement (against `baseRevision` when given), so
  * concurrent writers are ordered by the store and none is lost.
  */
-export async function writeTodos(
-  deps: Deps,
-  actor: Actor,
-  input: { todos: readonly TodoDisplayItem[]; baseRevision?: number | undefined },
-) {
+export async function write(deps: Deps, actor: Actor, input: { todos: readonly TodoDisplayItem[]; baseRevision?: number | undefined }) {
   const sessionId = owningSession(actor);
   const items = normalizeTodos(input.todos);
   return recordTodos(deps, actor, sessionId, items, input.baseRevision, true);
@@ -42,7 +36,7 @@ export async function writeTodos(
  * was forked from, opened with the same key) a session that has no list yet starts with that session's current list;
  * otherwise nothing is recorded and the answer says why.
  */
-export async function mirrorTodos(
+export async function mirror(
   deps: Deps,
   actor: Actor,
   input: { todos?: readonly TodoDisplayItem[] | undefined; forkOf?: string | undefined },
@@ -112,12 +106,12 @@ async function recordTodos(
   return { message: todoAnswer(update.counts), revision: update.revision, counts: update.counts };
 }
 
-export async function getTodoList(deps: Deps, actor: Actor, input: { sessionId?: string | undefined }) {
+export async function get(deps: Deps, actor: Actor, input: { sessionId?: string | undefined }) {
   const session = await targetSession(deps.store, actor, input.sessionId);
   return presentList(session.id, await latestOf(deps, session));
 }
 
-export async function todoHistory(
+export async function history(
   deps: Deps,
   actor: Actor,
   input: { sessionId?: string | undefined; limit: number; before?: number | undefined },
@@ -130,7 +124,7 @@ export async function todoHistory(
 }
 
 /** One page of the cards recorded after `afterRevision`, oldest first: the replay part of a resumed live feed. */
-export async function todoCardsAfter(
+export async function cardsAfter(
   deps: Deps,
   actor: Actor,
   input: { sessionId?: string | undefined; afterRevision: number; limit?: number },

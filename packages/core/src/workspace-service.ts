@@ -1,10 +1,9 @@
-// Workspaces, their settings and API keys: the first-run bootstrap and the admin operations.
-import type { Role } from '@agent-tasks/schema';
+// Workspaces and their settings: the first-run bootstrap and the admin operations (API keys: key-service.ts).
 import { type Actor, requireRole } from './actor.ts';
 import { DomainError } from './errors.ts';
 import { MIN_KEY_LENGTH, keyWeakness } from './key-strength.ts';
 import type { Deps, Repositories } from './ports.ts';
-import { presentKey, presentWorkspace } from './present.ts';
+import { presentWorkspace } from './present.ts';
 import type { WorkspaceRecord } from './records.ts';
 
 export const MIN_ADMIN_KEY_LENGTH = MIN_KEY_LENGTH;
@@ -72,60 +71,4 @@ export async function updateSettings(deps: Deps, actor: Actor, patch: { oneActiv
   const next = patch.oneActiveRule === undefined ? {} : { oneActiveRule: patch.oneActiveRule };
   const workspace = await deps.store.transaction((repos) => repos.workspaces.update(actor.workspaceId, next));
   return { oneActiveRule: workspace.oneActiveRule };
-}
-
-export async function createKey(deps: Deps, actor: Actor, input: { name: string; role: Role }) {
-  requireRole(actor, 'admin');
-  const token = deps.ids.secret('atk');
-  const key = {
-    id: deps.ids.id('key'),
-    workspaceId: actor.workspaceId,
-    role: input.role,
-    name: input.name,
-    tokenHash: deps.hasher.hash(token),
-    createdAt: deps.clock.now(),
-    revokedAt: null,
-  };
-  await deps.store.transaction((repos) => repos.keys.create(key));
-  return { key: presentKey(key), token };
-}
-
-export async function listKeys(deps: Deps, actor: Actor) {
-  requireRole(actor, 'admin');
-  const keys = await deps.store.keys.list(actor.workspaceId);
-  return { keys: keys.map(presentKey) };
-}
-
-/** Topic told when a key of the workspace is revoked: the live streams opened with it (or its sessions) end. */
-export const revocationsTopic = (workspaceId: string) => `revocations:${workspaceId}`;
-
-export interface Revocation {
-  /** The revoked key: streams of the key and of every session it opened end. */
-  keyId?: string;
-  /** A session that ended: its streams end. */
-  sessionId?: string;
-  /** With `sessionId`: the session goes on, but some of its tokens were dropped; the streams opened with one of those end. */
-  tokensDropped?: boolean;
-}
-
-export async function revokeKey(deps: Deps, actor: Actor, input: { id: string }) {
-  requireRole(actor, 'admin');
-  const revoked = await revokeKeyNow(deps, actor, input);
-  const data: Revocation = { keyId: input.id };
-  deps.events.publish({ topic: revocationsTopic(actor.workspaceId), id: String(deps.clock.now().getTime()), data });
-  return revoked;
-}
-
-async function revokeKeyNow(deps: Deps, actor: Actor, input: { id: string }) {
-  return deps.store.transaction(async (repos) => {
-    const key = await repos.keys.get(actor.workspaceId, input.id);
-    if (!key) throw new DomainError('NOT_FOUND', `Error: API key ${input.id} not found.`);
-    if (key.revokedAt) throw new DomainError('CONFLICT', `Error: API key ${input.id} is already revoked.`);
-    if (key.role === 'admin' && (await repos.keys.countActiveAdmins(actor.workspaceId)) <= 1) {
-      throw new DomainError('CONFLICT', 'Error: cannot revoke the last admin key of a workspace; create another admin key first.');
-    }
-    const revokedAt = deps.clock.now();
-    await repos.keys.revoke(key.id, revokedAt);
-    return { key: presentKey({ ...key, revokedAt }) };
-  });
 }

@@ -1,6 +1,6 @@
 // Unit tests of who is calling: token resolution (keys, sessions, revocation), role checks, and workspace isolation of reads.
 import { beforeEach, describe, expect, it } from 'vitest';
-import { type Actor, requireRole, resolveActor, sessions, todos, workspaces } from '../src/index.ts';
+import { type Actor, requireRole, resolveActor, sessions, todos, keys, workspaces } from '../src/index.ts';
 import { type World, expectRefused, expectThrows, item, makeWorld } from './fixtures.ts';
 
 let w: World;
@@ -44,8 +44,8 @@ describe('requireRole', () => {
 
 describe('resolveActor', () => {
   it('resolves each key to its workspace, role and id, with no session', async () => {
-    const keys = (await workspaces.listKeys(w.deps, w.admin)).keys;
-    const byName = Object.fromEntries(keys.map((k) => [k.name, k.id]));
+    const listed = (await keys.list(w.deps, w.admin)).keys;
+    const byName = Object.fromEntries(listed.map((k) => [k.name, k.id]));
     expect(await resolveActor(w.deps, w.adminKey)).toEqual({
       workspaceId: w.workspaceId,
       role: 'admin',
@@ -80,11 +80,11 @@ describe('resolveActor', () => {
   });
 
   it('a session opened with an admin key acts as an agent, not an admin', async () => {
-    const opened = await sessions.openSession(w.deps, w.admin, {});
+    const opened = await sessions.open(w.deps, w.admin, {});
     const asSession = await resolveActor(w.deps, opened.token);
     expect(asSession.role).toBe('agent');
     await expectRefused(
-      workspaces.createKey(w.deps, asSession, { name: 'x', role: 'admin' }),
+      keys.create(w.deps, asSession, { name: 'x', role: 'admin' }),
       'FORBIDDEN',
       'Error: forbidden: this call needs an admin key (this key is agent).',
     );
@@ -108,13 +108,13 @@ describe('resolveActor', () => {
   });
 
   it('refuses a revoked key', async () => {
-    await workspaces.revokeKey(w.deps, w.admin, { id: w.agent.keyId });
+    await keys.revoke(w.deps, w.admin, { id: w.agent.keyId });
     await expectRefused(resolveActor(w.deps, w.agentKey), 'UNAUTHENTICATED', 'Error: unauthorized: this API key has been revoked.');
   });
 
   it('refuses the sessions (and subagent sessions) of a revoked key', async () => {
-    const sub = await sessions.openSession(w.deps, w.session, {});
-    await workspaces.revokeKey(w.deps, w.admin, { id: w.agent.keyId });
+    const sub = await sessions.open(w.deps, w.session, {});
+    await keys.revoke(w.deps, w.admin, { id: w.agent.keyId });
     for (const token of [w.sessionToken, sub.token]) {
       await expectRefused(
         resolveActor(w.deps, token),
@@ -125,9 +125,9 @@ describe('resolveActor', () => {
   });
 
   it('revoking one key leaves sessions opened by other keys working', async () => {
-    const other = await workspaces.createKey(w.deps, w.admin, { name: 'other agent', role: 'agent' });
-    const opened = await sessions.openSession(w.deps, await resolveActor(w.deps, other.token), {});
-    await workspaces.revokeKey(w.deps, w.admin, { id: w.agent.keyId });
+    const other = await keys.create(w.deps, w.admin, { name: 'other agent', role: 'agent' });
+    const opened = await sessions.open(w.deps, await resolveActor(w.deps, other.token), {});
+    await keys.revoke(w.deps, w.admin, { id: w.agent.keyId });
     await expect(resolveActor(w.deps, opened.token)).resolves.toMatchObject({ sessionId: opened.session.id });
   });
 });
@@ -138,43 +138,39 @@ describe('workspace isolation', () => {
   beforeEach(async () => {
     const created = await workspaces.createWorkspace(w.deps, w.admin, { name: 'other' });
     outsider = await resolveActor(w.deps, created.adminKey);
-    const opened = await sessions.openSession(w.deps, outsider, {});
+    const opened = await sessions.open(w.deps, outsider, {});
     outsiderSession = await resolveActor(w.deps, opened.token);
-    await todos.writeTodos(w.deps, w.session, { todos: [item('Secret step')] });
+    await todos.write(w.deps, w.session, { todos: [item('Secret step')] });
   });
 
   it('reads of another workspace session are not found, for keys and session tokens alike', async () => {
     const text = `Error: session ${w.sessionId} not found.`;
     for (const reader of [outsider, outsiderSession]) {
-      await expectRefused(todos.getTodoList(w.deps, reader, { sessionId: w.sessionId }), 'NOT_FOUND', text);
-      await expectRefused(todos.todoHistory(w.deps, reader, { sessionId: w.sessionId, limit: 10 }), 'NOT_FOUND', text);
-      await expectRefused(todos.todoCardsAfter(w.deps, reader, { sessionId: w.sessionId, afterRevision: 0 }), 'NOT_FOUND', text);
-      await expectRefused(sessions.getSessionView(w.deps, reader, { sessionId: w.sessionId }), 'NOT_FOUND', text);
+      await expectRefused(todos.get(w.deps, reader, { sessionId: w.sessionId }), 'NOT_FOUND', text);
+      await expectRefused(todos.history(w.deps, reader, { sessionId: w.sessionId, limit: 10 }), 'NOT_FOUND', text);
+      await expectRefused(todos.cardsAfter(w.deps, reader, { sessionId: w.sessionId, afterRevision: 0 }), 'NOT_FOUND', text);
+      await expectRefused(sessions.get(w.deps, reader, { sessionId: w.sessionId }), 'NOT_FOUND', text);
     }
   });
 
   it('session lists and key lists show only the caller workspace', async () => {
-    expect((await sessions.listSessions(w.deps, outsider)).sessions.map((s) => s.id)).toEqual([outsiderSession.sessionId]);
-    expect((await sessions.listSessions(w.deps, w.viewer)).sessions.map((s) => s.id)).toEqual([w.sessionId]);
-    expect((await workspaces.listKeys(w.deps, outsider)).keys.map((k) => k.id)).toEqual([outsider.keyId]);
+    expect((await sessions.list(w.deps, outsider)).sessions.map((s) => s.id)).toEqual([outsiderSession.sessionId]);
+    expect((await sessions.list(w.deps, w.viewer)).sessions.map((s) => s.id)).toEqual([w.sessionId]);
+    expect((await keys.list(w.deps, outsider)).keys.map((k) => k.id)).toEqual([outsider.keyId]);
   });
 
   it('another workspace key cannot be revoked from outside: not found, and nothing changes', async () => {
     const snapshot = w.store.snapshot();
-    await expectRefused(
-      workspaces.revokeKey(w.deps, outsider, { id: w.agent.keyId }),
-      'NOT_FOUND',
-      `Error: API key ${w.agent.keyId} not found.`,
-    );
+    await expectRefused(keys.revoke(w.deps, outsider, { id: w.agent.keyId }), 'NOT_FOUND', `Error: API key ${w.agent.keyId} not found.`);
     expect(w.store.snapshot()).toEqual(snapshot);
   });
 
   it('a workspace settings do not leak into another', async () => {
     await workspaces.updateSettings(w.deps, outsider, { oneActiveRule: false });
     expect(await workspaces.getSettings(w.deps, w.admin)).toEqual({ oneActiveRule: true });
-    await todos.writeTodos(w.deps, outsiderSession, { todos: [item('A', 'in_progress'), item('B', 'in_progress')] });
+    await todos.write(w.deps, outsiderSession, { todos: [item('A', 'in_progress'), item('B', 'in_progress')] });
     await expectRefused(
-      todos.writeTodos(w.deps, w.session, { todos: [item('A', 'in_progress'), item('B', 'in_progress')] }),
+      todos.write(w.deps, w.session, { todos: [item('A', 'in_progress'), item('B', 'in_progress')] }),
       'INVALID_TODOS',
       'Error: invalid todos: at most one task may be in_progress (got 2)',
     );

@@ -11,11 +11,11 @@ beforeEach(async () => {
 describe('session tree', () => {
   it('lists subagents right under their parent, with counts of the latest list and the time of the last update', async () => {
     w.clock.set('2025-03-01T10:00:00.000Z');
-    const second = await sessions.openSession(w.deps, w.agent, { title: 'second' });
-    const child = await sessions.openSession(w.deps, w.session, { title: 'helper' });
-    const grandchild = await sessions.openSession(w.deps, await resolveActor(w.deps, child.token), { title: 'deep' });
+    const second = await sessions.open(w.deps, w.agent, { title: 'second' });
+    const child = await sessions.open(w.deps, w.session, { title: 'helper' });
+    const grandchild = await sessions.open(w.deps, await resolveActor(w.deps, child.token), { title: 'deep' });
     w.clock.set('2025-03-01T11:00:00.000Z');
-    await todos.writeTodos(w.deps, await resolveActor(w.deps, child.token), {
+    await todos.write(w.deps, await resolveActor(w.deps, child.token), {
       todos: [item('a', 'completed'), item('b', 'in_progress'), item('c')],
     });
 
@@ -37,10 +37,10 @@ describe('session tree', () => {
 
   it('signals opening, turns and todo updates on the workspace topic', async () => {
     const before = w.events.published.length;
-    const opened = await sessions.openSession(w.deps, w.agent, {});
+    const opened = await sessions.open(w.deps, w.agent, {});
     const actor = await resolveActor(w.deps, opened.token);
     await sessions.startTurn(w.deps, actor);
-    await todos.writeTodos(w.deps, actor, { todos: [item('a')] });
+    await todos.write(w.deps, actor, { todos: [item('a')] });
     const signals = w.events.published.slice(before).filter((e) => e.topic === sessionsTopic(w.workspaceId));
     expect(signals.map((e) => e.data)).toMatchObject([
       { sessionId: opened.session.id, kind: 'opened' },
@@ -52,12 +52,12 @@ describe('session tree', () => {
 
 describe('task lists and graphs', () => {
   it('gives each list with counts, and a graph with open blockers, readiness, waves and the critical path', async () => {
-    const fe = await tasks.createTask(w.deps, w.session, { subject: 'Build frontend', description: '' });
-    const be = await tasks.createTask(w.deps, w.session, { subject: 'Build backend', description: '' });
-    const it2 = await tasks.createTask(w.deps, w.session, { subject: 'Integrate', description: '', blockedBy: [fe.id, be.id] });
-    await tasks.updateTask(w.deps, w.session, { id: fe.id, status: 'in_progress' });
-    await tasks.updateTask(w.deps, w.session, { id: fe.id, status: 'completed' });
-    await tasks.createTask(w.deps, w.session, { listName: 'other', subject: 'x', description: '' });
+    const fe = await tasks.create(w.deps, w.session, { subject: 'Build frontend', description: '' });
+    const be = await tasks.create(w.deps, w.session, { subject: 'Build backend', description: '' });
+    const it2 = await tasks.create(w.deps, w.session, { subject: 'Integrate', description: '', blockedBy: [fe.id, be.id] });
+    await tasks.update(w.deps, w.session, { id: fe.id, status: 'in_progress' });
+    await tasks.update(w.deps, w.session, { id: fe.id, status: 'completed' });
+    await tasks.create(w.deps, w.session, { listName: 'other', subject: 'x', description: '' });
 
     expect((await dashboard.taskLists(w.deps, w.viewer)).lists).toEqual([
       { name: 'default', createdAt: expect.any(String), counts: { pending: 2, inProgress: 0, completed: 1 } },

@@ -1,7 +1,7 @@
 // Shared test fixtures: a bootstrapped workspace with admin/agent/viewer actors and a session, plus exact-refusal helpers.
 import { expect } from 'vitest';
-import type { ErrorCode, RunIntakeInput, RunTask, TodoItem } from '@agent-tasks/schema';
-import { type Actor, type Deps, DomainError, channels, resolveActor, runs, sessions, todos, workspaces } from '../src/index.ts';
+import type { ErrorCode, RunIntakeInput, ChecklistEntry, TodoItem } from '@agent-tasks/schema';
+import { type Actor, type Deps, DomainError, channels, resolveActor, runs, sessions, todos, keys, workspaces } from '../src/index.ts';
 import { FakeSender, type MemoryStore, type RecordingEvents, makeDeps } from './memory-store.ts';
 
 /** A regex that matches exactly `text` (toThrow with a bare string only checks "contains"). */
@@ -59,11 +59,11 @@ export async function makeWorld(): Promise<World> {
   const boot = await workspaces.bootstrap(deps);
   if (!boot) throw new Error('bootstrap returned null on an empty store');
   const admin = await resolveActor(deps, boot.adminKey);
-  const agentKey = (await workspaces.createKey(deps, admin, { name: 'agent', role: 'agent' })).token;
-  const viewerKey = (await workspaces.createKey(deps, admin, { name: 'viewer', role: 'viewer' })).token;
+  const agentKey = (await keys.create(deps, admin, { name: 'agent', role: 'agent' })).token;
+  const viewerKey = (await keys.create(deps, admin, { name: 'viewer', role: 'viewer' })).token;
   const agent = await resolveActor(deps, agentKey);
   const viewer = await resolveActor(deps, viewerKey);
-  const opened = await sessions.openSession(deps, agent, { title: 'chat' });
+  const opened = await sessions.open(deps, agent, { title: 'chat' });
   const session = await resolveActor(deps, opened.token);
   return {
     deps,
@@ -88,8 +88,8 @@ export async function recordedState(w: Pick<World, 'deps' | 'store' | 'events' |
   return {
     snapshot: w.store.snapshot(),
     events: w.events.published.length,
-    list: await todos.getTodoList(w.deps, w.admin, { sessionId }),
-    cards: (await todos.todoHistory(w.deps, w.admin, { sessionId, limit: 100 })).cards,
+    list: await todos.get(w.deps, w.admin, { sessionId }),
+    cards: (await todos.history(w.deps, w.admin, { sessionId, limit: 100 })).cards,
   };
 }
 
@@ -109,13 +109,13 @@ export async function expectNothingRecorded(
 
 /** Opens a session named `agentName` with the agent key (a subagent of `parent` when given); returns its actor. */
 export async function agentSession(w: Pick<World, 'deps' | 'agent'>, agentName: string, parent?: Actor): Promise<Actor> {
-  const opened = await sessions.openSession(w.deps, parent ?? w.agent, { title: agentName, agentName });
+  const opened = await sessions.open(w.deps, parent ?? w.agent, { title: agentName, agentName });
   return resolveActor(w.deps, opened.token);
 }
 
 /** Opens a session named `agentName` with a new agent key of the workspace (another agent); returns its actor. */
 export async function otherAgentSession(w: Pick<World, 'deps' | 'admin'>, agentName: string): Promise<Actor> {
-  const key = await resolveActor(w.deps, (await workspaces.createKey(w.deps, w.admin, { name: `${agentName} key`, role: 'agent' })).token);
+  const key = await resolveActor(w.deps, (await keys.create(w.deps, w.admin, { name: `${agentName} key`, role: 'agent' })).token);
   return agentSession({ deps: w.deps, agent: key }, agentName);
 }
 
@@ -135,14 +135,14 @@ export function expectNoTaskChange(w: Pick<World, 'store' | 'events'>, before: R
 }
 
 /** A checklist task; the expected result defaults to "<action>: done". */
-export const runTask = (action: string, expected_result = `${action}: done`): RunTask => ({ action, expected_result });
+export const runTask = (action: string, expected_result = `${action}: done`): ChecklistEntry => ({ action, expected_result });
 
 /** `n` tasks "Task 1", "Task 2", … (or with another prefix). */
 export const runTasks = (n: number, prefix = 'Task') => Array.from({ length: n }, (_, i) => runTask(`${prefix} ${i + 1}`));
 
 /** Adds a notification channel to the workspace (as its admin). */
 export function addChannel(w: Pick<World, 'deps' | 'admin'>, name = 'ops', url = `https://hooks.example.com/${name}`) {
-  return channels.createChannel(w.deps, new FakeSender(), w.admin, { name, url });
+  return channels.create(w.deps, new FakeSender(), w.admin, { name, url });
 }
 
 /**
@@ -170,7 +170,7 @@ export async function startedRun(
 ) {
   const started = await startRun(w, options);
   const { name = 'Ship the release', ...rest } = intake;
-  await runs.nameRun(w.deps, options.actor ?? w.session, { runId: started.id, name });
+  await runs.name(w.deps, options.actor ?? w.session, { runId: started.id, name });
   return runs.intake(w.deps, options.actor ?? w.session, {
     runId: started.id,
     tasks: runTasks(3),

@@ -28,12 +28,12 @@ import type {
   TaskWrite,
   TodoUpdateRecord,
   TokenHasher,
-  WebhookSender,
+  ChannelSender,
   WorkspaceRecord,
 } from '../src/index.ts';
 import type { TaskStatus } from '@agent-tasks/schema';
 import { workspacesAtShare } from '../src/channel-service.ts';
-import { findCycle } from '../src/task-graph.ts';
+import { cycleClosedBy } from '../src/task-graph.ts';
 
 /** A task list row: the record plus its two counters (task creation order, change feed position), and whether it is an import's hidden staging list. */
 export interface TaskListRow extends TaskListRecord {
@@ -501,7 +501,7 @@ export class MemoryStore implements Store {
           if (hasEdgeIn(s, listId, edge)) return { added: false };
           // One check on the reachability of the blocker from the blocked task; core's walk then names the cycle.
           if (reachesIn(s, listId, edge.blockedId, edge.blockerId)) {
-            const cycle = await findCycle(edge.blockerId, edge.blockedId, async (ids) =>
+            const cycle = await cycleClosedBy(edge.blockerId, edge.blockedId, async (ids) =>
               edgesIn(s, listId)
                 .filter((e) => ids.includes(e.blockerId))
                 .map(edgeOnly),
@@ -942,7 +942,7 @@ export function makeDeps() {
 }
 
 /** A webhook receiver the test scripts: answers from `script` in order (then `fallback`), and records every call. */
-export class FakeSender implements WebhookSender {
+export class FakeSender implements ChannelSender {
   readonly calls: { url: string; body: unknown; idempotencyKey: string }[] = [];
   private readonly script: SendResult[] = [];
   fallback: { ok: true } | { ok: false; error: string } = { ok: true };

@@ -1,5 +1,5 @@
 // Unit tests of what a mirror keeps of another runtime's state: texts cut with a visible "…" at the storage bounds,
-// lists and metadata kept as the runtime had them, and the use cases that record them (todos.mirrorTodos,
+// lists and metadata kept as the runtime had them, and the use cases that record them (todos.mirror,
 // taskMirror.mirrorTask) next to our own tools, whose seed rules stay.
 import { beforeEach, describe, expect, it } from 'vitest';
 import { MIRROR_DESCRIPTION_MAX, MIRROR_METADATA_MAX, MIRROR_TEXT_MAX, MIRROR_TODO_ITEMS_MAX } from '@agent-tasks/schema';
@@ -65,45 +65,45 @@ describe('the mirror use cases', () => {
     agent = await agentSession(w, 'claude');
   });
 
-  it('todos.mirrorTodos records two in progress and repeats under the one-active rule; todo_write still refuses them', async () => {
+  it('todos.mirror records two in progress and repeats under the one-active rule; todo_write still refuses them', async () => {
     const list = [
       { content: 'Write the fix', status: 'in_progress' as const },
       { content: 'Write the fix', status: 'in_progress' as const },
     ];
-    expect(await todos.mirrorTodos(w.deps, agent, { todos: list })).toMatchObject({ revision: 1, counts: { inProgress: 2 } });
+    expect(await todos.mirror(w.deps, agent, { todos: list })).toMatchObject({ revision: 1, counts: { inProgress: 2 } });
     await expectRefused(
-      todos.writeTodos(w.deps, agent, { todos: list }),
+      todos.write(w.deps, agent, { todos: list }),
       'INVALID_TODOS',
       'Error: invalid todos: duplicate content "Write the fix"',
     );
     await expectRefused(
-      todos.writeTodos(w.deps, agent, { todos: [list[0]!, { content: 'Other', status: 'in_progress' }] }),
+      todos.write(w.deps, agent, { todos: [list[0]!, { content: 'Other', status: 'in_progress' }] }),
       'INVALID_TODOS',
       'Error: invalid todos: at most one task may be in_progress (got 2)',
     );
   });
 
-  it('todos.mirrorTodos with forkOf copies the parent list once, only into a session without a list', async () => {
-    const open = async (externalId: string) => resolveActor(w.deps, (await sessions.openSession(w.deps, w.agent, { externalId })).token);
+  it('todos.mirror with forkOf copies the parent list once, only into a session without a list', async () => {
+    const open = async (externalId: string) => resolveActor(w.deps, (await sessions.open(w.deps, w.agent, { externalId })).token);
     const parent = await open('claude-parent');
     const fork = await open('claude-fork');
     const items = [{ content: 'Write the fix', status: 'in_progress' as const, activeForm: 'Writing the fix' }];
     const none = { pending: 0, inProgress: 0, completed: 0 };
-    expect(await todos.mirrorTodos(w.deps, fork, { forkOf: 'claude-parent' })).toEqual({
+    expect(await todos.mirror(w.deps, fork, { forkOf: 'claude-parent' })).toEqual({
       message: 'Nothing copied: the session it was forked from has no list.',
       revision: 0,
       counts: none,
     });
-    await todos.mirrorTodos(w.deps, parent, { todos: items });
-    expect(await todos.mirrorTodos(w.deps, fork, { forkOf: 'unknown' })).toEqual({
+    await todos.mirror(w.deps, parent, { todos: items });
+    expect(await todos.mirror(w.deps, fork, { forkOf: 'unknown' })).toEqual({
       message: 'Nothing copied: no session with external id "unknown".',
       revision: 0,
       counts: none,
     });
-    expect(await todos.mirrorTodos(w.deps, fork, { forkOf: 'claude-parent' })).toMatchObject({ revision: 1, counts: { inProgress: 1 } });
-    expect((await todos.getTodoList(w.deps, fork, {})).items).toEqual(items);
+    expect(await todos.mirror(w.deps, fork, { forkOf: 'claude-parent' })).toMatchObject({ revision: 1, counts: { inProgress: 1 } });
+    expect((await todos.get(w.deps, fork, {})).items).toEqual(items);
     // Once the fork has a list of its own, it keeps it.
-    expect(await todos.mirrorTodos(w.deps, fork, { forkOf: 'claude-parent' })).toMatchObject({
+    expect(await todos.mirror(w.deps, fork, { forkOf: 'claude-parent' })).toMatchObject({
       message: 'Nothing copied: this session has a list already.',
       revision: 1,
     });
@@ -116,7 +116,7 @@ describe('the mirror use cases', () => {
     await make('T-cc-1', 'Build');
     const long = { subject: 's'.repeat(250), description: 'd'.repeat(MIRROR_DESCRIPTION_MAX + 1) };
     await taskMirror.mirrorTask(w.deps, agent, { listName, id: 'T-cc-3', create: long, addBlockedBy: ['T-cc-1', 'T-cc-9'] });
-    const blocked = await tasks.getTask(w.deps, agent, { listName, id: 'T-cc-3' });
+    const blocked = await tasks.get(w.deps, agent, { listName, id: 'T-cc-3' });
     expect(blocked).toMatchObject({
       subject: long.subject,
       description: `${'d'.repeat(MIRROR_DESCRIPTION_MAX - 1)}…`,
@@ -124,7 +124,7 @@ describe('the mirror use cases', () => {
     });
 
     await expectRefused(
-      tasks.updateTask(w.deps, agent, { listName, id: 'T-cc-3', status: 'in_progress' }),
+      tasks.update(w.deps, agent, { listName, id: 'T-cc-3', status: 'in_progress' }),
       'TASK_BLOCKED',
       'Error: task T-cc-3 is blocked by T-cc-1; it cannot be started until it is completed.',
     );

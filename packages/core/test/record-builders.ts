@@ -1,6 +1,6 @@
 // Builders of stored records for repository-level tests (the store contract, the fakes' own tests, the pure rules):
 // workspace `ws_1`, session `ses_1`, key `key_1`, list `tl_1`, all made at T0 unless told; `patch` overrides any field.
-import type { RunTask } from '@agent-tasks/schema';
+import type { ChecklistEntry } from '@agent-tasks/schema';
 import {
   type ChannelRecord,
   type OutboxRecord,
@@ -81,7 +81,7 @@ export const intakeRunRecord = (id: string, patch: Partial<RunRecord> = {}): Run
 });
 
 /** A running run on task 1 of `tasks`, current since T0. */
-export function runRecord(tasks: RunTask[], patch: Partial<RunRecord> = {}): RunRecord {
+export function runRecord(tasks: ChecklistEntry[], patch: Partial<RunRecord> = {}): RunRecord {
   return {
     ...intakeRun(
       {

@@ -1,6 +1,6 @@
 // Unit tests of the checklist run rules (seed 002): ordering by prerequisites, remarks, the cursor and its steps, revision.
 import { describe, expect, it } from 'vitest';
-import type { RunTask } from '@agent-tasks/schema';
+import type { ChecklistEntry } from '@agent-tasks/schema';
 import {
   PENDING_OUTCOME,
   type RunRecord,
@@ -25,14 +25,14 @@ const at = (ms: number) => new Date(T0.getTime() + ms);
 const running = runRecord;
 
 /** A running run whose first `done` tasks were acknowledged, one minute each ("Outcome N"). */
-function advanced(tasks: RunTask[], done: number): RunRecord {
+function advanced(tasks: ChecklistEntry[], done: number): RunRecord {
   const run = running(tasks);
   for (let n = 1; n <= done; n++) applyStep(run, n, `Outcome ${n}`, at(n * 60_000));
   return run;
 }
 
-const actions = (tasks: readonly RunTask[]) => tasks.map((t) => t.action);
-const revision = (tasks: RunTask[], resumeFrom: number) => ({
+const actions = (tasks: readonly ChecklistEntry[]) => tasks.map((t) => t.action);
+const revision = (tasks: ChecklistEntry[], resumeFrom: number) => ({
   tasks,
   resumeFrom,
   checklistOutcome: 'Revised list',
@@ -214,7 +214,7 @@ describe('orderChecklist refusals', () => {
 });
 
 describe('asWritten: a ready checklist from the task context keeps its written order', () => {
-  const [a, b, c] = runTasks(3) as [RunTask, RunTask, RunTask];
+  const [a, b, c] = runTasks(3) as [ChecklistEntry, ChecklistEntry, ChecklistEntry];
   it('without a task context, or submitted as written, the submission is the written list', () => {
     const needs = [{ task: 1, needs: [3] }];
     expect(asWritten(null, { tasks: [c, a], needs })).toEqual({ tasks: [c, a], needs, remarks: [], reordered: false });
@@ -368,7 +368,7 @@ describe('applyRevision: the complete corrected checklist and the position to co
   it('refuses an executed task that moved, lost its place, or changed its expected result', () => {
     const run = advanced(runTasks(3), 2);
     const text = (p: number) => `Error: invalid revision: task ${p} was already executed and must stay unchanged at position ${p}.`;
-    const [t1, t2, t3] = runTasks(3) as [RunTask, RunTask, RunTask];
+    const [t1, t2, t3] = runTasks(3) as [ChecklistEntry, ChecklistEntry, ChecklistEntry];
     expectThrows(() => applyRevision(run, revision([t2, t1, t3], 3), at(0)), 'INVALID_REVISION', text(1));
     expectThrows(() => applyRevision(run, revision([t1], 2), at(0)), 'INVALID_REVISION', text(2));
     expectThrows(() => applyRevision(run, revision([t1, runTask('Task 2', 'another result'), t3], 3), at(0)), 'INVALID_REVISION', text(2));
@@ -455,7 +455,7 @@ describe('applyRevision: the complete corrected checklist and the position to co
 
   it('a reorder alone never changes the name, even when one was given within the revision; the notice says why', () => {
     const run = advanced(runTasks(4), 1);
-    const [t1, t2, t3, t4] = runTasks(4) as [RunTask, RunTask, RunTask, RunTask];
+    const [t1, t2, t3, t4] = runTasks(4) as [ChecklistEntry, ChecklistEntry, ChecklistEntry, ChecklistEntry];
     namedInRevision(run, 'A new name');
     expect(run).toMatchObject({ name: 'Ship the release', pendingName: 'A new name', revising: true });
     applyRevision(run, revision([t1, t4, t2, t3], 2), at(0));
@@ -486,7 +486,7 @@ describe('applyRevision: the complete corrected checklist and the position to co
       { text: 'Use the staging cluster', tasks: [3, 4] },
       { text: 'Only for task 2', tasks: [2] },
     ];
-    const [t1, , t3, t4] = runTasks(4) as [RunTask, RunTask, RunTask, RunTask];
+    const [t1, , t3, t4] = runTasks(4) as [ChecklistEntry, ChecklistEntry, ChecklistEntry, ChecklistEntry];
     applyRevision(run, revision([t1, t4, runTask('New'), t3], 2), at(0));
     expect(run.remarks).toEqual([{ text: 'Use the staging cluster', tasks: [2, 4] }]);
     expect(presentRun(run, at(0)).blocks.work.tasks.map((t) => t.remarks)).toEqual([

@@ -27,7 +27,7 @@ const NO_CHANNEL =
   'Error: Todo List notifies when the checklist is ready and when all tasks are done, but this workspace has no notification channel. Ask an admin to add one, or prepare the start again with skipNotificationCheck: true.';
 
 /** The run's current step attempt, as its view shows it. */
-const currentAttempt = async (runId: string) => (await runs.getRun(w.deps, w.admin, { runId })).attemptId ?? 'none';
+const currentAttempt = async (runId: string) => (await runs.get(w.deps, w.admin, { runId })).attemptId ?? 'none';
 
 const step = async (runId: string, task: number, extra: { attemptId?: string; actor?: Actor; outcome?: string } = {}) =>
   runs.step(w.deps, extra.actor ?? w.session, {
@@ -41,7 +41,7 @@ const step = async (runId: string, task: number, extra: { attemptId?: string; ac
 /** The n-th UUID the test world issues: run, start attempt and step attempt ids are UUIDs. */
 const uuid = (n: number) => `00000000-0000-4000-8000-${String(n).padStart(12, '0')}`;
 const outbox = (): OutboxRecord[] => [...w.store.snapshot().outbox.values()];
-const stepsOf = async (runId: string) => (await runs.runHistory(w.deps, w.admin, { runId })).steps;
+const stepsOf = async (runId: string) => (await runs.history(w.deps, w.admin, { runId })).steps;
 
 /** What a refused change must leave untouched: the whole store and the published events. */
 const state = () => ({ snapshot: w.store.snapshot(), events: w.events.published.length });
@@ -213,7 +213,7 @@ describe('intake: the checklist, ordered by prerequisites; work starts on task 1
       progress_checklist_outcome: 'One hundred ordered tasks are ready',
     });
     const run = await startRun(w);
-    await runs.nameRun(w.deps, w.session, { runId: run.id, name: 'Caller list' });
+    await runs.name(w.deps, w.session, { runId: run.id, name: 'Caller list' });
     const view = await runs.intake(w.deps, w.session, { ...parsed, runId: run.id });
     expect(view.tasks).toEqual(written);
     expect(view.total).toBe(100);
@@ -224,7 +224,7 @@ describe('intake: the checklist, ordered by prerequisites; work starts on task 1
 
   it('orders by `needs`, shows each move and its dependency, and attaches remarks to the tasks they constrain', async () => {
     const run = await startRun(w);
-    await runs.nameRun(w.deps, w.session, { runId: run.id, name: 'Deploy' });
+    await runs.name(w.deps, w.session, { runId: run.id, name: 'Deploy' });
     const view = await runs.intake(w.deps, w.session, {
       runId: run.id,
       tasks: [runTask('Deploy the service'), runTask('Write the changelog'), runTask('Build the image')],
@@ -256,7 +256,7 @@ describe('intake: the checklist, ordered by prerequisites; work starts on task 1
   it('a refused checklist (a cycle) records nothing: the run stays in intake', async () => {
     await addChannel(w);
     const run = await startRun(w);
-    await runs.nameRun(w.deps, w.session, { runId: run.id, name: 'Cycle' });
+    await runs.name(w.deps, w.session, { runId: run.id, name: 'Cycle' });
     const before = state();
     await expectRefused(
       runs.intake(w.deps, w.session, {
@@ -386,7 +386,7 @@ describe('step: a schema-valid acknowledgement advances the cursor exactly once'
   it('exhausting the list completes the run with the empty terminal output; no more steps', async () => {
     const run = await startedRun(w);
     for (const n of [1, 2, 3]) await step(run.id, n);
-    const done = await runs.getRun(w.deps, w.session, { runId: run.id });
+    const done = await runs.get(w.deps, w.session, { runId: run.id });
     expect(done).toMatchObject({ status: 'completed', cursor: 4, current: null, output: {} });
     expect(done.blocks.work).toMatchObject({ label: 'Done 3/3', done: 3, inProgress: null });
     expect(done.blocks.work.tasks.map((t) => t.state)).toEqual(['done', 'done', 'done']);
@@ -444,7 +444,7 @@ describe('revise: a deliberate correction of the checklist', () => {
     const run = await startedRun(w);
     await step(run.id, 1);
     await runs.teleport(w.deps, w.session, { runId: run.id });
-    await runs.nameRun(w.deps, w.session, { runId: run.id, name: 'Ship after the repair' });
+    await runs.name(w.deps, w.session, { runId: run.id, name: 'Ship after the repair' });
     const input = runReviseInput.parse({
       runId: run.id,
       tasks: [
@@ -576,7 +576,7 @@ describe('notifications: checklist ready and all tasks done, once per channel', 
 
   it('child runs notify like top-level runs; channels of another workspace are not used', async () => {
     const other = await workspaces.createWorkspace(w.deps, w.admin, { name: 'other' });
-    await channels.createChannel(w.deps, new FakeSender(), await resolveActor(w.deps, other.adminKey), {
+    await channels.create(w.deps, new FakeSender(), await resolveActor(w.deps, other.adminKey), {
       name: 'theirs',
       url: 'https://hooks.example.com/theirs',
     });
@@ -816,7 +816,7 @@ describe('delivery gives up after the maximum age, per channel, with jitter; an 
     const sender = new FakeSender();
     sender.refusals.set('http://127.0.0.1/hook', 'must point to a public address: 127.0.0.1 is a loopback address');
     await expectRefused(
-      channels.createChannel(w.deps, sender, w.admin, { name: 'internal', url: 'http://127.0.0.1/hook' }),
+      channels.create(w.deps, sender, w.admin, { name: 'internal', url: 'http://127.0.0.1/hook' }),
       'INVALID_INPUT',
       'Error: invalid input: `url` must point to a public address: 127.0.0.1 is a loopback address (an operator can allow internal receivers with AGENT_TASKS_CHANNEL_ALLOWLIST).',
     );
@@ -895,14 +895,14 @@ describe('the run belongs to the agent that started it', () => {
 
   it('the workspace may read it (viewer included); another workspace cannot see it', async () => {
     const run = await startedRun(w);
-    expect((await runs.getRun(w.deps, w.viewer, { runId: run.id })).id).toBe(run.id);
-    expect((await runs.listRuns(w.deps, w.viewer, { sessionId: w.sessionId })).runs.map((r) => r.id)).toEqual([run.id]);
+    expect((await runs.get(w.deps, w.viewer, { runId: run.id })).id).toBe(run.id);
+    expect((await runs.list(w.deps, w.viewer, { sessionId: w.sessionId })).runs.map((r) => r.id)).toEqual([run.id]);
     const other = await workspaces.createWorkspace(w.deps, w.admin, { name: 'other' });
     const stranger = await resolveActor(w.deps, other.adminKey);
-    await expectRefused(runs.getRun(w.deps, stranger, { runId: run.id }), 'NOT_FOUND', `Error: run ${run.id} not found.`);
+    await expectRefused(runs.get(w.deps, stranger, { runId: run.id }), 'NOT_FOUND', `Error: run ${run.id} not found.`);
     // The run page link is the capability: it needs no key.
-    expect((await runs.getRunByLink(w.deps, run.id))?.id).toBe(run.id);
-    expect(await runs.getRunByLink(w.deps, 'run_nope')).toBeNull();
+    expect((await runs.getByLink(w.deps, run.id))?.id).toBe(run.id);
+    expect(await runs.getByLink(w.deps, 'run_nope')).toBeNull();
   });
 });
 

@@ -7,7 +7,7 @@ import {
   checkStatusMove,
   cycleError,
   cycleText,
-  findCycle,
+  cycleClosedBy,
   isReady,
   isResolved,
   mergeMetadata,
@@ -33,49 +33,49 @@ function walker(all: TaskEdge[]) {
   return { blocksOf, asked };
 }
 
-describe('findCycle', () => {
+describe('cycleClosedBy', () => {
   it('direct: adding T-b as blocker of T-a when T-a blocks T-b names T-a → T-b → T-a', async () => {
     const { blocksOf } = walker(edges('T-a>T-b'));
-    const cycle = await findCycle('T-b', 'T-a', blocksOf);
+    const cycle = await cycleClosedBy('T-b', 'T-a', blocksOf);
     expect(cycle).toEqual(['T-a', 'T-b', 'T-a']);
     expect(cycleText(cycle!)).toBe('T-a → T-b → T-a');
   });
 
   it('indirect: the path starts and ends at the blocked task and follows "blocks" edges', async () => {
     const { blocksOf } = walker(edges('T-a>T-b', 'T-b>T-c', 'T-c>T-d'));
-    expect(await findCycle('T-d', 'T-a', blocksOf)).toEqual(['T-a', 'T-b', 'T-c', 'T-d', 'T-a']);
-    expect(await findCycle('T-c', 'T-b', blocksOf)).toEqual(['T-b', 'T-c', 'T-b']);
+    expect(await cycleClosedBy('T-d', 'T-a', blocksOf)).toEqual(['T-a', 'T-b', 'T-c', 'T-d', 'T-a']);
+    expect(await cycleClosedBy('T-c', 'T-b', blocksOf)).toEqual(['T-b', 'T-c', 'T-b']);
   });
 
   it('names the shortest way round when there are several (breadth-first walk)', async () => {
     const { blocksOf } = walker(edges('T-a>T-b', 'T-b>T-c', 'T-a>T-c'));
-    expect(await findCycle('T-c', 'T-a', blocksOf)).toEqual(['T-a', 'T-c', 'T-a']);
+    expect(await cycleClosedBy('T-c', 'T-a', blocksOf)).toEqual(['T-a', 'T-c', 'T-a']);
   });
 
   it('none: an edge along the existing direction, between unrelated tasks, or into a diamond closes nothing', async () => {
     const { blocksOf } = walker(edges('T-a>T-b', 'T-b>T-c', 'T-a>T-x', 'T-x>T-c'));
-    expect(await findCycle('T-a', 'T-c', blocksOf)).toBeNull(); // a shortcut a → c
-    expect(await findCycle('T-c', 'T-z', blocksOf)).toBeNull(); // a new leaf
-    expect(await findCycle('T-z', 'T-a', blocksOf)).toBeNull(); // a new root
-    expect(await findCycle('T-x', 'T-b', blocksOf)).toBeNull(); // across the diamond
-    expect(await findCycle('T-a', 'T-b', blocksOf)).toBeNull(); // an edge that already exists
+    expect(await cycleClosedBy('T-a', 'T-c', blocksOf)).toBeNull(); // a shortcut a → c
+    expect(await cycleClosedBy('T-c', 'T-z', blocksOf)).toBeNull(); // a new leaf
+    expect(await cycleClosedBy('T-z', 'T-a', blocksOf)).toBeNull(); // a new root
+    expect(await cycleClosedBy('T-x', 'T-b', blocksOf)).toBeNull(); // across the diamond
+    expect(await cycleClosedBy('T-a', 'T-b', blocksOf)).toBeNull(); // an edge that already exists
   });
 
   it('walks only what is reachable from the blocked task, one query per level', async () => {
     const { blocksOf, asked } = walker(edges('T-a>T-b', 'T-b>T-c', 'T-u>T-v', 'T-v>T-w'));
-    expect(await findCycle('T-u', 'T-a', blocksOf)).toBeNull();
+    expect(await cycleClosedBy('T-u', 'T-a', blocksOf)).toBeNull();
     expect(asked).toEqual([['T-a'], ['T-b'], ['T-c']]);
   });
 
   it('visits a task reachable two ways once', async () => {
     const { blocksOf, asked } = walker(edges('T-a>T-b', 'T-a>T-c', 'T-b>T-d', 'T-c>T-d', 'T-d>T-e'));
-    expect(await findCycle('T-z', 'T-a', blocksOf)).toBeNull();
+    expect(await cycleClosedBy('T-z', 'T-a', blocksOf)).toBeNull();
     expect(asked).toEqual([['T-a'], ['T-b', 'T-c'], ['T-d'], ['T-e']]);
   });
 
   it('self-dependency: a task as its own blocker is a cycle of one, without asking the graph', async () => {
     const { blocksOf, asked } = walker(edges('T-a>T-b'));
-    expect(await findCycle('T-a', 'T-a', blocksOf)).toEqual(['T-a', 'T-a']);
+    expect(await cycleClosedBy('T-a', 'T-a', blocksOf)).toEqual(['T-a', 'T-a']);
     expect(asked).toEqual([]);
   });
 });

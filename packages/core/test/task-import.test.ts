@@ -45,7 +45,7 @@ const onStagedChanges = (hook: () => void | Promise<void>) => {
   w.store.once('tasks.stageImport', wait);
 };
 const stagingLists = () => [...w.store.snapshot().taskLists.values()].filter((l) => l.staging);
-const listed = (listName: string) => tasks.listTasks(w.deps, w.viewer, { listName, status: ['pending'], limit: 1000 });
+const listed = (listName: string) => tasks.list(w.deps, w.viewer, { listName, status: ['pending'], limit: 1000 });
 
 describe('a large import', () => {
   it('writes in several short transactions into a hidden list; nothing shows until the last one', async () => {
@@ -70,7 +70,7 @@ describe('a large import', () => {
     const page = await listed('big');
     expect(page.tasks.map((t) => t.ref)).toEqual(Array.from({ length: 450 }, (_, i) => `#${i + 1}`));
     expect(page.tasks.filter((t) => t.ready).length).toBe(45);
-    const changes = await tasks.taskChangesAfter(w.deps, w.viewer, { listName: 'big', after: 0, limit: 1000 });
+    const changes = await tasks.changesAfter(w.deps, w.viewer, { listName: 'big', after: 0, limit: 1000 });
     expect(changes.events.map((e) => e.seq)).toEqual(Array.from({ length: 450 }, (_, i) => i + 1));
     expect(changes.events[449]?.task).toMatchObject({ ref: '#450', listName: 'big', blockedBy: [page.tasks[448]?.id] });
     const published = w.events.published.filter((e) => e.topic.endsWith(':big'));
@@ -98,7 +98,7 @@ describe('a large import', () => {
     await importInto('numbered', 2);
     let meanwhile: Promise<{ ref?: string | undefined }> = Promise.resolve({});
     onStagedChanges(() => {
-      meanwhile = tasks.createTask(w.deps, w.session, { listName: 'numbered', subject: 'meanwhile', description: '' });
+      meanwhile = tasks.create(w.deps, w.session, { listName: 'numbered', subject: 'meanwhile', description: '' });
     });
     await importInto('numbered', 250, w.session, 3);
     expect((await meanwhile).ref).toBe('#253');
@@ -113,7 +113,7 @@ describe('a large import', () => {
     let meanwhile: Promise<unknown> = Promise.resolve();
     onStagedChanges(() => {
       // Queued behind the import's current transaction, so it commits between two of the import's.
-      meanwhile = tasks.createTask(w.deps, w.session, { listName: 'shared', subject: 'meanwhile', description: '' });
+      meanwhile = tasks.create(w.deps, w.session, { listName: 'shared', subject: 'meanwhile', description: '' });
     });
     await taskFiles.importTasks(w.deps, w.session, {
       listName: 'shared',
@@ -129,7 +129,7 @@ describe('a large import', () => {
     const page = await listed('shared');
     expect(page.tasks.map((t) => t.subject).slice(0, 4)).toEqual(['shared 1', 'shared 2', 'meanwhile', 'shared 1']);
     expect(page.tasks.map((t) => t.ref)).toEqual(Array.from({ length: 253 }, (_, i) => `#${i + 1}`));
-    const changes = await tasks.taskChangesAfter(w.deps, w.viewer, { listName: 'shared', after: 0, limit: 1000 });
+    const changes = await tasks.changesAfter(w.deps, w.viewer, { listName: 'shared', after: 0, limit: 1000 });
     expect(changes.events.map((e) => e.seq)).toEqual(Array.from({ length: 253 }, (_, i) => i + 1));
     expect(changes.events.slice(3).map((e) => e.task.ref)).toEqual(page.tasks.slice(3).map((t) => t.ref));
     expect(stagingLists()).toEqual([]);

@@ -3,7 +3,7 @@
 // threads and roles.
 import { beforeEach, describe, expect, it } from 'vitest';
 import type { TaskCreateInput, TaskUpdateInput } from '@agent-tasks/schema';
-import { type Actor, resolveActor, tasks, workspaces } from '../src/index.ts';
+import { type Actor, resolveActor, keys, sessions, tasks, workspaces } from '../src/index.ts';
 import { type World, agentSession, expectNoTaskChange, expectRefused, makeWorld, taskState } from './fixtures.ts';
 
 let w: World;
@@ -17,15 +17,15 @@ beforeEach(async () => {
 });
 
 const create = (actor: Actor, subject: string, extra: Partial<TaskCreateInput> = {}) =>
-  tasks.createTask(w.deps, actor, { subject, description: '', ...extra });
-const update = (actor: Actor, input: TaskUpdateInput) => tasks.updateTask(w.deps, actor, input);
-const get = (id: string, listName?: string) => tasks.getTask(w.deps, w.viewer, { id, listName });
-const list = (actor: Actor, input: Parameters<typeof tasks.listTasks>[2] = {}) => tasks.listTasks(w.deps, actor, input);
+  tasks.create(w.deps, actor, { subject, description: '', ...extra });
+const update = (actor: Actor, input: TaskUpdateInput) => tasks.update(w.deps, actor, input);
+const get = (id: string, listName?: string) => tasks.get(w.deps, w.viewer, { id, listName });
+const list = (actor: Actor, input: Parameters<typeof tasks.list>[2] = {}) => tasks.list(w.deps, actor, input);
 const ids = (summaries: { tasks: { id: string }[] }) => summaries.tasks.map((t) => t.id);
 /** The seed's TaskList line: `T-001 [pending] Build frontend  blockedBy: []`. */
 const taskLine = (t: { id: string; status: string; subject: string; blockedBy: string[] }) =>
   `${t.id} [${t.status}] ${t.subject}  blockedBy: [${t.blockedBy.join(', ')}]`;
-const history = (id: string) => tasks.taskHistory(w.deps, w.viewer, { id }).then((h) => h.changes);
+const history = (id: string) => tasks.history(w.deps, w.viewer, { id }).then((h) => h.changes);
 
 /** The seed's example: T-001 Build frontend, T-002 Build backend, T-003 Run integration tests blocked by both. */
 async function seedExample(actor: Actor = w.session) {
@@ -60,7 +60,7 @@ describe("the seed's example", () => {
       `Error: task ${t3} is blocked by ${t1}, ${t2}; it cannot be completed until they are completed.`,
     );
     expect(refused.details).toEqual({ blockedBy: [t1, t2] });
-    await expectRefused(tasks.claimTask(w.deps, alice, { id: t3 }), 'CLAIM_REFUSED', `Error: cannot claim ${t3}: blocked by ${t1}, ${t2}.`);
+    await expectRefused(tasks.claim(w.deps, alice, { id: t3 }), 'CLAIM_REFUSED', `Error: cannot claim ${t3}: blocked by ${t1}, ${t2}.`);
     expectNoTaskChange(w, before);
 
     await update(w.session, { id: t1, status: 'completed' });
@@ -126,7 +126,7 @@ describe('blocks and blockedBy mirror each other', () => {
     expect(fe.version).toBe(1);
     await create(w.session, 'Run integration tests', { blockedBy: [fe.id] });
     expect((await get(fe.id)).version).toBe(2);
-    const claimed = await tasks.claimTask(w.deps, w.session, {});
+    const claimed = await tasks.claim(w.deps, w.session, {});
     expect(claimed.task).toMatchObject({ id: fe.id, version: 3 });
   });
 
@@ -347,11 +347,7 @@ describe('deleting a task', () => {
     for (const input of [{ subject: 'again' }, { status: 'pending' as const }, { status: 'deleted' as const }]) {
       await expectRefused(update(w.session, { id: a, ...input }), 'CONFLICT', `Error: task ${a} is deleted; it can no longer change.`);
     }
-    await expectRefused(
-      tasks.claimTask(w.deps, alice, { id: a }),
-      'CLAIM_REFUSED',
-      `Error: cannot claim ${a}: it is deleted, not pending.`,
-    );
+    await expectRefused(tasks.claim(w.deps, alice, { id: a }), 'CLAIM_REFUSED', `Error: cannot claim ${a}: it is deleted, not pending.`);
     expectNoTaskChange(w, before);
   });
 
@@ -367,7 +363,7 @@ describe('deleting a task', () => {
   it('leaves it out of the plan', async () => {
     const { t1, t2, t3 } = await seedExample();
     await update(w.session, { id: t2, status: 'deleted' });
-    expect(await tasks.planTasks(w.deps, w.viewer, {})).toEqual({
+    expect(await tasks.plan(w.deps, w.viewer, {})).toEqual({
       listName: 'default',
       waves: [[t1], [t3]],
       criticalPath: [t1, t3],
@@ -397,14 +393,14 @@ describe('metadata', () => {
   });
 });
 
-describe('listTasks', () => {
+describe('tasks.list', () => {
   /** mine: pending owned by alice; free: pending unowned; waiting: blocked by free; busy: bob's; done; gone. */
   async function mixedList() {
     const mine = (await create(w.session, 'Mine', { owner: 'alice' })).id;
     const free = (await create(w.session, 'Free')).id;
     const waiting = (await create(w.session, 'Waiting', { blockedBy: [free] })).id;
     const busy = (await create(w.session, 'Busy')).id;
-    await tasks.claimTask(w.deps, bob, { id: busy });
+    await tasks.claim(w.deps, bob, { id: busy });
     const done = (await create(w.session, 'Done')).id;
     await update(w.session, { id: done, status: 'completed' });
     const gone = (await create(w.session, 'Gone')).id;
@@ -476,7 +472,7 @@ describe('listTasks', () => {
       'Error: task list "never" does not exist; the nearest names are "default", "sprint-1".',
     );
     expect(await list(w.viewer)).toMatchObject({ listName: 'default' });
-    await expectRefused(tasks.getTask(w.deps, w.viewer, { id: a }), 'NOT_FOUND', `Error: task ${a} not found in list "default".`);
+    await expectRefused(tasks.get(w.deps, w.viewer, { id: a }), 'NOT_FOUND', `Error: task ${a} not found in list "default".`);
   });
 
   it('another workspace sees none of it', async () => {
@@ -485,7 +481,7 @@ describe('listTasks', () => {
     const outsider = await resolveActor(w.deps, other.adminKey);
     expect(await list(outsider)).toEqual({ listName: 'default', tasks: [] });
     await expectRefused(
-      tasks.getTask(w.deps, outsider, { id: a }),
+      tasks.get(w.deps, outsider, { id: a }),
       'NOT_FOUND',
       'Error: task list "default" does not exist; %s.'.replace('%s', 'this workspace has no task lists yet (TaskCreate starts one)'),
     );
@@ -496,13 +492,13 @@ describe('claims', () => {
   it('a named claim sets in_progress and the owner atomically, as one "claimed" change', async () => {
     const a = (await create(w.session, 'A')).id;
     w.clock.set('2025-02-02T00:00:00.000Z');
-    const { task } = await tasks.claimTask(w.deps, alice, { id: a });
+    const { task } = await tasks.claim(w.deps, alice, { id: a });
     expect(task).toMatchObject({ id: a, status: 'in_progress', owner: 'alice', version: 2, updatedAt: '2025-02-02T00:00:00.000Z' });
     expect((await history(a)).at(-1)).toEqual({
       seq: 2,
       taskId: a,
       kind: 'claimed',
-      by: { sessionId: alice.sessionId, keyId: w.agent.keyId },
+      by: { sessionId: alice.sessionId, keyId: w.agent.keyId, keyName: 'agent' },
       at: '2025-02-02T00:00:00.000Z',
       changes: { status: { from: 'pending', to: 'in_progress' }, owner: { from: null, to: 'alice' } },
     });
@@ -510,36 +506,28 @@ describe('claims', () => {
 
   it('a task already assigned to the claimer can be claimed by it', async () => {
     const a = (await create(w.session, 'A', { owner: 'alice' })).id;
-    expect((await tasks.claimTask(w.deps, alice, { id: a })).task).toMatchObject({ status: 'in_progress', owner: 'alice' });
+    expect((await tasks.claim(w.deps, alice, { id: a })).task).toMatchObject({ status: 'in_progress', owner: 'alice' });
   });
 
   it('refuses, with exact texts and nothing recorded: owned by another, not pending, blocked', async () => {
     const a = (await create(w.session, 'A')).id;
-    await tasks.claimTask(w.deps, alice, { id: a });
+    await tasks.claim(w.deps, alice, { id: a });
     const b = (await create(w.session, 'B')).id;
     await update(w.session, { id: b, status: 'completed' });
     const c = (await create(w.session, 'C', { blockedBy: [a] })).id;
     const d = (await create(w.session, 'D', { owner: 'alice' })).id;
 
     const before = taskState(w);
-    await expectRefused(tasks.claimTask(w.deps, bob, { id: a }), 'CLAIM_REFUSED', `Error: cannot claim ${a}: already claimed by alice.`);
-    await expectRefused(tasks.claimTask(w.deps, bob, { id: d }), 'CLAIM_REFUSED', `Error: cannot claim ${d}: already claimed by alice.`);
+    await expectRefused(tasks.claim(w.deps, bob, { id: a }), 'CLAIM_REFUSED', `Error: cannot claim ${a}: already claimed by alice.`);
+    await expectRefused(tasks.claim(w.deps, bob, { id: d }), 'CLAIM_REFUSED', `Error: cannot claim ${d}: already claimed by alice.`);
     await expectRefused(
-      tasks.claimTask(w.deps, alice, { id: a }),
+      tasks.claim(w.deps, alice, { id: a }),
       'CLAIM_REFUSED',
       `Error: cannot claim ${a}: it is in_progress, not pending.`,
     );
-    await expectRefused(
-      tasks.claimTask(w.deps, bob, { id: b }),
-      'CLAIM_REFUSED',
-      `Error: cannot claim ${b}: it is completed, not pending.`,
-    );
-    await expectRefused(tasks.claimTask(w.deps, bob, { id: c }), 'CLAIM_REFUSED', `Error: cannot claim ${c}: blocked by ${a}.`);
-    await expectRefused(
-      tasks.claimTask(w.deps, bob, { id: 'T-unknown' }),
-      'NOT_FOUND',
-      'Error: task T-unknown not found in list "default".',
-    );
+    await expectRefused(tasks.claim(w.deps, bob, { id: b }), 'CLAIM_REFUSED', `Error: cannot claim ${b}: it is completed, not pending.`);
+    await expectRefused(tasks.claim(w.deps, bob, { id: c }), 'CLAIM_REFUSED', `Error: cannot claim ${c}: blocked by ${a}.`);
+    await expectRefused(tasks.claim(w.deps, bob, { id: 'T-unknown' }), 'NOT_FOUND', 'Error: task T-unknown not found in list "default".');
     expectNoTaskChange(w, before);
   });
 
@@ -549,49 +537,49 @@ describe('claims', () => {
     const c = (await create(w.session, 'C')).id;
     const d = (await create(w.session, 'D', { blockedBy: [a] })).id;
 
-    expect((await tasks.claimTask(w.deps, alice, {})).task).toMatchObject({ id: a, owner: 'alice', status: 'in_progress' });
+    expect((await tasks.claim(w.deps, alice, {})).task).toMatchObject({ id: a, owner: 'alice', status: 'in_progress' });
     // B is bob's: alice skips it.
-    expect((await tasks.claimTask(w.deps, alice, {})).task).toMatchObject({ id: c, owner: 'alice' });
+    expect((await tasks.claim(w.deps, alice, {})).task).toMatchObject({ id: c, owner: 'alice' });
     const before = taskState(w);
-    expect(await tasks.claimTask(w.deps, alice, {})).toEqual({ task: null, lostRace: null });
+    expect(await tasks.claim(w.deps, alice, {})).toEqual({ task: null, lostRace: null });
     expectNoTaskChange(w, before);
-    expect((await tasks.claimTask(w.deps, bob, {})).task).toMatchObject({ id: b, owner: 'bob' });
+    expect((await tasks.claim(w.deps, bob, {})).task).toMatchObject({ id: b, owner: 'bob' });
     // C was ready for bob too, and alice claimed it moments ago: nothing is ready because of a lost race.
-    expect(await tasks.claimTask(w.deps, bob, {})).toEqual({ task: null, lostRace: { id: c, ref: '#3', owner: 'alice' } });
+    expect(await tasks.claim(w.deps, bob, {})).toEqual({ task: null, lostRace: { id: c, ref: '#3', owner: 'alice' } });
 
     await update(alice, { id: a, status: 'completed' });
-    expect((await tasks.claimTask(w.deps, bob, {})).task).toMatchObject({ id: d, owner: 'bob' });
+    expect((await tasks.claim(w.deps, bob, {})).task).toMatchObject({ id: d, owner: 'bob' });
   });
 
   it('claim-next on a named list that does not exist is refused and creates nothing; on the default list it is null', async () => {
     const before = taskState(w);
     await expectRefused(
-      tasks.claimTask(w.deps, alice, { listName: 'nothing-here' }),
+      tasks.claim(w.deps, alice, { listName: 'nothing-here' }),
       'NOT_FOUND',
       'Error: task list "nothing-here" does not exist; this workspace has no task lists yet (TaskCreate starts one).',
     );
-    expect(await tasks.claimTask(w.deps, alice, {})).toEqual({ task: null });
+    expect(await tasks.claim(w.deps, alice, {})).toEqual({ task: null });
     expectNoTaskChange(w, before);
   });
 
   it('an explicit owner claims under that name; a key without a session must name one', async () => {
     const a = (await create(w.session, 'A')).id;
     await expectRefused(
-      tasks.claimTask(w.deps, w.agent, { id: a }),
+      tasks.claim(w.deps, w.agent, { id: a }),
       'NO_OWNING_SESSION',
       'Error: a claim needs an agent name: call with a session token or name an `owner`.',
     );
-    expect((await tasks.claimTask(w.deps, w.agent, { id: a, owner: 'carol' })).task).toMatchObject({ owner: 'carol' });
+    expect((await tasks.claim(w.deps, w.agent, { id: a, owner: 'carol' })).task).toMatchObject({ owner: 'carol' });
   });
 
   it('a session without an agent name claims under its session id', async () => {
     const a = (await create(w.session, 'A')).id;
-    expect((await tasks.claimTask(w.deps, w.session, { id: a })).task).toMatchObject({ owner: w.sessionId });
+    expect((await tasks.claim(w.deps, w.session, { id: a })).task).toMatchObject({ owner: w.sessionId });
   });
 
   it('concurrent claims of the same task: exactly one wins', async () => {
     const a = (await create(w.session, 'A')).id;
-    const results = await Promise.allSettled([tasks.claimTask(w.deps, alice, { id: a }), tasks.claimTask(w.deps, bob, { id: a })]);
+    const results = await Promise.allSettled([tasks.claim(w.deps, alice, { id: a }), tasks.claim(w.deps, bob, { id: a })]);
     expect(results.map((r) => r.status)).toEqual(['fulfilled', 'rejected']);
     expect((results[1] as PromiseRejectedResult).reason).toMatchObject({ message: `Error: cannot claim ${a}: already claimed by alice.` });
   });
@@ -599,11 +587,7 @@ describe('claims', () => {
   it('concurrent claim-next calls take different tasks', async () => {
     const a = (await create(w.session, 'A')).id;
     const b = (await create(w.session, 'B')).id;
-    const [x, y, z] = await Promise.all([
-      tasks.claimTask(w.deps, alice, {}),
-      tasks.claimTask(w.deps, bob, {}),
-      tasks.claimTask(w.deps, w.session, {}),
-    ]);
+    const [x, y, z] = await Promise.all([tasks.claim(w.deps, alice, {}), tasks.claim(w.deps, bob, {}), tasks.claim(w.deps, w.session, {})]);
     expect([x.task?.id, y.task?.id, z.task]).toEqual([a, b, null]);
   });
 });
@@ -683,9 +667,9 @@ describe('history', () => {
 
     const changes = await history(a);
     expect(changes.map((c) => [c.seq, c.kind, c.by, c.at])).toEqual([
-      [1, 'created', { sessionId: alice.sessionId, keyId: w.agent.keyId }, '2025-01-01T10:00:00.000Z'],
-      [2, 'updated', { sessionId: null, keyId: w.agent.keyId }, '2025-01-01T11:00:00.000Z'],
-      [3, 'updated', { sessionId: bob.sessionId, keyId: w.agent.keyId }, '2025-01-01T12:00:00.000Z'],
+      [1, 'created', { sessionId: alice.sessionId, keyId: w.agent.keyId, keyName: 'agent' }, '2025-01-01T10:00:00.000Z'],
+      [2, 'updated', { sessionId: null, keyId: w.agent.keyId, keyName: 'agent' }, '2025-01-01T11:00:00.000Z'],
+      [3, 'updated', { sessionId: bob.sessionId, keyId: w.agent.keyId, keyName: 'agent' }, '2025-01-01T12:00:00.000Z'],
     ]);
     expect(changes[0]!.changes).toMatchObject({
       subject: { from: null, to: 'Write docs' },
@@ -715,7 +699,7 @@ describe('history', () => {
     const published = w.events.published.filter((e) => e.topic === `tasks:${w.workspaceId}:default`);
     expect(published.map((e) => e.id)).toEqual(['1', '2', '3', '4', '5']);
     expect(published.at(-1)!.data).toMatchObject({ taskId: expect.any(String), task: { blocks: [t3] } });
-    const feed = await tasks.taskChangesAfter(w.deps, w.viewer, { after: 2, limit: 2 });
+    const feed = await tasks.changesAfter(w.deps, w.viewer, { after: 2, limit: 2 });
     expect(feed.more).toBe(true);
     expect(feed.events.map((e) => [e.seq, e.taskId, e.kind])).toEqual([
       [3, t3, 'created'],
@@ -725,11 +709,11 @@ describe('history', () => {
   });
 });
 
-describe('planTasks', () => {
+describe('tasks.plan', () => {
   it("the seed's example: both builds in the first wave, then the integration tests", async () => {
     const { t1, t2, t3 } = await seedExample();
     const deploy = (await create(w.session, 'Deploy', { blockedBy: [t3] })).id;
-    expect(await tasks.planTasks(w.deps, w.viewer, {})).toEqual({
+    expect(await tasks.plan(w.deps, w.viewer, {})).toEqual({
       listName: 'default',
       waves: [[t1, t2], [t3], [deploy]],
       criticalPath: [t1, t3, deploy],
@@ -740,8 +724,8 @@ describe('planTasks', () => {
   it('completed tasks drop out and their edges are ignored; in-progress tasks stay', async () => {
     const { t1, t2, t3 } = await seedExample();
     await update(w.session, { id: t1, status: 'completed' });
-    await tasks.claimTask(w.deps, alice, { id: t2 });
-    expect(await tasks.planTasks(w.deps, w.viewer, {})).toEqual({
+    await tasks.claim(w.deps, alice, { id: t2 });
+    expect(await tasks.plan(w.deps, w.viewer, {})).toEqual({
       listName: 'default',
       waves: [[t2], [t3]],
       criticalPath: [t2, t3],
@@ -750,14 +734,14 @@ describe('planTasks', () => {
   });
 
   it('a list never written has an empty plan', async () => {
-    expect(await tasks.planTasks(w.deps, w.viewer, {})).toEqual({
+    expect(await tasks.plan(w.deps, w.viewer, {})).toEqual({
       listName: 'default',
       waves: [],
       criticalPath: [],
       criticalPathLength: 0,
     });
     await expectRefused(
-      tasks.planTasks(w.deps, w.viewer, { listName: 'none' }),
+      tasks.plan(w.deps, w.viewer, { listName: 'none' }),
       'NOT_FOUND',
       'Error: task list "none" does not exist; this workspace has no task lists yet (TaskCreate starts one).',
     );
@@ -781,24 +765,48 @@ describe('threads and roles', () => {
     await expectRefused(create(w.viewer, 'X'), 'FORBIDDEN', readOnly);
     await expectRefused(update(w.viewer, { id: t1, status: 'completed' }), 'FORBIDDEN', readOnly);
     await expectRefused(update(w.viewer, { id: t3, removeBlockedBy: [t1] }), 'FORBIDDEN', readOnly);
-    await expectRefused(tasks.claimTask(w.deps, w.viewer, { id: t1, owner: 'v' }), 'FORBIDDEN', readOnly);
-    await expectRefused(tasks.claimTask(w.deps, w.viewer, { owner: 'v' }), 'FORBIDDEN', readOnly);
-    await expectRefused(tasks.claimTask(w.deps, w.viewer, { owner: 'v', listName: 'none' }), 'FORBIDDEN', readOnly);
+    await expectRefused(tasks.claim(w.deps, w.viewer, { id: t1, owner: 'v' }), 'FORBIDDEN', readOnly);
+    await expectRefused(tasks.claim(w.deps, w.viewer, { owner: 'v' }), 'FORBIDDEN', readOnly);
+    await expectRefused(tasks.claim(w.deps, w.viewer, { owner: 'v', listName: 'none' }), 'FORBIDDEN', readOnly);
     expectNoTaskChange(w, before);
     expect((await get(t1)).subject).toBe('Build frontend');
     expect(ids(await list(w.viewer))).toHaveLength(3);
     expect(await history(t1)).toHaveLength(2);
   });
 
-  it('an agent or admin key without a session cannot create, and nothing is written', async () => {
+  it('an agent key without a session cannot create, and nothing is written', async () => {
     const before = taskState(w);
-    for (const actor of [w.agent, w.admin]) {
-      await expectRefused(
-        create(actor, 'X'),
-        'NO_OWNING_SESSION',
-        'Error: TaskCreate requires an owning agent session before anything is written.',
-      );
-    }
+    await expectRefused(
+      create(w.agent, 'X'),
+      'NO_OWNING_SESSION',
+      'Error: TaskCreate requires an owning agent session before anything is written.',
+    );
+    expectNoTaskChange(w, before);
+  });
+
+  it("a person's key (member or admin) creates and updates tasks, its history naming the key; a member opens no session", async () => {
+    const memberKey = (await keys.create(w.deps, w.admin, { name: 'Ada', role: 'member' })).token;
+    const member = await resolveActor(w.deps, memberKey);
+    const made = await create(member, 'Planned by a person');
+    expect(made.threadID).toBe(member.keyId);
+    expect((await create(w.admin, 'Planned by the admin')).threadID).toBe(w.admin.keyId);
+    await tasks.update(w.deps, member, { id: made.id, status: 'in_progress', expectedVersion: 1 });
+    const { changes } = await tasks.history(w.deps, w.viewer, { id: made.id });
+    expect(changes.map((c) => [c.kind, c.by])).toEqual([
+      ['created', { sessionId: null, keyId: member.keyId, keyName: 'Ada' }],
+      ['updated', { sessionId: null, keyId: member.keyId, keyName: 'Ada' }],
+    ]);
+    const before = taskState(w);
+    await expectRefused(
+      sessions.open(w.deps, member, { title: 'no' }),
+      'FORBIDDEN',
+      'Error: forbidden: this call needs an agent key (this key is member).',
+    );
+    await expectRefused(
+      tasks.claim(w.deps, member, { id: made.id, owner: 'ada' }),
+      'FORBIDDEN',
+      'Error: forbidden: this call needs an agent key (this key is member).',
+    );
     expectNoTaskChange(w, before);
   });
 

@@ -12,9 +12,9 @@ beforeEach(async () => {
 /** The todo topics' events (the workspace's session signals are tested with the dashboard reads). */
 const todoEvents = () => w.events.published.filter((e) => e.topic.startsWith('todo:'));
 
-const write = (input: Parameters<typeof todos.writeTodos>[2], actor = w.session) => todos.writeTodos(w.deps, actor, input);
-const list = (sessionId = w.sessionId) => todos.getTodoList(w.deps, w.admin, { sessionId });
-const history = (limit = 100, before?: number) => todos.todoHistory(w.deps, w.admin, { sessionId: w.sessionId, limit, before });
+const write = (input: Parameters<typeof todos.write>[2], actor = w.session) => todos.write(w.deps, actor, input);
+const list = (sessionId = w.sessionId) => todos.get(w.deps, w.admin, { sessionId });
+const history = (limit = 100, before?: number) => todos.history(w.deps, w.admin, { sessionId: w.sessionId, limit, before });
 
 describe("a mirrored list keeps each item's activeForm as display text", () => {
   it('kept trimmed (dropped when blank), shown on the list and the card, never part of the diff or the counts', async () => {
@@ -150,7 +150,7 @@ describe('recording an update (seed 000: "How an update works")', () => {
     await write({ todos: [item('A')] });
     await write({ todos: [item('A', 'completed'), item('B', 'in_progress')] });
     const reopened = await resolveActor(w.deps, w.sessionToken);
-    expect(await todos.getTodoList(w.deps, reopened, {})).toMatchObject({
+    expect(await todos.get(w.deps, reopened, {})).toMatchObject({
       revision: 2,
       items: [item('A', 'completed'), item('B', 'in_progress')],
     });
@@ -217,7 +217,7 @@ describe('refusals record nothing (seed 000 exact texts)', () => {
     await workspaces.updateSettings(w.deps, w.admin, { oneActiveRule: true });
 
     expect(await list()).toMatchObject({ revision: 1, items: [item('A', 'in_progress'), item('B', 'in_progress')] });
-    const view = await sessions.getSessionView(w.deps, w.admin, { sessionId: w.sessionId });
+    const view = await sessions.get(w.deps, w.admin, { sessionId: w.sessionId });
     expect(view.todo.items).toEqual([item('A', 'in_progress'), item('B', 'in_progress')]);
 
     const before = await recordedState(w, w.sessionId);
@@ -367,7 +367,7 @@ describe('lost compare-and-set races', () => {
     const answer = await write({ todos: [item('B')] });
     // Never refused, never retried: the store orders the two, and ours is recorded as the next revision.
     expect(answer.revision).toBe(3);
-    expect((await todos.getTodoList(w.deps, w.session, {})).items).toEqual([item('B')]);
+    expect((await todos.get(w.deps, w.session, {})).items).toEqual([item('B')]);
   });
 });
 
@@ -456,32 +456,32 @@ describe('update cards, live events and history', () => {
     expect(await history()).toEqual({ cards: [], nextBefore: null });
   });
 
-  it('todoCardsAfter pages: it says when more cards follow the page', async () => {
+  it('todos.cardsAfter pages: it says when more cards follow the page', async () => {
     for (const n of [1, 2, 3]) await write({ todos: [item(`Step ${n}`)] });
-    const first = await todos.todoCardsAfter(w.deps, w.session, { afterRevision: 0, limit: 2 });
+    const first = await todos.cardsAfter(w.deps, w.session, { afterRevision: 0, limit: 2 });
     expect(first.cards.map((c) => c.revision)).toEqual([1, 2]);
     expect(first.more).toBe(true);
-    const rest = await todos.todoCardsAfter(w.deps, w.session, { afterRevision: 2, limit: 2 });
+    const rest = await todos.cardsAfter(w.deps, w.session, { afterRevision: 2, limit: 2 });
     expect(rest.cards.map((c) => c.revision)).toEqual([3]);
     expect(rest.more).toBe(false);
   });
 
-  it('todoCardsAfter replays the cards after a revision, oldest first', async () => {
+  it('todos.cardsAfter replays the cards after a revision, oldest first', async () => {
     for (let n = 1; n <= 4; n++) await write({ todos: [item(`Step ${n}`)] });
-    const after = await todos.todoCardsAfter(w.deps, w.session, { afterRevision: 2 });
+    const after = await todos.cardsAfter(w.deps, w.session, { afterRevision: 2 });
     expect(after.sessionId).toBe(w.sessionId);
     expect(after.cards.map((c) => c.revision)).toEqual([3, 4]);
     expect(after.cards[0]!.items).toEqual([item('Step 3')]);
-    expect(
-      (await todos.todoCardsAfter(w.deps, w.admin, { sessionId: w.sessionId, afterRevision: 0 })).cards.map((c) => c.revision),
-    ).toEqual([1, 2, 3, 4]);
-    expect((await todos.todoCardsAfter(w.deps, w.session, { afterRevision: 4 })).cards).toEqual([]);
+    expect((await todos.cardsAfter(w.deps, w.admin, { sessionId: w.sessionId, afterRevision: 0 })).cards.map((c) => c.revision)).toEqual([
+      1, 2, 3, 4,
+    ]);
+    expect((await todos.cardsAfter(w.deps, w.session, { afterRevision: 4 })).cards).toEqual([]);
   });
 
   it('the replayed cards are the cards that were published', async () => {
     await write({ todos: [item('A')] });
     await write({ todos: [item('B')] });
-    const replay = await todos.todoCardsAfter(w.deps, w.viewer, { sessionId: w.sessionId, afterRevision: 0 });
+    const replay = await todos.cardsAfter(w.deps, w.viewer, { sessionId: w.sessionId, afterRevision: 0 });
     expect(replay.cards).toEqual(todoEvents().map((e) => e.data));
   });
 });
@@ -489,27 +489,27 @@ describe('update cards, live events and history', () => {
 describe('reading the list', () => {
   it('a session token reads its own list without naming it', async () => {
     await write({ todos: [item('A')] });
-    expect((await todos.getTodoList(w.deps, w.session, {})).items).toEqual([item('A')]);
+    expect((await todos.get(w.deps, w.session, {})).items).toEqual([item('A')]);
   });
 
   it('a viewer can read a named session list, cards and replay', async () => {
     await write({ todos: [item('A')] });
-    expect((await todos.getTodoList(w.deps, w.viewer, { sessionId: w.sessionId })).items).toEqual([item('A')]);
-    expect((await todos.todoHistory(w.deps, w.viewer, { sessionId: w.sessionId, limit: 10 })).cards).toHaveLength(1);
+    expect((await todos.get(w.deps, w.viewer, { sessionId: w.sessionId })).items).toEqual([item('A')]);
+    expect((await todos.history(w.deps, w.viewer, { sessionId: w.sessionId, limit: 10 })).cards).toHaveLength(1);
   });
 
   it('a key without a session must name one', async () => {
     await expectRefused(
-      todos.getTodoList(w.deps, w.viewer, {}),
+      todos.get(w.deps, w.viewer, {}),
       'INVALID_INPUT',
       'Error: invalid input: name a `sessionId`, or call with a session token.',
     );
   });
 
   it('an unknown session is not found', async () => {
-    await expectRefused(todos.getTodoList(w.deps, w.admin, { sessionId: 'ses_404' }), 'NOT_FOUND', 'Error: session ses_404 not found.');
+    await expectRefused(todos.get(w.deps, w.admin, { sessionId: 'ses_404' }), 'NOT_FOUND', 'Error: session ses_404 not found.');
     await expectRefused(
-      todos.todoHistory(w.deps, w.admin, { sessionId: 'ses_404', limit: 5 }),
+      todos.history(w.deps, w.admin, { sessionId: 'ses_404', limit: 5 }),
       'NOT_FOUND',
       'Error: session ses_404 not found.',
     );

@@ -1,6 +1,6 @@
 // Unit tests of workspace administration: first-run bootstrap, API keys by role, revocation rules, settings and new workspaces.
 import { beforeEach, describe, expect, it } from 'vitest';
-import { keyWeakness, resolveActor, todos, workspaces } from '../src/index.ts';
+import { keyWeakness, resolveActor, todos, keys, workspaces } from '../src/index.ts';
 import { type World, expectRefused, item, makeWorld } from './fixtures.ts';
 import { makeDeps } from './memory-store.ts';
 
@@ -127,7 +127,7 @@ describe('API keys', () => {
   it('an admin creates keys of every role; the token is returned once and stored as a hash', async () => {
     w.clock.set('2025-07-01T00:00:00.000Z');
     for (const role of ['admin', 'agent', 'viewer'] as const) {
-      const created = await workspaces.createKey(w.deps, w.admin, { name: `${role} key`, role });
+      const created = await keys.create(w.deps, w.admin, { name: `${role} key`, role });
       expect(created.key).toEqual({
         id: created.key.id,
         name: `${role} key`,
@@ -150,13 +150,13 @@ describe('API keys', () => {
     const snapshot = w.store.snapshot();
     for (const actor of [w.agent, w.session]) {
       await expectRefused(
-        workspaces.createKey(w.deps, actor, { name: 'x', role: 'viewer' }),
+        keys.create(w.deps, actor, { name: 'x', role: 'viewer' }),
         'FORBIDDEN',
         'Error: forbidden: this call needs an admin key (this key is agent).',
       );
     }
     await expectRefused(
-      workspaces.createKey(w.deps, w.viewer, { name: 'x', role: 'viewer' }),
+      keys.create(w.deps, w.viewer, { name: 'x', role: 'viewer' }),
       'FORBIDDEN',
       'Error: forbidden: viewer keys are read-only (this key is viewer).',
     );
@@ -164,44 +164,40 @@ describe('API keys', () => {
   });
 
   it('lists keys without their tokens or hashes, admins only', async () => {
-    const listed = await workspaces.listKeys(w.deps, w.admin);
+    const listed = await keys.list(w.deps, w.admin);
     expect(listed.keys.map((k) => [k.name, k.role])).toEqual([
       ['first admin key', 'admin'],
       ['agent', 'agent'],
       ['viewer', 'viewer'],
     ]);
     for (const k of listed.keys) expect(Object.keys(k).sort()).toEqual(['createdAt', 'id', 'name', 'revokedAt', 'role']);
-    await expectRefused(
-      workspaces.listKeys(w.deps, w.agent),
-      'FORBIDDEN',
-      'Error: forbidden: this call needs an admin key (this key is agent).',
-    );
+    await expectRefused(keys.list(w.deps, w.agent), 'FORBIDDEN', 'Error: forbidden: this call needs an admin key (this key is agent).');
   });
 
   it('an admin revokes a key: it is stamped with the time and shows as revoked', async () => {
     w.clock.set('2025-08-01T12:00:00.000Z');
-    const out = await workspaces.revokeKey(w.deps, w.admin, { id: w.agent.keyId });
+    const out = await keys.revoke(w.deps, w.admin, { id: w.agent.keyId });
     expect(out.key).toMatchObject({ id: w.agent.keyId, revokedAt: '2025-08-01T12:00:00.000Z' });
-    const listed = (await workspaces.listKeys(w.deps, w.admin)).keys.find((k) => k.id === w.agent.keyId);
+    const listed = (await keys.list(w.deps, w.admin)).keys.find((k) => k.id === w.agent.keyId);
     expect(listed!.revokedAt).toBe('2025-08-01T12:00:00.000Z');
   });
 
   it('a revoked key cannot be revoked again', async () => {
-    await workspaces.revokeKey(w.deps, w.admin, { id: w.viewer.keyId });
+    await keys.revoke(w.deps, w.admin, { id: w.viewer.keyId });
     await expectRefused(
-      workspaces.revokeKey(w.deps, w.admin, { id: w.viewer.keyId }),
+      keys.revoke(w.deps, w.admin, { id: w.viewer.keyId }),
       'CONFLICT',
       `Error: API key ${w.viewer.keyId} is already revoked.`,
     );
   });
 
   it('an unknown key is not found', async () => {
-    await expectRefused(workspaces.revokeKey(w.deps, w.admin, { id: 'key_404' }), 'NOT_FOUND', 'Error: API key key_404 not found.');
+    await expectRefused(keys.revoke(w.deps, w.admin, { id: 'key_404' }), 'NOT_FOUND', 'Error: API key key_404 not found.');
   });
 
   it('an agent cannot revoke keys', async () => {
     await expectRefused(
-      workspaces.revokeKey(w.deps, w.agent, { id: w.viewer.keyId }),
+      keys.revoke(w.deps, w.agent, { id: w.viewer.keyId }),
       'FORBIDDEN',
       'Error: forbidden: this call needs an admin key (this key is agent).',
     );
@@ -210,7 +206,7 @@ describe('API keys', () => {
   it('cannot revoke the last admin key, and nothing changes', async () => {
     const snapshot = w.store.snapshot();
     await expectRefused(
-      workspaces.revokeKey(w.deps, w.admin, { id: w.admin.keyId }),
+      keys.revoke(w.deps, w.admin, { id: w.admin.keyId }),
       'CONFLICT',
       'Error: cannot revoke the last admin key of a workspace; create another admin key first.',
     );
@@ -219,12 +215,12 @@ describe('API keys', () => {
   });
 
   it('with a second admin, one admin can be revoked, and then the other is the last', async () => {
-    const second = await workspaces.createKey(w.deps, w.admin, { name: 'second admin', role: 'admin' });
+    const second = await keys.create(w.deps, w.admin, { name: 'second admin', role: 'admin' });
     const secondAdmin = await resolveActor(w.deps, second.token);
-    await workspaces.revokeKey(w.deps, secondAdmin, { id: w.admin.keyId });
+    await keys.revoke(w.deps, secondAdmin, { id: w.admin.keyId });
     await expectRefused(resolveActor(w.deps, w.adminKey), 'UNAUTHENTICATED', 'Error: unauthorized: this API key has been revoked.');
     await expectRefused(
-      workspaces.revokeKey(w.deps, secondAdmin, { id: secondAdmin.keyId }),
+      keys.revoke(w.deps, secondAdmin, { id: secondAdmin.keyId }),
       'CONFLICT',
       'Error: cannot revoke the last admin key of a workspace; create another admin key first.',
     );
@@ -234,12 +230,12 @@ describe('API keys', () => {
     const other = await workspaces.createWorkspace(w.deps, w.admin, { name: 'other' });
     const otherAdmin = await resolveActor(w.deps, other.adminKey);
     await expectRefused(
-      workspaces.revokeKey(w.deps, w.admin, { id: w.admin.keyId }),
+      keys.revoke(w.deps, w.admin, { id: w.admin.keyId }),
       'CONFLICT',
       'Error: cannot revoke the last admin key of a workspace; create another admin key first.',
     );
     await expectRefused(
-      workspaces.revokeKey(w.deps, otherAdmin, { id: otherAdmin.keyId }),
+      keys.revoke(w.deps, otherAdmin, { id: otherAdmin.keyId }),
       'CONFLICT',
       'Error: cannot revoke the last admin key of a workspace; create another admin key first.',
     );
@@ -303,8 +299,8 @@ describe('settings, whoami and new workspaces', () => {
 
   it('a refused settings change leaves the todo rule as it was', async () => {
     await expect(workspaces.updateSettings(w.deps, w.viewer, { oneActiveRule: false })).rejects.toMatchObject({ code: 'FORBIDDEN' });
-    await expect(
-      todos.writeTodos(w.deps, w.session, { todos: [item('A', 'in_progress'), item('B', 'in_progress')] }),
-    ).rejects.toMatchObject({ code: 'INVALID_TODOS' });
+    await expect(todos.write(w.deps, w.session, { todos: [item('A', 'in_progress'), item('B', 'in_progress')] })).rejects.toMatchObject({
+      code: 'INVALID_TODOS',
+    });
   });
 });

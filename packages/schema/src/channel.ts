@@ -30,12 +30,12 @@ export const channelCreateInput = z.strictObject(
       .url({ protocol: /^https?$/, error: 'Error: invalid input: `url` must be an http(s) URL.' })
       .max(CHANNEL_URL_MAX, { error: `Error: invalid input: \`url\` must be at most ${CHANNEL_URL_MAX} characters.` }),
   },
-  { error: unknownField('{ name, url, kind? }') },
+  { error: unknownField() },
 );
 export const channelListOutput = z.object({ channels: z.array(channel) });
-export const channelDeleteInput = z.strictObject({ id }, { error: unknownField('{ id }') });
+export const channelDeleteInput = z.strictObject({ id }, { error: unknownField() });
 
-export const channelSendTestInput = z.strictObject({ id }, { error: unknownField('{ id }') });
+export const channelSendTestInput = z.strictObject({ id }, { error: unknownField() });
 export const channelSendTestOutput = z.object({
   channelId: z.string(),
   kind: channelKind,

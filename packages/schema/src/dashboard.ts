@@ -24,9 +24,7 @@ export const sessionActivity = z.object({
   at: isoDate,
 });
 export type SessionActivity = z.infer<typeof sessionActivity>;
-export const sessionWatchTreeInput = z
-  .strictObject({ lastEventId: lastEventId.optional() }, { error: unknownField('{ lastEventId? }') })
-  .default({});
+export const sessionWatchTreeInput = z.strictObject({ lastEventId: lastEventId.optional() }, { error: unknownField() }).default({});
 
 export const taskListInfo = z.object({
   name: z.string(),
@@ -35,7 +33,7 @@ export const taskListInfo = z.object({
 });
 export const taskListsOutput = z.object({ lists: z.array(taskListInfo) });
 
-export const taskGraphInput = z.strictObject({ listName: listName.optional() }, { error: unknownField('{ listName? }') }).default({});
+export const taskGraphInput = z.strictObject({ listName: listName.optional() }, { error: unknownField() }).default({});
 export const taskGraphNode = task.extend({
   unresolvedBlockers: z.array(z.string()).describe('Blockers neither completed nor deleted'),
   ready: z.boolean().describe('Pending with every blocker resolved'),
@@ -50,9 +48,7 @@ export const taskGraphOutput = z.object({
 });
 export type TaskGraph = z.infer<typeof taskGraphOutput>;
 
-export const outboxListInput = z
-  .strictObject({ limit: pageLimit.default(50) }, { error: unknownField('{ limit? }') })
-  .default({ limit: 50 });
+export const outboxListInput = z.strictObject({ limit: pageLimit.default(50) }, { error: unknownField() }).default({ limit: 50 });
 export const outboxMessageView = z.object({
   id: z.string(),
   channelId: z.string(),
@@ -70,10 +66,7 @@ export const outboxMessageView = z.object({
   createdAt: isoDate,
 });
 export type OutboxMessageView = z.infer<typeof outboxMessageView>;
-export const outboxRetryInput = z.strictObject({ id }, { error: unknownField('{ id }') });
+export const outboxRetryInput = z.strictObject({ id }, { error: unknownField() });
 export const outboxListOutput = z.object({ messages: z.array(outboxMessageView) });
 
-export const runLinkWatchInput = z.strictObject(
-  { runId: id, lastEventId: lastEventId.optional() },
-  { error: unknownField('{ runId, lastEventId? }') },
-);
+export const runLinkWatchInput = z.strictObject({ runId: id, lastEventId: lastEventId.optional() }, { error: unknownField() });

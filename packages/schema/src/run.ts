@@ -27,7 +27,8 @@ export const runTask = z.strictObject(
         : 'Error: invalid input: each task must be an object { action, expected_result }.',
   },
 );
-export type RunTask = z.infer<typeof runTask>;
+/** One entry of a checklist run (seed 002 calls it a task; not a task-graph task): an action and its expected result. */
+export type ChecklistEntry = z.infer<typeof runTask>;
 
 export const runTasks = z
   .array(runTask, { error: 'Error: invalid input: `tasks` must be an array of { action, expected_result }.' })
@@ -43,7 +44,7 @@ const position = (field: string) =>
     .min(1, { error: `Error: invalid input: \`${field}\` must be a task position (a whole number from 1).` });
 
 /** A ready checklist the caller already holds (seed 002 "Supplying an existing checklist"); the run's first step submits it unchanged. */
-export const runTaskContext = z.strictObject({ tasks: runTasks }, { error: unknownField('{ tasks }') });
+export const runTaskContext = z.strictObject({ tasks: runTasks }, { error: unknownField() });
 export type RunTaskContext = z.infer<typeof runTaskContext>;
 
 export const runPrepareInput = z.strictObject(
@@ -55,10 +56,10 @@ export const runPrepareInput = z.strictObject(
     skipNotificationCheck: z.boolean({ error: 'Error: invalid input: `skipNotificationCheck` must be true or false.' }).optional(),
     taskContext: runTaskContext.optional(),
   },
-  { error: unknownField('{ parentExecutionId, skipNotificationCheck?, taskContext? }') },
+  { error: unknownField() },
 );
 export const runPrepareOutput = z.object({ startAttemptId: z.string() });
-export const runExecuteInput = z.strictObject({ startAttemptId: id }, { error: unknownField('{ startAttemptId }') });
+export const runExecuteInput = z.strictObject({ startAttemptId: id }, { error: unknownField() });
 
 /** The step attempt a call answers (issued by the run: `attemptId` of its view); a retried attempt answers the same. */
 const attemptId = z
@@ -69,7 +70,7 @@ const attemptId = z
 /** The naming call; naming keeps the step attempt, which it may name (a consumed attempt is then a conflict). */
 export const runNameInput = z.strictObject(
   { runId: id, name: bounded('name', RUN_NAME_MAX), attemptId: attemptId.optional() },
-  { error: unknownField('{ runId, name, attemptId? }') },
+  { error: unknownField() },
 );
 
 export const runIntakeInput = z.strictObject(
@@ -92,7 +93,7 @@ export const runIntakeInput = z.strictObject(
       .optional(),
     attemptId: attemptId.optional(),
   },
-  { error: unknownField('{ runId, tasks, progress_checklist_outcome, execution_note?, needs?, remarks?, attemptId? }') },
+  { error: unknownField() },
 );
 export type RunIntakeInput = z.infer<typeof runIntakeInput>;
 
@@ -104,7 +105,7 @@ export const runStepInput = z.strictObject(
     progress_execution_outcome: bounded('progress_execution_outcome', RUN_STEP_TEXT_MAX),
     task: position('task').optional(),
   },
-  { error: unknownField('{ runId, attemptId, evidence, progress_execution_outcome, task? }') },
+  { error: unknownField() },
 );
 export type RunStepInput = z.infer<typeof runStepInput>;
 
@@ -115,7 +116,7 @@ export const runTeleportInput = z.strictObject(
     attemptId: attemptId.optional(),
     teleportTo: z.literal(REVISE_TELEPORT, { error: `Error: invalid input: \`teleportTo\` must be "${REVISE_TELEPORT}".` }),
   },
-  { error: unknownField('{ runId, teleportTo, attemptId? }') },
+  { error: unknownField() },
 );
 
 export const runReviseInput = z.strictObject(
@@ -127,15 +128,15 @@ export const runReviseInput = z.strictObject(
     progress_execution_outcome: bounded('progress_execution_outcome', RUN_STEP_TEXT_MAX),
     attemptId: attemptId.optional(),
   },
-  { error: unknownField('{ runId, tasks, resume_from_task, progress_checklist_outcome, progress_execution_outcome, attemptId? }') },
+  { error: unknownField() },
 );
 export type RunReviseInput = z.infer<typeof runReviseInput>;
 
 export const runBlockerInput = z.strictObject(
   { runId: id, blocker: bounded('blocker', RUN_STEP_TEXT_MAX).nullable() },
-  { error: unknownField('{ runId, blocker }') },
+  { error: unknownField() },
 );
-export const runRef = z.strictObject({ runId: id }, { error: unknownField('{ runId }') });
+export const runRef = z.strictObject({ runId: id }, { error: unknownField() });
 export const runLinkStateOutput = z.object({
   runId: z.string(),
   linkEnabled: z.boolean().describe('Whether /runs/<id>, its card and live view answer without a key'),
@@ -244,4 +245,4 @@ export const runNotificationsOutput = z.object({
     }),
   ),
 });
-export const runListInput = z.strictObject({ sessionId: id.optional() }, { error: unknownField('{ sessionId? }') }).default({});
+export const runListInput = z.strictObject({ sessionId: id.optional() }, { error: unknownField() }).default({});

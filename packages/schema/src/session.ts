@@ -49,7 +49,7 @@ export const sessionOpenInput = z
         ),
     },
     {
-      error: unknownField('{ title?, agentName?, externalId? }'),
+      error: unknownField(),
     },
   )
   .default({});

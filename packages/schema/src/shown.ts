@@ -14,13 +14,13 @@ export function shown(value: unknown, max = SHOWN_MAX): string {
 }
 
 /** `text` cut to `max` characters, unquoted ("…" marks the cut), never splitting a character: a name or path a refusal echoes. */
-export function cut(text: string, max = SHOWN_MAX): string {
+export function shownName(text: string, max = SHOWN_MAX): string {
   const chars = [...text.slice(0, max * 2)];
   return chars.length > max || text.length > max * 2 ? `${chars.slice(0, max).join('')}…` : text;
 }
 
 /** Field names as a refusal lists them: each cut like a value, at most five, then how many more. */
 export function shownKeys(keys: readonly string[]): string {
-  const listed = keys.slice(0, 5).map((k) => `\`${cut(k)}\``);
+  const listed = keys.slice(0, 5).map((k) => `\`${shownName(k)}\``);
   return keys.length > 5 ? `${listed.join(', ')} and ${keys.length - 5} more` : listed.join(', ');
 }

@@ -1,7 +1,7 @@
 // Contracts of the task graph tool (seed 001): TaskCreate, TaskGet, TaskList, TaskUpdate, claims, plan, history, feed.
 import { z } from 'zod';
 import { shown } from './shown.ts';
-import { feedFrom, isoDate, lastEventId, unknownField } from './common.ts';
+import { type FieldListing, feedFrom, isoDate, lastEventId, type StrictIssue, unknownField } from './common.ts';
 import {
   IMPORT_FILES_MAX,
   MIRROR_EDGES_MAX,
@@ -78,14 +78,16 @@ export const metadata = z
 const isThreadId = (key: string) => key.replaceAll('_', '').toLowerCase() === 'threadid';
 
 /** The error of a task object: `threadID` (in any spelling) is set from the session, other unknown fields are named. */
-const taskFields = (what: string) => (iss: { code?: string; keys?: string[] }) => {
-  const thread = iss.code === 'unrecognized_keys' ? iss.keys?.find(isThreadId) : undefined;
-  if (thread === 'threadID') return 'Error: invalid input: `threadID` is set from the session that creates the task; leave it out.';
-  if (thread !== undefined) {
-    return `Error: invalid input: \`${thread}\`: a task's \`threadID\` is set from the session that creates it; leave it out.`;
-  }
-  return unknownField(what)(iss);
-};
+const taskFields =
+  (listing: FieldListing = {}) =>
+  (iss: StrictIssue) => {
+    const thread = iss.code === 'unrecognized_keys' ? iss.keys?.find(isThreadId) : undefined;
+    if (thread === 'threadID') return 'Error: invalid input: `threadID` is set from the session that creates the task; leave it out.';
+    if (thread !== undefined) {
+      return `Error: invalid input: \`${thread}\`: a task's \`threadID\` is set from the session that creates it; leave it out.`;
+    }
+    return unknownField(listing)(iss);
+  };
 
 export const owner = text('owner', TASK_OWNER_MAX, { required: true });
 /** oh-my-opencode's task fields: the repository the task belongs to, and its parent task (any id it names). */
@@ -106,7 +108,7 @@ export const taskCreateInput = z.strictObject(
     parentID: parentID.optional(),
   },
   {
-    error: taskFields('{ subject, description?, activeForm?, owner?, metadata?, blockedBy?, blocks?, repoURL?, parentID?, listName? }'),
+    error: taskFields(),
   },
 );
 export type TaskCreateInput = z.infer<typeof taskCreateInput>;
@@ -135,7 +137,7 @@ export const taskUpdateInput = z.strictObject(
     addBlocks: taskIds('addBlocks').optional(),
     removeBlocks: taskIds('removeBlocks').optional(),
   },
-  { error: taskFields('{ id, status?, subject?, description?, activeForm?, owner?, metadata?, blockedBy?, blocks?, addBlockedBy?, … }') },
+  { error: taskFields({ lead: ['id', 'status'], unlisted: ['expectedVersion', 'repoURL', 'parentID'], most: 10 }) },
 );
 export type TaskUpdateInput = z.infer<typeof taskUpdateInput>;
 
@@ -163,7 +165,7 @@ export const acceptingTaskId = <T extends z.ZodType>(contract: T) =>
     return { ...rest, id: checked.data };
   }, contract);
 
-export const taskGetInput = z.strictObject({ listName: listName.optional(), id: taskId }, { error: unknownField('{ id, listName? }') });
+export const taskGetInput = z.strictObject({ listName: listName.optional(), id: taskId }, { error: unknownField() });
 
 export const taskListInput = z
   .strictObject(
@@ -181,7 +183,7 @@ export const taskListInput = z
       includeCompleted: z.boolean().optional(),
       limit: z.number().int().min(1).max(TASK_LIST_PAGE_MAX).optional(),
     },
-    { error: unknownField('{ listName?, status?, owner?, readyOnly?, includeCompleted?, limit? }') },
+    { error: unknownField({ lead: ['listName'] }) },
   )
   .default({});
 export type TaskListInput = z.infer<typeof taskListInput>;
@@ -197,7 +199,7 @@ export const taskClaimInput = z.strictObject(
     id: taskId.optional(),
     owner: owner.optional(),
   },
-  { error: unknownField('{ id?, owner?, listName? }') },
+  { error: unknownField() },
 );
 export type TaskClaimInput = z.infer<typeof taskClaimInput>;
 
@@ -247,7 +249,7 @@ export const taskClaimOutput = z.object({
     .describe('Nothing was ready because another agent claimed the last ready task moments ago'),
 });
 
-export const taskPlanInput = z.strictObject({ listName: listName.optional() }, { error: unknownField('{ listName? }') }).default({});
+export const taskPlanInput = z.strictObject({ listName: listName.optional() }, { error: unknownField() }).default({});
 export const taskPlanOutput = z.object({
   listName: z.string(),
   waves: z.array(z.array(z.string())).describe('Tasks that can run together, wave by wave, in order'),
@@ -260,13 +262,18 @@ export const taskChange = z.object({
   seq: z.number().int().describe('Position in the list feed'),
   taskId: z.string(),
   kind: z.enum(['created', 'updated', 'claimed', 'deleted', 'imported']),
-  by: z.object({ sessionId: z.string().nullable(), keyId: z.string() }),
+  by: z.object({
+    sessionId: z.string().nullable(),
+    keyId: z.string(),
+    /** The key's name (a person's key reads as the person); in a task's history, not in the live feed. */
+    keyName: z.string().nullable().optional(),
+  }),
   at: isoDate,
   changes: z.record(z.string(), fieldChange),
 });
 export type TaskChange = z.infer<typeof taskChange>;
 
-export const taskHistoryInput = z.strictObject({ listName: listName.optional(), id: taskId }, { error: unknownField('{ id, listName? }') });
+export const taskHistoryInput = z.strictObject({ listName: listName.optional(), id: taskId }, { error: unknownField() });
 export const taskHistoryOutput = z.object({ changes: z.array(taskChange) });
 
 export const taskWatchInput = z.strictObject({
@@ -291,13 +298,10 @@ export const taskImportInput = z.strictObject(
     format: taskFileFormat,
     files: z.array(taskFile).max(IMPORT_FILES_MAX, { error: `Error: invalid import: at most ${IMPORT_FILES_MAX} files per import.` }),
   },
-  { error: unknownField('{ format, files, listName? }') },
+  { error: unknownField() },
 );
 export const taskImportOutput = z.object({ listName: z.string(), imported: z.number().int(), ids: z.record(z.string(), z.string()) });
-export const taskExportInput = z.strictObject(
-  { listName: listName.optional(), format: taskFileFormat },
-  { error: unknownField('{ format, listName? }') },
-);
+export const taskExportInput = z.strictObject({ listName: listName.optional(), format: taskFileFormat }, { error: unknownField() });
 export const taskExportOutput = z.object({ listName: z.string(), files: z.array(z.object({ name: z.string(), content: z.string() })) });
 
 /** A task id as a mirror names it (`T-…`); a mirror is addressed by id, not by `#n`. */
@@ -330,7 +334,7 @@ export const taskMirrorInput = z.strictObject(
           activeForm: mirrorText('activeForm').optional(),
           metadata: mirrorMetadata.optional(),
         },
-        { error: unknownField('{ subject, description?, activeForm?, metadata? }') },
+        { error: unknownField() },
       )
       .optional(),
     subject: mirrorText('subject').optional(),
@@ -343,9 +347,7 @@ export const taskMirrorInput = z.strictObject(
     addBlockedBy: mirrorTaskIds('addBlockedBy').optional(),
   },
   {
-    error: unknownField(
-      '{ listName, id, create?, subject?, description?, activeForm?, status?, owner?, metadata?, addBlocks?, addBlockedBy? }',
-    ),
+    error: unknownField(),
   },
 );
 export type TaskMirrorInput = z.infer<typeof taskMirrorInput>;

@@ -48,7 +48,7 @@ export const todoWriteInput = z.strictObject(
       .optional(),
   },
   {
-    error: unknownField('{ todos }'),
+    error: unknownField({ unlisted: ['baseRevision'] }),
   },
 );
 export type TodoWriteInput = z.infer<typeof todoWriteInput>;
@@ -128,7 +128,7 @@ export const todoCardInput = z
         .optional()
         .describe('The update whose card to render; the latest when omitted.'),
     },
-    { error: unknownField('{ sessionId?, revision? }') },
+    { error: unknownField() },
   )
   .default({});
 /** The "Update to-do list" card: the groups and what changed as data, and the same as text for models and terminals. */
@@ -188,7 +188,7 @@ export const todoMirrorInput = z
         ),
     },
     {
-      error: unknownField('{ todos } or { forkOf }'),
+      error: unknownField({ alternatives: true }),
     },
   )
   .refine((input) => (input.todos === undefined) !== (input.forkOf === undefined), {

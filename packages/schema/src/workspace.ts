@@ -18,12 +18,12 @@ export const apiKey = z.object({
 });
 export type ApiKeyInfo = z.infer<typeof apiKey>;
 
-export const keyCreateInput = z.strictObject({ name, role }, { error: unknownField('{ name, role }') });
+export const keyCreateInput = z.strictObject({ name, role }, { error: unknownField() });
 export const keyCreateOutput = z.object({
   key: apiKey,
   token: z.string().describe('The key itself; shown once, stored only as a hash.'),
 });
-export const keyRevokeInput = z.strictObject({ id }, { error: unknownField('{ id }') });
+export const keyRevokeInput = z.strictObject({ id }, { error: unknownField() });
 export const keyListOutput = z.object({ keys: z.array(apiKey) });
 
 export const settings = z.object({
@@ -32,11 +32,11 @@ export const settings = z.object({
 export type Settings = z.infer<typeof settings>;
 export const settingsUpdateInput = z.strictObject(
   { oneActiveRule: z.boolean({ error: 'Error: invalid input: `oneActiveRule` must be true or false.' }).optional() },
-  { error: unknownField('{ oneActiveRule? }') },
+  { error: unknownField() },
 );
 
 export const workspace = z.object({ id: z.string(), name: z.string(), createdAt: isoDate });
-export const workspaceCreateInput = z.strictObject({ name }, { error: unknownField('{ name }') });
+export const workspaceCreateInput = z.strictObject({ name }, { error: unknownField() });
 export const workspaceCreateOutput = z.object({
   workspace,
   adminKey: z.string().describe("The new workspace's first admin key; shown once."),

@@ -15,18 +15,26 @@
 // when nothing changed (no such task, or a TaskCompleted hook refused the completion). Claude Code checks no blockers.
 // TaskCreated and TaskCompleted are asked before a change Claude Code may still refuse, PostCompact only shows its
 // output to the user: the hook records and answers nothing on them.
+//
+// Its tasks go into the project's task list, the one the Codex and Gemini CLI hooks and the opencode plugin use
+// (projectListName: AGENT_TASKS_LIST or CLAUDE_CODE_TASK_LIST_ID when set, else the project's git root), so a plan
+// started in Claude Code is the plan another runtime is given in the same project. Claude Code numbers the tasks of
+// each of its own task lists from 1 (the session's, unless CLAUDE_CODE_TASK_LIST_ID shares one): a mirror's id names
+// that list, so two sessions' task #1 are two tasks. The todo list (TodoWrite) stays the chat's own.
 import { createReadStream } from 'node:fs';
-import path from 'node:path';
 import { z } from 'zod';
 import { type HookClient, createHookClient } from './hook-client.ts';
 import { refusalOf } from './errors.ts';
 import {
+  claudeListFolder,
   contextText,
   HOOK_TIMEOUT_MS,
   type HookContext,
   type HookIo,
   type HookOutcome,
   parseAs,
+  projectFolder,
+  projectListName,
   runHookWith,
   sha,
 } from './hook-support.ts';
@@ -75,37 +83,38 @@ const taskUpdateInput = z.looseObject({
 
 /** A failure to report on stderr (the one line the hook writes there). */
 
-/** Longest task list name agent-tasks takes. */
-const LIST_NAME_MAX = 100;
+/**
+ * Claude Code's own task list, the one it numbers its tasks in: its list id (CLAUDE_CODE_TASK_LIST_ID, shared by
+ * env) or the session id, made into the folder name Claude Code uses (every character other than a letter, digit,
+ * "_" or "-" becomes "-"). A name past 100 characters keeps its start and a hash of the whole, so two long names
+ * stay two lists. With CLAUDE_CODE_TASK_LIST_ID set it is also the agent-tasks list the tasks go into.
+ */
+export const claudeTaskListName = (input: { session_id: string }, env: Record<string, string | undefined>): string =>
+  claudeListFolder(env.CLAUDE_CODE_TASK_LIST_ID || input.session_id);
 
 /**
- * The agent-tasks list that mirrors Claude Code's task list: its list id (shared by env) or the session id, made into
- * the folder name Claude Code uses (every character other than a letter, digit, "_" or "-" becomes "-"). A name past
- * 100 characters keeps its start and a hash of the whole, so two long names stay two lists.
+ * The mirror of task `taskId` of Claude Code's task list `claudeList` (claudeTaskListName): a T-… id derived from the
+ * workspace, that list and the Claude id, so every hook process finds the same task without keeping a map anywhere,
+ * and two Claude Code lists' task #1 (two sessions in one project) are two tasks of the project's list.
  */
-export function claudeTaskListName(input: { session_id: string }, env: Record<string, string | undefined>): string {
-  const folder = (env.CLAUDE_CODE_TASK_LIST_ID || input.session_id).replace(/[^a-zA-Z0-9_-]/g, '-');
-  if (folder.length <= LIST_NAME_MAX) return folder || 'claude-code';
-  return `${folder.slice(0, LIST_NAME_MAX - 13)}-${sha(folder).slice(0, 12)}`;
-}
-
-/**
- * The mirror of Claude Code task `taskId`: a T-… id derived from the workspace, the list and the Claude id, so every
- * hook process finds the same task without keeping a map anywhere.
- */
-export function claudeMirrorTaskId(workspaceId: string, listName: string, taskId: string | number): string {
+export function claudeMirrorTaskId(workspaceId: string, claudeList: string, taskId: string | number): string {
   const claude = String(taskId);
   const tail = /^[A-Za-z0-9]{1,40}$/.test(claude) ? claude : sha(claude).slice(0, 12);
-  return `T-cc-${sha(`${workspaceId}\n${listName}`).slice(0, 16)}-${tail}`;
+  return `T-cc-${claudeListKey(workspaceId, claudeList)}-${tail}`;
 }
 
-/** The Claude Code task id a mirror was made for, or null for a task made another way. */
-const claudeIdOf = (taskId: string) => /^T-cc-[0-9a-f]{16}-([A-Za-z0-9]+)$/.exec(taskId)?.[1] ?? null;
+const claudeListKey = (workspaceId: string, claudeList: string) => sha(`${workspaceId}\n${claudeList}`).slice(0, 16);
 
-/** A task as the model knows it: `#<Claude Code id>` for a mirror, its own id otherwise. */
-const claudeName = (id: string) => {
-  const claude = claudeIdOf(id);
-  return claude ? `#${claude}` : id;
+/**
+ * How the model knows a task: `#<Claude Code id>` for a mirror of its own Claude Code list (the ids TaskUpdate
+ * takes), the task's id otherwise (another session's or runtime's task).
+ */
+const claudeNames = (workspaceId: string, claudeList: string) => {
+  const own = new RegExp(`^T-cc-${claudeListKey(workspaceId, claudeList)}-([A-Za-z0-9]+)$`);
+  return (id: string) => {
+    const claude = own.exec(id)?.[1];
+    return claude ? `#${claude}` : id;
+  };
 };
 
 /** Longest first transcript line read to find the session a fork was made from. */
@@ -137,7 +146,7 @@ async function forkedFrom(input: HookInput): Promise<string | null> {
 /** A client acting as the agent-tasks session of this Claude Code session (or of its subagent), opened on first sight. */
 async function sessionFor(url: string, agentKey: string, input: HookInput, signal: AbortSignal) {
   const agent = createHookClient({ url, token: agentKey });
-  const project = input.cwd ? path.basename(input.cwd) : '';
+  const project = projectFolder(input.cwd);
   const main = await agent.trpc.sessions.open.mutate(
     { externalId: input.session_id, title: `Claude Code${project ? `: ${project}` : ''}` },
     { signal },
@@ -173,18 +182,25 @@ async function mirrorTodoWrite(client: HookClient, input: HookInput, signal: Abo
   await client.trpc.todos.mirror.mutate({ todos: items }, { signal });
 }
 
-async function mirrorTaskCreate(client: HookClient, workspaceId: string, listName: string, input: HookInput, signal: AbortSignal) {
+/** Where a Claude Code session's tasks go: the project's list, and Claude Code's own list that numbers them. */
+interface Lists {
+  workspaceId: string;
+  listName: string;
+  claudeList: string;
+}
+
+async function mirrorTaskCreate(client: HookClient, { workspaceId, listName, claudeList }: Lists, input: HookInput, signal: AbortSignal) {
   const task = parse(taskCreateInput, input.tool_input, 'the TaskCreate input');
   const { task: created } = parse(taskCreateResponse, input.tool_response, 'the TaskCreate answer');
   await client.trpc.tasks.mirror.mutate(
     {
       listName,
-      id: claudeMirrorTaskId(workspaceId, listName, created.id),
+      id: claudeMirrorTaskId(workspaceId, claudeList, created.id),
       create: {
         subject: task.subject,
         description: task.description ?? '',
         ...(task.activeForm === undefined ? {} : { activeForm: task.activeForm }),
-        metadata: { ...task.metadata, claudeCode: { taskId: String(created.id), listName } },
+        metadata: { ...task.metadata, claudeCode: { taskId: String(created.id), listName: claudeList } },
       },
     },
     { signal },
@@ -195,16 +211,11 @@ async function mirrorTaskCreate(client: HookClient, workspaceId: string, listNam
 const taskUpdateResponse = z.looseObject({ success: z.boolean().optional() });
 
 /** What went unrecorded of a mirrored change, for the stderr line; null when everything was. */
-async function mirrorTaskUpdate(
-  client: HookClient,
-  workspaceId: string,
-  listName: string,
-  input: HookInput,
-  signal: AbortSignal,
-): Promise<string | null> {
+async function mirrorTaskUpdate(client: HookClient, lists: Lists, input: HookInput, signal: AbortSignal): Promise<string | null> {
   const update = parse(taskUpdateInput, input.tool_input, 'the TaskUpdate input');
   if (taskUpdateResponse.safeParse(input.tool_response).data?.success === false) return null;
-  const mirror = (claudeId: string | number) => claudeMirrorTaskId(workspaceId, listName, claudeId);
+  const { workspaceId, listName, claudeList } = lists;
+  const mirror = (claudeId: string | number) => claudeMirrorTaskId(workspaceId, claudeList, claudeId);
   const { taskId, status, owner, addBlocks, addBlockedBy, subject, description, activeForm, metadata } = update;
   const { notRecorded } = await client.trpc.tasks.mirror.mutate(
     {
@@ -222,6 +233,7 @@ async function mirrorTaskUpdate(
     { signal },
   );
   if (!notRecorded.length) return null;
+  const claudeName = claudeNames(workspaceId, claudeList);
   const named = (text: string) => text.replace(/T-cc-[0-9a-f]{16}-[A-Za-z0-9]+/g, claudeName);
   const edges = notRecorded.map(
     (e) => `${claudeName(e.blockerId)} blocks ${claudeName(e.blockedId)} (${named(e.reason).replace(/\.$/, '')})`,
@@ -233,7 +245,8 @@ async function mirrorTaskUpdate(
  * The plan given back to the model: the todo list (unless `withTodos` is false), then the open tasks of the mirrored
  * task list.
  */
-async function sessionContext(client: HookClient, listName: string, withTodos: boolean, signal: AbortSignal): Promise<string | null> {
+async function sessionContext(client: HookClient, lists: Lists, withTodos: boolean, signal: AbortSignal): Promise<string | null> {
+  const { listName } = lists;
   const [view, tasks] = await Promise.all([
     withTodos ? client.trpc.sessions.get.query({}, { signal }) : null,
     // No task mirrored yet means no list yet: that is an empty plan, not a failure.
@@ -253,8 +266,10 @@ async function sessionContext(client: HookClient, listName: string, withTodos: b
   }
   const open = tasks.tasks.filter((t) => t.status === 'pending' || t.status === 'in_progress');
   if (open.length) {
-    const name = claudeName;
-    lines.push(`Open tasks of task list "${listName}" (kept by agent-tasks; update them with TaskUpdate):`);
+    const name = claudeNames(lists.workspaceId, lists.claudeList);
+    lines.push(
+      `Open tasks of task list "${listName}", shared by every agent in this project (kept by agent-tasks; update yours, #n, with TaskUpdate):`,
+    );
     for (const t of open) {
       const blocked = t.blockedBy.length ? ` (blocked by ${t.blockedBy.map(name).join(', ')})` : '';
       lines.push(`- ${name(t.id)} [${t.status}] ${t.subject}${blocked}`);
@@ -271,27 +286,30 @@ async function handle({ input: raw, url, agentKey, signal, env }: HookContext): 
   const event = input.hook_event_name;
   const tool = input.tool_name;
   const nothing: HookOutcome = { answer: null, note: null };
-  // After /clear Claude Code starts a new session with an empty todo list; only a shared task list stays.
+  // After /clear Claude Code starts a new session with an empty todo list; the project's task list stays.
   const cleared = event === 'SessionStart' && input.source === 'clear';
   const known =
-    (event === 'PostToolUse' && (tool === 'TodoWrite' || tool === 'TaskCreate' || tool === 'TaskUpdate')) ||
-    (event === 'SessionStart' && (!cleared || Boolean(env.CLAUDE_CODE_TASK_LIST_ID)));
+    (event === 'PostToolUse' && (tool === 'TodoWrite' || tool === 'TaskCreate' || tool === 'TaskUpdate')) || event === 'SessionStart';
   // Other events and tools (a broad matcher; TaskCreated, TaskCompleted and PostCompact among them) need nothing.
   if (!known) return nothing;
   const parent = event === 'SessionStart' && mayBeFork(input.source) ? await forkedFrom(input) : null;
   const { client, session } = await sessionFor(url, agentKey, input, signal);
-  const listName = claudeTaskListName(input, env);
+  const lists: Lists = {
+    workspaceId: session.workspaceId,
+    listName: projectListName(input.cwd, env),
+    claudeList: claudeTaskListName(input, env),
+  };
   if (event === 'SessionStart') {
     // A fork starts from the todo list of the conversation it was forked from (when it has none of its own yet).
     if (parent) await client.trpc.todos.mirror.mutate({ forkOf: parent }, { signal });
-    const context = await sessionContext(client, listName, !cleared, signal);
+    const context = await sessionContext(client, lists, !cleared, signal);
     const answer =
       context === null ? null : JSON.stringify({ hookSpecificOutput: { hookEventName: 'SessionStart', additionalContext: context } });
     return { answer, note: null };
   }
   if (tool === 'TodoWrite') await mirrorTodoWrite(client, input, signal);
-  else if (tool === 'TaskCreate') await mirrorTaskCreate(client, session.workspaceId, listName, input, signal);
-  else return { answer: null, note: await mirrorTaskUpdate(client, session.workspaceId, listName, input, signal) };
+  else if (tool === 'TaskCreate') await mirrorTaskCreate(client, lists, input, signal);
+  else return { answer: null, note: await mirrorTaskUpdate(client, lists, input, signal) };
   return nothing;
 }
 

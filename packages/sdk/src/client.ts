@@ -4,6 +4,7 @@ import { type TRPCClient, createTRPCClient, httpLink, httpSubscriptionLink, spli
 import { EventSource } from 'eventsource';
 import { procedures } from './procedures.ts';
 import type { AppRouter, RouterInputs } from './router-types.ts';
+import { ticketStreamLink } from './stream-link.ts';
 
 export interface ClientOptions {
   /** Base URL of the server, e.g. http://127.0.0.1:3000 */
@@ -86,19 +87,13 @@ export function createClient({ url, token, streams = 'header', ...options }: Cli
   const base = `${url.replace(/\/+$/, '')}/trpc`;
   const authorization = `Bearer ${token}`;
   const calls = httpLink({ url: base, headers: () => ({ authorization }) });
-  const tickets = createTRPCClient<AppRouter>({ links: [calls] });
   const trpc = createTRPCClient<AppRouter>({
     links: [
       splitLink({
         condition: (op) => op.type === 'subscription',
         true:
           streams === 'ticket'
-            ? httpSubscriptionLink({
-                url: base,
-                EventSource: options.EventSource ?? globalThis.EventSource ?? EventSource,
-                // Asked again for every (re)connection: a ticket opens one stream.
-                connectionParams: async () => ({ ticket: (await tickets.auth.streamTicket.mutate()).ticket }),
-              })
+            ? ticketStreamLink({ url: base, calls, EventSource: options.EventSource ?? globalThis.EventSource ?? EventSource })
             : httpSubscriptionLink({
                 url: base,
                 EventSource,

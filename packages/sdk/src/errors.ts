@@ -1,5 +1,6 @@
-// Reads a refusal: its exact text, its stable code and details, from whatever a call threw.
-import type { ErrorCode } from '@agent-tasks/schema';
+// Reads a refusal: its exact text, its stable code and details, from whatever a call threw (the data's shape is the
+// schema's one definition, ErrorData).
+import { type ErrorCode, readErrorData } from '@agent-tasks/schema';
 import { TRPCClientError } from '@trpc/client';
 
 export interface Refusal {
@@ -11,8 +12,8 @@ export interface Refusal {
 
 export function refusalOf(error: unknown): Refusal {
   if (error instanceof TRPCClientError && error.shape !== undefined) {
-    const data = (error.data ?? {}) as { appCode?: ErrorCode | null; httpStatus?: number; details?: Record<string, unknown> | null };
-    return { message: error.message, code: data.appCode ?? null, httpStatus: data.httpStatus ?? null, details: data.details ?? null };
+    const { appCode, httpStatus, details } = readErrorData(error.data);
+    return { message: error.message, code: appCode, httpStatus, details };
   }
   const message = error instanceof Error ? error.message : String(error);
   return { message: `Error: could not reach agent-tasks: ${message}`, code: null, httpStatus: null, details: null };

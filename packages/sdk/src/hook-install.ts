@@ -19,6 +19,9 @@ export interface HookInstallOptions {
   homeDir?: string;
   /** How the runtime starts agent-tasks, e.g. `agent-tasks` or `node /path/to/agent-tasks.mjs`. */
   command: string;
+  /** The module (a file: URL) the opencode plugin file imports where this package is not installed by name: the
+   * server package's own built copy. Default: the SDK's `@agent-tasks/sdk/opencode`. */
+  opencodeModule?: string;
 }
 
 /** One file an install or uninstall writes: its path, its text before (null: absent) and after (null: removed). */
@@ -190,8 +193,15 @@ function opencodePlan(options: HookInstallOptions) {
   const home = options.homeDir ?? os.homedir();
   const configHome = process.env.XDG_CONFIG_HOME || path.join(home, '.config');
   const dir = options.scope === 'project' ? path.join(project, '.opencode', 'plugins') : path.join(configHome, 'opencode', 'plugins');
-  // The SDK's own opencode entry, as installed (a package may import itself by name): dist/opencode.js.
-  const module = import.meta.resolve('@agent-tasks/sdk/opencode');
+  // The SDK's own opencode entry, as installed (a package may import itself by name): dist/opencode.js; inside the
+  // server package, which bundles the SDK, its own copy.
+  let module: string;
+  try {
+    module = import.meta.resolve('@agent-tasks/sdk/opencode');
+  } catch (error) {
+    if (!options.opencodeModule) throw error;
+    module = options.opencodeModule;
+  }
   return { file: path.join(dir, 'agent-tasks.js'), module };
 }
 
@@ -250,4 +260,54 @@ export function defaultHookCommand(binPath: string | undefined): string {
   if (!binPath) return 'agent-tasks';
   const quote = (p: string) => (/[\s"]/.test(p) ? JSON.stringify(p) : p);
   return `${quote(process.execPath)} ${quote(path.resolve(binPath))}`;
+}
+
+/** A refusal of `hook install|uninstall`: its `Error: …` text and exit code (2 for a usage error, 1 otherwise). */
+export class HookInstallRefusal extends Error {
+  constructor(
+    message: string,
+    readonly exitCode: number,
+  ) {
+    super(message);
+  }
+}
+
+/**
+ * The whole `agent-tasks hook install|uninstall <runtime> [--scope project|user] [--print] [--command <command>]`
+ * command (the SDK's and the server's `agent-tasks` both run it): writes the changes, or with `print` only shows them,
+ * and writes what it did through `write`. Throws a HookInstallRefusal for bad input, having written nothing.
+ */
+export function runHookInstall(
+  install: boolean,
+  runtime: string,
+  flags: { scope?: string; print?: boolean; command?: string },
+  write: (text: string) => void,
+  opencodeModule?: string,
+): void {
+  if (!(HOOK_RUNTIMES as readonly string[]).includes(runtime)) {
+    throw new HookInstallRefusal(`Error: unknown runtime "${runtime}"; expected one of ${HOOK_RUNTIMES.join(', ')}.`, 2);
+  }
+  const scope = flags.scope ?? 'project';
+  if (scope !== 'project' && scope !== 'user') throw new HookInstallRefusal(`Error: --scope must be project or user (got "${scope}").`, 2);
+  const options = {
+    runtime: runtime as HookRuntime,
+    scope,
+    command: flags.command ?? defaultHookCommand(process.argv[1]),
+    ...(opencodeModule ? { opencodeModule } : {}),
+  } as const;
+  let changes;
+  try {
+    changes = planHookChanges(options, install);
+  } catch (error) {
+    throw new HookInstallRefusal((error as Error).message, 1);
+  }
+  if (flags.print) {
+    write(describeHookChanges(changes));
+    return;
+  }
+  applyHookChanges(changes);
+  for (const c of changes) {
+    const done = c.after === c.before ? 'unchanged' : c.after === null ? 'removed' : c.before === null ? 'created' : 'updated';
+    write(`${c.path}: ${done}\n`);
+  }
 }

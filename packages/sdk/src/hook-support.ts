@@ -145,14 +145,28 @@ function gitRoot(dir: string): string | null {
 
 const listNameOf = (text: string) => text.replace(/[^A-Za-z0-9._-]/g, '-').slice(0, 100) || 'project';
 
+/** Longest task list name agent-tasks takes. */
+const LIST_NAME_MAX = 100;
+
 /**
- * The task list every runtime's hook in a project shares: the name the user set (AGENT_TASKS_LIST, or Claude Code's
- * CLAUDE_CODE_TASK_LIST_ID), else one per project: the git root holding `cwd` (or `cwd` itself), named after its
- * folder with a short hash of its path so two projects of the same folder name keep two lists.
+ * A Claude Code task list id as the folder name Claude Code gives it (every character other than a letter, digit, "_"
+ * or "-" becomes "-"); past 100 characters its start and a hash of the whole, so two long names stay two lists.
+ */
+export function claudeListFolder(listId: string): string {
+  const folder = listId.replace(/[^a-zA-Z0-9_-]/g, '-');
+  if (folder.length <= LIST_NAME_MAX) return folder || 'claude-code';
+  return `${folder.slice(0, LIST_NAME_MAX - 13)}-${sha(folder).slice(0, 12)}`;
+}
+
+/**
+ * The task list every runtime's hook in a project shares (Claude Code's tasks, the plan given back at SessionStart):
+ * the name the user set (AGENT_TASKS_LIST, or Claude Code's CLAUDE_CODE_TASK_LIST_ID named as Claude Code names its
+ * folder), else one per project: the git root holding `cwd` (or `cwd` itself), named after its folder with a short
+ * hash of its path so two projects of the same folder name keep two lists.
  */
 export function projectListName(cwd: string | undefined, env: Record<string, string | undefined>): string {
-  const set = env.AGENT_TASKS_LIST || env.CLAUDE_CODE_TASK_LIST_ID;
-  if (set) return listNameOf(set);
+  if (env.AGENT_TASKS_LIST) return listNameOf(env.AGENT_TASKS_LIST);
+  if (env.CLAUDE_CODE_TASK_LIST_ID) return claudeListFolder(env.CLAUDE_CODE_TASK_LIST_ID);
   const dir = path.resolve(cwd || '.');
   const root = gitRoot(dir) ?? dir;
   return listNameOf(`${path.basename(root) || 'root'}-${sha(root).slice(0, 8)}`);

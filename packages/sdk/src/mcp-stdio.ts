@@ -43,9 +43,11 @@ export async function runMcpStdio(options: McpStdioOptions = {}): Promise<number
   let client = createClient({ url, token });
   if (!token.startsWith('ats_')) {
     try {
-      // As over HTTP (/mcp): a viewer key acts as itself (read-only tools); an agent or admin key gets a session.
-      if ((await client.workspaces.whoami()).role === 'viewer') {
-        log('viewer key: read-only, no session');
+      // As over HTTP (/mcp): a viewer or member key acts as itself (a viewer reads; a member, a person, writes tasks);
+      // an agent or admin key gets a session.
+      const { role } = await client.workspaces.whoami();
+      if (role === 'viewer' || role === 'member') {
+        log(role === 'viewer' ? 'viewer key: read-only, no session' : 'member key: a person, no session');
       } else {
         const opened = await openSessionClient(client, { title: options.sessionTitle ?? env.AGENT_TASKS_SESSION_TITLE ?? 'MCP (stdio)' });
         client = opened.client;

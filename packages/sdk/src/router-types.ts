@@ -1,7 +1,8 @@
 // The server's router as a client sees it: every procedure with its input and output, and the error shape. Taken by a
-// relative type-only import, so the SDK declares no dependency on the server package (which depends on the SDK).
+// type-only import of the server package's `router` export (a workspace dev dependency of the root: the SDK declares
+// none, as the server depends on the SDK); the published bundle inlines it.
 import type { AnyProcedure, TRPCBuiltRouter, inferRouterInputs, inferRouterOutputs } from '@trpc/server';
-import type { AppRouter as ServerRouter } from '../../../apps/server/src/routers/root.ts';
+import type { AppRouter as ServerRouter } from '@agent-tasks/server/router';
 
 /**
  * Never called: its inferred return type is the client router. The helper types are local to it, so the declaration

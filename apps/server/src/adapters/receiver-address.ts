@@ -1,6 +1,6 @@
 // Where a notification channel may send: public addresses only (after DNS resolution), plus an operator's allow-list.
 import { lookup } from 'node:dns/promises';
-import { cut } from '@agent-tasks/schema';
+import { shownName } from '@agent-tasks/schema';
 import ipaddr from 'ipaddr.js';
 
 type Address = ipaddr.IPv4 | ipaddr.IPv6;
@@ -110,16 +110,16 @@ export async function resolveReceiver(
       const code = (error as { code?: unknown }).code;
       return {
         ok: false,
-        error: `host ${cut(host)} could not be resolved (${(typeof code === 'string' && dnsReasons[code]) || 'lookup failed'})`,
+        error: `host ${shownName(host)} could not be resolved (${(typeof code === 'string' && dnsReasons[code]) || 'lookup failed'})`,
       };
     }
   }
-  if (addresses.length === 0) return { ok: false, error: `host ${cut(host)} could not be resolved (host name has no address)` };
+  if (addresses.length === 0) return { ok: false, error: `host ${shownName(host)} could not be resolved (host name has no address)` };
   for (const a of addresses) {
     const refusal = addressRefusal(a.address, allow);
     if (refusal) {
       const said =
-        host === a.address ? `${refusal.address} is ${refusal.what}` : `${cut(host)} resolves to ${refusal.address}, ${refusal.what}`;
+        host === a.address ? `${refusal.address} is ${refusal.what}` : `${shownName(host)} resolves to ${refusal.address}, ${refusal.what}`;
       return { ok: false, error: `must point to a public address: ${said}` };
     }
   }

@@ -4,7 +4,7 @@
 import http from 'node:http';
 import https from 'node:https';
 import type { LookupFunction } from 'node:net';
-import type { SendResult, StopSignal, WebhookSender } from '@agent-tasks/core';
+import type { SendResult, StopSignal, ChannelSender } from '@agent-tasks/core';
 import { type AllowList, type Resolved, type Resolver, resolveReceiver, systemResolver } from './receiver-address.ts';
 
 export interface WebhookLimits {
@@ -26,7 +26,7 @@ const pinned =
     else callback(null, address.address, address.family);
   };
 
-export function fetchWebhookSender(limits: WebhookLimits, resolve: Resolver = systemResolver): WebhookSender {
+export function fetchWebhookSender(limits: WebhookLimits, resolve: Resolver = systemResolver): ChannelSender {
   async function check(url: string) {
     const target = await resolveReceiver(url, limits.allow, resolve);
     return target.ok ? null : target.error;

@@ -4,6 +4,7 @@
 import { randomBytes } from 'node:crypto';
 import { type TokenHasher } from '@agent-tasks/core';
 import type { Db } from '../db/client.ts';
+import { withStoreErrors } from '../repositories/store-errors.ts';
 
 export const STREAM_TICKET_PREFIX = 'stk_';
 
@@ -15,7 +16,8 @@ export interface StreamTickets {
 }
 
 export function streamTickets(db: Db, hasher: TokenHasher, ttlMs: number, now: () => Date = () => new Date()): StreamTickets {
-  return {
+  // Driver errors leave as port-level ones (StoreUnavailable), as from the Store.
+  return withStoreErrors({
     async issue(tokenHash, sessionToken) {
       const ticket = `${STREAM_TICKET_PREFIX}${randomBytes(24).toString('base64url')}`;
       const at = now();
@@ -32,5 +34,5 @@ export function streamTickets(db: Db, hasher: TokenHasher, ttlMs: number, now: (
       const { count } = await db.streamTicket.deleteMany({ where: { id } });
       return count === 1 && row.expiresAt.getTime() > now().getTime() ? { tokenHash: row.tokenHash, sessionToken: row.sessionToken } : null;
     },
-  };
+  });
 }

@@ -35,7 +35,7 @@ function fitting(chars: readonly string[], max: number, size: number, bold: bool
 }
 
 /** The longest prefix of `text` (whole characters) that fits `max` pixels with an ellipsis after it. */
-function cut(text: string, max: number, size: number, bold: boolean): string {
+function cutToWidth(text: string, max: number, size: number, bold: boolean): string {
   const chars = graphemes(text);
   const n = fitting(chars, max, size, bold, textWidth(ELLIPSIS, size, bold));
   return `${chars.slice(0, n).join('').trimEnd()}${ELLIPSIS}`;
@@ -71,6 +71,6 @@ export function wrapText(text: string, max: number, size: number, maxLines: numb
   if (lines.length <= maxLines) return { lines, truncated: false };
   const kept = lines.slice(0, maxLines);
   const last = `${kept[maxLines - 1] ?? ''} ${lines.slice(maxLines).join(' ')}`;
-  kept[maxLines - 1] = cut(last, max, size, bold);
+  kept[maxLines - 1] = cutToWidth(last, max, size, bold);
   return { lines: kept, truncated: true };
 }

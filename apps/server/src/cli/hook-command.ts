@@ -1,8 +1,11 @@
 // `agent-tasks hook claude-code|codex|gemini`: runs as that runtime's hook (its JSON on stdin), keeping the agent's
 // todo list (and Claude Code's tasks) in agent-tasks and giving the plan back at session start. Always exits 0: a hook
 // must never block the agent. `hook install|uninstall <runtime>` writes or removes the runtime's hook configuration.
+import { existsSync } from 'node:fs';
+import path from 'node:path';
+import { pathToFileURL } from 'node:url';
 import type { Command } from 'commander';
-import { CommandFailure, fail } from './flags.ts';
+import { CommandFailure } from './flags.ts';
 
 export function hookCommand(program: Command) {
   const hook = program
@@ -59,31 +62,20 @@ export function hookCommand(program: Command) {
       .option('--print', 'show the change without writing it')
       .option('--command <command>', 'how the runtime starts agent-tasks (default: node and the path of this command)')
       .action(async (runtime: string, flags: { scope: string; print?: boolean; command?: string }) => {
-        const sdk = await import('@agent-tasks/sdk');
-        if (!(sdk.HOOK_RUNTIMES as readonly string[]).includes(runtime)) {
-          fail(`Error: unknown runtime "${runtime}"; expected one of ${sdk.HOOK_RUNTIMES.join(', ')}.`);
-        }
-        if (flags.scope !== 'project' && flags.scope !== 'user') fail(`Error: --scope must be project or user (got "${flags.scope}").`);
-        const options = {
-          runtime: runtime as (typeof sdk.HOOK_RUNTIMES)[number],
-          scope: flags.scope,
-          command: flags.command ?? sdk.defaultHookCommand(process.argv[1]),
-        } as const;
-        let changes;
+        const { HookInstallRefusal, runHookInstall } = await import('@agent-tasks/sdk');
         try {
-          changes = sdk.planHookChanges(options, install);
+          runHookInstall(install, runtime, flags, (text) => process.stdout.write(text), builtOpencodePlugin());
         } catch (error) {
-          throw new CommandFailure((error as Error).message);
-        }
-        if (flags.print) process.stdout.write(sdk.describeHookChanges(changes));
-        else {
-          sdk.applyHookChanges(changes);
-          for (const c of changes) {
-            process.stdout.write(
-              `${c.path}: ${c.after === c.before ? 'unchanged' : c.after === null ? 'removed' : c.before === null ? 'created' : 'updated'}\n`,
-            );
-          }
+          if (error instanceof HookInstallRefusal) throw new CommandFailure(error.message, error.exitCode);
+          throw error;
         }
       });
   }
+}
+
+/** The built command's own opencode plugin module (dist/opencode.js, beside dist/cli.js), for an installed server
+ * package without @agent-tasks/sdk beside it; undefined when running from source. */
+function builtOpencodePlugin(): string | undefined {
+  const file = path.join(import.meta.dirname, 'opencode.js');
+  return existsSync(file) ? pathToFileURL(file).href : undefined;
 }

@@ -6,13 +6,13 @@ type KeyFlags = DatabaseFlags & { workspace?: string };
 
 /** What the actions use, loaded when one runs (--help needs none of it). */
 async function load() {
-  const [{ workspaces }, { role }, { withLocalDatabase, operatorOf }, { databaseOf }] = await Promise.all([
+  const [{ keys }, { role }, { withLocalDatabase, operatorOf }, { databaseOf }] = await Promise.all([
     import('@agent-tasks/core'),
     import('@agent-tasks/schema'),
     import('./local-database.ts'),
     import('./options.ts'),
   ]);
-  return { workspaces, roleSchema: role, withLocalDatabase, operatorOf, databaseOf };
+  return { keyUseCases: keys, roleSchema: role, withLocalDatabase, operatorOf, databaseOf };
 }
 
 export function keysCommand(program: Command) {
@@ -22,13 +22,13 @@ export function keysCommand(program: Command) {
 
   withWorkspace(keys.command('create').description('create a key; its token is printed once'))
     .requiredOption('--name <name>', 'a name to recognise the key by')
-    .requiredOption('--role <role>', 'admin, agent or viewer')
+    .requiredOption('--role <role>', 'admin, agent, member or viewer')
     .action(async (flags: KeyFlags & { name: string; role: string }) => {
-      const { workspaces, roleSchema, withLocalDatabase, operatorOf, databaseOf } = await load();
+      const { keyUseCases, roleSchema, withLocalDatabase, operatorOf, databaseOf } = await load();
       const role = roleSchema.safeParse(flags.role);
-      if (!role.success) return fail(`Error: --role must be admin, agent or viewer (got ${JSON.stringify(flags.role)}).`);
+      if (!role.success) return fail(`Error: --role must be admin, agent, member or viewer (got ${JSON.stringify(flags.role)}).`);
       await withLocalDatabase(databaseOf(flags), async (deps, ids) => {
-        const { key, token } = await workspaces.createKey(deps, await operatorOf(ids, flags.workspace), {
+        const { key, token } = await keyUseCases.create(deps, await operatorOf(ids, flags.workspace), {
           name: flags.name,
           role: role.data,
         });
@@ -39,9 +39,9 @@ export function keysCommand(program: Command) {
   withWorkspace(keys.command('list').description('list the keys (never their tokens)'))
     .option('--json', 'print JSON')
     .action(async (flags: KeyFlags & { json?: boolean }) => {
-      const { workspaces, withLocalDatabase, operatorOf, databaseOf } = await load();
+      const { keyUseCases, withLocalDatabase, operatorOf, databaseOf } = await load();
       await withLocalDatabase(databaseOf(flags), async (deps, ids) => {
-        const { keys: list } = await workspaces.listKeys(deps, await operatorOf(ids, flags.workspace));
+        const { keys: list } = await keyUseCases.list(deps, await operatorOf(ids, flags.workspace));
         if (flags.json) return void process.stdout.write(`${JSON.stringify(list, null, 2)}\n`);
         for (const k of list) {
           process.stdout.write(
@@ -54,9 +54,9 @@ export function keysCommand(program: Command) {
   withWorkspace(keys.command('revoke').description('revoke a key; calls with it are refused from then on'))
     .argument('<id>', 'the key id (from keys list)')
     .action(async (id: string, flags: KeyFlags) => {
-      const { workspaces, withLocalDatabase, operatorOf, databaseOf } = await load();
+      const { keyUseCases, withLocalDatabase, operatorOf, databaseOf } = await load();
       await withLocalDatabase(databaseOf(flags), async (deps, ids) => {
-        const { key } = await workspaces.revokeKey(deps, await operatorOf(ids, flags.workspace), { id });
+        const { key } = await keyUseCases.revoke(deps, await operatorOf(ids, flags.workspace), { id });
         process.stdout.write(`Revoked key ${key.id} "${key.name}".\n`);
       });
     });

@@ -25,7 +25,7 @@ export function createProgram() {
     .option('--log-level <level>', 'fatal, error, warn, info, debug, trace or silent (LOG_LEVEL, default info)')
     .option(
       '--workers <n>',
-      'server processes sharing the port and database (AGENT_TASKS_WORKERS, default: one per core on SQLite, 1 on PostgreSQL; 1: one process)',
+      'server processes sharing the port and database (AGENT_TASKS_WORKERS, default 1: one process, measured fastest; more only on SQLite)',
     )
     .action(async (flags: ServeFlags) => (await import('./serve-command.ts')).serve(flags));
 

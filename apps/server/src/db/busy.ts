@@ -1,7 +1,7 @@
 // "Database busy": another process held SQLite's write lock past the busy timeout, or on PostgreSQL a lock past the
 // lock timeout, a serialization failure or a deadlock; and "database unreachable": a PostgreSQL server that does not
-// answer (down, restarting, refusing connections). Callers answer both 503 + Retry-After.
-import { DomainError } from '@agent-tasks/core';
+// answer (down, restarting, refusing connections). The store adapter (repositories/store-errors.ts) turns both into
+// core's StoreUnavailable, which the error boundary answers 503 + Retry-After.
 
 interface DriverCause {
   kind?: unknown;
@@ -36,13 +36,6 @@ export function isDatabaseBusy(error: unknown): boolean {
   return false;
 }
 
-export const BUSY_MESSAGE = 'Error: the database is busy (another process held its write lock too long); retry shortly.';
-
-/** Seconds a client should wait before retrying a call answered "busy" or "overloaded". */
-export const RETRY_AFTER_SECONDS = 1;
-
-export const databaseBusy = () => new DomainError('UNAVAILABLE', BUSY_MESSAGE);
-
 /** PostgreSQL's admin_shutdown, crash_shutdown and cannot_connect_now; class 08 (connection exception) by prefix. */
 const POSTGRES_GONE = new Set(['57P01', '57P02', '57P03']);
 /** Prisma's "can't reach database server" and "server has closed the connection". */
@@ -65,7 +58,3 @@ export function isDatabaseUnreachable(error: unknown): boolean {
   }
   return false;
 }
-
-export const UNREACHABLE_MESSAGE = 'Error: the database does not answer; retry shortly.';
-
-export const databaseUnreachable = () => new DomainError('UNAVAILABLE', UNREACHABLE_MESSAGE);

@@ -1,5 +1,6 @@
-// Where things are on disk: the repository root (found from this file, in source or built form), migrations, the
-// dashboard's built assets, and DATABASE_URL (file:… or a path) resolved to an absolute SQLite file path.
+// Where things are on disk: the root (found from this file, in source or built form: the repository, or in the
+// installed @agent-tasks/server package its dist/), migrations, the dashboard's built assets, and DATABASE_URL
+// (file:… or a path) resolved to an absolute SQLite file path.
 import { existsSync } from 'node:fs';
 import path from 'node:path';
 
@@ -11,12 +12,15 @@ function findRepoRoot(from: string): string {
 }
 
 export const repoRoot = findRepoRoot(import.meta.dirname);
+/** The installed package (scripts/stage-package.ts): dist/ holds prisma/ and the dashboard as web/. */
+export const packaged = existsSync(path.join(repoRoot, 'web', 'index.html'));
 export const migrationsDir = path.join(repoRoot, 'prisma', 'migrations');
 export const schemaFile = path.join(repoRoot, 'prisma', 'schema.prisma');
-export const webRoot = path.join(repoRoot, 'apps', 'web', 'dist');
+export const webRoot = packaged ? path.join(repoRoot, 'web') : path.join(repoRoot, 'apps', 'web', 'dist');
 
+/** The SQLite file of DATABASE_URL; without one data/agent-tasks.db, in the repository (installed: the working directory). */
 export function databaseFileFrom(url: string | undefined, cwd = process.cwd()): string {
-  if (!url) return path.join(repoRoot, 'data', 'agent-tasks.db');
+  if (!url) return path.join(packaged ? cwd : repoRoot, 'data', 'agent-tasks.db');
   const file = url.startsWith('file:') ? url.slice('file:'.length) : url;
   return path.resolve(cwd, file);
 }

@@ -5,7 +5,7 @@
 // Retry-After at once (it costs almost nothing), which bounds latency; so is one that finds `maxQueue` ahead of it.
 // Requests not yet authenticated (no valid token in their headers) have a line of their own, small, so they never take
 // the slots of callers who proved who they are.
-import { RETRY_AFTER_SECONDS } from '../db/busy.ts';
+import { answerHeaders, errorBodyFor, transportRefusals } from '../error-map.ts';
 
 export const OVERLOADED_MESSAGE = 'Error: the server is overloaded; retry shortly.';
 /** The answer when the line of requests not yet authenticated is full. */
@@ -32,18 +32,9 @@ interface Waiting {
 
 /** The answer to a request turned away: tRPC's error shape on /trpc (clients read it like any refusal). */
 export function overloadedResponse(url: string, message = OVERLOADED_MESSAGE): Response {
-  const headers = { 'content-type': 'application/json', 'retry-after': String(RETRY_AFTER_SECONDS) };
-  const trpc = new URL(url).pathname.startsWith('/trpc/');
-  const body = trpc
-    ? {
-        error: {
-          message,
-          code: -32603,
-          data: { code: 'SERVICE_UNAVAILABLE', httpStatus: 503, appCode: 'UNAVAILABLE', details: null },
-        },
-      }
-    : { error: message };
-  return new Response(JSON.stringify(body), { status: 503, headers });
+  const answer = transportRefusals.overloaded(message);
+  const headers = { 'content-type': 'application/json', ...answerHeaders(answer) };
+  return new Response(JSON.stringify(errorBodyFor(new URL(url).pathname, answer)), { status: answer.status, headers });
 }
 
 export function admission(options: AdmissionOptions) {

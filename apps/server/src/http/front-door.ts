@@ -4,6 +4,7 @@
 // small line of its own, and few of their bodies are read at once.
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { bearerToken } from '../context.ts';
+import { type Answer, answerFor, answerHeaders, errorBodyFor, refusal, transportRefusals } from '../error-map.ts';
 import type { Logger } from '../logger.ts';
 import { OVERLOADED_MESSAGE, UNAUTHENTICATED_BUSY_MESSAGE } from './admission.ts';
 
@@ -91,29 +92,17 @@ const hasBody = (incoming: IncomingMessage) =>
   incoming.method !== 'HEAD' &&
   (incoming.headers['transfer-encoding'] !== undefined || Number(incoming.headers['content-length'] ?? 0) > 0);
 
-/** tRPC's JSON-RPC code, its error code and our app code for each status the front door answers. */
-const trpcShapes: Record<number, [number, string, string | null]> = {
-  408: [-32600, 'TIMEOUT', 'INVALID_INPUT'],
-  413: [-32600, 'PAYLOAD_TOO_LARGE', 'INVALID_INPUT'],
-  500: [-32603, 'INTERNAL_SERVER_ERROR', null],
-  503: [-32603, 'SERVICE_UNAVAILABLE', 'UNAVAILABLE'],
-};
-
 /** A refusal written by the front door: tRPC's error shape on /trpc, `{ error }` elsewhere; the connection closed. */
-function refuse(incoming: IncomingMessage, outgoing: ServerResponse, status: number, message: string, retryAfter?: number) {
-  const trpc = (incoming.url ?? '').startsWith('/trpc/');
-  const [code, trpcCode, appCode] = trpcShapes[status] ?? trpcShapes[500]!;
-  const body = JSON.stringify(
-    trpc ? { error: { message, code, data: { code: trpcCode, httpStatus: status, appCode, details: null } } } : { error: message },
-  );
+function refuse(incoming: IncomingMessage, outgoing: ServerResponse, answer: Answer) {
+  const body = JSON.stringify(errorBodyFor(incoming.url ?? '', answer));
   // Whatever of the body is still coming is read and dropped until the socket closes (Node closes it after the answer).
   incoming.resume();
   if (outgoing.headersSent || outgoing.writableEnded) return;
-  outgoing.writeHead(status, {
+  outgoing.writeHead(answer.status, {
     'content-type': 'application/json',
     'content-length': Buffer.byteLength(body),
     connection: 'close',
-    ...(retryAfter ? { 'retry-after': String(retryAfter) } : {}),
+    ...answerHeaders(answer),
   });
   outgoing.end(body);
 }
@@ -129,7 +118,6 @@ export function frontDoor(options: FrontDoorOptions, listener: (incoming: Incomi
     turnedAway = 0;
   }, 1_000);
   tell.unref();
-  const slowMessage = `Error: the request body arrived too slowly (under ${options.minBytesPerSecond} bytes per second); send it again.`;
 
   async function handle(incoming: IncomingMessage, outgoing: ServerResponse) {
     const address = options.clientAddress(incoming.socket.remoteAddress, incoming.headers['x-forwarded-for']);
@@ -142,7 +130,7 @@ export function frontDoor(options: FrontDoorOptions, listener: (incoming: Incomi
     if (!authenticated) {
       if (reading >= options.maxUnauthenticatedBodies) {
         turnedAway += 1;
-        return refuse(incoming, outgoing, 503, UNAUTHENTICATED_BUSY_MESSAGE, 1);
+        return refuse(incoming, outgoing, transportRefusals.overloaded(UNAUTHENTICATED_BUSY_MESSAGE));
       }
       reading += 1;
     }
@@ -160,15 +148,15 @@ export function frontDoor(options: FrontDoorOptions, listener: (incoming: Incomi
     const route = (incoming.url ?? '').split('?')[0]?.slice(0, 200);
     if (body === 'slow') {
       log.warn({ address, method: incoming.method, route, authenticated }, 'request body too slow: answered 408');
-      return refuse(incoming, outgoing, 408, slowMessage);
+      return refuse(incoming, outgoing, transportRefusals.bodyTooSlow(options.minBytesPerSecond));
     }
     if (body === 'large') {
       log.warn({ address, method: incoming.method, route }, 'request body too large: answered 413');
-      return refuse(incoming, outgoing, 413, options.tooLargeMessage);
+      return refuse(incoming, outgoing, refusal(413, options.tooLargeMessage, 'INVALID_INPUT'));
     }
     if (body === 'full') {
       log.warn({ address, method: incoming.method, route }, 'request bodies past their memory budget: answered 503');
-      return refuse(incoming, outgoing, 503, OVERLOADED_MESSAGE, 1);
+      return refuse(incoming, outgoing, transportRefusals.overloaded(OVERLOADED_MESSAGE));
     }
     // 'gone': the client closed the connection; there is no one to answer.
   }
@@ -176,8 +164,10 @@ export function frontDoor(options: FrontDoorOptions, listener: (incoming: Incomi
   return {
     handle: (incoming: IncomingMessage, outgoing: ServerResponse) => {
       handle(incoming, outgoing).catch((error: unknown) => {
-        log.error({ err: error }, 'unexpected error');
-        if (!outgoing.headersSent) refuse(incoming, outgoing, 500, 'Error: internal server error.');
+        // The boundary's answer: the store unavailable (looking the token up) is 503 with Retry-After; else a fault.
+        const answer = answerFor(error);
+        if (answer.status === 500) log.error({ err: error }, 'unexpected error');
+        if (!outgoing.headersSent) refuse(incoming, outgoing, answer);
       });
     },
     stop: () => clearInterval(tell),

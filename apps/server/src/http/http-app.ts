@@ -1,17 +1,17 @@
 // The HTTP layer (Hono): access log and request ids, CORS, body limits, health, tRPC, MCP, run links, the dashboard.
-import { isDomainError } from '@agent-tasks/core';
+import { isStoreUnavailable } from '@agent-tasks/core';
 import type { HttpBindings } from '@hono/node-server';
 import { RESPONSE_ALREADY_SENT } from '@hono/node-server/utils/response';
 import { trpcServer } from '@hono/trpc-server';
 import type { AnyTRPCRouter } from '@trpc/server';
 import { type Context, Hono } from 'hono';
-import { bodyLimit } from 'hono/body-limit';
 import { cors } from 'hono/cors';
 import { requestId } from 'hono/request-id';
 import { type InnerContext, type RequestInfo, type Services, createContextFactory } from '../context.ts';
-import { BUSY_MESSAGE, RETRY_AFTER_SECONDS, UNREACHABLE_MESSAGE, isDatabaseBusy, isDatabaseUnreachable } from '../db/busy.ts';
+import { type Answer, answerFor, answerHeaders, errorBodyFor, transportRefusals } from '../error-map.ts';
 import { appRouter } from '../routers/root.ts';
 import { strayBatchKeyProblem } from './batch-keys.ts';
+import { boundedBody } from './body-bound.ts';
 import { liveStreamRoute } from './live-stream.ts';
 import { dashboard } from './dashboard.ts';
 import { factsOf } from './front-door.ts';
@@ -20,10 +20,13 @@ import { runLinks } from './run-links.ts';
 
 /** Largest request body accepted on /trpc (an import of many task files is the biggest legitimate one). */
 export const MAX_BODY_BYTES = 16 * 1024 * 1024;
-export const TOO_LARGE_MESSAGE = 'Error: the request body is larger than 16 MiB.';
+export const TOO_LARGE_MESSAGE = transportRefusals.bodyTooLarge('16 MiB').text;
 
 /** An MCP endpoint: a web request in, its answer out (streamed when it is SSE). */
-type McpHandler = { handle(request: Request, address?: string): Promise<Response> };
+type McpHandler = { handle(request: Request, address?: string, requestId?: string): Promise<Response> };
+
+/** The log's words for a store that could not take the call. */
+const unavailable = { busy: 'database busy', unreachable: 'database does not answer' } as const;
 
 export type AppEnv = { Bindings: HttpBindings; Variables: { requestId: string; info: RequestInfo } };
 
@@ -43,13 +46,13 @@ export interface HttpAppOptions {
   maxBatch?: number;
 }
 
-/** Seconds to wait that a refusal carries (a rate limit), or null. */
-const retryAfterOf = (cause: unknown): number | null => {
-  const seconds = isDomainError(cause) ? cause.details?.retryAfterSeconds : undefined;
-  return typeof seconds === 'number' ? seconds : null;
-};
-
 const json = (c: Context, status: number, body: unknown) => c.json(body as object, status as 200);
+
+/** The error boundary's answer, in the shape of the request's path (tRPC's on /trpc, else `{ error }`), with its headers. */
+const answer = (c: Context, a: Answer) => {
+  for (const [name, value] of Object.entries(answerHeaders(a))) c.header(name, value);
+  return json(c, a.status, errorBodyFor(c.req.path, a));
+};
 
 /** The procedures of a tRPC request path (`/trpc/todos.write,todos.get` → `todos.write,todos.get`). */
 const routeOf = (c: Context) => (c.req.path.startsWith('/trpc/') ? c.req.path.slice('/trpc/'.length) : c.req.routePath);
@@ -82,8 +85,7 @@ export function createHttpApp(options: HttpAppOptions) {
     c.set('info', info);
     if (!inFlight.enter()) {
       c.header('connection', 'close');
-      c.header('retry-after', '1');
-      return json(c, 503, { error: 'Error: the server is shutting down; retry shortly.' });
+      return answer(c, transportRefusals.shuttingDown());
     }
     try {
       await next();
@@ -129,20 +131,12 @@ export function createHttpApp(options: HttpAppOptions) {
 
   app.onError((error, c) => {
     const id = c.get('requestId') ?? 'unknown';
-    if (isDatabaseBusy(error)) {
-      log.warn({ req: id, route: routeOf(c) }, 'database busy: answered 503');
-      c.header('retry-after', String(RETRY_AFTER_SECONDS));
-      return json(c, 503, { error: BUSY_MESSAGE });
-    }
-    if (isDatabaseUnreachable(error)) {
-      log.warn({ req: id, route: routeOf(c) }, 'database does not answer: answered 503');
-      c.header('retry-after', String(RETRY_AFTER_SECONDS));
-      return json(c, 503, { error: UNREACHABLE_MESSAGE });
-    }
-    log.error({ req: id, err: error }, 'unexpected error');
-    return json(c, 500, { error: `Error: internal server error (request ${id}).` });
+    const a = answerFor(error, { requestId: id });
+    if (isStoreUnavailable(error)) log.warn({ req: id, route: routeOf(c) }, `${unavailable[error.reason]}: answered 503`);
+    else if (a.status === 500) log.error({ req: id, err: error }, 'unexpected error');
+    return answer(c, a);
   });
-  app.notFound((c) => json(c, 404, { error: `Error: not found: ${c.req.method} ${c.req.path.slice(0, 200)}.` }));
+  app.notFound((c) => answer(c, transportRefusals.noRoute(c.req.method, c.req.path)));
 
   app.get('/healthz', (c) => c.json({ ok: true }));
   app.get('/readyz', async (c) => {
@@ -158,18 +152,9 @@ export function createHttpApp(options: HttpAppOptions) {
       if (c.req.query('batch') !== '1') return next();
       const calls = routeOf(c).split(',').length;
       if (calls <= maxBatch) return next();
-      return json(c, 400, {
-        error: {
-          message: `Error: a batch may hold at most ${maxBatch} calls (this one has ${calls}); send fewer calls per request.`,
-          code: -32600,
-          data: { code: 'BAD_REQUEST', httpStatus: 400, appCode: 'INVALID_INPUT', details: null },
-        },
-      });
+      return answer(c, transportRefusals.batchTooLarge(maxBatch, calls));
     },
-    bodyLimit({
-      maxSize: MAX_BODY_BYTES,
-      onError: (c) => json(c, 413, { error: { message: TOO_LARGE_MESSAGE, code: -32600 } }),
-    }),
+    boundedBody(MAX_BODY_BYTES, (c) => answer(c, transportRefusals.bodyTooLarge('16 MiB'))),
     // After the body limit, so the body read here is bounded; tRPC reads it again from the request's cache.
     async (c, next) => {
       if (c.req.query('batch') !== '1') return next();
@@ -181,9 +166,7 @@ export function createHttpApp(options: HttpAppOptions) {
             : undefined;
       const message = strayBatchKeyProblem(text, routeOf(c).split(',').length);
       if (message === null) return next();
-      return json(c, 400, {
-        error: { message, code: -32600, data: { code: 'BAD_REQUEST', httpStatus: 400, appCode: 'INVALID_INPUT', details: null } },
-      });
+      return answer(c, transportRefusals.batchInput(message));
     },
     // Live streams: answered by our own SSE writer (429 past a cap; far less memory a stream than tRPC's answer).
     liveStreamRoute(services, options.router ?? appRouter),
@@ -198,23 +181,19 @@ export function createHttpApp(options: HttpAppOptions) {
         if (error.code === 'INTERNAL_SERVER_ERROR') log.error({ req: ctx?.request.id, err: error.cause ?? error }, 'unexpected error');
         if (error.code === 'TOO_MANY_REQUESTS')
           log.warn({ req: ctx?.request.id, address: ctx?.request.address }, 'failed authentications: answered 429');
-        if (error.code === 'SERVICE_UNAVAILABLE') {
-          const what = error.message === UNREACHABLE_MESSAGE ? 'database does not answer' : 'database busy';
-          log.warn({ req: ctx?.request.id, route: path }, `${what}: answered 503`);
-        }
+        if (isStoreUnavailable(error.cause))
+          log.warn({ req: ctx?.request.id, route: path }, `${unavailable[error.cause.reason]}: answered 503`);
       },
       // A call that could not run now, or a refusal that passes with time, tells the client when to try again.
       responseMeta: ({ errors }) => {
-        const waits = errors
-          .map((e) => retryAfterOf(e.cause) ?? (e.code === 'SERVICE_UNAVAILABLE' ? RETRY_AFTER_SECONDS : null))
-          .filter((n): n is number => n !== null);
+        const waits = errors.map((e) => answerFor(e).retryAfter).filter((n): n is number => n !== null);
         return waits.length ? { headers: { 'retry-after': String(Math.max(...waits)) } } : {};
       },
     }),
   );
 
-  app.all('/mcp', (c) => options.mcp.handle(c.req.raw, c.get('info').address));
-  app.all('/mcp/moira', (c) => options.moira.handle(c.req.raw, c.get('info').address));
+  app.all('/mcp', (c) => options.mcp.handle(c.req.raw, c.get('info').address, c.get('requestId')));
+  app.all('/mcp/moira', (c) => options.moira.handle(c.req.raw, c.get('info').address, c.get('requestId')));
 
   app.route('/runs', runLinks(services.deps, options.webRoot));
   app.route('/', dashboard(options.webRoot));

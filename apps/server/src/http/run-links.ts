@@ -15,19 +15,21 @@ const cardHeaders = {
 };
 
 /**
- * `/runs/<id>`: the dashboard's run page to a browser (`Accept: text/html`), the run's view as JSON to API clients;
+ * `/runs/<id>`: the dashboard's run page to a browser (`Accept: text/html`), the run's view as JSON to API clients; a
+ * run that does not exist or whose link was revoked: the dashboard's page saying so (404) to a browser, JSON to others;
  * `/runs/<id>/card.svg`: the run's card as an image that runs no script and loads nothing.
  */
 export function runLinks(deps: Deps, webRoot: string) {
   const app = new Hono<AppEnv>();
   const page = webIndex(webRoot);
+  const missingPage = webIndex(webRoot, 404);
   app.get('/:id{[A-Za-z0-9_-]+}/card.svg', async (c) => {
-    const view = await runs.getRunByLink(deps, c.req.param('id'));
+    const view = await runs.getByLink(deps, c.req.param('id'));
     return view ? c.body(renderRunCard(view), 200, cardHeaders) : notFound(c);
   });
   app.get('/:id{[A-Za-z0-9_-]+}', async (c) => {
-    const view = await runs.getRunByLink(deps, c.req.param('id'));
-    if (!view) return notFound(c);
+    const view = await runs.getByLink(deps, c.req.param('id'));
+    if (!view) return missingPage && wantsHtml(c) ? missingPage(c) : notFound(c);
     return page && wantsHtml(c) ? page(c) : c.json(view as object);
   });
   return app;

@@ -14,10 +14,13 @@ const pageHeaders = {
     "default-src 'self'; script-src 'self'; style-src 'self' 'unsafe-inline'; img-src 'self' data:; connect-src 'self'; frame-ancestors 'none'; base-uri 'none'",
 };
 
-/** The built dashboard's index.html under `webRoot`, or null when the dashboard has not been built. */
-export function webIndex(webRoot: string): ((c: Context) => Response) | null {
+/**
+ * The built dashboard's index.html under `webRoot` (answered with `status`: 404 for a page that says what is missing),
+ * or null when the dashboard has not been built.
+ */
+export function webIndex(webRoot: string, status: 200 | 404 = 200): ((c: Context) => Response) | null {
   const file = path.join(webRoot, 'index.html');
   if (!existsSync(file)) return null;
   const html = readFileSync(file, 'utf8');
-  return (c) => c.html(html, 200, pageHeaders);
+  return (c) => c.html(html, status, pageHeaders);
 }

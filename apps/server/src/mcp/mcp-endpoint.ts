@@ -3,13 +3,23 @@
 // whichever worker a request lands on serves it (a worker that has not seen the session yet resumes it); they are
 // capped per key, per workspace and in all (429 past one; at the total a workspace below its share gets in by closing the
 // least recently used session of one over its share) and closed when idle, their empty agent sessions removed with them.
+import { AsyncLocalStorage } from 'node:async_hooks';
 import { randomUUID } from 'node:crypto';
-import { type Actor, type ToolApi, isDomainError, sessionActor, sessions, toolApiOf, toolCalls } from '@agent-tasks/core';
+import {
+  type Actor,
+  type ToolApi,
+  can,
+  isDomainError,
+  isStoreUnavailable,
+  sessionActor,
+  sessions,
+  toolApiOf,
+  toolCalls,
+} from '@agent-tasks/core';
 import type { WebStandardStreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js';
-import { TRPCError } from '@trpc/server';
 import { authenticate } from '../auth/authenticate.ts';
 import { type Services, bearerToken, createInnerContext } from '../context.ts';
-import { BUSY_MESSAGE, isDatabaseBusy } from '../db/busy.ts';
+import { type Answer, answerFor, answerHeaders, jsonRpcErrorBody, refusal, transportRefusals } from '../error-map.ts';
 import type { McpSessionCaps, McpSessionRecord, McpSessionRepository } from '../repositories/prisma-mcp-session-repository.ts';
 import { appRouter } from '../routers/root.ts';
 import { createCallerFactory } from '../trpc.ts';
@@ -44,29 +54,30 @@ function lazyCallerApi(services: Services, actor: () => Promise<Actor>): ToolApi
   return Object.fromEntries(Object.keys(toolCalls).map((name) => [name, group(name as keyof ToolApi)])) as unknown as ToolApi;
 }
 
-function errorText(error: unknown): string {
-  const cause = error instanceof TRPCError ? error.cause : error;
-  if (isDomainError(cause)) return cause.message;
-  if (isDatabaseBusy(cause)) return BUSY_MESSAGE;
-  return 'Error: internal server error.';
-}
+/** The error boundary's answer as a JSON-RPC error outside any MCP session (auth, session lookup, body), with its headers. */
+const rpcError = (answer: Answer, code = answer.status >= 500 ? -32603 : -32001) =>
+  Response.json(jsonRpcErrorBody(answer, code), { status: answer.status, headers: answerHeaders(answer) });
 
-/** A JSON-RPC error answer outside any MCP session (auth, session lookup, body). */
-const rpcError = (status: number, code: number, message: string, headers: Record<string, string> = {}) =>
-  Response.json({ jsonrpc: '2.0', error: { code, message }, id: null }, { status, headers });
+/** The log's words for a store that could not take the call (as the HTTP layer's). */
+const unavailable = { busy: 'database busy', unreachable: 'database does not answer' } as const;
+
+/** The HTTP request an MCP request is served for (its id names a fault in the answer and the log). */
+const current = new AsyncLocalStorage<string>();
 
 /** The largest MCP request body read (every POST is read here, checked, then handed to the MCP SDK parsed). */
 const MAX_BODY_BYTES = 4 * 1024 * 1024;
 
 class BodyTooLarge extends Error {}
 
+const notJson = () => refusal(400, 'Error: the request body is not valid JSON.', 'INVALID_INPUT');
+
 /** The request's JSON body, or the answer to a body too large or not JSON. */
 async function readBody(request: Request): Promise<{ body: unknown } | Response> {
   try {
     return { body: await readJson(request) };
   } catch (error) {
-    if (error instanceof BodyTooLarge) return rpcError(413, -32600, 'Error: the request body is larger than 4 MB.');
-    return rpcError(400, -32700, 'Error: the request body is not valid JSON.');
+    if (error instanceof BodyTooLarge) return rpcError(transportRefusals.bodyTooLarge('4 MB'), -32600);
+    return rpcError(notJson(), -32700);
   }
 }
 
@@ -104,6 +115,14 @@ export function createMcpEndpoint(services: Services, store: McpSessionRepositor
   const touchMs = Math.min(60_000, Math.floor(limits.idleMs / 4));
   const idleSeconds = Math.round(limits.idleMs / 1000);
 
+  /** A tool call's refusal, as the tool's error text: the boundary's answer; a fault is logged under the request's id. */
+  const errorText = (error: unknown): string => {
+    const requestId = current.getStore();
+    const answer = answerFor(error, { requestId });
+    if (answer.status === 500) services.log.error({ req: requestId, err: error }, 'unexpected error');
+    return answer.text;
+  };
+
   /** Cleans up after a session whose row this process removed: its transport, and its agent session if unused. */
   async function closed(record: McpSessionRecord) {
     drop(record.id);
@@ -138,8 +157,8 @@ export function createMcpEndpoint(services: Services, store: McpSessionRepositor
     if (held) void held.transport.close();
   };
 
-  /** An API key (not a viewer's) gets an agent session for its MCP session's tools; others act as themselves. */
-  const needsAgentSession = (caller: Actor) => !caller.sessionId && caller.role !== 'viewer';
+  /** An API key that opens sessions (agent, admin) gets an agent session for its MCP session's tools; others act as themselves. */
+  const needsAgentSession = (caller: Actor) => !caller.sessionId && can(caller, 'openSessions');
 
   /**
    * Whom the tools act as: the agent session of this MCP session's API key — opened now when no request has needed
@@ -151,7 +170,7 @@ export function createMcpEndpoint(services: Services, store: McpSessionRepositor
     if (!record) throw new Error(`MCP session ${id} is gone`);
     let agentSessionId = record.agentSessionId;
     if (!agentSessionId) {
-      const opened = (await sessions.openSession(services.deps, caller, { title: 'MCP session' })).session.id;
+      const opened = (await sessions.open(services.deps, caller, { title: 'MCP session' })).session.id;
       if (await store.setAgentSession(id, opened)) agentSessionId = opened;
       else {
         await sessions.removeUnusedSession(services.deps, { workspaceId: caller.workspaceId, id: opened });
@@ -221,7 +240,7 @@ export function createMcpEndpoint(services: Services, store: McpSessionRepositor
           : placed.over === 'workspace'
             ? `Error: too many open MCP sessions for this workspace (${placed.count}, at most ${limits.perWorkspace}); end one with DELETE /mcp, or wait: idle ones close after ${idleSeconds} s.`
             : `Error: the server has too many open MCP sessions (${placed.count}); try again shortly.`;
-      return rpcError(429, -32001, message, { 'retry-after': String(Math.max(1, Math.min(idleSeconds, 60))) });
+      return rpcError({ ...refusal(429, message, 'RATE_LIMITED'), retryAfter: Math.max(1, Math.min(idleSeconds, 60)) });
     }
     if (placed.closed) {
       // Room made for a workspace below its share: the other workspace's least recently used session is gone (its next
@@ -242,10 +261,9 @@ export function createMcpEndpoint(services: Services, store: McpSessionRepositor
     try {
       caller = await authenticate(services, address, { token });
     } catch (error) {
-      if (isDomainError(error) && error.code === 'RATE_LIMITED') {
-        return rpcError(429, -32001, error.message, { 'retry-after': String(Number(error.details?.retryAfterSeconds ?? 60)) });
-      }
-      return rpcError(401, -32001, isDomainError(error) ? error.message : 'Error: unauthorized.');
+      // Refused (401, or 429 past the brake), or the store unavailable (503): the boundary's answer; a fault is thrown on.
+      if (!isDomainError(error)) throw error;
+      return rpcError(answerFor(error));
     }
     const sessionId = request.headers.get('mcp-session-id');
     const record = sessionId ? await store.get(sessionId) : null;
@@ -256,9 +274,10 @@ export function createMcpEndpoint(services: Services, store: McpSessionRepositor
         : null;
     if (sessionId && !live) drop(sessionId);
     if (live) {
-      if (live.keyId !== caller.keyId) return rpcError(403, -32001, 'Error: forbidden: this MCP session belongs to another key.');
+      if (live.keyId !== caller.keyId)
+        return rpcError(refusal(403, 'Error: forbidden: this MCP session belongs to another key.', 'FORBIDDEN'));
       if (live.callerSessionId !== caller.sessionId)
-        return rpcError(403, -32001, 'Error: forbidden: this MCP session belongs to another session.');
+        return rpcError(refusal(403, 'Error: forbidden: this MCP session belongs to another session.', 'FORBIDDEN'));
       const held = served.get(live.id);
       const transport = held?.transport ?? (await transportFor(live, caller, true));
       if (held) {
@@ -277,15 +296,15 @@ export function createMcpEndpoint(services: Services, store: McpSessionRepositor
       if (request.method !== 'POST') return transport.handleRequest(request);
       const read = await readBody(request);
       if (read instanceof Response) return read;
-      if (read.body === undefined) return rpcError(400, -32700, 'Error: the request body is not valid JSON.');
+      if (read.body === undefined) return rpcError(notJson(), -32700);
       return mcpMessageRefusal(read.body) ?? transport.handleRequest(request, { parsedBody: read.body });
     }
     // An unknown MCP session (closed, idle too long, or never opened) is a 404, so the client initializes anew
     // (MCP streamable HTTP, session management); no session id at all is a 400.
     const noSession = () =>
       sessionId
-        ? rpcError(404, -32001, 'Error: MCP session not found (closed or idle too long); initialize a new one.')
-        : rpcError(400, -32000, 'Error: no such MCP session; initialize first.');
+        ? rpcError(refusal(404, 'Error: MCP session not found (closed or idle too long); initialize a new one.', 'NOT_FOUND'))
+        : rpcError(refusal(400, 'Error: no such MCP session; initialize first.', 'INVALID_INPUT'), -32000);
     if (request.method !== 'POST') return noSession();
     const read = await readBody(request);
     if (read instanceof Response) return read;
@@ -295,12 +314,17 @@ export function createMcpEndpoint(services: Services, store: McpSessionRepositor
   }
 
   return {
-    handle: (request: Request, address?: string): Promise<Response> =>
-      handle(request, address).catch((error: unknown) => {
-        if (isDatabaseBusy(error)) return rpcError(503, -32603, BUSY_MESSAGE);
-        services.log.error({ err: error }, 'mcp request failed');
-        return rpcError(500, -32603, 'Error: internal server error.');
-      }),
+    handle: (request: Request, address?: string, requestId: string = randomUUID()): Promise<Response> =>
+      current.run(requestId, () =>
+        handle(request, address).catch((error: unknown) => {
+          // The boundary's answer: the store unavailable is 503 with Retry-After, as over tRPC; anything else a fault.
+          const answer = answerFor(error, { requestId });
+          if (answer.status === 500) services.log.error({ req: requestId, err: error }, 'mcp request failed');
+          else if (isStoreUnavailable(error))
+            services.log.warn({ req: requestId, route: new URL(request.url).pathname }, `${unavailable[error.reason]}: answered 503`);
+          return rpcError(answer);
+        }),
+      ),
     /** Closes the transports this process holds (the sessions stay open for the other workers, or a restart). */
     async close() {
       clearInterval(sweep);

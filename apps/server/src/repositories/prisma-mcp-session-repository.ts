@@ -1,4 +1,5 @@
 // The /mcp endpoint's sessions in the database, so that every worker (and a restarted server) can serve them.
+import { withStoreErrors } from './store-errors.ts';
 import type { Db } from '../db/client.ts';
 
 export interface McpSessionRecord {
@@ -46,7 +47,7 @@ const MCP_OPEN_LOCK = 7_411_202_611;
 export const fairShare = (total: number, workspaces: number) => Math.max(1, Math.floor(total / Math.max(1, workspaces)));
 
 /** `postgres`: opens take an advisory transaction lock, as READ COMMITTED would let two replicas pass a cap together. */
-export const prismaMcpSessionRepository = (db: Db, options: { postgres?: boolean } = {}) => ({
+const mcpSessionRepository = (db: Db, options: { postgres?: boolean }) => ({
   /**
    * Records a new session unless its key or workspace is at its cap of sessions used since `activeSince`. At the total,
    * a workspace below its fair share still gets in: the least recently used session of the workspace furthest over its
@@ -100,5 +101,9 @@ export const prismaMcpSessionRepository = (db: Db, options: { postgres?: boolean
     return count === 1 ? record : null;
   },
 });
+
+/** The repository, its driver errors turned into port-level ones (StoreUnavailable), as the Store's are. */
+export const prismaMcpSessionRepository = (db: Db, options: { postgres?: boolean } = {}) =>
+  withStoreErrors(mcpSessionRepository(db, options));
 
 export type McpSessionRepository = ReturnType<typeof prismaMcpSessionRepository>;

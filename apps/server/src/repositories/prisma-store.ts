@@ -1,7 +1,9 @@
-// The domain's Store port over Prisma: repositories bound to a connection, and writes through group commit.
+// The domain's Store port over Prisma: repositories bound to a connection, writes through group commit, driver errors
+// turned into the port's own (StoreUnavailable).
 import type { Repositories, Store } from '@agent-tasks/core';
 import type { Db, DbHandle } from '../db/client.ts';
 import { groupCommit } from './group-commit.ts';
+import { storeErrorOf, withStoreErrors } from './store-errors.ts';
 import { prismaChannelRepository } from './prisma-channel-repository.ts';
 import { prismaKeyRepository } from './prisma-key-repository.ts';
 import { prismaOutboxRepository } from './prisma-outbox-repository.ts';
@@ -56,8 +58,17 @@ export function prismaStore(
     claimLeaseMs: events.replicas?.claimLeaseMs,
   };
   const writes = groupCommit(writer, events.maxBatch ? { maxBatch: events.maxBatch } : {});
+  // Driver errors leave the store as port-level ones (StoreUnavailable): from reads here, from a transaction as it ends.
+  const reads = Object.fromEntries(
+    Object.entries(repositories(reader, state, now)).map(([name, repository]) => [name, withStoreErrors(repository)]),
+  ) as unknown as Repositories;
   return {
-    ...repositories(reader, state, now),
-    transaction: (work) => writes.run((tx, afterCommit) => work(repositories(tx, state, afterCommit))),
+    ...reads,
+    transaction: (work) =>
+      writes
+        .run((tx, afterCommit) => work(repositories(tx, state, afterCommit)))
+        .catch((error: unknown) => {
+          throw storeErrorOf(error);
+        }),
   };
 }

@@ -5,7 +5,7 @@ import {
   type TaskListRecord,
   type TaskRecord,
   type TaskRepository,
-  findCycle,
+  cycleClosedBy,
 } from '@agent-tasks/core';
 import type { TaskStatus } from '@agent-tasks/schema';
 import { Prisma } from '../generated/prisma/client.ts';
@@ -199,7 +199,7 @@ export function prismaTaskRepository(db: Tx, state: TaskRepositoryState, afterCo
       if (there > 0) return { added: false };
       // One ranked reachability query settles the common case; only a refusal walks the graph to name the cycle.
       if (blockerId !== blockedId && (await reachesByRank(ranks, listId, blockedId, blockerId))) {
-        const cycle = await findCycle(blockerId, blockedId, (ids) => blocksOf(listId, ids));
+        const cycle = await cycleClosedBy(blockerId, blockedId, (ids) => blocksOf(listId, ids));
         if (cycle) return { added: false, cycle };
       }
       await rankForEdge(ranks, listId, blockerId, blockedId);

@@ -18,11 +18,11 @@ export const channelRouter = router({
   create: authedProcedure
     .input(channelCreateInput)
     .output(channel)
-    .mutation(({ ctx, input }) => channels.createChannel(ctx.deps, ctx.webhooks, ctx.actor, input)),
+    .mutation(({ ctx, input }) => channels.create(ctx.deps, ctx.channelSender, ctx.actor, input)),
   list: authedProcedure
     .input(noInput)
     .output(channelListOutput)
-    .query(({ ctx }) => channels.listChannels(ctx.deps, ctx.actor)),
+    .query(({ ctx }) => channels.list(ctx.deps, ctx.actor)),
   delete: authedProcedure
     .input(channelDeleteInput)
     .output(channelListOutput)
@@ -30,7 +30,7 @@ export const channelRouter = router({
   sendTest: authedProcedure
     .input(channelSendTestInput)
     .output(channelSendTestOutput)
-    .mutation(({ ctx, input }) => channels.sendTestMessage(ctx.deps, ctx.webhooks, ctx.actor, input)),
+    .mutation(({ ctx, input }) => channels.sendTest(ctx.deps, ctx.channelSender, ctx.actor, input)),
   /** Makes an undelivered notification (dead, or waiting for a retry) due now again (admin). */
   retryDelivery: authedProcedure
     .input(outboxRetryInput)

@@ -69,7 +69,7 @@ export const dashboardRouter = router({
       const opened = admitted ?? ctx.streams.open({ runLink: input.runId, workspaceId: linked.workspaceId }, signal);
       // Listening for a revocation before the link is checked again, so one in between still ends the stream.
       const open = endOnEvent(ctx.live, [runLinkTopic(input.runId)], opened.signal);
-      if (!(await runs.getRunByLink(ctx.deps, input.runId))) {
+      if (!(await runs.getByLink(ctx.deps, input.runId))) {
         opened.close();
         throw runNotFound(input.runId);
       }
@@ -81,7 +81,7 @@ export const dashboardRouter = router({
           signal: open,
           after: Number(input.lastEventId ?? 0) || 0,
           replay: async (after) => {
-            const run = await runs.getRunByLink(ctx.deps, input.runId);
+            const run = await runs.getByLink(ctx.deps, input.runId);
             return { items: run && run.version > after ? [{ version: run.version, run }] : [], more: false };
           },
           position: (event) => event.version,

@@ -1,5 +1,5 @@
 // API key router (admin): create, list and revoke keys.
-import { workspaces } from '@agent-tasks/core';
+import { keys } from '@agent-tasks/core';
 import { keyCreateInput, keyCreateOutput, keyListOutput, keyRevokeInput, keyRevokeOutput, noInput } from '@agent-tasks/schema';
 import { authedProcedure, router } from '../trpc.ts';
 
@@ -7,13 +7,13 @@ export const keysRouter = router({
   create: authedProcedure
     .input(keyCreateInput)
     .output(keyCreateOutput)
-    .mutation(({ ctx, input }) => workspaces.createKey(ctx.deps, ctx.actor, input)),
+    .mutation(({ ctx, input }) => keys.create(ctx.deps, ctx.actor, input)),
   list: authedProcedure
     .input(noInput)
     .output(keyListOutput)
-    .query(({ ctx }) => workspaces.listKeys(ctx.deps, ctx.actor)),
+    .query(({ ctx }) => keys.list(ctx.deps, ctx.actor)),
   revoke: authedProcedure
     .input(keyRevokeInput)
     .output(keyRevokeOutput)
-    .mutation(({ ctx, input }) => workspaces.revokeKey(ctx.deps, ctx.actor, input)),
+    .mutation(({ ctx, input }) => keys.revoke(ctx.deps, ctx.actor, input)),
 });

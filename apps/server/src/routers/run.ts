@@ -38,7 +38,7 @@ export const runRouter = router({
   name: authedProcedure
     .input(runNameInput)
     .output(runView)
-    .mutation(({ ctx, input }) => runs.nameRun(ctx.deps, ctx.actor, input)),
+    .mutation(({ ctx, input }) => runs.name(ctx.deps, ctx.actor, input)),
   intake: authedProcedure
     .input(runIntakeInput)
     .output(runView)
@@ -62,19 +62,19 @@ export const runRouter = router({
   get: authedProcedure
     .input(runRef)
     .output(runView)
-    .query(({ ctx, input }) => runs.getRun(ctx.deps, ctx.actor, input)),
+    .query(({ ctx, input }) => runs.get(ctx.deps, ctx.actor, input)),
   list: authedProcedure
     .input(runListInput)
     .output(runListOutput)
-    .query(({ ctx, input }) => runs.listRuns(ctx.deps, ctx.actor, input)),
+    .query(({ ctx, input }) => runs.list(ctx.deps, ctx.actor, input)),
   card: authedProcedure
     .input(runRef)
     .output(runCardOutput)
-    .query(async ({ ctx, input }) => ({ svg: renderRunCard(await runs.getRun(ctx.deps, ctx.actor, input)) })),
+    .query(async ({ ctx, input }) => ({ svg: renderRunCard(await runs.get(ctx.deps, ctx.actor, input)) })),
   history: authedProcedure
     .input(runRef)
     .output(runHistoryOutput)
-    .query(({ ctx, input }) => runs.runHistory(ctx.deps, ctx.actor, input)),
+    .query(({ ctx, input }) => runs.history(ctx.deps, ctx.actor, input)),
   notifications: authedProcedure
     .input(runRef)
     .output(runNotificationsOutput)
@@ -93,15 +93,15 @@ export const runRouter = router({
     .input(runWatchInput)
     .output(streamOf(runEvent))
     .subscription(async ({ ctx, input }) => {
-      await runs.getRun(ctx.deps, ctx.actor, input); // a refusal is an error response, not a broken stream
+      await runs.get(ctx.deps, ctx.actor, input); // a refusal is an error response, not a broken stream
       return resumableFeed<RunEvent>({
         live: ctx.live,
         topic: runTopic(input.runId),
         signal: ctx.stream,
-        after: feedStart(input, async () => (await runs.getRun(ctx.deps, ctx.actor, input)).version),
+        after: feedStart(input, async () => (await runs.get(ctx.deps, ctx.actor, input)).version),
         // The run's latest state stands for every version missed: one event brings a reconnecting viewer up to date.
         replay: async (after) => {
-          const run = await runs.getRun(ctx.deps, ctx.actor, input);
+          const run = await runs.get(ctx.deps, ctx.actor, input);
           return { items: run.version > after ? [{ version: run.version, run }] : [], more: false };
         },
         position: (event) => event.version,

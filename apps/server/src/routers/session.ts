@@ -15,15 +15,15 @@ export const sessionRouter = router({
   open: authedProcedure
     .input(sessionOpenInput)
     .output(sessionOpenOutput)
-    .mutation(({ ctx, input }) => sessions.openSession(ctx.deps, ctx.actor, input)),
+    .mutation(({ ctx, input }) => sessions.open(ctx.deps, ctx.actor, input)),
   list: authedProcedure
     .input(noInput)
     .output(sessionListOutput)
-    .query(({ ctx }) => sessions.listSessions(ctx.deps, ctx.actor)),
+    .query(({ ctx }) => sessions.list(ctx.deps, ctx.actor)),
   get: authedProcedure
     .input(sessionRef)
     .output(sessionView)
-    .query(({ ctx, input }) => sessions.getSessionView(ctx.deps, ctx.actor, input)),
+    .query(({ ctx, input }) => sessions.get(ctx.deps, ctx.actor, input)),
   startTurn: authedProcedure
     .input(noInput)
     .output(sessionTurnOutput)

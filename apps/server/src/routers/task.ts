@@ -80,19 +80,19 @@ export const taskRouter = router({
   create: authedProcedure
     .input(taskCreateInput)
     .output(task)
-    .mutation(({ ctx, input }) => tasks.createTask(ctx.deps, ctx.actor, input)),
+    .mutation(({ ctx, input }) => tasks.create(ctx.deps, ctx.actor, input)),
   get: authedProcedure
     .input(taskGetInput)
     .output(task)
-    .query(({ ctx, input }) => tasks.getTask(ctx.deps, ctx.actor, input)),
+    .query(({ ctx, input }) => tasks.get(ctx.deps, ctx.actor, input)),
   list: authedProcedure
     .input(taskListInput)
     .output(taskListOutput)
-    .query(({ ctx, input }) => tasks.listTasks(ctx.deps, ctx.actor, input)),
+    .query(({ ctx, input }) => tasks.list(ctx.deps, ctx.actor, input)),
   update: authedProcedure
     .input(taskUpdateInput)
     .output(task)
-    .mutation(({ ctx, input }) => tasks.updateTask(ctx.deps, ctx.actor, input)),
+    .mutation(({ ctx, input }) => tasks.update(ctx.deps, ctx.actor, input)),
   /** Records a change another runtime's task tools made (Claude Code's TaskCreate/TaskUpdate) as that runtime made it. */
   mirror: authedProcedure
     .input(taskMirrorInput)
@@ -101,15 +101,15 @@ export const taskRouter = router({
   claim: authedProcedure
     .input(taskClaimInput)
     .output(taskClaimOutput)
-    .mutation(({ ctx, input }) => tasks.claimTask(ctx.deps, ctx.actor, input)),
+    .mutation(({ ctx, input }) => tasks.claim(ctx.deps, ctx.actor, input)),
   plan: authedProcedure
     .input(taskPlanInput)
     .output(taskPlanOutput)
-    .query(({ ctx, input }) => tasks.planTasks(ctx.deps, ctx.actor, input)),
+    .query(({ ctx, input }) => tasks.plan(ctx.deps, ctx.actor, input)),
   history: authedProcedure
     .input(taskHistoryInput)
     .output(taskHistoryOutput)
-    .query(({ ctx, input }) => tasks.taskHistory(ctx.deps, ctx.actor, input)),
+    .query(({ ctx, input }) => tasks.history(ctx.deps, ctx.actor, input)),
   import: authedProcedure
     .input(taskImportInput)
     .output(taskImportOutput)
@@ -168,9 +168,9 @@ export const taskRouter = router({
         live: ctx.live,
         topic: taskTopic(ctx.actor.workspaceId, input.listName ?? tasks.DEFAULT_LIST),
         signal: ctx.stream,
-        after: feedStart(input, () => tasks.taskFeedPosition(ctx.deps, ctx.actor, input)),
+        after: feedStart(input, () => tasks.feedPosition(ctx.deps, ctx.actor, input)),
         replay: async (after) => {
-          const page = await tasks.taskChangesAfter(ctx.deps, ctx.actor, { listName: input.listName, after });
+          const page = await tasks.changesAfter(ctx.deps, ctx.actor, { listName: input.listName, after });
           return { items: page.events, more: page.more };
         },
         position: (event) => event.seq,

@@ -22,20 +22,20 @@ export const todoRouter = router({
   write: authedProcedure
     .input(todoWriteInput)
     .output(todoWriteOutput)
-    .mutation(({ ctx, input }) => todos.writeTodos(ctx.deps, ctx.actor, input)),
+    .mutation(({ ctx, input }) => todos.write(ctx.deps, ctx.actor, input)),
   /** Records a list kept by another agent tool (Claude Code's TodoWrite) as that tool holds it, keeping `activeForm`. */
   mirror: authedProcedure
     .input(todoMirrorInput)
     .output(todoWriteOutput)
-    .mutation(({ ctx, input }) => todos.mirrorTodos(ctx.deps, ctx.actor, input)),
+    .mutation(({ ctx, input }) => todos.mirror(ctx.deps, ctx.actor, input)),
   get: authedProcedure
     .input(sessionRef)
     .output(todoListView)
-    .query(({ ctx, input }) => todos.getTodoList(ctx.deps, ctx.actor, input)),
+    .query(({ ctx, input }) => todos.get(ctx.deps, ctx.actor, input)),
   history: authedProcedure
     .input(todoHistoryInput)
     .output(todoHistoryOutput)
-    .query(({ ctx, input }) => todos.todoHistory(ctx.deps, ctx.actor, input)),
+    .query(({ ctx, input }) => todos.history(ctx.deps, ctx.actor, input)),
   /** The "Update to-do list" card of the latest (or a given) update, as text and as the groups it shows. */
   card: authedProcedure
     .input(todoCardInput)
@@ -51,9 +51,9 @@ export const todoRouter = router({
         live: ctx.live,
         topic: todoTopic(sessionId),
         signal: ctx.stream,
-        after: feedStart(input, async () => (await todos.getTodoList(ctx.deps, ctx.actor, { sessionId })).revision),
+        after: feedStart(input, async () => (await todos.get(ctx.deps, ctx.actor, { sessionId })).revision),
         replay: async (after) => {
-          const page = await todos.todoCardsAfter(ctx.deps, ctx.actor, { sessionId, afterRevision: after });
+          const page = await todos.cardsAfter(ctx.deps, ctx.actor, { sessionId, afterRevision: after });
           return { items: page.cards, more: page.more };
         },
         position: (card) => card.revision,

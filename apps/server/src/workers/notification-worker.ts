@@ -3,8 +3,15 @@
 // holds up only its own channel — with the lanes shared fairly across workspaces: one workspace runs at most its share
 // of them, so hanging receivers of one tenant never hold the lanes the others' notifications need. A poll never waits
 // for running lanes; it only skips their channels.
-import { type DeliveryAttempt, type Deps, type DeliveryPolicy, type OutboxRecord, type WebhookSender, channels } from '@agent-tasks/core';
-import { isDatabaseBusy } from '../db/busy.ts';
+import {
+  type DeliveryAttempt,
+  type Deps,
+  type DeliveryPolicy,
+  type OutboxRecord,
+  type ChannelSender,
+  channels,
+  isStoreUnavailable,
+} from '@agent-tasks/core';
 import type { Logger } from '../logger.ts';
 import { repeatedFailureLog } from '../repeated-failure-log.ts';
 
@@ -25,7 +32,7 @@ export interface WorkerPolicy extends DeliveryPolicy {
   claims?: boolean;
 }
 
-export function startNotificationWorker(deps: Deps, sender: WebhookSender, log: Logger, policy: WorkerPolicy): Worker {
+export function startNotificationWorker(deps: Deps, sender: ChannelSender, log: Logger, policy: WorkerPolicy): Worker {
   const passFailed = repeatedFailureLog(log, 'error', 'notification delivery pass failed');
   let stopped = false;
   const stopping = new AbortController();
@@ -106,7 +113,8 @@ export function startNotificationWorker(deps: Deps, sender: WebhookSender, log: 
     }
     const current = poll().catch((error: unknown) => {
       // A database held by another writer past the busy timeout: the next pass tries again (an operator's warning).
-      if (isDatabaseBusy(error)) log.warn('notification delivery pass: the database is busy; trying again at the next pass');
+      if (isStoreUnavailable(error) && error.reason === 'busy')
+        log.warn('notification delivery pass: the database is busy; trying again at the next pass');
       else passFailed(error);
       return [] as Promise<void>[];
     });

@@ -1,9 +1,10 @@
 // The tRPC client for the dashboard: queries over HTTP with the key as a bearer header; live feeds over SSE with the
 // browser's own EventSource, each opened with a single-use stream ticket traded for the key (sent as a header), so the
-// key never travels in a URL.
+// key never travels in a URL (the SDK's ticket link).
+import { ticketStreamLink } from '@agent-tasks/sdk/stream-link';
 import type { AppRouter } from '@agent-tasks/server/router';
 import { QueryClient } from '@tanstack/react-query';
-import { TRPCClientError, createTRPCClient, httpBatchLink, httpSubscriptionLink, splitLink } from '@trpc/client';
+import { TRPCClientError, createTRPCClient, httpBatchLink, splitLink } from '@trpc/client';
 import { createTRPCContext } from '@trpc/tanstack-react-query';
 import { readKey } from './key-store.ts';
 
@@ -15,17 +16,13 @@ const authorization = (): Record<string, string> => {
 
 // At most 10 calls a request: within any server's batch limit (AGENT_TASKS_MAX_BATCH is 10 or more).
 const calls = httpBatchLink({ url, headers: authorization, maxItems: 10 });
-const tickets = createTRPCClient<AppRouter>({ links: [calls] });
-
-/** A ticket for one stream when signed in (asked again on every reconnection); none for a run link opened without a key. */
-const streamParams = async (): Promise<Record<string, string>> =>
-  readKey() ? { ticket: (await tickets.auth.streamTicket.mutate()).ticket } : {};
 
 export const trpcClient = createTRPCClient<AppRouter>({
   links: [
     splitLink({
       condition: (op) => op.type === 'subscription',
-      true: httpSubscriptionLink({ url, connectionParams: streamParams }),
+      // The SDK's ticket link: a ticket for each stream when signed in; none for a run link opened without a key.
+      true: ticketStreamLink({ url, calls, withTicket: () => readKey() !== null }),
       false: calls,
     }),
   ],

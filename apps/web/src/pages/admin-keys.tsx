@@ -34,6 +34,7 @@ export function AdminKeys() {
           Role{' '}
           <select value={role} onChange={(e) => setRole(e.target.value as Role)}>
             <option value="viewer">viewer (reads)</option>
+            <option value="member">member (a person: reads, writes tasks)</option>
             <option value="agent">agent (opens sessions)</option>
             <option value="admin">admin</option>
           </select>

@@ -11,13 +11,20 @@ import { TimeAgo, duration } from '../components/time-ago.tsx';
 import { useTRPC } from '../lib/api.ts';
 import { useKey } from '../lib/auth.ts';
 import { useLiveStatus } from '../lib/live.ts';
+import { RunLinkMissing } from './run-link-missing.tsx';
 
 const mark = { done: '✓', in_progress: '▶', pending: '○' } as const;
+
+/** A live status for a page that follows nothing. */
+const notWatching = { status: 'idle', reset: () => undefined } as const;
+
+/** A run link whose run does not exist or was revoked (the link answers 404 either way). */
+class RunMissing extends Error {}
 
 /** The run as its link answers it (JSON to an API client), with no key: the link is the capability. */
 async function fetchRun(id: string): Promise<RunView> {
   const response = await fetch(`/runs/${encodeURIComponent(id)}`, { headers: { accept: 'application/json' } });
-  if (response.status === 404) throw new Error(`run ${id} not found.`);
+  if (response.status === 404) throw new RunMissing(`run ${id} not found.`);
   if (!response.ok) throw new Error(`the server answered ${response.status}.`);
   return (await response.json()) as RunView;
 }
@@ -40,13 +47,19 @@ export function RunPage({ id }: { id: string }) {
     [queryClient, id],
   );
   // Signed in: the workspace's own feed (runs.watch); with only the link: the link's feed, by the same capability.
-  const signedIn = useSubscription(trpc.runs.watch.subscriptionOptions({ runId: id }, { enabled: key !== null, onData: onEvent }));
-  const byLink = useSubscription(
-    trpc.dashboard.watchRunLink.subscriptionOptions({ runId: id }, { enabled: key === null, onData: onEvent }),
+  // A link that leads to no run has nothing to follow.
+  const missing = initial.error instanceof RunMissing;
+  const signedIn = useSubscription(
+    trpc.runs.watch.subscriptionOptions({ runId: id }, { enabled: key !== null && !missing, onData: onEvent }),
   );
-  useLiveStatus(key !== null ? signedIn : byLink);
+  const byLink = useSubscription(
+    trpc.dashboard.watchRunLink.subscriptionOptions({ runId: id }, { enabled: key === null && !missing, onData: onEvent }),
+  );
+  // (tRPC leaves a feed turned off in its last state, so a link to no run reports itself idle.)
+  useLiveStatus(missing ? notWatching : key !== null ? signedIn : byLink);
 
   const run = live && (!initial.data || live.version >= initial.data.version) ? live : initial.data;
+  if (!run && missing) return <RunLinkMissing id={id} signedIn={key !== null} />;
   if (!run) return initial.error ? <ErrorMessage error={initial.error} /> : <p aria-busy="true">Loading the run…</p>;
   const { checklist, prepare, work } = run.blocks;
   return (

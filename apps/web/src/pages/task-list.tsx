@@ -1,4 +1,5 @@
-// One task list: a filtered, virtualised table or the dependency graph (loaded on demand), and a task panel; live.
+// One task list: a filtered, virtualised table, the board or the dependency graph (loaded on demand), and a task panel;
+// live. A person's key creates tasks inline.
 import { useQuery, useQueryClient } from '@tanstack/react-query';
 import { useSubscription } from '@trpc/tanstack-react-query';
 import { useCallback, useEffect, useRef, useState } from 'react';
@@ -6,6 +7,10 @@ import { Link } from 'wouter';
 import { ErrorMessage } from '../components/error-message.tsx';
 import { useTRPC } from '../lib/api.ts';
 import { useLiveStatus } from '../lib/live.ts';
+import { useRole, writesTasks } from '../lib/permissions.ts';
+import { TaskBoard } from './task-board.tsx';
+import { TaskCreateForm } from './task-create-form.tsx';
+import { ReadOnlyNote } from './task-editor.tsx';
 import { TaskPanel } from './task-panel.tsx';
 import { TaskTable } from './task-table.tsx';
 
@@ -31,7 +36,8 @@ function useGraphView(wanted: boolean) {
   return view?.Component ?? null;
 }
 
-export type View = 'table' | 'graph';
+export type View = 'table' | 'board' | 'graph';
+const views: View[] = ['table', 'board', 'graph'];
 
 export function TaskListPage({ listName }: { listName: string }) {
   const name = decodeURIComponent(listName);
@@ -39,7 +45,11 @@ export function TaskListPage({ listName }: { listName: string }) {
   const queryClient = useQueryClient();
   const graphQuery = trpc.dashboard.taskGraph.queryOptions({ listName: name });
   const graph = useQuery(graphQuery);
-  const [view, setView] = useState<View>(() => (new URLSearchParams(window.location.search).get('view') === 'graph' ? 'graph' : 'table'));
+  const [view, setView] = useState<View>(() => {
+    const asked = new URLSearchParams(window.location.search).get('view');
+    return views.find((v) => v === asked) ?? 'table';
+  });
+  const role = useRole();
   const [selected, setSelected] = useState<string | null>(null);
   // The graph view's code loads alongside the data, not after it.
   const TaskGraphView = useGraphView(view === 'graph');
@@ -78,20 +88,32 @@ export function TaskListPage({ listName }: { listName: string }) {
         <button type="button" aria-pressed={view === 'table'} onClick={() => choose('table')}>
           Table
         </button>
+        <button type="button" aria-pressed={view === 'board'} onClick={() => choose('board')}>
+          Board
+        </button>
         <button type="button" aria-pressed={view === 'graph'} onClick={() => choose('graph')}>
           Graph
         </button>
       </div>
+      {writesTasks(role) ? <TaskCreateForm listName={name} /> : null}
       <ErrorMessage error={graph.error} />
       {graph.isPending ? <p aria-busy="true">Loading the tasks…</p> : null}
       {graph.data && graph.data.tasks.length === 0 ? (
-        <p className="empty-inline">No tasks in this list yet: an agent's TaskCreate shows here live.</p>
+        <div className="empty-inline">
+          <p>
+            No tasks in this list yet: an agent's TaskCreate shows here live
+            {writesTasks(role) ? ', and the one you add above too.' : '.'}
+          </p>
+          {role && !writesTasks(role) ? <ReadOnlyNote role={role} /> : null}
+        </div>
       ) : null}
       {graph.data && graph.data.tasks.length > 0 ? (
         <div className={selected ? 'with-panel' : undefined}>
           <div className="task-view">
             {view === 'table' ? (
               <TaskTable graph={graph.data} onOpen={setSelected} selected={selected} />
+            ) : view === 'board' ? (
+              <TaskBoard graph={graph.data} onOpen={setSelected} selected={selected} />
             ) : TaskGraphView ? (
               <TaskGraphView graph={graph.data} onOpen={setSelected} selected={selected} />
             ) : (

@@ -4,10 +4,13 @@ import { Link } from 'wouter';
 import { ErrorMessage } from '../components/error-message.tsx';
 import { useTRPC } from '../lib/api.ts';
 import { GridTable } from '../components/grid-table.tsx';
+import { useRole, writesTasks } from '../lib/permissions.ts';
+import { ReadOnlyNote } from './task-editor.tsx';
 
 export function TaskListsPage() {
   const trpc = useTRPC();
   const lists = useQuery(trpc.dashboard.taskLists.queryOptions());
+  const role = useRole();
   return (
     <>
       <h1>Task lists</h1>
@@ -20,6 +23,13 @@ export function TaskListsPage() {
             An agent creates tasks with <code>TaskCreate</code> (or <code>client.tasks.create</code> in the SDK); they are grouped in named
             lists, <code>default</code> unless a <code>listName</code> is given.
           </p>
+          {writesTasks(role) ? (
+            <p>
+              With your {role} key you can plan too: <Link href="/tasks/default">start the default list</Link> by adding its first task.
+            </p>
+          ) : role ? (
+            <ReadOnlyNote role={role} />
+          ) : null}
         </section>
       ) : null}
       {lists.data && lists.data.lists.length > 0 ? (

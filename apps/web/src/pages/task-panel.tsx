@@ -1,4 +1,5 @@
-// The task panel: a task's fields, blockers and dependants, metadata, and its history (who, when, field from → to).
+// The task panel: a task's fields, blockers and dependants, a person's editing, metadata, and its history (who, when,
+// field from → to).
 import type { TaskGraph } from '@agent-tasks/schema';
 import { useQuery } from '@tanstack/react-query';
 import { useEffect, useRef } from 'react';
@@ -6,6 +7,7 @@ import { ErrorMessage } from '../components/error-message.tsx';
 import { TimeAgo } from '../components/time-ago.tsx';
 import { useTRPC } from '../lib/api.ts';
 import { useSubjects } from '../lib/task-subjects.ts';
+import { TaskEditor } from './task-editor.tsx';
 
 const show = (value: unknown) => (value === null || value === undefined ? '—' : typeof value === 'string' ? value : JSON.stringify(value));
 
@@ -66,7 +68,7 @@ export function TaskPanel({ graph, id, onClose }: { graph: TaskGraph; id: string
           <dd>{names(task.blocks)}</dd>
         </div>
         <div>
-          <dt>Created by session</dt>
+          <dt>Created by</dt>
           <dd>
             <code>{task.threadID}</code>
           </dd>
@@ -83,6 +85,7 @@ export function TaskPanel({ graph, id, onClose }: { graph: TaskGraph; id: string
         </div>
       </dl>
       {task.description ? <p className="description">{task.description}</p> : null}
+      <TaskEditor graph={graph} task={task} onClose={onClose} />
       <h3>Metadata</h3>
       {Object.keys(task.metadata).length === 0 ? <p className="none">None</p> : <pre>{JSON.stringify(task.metadata, null, 2)}</pre>}
       <h3>History</h3>
@@ -96,7 +99,7 @@ export function TaskPanel({ graph, id, onClose }: { graph: TaskGraph; id: string
                 <code>{c.by.sessionId}</code>
               ) : (
                 <>
-                  key <code>{c.by.keyId}</code>
+                  key <strong className="by-key">{c.by.keyName ?? c.by.keyId}</strong>
                 </>
               )}
               , <TimeAgo iso={c.at} />

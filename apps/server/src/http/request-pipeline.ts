@@ -1,0 +1,59 @@
+// What stands between a socket and the app, in order: the front door (client address, token looked up, body read at a
+// minimum rate), admission (two lines: callers who proved who they are, and the rest), then the web request built for
+// Hono. One assembly, used by the server and by the bench's no-op baseline, so the bench measures exactly this stack.
+import { type HttpBindings, getRequestListener } from '@hono/node-server';
+import type { Logger } from '../logger.ts';
+import { UNAUTHENTICATED_BUSY_MESSAGE, admitted } from './admission.ts';
+import { requestErrorAnswer } from './client-errors.ts';
+import { type FrontDoorOptions, factsOf, frontDoor } from './front-door.ts';
+
+export interface RequestPipelineOptions {
+  /** Requests worked on at once (64), and how long (5 s) and how many (2,000) may wait for a turn. */
+  maxConcurrent: number;
+  maxQueueMs: number;
+  maxQueue: number;
+  /** Requests not yet authenticated worked on at once, in their own line (8). */
+  unauthenticatedConcurrent: number;
+  frontDoor: Omit<FrontDoorOptions, 'log'>;
+  log: Logger;
+}
+
+export function requestPipeline(
+  fetch: (request: Request, env: HttpBindings) => Response | Promise<Response>,
+  options: RequestPipelineOptions,
+) {
+  const { log } = options;
+  const gate = admitted(
+    fetch,
+    {
+      concurrency: options.maxConcurrent,
+      maxWaitMs: options.maxQueueMs,
+      maxQueue: options.maxQueue,
+      onShed: (count) => log.warn({ shed: count }, `overloaded: answered ${count} requests 503 in the last interval`),
+    },
+    {
+      // Requests whose headers carry no working token wait in a small line of their own.
+      takes: (env) => factsOf(env?.incoming)?.authenticated === false,
+      message: UNAUTHENTICATED_BUSY_MESSAGE,
+      options: {
+        concurrency: options.unauthenticatedConcurrent,
+        maxWaitMs: options.maxQueueMs,
+        maxQueue: options.maxQueue,
+        onShed: (count) => log.warn({ shed: count }, `requests not yet authenticated: answered ${count} requests 503 in the last interval`),
+      },
+    },
+  );
+  const door = frontDoor(
+    { ...options.frontDoor, log },
+    // @hono/node-server's own Request and Response (its default): an answer built from a string is written as it is,
+    // where the global Response made each answer a stream read back chunk by chunk.
+    getRequestListener((request, env) => gate.fetch(request, env as HttpBindings), { errorHandler: requestErrorAnswer(log) }),
+  );
+  return {
+    listener: door.handle,
+    stop() {
+      gate.stop();
+      door.stop();
+    },
+  };
+}
