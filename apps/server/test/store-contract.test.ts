@@ -538,17 +538,31 @@ describe.each([memoryKind, prismaKind()])('$name', (kind) => {
         });
       });
 
-      it('removing is by the pair, answers whether it was there; a re-added edge goes last', async () => {
+      it('removing is by the pair and answers the edges that were there, in their order; a re-added edge goes last', async () => {
         const removed = await tx(async (r) => {
           await r.tasks.addEdge('tl_1', edge('T-1', 'T-4'));
           await r.tasks.addEdge('tl_1', edge('T-2', 'T-4'));
-          const there = await r.tasks.removeEdge('tl_1', edge('T-1', 'T-4'));
-          const absent = await r.tasks.removeEdge('tl_1', edge('T-4', 'T-1'));
+          const there = await r.tasks.removeEdges('tl_1', [edge('T-1', 'T-4'), edge('T-4', 'T-1')]);
           await r.tasks.addEdge('tl_1', edge('T-1', 'T-4'));
-          return [there, absent];
+          return there;
         });
-        expect(removed).toEqual([true, false]);
+        expect(removed).toEqual([edge('T-1', 'T-4')]);
         expect(await store.tasks.edgesOf('tl_1', ['T-4'])).toEqual([edge('T-2', 'T-4'), edge('T-1', 'T-4')]);
+        // Many at once (a task's every edge): all that were there, in insertion order.
+        await tx(async (r) => {
+          await r.tasks.addEdge('tl_1', edge('T-3', 'T-1'));
+          await r.tasks.addEdge('tl_1', edge('T-3', 'T-2'));
+        });
+        const all = await tx((r) =>
+          r.tasks.removeEdges('tl_1', [edge('T-3', 'T-2'), edge('T-1', 'T-4'), edge('T-3', 'T-1'), edge('T-2', 'T-4')]),
+        );
+        expect(all).toEqual([edge('T-2', 'T-4'), edge('T-1', 'T-4'), edge('T-3', 'T-1'), edge('T-3', 'T-2')]);
+        expect(await store.tasks.edgesOf('tl_1', ['T-1', 'T-2', 'T-3', 'T-4'])).toEqual([]);
+      });
+
+      it('getMany answers the tasks of the list with those ids that exist, in seq order', async () => {
+        expect((await store.tasks.getMany('tl_1', ['T-3', 'T-1', 'T-9'])).map((t) => t.id)).toEqual(['T-1', 'T-3']);
+        expect(await store.tasks.getMany('tl_2', ['T-1'])).toEqual([]);
       });
 
       it('unresolved blockers: those neither completed nor deleted', async () => {
@@ -686,7 +700,7 @@ describe.each([memoryKind, prismaKind()])('$name', (kind) => {
         expect(await store.tasks.edgesOf('tl_2', ['T-1', 'T-2', 'T-3'])).toEqual([]);
         expect(await tx((r) => r.tasks.addEdge('tl_2', edge('T-3', 'T-1')))).toEqual({ added: true });
         expect(await tx((r) => r.tasks.addEdge('tl_1', edge('T-3', 'T-1')))).toEqual({ added: false, cycle: ['T-1', 'T-2', 'T-3', 'T-1'] });
-        await tx((r) => r.tasks.removeEdge('tl_2', edge('T-3', 'T-1')));
+        await tx((r) => r.tasks.removeEdges('tl_2', [edge('T-3', 'T-1')]));
         expect(await store.tasks.unresolvedBlockers('tl_1', ['T-2'])).toEqual([edge('T-1', 'T-2')]);
         expect(await store.tasks.unresolvedBlockers('tl_2', ['T-2'])).toEqual([]);
         expect((await store.tasks.firstReady('tl_1', 'a'))!.id).toBe('T-1');
@@ -697,8 +711,8 @@ describe.each([memoryKind, prismaKind()])('$name', (kind) => {
           await readiness(r, 'tl_2', ['T-2']);
         });
         expect(await store.tasks.edgesOf('tl_2', ['T-2'])).toEqual([edge('T-1', 'T-2')]);
-        expect(await tx((r) => r.tasks.removeEdge('tl_2', edge('T-2', 'T-3')))).toBe(false);
-        expect(await tx((r) => r.tasks.removeEdge('tl_3', edge('T-1', 'T-2')))).toBe(false);
+        expect(await tx((r) => r.tasks.removeEdges('tl_2', [edge('T-2', 'T-3')]))).toEqual([]);
+        expect(await tx((r) => r.tasks.removeEdges('tl_3', [edge('T-1', 'T-2')]))).toEqual([]);
         expect(await store.tasks.edgesOf('tl_1', ['T-2'])).toEqual([edge('T-1', 'T-2'), edge('T-2', 'T-3')]);
         expect(await store.tasks.edgesOf('tl_2', ['T-2'])).toEqual([edge('T-1', 'T-2')]);
         expect((await store.tasks.graph('tl_2', ['pending'])).edges).toEqual([edge('T-1', 'T-2')]);

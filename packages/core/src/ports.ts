@@ -149,6 +149,8 @@ export interface TaskRepository {
   feedPosition(listId: string): Promise<number>;
 
   get(listId: string, id: string): Promise<TaskRecord | null>;
+  /** The tasks of the list with these ids (those that exist), in one read. */
+  getMany(listId: string, ids: readonly string[]): Promise<TaskRecord[]>;
   list(listId: string, filter: TaskListFilter): Promise<TaskRecord[]>;
   /** Claim next: the oldest task ready for `agent` (pending, unowned or its own, every blocker resolved), or null. */
   firstReady(listId: string, agent: string): Promise<TaskRecord | null>;
@@ -169,8 +171,8 @@ export interface TaskRepository {
    * cycle as core's `findCycle` names it. The check is the store's (one query, however deep); the naming is core's.
    */
   addEdge(listId: string, edge: TaskEdge): Promise<EdgeAdded>;
-  /** Removes the edge; false when it was not there. */
-  removeEdge(listId: string, edge: TaskEdge): Promise<boolean>;
+  /** Removes these edges of the list, in few statements however many; answers those that were there. */
+  removeEdges(listId: string, edges: readonly TaskEdge[]): Promise<TaskEdge[]>;
   /**
    * Stores one write: each task if its stored version is still `fromVersion` (compare-and-set), then its change
    * records at the list's next feed positions; answers the records as stored, or null when a task had changed

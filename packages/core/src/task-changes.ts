@@ -123,12 +123,19 @@ export class TaskChanges {
 
   async removeEdge(blockerRef: string, blockedRef: string) {
     const [blockerId, blockedId] = [await this.resolve(blockerRef), await this.resolve(blockedRef)];
-    if (!(await this.repos.tasks.removeEdge(this.list.id, { blockerId, blockedId }))) return;
-    if (!takeOut(this.added, blockerId, blockedId)) this.removed.push({ blockerId, blockedId });
+    this.removedEdges(await this.repos.tasks.removeEdges(this.list.id, [{ blockerId, blockedId }]));
   }
 
+  /** Removes every edge of the task, on either side, in one store call (a hub's hundreds of edges included). */
   async removeAllEdges(id: string) {
-    for (const edge of await this.repos.tasks.edgesOf(this.list.id, [id])) await this.removeEdge(edge.blockerId, edge.blockedId);
+    const edges = await this.repos.tasks.edgesOf(this.list.id, [id]);
+    if (edges.length) this.removedEdges(await this.repos.tasks.removeEdges(this.list.id, edges));
+  }
+
+  private removedEdges(gone: readonly TaskEdge[]) {
+    for (const { blockerId, blockedId } of gone) {
+      if (!takeOut(this.added, blockerId, blockedId)) this.removed.push({ blockerId, blockedId });
+    }
   }
 
   /** Versions every touched task, records one change per task, and returns the live events to publish. */
@@ -136,6 +143,12 @@ export class TaskChanges {
     const touched = new Set([...this.fields.keys(), ...[...this.added, ...this.removed].flatMap((e) => [e.blockerId, e.blockedId])]);
     const ids = [...touched];
     const edges = ids.length ? await this.repos.tasks.edgesOf(this.list.id, ids) : [];
+    // The touched tasks not loaded yet (the other ends of changed edges), read at once.
+    const unread = ids.filter((id) => !this.tasks.has(id));
+    for (const task of unread.length ? await this.repos.tasks.getMany(this.list.id, unread) : []) {
+      this.tasks.set(task.id, task);
+      this.fromVersion.set(task.id, task.version);
+    }
     const now = this.deps.clock.now();
     const writes: { task: TaskRecord; fromVersion: number }[] = [];
     const pending: Omit<TaskChangeRecord, 'seq'>[] = [];

@@ -513,6 +513,9 @@ export class MemoryStore implements Store {
         }),
         feedPosition: hooked('tasks.feedPosition', async (listId: string) => state().taskLists.get(listId)?.changeSeq ?? 0),
         get: hooked('tasks.get', async (listId: string, id: string) => clone(state().tasks.get(taskKey(listId, id)) ?? null)),
+        getMany: hooked('tasks.getMany', async (listId: string, ids: readonly string[]) =>
+          clone(bySeq([...state().tasks.values()].filter((t) => t.listId === listId && ids.includes(t.id)))),
+        ),
         insert: hooked('tasks.insert', async (fresh: NewTask) => insertIn(state(), fresh)),
         addEdge: hooked('tasks.addEdge', async (listId: string, edge: TaskEdge): Promise<EdgeAdded> => {
           const s = state();
@@ -529,13 +532,13 @@ export class MemoryStore implements Store {
           addEdgeIn(s, listId, edge);
           return { added: true };
         }),
-        removeEdge: hooked('tasks.removeEdge', async (listId: string, edge: TaskEdge) => {
+        removeEdges: hooked('tasks.removeEdges', async (listId: string, edges: readonly TaskEdge[]) => {
           const s = state();
-          const before = s.taskEdges.length;
-          s.taskEdges = s.taskEdges.filter(
-            (e) => !(e.listId === listId && e.blockerId === edge.blockerId && e.blockedId === edge.blockedId),
+          const gone = s.taskEdges.filter(
+            (e) => e.listId === listId && edges.some((x) => x.blockerId === e.blockerId && x.blockedId === e.blockedId),
           );
-          return s.taskEdges.length < before;
+          s.taskEdges = s.taskEdges.filter((e) => !gone.includes(e));
+          return gone.map(edgeOnly);
         }),
         // Readiness here is computed from the edges on every read (see readyIn): `write.readiness` has no count to refresh.
         commit: hooked('tasks.commit', async (listId: string, write: TaskWrite) => {

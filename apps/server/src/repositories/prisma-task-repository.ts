@@ -210,6 +210,10 @@ export function prismaTaskRepository(db: Tx, state: TaskRepositoryState, afterCo
       await indexNewTasks(db, [fresh]);
       return seq;
     },
+    getMany: async (listId, ids) =>
+      (await inChunks(ids, (chunk) => db.task.findMany({ where: { listId, id: { in: chunk } }, select: taskSelect })))
+        .map(toTask)
+        .sort((a, b) => a.seq - b.seq),
     async get(listId, id) {
       const [row] = await db.$queryRaw<TaskRow[]>`SELECT ${TASK_COLUMNS} FROM "Task" WHERE "id" = ${id} AND "listId" = ${listId}`;
       return row ? toTask(row) : null;
@@ -226,8 +230,21 @@ export function prismaTaskRepository(db: Tx, state: TaskRepositoryState, afterCo
       await db.$executeRaw`INSERT INTO "TaskEdge" ("listId", "blockerId", "blockedId") VALUES (${listId}, ${blockerId}, ${blockedId})`;
       return { added: true };
     },
-    async removeEdge(listId, edge) {
-      return (await db.taskEdge.deleteMany({ where: { listId, blockerId: edge.blockerId, blockedId: edge.blockedId } })).count > 0;
+    async removeEdges(listId, edges) {
+      if (edges.length === 0) return [];
+      const wanted = new Set(edges.map((e) => `${e.blockerId}\n${e.blockedId}`));
+      const ends = [...new Set(edges.map((e) => e.blockedId))];
+      const rows = await inChunks(
+        ends,
+        (chunk) => db.$queryRaw<EdgeRow[]>`
+          SELECT "id", "blockerId", "blockedId" FROM "TaskEdge" WHERE "listId" = ${listId} AND "blockedId" IN (${Prisma.join(chunk)})`,
+      );
+      const gone = rows.filter((r) => wanted.has(`${r.blockerId}\n${r.blockedId}`));
+      for (let i = 0; i < gone.length; i += CHUNK) {
+        const chunk = gone.slice(i, i + CHUNK).map((r) => r.id);
+        await db.$executeRaw`DELETE FROM "TaskEdge" WHERE "listId" = ${listId} AND "id" IN (${Prisma.join(chunk)})`;
+      }
+      return byEdgeOrder(gone);
     },
     async commit(listId, write) {
       for (const { task, fromVersion } of write.tasks) {
