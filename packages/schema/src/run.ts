@@ -138,10 +138,7 @@ export const runBlockerInput = z.strictObject(
 );
 export const runRef = z.strictObject({ runId: id }, { error: unknownField() });
 /** A person's note on the run's current task: the agent's next directives carry it while that task is current. */
-export const runNoteInput = z.strictObject(
-  { runId: id, text: bounded('text', RUN_PERSON_NOTE_MAX) },
-  { error: unknownField() },
-);
+export const runNoteInput = z.strictObject({ runId: id, text: bounded('text', RUN_PERSON_NOTE_MAX) }, { error: unknownField() });
 export const runLinkStateOutput = z.object({
   runId: z.string(),
   linkEnabled: z.boolean().describe('Whether /runs/<id>, its card and live view answer without a key'),

@@ -405,36 +405,22 @@ export const taskListSettingsInput = z.strictObject(
   { error: unknownField() },
 );
 export type TaskListSettingsInput = z.infer<typeof taskListSettingsInput>;
-export const taskListSettingsQuery = z
-  .strictObject({ listName: listName.optional() }, { error: unknownField() })
-  .default({});
+export const taskListSettingsQuery = z.strictObject({ listName: listName.optional() }, { error: unknownField() }).default({});
 
 /** The owner renews its claim's lease. */
-export const taskHeartbeatInput = z.strictObject(
-  { listName: listName.optional(), id: taskId },
-  { error: unknownField() },
-);
+export const taskHeartbeatInput = z.strictObject({ listName: listName.optional(), id: taskId }, { error: unknownField() });
 export const taskHeartbeatOutput = z.object({ id: z.string(), lease: taskLease });
 
 /** Evidence a runtime hook saw (a command it watched run), for the caller's in-progress tasks of the list. */
-export const taskHookEvidenceInput = z.strictObject(
-  { listName: listName.optional(), evidence: evidenceInput },
-  { error: unknownField() },
-);
+export const taskHookEvidenceInput = z.strictObject({ listName: listName.optional(), evidence: evidenceInput }, { error: unknownField() });
 export const taskHookEvidenceOutput = z.object({ taskIds: z.array(z.string()).describe('The tasks the evidence was attached to') });
 
 /** Whether the task may be completed now under its list's settings (Claude Code's TaskCompleted hook asks). */
 export const taskCompletionCheckInput = taskGetInput;
 export const taskCompletionCheckOutput = z.object({ allowed: z.boolean(), reason: z.string().nullable() });
-export const taskCommentInput = z.strictObject(
-  { listName: listName.optional(), id: taskId, body: commentBody },
-  { error: unknownField() },
-);
+export const taskCommentInput = z.strictObject({ listName: listName.optional(), id: taskId, body: commentBody }, { error: unknownField() });
 export type TaskCommentInput = z.infer<typeof taskCommentInput>;
-export const taskCommentsInput = z.strictObject(
-  { listName: listName.optional(), id: taskId },
-  { error: unknownField() },
-);
+export const taskCommentsInput = z.strictObject({ listName: listName.optional(), id: taskId }, { error: unknownField() });
 export const taskSearchInput = z.strictObject(
   { listName: listName.optional(), query, limit: searchLimit },
   { error: unknownField({ lead: ['query', 'listName'] }) },

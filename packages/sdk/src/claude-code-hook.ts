@@ -316,12 +316,7 @@ function bashEvidence(input: HookInput) {
 }
 
 /** TaskCompleted: the reason to keep the task open when its list requires evidence it lacks, or null. */
-async function completionRefusal(
-  client: HookClient,
-  lists: Omit<Lists, 'workspaceId'>,
-  input: HookInput,
-  signal: AbortSignal,
-) {
+async function completionRefusal(client: HookClient, lists: Omit<Lists, 'workspaceId'>, input: HookInput, signal: AbortSignal) {
   if (input.task_id === undefined) return null;
   const { listName, claudeList } = lists;
   const { workspace } = await client.trpc.workspaces.whoami.query(undefined, { signal });
