@@ -53,8 +53,8 @@ const silent = { code: 0, stdout: '', stderr: '' };
 describe('Claude Code: evidence from Bash, and TaskCompleted kept open', () => {
   it('a list that requires verified evidence: exit 2 with the reason until a Bash run the hook saw succeeds', async () => {
     const s = claudeSession();
-    const listName = s.sessionId;
-    const id = claudeMirrorTaskId(workspaceId, listName, '1');
+    const listName = s.listName; // the project's task list
+    const id = claudeMirrorTaskId(workspaceId, s.sessionId, '1');
     expect(await runHook(taskCreate(s, '1', { subject: 'Run integration tests', description: 'Both services together' }))).toEqual(silent);
     expect(await runHook(taskUpdate(s, { taskId: '1', status: 'in_progress' }))).toEqual(silent);
     const completed = claudeFixture('task-completed', s, { task_id: '1', task_subject: 'Run integration tests' });
@@ -99,7 +99,7 @@ describe('Claude Code: evidence from Bash, and TaskCompleted kept open', () => {
 
   it('requireEvidence alone: the reason names the fix; a task Claude Code never mirrored is let through', async () => {
     const s = claudeSession();
-    const listName = s.sessionId;
+    const listName = s.listName; // the project's task list
     expect(await runHook(taskCreate(s, '7', { subject: 'Document it', description: '' }))).toEqual(silent);
     await adminClient(server).tasks.setSettings({ listName, requireEvidence: true });
     expect(await runHook(claudeFixture('task-completed', s, { task_id: '7' }))).toEqual({

@@ -64,7 +64,11 @@ export function memoryTrust(
     setRequirements: async (listId, taskId, capabilities) => void state().requirements.set(key(listId, taskId), [...capabilities].sort()),
     async firstReadyFor(listId, agent, capabilities) {
       const ready = await taskRepo().list(listId, { statuses: ['pending'], readyFor: agent, limit: Number.MAX_SAFE_INTEGER });
-      const met = ready.find((t) => (state().requirements.get(key(listId, t.id)) ?? []).every((c) => capabilities.includes(c)));
+      // Most urgent first (no priority after P4), then oldest: the list comes by creation order and the sort is stable.
+      const urgency = (t: { priority: string | null }) => (t.priority === null ? 5 : Number(t.priority.slice(1)));
+      const met = [...ready]
+        .sort((a, b) => urgency(a) - urgency(b))
+        .find((t) => (state().requirements.get(key(listId, t.id)) ?? []).every((c) => capabilities.includes(c)));
       return met?.id ?? null;
     },
     capabilitiesOf: async (sessionId) => [...(state().capabilities.get(sessionId) ?? [])],

@@ -103,13 +103,13 @@ export function prismaTrustRepository(db: Tx): TrustRepository {
         await db.taskRequirement.createMany({ data: capabilities.map((capability) => ({ listId, taskId, capability })) });
     },
     async firstReadyFor(listId, agent, capabilities) {
-      // The ready index search, skipping tasks that require something the session did not declare.
+      // The ready index search (most urgent, then oldest), skipping tasks that require something the session did not declare.
       const unmet = capabilities.length ? Prisma.sql`AND r."capability" NOT IN (${Prisma.join([...capabilities])})` : Prisma.empty;
       const [row] = await db.$queryRaw<{ id: string }[]>`
         SELECT t."id" FROM "Task" t
         WHERE t."listId" = ${listId} AND t."status" = 'pending' AND t."openBlockers" = 0 AND (t."owner" IS NULL OR t."owner" = ${agent})
           AND NOT EXISTS (SELECT 1 FROM "TaskRequirement" r WHERE r."listId" = t."listId" AND r."taskId" = t."id" ${unmet})
-        ORDER BY t."seq" LIMIT 1`;
+        ORDER BY t."priority", t."seq" LIMIT 1`;
       return row?.id ?? null;
     },
     capabilitiesOf: async (sessionId) =>
