@@ -161,4 +161,22 @@ describe('POST /hooks/github: checks become CI evidence', () => {
     });
     expect(got.verdict).toBe('contested');
   });
+  it('a label names the check (`check:<name>`) or the commit (`commit:<sha>`, 7 or more hex digits); other labels match nothing', async () => {
+    const { client } = await openSessionClient(await keyClient(server, 'agent'), { agentName: 'ci-3' });
+    const listName = 'github-3';
+    const commit = sha();
+    const byCheck = await client.tasks.create({ listName, subject: 'Lint clean', labels: ['check:ci / lint'] });
+    const byCommit = await client.tasks.create({ listName, subject: 'Totals fixed', labels: ['backend', `commit:${commit.slice(0, 12)}`] });
+    const short = await client.tasks.create({ listName, subject: 'Too short a sha', labels: [`commit:${commit.slice(0, 6)}`] });
+    const plain = await client.tasks.create({ listName, subject: 'Named in a plain label', labels: ['ci / lint'] });
+    const result = await deliver('check_run', checkRun(commit, 'ci / lint', 'success'));
+    expect((result.body.taskIds as string[]).sort()).toEqual([byCheck.id, byCommit.id].sort());
+    for (const t of [byCheck, byCommit]) {
+      expect(await client.tasks.get({ listName, id: t.id })).toMatchObject({
+        verdict: 'verified',
+        evidence: [{ kind: 'check', name: 'ci / lint', conclusion: 'success', commit, provenance: 'ci' }],
+      });
+    }
+    for (const t of [short, plain]) expect(await client.tasks.get({ listName, id: t.id })).not.toHaveProperty('evidence');
+  });
 });

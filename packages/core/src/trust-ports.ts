@@ -53,5 +53,8 @@ export interface TrustRepository {
   /** Records a delivery id once: false when it was recorded before (a replay). */
   recordDelivery(workspaceId: string, deliveryId: string, event: string, at: Date): Promise<boolean>;
   /** Tasks of the workspace's lists (not deleted) whose metadata may name this text (a cheap filter; callers check). */
-  tasksMentioning(workspaceId: string, text: string): Promise<{ listId: string; taskId: string; metadata: Record<string, unknown> }[]>;
+  tasksMentioning(
+    workspaceId: string,
+    text: string,
+  ): Promise<{ listId: string; taskId: string; metadata: Record<string, unknown>; labels: string[] }[]>;
 }

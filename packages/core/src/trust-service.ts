@@ -315,11 +315,22 @@ export function checkResultOf(event: string, payload: unknown): CheckResult | nu
 }
 
 /** Whether a task names this check: `metadata.commit` (the sha, or a prefix of 7 or more) or `metadata.check` (its name). */
-function namesCheck(metadata: Record<string, unknown>, check: CheckResult): boolean {
-  const commit = str(metadata.commit)?.toLowerCase();
-  if (commit && commit.length >= 7 && check.commit.toLowerCase().startsWith(commit)) return true;
+/** A commit named by at least its first 7 hex digits. */
+const namesCommit = (named: string | null | undefined, check: CheckResult) =>
+  typeof named === 'string' && named.length >= 7 && check.commit.toLowerCase().startsWith(named.toLowerCase());
+
+/**
+ * Whether a task names the check's commit or the check: `metadata.commit`, `metadata.check` (a name or a list), or a
+ * label `commit:<sha>` or `check:<name>`.
+ */
+function namesCheck(task: { metadata: Record<string, unknown>; labels: readonly string[] }, check: CheckResult): boolean {
+  const { metadata, labels } = task;
+  if (namesCommit(str(metadata.commit), check)) return true;
   const name = metadata.check;
-  return name === check.name || (Array.isArray(name) && name.includes(check.name));
+  if (name === check.name || (Array.isArray(name) && name.includes(check.name))) return true;
+  return labels.some((label) =>
+    label.startsWith('commit:') ? namesCommit(label.slice('commit:'.length), check) : label === `check:${check.name}`,
+  );
 }
 
 /**
@@ -336,7 +347,7 @@ export async function receiveGithubEvent(
     ? [
         ...(await deps.store.trust.tasksMentioning(workspaceId, check.commit.slice(0, 7).toLowerCase())),
         ...(await deps.store.trust.tasksMentioning(workspaceId, check.name)),
-      ].filter((t) => namesCheck(t.metadata, check))
+      ].filter((t) => namesCheck(t, check))
     : [];
   const byList = new Map<string, Set<string>>();
   for (const t of candidates) byList.set(t.listId, (byList.get(t.listId) ?? new Set()).add(t.taskId));

@@ -26,18 +26,18 @@ describe('fieldList', () => {
   it('skips a listed name the shape lacks, so an object derived by omit or extend lists its own fields', () => {
     expect(fieldList({ a: z.string() }, { lead: ['b'], unlisted: ['c'] })).toBe('{ a }');
     expect(refusalOf(taskCreateInput.omit({ repoURL: true, parentID: true }))).toBe(
-      'Error: invalid input: expected an object { subject, description?, activeForm?, owner?, metadata?, blockedBy?, blocks?, listName? }.',
+      'Error: invalid input: expected an object { subject, description?, activeForm?, owner?, metadata?, blockedBy?, blocks?, priority?, labels?, requires?, listName? }.',
     );
   });
 
   it("a contract's refusal names its fields from its shape", () => {
     expect(refusalOf(todoWriteInput)).toBe('Error: invalid input: expected an object { todos }.');
     expect(refusalOf(taskCreateInput)).toBe(
-      'Error: invalid input: expected an object { subject, description?, activeForm?, owner?, metadata?, blockedBy?, blocks?, repoURL?, parentID?, listName? }.',
+      'Error: invalid input: expected an object { subject, description?, activeForm?, owner?, metadata?, blockedBy?, blocks?, repoURL?, parentID?, priority?, labels?, requires?, listName? }.',
     );
     expect(refusalOf(taskUpdateInput)).toBe(
-      'Error: invalid input: expected an object { id, status?, subject?, description?, activeForm?, owner?, metadata?, blockedBy?, blocks?, addBlockedBy?, … }.',
+      'Error: invalid input: expected an object { id, status?, evidence?, subject?, description?, activeForm?, owner?, metadata?, priority?, labels?, blockedBy?, … }.',
     );
-    expect(refusalOf(taskCreateInput.extend({ priority: z.number().optional() }))).toContain('parentID?, priority?, listName? }');
+    expect(refusalOf(taskCreateInput.extend({ estimate: z.number().optional() }))).toContain('requires?, estimate?, listName? }');
   });
 });

@@ -84,8 +84,11 @@ export function memoryTrust(
     tasksMentioning: async (workspaceId, text) =>
       [...tasks().values()]
         .filter(
-          (t) => lists().get(t.listId)?.workspaceId === workspaceId && t.status !== 'deleted' && JSON.stringify(t.metadata).includes(text),
+          (t) =>
+            lists().get(t.listId)?.workspaceId === workspaceId &&
+            t.status !== 'deleted' &&
+            (JSON.stringify(t.metadata).includes(text) || JSON.stringify(t.labels).includes(text)),
         )
-        .map((t) => ({ listId: t.listId, taskId: t.id, metadata: copy(t.metadata) })),
+        .map((t) => ({ listId: t.listId, taskId: t.id, metadata: copy(t.metadata), labels: [...t.labels] })),
   };
 }

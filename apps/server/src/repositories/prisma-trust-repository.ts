@@ -139,14 +139,19 @@ export function prismaTrustRepository(db: Tx): TrustRepository {
       return inserted === 1;
     },
     async tasksMentioning(workspaceId, text) {
-      // A portable LIKE on the metadata's JSON text narrows the search; the caller checks the fields themselves.
+      // A portable LIKE on the metadata's and the labels' JSON text narrows the search; the caller checks the fields.
       const pattern = `%${text.replace(/[\\%_]/g, (c) => `\\${c}`)}%`;
-      const rows = await db.$queryRaw<{ listId: string; id: string; metadata: string }[]>`
-        SELECT t."listId", t."id", t."metadata" FROM "Task" t JOIN "TaskList" l ON l."id" = t."listId"
+      const rows = await db.$queryRaw<{ listId: string; id: string; metadata: string; labels: string }[]>`
+        SELECT t."listId", t."id", t."metadata", t."labels" FROM "Task" t JOIN "TaskList" l ON l."id" = t."listId"
         WHERE l."workspaceId" = ${workspaceId} AND l."staging" = ${false} AND t."status" <> 'deleted'
-          AND t."metadata" LIKE ${pattern} ESCAPE '\\'
+          AND (t."metadata" LIKE ${pattern} ESCAPE '\\' OR t."labels" LIKE ${pattern} ESCAPE '\\')
         ORDER BY t."listId", t."seq" LIMIT 200`;
-      return rows.map((r) => ({ listId: r.listId, taskId: r.id, metadata: fromJson(r.metadata) }));
+      return rows.map((r) => ({
+        listId: r.listId,
+        taskId: r.id,
+        metadata: fromJson(r.metadata),
+        labels: fromJson<string[]>(r.labels),
+      }));
     },
   };
 }
