@@ -8,6 +8,9 @@ export const todoTopic = (sessionId: string) => `todo:${sessionId}`;
 /** A task list's changes, by workspace and list name. */
 export const taskTopic = (workspaceId: string, listName: string) => `tasks:${workspaceId}:${listName}`;
 
+/** The live topic of a list's comments (one event per comment, its id the feed position). */
+export const commentTopic = (workspaceId: string, listName: string) => `task-comments:${workspaceId}:${listName}`;
+
 /** A checklist run's changes (id = the run's version). */
 export const runTopic = (runId: string) => `run:${runId}`;
 

@@ -8,13 +8,13 @@ import type { Deps } from './ports.ts';
 import type { TaskCommentRecord } from './records.ts';
 import { resolveRef, taskNotFound } from './task-changes.ts';
 import { presentComment } from './task-present.ts';
+import { commentTopic } from './live-topics.ts';
 
 const DEFAULT_LIST = 'default';
 /** At most this many notes are given at one start (the newest). */
 export const NOTES_MAX = 10;
 
-/** The live topic of a list's comments (one event per comment, its id the feed position). */
-export const commentTopic = (workspaceId: string, listName: string) => `task-comments:${workspaceId}:${listName}`;
+export { commentTopic } from './live-topics.ts';
 
 const listMissing = (name: string) => new DomainError('NOT_FOUND', `Error: task list ${JSON.stringify(name)} does not exist.`);
 

@@ -80,7 +80,7 @@ export function prismaKind(): StoreKind {
           try {
             const tables = db
               .prepare(
-                "SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE '\\_%' ESCAPE '\\' AND name NOT LIKE 'sqlite%' ORDER BY name",
+                "SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE '\\_%' ESCAPE '\\' AND name NOT LIKE 'sqlite%' AND name <> 'TaskSearch' AND name NOT LIKE 'TaskSearch\\_%' ESCAPE '\\' ORDER BY name",
               )
               .pluck()
               .all() as string[];
