@@ -449,10 +449,7 @@ describe('chat channels', () => {
 });
 
 describe('connection', () => {
-  // Known regression (open, to be fixed next): since the task-trust merge the dashboard does not reconnect after the
-  // in-process server restarts (bisected to the evidence/settings commit; not the lease timer). it.fails keeps the full
-  // assertion running: once reconnection works again this test fails until `.fails` is removed.
-  it.fails('shows the connection dropping and reconnects by itself, missing no update', async () => {
+  it('shows the connection dropping and reconnects by itself, missing no update', async () => {
     const own = await startServer({ env: { PORT: String(await freePort()) } });
     try {
       const admin = createClient({ url: own.url, token: own.adminKey });

@@ -329,17 +329,19 @@ export async function startApp(options: AppOptions): Promise<App> {
   let closing: Promise<void> | undefined;
   async function shutdown() {
     const closed = new Promise<void>((resolve) => server.close(() => resolve()));
+    // No lease sweep starts from here on; one under way may finish while the connections close, before the store goes.
+    const leasesStopped = leases.stop();
     live.close();
     streams.close();
     const left = await inFlight.drain(options.shutdownTimeoutMs ?? 10_000);
     if (left > 0) log.warn({ left }, 'shutdown deadline passed with requests still running; closing their connections');
     await Promise.all([mcp.close(), moira.close()]);
     await worker?.stop();
-    await leases.stop();
     cache.stop();
     pipeline.stop();
     if ('closeAllConnections' in server) server.closeAllConnections();
     await closed;
+    await leasesStopped;
     await Promise.all([writer.db.$disconnect(), reader.db.$disconnect(), pgLive?.disconnect()]);
   }
 
