@@ -63,7 +63,7 @@ describe('priority and labels from the task panel', () => {
     await panel.getByLabel('Priority').selectOption('P0');
     await panel.getByTestId('priority').getByText('P0').waitFor();
     await panel.getByLabel('Labels').fill('security, ops , ');
-    await panel.getByRole('button', { name: 'Save labels' }).click();
+    await panel.getByRole('button', { name: 'Set labels' }).click();
     await panel.getByTestId('labels').getByText('security, ops').waitFor();
 
     // TaskGet over HTTP: both fields, in two changes under the person's key.
@@ -90,11 +90,11 @@ describe('priority and labels from the task panel', () => {
     const before = await recorded();
     const eleven = Array.from({ length: 11 }, (_, i) => `l${i + 1}`).join(', ');
     await panel.getByLabel('Labels').fill(eleven);
-    await panel.getByRole('button', { name: 'Save labels' }).click();
+    await panel.getByRole('button', { name: 'Set labels' }).click();
     await panel.getByRole('alert').getByText('Error: invalid task: `labels` may hold at most 10 labels (got 11).').waitFor();
     const long = 'x'.repeat(33);
     await panel.getByLabel('Labels').fill(`ok, ${long}`);
-    await panel.getByRole('button', { name: 'Save labels' }).click();
+    await panel.getByRole('button', { name: 'Set labels' }).click();
     await panel
       .getByRole('alert')
       .getByText(`Error: invalid task: a label must be at most 32 characters (got 33: "${long}"). At \`labels[1]\`.`)
@@ -105,7 +105,7 @@ describe('priority and labels from the task panel', () => {
 
     // Clearing: priority none and no labels.
     await panel.getByLabel('Labels').fill('');
-    await panel.getByRole('button', { name: 'Save labels' }).click();
+    await panel.getByRole('button', { name: 'Set labels' }).click();
     await panel.getByTestId('labels').getByText('—').waitFor();
     await panel.getByLabel('Priority').selectOption('');
     await panel.getByTestId('priority').getByText('—').waitFor();
@@ -128,7 +128,7 @@ describe('priority and labels from the task panel', () => {
     expect(await panel.getByLabel('Labels').inputValue()).toBe('api, backend');
 
     const before = await recorded();
-    await panel.getByRole('button', { name: 'Save labels' }).click();
+    await panel.getByRole('button', { name: 'Set labels' }).click();
     const dialog = p.getByRole('alertdialog', { name: 'This task changed while you were editing' });
     await dialog.waitFor();
     expect(await recorded()).toEqual(before);

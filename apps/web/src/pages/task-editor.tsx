@@ -162,7 +162,7 @@ export function TaskEditor({ graph, task, onClose }: { graph: TaskGraph; task: T
           />
         </label>{' '}
         <button type="submit" disabled={writer.pending}>
-          Save labels
+          Set labels
         </button>
       </form>
       <h3>Blockers</h3>
