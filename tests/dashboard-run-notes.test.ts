@@ -37,7 +37,12 @@ async function runningRun(name: string) {
   const { client: agent } = await openSessionClient(createClient({ url: server.url, token: agentKey }), { agentName: 'releaser' });
   const { startAttemptId } = await agent.runs.prepare({ parentExecutionId: 'none', skipNotificationCheck: true });
   const run = await agent.runs.execute({ startAttemptId });
-  await nameAndIntake(agent, { runId: run.id, name: 'Release 1.2', tasks: [stepTask(1), stepTask(2)], progress_checklist_outcome: 'Two steps' });
+  await nameAndIntake(agent, {
+    runId: run.id,
+    name: 'Release 1.2',
+    tasks: [stepTask(1), stepTask(2)],
+    progress_checklist_outcome: 'Two steps',
+  });
   return { runId: run.id, agent, memberKey, viewerKey };
 }
 
@@ -70,7 +75,10 @@ describe('a note on a run from the dashboard', () => {
     await box.fill('Use the blue cluster, green is being drained.');
     await form.getByRole('button', { name: 'Leave note' }).click();
     await form.getByText('Note left on task 1.').waitFor();
-    await p.getByRole('list', { name: 'Notes on Do step 1' }).getByText('Note from Ada Lovelace: Use the blue cluster, green is being drained.').waitFor();
+    await p
+      .getByRole('list', { name: 'Notes on Do step 1' })
+      .getByText('Note from Ada Lovelace: Use the blue cluster, green is being drained.')
+      .waitFor();
     expect(await box.inputValue()).toBe('');
     // The run's history on the page records it too.
     await p.locator('.history li', { hasText: 'Note from Ada Lovelace' }).waitFor();

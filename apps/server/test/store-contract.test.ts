@@ -934,7 +934,10 @@ describe.each(kinds)('$name', (kind) => {
       const ids = added.map((c) => c.id);
       expect([...ids].sort((a, b) => a - b)).toEqual(ids);
       expect(new Set(ids).size).toBe(5);
-      expect(added[1]).toEqual({ ...comment('T-2', 'on another task', 2, { byPerson: false, author: 'planner', sessionId: 'ses_1' }), id: ids[1] });
+      expect(added[1]).toEqual({
+        ...comment('T-2', 'on another task', 2, { byPerson: false, author: 'planner', sessionId: 'ses_1' }),
+        id: ids[1],
+      });
 
       expect(bodies(await store.comments.newest('tl_1', 'T-1', 10))).toEqual(['third', 'second', 'first']);
       expect(bodies(await store.comments.newest('tl_1', 'T-1', 2))).toEqual(['third', 'second']);
@@ -1009,11 +1012,17 @@ describe.each(kinds)('$name', (kind) => {
       const write = (id: string, patch: Partial<TaskRecord>) =>
         tx(async (r) => {
           const t = (await r.tasks.get('tl_1', id))!;
-          await r.tasks.commit('tl_1', { tasks: [{ task: { ...t, ...patch, version: t.version + 1 }, fromVersion: t.version }], changes: [], readiness: [] });
+          await r.tasks.commit('tl_1', {
+            tasks: [{ task: { ...t, ...patch, version: t.version + 1 }, fromVersion: t.version }],
+            changes: [],
+            readiness: [],
+          });
         });
       await write('T-1', { subject: 'Varnish the shed', status: 'in_progress' });
       expect(hitIds(await store.search.search('tl_1', ['paint'], 10))).toEqual(['T-2']);
-      expect(await store.search.search('tl_1', ['varnish'], 10)).toMatchObject([{ taskId: 'T-1', subject: 'Varnish the shed', status: 'in_progress' }]);
+      expect(await store.search.search('tl_1', ['varnish'], 10)).toMatchObject([
+        { taskId: 'T-1', subject: 'Varnish the shed', status: 'in_progress' },
+      ]);
       await write('T-2', { status: 'deleted' });
       expect(await store.search.search('tl_1', ['paint'], 10)).toEqual([]);
       expect(await store.search.search('tl_1', ['blue'], 10)).toEqual([]);

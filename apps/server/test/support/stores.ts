@@ -113,7 +113,8 @@ export function prismaKind(): StoreKind {
 }
 
 /** PostgreSQL's unique and foreign-key violations (SQLSTATE 23505, 23503) as Prisma's raw queries report them. */
-const postgresConstraintFailure = /Code: `2350[35]`|Unique constraint failed|Foreign key constraint violated|No record was found|Record to update not found/;
+const postgresConstraintFailure =
+  /Code: `2350[35]`|Unique constraint failed|Foreign key constraint violated|No record was found|Record to update not found/;
 
 /** A value of a row as a sortable, comparable text (PostgreSQL answers bigints and dates). */
 const cell = (value: unknown) => (typeof value === 'bigint' ? `${value}n` : value instanceof Date ? value.toISOString() : value);

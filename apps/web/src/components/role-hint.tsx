@@ -28,8 +28,8 @@ export function RoleHint({ role, place }: { role: Role | undefined; place: HintP
   return (
     <p className="role-note" data-testid="role-hint" data-role={role}>
       Signed in with {role === 'agent' ? 'an agent' : 'a viewer'} key: {READS[place]}, and no control here changes anything. To create and
-      change tasks, comment and leave notes on runs, sign in with a <strong>member</strong> key — an admin makes one under Admin → API
-      keys (or <code>agent-tasks keys create --role member</code>).
+      change tasks, comment and leave notes on runs, sign in with a <strong>member</strong> key — an admin makes one under Admin → API keys
+      (or <code>agent-tasks keys create --role member</code>).
     </p>
   );
 }

@@ -16,8 +16,8 @@ export function RunNoteForm({ run, onNoted }: { run: RunView; onNoted: (run: Run
   if (!writesTasks(role)) {
     return (
       <p className="none role-note" data-testid="run-note-read-only">
-        Signed in with {role === 'agent' ? 'an agent' : 'a viewer'} key: you follow the run as the agent walks it. To leave the agent a
-        note on its current task, sign in with a <strong>member</strong> key — an admin makes one under Admin → API keys.
+        Signed in with {role === 'agent' ? 'an agent' : 'a viewer'} key: you follow the run as the agent walks it. To leave the agent a note
+        on its current task, sign in with a <strong>member</strong> key — an admin makes one under Admin → API keys.
       </p>
     );
   }
