@@ -5,7 +5,7 @@ import { agentTools, createClient, openSessionClient } from '@agent-tasks/sdk';
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { adminClient, nameAndIntake, stepTask } from './support/fixtures.ts';
-import { launchBrowser, newContext, screenshot, signIn } from './support/browser.ts';
+import { launchBrowser, newContext, signIn } from './support/browser.ts';
 import { rowCounts } from './support/database.ts';
 import { type RunningServer, startServer } from './support/server.ts';
 
@@ -91,7 +91,6 @@ describe('a note on a run from the dashboard', () => {
       'Expected result: Step 1 is done',
       'Note from Ada Lovelace: Use the blue cluster, green is being drained.',
     ]);
-    await screenshot(p, 'run-note');
   });
 
   it('a viewer sees the run but no note form, and is told why', async () => {
