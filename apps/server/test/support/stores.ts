@@ -6,6 +6,7 @@ import os from 'node:os';
 import path from 'node:path';
 import type { Store } from '@agent-tasks/core';
 import Database from 'better-sqlite3';
+import pg from 'pg';
 import { expect } from 'vitest';
 import { ConstraintError, MemoryStore } from '../../../../packages/core/test/memory-store.ts';
 import { openDb } from '../../src/db/client.ts';
@@ -119,26 +120,47 @@ const postgresConstraintFailure =
 /** A value of a row as a sortable, comparable text (PostgreSQL answers bigints and dates). */
 const cell = (value: unknown) => (typeof value === 'bigint' ? `${value}n` : value instanceof Date ? value.toISOString() : value);
 
+/** Runs one statement on the server of `databaseUrl`, connected to its `postgres` database. */
+async function onServer(databaseUrl: string, sql: string) {
+  const url = new URL(databaseUrl);
+  url.pathname = '/postgres';
+  const client = new pg.Client({ connectionString: url.toString() });
+  await client.connect();
+  try {
+    await client.query(sql);
+  } finally {
+    await client.end();
+  }
+}
+
 /**
  * The Prisma store on PostgreSQL as the server runs it there: each write its own transaction (maxBatch 1), task lists
- * locked per write, the tsvector search. A fresh database per test, migrated; the cluster is the suite's or this file's.
+ * locked per write, the tsvector search. One database migrated once, as the template of a fresh one per test; the
+ * cluster is the suite's or this file's.
  */
 export function postgresKind(): StoreKind {
-  const databases: TestDatabase[] = [];
+  let template: TestDatabase | null = null;
+  let count = 0;
   return {
     name: 'Prisma store on PostgreSQL',
     claimsDue: true,
-    setup: async () => {},
+    async setup() {
+      template = await createTestDatabase();
+      await applyPostgresMigrations({ url: template.url, migrationsDir: postgresMigrationsDir });
+    },
     async teardown() {
-      await Promise.all(databases.splice(0).map((d) => d.drop()));
+      await template?.drop();
       await stopTestPostgres();
     },
     async open() {
-      const database = await createTestDatabase();
-      databases.push(database);
-      await applyPostgresMigrations({ url: database.url, migrationsDir: postgresMigrationsDir });
-      const writer = await openPostgresDb(database.url, { max: 1 });
-      const reader = await openPostgresDb(database.url, { max: 2 });
+      if (!template) throw new Error('postgresKind: setup() first');
+      const templateName = new URL(template.url).pathname.slice(1);
+      const name = `${templateName}_${++count}`;
+      await onServer(template.url, `CREATE DATABASE "${name}" TEMPLATE "${templateName}"`);
+      const url = new URL(template.url);
+      url.pathname = `/${name}`;
+      const writer = await openPostgresDb(url.toString(), { max: 1 });
+      const reader = await openPostgresDb(url.toString(), { max: 2 });
       const store = prismaStore(writer, reader.db, { maxBatch: 1, replicas: { claimLeaseMs: 60_000 } });
       return {
         store,
@@ -164,6 +186,7 @@ export function postgresKind(): StoreKind {
         },
         async close() {
           await Promise.all([writer.db.$disconnect(), reader.db.$disconnect()]);
+          await onServer(url.toString(), `DROP DATABASE IF EXISTS "${name}" WITH (FORCE)`);
         },
       };
     },
