@@ -9,6 +9,7 @@ import https from 'node:https';
 import type { AddressInfo } from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
+import { pathToFileURL } from 'node:url';
 import { createClient } from '@agent-tasks/sdk';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { adminClient } from './support/fixtures.ts';
@@ -32,18 +33,32 @@ beforeAll(async () => {
 afterAll(() => server.stop());
 
 const scratch = mkdtempSync(path.join(os.tmpdir(), 'agent-tasks-hook-bundle-'));
-// Preloaded in the hook process: at exit, writes the built-in modules it loaded (Node's own list) to $BUILTINS_LOG.
-const recorder = path.join(scratch, 'record-builtins.cjs');
+// Preloaded in the hook process: an ES module loader hook appends each module file it loads to $MODULES_LOG, and at
+// exit the built-in modules it loaded (Node's own list) go to $BUILTINS_LOG.
+const recorder = path.join(scratch, 'record-modules.cjs');
+writeFileSync(
+  path.join(scratch, 'record-hooks.mjs'),
+  "import { appendFileSync } from 'node:fs';\n" +
+    'export async function load(url, context, next) {\n' +
+    '  appendFileSync(process.env.MODULES_LOG, `${url}\\n`);\n' +
+    '  return next(url, context);\n' +
+    '}\n',
+);
 writeFileSync(
   recorder,
-  "process.on('exit', () => require('node:fs').writeFileSync(process.env.BUILTINS_LOG, process.moduleLoadList.join('\\n')));\n",
+  `require('node:module').register(${JSON.stringify(pathToFileURL(path.join(scratch, 'record-hooks.mjs')).href)});\n` +
+    "process.on('exit', () => require('node:fs').writeFileSync(process.env.BUILTINS_LOG, process.moduleLoadList.join('\\n')));\n",
 );
 
-/** Runs `node <bin> <args>` with `input` on stdin and `env`; its exit code, output and the built-in modules it loaded. */
+let runs = 0;
+/** Runs `node <bin> <args>` with `input` on stdin and `env`; its exit code, output, the built-in modules it loaded and
+ * the module files it imported. */
 function runHook(bin: string, args: string[], input: string, env: Record<string, string>) {
-  const log = path.join(scratch, `builtins-${Date.now()}-${Math.random()}.log`);
+  const log = path.join(scratch, `builtins-${++runs}.log`);
+  const modules = path.join(scratch, `modules-${runs}.log`);
+  writeFileSync(modules, '');
   const child = spawn(process.execPath, ['-r', recorder, bin, ...args], {
-    env: { PATH: process.env.PATH, BUILTINS_LOG: log, ...env },
+    env: { PATH: process.env.PATH, BUILTINS_LOG: log, MODULES_LOG: modules, ...env },
     stdio: ['pipe', 'pipe', 'pipe'],
   });
   let stdout = '';
@@ -51,14 +66,17 @@ function runHook(bin: string, args: string[], input: string, env: Record<string,
   child.stdout.on('data', (chunk: Buffer) => (stdout += chunk.toString()));
   child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
   child.stdin.end(input);
-  return new Promise<{ code: number | null; stdout: string; stderr: string; builtins: string[] }>((resolve, reject) => {
+  return new Promise<{ code: number | null; stdout: string; stderr: string; builtins: string[]; imported: string[] }>((resolve, reject) => {
     child.once('error', reject);
     child.once('exit', (code) => {
       const builtins = readFileSync(log, 'utf8')
         .split('\n')
         .filter((entry) => entry.startsWith('NativeModule '))
         .map((entry) => entry.slice('NativeModule '.length));
-      resolve({ code, stdout, stderr, builtins });
+      const imported = readFileSync(modules, 'utf8')
+        .split('\n')
+        .filter((url) => url.startsWith('file:'));
+      resolve({ code, stdout, stderr, builtins, imported });
     });
   });
 }
@@ -111,6 +129,24 @@ describe('the hook handlers a hook process loads', () => {
       expect(run.builtins.filter((name) => name === 'https' || name === 'tls' || name === '_tls_wrap')).toEqual([]);
     }
     expect(await todoListOf(sessionId)).toMatchObject({ revision: 3, items: [{ content: 'Ship the parser', status: 'in_progress' }] });
+  });
+
+  it('through the whole command line (dist/cli.js hook <runtime>): the bundled handlers too, no SDK module, zod or tRPC', async () => {
+    const sessionId = `hook-bundle-cli-${Date.now()}`;
+    const fullCli = path.join(repoRoot, 'apps/server/dist/cli.js');
+    const run = await runHook(fullCli, ['hook', 'claude-code'], todoWrite(sessionId, 'Write the parser'), {
+      AGENT_TASKS_URL: server.url,
+      AGENT_TASKS_TOKEN: agentKey,
+    });
+    expect({ code: run.code, stdout: run.stdout, stderr: run.stderr }).toEqual({ code: 0, stdout: '', stderr: '' });
+    // Node's ES module loader sees the command line (dist/cli.js, its chunks and commander), never the hook's modules.
+    const packageOf = (url: string) => {
+      const [scope, name] = (url.split('/node_modules/').at(-1) ?? '').split('/');
+      return scope?.startsWith('@') ? `${scope}/${name}` : scope;
+    };
+    const npm = [...new Set(run.imported.filter((url) => url.includes('/node_modules/')).map(packageOf))];
+    expect(npm).toEqual(['commander']);
+    expect(await todoListOf(sessionId)).toMatchObject({ revision: 1, items: [{ content: 'Write the parser', status: 'in_progress' }] });
   });
 
   it('against an https:// server: loads node:https then and records the same way', async () => {
