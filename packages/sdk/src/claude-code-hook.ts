@@ -289,7 +289,11 @@ async function sessionContext(client: HookClient, lists: Lists, withTodos: boole
 }
 
 const bashInput = z.looseObject({ command: z.string() });
-const bashResponse = z.looseObject({ stdout: z.optional(z.string()), stderr: z.optional(z.string()), interrupted: z.optional(z.boolean()) });
+const bashResponse = z.looseObject({
+  stdout: z.optional(z.string()),
+  stderr: z.optional(z.string()),
+  interrupted: z.optional(z.boolean()),
+});
 /** The longest command and output tail kept as evidence. */
 const COMMAND_MAX = 2000;
 const TAIL_MAX = 2000;

@@ -30,7 +30,8 @@ const plain = pooled(http.request, new http.Agent({ keepAlive: true }));
 // node:https (TLS: ~8 ms of CPU to load, a tenth of a hook) is loaded only for an https:// server, where Node has it
 // (20.16 and later) without starting the ES module loader.
 let secure: Promise<Transport> | undefined;
-const loadHttps = async () => (typeof process.getBuiltinModule === 'function' ? process.getBuiltinModule('node:https') : import('node:https'));
+const loadHttps = async () =>
+  typeof process.getBuiltinModule === 'function' ? process.getBuiltinModule('node:https') : import('node:https');
 const secureTransport = () => (secure ??= loadHttps().then((https) => pooled(https.request, new https.Agent({ keepAlive: true }))));
 
 /** Closes the kept-alive connections (a hook process calls it when it is done; they never hold it up anyway). */
@@ -52,28 +53,24 @@ async function call(base: URL, token: string, path: string, kind: 'query' | 'mut
   const { request: send, agent } = url.protocol === 'https:' ? await secureTransport() : plain;
   return new Promise<unknown>((resolve, reject) => {
     const failed = (error: unknown) => reject(TRPCClientError.from(error instanceof Error ? error : new Error(String(error))));
-    const request = send(
-      url,
-      { method: kind === 'query' ? 'GET' : 'POST', headers, agent, signal: options.signal },
-      (response) => {
-        response.setEncoding('utf8');
-        let text = '';
-        response.on('data', (chunk: string) => (text += chunk));
-        response.on('error', failed);
-        response.on('end', () => {
-          let answer: { result?: { data?: unknown }; error?: unknown };
-          try {
-            answer = JSON.parse(text) as typeof answer;
-          } catch {
-            failed(new Error(`the server answered ${response.statusCode} with no tRPC JSON`));
-            return;
-          }
-          if (answer.error !== undefined) reject(TRPCClientError.from(answer));
-          else if (answer.result && 'data' in answer.result) resolve(answer.result.data);
-          else resolve(undefined);
-        });
-      },
-    );
+    const request = send(url, { method: kind === 'query' ? 'GET' : 'POST', headers, agent, signal: options.signal }, (response) => {
+      response.setEncoding('utf8');
+      let text = '';
+      response.on('data', (chunk: string) => (text += chunk));
+      response.on('error', failed);
+      response.on('end', () => {
+        let answer: { result?: { data?: unknown }; error?: unknown };
+        try {
+          answer = JSON.parse(text) as typeof answer;
+        } catch {
+          failed(new Error(`the server answered ${response.statusCode} with no tRPC JSON`));
+          return;
+        }
+        if (answer.error !== undefined) reject(TRPCClientError.from(answer));
+        else if (answer.result && 'data' in answer.result) resolve(answer.result.data);
+        else resolve(undefined);
+      });
+    });
     request.on('socket', (socket) => socket.ref());
     request.on('error', failed);
     request.end(body);

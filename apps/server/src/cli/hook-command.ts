@@ -70,7 +70,7 @@ async function runHook(runtime: 'claude-code' | 'codex' | 'gemini') {
   const loader = path.join(import.meta.dirname, 'hook-loader.cjs');
   if (existsSync(loader)) {
     const { hookLoader } = createRequire(import.meta.url)(loader) as {
-      hookLoader(dist: string): { runHookCommand(runtime: string): Promise<boolean> };
+      hookLoader: (dist: string) => { runHookCommand: (runtime: string) => Promise<boolean> };
     };
     if (await hookLoader(import.meta.dirname).runHookCommand(runtime)) return;
   }
