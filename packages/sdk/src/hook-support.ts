@@ -5,6 +5,8 @@ import { createHash } from 'node:crypto';
 import { existsSync } from 'node:fs';
 import path from 'node:path';
 import type { Readable } from 'node:stream';
+// zod/mini as a namespace import (here and in each hook handler): dist/hook.cjs keeps only what the handlers use, where
+// `{ z } from 'zod'` kept all of zod (tests/hook-bundle.test.ts holds the bundle's size).
 import * as z from 'zod/mini';
 import { type HookClient, createHookClient } from './hook-client.ts';
 import { refusalOf } from './errors.ts';
