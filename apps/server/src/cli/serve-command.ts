@@ -6,7 +6,9 @@ import { type App, startApp } from '../app.ts';
 import { clusterLiveEvents } from '../cluster/cluster-live-events.ts';
 import { type PrimaryLink, type ToWorker, isOurs } from '../cluster/messages.ts';
 import { clusterWriteLock } from '../cluster/write-lock.ts';
-import { NOTIFIER_ENV, runPrimary } from '../cluster/primary.ts';
+import { WRITER_ENV, runPrimary } from '../cluster/primary.ts';
+import { serveWrites, writerLink } from '../cluster/writer.ts';
+import { appRouter } from '../routers/root.ts';
 import { type ConfigInput, ConfigError, loadConfig } from '../config.ts';
 import { createLogger } from '../logger.ts';
 
@@ -71,6 +73,8 @@ export async function serve(flags: ServeFlags): Promise<void> {
   }
 
   const link = cluster.isWorker ? primaryLink() : null;
+  // One worker writes (and delivers notifications); the others hand it their mutations.
+  const isWriter = link !== null && process.env[WRITER_ENV] === '1';
   let app: App;
   try {
     app = await startApp({
@@ -80,7 +84,8 @@ export async function serve(flags: ServeFlags): Promise<void> {
         ? {
             live: clusterLiveEvents(link),
             writeGate: clusterWriteLock(link),
-            notifications: process.env[NOTIFIER_ENV] === '1',
+            notifications: isWriter,
+            ...(isWriter ? {} : { writer: writerLink(link, appRouter) }),
             revoked: (tokenHashes) => link.send({ at: 'auth:revoked', ...(tokenHashes ? { tokenHashes } : {}) }),
           }
         : {}),
@@ -94,7 +99,8 @@ export async function serve(flags: ServeFlags): Promise<void> {
     link.onMessage((message) => {
       if (message.at === 'auth:forget') app.services.actors.forget(message.tokenHashes);
     });
-    log.info({ worker: link.id, readyMs }, `worker ${link.id} ready (${readyMs} ms)`);
+    if (isWriter) serveWrites(link, app.services, appRouter);
+    log.info({ worker: link.id, writer: isWriter, readyMs }, `worker ${link.id} ready (${readyMs} ms)`);
   } else {
     printFirstRun(app.firstRun);
     log.info(
