@@ -4,7 +4,8 @@
 // each tool call (hook-latency.ts), spawn to exit, against issue 20's target. Options: BENCH_SECONDS (per measurement,
 // default 10), BENCH_WORKERS (the "all cores" configuration, default: the number of cores), BENCH_HOOK_RUNS (timed runs
 // per command, default 30); then full-text search on a 10,000-task list (task-search.ts, BENCH_SEARCH_QUERIES, default
-// 300). `pnpm bench -- --only load|hook|search` (or BENCH_ONLY=…) runs one section.
+// 300). `pnpm bench -- --only load|hook|search` (or BENCH_ONLY=…) runs one section; `--only workers` runs just our
+// request rows, one process against BENCH_WORKERS; BENCH_BIN measures another build of the command.
 import { mkdtempSync, rmSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -101,7 +102,7 @@ async function baselines() {
   }
 }
 
-async function ours(workload: Workload, databaseFile: string, workers: number) {
+async function ours(workload: Workload, databaseFile: string, workers: number, only: 'all' | 'rows' = 'all') {
   const server = await startAgentTasks({ databaseFile, adminKey: ADMIN_KEY, workers });
   const system = 'agent-tasks';
   try {
@@ -111,6 +112,7 @@ async function ours(workload: Workload, databaseFile: string, workers: number) {
     await measure(server, { system, scenario: 'todos.get', workers }, workload.todoGets, 32);
     await measure(server, { system, scenario: 'tasks.list readyOnly, 50 of 10k', workers }, workload.readyPages, 32);
     await measure(server, { system, scenario: 'runs.get (run view, 100 tasks)', workers }, workload.runViews, 32);
+    if (only === 'rows') return;
     if (workers === 1) {
       const edges = await measure(
         server,
@@ -304,7 +306,7 @@ function report(startLoad: number[], workload: Workload) {
   return [header(startLoad, workload), '', rowsTable(), '', ratios, '', targets].join('\n');
 }
 
-const SECTIONS = ['load', 'stack', 'hook', 'search'];
+const SECTIONS = ['load', 'stack', 'workers', 'hook', 'search'];
 
 /** Which sections to run: `--only load|hook` (also `--only=…`, comma-separated) or BENCH_ONLY; all by default. */
 function selectedSections(): Set<string> {
@@ -330,6 +332,7 @@ async function main() {
   const sections = selectedSections();
   if (sections.has('load')) await loadBench();
   else if (sections.has('stack')) await stackBench();
+  if (!sections.has('load') && sections.has('workers')) await workersBench();
   if (sections.has('hook')) {
     const result = await hookLatencyBench({ runs: HOOK_RUNS, log });
     process.stdout.write(`${sections.has('load') ? '\n' : ''}${reportHookLatency(result)}\n`);
@@ -356,6 +359,24 @@ async function stackBench() {
       ],
     )}\n`,
   );
+}
+
+/** Our six request rows alone (`--only workers`), one process against BENCH_WORKERS workers, and their ratios. */
+async function workersBench() {
+  if (!wrkVersion()) throw new Error('pnpm bench needs wrk (a separate load generator): apt-get install -y wrk');
+  const startLoad = os.loadavg();
+  const databaseFile = path.join(dir, 'bench.db');
+  log('preparing the workload (sessions, a 10,000-task list with ~20,000 edges, checklist runs)…');
+  const workload = await prepareWorkload({ databaseFile, adminKey: ADMIN_KEY, seconds: SECONDS, workers: [1, WORKERS], log });
+  await ours(workload, databaseFile, 1, 'rows');
+  await ours(workload, databaseFile, WORKERS, 'rows');
+  const rate = (scenario: string, workers: number) => find('agent-tasks', scenario, workers)?.perSecond ?? 0;
+  const cpu = (scenario: string, workers: number) => find('agent-tasks', scenario, workers)?.cpuUs ?? 0;
+  const ratios = textTable(
+    [`${WORKERS} workers / 1 process`, 'req/s', 'CPU µs/req'],
+    Object.values(SCENARIOS).map((s) => [s, ratio(rate(s, WORKERS), rate(s, 1)), ratio(cpu(s, WORKERS), cpu(s, 1))]),
+  );
+  process.stdout.write(`${header(startLoad, workload)}\n\n${rowsTable()}\n\n${ratios}\n`);
 }
 
 async function loadBench() {
