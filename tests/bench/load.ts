@@ -6,7 +6,7 @@
 // per command, default 30); then full-text search on a 10,000-task list (task-search.ts, BENCH_SEARCH_QUERIES, default
 // 300). `pnpm bench -- --only load|hook|search` (or BENCH_ONLY=…) runs one section; `--only workers` runs just our
 // request rows, one process against BENCH_WORKERS; BENCH_BIN measures another build of the command.
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { DEFAULT_WORKERS } from '@agent-tasks/server';
@@ -16,7 +16,7 @@ import { reportTaskSearch, taskSearchBench } from './task-search.ts';
 import { probeNewConnections } from './new-connections.ts';
 import { prepareWorkload, type Workload } from './load-workload.ts';
 import { openRawStore } from './raw-sqlite.ts';
-import { type ServerProcess, startAgentTasks, startBaseline } from './server-process.ts';
+import { type ServerProcess, cpuOf, startAgentTasks, startBaseline } from './server-process.ts';
 import { fixed, textTable } from './text-table.ts';
 import { listAt } from './todo-lists.ts';
 import { type Request, type WrkResult, wrk, wrkVersion, writeRequests, writeRuns } from './wrk.ts';
@@ -47,6 +47,18 @@ interface Row {
 }
 
 const rows: Row[] = [];
+/** Per row of several processes: each process's CPU µs per request, by its role (`--only workers` prints them). */
+const splits = new Map<Row, { role: string; cpuUs: number }[]>();
+
+/** A server process's role: the primary (first), the writer worker (AGENT_TASKS_WRITER in its environment), a worker. */
+function roleOf(pid: number, index: number) {
+  if (index === 0) return 'primary';
+  try {
+    return readFileSync(`/proc/${pid}/environ`, 'utf8').split('\0').includes('AGENT_TASKS_WRITER=1') ? 'writer' : 'worker';
+  } catch {
+    return 'worker';
+  }
+}
 const dir = mkdtempSync(path.join(os.tmpdir(), 'agent-tasks-bench-load-'));
 
 /** One wrk measurement of `server`, after a short warm-up on the same requests. */
@@ -63,10 +75,12 @@ async function measure(
   log(`${label.system} · ${label.scenario} · workers ${label.workers} · ${connections} connections…`);
   // Run steps are used up as they go: no warm-up on them.
   if (!steps) await wrk({ url: server.url, file, connections, seconds: 2 });
+  const pids = server.pids();
+  const pidCpu = pids.map(cpuOf);
   const cpuBefore = server.cpuSeconds();
   const result = await wrk({ url: server.url, file, connections, seconds: SECONDS, mode: steps ? 'run-steps' : 'shared' });
   const cpu = server.cpuSeconds() - cpuBefore;
-  rows.push({
+  const row: Row = {
     ...label,
     connections,
     perSecond: result.perSecond,
@@ -74,7 +88,15 @@ async function measure(
     p99: result.p99,
     cpuUs: result.requests ? (cpu * 1e6) / result.requests : null,
     errors: result.errors,
-  });
+  };
+  rows.push(row);
+  if (pids.length > 1 && result.requests) {
+    const perRequest = (pid: number, i: number) => ((cpuOf(pid) - (pidCpu[i] ?? 0)) * 1e6) / result.requests;
+    splits.set(
+      row,
+      pids.map((pid, i) => ({ role: roleOf(pid, i), cpuUs: perRequest(pid, i) })),
+    );
+  }
   for (const problem of result.problems) log(`  ${problem}`);
   return result;
 }
@@ -376,7 +398,11 @@ async function workersBench() {
     [`${WORKERS} workers / 1 process`, 'req/s', 'CPU µs/req'],
     Object.values(SCENARIOS).map((s) => [s, ratio(rate(s, WORKERS), rate(s, 1)), ratio(cpu(s, WORKERS), cpu(s, 1))]),
   );
-  process.stdout.write(`${header(startLoad, workload)}\n\n${rowsTable()}\n\n${ratios}\n`);
+  const split = textTable(
+    [`${WORKERS} workers: server CPU µs/req by process`, 'processes'],
+    [...splits].map(([row, parts]) => [row.scenario, parts.map((p) => `${p.role} ${fixed(p.cpuUs, 0)}`).join(' / ')]),
+  );
+  process.stdout.write(`${header(startLoad, workload)}\n\n${rowsTable()}\n\n${ratios}\n\n${split}\n`);
 }
 
 async function loadBench() {

@@ -207,7 +207,7 @@ export function loadConfig(env: NodeJS.ProcessEnv, flags: Partial<Record<keyof C
   }
   const c = parsed.data;
   const postgres = isPostgresUrl(c.DATABASE_URL);
-  // Several workers share SQLite's write lock through the primary (cluster/write-lock.ts); not built for PostgreSQL yet.
+  // Several workers: one writes SQLite, the others hand it their mutations (cluster/writer.ts); not for PostgreSQL yet.
   if (postgres && (c.AGENT_TASKS_WORKERS ?? 1) > 1) {
     const source = flags.AGENT_TASKS_WORKERS !== undefined ? '--workers (AGENT_TASKS_WORKERS)' : 'AGENT_TASKS_WORKERS';
     throw new ConfigError(

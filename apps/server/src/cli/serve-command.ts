@@ -95,11 +95,12 @@ export async function serve(flags: ServeFlags): Promise<void> {
   }
   // performance.now() counts from the process's start: the figure covers module loading, migrations and listening.
   const readyMs = Math.round(performance.now());
+  let writes: ReturnType<typeof serveWrites> | undefined;
   if (link) {
     link.onMessage((message) => {
       if (message.at === 'auth:forget') app.services.actors.forget(message.tokenHashes);
     });
-    if (isWriter) serveWrites(link, app.services, appRouter);
+    if (isWriter) writes = serveWrites(link, app.services, appRouter);
     log.info({ worker: link.id, writer: isWriter, readyMs }, `worker ${link.id} ready (${readyMs} ms)`);
   } else {
     printFirstRun(app.firstRun);
@@ -111,7 +112,10 @@ export async function serve(flags: ServeFlags): Promise<void> {
 
   const stop = (signal: string) => {
     log.info({ signal }, 'shutting down');
-    app.close().then(
+    // The writer answers the calls it is running for other workers before its store closes.
+    Promise.resolve(writes?.stop())
+      .then(() => app.close())
+      .then(
       () => {
         log.info('stopped');
         process.exit(0);

@@ -27,8 +27,6 @@ export async function runPrimary(
   banner(firstRun);
 
   const hub = createHub({ holdMs: config.busyTimeoutMs });
-  // Structured clone, not JSON, across the IPC channel: a write's input and result keep their Dates.
-  cluster.setupPrimary({ serialization: 'advanced' });
   // The failed-authentication counters of every worker (auth/auth-guard.ts) live here.
   new RateLimiterClusterMaster();
   const notifierOf = new Map<number, boolean>();

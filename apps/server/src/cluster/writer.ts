@@ -110,12 +110,23 @@ export function writerLink(link: PrimaryLink, router: AnyRouter): WriterLink {
   };
 }
 
-/** The writer's side: runs the calls handed to it, each as its own request under the caller that made it. */
+/**
+ * The writer's side: runs the calls handed to it, each as its own request under the caller that made it. `stop` (at
+ * shutdown, before the store closes) answers later calls unavailable, without running them, and resolves once the
+ * calls under way have been answered.
+ */
 export function serveWrites(link: PrimaryLink, services: Services, router: AnyRouter) {
   const procedures = proceduresOf(router);
+  let running = 0;
+  let stopping = false;
+  let idle: (() => void) | null = null;
   link.onMessage((message) => {
     if (message.at !== 'write:call') return;
     const { from, call, path, input, actor, requestId } = message;
+    if (stopping) {
+      link.send({ at: 'write:done', to: from, call, ok: false, failure: failureOf(new StoreUnavailable('unreachable')) });
+      return;
+    }
     const answer = (result: { ok: true; data: unknown } | { ok: false; failure: WriteFailure }) => {
       try {
         link.send({ at: 'write:done', to: from, call, ...result });
@@ -132,10 +143,21 @@ export function serveWrites(link: PrimaryLink, services: Services, router: AnyRo
     }
     const request = { id: requestId, actorId: actor.sessionId ?? actor.keyId };
     const ctx = { ...createInnerContext(services, null, request, { token: null }, actor), actor, stream: undefined };
-    resolver({ ctx, input, path, type: 'mutation', signal: undefined, getRawInput: () => Promise.resolve(input) }).then(
-      (data) => answer({ ok: true, data }),
-      (error: unknown) => answer({ ok: false, failure: failureOf(error) }),
-    );
+    running++;
+    resolver({ ctx, input, path, type: 'mutation', signal: undefined, getRawInput: () => Promise.resolve(input) })
+      .then(
+        (data) => answer({ ok: true, data }),
+        (error: unknown) => answer({ ok: false, failure: failureOf(error) }),
+      )
+      .finally(() => {
+        if (--running === 0) idle?.();
+      });
   });
   link.send({ at: 'write:ready' });
+  return {
+    stop(): Promise<void> {
+      stopping = true;
+      return running === 0 ? Promise.resolve() : new Promise<void>((resolve) => (idle = resolve));
+    },
+  };
 }
