@@ -116,15 +116,15 @@ export async function serve(flags: ServeFlags): Promise<void> {
     Promise.resolve(writes?.stop())
       .then(() => app.close())
       .then(
-      () => {
-        log.info('stopped');
-        process.exit(0);
-      },
-      (error: unknown) => {
-        log.error({ err: error }, 'shutdown failed');
-        process.exit(1);
-      },
-    );
+        () => {
+          log.info('stopped');
+          process.exit(0);
+        },
+        (error: unknown) => {
+          log.error({ err: error }, 'shutdown failed');
+          process.exit(1);
+        },
+      );
   };
   process.once('SIGINT', () => stop('SIGINT'));
   process.once('SIGTERM', () => stop('SIGTERM'));

@@ -19,7 +19,9 @@ export interface WriterLink {
 }
 
 type Resolver = (opts: Record<string, unknown>) => Promise<unknown>;
-type Middleware = ((opts: { ctx: Record<string, unknown> & { writer?: WriterLink; actor?: Actor; request: { id: string } } } & Record<string, unknown>) => Promise<unknown>) & { name: string };
+type Middleware = ((
+  opts: { ctx: Record<string, unknown> & { writer?: WriterLink; actor?: Actor; request: { id: string } } } & Record<string, unknown>,
+) => Promise<unknown>) & { name: string };
 interface ProcedureDef {
   type: 'query' | 'mutation' | 'subscription';
   resolver?: Resolver;
@@ -82,7 +84,7 @@ export function handMutationsToWriter(router: AnyRouter) {
       // The result shape of tRPC's own resolver step.
       return { marker: 'middlewareMarker', ok: true, data, ctx: opts.ctx };
     };
-    def.middlewares[last] = handed as Middleware;
+    def.middlewares[last] = handed;
   }
 }
 
