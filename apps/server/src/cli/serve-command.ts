@@ -8,7 +8,7 @@ import { type PrimaryLink, type ToWorker, isOurs } from '../cluster/messages.ts'
 import { clusterWriteLock } from '../cluster/write-lock.ts';
 import { NOTIFIER_ENV, runPrimary } from '../cluster/primary.ts';
 import { type ConfigInput, ConfigError, loadConfig } from '../config.ts';
-import { createLogger } from '../logger.ts';
+import { createLogger, flushLines } from '../logger.ts';
 
 export interface ServeFlags {
   port?: string;
@@ -20,7 +20,7 @@ export interface ServeFlags {
 }
 
 /** The first-run key is a one-time banner on stdout, deliberately not a log line (logs are often shipped elsewhere). */
-function printFirstRun(firstRun: App['firstRun']) {
+function printBanner(firstRun: App['firstRun']) {
   if (firstRun?.generated) {
     process.stdout.write(`First run: created workspace ${firstRun.workspaceId} with an admin key (shown only now):\n`);
     process.stdout.write(`  AGENT_TASKS_ADMIN_KEY=${firstRun.adminKey}\n`);
@@ -59,6 +59,11 @@ export async function serve(flags: ServeFlags): Promise<void> {
     process.exit(2);
   }
   const log = createLogger(config.log);
+  // The banner is written straight to stdout: the log lines before it go out first.
+  const printFirstRun = (firstRun: App['firstRun']) => {
+    flushLines(log);
+    printBanner(firstRun);
+  };
   /** A start that failed: a refusal's own text on stderr, anything else logged with its stack; exit 1. */
   const cannotStart: (error: unknown) => never = (error) => {
     if (isDomainError(error)) process.stderr.write(`${error.message}\n`);

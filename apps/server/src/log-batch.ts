@@ -1,0 +1,59 @@
+// Log lines bound for a file descriptor, gathered and written in one write per turn of the event loop (after the loop's
+// poll) rather than one write each: a request's answer waits for `written()`, so no answer reaches its client before
+// its own lines, and the lines of every answer ready in the same turn share a single write.
+export interface LineSink {
+  write(text: string): unknown;
+}
+
+export class LogBatch {
+  #pending = '';
+  #scheduled = false;
+  #written: Promise<void> | null = null;
+  #resolve: (() => void) | null = null;
+  readonly #out: LineSink;
+
+  constructor(out: LineSink) {
+    this.#out = out;
+  }
+
+  write(line: string): boolean {
+    this.#pending += line;
+    if (!this.#scheduled) {
+      this.#scheduled = true;
+      setImmediate(this.#onTurn);
+    }
+    return true;
+  }
+
+  /** Resolves once every line given so far is written; null when none is waiting. */
+  written(): Promise<void> | null {
+    if (this.#pending === '') return null;
+    return (this.#written ??= new Promise<void>((resolve) => (this.#resolve = resolve)));
+  }
+
+  /** Writes what is waiting now, synchronously (an answer written outside the request pipeline, the process exiting). */
+  flushSync(): void {
+    const text = this.#pending;
+    if (text === '') return;
+    this.#pending = '';
+    const resolve = this.#resolve;
+    this.#written = null;
+    this.#resolve = null;
+    try {
+      this.#out.write(text);
+    } finally {
+      resolve?.();
+    }
+  }
+
+  /** pino's `logger.flush(cb)`. */
+  flush(cb?: (error?: Error) => void): void {
+    this.flushSync();
+    cb?.();
+  }
+
+  readonly #onTurn = () => {
+    this.#scheduled = false;
+    this.flushSync();
+  };
+}
