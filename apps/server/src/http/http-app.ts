@@ -90,7 +90,7 @@ export function createHttpApp(options: HttpAppOptions) {
   // token —, status, duration) in one middleware; the answer waits for its line to be written (one write per turn).
   const logsRequests = log.isLevelEnabled('info');
   const written = linesWritten(log);
-  app.use(async (c, next) => {
+  const accessLogged = async (c: Context<AppEnv>, next: () => Promise<void>) => {
     const started = performance.now();
     const incoming = c.env?.incoming;
     const outgoing = c.env?.outgoing;
@@ -119,7 +119,8 @@ export function createHttpApp(options: HttpAppOptions) {
       const pending = written();
       if (pending) await pending;
     }
-  });
+  };
+  app.use(accessLogged);
 
   if (options.corsOrigins.length > 0) {
     const any = options.corsOrigins.includes('*');
@@ -144,14 +145,16 @@ export function createHttpApp(options: HttpAppOptions) {
     );
   }
 
-  app.onError((error, c) => {
+  const onError = (error: unknown, c: Context<AppEnv>) => {
     const id = c.get('requestId') ?? 'unknown';
     const a = answerFor(error, { requestId: id });
     if (isStoreUnavailable(error)) log.warn({ req: id, route: routeOf(c) }, `${unavailable[error.reason]}: answered 503`);
     else if (a.status === 500) log.error({ req: id, err: error }, 'unexpected error');
     return answer(c, a);
-  });
-  app.notFound((c) => answer(c, transportRefusals.noRoute(c.req.method, c.req.path)));
+  };
+  const notFound = (c: Context<AppEnv>) => answer(c, transportRefusals.noRoute(c.req.method, c.req.path));
+  app.onError(onError);
+  app.notFound(notFound);
 
   app.get('/healthz', (c) => c.json({ ok: true }));
   app.get('/readyz', async (c) => {
@@ -194,7 +197,7 @@ export function createHttpApp(options: HttpAppOptions) {
   // more calls than allowed is refused before anything runs (nothing bounds a batch but the URL); the body limit; a
   // batch input with a key that is no call's index (after the limit, so the body read is bounded); live streams;
   // then tRPC.
-  app.use('/trpc/*', (c) => {
+  const trpcRoute = (c: Context<AppEnv>): Promise<Response | void> => {
     const batch = c.req.query('batch') === '1';
     if (batch) {
       const calls = routeOf(c).split(',').length;
@@ -218,12 +221,42 @@ export function createHttpApp(options: HttpAppOptions) {
       });
       if (stream) c.res = stream;
     });
-  });
+  };
+  app.use('/trpc/*', trpcRoute);
   app.all('/mcp', (c) => options.mcp.handle(c.req.raw, c.get('info').address, c.get('requestId')));
   app.all('/mcp/moira', (c) => options.moira.handle(c.req.raw, c.get('info').address, c.get('requestId')));
 
   app.route('/runs', runLinks(services.deps, options.webRoot));
   app.route('/hooks', githubHook(services.deps));
   app.route('/', dashboard(options.webRoot));
+
+  // The same two steps for a /trpc/ call (access log, then the /trpc route) as the one handler of an app of its own:
+  // Hono runs a request matching one handler without composing a middleware chain (an async dispatch per layer).
+  // With CORS configured, every request goes through the full chain above.
+  if (options.corsOrigins.length > 0) return app;
+  const calls = new Hono<AppEnv>();
+  calls.all('/trpc/*', (c) =>
+    accessLogged(c, async () => {
+      // What Hono's chain does with an error thrown under a middleware: the boundary's answer, logged by the step above.
+      try {
+        const res = await trpcRoute(c);
+        if (res) c.res = res;
+      } catch (error) {
+        if (!(error instanceof Error)) throw error;
+        c.error = error;
+        c.res = onError(error, c);
+      }
+    }),
+  );
+  calls.onError(onError);
+  calls.notFound(notFound);
+  const everything = app.fetch;
+  app.fetch = (request, env, executionCtx) => (isCall(request.url) ? calls.fetch(request, env, executionCtx) : everything(request, env, executionCtx));
   return app;
+}
+
+/** A URL whose path starts with /trpc/. */
+function isCall(url: string): boolean {
+  const path = url.indexOf('/', url.indexOf('//') + 2);
+  return path !== -1 && url.startsWith('/trpc/', path);
 }
