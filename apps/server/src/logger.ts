@@ -10,8 +10,8 @@ export interface LogOptions {
   format: 'json' | 'pretty';
 }
 
-/** Where log lines go: a stream with a file descriptor (stdout) is written synchronously through it, the lines of one
- * turn of the event loop in one write (see log-batch.ts); any other writable (a test's in-memory buffer) receives each
+/** Where log lines go: a stream with a file descriptor (stdout) is written synchronously through it, the access log's
+ * lines of one turn of the event loop in one write (see log-batch.ts); any other writable (a test's in-memory buffer) receives each
  * line as a string at once. */
 export type LogDestination = NodeJS.WritableStream | { write(line: string): unknown };
 
@@ -64,7 +64,10 @@ export function flushLines(log: Logger): void {
   if (stream instanceof LogBatch) stream.flushSync();
 }
 
-/** Writes one line as it is (already a JSON line with its newline), in order with the logger's own lines. */
-export function writeLine(log: Logger, line: string): void {
-  (streamOf(log) as { write(line: string): unknown }).write(line);
+/** Writes one access-log line as it is (already a JSON line with its newline), in order with the logger's own lines:
+ * gathered for this turn's write when the log goes to a file descriptor, else written at once. */
+export function writeAccessLine(log: Logger, line: string): void {
+  const stream = streamOf(log);
+  if (stream instanceof LogBatch) stream.add(line);
+  else (stream as { write(line: string): unknown }).write(line);
 }

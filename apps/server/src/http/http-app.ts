@@ -10,7 +10,7 @@ import { type Context, Hono } from 'hono';
 import { cors } from 'hono/cors';
 import { type InnerContext, type RequestInfo, type Services, createContextFactory } from '../context.ts';
 import { type Answer, answerFor, answerHeaders, errorBodyFor, transportRefusals } from '../error-map.ts';
-import { linesWritten, writeLine } from '../logger.ts';
+import { linesWritten, writeAccessLine } from '../logger.ts';
 import { appRouter } from '../routers/root.ts';
 import { accessLine } from './access-log.ts';
 import { strayBatchKeyProblem } from './batch-keys.ts';
@@ -61,7 +61,8 @@ const answer = (c: Context, a: Answer) => {
 function cachedBody(c: Context<AppEnv>): Request {
   const reads = new Set(['arrayBuffer', 'blob', 'formData', 'json', 'text']);
   return new Proxy(c.req.raw, {
-    get: (target, key) => (typeof key === 'string' && reads.has(key) ? () => c.req[key as 'text']() : Reflect.get(target, key, target)),
+    get: (target, key) =>
+      typeof key === 'string' && reads.has(key) ? () => c.req[key as 'text']() : (Reflect.get(target, key, target) as unknown),
   });
 }
 
@@ -90,7 +91,7 @@ export function createHttpApp(options: HttpAppOptions) {
   // token —, status, duration) in one middleware; the answer waits for its line to be written (one write per turn).
   const logsRequests = log.isLevelEnabled('info');
   const written = linesWritten(log);
-  const accessLogged = async (c: Context<AppEnv>, next: () => Promise<void>) => {
+  const accessLogged = async (c: Context<AppEnv, string>, next: () => Promise<void>) => {
     const started = performance.now();
     const incoming = c.env?.incoming;
     const outgoing = c.env?.outgoing;
@@ -114,7 +115,7 @@ export function createHttpApp(options: HttpAppOptions) {
       if (logsRequests) {
         const status = c.res === RESPONSE_ALREADY_SENT ? c.env.outgoing.statusCode : c.res.status;
         const ms = Math.round((performance.now() - started) * 10) / 10;
-        writeLine(log, accessLine({ req: id, method: c.req.method, route: routeOf(c), actor: info.actorId, status, ms }));
+        writeAccessLine(log, accessLine({ req: id, method: c.req.method, route: routeOf(c), actor: info.actorId, status, ms }));
       }
       const pending = written();
       if (pending) await pending;
@@ -145,14 +146,14 @@ export function createHttpApp(options: HttpAppOptions) {
     );
   }
 
-  const onError = (error: unknown, c: Context<AppEnv>) => {
+  const onError = (error: unknown, c: Context<AppEnv, string>) => {
     const id = c.get('requestId') ?? 'unknown';
     const a = answerFor(error, { requestId: id });
     if (isStoreUnavailable(error)) log.warn({ req: id, route: routeOf(c) }, `${unavailable[error.reason]}: answered 503`);
     else if (a.status === 500) log.error({ req: id, err: error }, 'unexpected error');
     return answer(c, a);
   };
-  const notFound = (c: Context<AppEnv>) => answer(c, transportRefusals.noRoute(c.req.method, c.req.path));
+  const notFound = (c: Context<AppEnv, string>) => answer(c, transportRefusals.noRoute(c.req.method, c.req.path));
   app.onError(onError);
   app.notFound(notFound);
 
@@ -177,7 +178,8 @@ export function createHttpApp(options: HttpAppOptions) {
       if (error.code === 'INTERNAL_SERVER_ERROR') log.error({ req: ctx?.request.id, err: error.cause ?? error }, 'unexpected error');
       if (error.code === 'TOO_MANY_REQUESTS')
         log.warn({ req: ctx?.request.id, address: ctx?.request.address }, 'failed authentications: answered 429');
-      if (isStoreUnavailable(error.cause)) log.warn({ req: ctx?.request.id, route: path }, `${unavailable[error.cause.reason]}: answered 503`);
+      if (isStoreUnavailable(error.cause))
+        log.warn({ req: ctx?.request.id, route: path }, `${unavailable[error.cause.reason]}: answered 503`);
     },
     // A call that could not run now, or a refusal that passes with time, tells the client when to try again.
     responseMeta: ({ errors }: { errors: TRPCError[] }) => {
@@ -197,7 +199,7 @@ export function createHttpApp(options: HttpAppOptions) {
   // more calls than allowed is refused before anything runs (nothing bounds a batch but the URL); the body limit; a
   // batch input with a key that is no call's index (after the limit, so the body read is bounded); live streams;
   // then tRPC.
-  const trpcRoute = (c: Context<AppEnv>): Promise<Response | void> => {
+  const trpcRoute = (c: Context<AppEnv, string>): Promise<Response | void> => {
     const batch = c.req.query('batch') === '1';
     if (batch) {
       const calls = routeOf(c).split(',').length;
@@ -251,7 +253,8 @@ export function createHttpApp(options: HttpAppOptions) {
   calls.onError(onError);
   calls.notFound(notFound);
   const everything = app.fetch;
-  app.fetch = (request, env, executionCtx) => (isCall(request.url) ? calls.fetch(request, env, executionCtx) : everything(request, env, executionCtx));
+  app.fetch = (request, env, executionCtx) =>
+    isCall(request.url) ? calls.fetch(request, env, executionCtx) : everything(request, env, executionCtx);
   return app;
 }
 
