@@ -1,6 +1,7 @@
 // `pnpm bench:profile`: a CPU profile of one server process (node --cpu-prof) under 32 connections of todos.write
 // from wrk, and its top entries (self time by package and by function). BENCH_SECONDS sets the length (default 20).
 // `pnpm bench:profile -- noop` profiles the no-op mutation on our stack instead (the bench's baseline server);
+// `pnpm bench:profile -- bare-trpc` profiles the bare `@hono/trpc-server` baseline (nothing of ours) for comparison;
 // `pnpm bench:profile -- postgres` the same todos.write on a PostgreSQL database (embedded) instead of SQLite.
 import { copyFileSync, mkdtempSync, readFileSync, readdirSync, rmSync } from 'node:fs';
 import os from 'node:os';
@@ -15,7 +16,8 @@ import { wrk, writeRequests } from './wrk.ts';
 const seconds = Number(process.env.BENCH_SECONDS ?? 20);
 const dir = mkdtempSync(path.join(os.tmpdir(), 'agent-tasks-profile-'));
 const adminKey = `atk_profile_${Math.random().toString(36).slice(2)}_${Date.now()}`;
-const noop = process.argv.slice(2).includes('noop');
+const bareTrpc = process.argv.slice(2).includes('bare-trpc');
+const noop = bareTrpc || process.argv.slice(2).includes('noop');
 const postgres = process.argv.slice(2).includes('postgres') ? await createTestDatabase() : null;
 
 /** The no-op mutation on our whole stack, the same 10-item body as todos.write. */
@@ -26,7 +28,7 @@ async function noopRequests(server: ServerProcess, file: string) {
 
 try {
   if (noop) {
-    const server = await startBaseline('noop-trpc', ['--cpu-prof', `--cpu-prof-dir=${dir}`]);
+    const server = await startBaseline(bareTrpc ? 'bare-trpc' : 'noop-trpc', ['--cpu-prof', `--cpu-prof-dir=${dir}`]);
     const file = path.join(dir, 'noop');
     await noopRequests(server, file);
     const result = await wrk({ url: server.url, file, connections: 32, seconds });
@@ -36,7 +38,7 @@ try {
     if (!profile) throw new Error('no .cpuprofile written');
     if (process.env.BENCH_PROFILE_KEEP) copyFileSync(path.join(dir, profile), process.env.BENCH_PROFILE_KEEP);
     process.stdout.write(
-      `no-op mutation on our stack, 32 connections, ${seconds} s: ${Math.round(result.perSecond)} req/s (profiler on)\n\n`,
+      `${bareTrpc ? 'bare @hono/trpc-server mutation' : 'no-op mutation on our stack'}, 32 connections, ${seconds} s: ${Math.round(result.perSecond)} req/s (profiler on)\n\n`,
     );
     process.stdout.write(`${summarize(JSON.parse(readFileSync(path.join(dir, profile), 'utf8')), 30)}\n`);
     process.exit(0);

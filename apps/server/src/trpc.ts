@@ -1,5 +1,5 @@
 // Initialises tRPC once: error formatting (exact refusal texts, stable codes), procedures, stream contracts.
-import { DomainError, isDomainError } from '@agent-tasks/core';
+import { type Actor, DomainError, isDomainError } from '@agent-tasks/core';
 import { inputProblem, shownName } from '@agent-tasks/schema';
 import { initTRPC, type TrackedEnvelope, isTrackedEnvelope } from '@trpc/server';
 import { z } from 'zod';
@@ -29,37 +29,57 @@ const t = initTRPC.context<Context>().create({
 export const router = t.router;
 export const createCallerFactory = t.createCallerFactory;
 
-/**
- * One middleware for every procedure (each layer costs tRPC a copy of the call's options): first refuses inputs nested
- * too deep, with unpaired surrogates, NUL characters or prototype keys (see inputProblem), before any contract; then
- * maps what the procedure threw to its answer.
- */
-const guarded = t.middleware(async ({ getRawInput, next }) => {
+/** A domain refusal gets its code's status; the store unavailable (busy, does not answer) is one: 503, not a fault. */
+const mapped = <R extends { ok: boolean; error?: { cause?: unknown } }>(result: R): R => {
+  if (!result.ok && isDomainError(result.error?.cause)) throw toTRPCError(result.error.cause);
+  return result;
+};
+const refusedAs = (error: unknown) => (isDomainError(error) ? toTRPCError(error) : error);
+
+/** Refuses inputs nested too deep, with unpaired surrogates, NUL characters or prototype keys (see inputProblem), before
+ * any contract. */
+async function guardInput(getRawInput: () => Promise<unknown>) {
   const problem = inputProblem(await getRawInput());
   if (problem) throw toTRPCError(new DomainError('INVALID_INPUT', problem));
-  const result = await next();
-  // A domain refusal gets its code's status; the store unavailable (busy, does not answer) is one: 503, not a fault.
-  if (!result.ok && isDomainError(result.error.cause)) throw toTRPCError(result.error.cause);
-  return result;
+}
+
+/**
+ * One middleware for every procedure (each layer costs tRPC a copy of the call's options and a few promises): the input
+ * guard, then the procedure, whose refusals are mapped to their answers.
+ */
+const guarded = t.middleware(async ({ getRawInput, next }) => {
+  await guardInput(getRawInput);
+  return mapped(await next());
 });
 
 export const publicProcedure = t.procedure.use(guarded);
 
-export const authedProcedure = publicProcedure.use(async ({ ctx, next, type, signal }) => {
+/** The same in one layer for procedures that need a caller: the input guard, who calls, then the procedure. */
+export const authedProcedure = t.procedure.use(async ({ ctx, next, type, signal, getRawInput }) => {
+  await guardInput(getRawInput);
+  let actor: Actor;
   // A live stream let in by the HTTP layer was authenticated there (a refusal is told here, inside the stream).
   const admitted = type === 'subscription' ? ctx.admitted : undefined;
-  if (admitted && 'failed' in admitted) throw admitted.failed;
-  // An MCP session's tools act as a caller already authenticated when the session was opened.
-  const actor =
-    admitted?.actor ??
-    ctx.caller ??
-    (await authenticate(ctx, ctx.request.address, { ...ctx.credentials, stream: type === 'subscription' }));
+  try {
+    if (admitted && 'failed' in admitted) throw admitted.failed;
+    // An MCP session's tools act as a caller already authenticated when the session was opened.
+    actor =
+      admitted?.actor ??
+      ctx.caller ??
+      (await authenticate(ctx, ctx.request.address, { ...ctx.credentials, stream: type === 'subscription' }));
+  } catch (error) {
+    throw refusedAs(error);
+  }
   ctx.request.actorId = actor.sessionId ?? actor.keyId;
-  if (type !== 'subscription') return next({ ctx: { actor, stream: signal } });
+  if (type !== 'subscription') return mapped(await next({ ctx: { actor, stream: signal } }));
   // A live stream holds a place under the caps (taken by the HTTP layer, else here), and ends when the token it came
   // with stops working (`stream` replaces the request's signal); its place is given back when it ends.
-  const opened = admitted?.opened ?? ctx.streams.open({ actor, token: tokenOf(actor) }, signal);
-  return streamed(opened, (stream) => next({ ctx: { actor, stream } }));
+  try {
+    const opened = admitted?.opened ?? ctx.streams.open({ actor, token: tokenOf(actor) }, signal);
+    return mapped(await streamed(opened, (stream) => next({ ctx: { actor, stream } })));
+  } catch (error) {
+    throw refusedAs(error);
+  }
 });
 
 /** Runs a stream's procedure under its place: given back at once on a refusal, else when its events end. */

@@ -29,8 +29,32 @@ const pathOf = (node: Node) => {
 
 const where = (node: Node) => (node.key === null ? 'the input' : `\`${pathText(pathOf(node)).slice(0, 120)}\``);
 
+/** `String.prototype.isWellFormed` (ES2024, in every Node this runs on): no unpaired surrogate. */
+const wellFormed = (text: string) => (text as string & { isWellFormed(): boolean }).isWellFormed();
+
+/**
+ * True when the input certainly passes, found without allocating (the walk below builds a node per value, to name the
+ * place of a problem): the common case on every call. Its recursion is bounded by INPUT_DEPTH_MAX; any doubt (a problem,
+ * or anything unusual) is left to the full walk, which decides.
+ */
+function plainlyFine(value: unknown, depth: number): boolean {
+  if (typeof value === 'string') return wellFormed(value) && !value.includes(NUL);
+  if (typeof value !== 'object' || value === null) return true;
+  if (depth >= INPUT_DEPTH_MAX) return false;
+  if (Array.isArray(value)) {
+    for (let i = 0; i < value.length; i++) if (!plainlyFine(value[i], depth + 1)) return false;
+    return true;
+  }
+  for (const key in value) {
+    if (RESERVED_KEYS.has(key) || !wellFormed(key) || key.includes(NUL)) return false;
+    if (!plainlyFine((value as Record<string, unknown>)[key], depth + 1)) return false;
+  }
+  return true;
+}
+
 /** The refusal of an input that no contract should see (an `Error: …` text), or null when it is fine. */
 export function inputProblem(input: unknown): string | null {
+  if (plainlyFine(input, 0)) return null;
   const stack: Node[] = [{ value: input, depth: 0, key: null, parent: null }];
   while (stack.length > 0) {
     const node = stack.pop() as Node;

@@ -10,7 +10,7 @@ import { WRITER_ENV, runPrimary } from '../cluster/primary.ts';
 import { serveWrites, writerLink } from '../cluster/writer.ts';
 import { appRouter } from '../routers/root.ts';
 import { type ConfigInput, ConfigError, loadConfig } from '../config.ts';
-import { createLogger } from '../logger.ts';
+import { createLogger, flushLines } from '../logger.ts';
 
 export interface ServeFlags {
   port?: string;
@@ -22,7 +22,7 @@ export interface ServeFlags {
 }
 
 /** The first-run key is a one-time banner on stdout, deliberately not a log line (logs are often shipped elsewhere). */
-function printFirstRun(firstRun: App['firstRun']) {
+function printBanner(firstRun: App['firstRun']) {
   if (firstRun?.generated) {
     process.stdout.write(`First run: created workspace ${firstRun.workspaceId} with an admin key (shown only now):\n`);
     process.stdout.write(`  AGENT_TASKS_ADMIN_KEY=${firstRun.adminKey}\n`);
@@ -61,6 +61,11 @@ export async function serve(flags: ServeFlags): Promise<void> {
     process.exit(2);
   }
   const log = createLogger(config.log);
+  // The banner is written straight to stdout: the log lines before it go out first.
+  const printFirstRun = (firstRun: App['firstRun']) => {
+    flushLines(log);
+    printBanner(firstRun);
+  };
   /** A start that failed: a refusal's own text on stderr, anything else logged with its stack; exit 1. */
   const cannotStart: (error: unknown) => never = (error) => {
     if (isDomainError(error)) process.stderr.write(`${error.message}\n`);

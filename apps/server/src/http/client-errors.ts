@@ -8,7 +8,7 @@ import type { Duplex } from 'node:stream';
 import { plainErrorBody } from '@agent-tasks/schema';
 import { RequestError } from '@hono/node-server';
 import { type Answer, httpParserAnswer, internalAnswer, requestErrorAnswer as requestErrorAnswerFor } from '../error-map.ts';
-import type { Logger } from '../logger.ts';
+import { type Logger, flushLines } from '../logger.ts';
 
 /** What the server writes to a socket whose request could not be parsed. */
 function clientErrorResponse(answer: Answer): string {
@@ -24,11 +24,13 @@ export function answerClientErrors(server: EventEmitter, log: Logger) {
       // A client that hung up (ECONNRESET) or a socket already answered has no one left to tell.
       if (socket.writable && !socket._httpMessage?.headersSent) {
         const answer = httpParserAnswer(error.code);
-        socket.write(clientErrorResponse(answer));
         log.warn(
           { status: answer.status, reason: error.code ?? error.message, address: socket.remoteAddress },
           `request refused by the HTTP parser: answered ${answer.status}`,
         );
+        // The line is written before the answer, as for every other request.
+        flushLines(log);
+        socket.write(clientErrorResponse(answer));
       }
       socket.destroy(error);
     },
@@ -40,10 +42,12 @@ export function requestErrorAnswer(log: Logger) {
   return (error: unknown): Response => {
     if (!(error instanceof RequestError)) {
       log.error({ err: error }, 'unexpected error');
+      flushLines(log);
       return Response.json(plainErrorBody(internalAnswer(undefined).text), { status: 500 });
     }
     const answer = requestErrorAnswerFor(error.message);
     log.warn({ status: answer.status, reason: error.message }, 'request refused before routing: answered 400');
+    flushLines(log);
     return Response.json(plainErrorBody(answer.text), { status: answer.status, headers: { connection: 'close' } });
   };
 }

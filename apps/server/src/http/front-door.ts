@@ -5,7 +5,7 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { bearerToken } from '../context.ts';
 import { type Answer, answerFor, answerHeaders, errorBodyFor, refusal, transportRefusals } from '../error-map.ts';
-import type { Logger } from '../logger.ts';
+import { type Logger, flushLines } from '../logger.ts';
 import { OVERLOADED_MESSAGE, UNAUTHENTICATED_BUSY_MESSAGE } from './admission.ts';
 
 export interface FrontDoorOptions {
@@ -87,13 +87,24 @@ function readBody(incoming: IncomingMessage, options: FrontDoorOptions, budget: 
   });
 }
 
+/** A body the HTTP parser has already received whole (a small request arrives in one packet, parsed before the token
+ * lookup above resolved), taken at once: no timer, listeners or promise to read what is already in memory. */
+function bodyAlreadyHere(incoming: IncomingMessage, options: FrontDoorOptions): Read | undefined {
+  if (!incoming.complete || incoming.readableFlowing !== null || incoming.readableLength === 0) return undefined;
+  if (incoming.readableLength > options.maxBodyBytes) return 'large';
+  const body = incoming.read() as Buffer | null;
+  return body instanceof Buffer ? body : undefined;
+}
+
 const hasBody = (incoming: IncomingMessage) =>
   incoming.method !== 'GET' &&
   incoming.method !== 'HEAD' &&
   (incoming.headers['transfer-encoding'] !== undefined || Number(incoming.headers['content-length'] ?? 0) > 0);
 
-/** A refusal written by the front door: tRPC's error shape on /trpc, `{ error }` elsewhere; the connection closed. */
-function refuse(incoming: IncomingMessage, outgoing: ServerResponse, answer: Answer) {
+/** A refusal written by the front door: tRPC's error shape on /trpc, `{ error }` elsewhere; the connection closed. Its log
+ * lines are written first. */
+function refuse(log: Logger, incoming: IncomingMessage, outgoing: ServerResponse, answer: Answer) {
+  flushLines(log);
   const body = JSON.stringify(errorBodyFor(incoming.url ?? '', answer));
   // Whatever of the body is still coming is read and dropped until the socket closes (Node closes it after the answer).
   incoming.resume();
@@ -130,13 +141,13 @@ export function frontDoor(options: FrontDoorOptions, listener: (incoming: Incomi
     if (!authenticated) {
       if (reading >= options.maxUnauthenticatedBodies) {
         turnedAway += 1;
-        return refuse(incoming, outgoing, transportRefusals.overloaded(UNAUTHENTICATED_BUSY_MESSAGE));
+        return refuse(log, incoming, outgoing, transportRefusals.overloaded(UNAUTHENTICATED_BUSY_MESSAGE));
       }
       reading += 1;
     }
     let body: Read;
     try {
-      body = await readBody(incoming, options, budget);
+      body = bodyAlreadyHere(incoming, options) ?? (await readBody(incoming, options, budget));
     } finally {
       if (!authenticated) reading -= 1;
     }
@@ -148,15 +159,15 @@ export function frontDoor(options: FrontDoorOptions, listener: (incoming: Incomi
     const route = (incoming.url ?? '').split('?')[0]?.slice(0, 200);
     if (body === 'slow') {
       log.warn({ address, method: incoming.method, route, authenticated }, 'request body too slow: answered 408');
-      return refuse(incoming, outgoing, transportRefusals.bodyTooSlow(options.minBytesPerSecond));
+      return refuse(log, incoming, outgoing, transportRefusals.bodyTooSlow(options.minBytesPerSecond));
     }
     if (body === 'large') {
       log.warn({ address, method: incoming.method, route }, 'request body too large: answered 413');
-      return refuse(incoming, outgoing, refusal(413, options.tooLargeMessage, 'INVALID_INPUT'));
+      return refuse(log, incoming, outgoing, refusal(413, options.tooLargeMessage, 'INVALID_INPUT'));
     }
     if (body === 'full') {
       log.warn({ address, method: incoming.method, route }, 'request bodies past their memory budget: answered 503');
-      return refuse(incoming, outgoing, transportRefusals.overloaded(OVERLOADED_MESSAGE));
+      return refuse(log, incoming, outgoing, transportRefusals.overloaded(OVERLOADED_MESSAGE));
     }
     // 'gone': the client closed the connection; there is no one to answer.
   }
@@ -167,7 +178,7 @@ export function frontDoor(options: FrontDoorOptions, listener: (incoming: Incomi
         // The boundary's answer: the store unavailable (looking the token up) is 503 with Retry-After; else a fault.
         const answer = answerFor(error);
         if (answer.status === 500) log.error({ err: error }, 'unexpected error');
-        if (!outgoing.headersSent) refuse(incoming, outgoing, answer);
+        if (!outgoing.headersSent) refuse(log, incoming, outgoing, answer);
       });
     },
     stop: () => clearInterval(tell),

@@ -1,16 +1,18 @@
 // The HTTP layer (Hono): access log and request ids, CORS, body limits, health, tRPC, MCP, run links, the dashboard.
+import { randomUUID } from 'node:crypto';
 import { isStoreUnavailable } from '@agent-tasks/core';
 import { githubHook } from './github-hook.ts';
 import type { HttpBindings } from '@hono/node-server';
 import { RESPONSE_ALREADY_SENT } from '@hono/node-server/utils/response';
-import { trpcServer } from '@hono/trpc-server';
-import type { AnyTRPCRouter } from '@trpc/server';
+import type { AnyTRPCRouter, TRPCError } from '@trpc/server';
+import { fetchRequestHandler } from '@trpc/server/adapters/fetch';
 import { type Context, Hono } from 'hono';
 import { cors } from 'hono/cors';
-import { requestId } from 'hono/request-id';
 import { type InnerContext, type RequestInfo, type Services, createContextFactory } from '../context.ts';
 import { type Answer, answerFor, answerHeaders, errorBodyFor, transportRefusals } from '../error-map.ts';
+import { linesWritten, writeAccessLine } from '../logger.ts';
 import { appRouter } from '../routers/root.ts';
+import { accessLine } from './access-log.ts';
 import { strayBatchKeyProblem } from './batch-keys.ts';
 import { boundedBody } from './body-bound.ts';
 import { liveStreamRoute } from './live-stream.ts';
@@ -55,6 +57,15 @@ const answer = (c: Context, a: Answer) => {
   return json(c, a.status, errorBodyFor(c.req.path, a));
 };
 
+/** The web request for tRPC when this layer read its body already: body reads come from Hono's cache of it. */
+function cachedBody(c: Context<AppEnv>): Request {
+  const reads = new Set(['arrayBuffer', 'blob', 'formData', 'json', 'text']);
+  return new Proxy(c.req.raw, {
+    get: (target, key) =>
+      typeof key === 'string' && reads.has(key) ? () => c.req[key as 'text']() : (Reflect.get(target, key, target) as unknown),
+  });
+}
+
 /** The procedures of a tRPC request path (`/trpc/todos.write,todos.get` → `todos.write,todos.get`). */
 const routeOf = (c: Context) => (c.req.path.startsWith('/trpc/') ? c.req.path.slice('/trpc/'.length) : c.req.routePath);
 
@@ -76,13 +87,22 @@ export function createHttpApp(options: HttpAppOptions) {
   const adapterContext = createContextFactory(services);
   const app = new Hono<AppEnv>();
 
-  app.use(requestId({ limitLength: 64 }));
-  // One access-log line per request: id, route or procedure, actor (never a token), status, duration.
-  app.use(async (c, next) => {
+  // Request ids, the in-flight count and one access-log line per request (id, route or procedure, actor — never a
+  // token —, status, duration) in one middleware; the answer waits for its line to be written (one write per turn).
+  const logsRequests = log.isLevelEnabled('info');
+  const written = linesWritten(log);
+  const accessLogged = async (c: Context<AppEnv, string>, next: () => Promise<void>) => {
     const started = performance.now();
+    const incoming = c.env?.incoming;
+    const outgoing = c.env?.outgoing;
+    // The caller's X-Request-Id when it is a plain token of at most 64 characters, else a new one; echoed back.
+    const given = incoming ? incoming.headers['x-request-id'] : c.req.header('x-request-id');
+    const id = typeof given === 'string' && given !== '' && given.length <= 64 && !/[^\w\-=]/.test(given) ? given : randomUUID();
+    c.set('requestId', id);
+    if (outgoing) outgoing.setHeader('x-request-id', id);
+    else c.header('x-request-id', id);
     // The front door read the client's address (behind a trusted proxy, from X-Forwarded-For); else the socket's peer.
-    const incoming = c.env.incoming;
-    const info: RequestInfo = { id: c.get('requestId'), address: factsOf(incoming)?.address ?? incoming?.socket.remoteAddress };
+    const info: RequestInfo = { id, address: factsOf(incoming)?.address ?? incoming?.socket.remoteAddress };
     c.set('info', info);
     if (!inFlight.enter()) {
       c.header('connection', 'close');
@@ -92,20 +112,16 @@ export function createHttpApp(options: HttpAppOptions) {
       await next();
     } finally {
       leaveOnceAnswered(c, () => inFlight.leave());
-      const status = c.res === RESPONSE_ALREADY_SENT ? c.env.outgoing.statusCode : c.res.status;
-      log.info(
-        {
-          req: info.id,
-          method: c.req.method,
-          route: routeOf(c),
-          actor: info.actorId,
-          status,
-          ms: Math.round((performance.now() - started) * 10) / 10,
-        },
-        'request',
-      );
+      if (logsRequests) {
+        const status = c.res === RESPONSE_ALREADY_SENT ? c.env.outgoing.statusCode : c.res.status;
+        const ms = Math.round((performance.now() - started) * 10) / 10;
+        writeAccessLine(log, accessLine({ req: id, method: c.req.method, route: routeOf(c), actor: info.actorId, status, ms }));
+      }
+      const pending = written();
+      if (pending) await pending;
     }
-  });
+  };
+  app.use(accessLogged);
 
   if (options.corsOrigins.length > 0) {
     const any = options.corsOrigins.includes('*');
@@ -130,14 +146,16 @@ export function createHttpApp(options: HttpAppOptions) {
     );
   }
 
-  app.onError((error, c) => {
+  const onError = (error: unknown, c: Context<AppEnv, string>) => {
     const id = c.get('requestId') ?? 'unknown';
     const a = answerFor(error, { requestId: id });
     if (isStoreUnavailable(error)) log.warn({ req: id, route: routeOf(c) }, `${unavailable[error.reason]}: answered 503`);
     else if (a.status === 500) log.error({ req: id, err: error }, 'unexpected error');
     return answer(c, a);
-  });
-  app.notFound((c) => answer(c, transportRefusals.noRoute(c.req.method, c.req.path)));
+  };
+  const notFound = (c: Context<AppEnv, string>) => answer(c, transportRefusals.noRoute(c.req.method, c.req.path));
+  app.onError(onError);
+  app.notFound(notFound);
 
   app.get('/healthz', (c) => c.json({ ok: true }));
   app.get('/readyz', async (c) => {
@@ -146,58 +164,102 @@ export function createHttpApp(options: HttpAppOptions) {
   });
 
   const maxBatch = options.maxBatch ?? 50;
-  app.use(
-    '/trpc/*',
-    // Refused before anything runs: a batch is as many calls as its path names, and nothing bounds that but the URL.
-    async (c, next) => {
-      if (c.req.query('batch') !== '1') return next();
-      const calls = routeOf(c).split(',').length;
-      if (calls <= maxBatch) return next();
-      return answer(c, transportRefusals.batchTooLarge(maxBatch, calls));
+  const router = options.router ?? appRouter;
+  // Live streams: answered by our own SSE writer (429 past a cap; far less memory a stream than tRPC's answer).
+  const liveStreams = liveStreamRoute(services, router);
+  const bounded = boundedBody(MAX_BODY_BYTES, (c) => answer(c, transportRefusals.bodyTooLarge('16 MiB')));
+  const trpcOptions = {
+    router,
+    endpoint: '/trpc',
+    maxBatchSize: maxBatch,
+    onError({ error, ctx: untyped, path }: { error: TRPCError; ctx?: unknown; path?: string }) {
+      const ctx = untyped as InnerContext | undefined;
+      // Refusals are answers, not faults; anything else is logged with its stack under the request's id.
+      if (error.code === 'INTERNAL_SERVER_ERROR') log.error({ req: ctx?.request.id, err: error.cause ?? error }, 'unexpected error');
+      if (error.code === 'TOO_MANY_REQUESTS')
+        log.warn({ req: ctx?.request.id, address: ctx?.request.address }, 'failed authentications: answered 429');
+      if (isStoreUnavailable(error.cause))
+        log.warn({ req: ctx?.request.id, route: path }, `${unavailable[error.cause.reason]}: answered 503`);
     },
-    boundedBody(MAX_BODY_BYTES, (c) => answer(c, transportRefusals.bodyTooLarge('16 MiB'))),
-    // After the body limit, so the body read here is bounded; tRPC reads it again from the request's cache.
-    async (c, next) => {
-      if (c.req.query('batch') !== '1') return next();
-      const text =
-        c.req.method === 'GET'
-          ? c.req.query('input')
-          : c.req.method === 'POST' && (c.req.header('content-type') ?? '').startsWith('application/json')
-            ? await c.req.text()
-            : undefined;
-      const message = strayBatchKeyProblem(text, routeOf(c).split(',').length);
-      if (message === null) return next();
-      return answer(c, transportRefusals.batchInput(message));
+    // A call that could not run now, or a refusal that passes with time, tells the client when to try again.
+    responseMeta: ({ errors }: { errors: TRPCError[] }) => {
+      const waits = errors.map((e) => answerFor(e).retryAfter).filter((n): n is number => n !== null);
+      return waits.length ? { headers: { 'retry-after': String(Math.max(...waits)) } } : {};
     },
-    // Live streams: answered by our own SSE writer (429 past a cap; far less memory a stream than tRPC's answer).
-    liveStreamRoute(services, options.router ?? appRouter),
-    trpcServer({
-      router: options.router ?? appRouter,
-      endpoint: '/trpc',
-      maxBatchSize: maxBatch,
-      createContext: (opts, c) => adapterContext(opts, (c as Context<AppEnv>).get('info')) as unknown as Record<string, unknown>,
-      onError({ error, ctx: untyped, path }) {
-        const ctx = untyped as InnerContext | undefined;
-        // Refusals are answers, not faults; anything else is logged with its stack under the request's id.
-        if (error.code === 'INTERNAL_SERVER_ERROR') log.error({ req: ctx?.request.id, err: error.cause ?? error }, 'unexpected error');
-        if (error.code === 'TOO_MANY_REQUESTS')
-          log.warn({ req: ctx?.request.id, address: ctx?.request.address }, 'failed authentications: answered 429');
-        if (isStoreUnavailable(error.cause))
-          log.warn({ req: ctx?.request.id, route: path }, `${unavailable[error.cause.reason]}: answered 503`);
-      },
-      // A call that could not run now, or a refusal that passes with time, tells the client when to try again.
-      responseMeta: ({ errors }) => {
-        const waits = errors.map((e) => answerFor(e).retryAfter).filter((n): n is number => n !== null);
-        return waits.length ? { headers: { 'retry-after': String(Math.max(...waits)) } } : {};
-      },
-    }),
-  );
+  };
+  /** tRPC's fetch handler on the web request; a body already read here (a batch's) is read again from Hono's cache. */
+  const trpc = (c: Context<AppEnv>, bodyRead: boolean) =>
+    fetchRequestHandler({
+      ...trpcOptions,
+      createContext: (opts) => adapterContext(opts, c.get('info')),
+      req: bodyRead ? cachedBody(c) : c.req.raw,
+    } as Parameters<typeof fetchRequestHandler>[0]);
 
+  // One middleware for /trpc (each Hono layer costs a closure and a promise per call), its steps in order: a batch of
+  // more calls than allowed is refused before anything runs (nothing bounds a batch but the URL); the body limit; a
+  // batch input with a key that is no call's index (after the limit, so the body read is bounded); live streams;
+  // then tRPC.
+  const trpcRoute = (c: Context<AppEnv, string>): Promise<Response | void> => {
+    const batch = c.req.query('batch') === '1';
+    if (batch) {
+      const calls = routeOf(c).split(',').length;
+      if (calls > maxBatch) return Promise.resolve(answer(c, transportRefusals.batchTooLarge(maxBatch, calls)));
+    }
+    return bounded(c, async () => {
+      let bodyRead = false;
+      if (batch) {
+        const method = c.req.method;
+        const json = method === 'POST' && (c.req.header('content-type') ?? '').startsWith('application/json');
+        bodyRead = json;
+        const text = method === 'GET' ? c.req.query('input') : json ? await c.req.text() : undefined;
+        const message = strayBatchKeyProblem(text, routeOf(c).split(',').length);
+        if (message !== null) {
+          c.res = answer(c, transportRefusals.batchInput(message));
+          return;
+        }
+      }
+      const stream = await liveStreams(c, async () => {
+        c.res = await trpc(c, bodyRead);
+      });
+      if (stream) c.res = stream;
+    });
+  };
+  app.use('/trpc/*', trpcRoute);
   app.all('/mcp', (c) => options.mcp.handle(c.req.raw, c.get('info').address, c.get('requestId')));
   app.all('/mcp/moira', (c) => options.moira.handle(c.req.raw, c.get('info').address, c.get('requestId')));
 
   app.route('/runs', runLinks(services.deps, options.webRoot));
   app.route('/hooks', githubHook(services.deps));
   app.route('/', dashboard(options.webRoot));
+
+  // The same two steps for a /trpc/ call (access log, then the /trpc route) as the one handler of an app of its own:
+  // Hono runs a request matching one handler without composing a middleware chain (an async dispatch per layer).
+  // With CORS configured, every request goes through the full chain above.
+  if (options.corsOrigins.length > 0) return app;
+  const calls = new Hono<AppEnv>();
+  calls.all('/trpc/*', (c) =>
+    accessLogged(c, async () => {
+      // What Hono's chain does with an error thrown under a middleware: the boundary's answer, logged by the step above.
+      try {
+        const res = await trpcRoute(c);
+        if (res) c.res = res;
+      } catch (error) {
+        if (!(error instanceof Error)) throw error;
+        c.error = error;
+        c.res = onError(error, c);
+      }
+    }),
+  );
+  calls.onError(onError);
+  calls.notFound(notFound);
+  const everything = app.fetch;
+  app.fetch = (request, env, executionCtx) =>
+    isCall(request.url) ? calls.fetch(request, env, executionCtx) : everything(request, env, executionCtx);
   return app;
+}
+
+/** A URL whose path starts with /trpc/. */
+function isCall(url: string): boolean {
+  const path = url.indexOf('/', url.indexOf('//') + 2);
+  return path !== -1 && url.startsWith('/trpc/', path);
 }
