@@ -1,5 +1,6 @@
-// Group commit: the write transactions that queue while one runs share the next BEGIN IMMEDIATE … COMMIT, each in
-// its own savepoint, so a refusal rolls back only its own writes and a burst of writes pays for one transaction.
+// Group commit: the write transactions that queue while one runs share the next transaction (BEGIN IMMEDIATE on
+// SQLite, BEGIN on PostgreSQL) … COMMIT, each in its own savepoint, so a refusal rolls back only its own writes and a
+// burst of writes pays for one transaction.
 import type { DbHandle } from '../db/client.ts';
 import type { Prisma } from '../generated/prisma/client.ts';
 import type { AfterCommit } from './tx.ts';
@@ -32,8 +33,8 @@ const runHooks = (hooks: (() => void)[]) => {
   for (const hook of hooks) hook();
 };
 
-export function groupCommit({ db, connection }: DbHandle, options: GroupCommitOptions = {}) {
-  const maxBatch = options.maxBatch ?? 256;
+export function groupCommit({ db, savepoints, ...handle }: DbHandle, options: GroupCommitOptions = {}) {
+  const maxBatch = options.maxBatch ?? handle.maxBatch ?? 256;
   const queue: Job[] = [];
   let active = false;
 
@@ -54,16 +55,21 @@ export function groupCommit({ db, connection }: DbHandle, options: GroupCommitOp
           }
           for (const job of batch) {
             const hooks: (() => void)[] = [];
-            connection.exec('SAVEPOINT group_commit');
+            // Awaited only where a savepoint is a round trip (PostgreSQL); SQLite's run at once, with no extra turn.
+            const opened = savepoints.open();
+            if (opened) await opened;
+            let value: unknown;
             try {
-              const value = await job.work(tx, (fn) => hooks.push(fn));
-              connection.exec('RELEASE group_commit');
-              done.push({ job, ok: true, value, hooks });
+              value = await job.work(tx, (fn) => hooks.push(fn));
             } catch (error) {
-              connection.exec('ROLLBACK TO group_commit');
-              connection.exec('RELEASE group_commit');
+              const undone = savepoints.close(false);
+              if (undone) await undone;
               done.push({ job, ok: false, value: error, hooks: [] });
+              continue;
             }
+            const kept = savepoints.close(true);
+            if (kept) await kept;
+            done.push({ job, ok: true, value, hooks });
           }
         },
         { maxWait: options.maxWaitMs ?? 60_000, timeout: options.timeoutMs ?? 30_000 },
