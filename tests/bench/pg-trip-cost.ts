@@ -29,7 +29,12 @@ async function cpu(label: string, fn: () => Promise<unknown>) {
 const dir = mkdtempSync(path.join(os.tmpdir(), 'agent-tasks-trip-cost-'));
 const database = await createTestDatabase();
 try {
-  process.stdout.write(`${N} calls each; load average ${os.loadavg().map((v) => v.toFixed(2)).join(' / ')}\n`);
+  process.stdout.write(
+    `${N} calls each; load average ${os
+      .loadavg()
+      .map((v) => v.toFixed(2))
+      .join(' / ')}\n`,
+  );
   await applyPostgresMigrations({ url: database.url, migrationsDir: postgresMigrationsDir });
   const client = new pg.Client({ connectionString: database.url });
   await client.connect();

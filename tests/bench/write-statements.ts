@@ -33,6 +33,7 @@ interface Row {
   perCall: Map<string, number>;
   roundTrips: number | null;
   cpuUs: number;
+  perSecond: number;
 }
 const rows: Row[] = [];
 
@@ -61,18 +62,33 @@ async function measure(database: string, url: string, counter: Counter) {
         await Promise.all(sessions.map((s) => run(s)));
         counter.reset();
         const cpu = process.cpuUsage();
+        const start = performance.now();
         if (shape === 'one at a time') for (let i = 0; i < CALLS; i++) await run(sessions[i % SESSIONS]!);
         else for (let i = 0; i < CALLS; i += SESSIONS) await Promise.all(sessions.map((s) => run(s)));
         const used = process.cpuUsage(cpu);
+        const perSecond = (CALLS * 1000) / (performance.now() - start);
         const perCall = new Map([...counter.statements()].map(([kind, n]) => [kind, n / CALLS]));
         const roundTrips = counter.roundTrips();
-        rows.push({ database, call, shape, perCall, roundTrips: roundTrips === null ? null : roundTrips / CALLS, cpuUs: (used.user + used.system) / CALLS });
+        rows.push({
+          database,
+          call,
+          shape,
+          perCall,
+          roundTrips: roundTrips === null ? null : roundTrips / CALLS,
+          cpuUs: (used.user + used.system) / CALLS,
+          perSecond,
+        });
       }
       if (process.env.BENCH_SHOW) {
         // BENCH_SHOW=1: the statements of two calls, one after the other.
         counter.reset();
         for (let i = 0; i < 2; i++) await run(sessions[i]!);
-        process.stdout.write(`${database} ${call}, two calls:\n  ${counter.texts().map((t) => t.replace(/\s+/g, ' ').slice(0, 160)).join('\n  ')}\n`);
+        process.stdout.write(
+          `${database} ${call}, two calls:\n  ${counter
+            .texts()
+            .map((t) => t.replace(/\s+/g, ' ').slice(0, 160))
+            .join('\n  ')}\n`,
+        );
       }
     }
   } finally {
@@ -111,11 +127,12 @@ try {
         .join(' / ')}`,
       '',
       textTable(
-        ['database', 'call', 'shape', 'round trips', ...kinds, 'CPU µs/call'],
+        ['database', 'call', 'shape', 'calls/s', 'round trips', ...kinds, 'CPU µs/call'],
         rows.map((r) => [
           r.database,
           r.call,
           r.shape,
+          fixed(r.perSecond, 0),
           r.roundTrips === null ? '-' : fixed(r.roundTrips, 2),
           ...kinds.map((k) => fixed(r.perCall.get(k) ?? 0, 2)),
           fixed(r.cpuUs, 0),

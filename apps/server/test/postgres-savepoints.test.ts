@@ -41,10 +41,12 @@ const tx = <T>(work: (repos: Repositories) => Promise<T>) => store.transaction(w
 const outcome = (write: Promise<unknown>) =>
   write.then(
     () => 'committed',
-    (error: unknown) => `refused: ${String((error as Error).message ?? error).replace(/\s+/g, ' ').trim()}`,
+    (error: unknown) =>
+      `refused: ${String((error as Error).message ?? error)
+        .replace(/\s+/g, ' ')
+        .trim()}`,
   );
-const sessionIds = async () =>
-  (await reader.db.session.findMany({ select: { id: true }, orderBy: { id: 'asc' } })).map((s) => s.id);
+const sessionIds = async () => (await reader.db.session.findMany({ select: { id: true }, orderBy: { id: 'asc' } })).map((s) => s.id);
 
 describe('the group commit on PostgreSQL', () => {
   it('work queued together shares one transaction; a write refused after writing, or by a failed statement, undoes only its own', async () => {
@@ -76,10 +78,7 @@ describe('the group commit on PostgreSQL', () => {
 
   it('a batch whose last write is refused still commits the ones before it', async () => {
     const outcomes = await Promise.all(
-      [
-        tx((repos) => repos.sessions.create(ses('ses_e'))),
-        tx((repos) => repos.sessions.create(ses('ses_taken'))),
-      ].map(outcome),
+      [tx((repos) => repos.sessions.create(ses('ses_e'))), tx((repos) => repos.sessions.create(ses('ses_taken')))].map(outcome),
     );
     expect(outcomes[0]).toBe('committed');
     expect(outcomes[1]).toMatch(/^refused: .*Unique constraint failed/);
