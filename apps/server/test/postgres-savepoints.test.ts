@@ -2,10 +2,12 @@
 // writer's connection, each in its own savepoint, so work that throws after writing, or whose statement fails (which
 // aborts a PostgreSQL transaction until it is rolled back to a savepoint), undoes only its own writes.
 import type { Repositories, Store } from '@agent-tasks/core';
+import pg from 'pg';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { sessionRecord as ses, workspaceRecord as ws } from '../../../packages/core/test/record-builders.ts';
 import { type WireCounter, startWireCounter } from '../../../tests/support/pg-wire-counter.ts';
 import { type TestDatabase, createTestDatabase, stopTestPostgres } from '../../../tests/support/postgres.ts';
+import { isDatabaseBusy } from '../src/db/busy.ts';
 import type { DbHandle } from '../src/db/client.ts';
 import { openPostgresDb } from '../src/db/postgres-client.ts';
 import { applyPostgresMigrations } from '../src/db/postgres-migrations.ts';
@@ -98,5 +100,44 @@ describe('the group commit on PostgreSQL', () => {
     await Promise.all(ids.map((id) => tx((repos) => repos.sessions.create(ses(id)))));
     expect((await sessionIds()).filter((id) => id.startsWith('ses_many_'))).toEqual(ids);
     expect(wire.transactions().map((t) => t.filter((trip) => trip.statements.includes('SAVEPOINT group_commit')).length)).toEqual([32, 8]);
+  });
+
+  it('a write whose lock wait ran out ends its batch: the writes after it go into the next transaction, none waits again', async () => {
+    const busyWriter = await openPostgresDb(wire.url, { max: 1, lockTimeoutMs: 300 });
+    const busyStore = prismaStore(busyWriter, reader.db, { replicas: { claimLeaseMs: 60_000 } });
+    const holder = new pg.Client({ connectionString: database.url });
+    await holder.connect();
+    try {
+      await holder.query('BEGIN');
+      await holder.query('SELECT 1 FROM "Session" WHERE "id" = $1 FOR UPDATE', ['ses_taken']);
+      wire.reset();
+      const errors: unknown[] = [];
+      const outcomes = await Promise.all(
+        [
+          busyStore.transaction((repos) => repos.sessions.create(ses('ses_g1'))),
+          busyStore
+            .transaction((repos) => repos.sessions.advanceTodoRevision('ws_1', 'ses_taken', undefined))
+            .catch((e: unknown) => {
+              errors.push(e);
+              throw e;
+            }),
+          busyStore.transaction((repos) => repos.sessions.create(ses('ses_g2'))),
+        ].map(outcome),
+      );
+      expect(outcomes[0]).toBe('committed');
+      expect(outcomes[1]).toMatch(/^refused: /);
+      expect(errors.some((e) => isDatabaseBusy(e) || (e as Error).name === 'StoreUnavailable')).toBe(true);
+      expect(outcomes[2]).toBe('committed');
+      expect(await sessionIds()).toEqual(expect.arrayContaining(['ses_g1', 'ses_g2']));
+      // The third write ran in a transaction of its own, after the one whose lock wait ran out.
+      const sessionsCreated = wire
+        .transactions()
+        .map((t) => t.flatMap((trip) => trip.statements).filter((x) => x.includes('INSERT INTO')).length);
+      expect(sessionsCreated).toEqual([1, 1]);
+    } finally {
+      await holder.query('ROLLBACK');
+      await holder.end();
+      await busyWriter.db.$disconnect();
+    }
   });
 });
