@@ -470,7 +470,9 @@ describe('tool JSON Schemas', () => {
           }),
           { numRuns: NUM_RUNS },
         );
-        expect(zodInvalid).toBeGreaterThan(NUM_RUNS / 2);
+        // the generator is not vacuous: a good share of near misses are refused (about half for the loosest tools, so
+        // a bound at half failed one run in a few; a quarter is far from what chance gives)
+        expect(zodInvalid).toBeGreaterThan(NUM_RUNS / 4);
       });
 
       it('any JSON value at all', () => {
