@@ -183,9 +183,9 @@ export async function startApp(options: AppOptions): Promise<App> {
   let publicUrl = options.publicUrl ?? '';
   const deps: Deps = {
     store: prismaStore(writer, reader.db, {
-      // The group commit's savepoints go through the SQLite connection: on PostgreSQL each write is its own transaction.
+      // Writes that queue share a transaction on either database (savepoints on the writer's one connection).
       // Any number of replicas may share a PostgreSQL database: outbox claims are leased for longer than one attempt.
-      ...(postgresUrl ? { maxBatch: 1, replicas: { claimLeaseMs: (options.webhooks?.timeoutMs ?? 10_000) + 50_000 } } : {}),
+      ...(postgresUrl ? { replicas: { claimLeaseMs: (options.webhooks?.timeoutMs ?? 10_000) + 50_000 } } : {}),
       revoked: (tokenHashes) => {
         actors?.forget(tokenHashes);
         options.revoked?.(tokenHashes);

@@ -1,6 +1,7 @@
 // Live events across replicas on one PostgreSQL database: published in this process, and told to every other replica
 // with NOTIFY on one channel (the topic and the event id; the data only when small). A feed that hears of an event
 // from another replica reads it from its table (resumable-feed.ts), so nothing depends on NOTIFY's 8 KB payload limit.
+// The events published in one turn of the event loop (a group commit's writes) go out in one statement.
 import { randomUUID } from 'node:crypto';
 import pg from 'pg';
 import type { LiveEvent } from '@agent-tasks/core';
@@ -40,8 +41,26 @@ export async function postgresLiveEvents(url: string, log: Logger): Promise<Post
   publisher.on('error', (error) => log.warn({ err: error }, 'live events: publishing connection lost'));
   let listener: pg.Client | null = null;
   let stopped = false;
+  // This replica's own notices come back to its LISTEN too: told apart by their start, without parsing them.
+  const ownPrefix = `{"from":${JSON.stringify(me)},`;
+  let queued: { notice: string; topic: string }[] = [];
+  let sending: Promise<void> = Promise.resolve();
+
+  /** NOTIFY for every event queued since the last turn, in the order published, in one statement and transaction. */
+  function send() {
+    if (queued.length === 0) return; // sent already, at the end of a shutdown
+    const notices = queued;
+    queued = [];
+    sending = publisher
+      .query('SELECT pg_notify($1, notice) FROM unnest($2::text[]) AS notice', [LIVE_CHANNEL, notices.map((n) => n.notice)])
+      .then(
+        () => undefined,
+        (error: unknown) => log.warn({ err: error, topics: notices.map((n) => n.topic) }, 'live events: NOTIFY failed'),
+      );
+  }
 
   function heard(payload: string | undefined) {
+    if (payload?.startsWith(ownPrefix)) return;
     let notice: Notice;
     try {
       notice = JSON.parse(payload ?? '') as Notice;
@@ -92,9 +111,8 @@ export async function postgresLiveEvents(url: string, log: Logger): Promise<Post
   return {
     publish(event) {
       local.publish(event);
-      publisher
-        .query('SELECT pg_notify($1, $2)', [LIVE_CHANNEL, noticeOf(me, event)])
-        .catch((error: unknown) => log.warn({ err: error, topic: event.topic }, 'live events: NOTIFY failed'));
+      if (queued.length === 0) setImmediate(send);
+      queued.push({ notice: noticeOf(me, event), topic: event.topic });
     },
     listen: (topic, signal) => local.listen(topic, signal),
     close: () => local.close(),
@@ -102,6 +120,9 @@ export async function postgresLiveEvents(url: string, log: Logger): Promise<Post
       stopped = true;
       const open = listener;
       listener = null;
+      // What was published last still goes out.
+      if (queued.length > 0) send();
+      await sending;
       await Promise.all([open?.end(), publisher.end()]);
     },
   };

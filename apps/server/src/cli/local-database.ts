@@ -13,11 +13,11 @@ export async function withLocalDatabase<T>(
   target: DatabaseTarget,
   work: (deps: Deps, workspaceIds: () => Promise<string[]>) => Promise<T>,
 ) {
-  const { handle, maxBatch } = await opening(target, () => openMigrated(target));
+  const { handle } = await opening(target, () => openMigrated(target));
   const db = handle.db;
   try {
     const deps: Deps = {
-      store: prismaStore(handle, db, maxBatch ? { maxBatch } : {}),
+      store: prismaStore(handle, db),
       clock: systemClock,
       ids: nodeIds,
       hasher: sha256Hasher,

@@ -1,14 +1,30 @@
 // Opens Prisma clients on a SQLite file through our better-sqlite3 driver adapter (db/sqlite-adapter.ts), in WAL mode.
 import { PrismaClient } from '../generated/prisma/client.ts';
+import { SAVEPOINT, type Savepoints } from './savepoints.ts';
 import { SqliteAdapterFactory, type SqliteConnection, type SqliteConnectionOptions } from './sqlite-adapter.ts';
 
 export type Db = PrismaClient;
 
-/** A Prisma client and the one SQLite connection under it (the store's group commit sets savepoints on it). */
+/** A Prisma client and the savepoints the store's group commit sets on its write transactions. */
 export interface DbHandle {
   db: Db;
-  connection: SqliteConnection;
+  savepoints: Savepoints;
+  /** Most writes one transaction may hold (unset: the group commit's own limit). */
+  maxBatch?: number;
 }
+
+/** On SQLite's one connection, at once (better-sqlite3 answers synchronously). */
+const sqliteSavepoints = (connection: SqliteConnection): Savepoints => ({
+  open() {
+    connection.exec(`SAVEPOINT ${SAVEPOINT}`);
+    return undefined;
+  },
+  close(kept) {
+    if (!kept) connection.exec(`ROLLBACK TO ${SAVEPOINT}`);
+    connection.exec(`RELEASE ${SAVEPOINT}`);
+    return undefined;
+  },
+});
 
 /** How long a write waits for another process's write lock before the call is answered "busy" (503). */
 export const DEFAULT_BUSY_TIMEOUT_MS = 5_000;
@@ -29,5 +45,5 @@ export async function openDb(
   const db = new PrismaClient({ adapter: factory });
   await db.$connect();
   if (!factory.connection) throw new Error('the SQLite connection did not open');
-  return { db, connection: factory.connection };
+  return { db, savepoints: sqliteSavepoints(factory.connection) };
 }

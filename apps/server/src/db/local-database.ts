@@ -27,11 +27,10 @@ export async function migrateDatabase(target: DatabaseTarget): Promise<string[]>
   return (await applyMigrations({ databaseFile: target.databaseFile, migrationsDir })).applied;
 }
 
-/** Migrates and opens the database with one connection; `maxBatch` is what the store's group commit may batch. */
-export async function openMigrated(target: DatabaseTarget): Promise<{ handle: DbHandle; maxBatch?: number }> {
+/** Migrates and opens the database with one connection (its handle says how many writes the group commit may batch). */
+export async function openMigrated(target: DatabaseTarget): Promise<{ handle: DbHandle }> {
   await migrateDatabase(target);
   if (target.postgresUrl === undefined) return { handle: await openDb(target.databaseFile) };
   const { openPostgresDb } = await import('./postgres-client.ts');
-  // The group commit's savepoints go through the SQLite connection: on PostgreSQL each write is its own transaction.
-  return { handle: await openPostgresDb(target.postgresUrl, { max: 1 }), maxBatch: 1 };
+  return { handle: await openPostgresDb(target.postgresUrl, { max: 1 }) };
 }

@@ -1,5 +1,7 @@
-// Group commit: the write transactions that queue while one runs share the next BEGIN IMMEDIATE … COMMIT, each in
-// its own savepoint, so a refusal rolls back only its own writes and a burst of writes pays for one transaction.
+// Group commit: the write transactions that queue while one runs share the next transaction (BEGIN IMMEDIATE on
+// SQLite, BEGIN on PostgreSQL) … COMMIT, each in its own savepoint, so a refusal rolls back only its own writes and a
+// burst of writes pays for one transaction.
+import { isDatabaseBusy } from '../db/busy.ts';
 import type { DbHandle } from '../db/client.ts';
 import type { Prisma } from '../generated/prisma/client.ts';
 import type { AfterCommit } from './tx.ts';
@@ -32,8 +34,10 @@ const runHooks = (hooks: (() => void)[]) => {
   for (const hook of hooks) hook();
 };
 
-export function groupCommit({ db, connection }: DbHandle, options: GroupCommitOptions = {}) {
-  const maxBatch = options.maxBatch ?? 256;
+export function groupCommit({ db, savepoints, ...handle }: DbHandle, options: GroupCommitOptions = {}) {
+  const maxBatch = options.maxBatch ?? handle.maxBatch ?? 256;
+  const timeoutMs = options.timeoutMs ?? 30_000;
+  const budgetMs = timeoutMs / 4;
   const queue: Job[] = [];
   let active = false;
 
@@ -52,21 +56,37 @@ export function groupCommit({ db, connection }: DbHandle, options: GroupCommitOp
             done.push({ job: only, ok: true, value: await only.work(tx, (fn) => hooks.push(fn)), hooks });
             return;
           }
-          for (const job of batch) {
-            const hooks: (() => void)[] = [];
-            connection.exec('SAVEPOINT group_commit');
-            try {
-              const value = await job.work(tx, (fn) => hooks.push(fn));
-              connection.exec('RELEASE group_commit');
-              done.push({ job, ok: true, value, hooks });
-            } catch (error) {
-              connection.exec('ROLLBACK TO group_commit');
-              connection.exec('RELEASE group_commit');
-              done.push({ job, ok: false, value: error, hooks: [] });
+          const started = Date.now();
+          let waitedInVain = false;
+          for (const [i, job] of batch.entries()) {
+            // A write that waited its busy timeout for a lock (PostgreSQL takes locks statement by statement) or a
+            // batch that has run long: the writes not begun go first into the next transaction, so none waits out
+            // another's lock wait, and the transaction stays far inside its own timeout.
+            if (i > 0 && (waitedInVain || Date.now() - started > budgetMs)) {
+              queue.unshift(...batch.slice(i));
+              batch = batch.slice(0, i);
+              break;
             }
+            const hooks: (() => void)[] = [];
+            // Awaited only where a savepoint is a round trip (PostgreSQL); SQLite's run at once, with no extra turn.
+            const opened = savepoints.open();
+            if (opened) await opened;
+            let value: unknown;
+            try {
+              value = await job.work(tx, (fn) => hooks.push(fn));
+            } catch (error) {
+              const undone = savepoints.close(false);
+              if (undone) await undone;
+              done.push({ job, ok: false, value: error, hooks: [] });
+              waitedInVain = isDatabaseBusy(error);
+              continue;
+            }
+            const kept = savepoints.close(true);
+            if (kept) await kept;
+            done.push({ job, ok: true, value, hooks });
           }
         },
-        { maxWait: options.maxWaitMs ?? 60_000, timeout: options.timeoutMs ?? 30_000 },
+        { maxWait: options.maxWaitMs ?? 60_000, timeout: timeoutMs },
       );
     } catch (error) {
       // Nothing committed: a lone write's own refusal, a failed COMMIT, or the write lock never came ("busy"),

@@ -134,8 +134,8 @@ async function onServer(databaseUrl: string, sql: string) {
 }
 
 /**
- * The Prisma store on PostgreSQL as the server runs it there: each write its own transaction (maxBatch 1), task lists
- * locked per write, the tsvector search. One database migrated once, as the template of a fresh one per test; the
+ * The Prisma store on PostgreSQL as the server runs it there: writes that queue share a transaction (group commit with
+ * savepoints, at most 32), task lists locked per write, the tsvector search. One database migrated once, as the template of a fresh one per test; the
  * cluster is the suite's or this file's.
  */
 export function postgresKind(): StoreKind {
@@ -161,7 +161,7 @@ export function postgresKind(): StoreKind {
       url.pathname = `/${name}`;
       const writer = await openPostgresDb(url.toString(), { max: 1 });
       const reader = await openPostgresDb(url.toString(), { max: 2 });
-      const store = prismaStore(writer, reader.db, { maxBatch: 1, replicas: { claimLeaseMs: 60_000 } });
+      const store = prismaStore(writer, reader.db, { replicas: { claimLeaseMs: 60_000 } });
       return {
         store,
         async snapshot() {

@@ -1,0 +1,13 @@
+// The group commit's savepoints: each write of a shared transaction runs in its own, so a refusal undoes only that
+// write. SQLite sets them on its one connection; PostgreSQL on the connection of the transaction under way.
+
+/** Savepoints on the connection of the write transaction under way; a promise where setting one is a round trip. */
+export interface Savepoints {
+  /** Before a write: the point a refusal rolls back to. */
+  open(): Promise<void> | undefined;
+  /** After the write: kept (released into the transaction) or, when it was refused, undone. */
+  close(kept: boolean): Promise<void> | undefined;
+}
+
+/** The group commit's one savepoint name (a write's savepoint is closed before the next one opens). */
+export const SAVEPOINT = 'group_commit';

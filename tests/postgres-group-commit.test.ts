@@ -1,0 +1,130 @@
+// Black-box tests of the group commit on PostgreSQL, counted on the wire (a relay in front of the database reads what
+// the server sends): writes that arrive together share one transaction, each in its own savepoint, so a refusal among
+// them records nothing of its own and undoes nothing of the others'; another replica hears every one of them.
+import type { TodoCard } from '@agent-tasks/schema';
+import { type Subscription, createClient } from '@agent-tasks/sdk';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { queryRows } from './support/database.ts';
+import { adminClient, sessionClient } from './support/fixtures.ts';
+import { type WireCounter, startWireCounter } from './support/pg-wire-counter.ts';
+import { type TestDatabase, createTestDatabase, stopTestPostgres } from './support/postgres.ts';
+import { type RunningServer, startServer } from './support/server.ts';
+import { waitFor } from './support/webhook-receiver.ts';
+
+let database: TestDatabase;
+let wire: WireCounter;
+let server: RunningServer;
+beforeAll(async () => {
+  database = await createTestDatabase();
+  wire = await startWireCounter(database.url);
+  server = await startServer({ databaseUrl: wire.url });
+}, 120_000);
+afterAll(async () => {
+  await server?.stop();
+  await wire?.close();
+  await database?.drop();
+  await stopTestPostgres();
+});
+
+/** One HTTP request holding `inputs.length` todos.write calls (a tRPC batch): they reach the store together. */
+async function batchOfWrites(token: string, inputs: unknown[]) {
+  const body = Object.fromEntries(inputs.map((input, i) => [String(i), input]));
+  const res = await fetch(`${server.url}/trpc/${inputs.map(() => 'todos.write').join(',')}?batch=1`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json', authorization: `Bearer ${token}` },
+    body: JSON.stringify(body),
+  });
+  return (await res.json()) as ({ result: { data: { revision: number } } } | { error: { message: string } })[];
+}
+
+const list = (n: number) => ({ todos: [{ content: `Step ${n}`, status: 'pending' }] });
+
+const recordsTodos = (sql: string) => sql.includes('INSERT INTO "TodoUpdate"');
+
+/** The transactions since the last reset that recorded a todo list, each as its round trips. */
+const todoTransactions = () => wire.transactions().filter((trips) => trips.some((t) => t.statements.some(recordsTodos)));
+
+describe('the group commit on PostgreSQL', () => {
+  it('ten writes that arrive together are each recorded once, in one transaction, at three round trips a write', async () => {
+    const { session, token } = await sessionClient(server, 'batched writer');
+    await batchOfWrites(token, [list(0)]); // every statement prepared on the writer's connection
+    wire.reset();
+    const answers = await batchOfWrites(
+      token,
+      Array.from({ length: 10 }, (_, i) => list(i + 1)),
+    );
+    const revisions = answers.map((a) => ('result' in a ? a.result.data.revision : a.error.message));
+    expect([...revisions].sort((x, y) => Number(x) - Number(y))).toEqual([2, 3, 4, 5, 6, 7, 8, 9, 10, 11]);
+    const rows = await queryRows<{ revision: number }>(
+      server,
+      'SELECT "revision" FROM "TodoUpdate" WHERE "sessionId" = ? ORDER BY "revision"',
+      session.id,
+    );
+    expect(rows.map((r) => r.revision)).toEqual([1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11]);
+    // Before: ten transactions, each BEGIN, UPDATE … RETURNING, INSERT, COMMIT (four round trips a write).
+    const transactions = todoTransactions();
+    expect(transactions).toHaveLength(1);
+    const [shared = []] = transactions;
+    expect(shared.flatMap((t) => t.statements).filter(recordsTodos)).toHaveLength(10);
+    // Round trips: BEGIN and COMMIT once, each write's own statements, and one for its savepoint (the previous write's
+    // RELEASE goes in the same one; the last one's is left to COMMIT).
+    const isSavepoint = (t: { statements: string[] }) => t.statements.every((s) => /^(RELEASE )?SAVEPOINT group_commit$/.test(s));
+    const own = shared.filter((t) => !isSavepoint(t) && !['BEGIN', 'COMMIT'].includes(t.statements.join()));
+    expect(shared.filter(isSavepoint)).toHaveLength(10);
+    expect(shared).toHaveLength(own.length + 10 + 2);
+    expect(own.every((t) => t.statements.length === 1)).toBe(true);
+    // The twenty live events (a card and the session's activity for each write) went out in one NOTIFY statement.
+    expect(wire.tally().texts.filter((t) => t.includes('pg_notify(')).length).toBeLessThanOrEqual(2);
+  });
+
+  it('a stale write among them is refused with its text and records nothing; the others are each recorded', async () => {
+    const { session, token } = await sessionClient(server, 'one stale among many');
+    await batchOfWrites(token, [list(0)]);
+    wire.reset();
+    const answers = await batchOfWrites(token, [list(1), list(2), { ...list(99), baseRevision: 0 }, list(3), list(4)]);
+    const stale = answers[2];
+    expect(stale && 'error' in stale ? stale.error.message : stale).toMatch(
+      /^Error: stale revision: this update was based on revision 0, but the list is at revision [2-5]; read the list again and send the whole list\.$/,
+    );
+    expect(answers.filter((a) => 'result' in a)).toHaveLength(4);
+    const rows = await queryRows<{ revision: number; items: string }>(
+      server,
+      'SELECT "revision", "items" FROM "TodoUpdate" WHERE "sessionId" = ? ORDER BY "revision"',
+      session.id,
+    );
+    expect(rows.map((r) => r.revision)).toEqual([1, 2, 3, 4, 5]);
+    expect(rows.some((r) => r.items.includes('Step 99'))).toBe(false);
+    expect(todoTransactions()).toHaveLength(1);
+    // The refused write was rolled back to its savepoint, and the transaction went on to COMMIT.
+    expect(wire.count('ROLLBACK')).toBe(1);
+  });
+
+  it('another replica hears every write of a shared transaction, in order', async () => {
+    const other = await startServer({ databaseUrl: database.url, adminKey: server.adminKey });
+    try {
+      const { session, token } = await sessionClient(server, 'heard elsewhere');
+      await batchOfWrites(token, [list(0)]);
+      const viewer = createClient({
+        url: other.url,
+        token: (await adminClient(other).keys.create({ name: 'watcher', role: 'viewer' })).token,
+      });
+      const events: TodoCard[] = [];
+      let sub: Subscription | undefined;
+      await new Promise<void>((resolve) => {
+        sub = viewer.todos.watch({ sessionId: session.id }, { onData: (e) => events.push(e.data), onStarted: resolve });
+      });
+      try {
+        await batchOfWrites(
+          token,
+          Array.from({ length: 8 }, (_, i) => list(i + 1)),
+        );
+        await waitFor('eight cards on the other replica', () => (events.length >= 8 ? events : null), 15_000);
+        expect(events.map((e) => e.revision)).toEqual([2, 3, 4, 5, 6, 7, 8, 9]);
+      } finally {
+        sub?.unsubscribe();
+      }
+    } finally {
+      await other.stop();
+    }
+  });
+});
