@@ -3,14 +3,12 @@
 // task's list requires evidence the task lacks — Claude Code then keeps the task open. Payloads are the recorded ones in
 // tests/fixtures/claude-code/, fed to `agent-tasks hook claude-code` as a real process.
 import { type AgentTasksClient, claudeMirrorTaskId, createClient } from '@agent-tasks/sdk';
-import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { claudeFixture, claudeSession, taskCreate, taskUpdate } from './support/claude-code-payloads.ts';
 import { adminClient } from './support/fixtures.ts';
 import { rowCounts } from './support/database.ts';
 import { hookRunner } from './support/hook-process.ts';
 import { type RunningServer, startServer } from './support/server.ts';
-
-vi.setConfig({ testTimeout: 90_000 });
 
 let server: RunningServer;
 let agentKey: string;

@@ -4,7 +4,7 @@
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { type AgentTasksClient, claudeMirrorTaskId, createClient, runClaudeCodeHook } from '@agent-tasks/sdk';
-import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
   type ClaudeSession,
   type Todo,
@@ -20,9 +20,6 @@ import { type HookEnv, type HookRun, hookRunner } from './support/hook-process.t
 import { type RunningServer, startServer } from './support/server.ts';
 import { startReceiver } from './support/webhook-receiver.ts';
 import { guardMs } from './support/time-guard.ts';
-
-// Every hook run starts the command as a process (about a second on a busy machine): tests get more time.
-vi.setConfig({ testTimeout: 90_000 });
 
 let server: RunningServer;
 let agentKey: string;

@@ -7,14 +7,11 @@ import { mkdirSync, mkdtempSync, readFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { type AgentTasksClient, claudeMirrorTaskId, createClient, projectListName } from '@agent-tasks/sdk';
-import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type ClaudeSession, claudeFixture } from './support/claude-code-payloads.ts';
 import { adminClient } from './support/fixtures.ts';
 import { type HookRun, hookRunner } from './support/hook-process.ts';
 import { type RunningServer, startServer } from './support/server.ts';
-
-// Every hook run starts the command as a process (about a second on a busy machine): tests get more time.
-vi.setConfig({ testTimeout: 90_000 });
 
 let server: RunningServer;
 let agentKey: string;

@@ -3,12 +3,10 @@
 // saved, an agent's arriving live), and the table's priority and label filters. Screenshots go to docs/screenshots/.
 import { createClient, openSessionClient } from '@agent-tasks/sdk';
 import type { Browser, Page } from 'playwright-core';
-import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { adminClient } from './support/fixtures.ts';
 import { launchBrowser, newContext, screenshot, signIn } from './support/browser.ts';
 import { type RunningServer, startServer } from './support/server.ts';
-
-vi.setConfig({ testTimeout: 90_000 });
 
 let server: RunningServer;
 let browser: Browser;
@@ -16,7 +14,7 @@ let browser: Browser;
 beforeAll(async () => {
   server = await startServer();
   browser = await launchBrowser();
-}, 60_000);
+});
 afterAll(async () => {
   await browser?.close();
   await server?.stop();

@@ -14,8 +14,6 @@ import { adminClient } from './support/fixtures.ts';
 import { type HookRuntime, hookRunner } from './support/hook-process.ts';
 import { type RunningServer, agentTasksBin, startServer } from './support/server.ts';
 
-vi.setConfig({ testTimeout: 90_000 });
-
 const repoRoot = path.resolve(import.meta.dirname, '..');
 const fixture = (runtime: string, name: string) =>
   JSON.parse(readFileSync(path.join(import.meta.dirname, 'fixtures', runtime, `${name}.json`), 'utf8')) as Record<string, unknown>;

@@ -22,7 +22,7 @@ const repoRoot = path.resolve(import.meta.dirname, '..');
 let server: RunningServer;
 beforeAll(async () => {
   server = await startServer({ postgres: true });
-}, 120_000);
+});
 afterAll(async () => {
   await server?.stop();
   await stopTestPostgres();
@@ -191,7 +191,7 @@ describe('the PostgreSQL schema and migrations', () => {
     } finally {
       await scratch.drop();
     }
-  }, 60_000);
+  });
 
   it('a schema change becomes a new migration, after which they agree again; no change creates nothing', async () => {
     const dir = mkdtempSync(path.join(os.tmpdir(), 'agent-tasks-pg-migrations-'));
@@ -215,7 +215,7 @@ describe('the PostgreSQL schema and migrations', () => {
       await scratch.drop();
       rmSync(dir, { recursive: true, force: true });
     }
-  }, 60_000);
+  });
 });
 
 describe("PostgreSQL's conflicts read as busy", () => {
@@ -324,7 +324,7 @@ describe('outbox claims on PostgreSQL (several replicas)', () => {
       await admin.end();
       await Promise.all(replicas.map((r) => r.db.$disconnect()));
     }
-  }, 60_000);
+  });
 
   it('a claim gives no workspace more channels than its share has room for; the workspaces take turns', async () => {
     const { url } = await createTestDatabase();
@@ -362,7 +362,7 @@ describe('outbox claims on PostgreSQL (several replicas)', () => {
       await admin.end();
       await replica.db.$disconnect();
     }
-  }, 60_000);
+  });
 });
 
 /** A TCP relay in front of PostgreSQL: `cut()` closes it and every connection through it (the server is gone for the

@@ -7,7 +7,7 @@ import { mkdirSync, mkdtempSync, readFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { type AgentTasksClient, createClient, projectListName } from '@agent-tasks/sdk';
-import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { sessionStart as claudeSessionStart, taskCreate as claudeTaskCreate } from './support/claude-code-payloads.ts';
 import { adminClient, countRows } from './support/fixtures.ts';
 import { type HookEnv, type HookRun, type HookRuntime, hookRunner } from './support/hook-process.ts';
@@ -16,9 +16,6 @@ import { startReceiver } from './support/webhook-receiver.ts';
 
 const fixture = (runtime: string, name: string) =>
   JSON.parse(readFileSync(path.join(import.meta.dirname, 'fixtures', runtime, `${name}.json`), 'utf8')) as Record<string, unknown>;
-
-// Every hook run starts the command as a process (about a second on a busy machine): tests get more time.
-vi.setConfig({ testTimeout: 90_000 });
 
 let server: RunningServer;
 let agentKey: string;
