@@ -470,7 +470,10 @@ describe('tool JSON Schemas', () => {
           }),
           { numRuns: NUM_RUNS },
         );
-        expect(zodInvalid).toBeGreaterThan(NUM_RUNS / 2);
+        // the generator is not vacuous: a good share of near misses are refused by the contract. Over a quarter, as for
+        // valid inputs: TaskPlan's (every field optional) are refused 56% of the time (measured on 4,000 draws), so "over
+        // half" of 200 fresh draws failed about one run in twenty; a quarter is 9 standard deviations below its rate.
+        expect(zodInvalid).toBeGreaterThan(NUM_RUNS / 4);
       });
 
       it('any JSON value at all', () => {
