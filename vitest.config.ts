@@ -15,11 +15,18 @@ const resolve = { conditions: [source, ...defaultClientConditions] };
 const ssr = { resolve: { conditions: [source, ...defaultServerConditions] } };
 const exclude = ['**/node_modules/**', '**/generated/**', '**/.tsbuild/**'];
 
-/** Files that make load of their own and measure the server under it (p99 beside four maximum-size imports, kill -9
- * rounds under concurrent writers, a write crossing two replicas' live feeds): alone, so the figures they print are
- * the server's. Every other file's time bounds are failure guards that hold beside a second suite, so they run in the
+/** Files that make load of their own, and measure the server under it or hold it to a limit under it (p99 beside four
+ * maximum-size imports, kill -9 rounds under concurrent writers, a write crossing two replicas' live feeds, 5,000 MCP
+ * sessions and 2,000 live streams on a 160 MB heap): alone, so the figures they print are the server's and their floods
+ * meet no other. Every other file's time bounds are failure guards that hold beside a second suite, so they run in the
  * parallel group (timeouts, busy waits, slow bodies, hanging receivers, the hook's deadline: those once here too). */
-const timed = ['tests/import-load.test.ts', 'tests/crash-writers.test.ts', 'tests/replicas.test.ts'];
+const timed = [
+  'tests/import-load.test.ts',
+  'tests/crash-writers.test.ts',
+  'tests/replicas.test.ts',
+  'tests/mcp-limits.test.ts',
+  'tests/stream-limits.test.ts',
+];
 
 /** Black-box files that never reach a database of their own choosing (source rules, the built bundle, exported
  * schemas, static file serving on an in-process app, the server package installed with its own SQLite file, the SDK
