@@ -378,7 +378,9 @@ describe('installed globally with `npm install -g`: the `agent-tasks` client com
 
   it("runs Codex's hook against the server: the plan recorded, given back at SessionStart; a server down costs exit 0", async () => {
     const { token } = await adminClient(server).keys.create({ name: 'global hook', role: 'agent' });
-    const env = { AGENT_TASKS_URL: server.url, AGENT_TASKS_TOKEN: token };
+    // 10 s for the functional runs, as the hook tests give them: with the default 2 s a loaded machine turned a slow
+    // answer into "did not answer within 2 s" on stderr (the down run keeps the default).
+    const env = { AGENT_TASKS_URL: server.url, AGENT_TASKS_TOKEN: token, AGENT_TASKS_HOOK_TIMEOUT_MS: '10000' };
     const sessionId = `global-${Date.now()}`;
     const cwd = mkdtempSync(path.join(work, 'project-'));
     const plan = await runWith(command(), ['hook', 'codex'], {
