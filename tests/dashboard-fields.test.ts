@@ -7,6 +7,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { adminClient } from './support/fixtures.ts';
 import { launchBrowser, newContext, screenshot, signIn } from './support/browser.ts';
 import { type RunningServer, startServer } from './support/server.ts';
+import { guardMs } from './support/time-guard.ts';
 
 let server: RunningServer;
 let browser: Browser;
@@ -75,7 +76,7 @@ describe('task list: search, priorities, labels and comments', () => {
     ]);
     // An agent's comment arrives live, without a reload.
     await ws.agent.tasks.comment({ id: target.id, body: 'On it after the deploy.' });
-    await section.locator('li[data-by="agent"]', { hasText: 'On it after the deploy.' }).waitFor({ timeout: 5_000 });
+    await section.locator('li[data-by="agent"]', { hasText: 'On it after the deploy.' }).waitFor({ timeout: guardMs(1_000) });
     expect(await section.getByRole('heading').textContent()).toBe('Comments (2)');
     await screenshot(p, 'task-comments');
 
