@@ -1,5 +1,5 @@
-// End-to-end test of trust on the dashboard in a real browser: verified and contested badges on the table and the
-// graph, evidence with its provenance on the task panel, and the lease countdown of a claimed task.
+// End-to-end test of trust on the dashboard in a real browser: verified and contested badges on the table, the graph
+// and the board's cards, evidence with its provenance on the task panel, and the lease countdown of a claimed task.
 import { createHmac, randomUUID } from 'node:crypto';
 import { createClient, openSessionClient } from '@agent-tasks/sdk';
 import type { Browser } from 'playwright-core';
@@ -40,7 +40,7 @@ async function checkRun(workspaceId: string, secret: string, commit: string, con
 }
 
 describe('trust on the dashboard', () => {
-  it('badges on the table and graph, evidence with provenance on the panel, and the lease countdown', async () => {
+  it('badges on the table, graph and board, evidence with provenance on the panel, and the lease countdown', async () => {
     const created = await adminClient(server).workspaces.create({ name: 'trust' });
     const admin = createClient({ url: server.url, token: created.adminKey });
     const secret = 'a webhook secret for the dashboard test';
@@ -106,5 +106,17 @@ describe('trust on the dashboard', () => {
       { timeout: guardMs(1_000) },
     );
     await screenshot(p, 'task-trust-table');
+
+    // The board: the same badges on the cards, in their status columns.
+    await p.getByRole('button', { name: 'Board' }).click();
+    const card = (id: string) => p.locator(`.board-card[data-task-id="${id}"]`);
+    await card(verified.id).waitFor();
+    expect(await card(verified.id).locator('[data-badge]').textContent()).toBe('verified');
+    expect(await p.locator(`.board-column[data-status="completed"] [data-task-id="${verified.id}"] [data-badge]`).count()).toBe(1);
+    expect(await card(contested.id).locator('[data-badge]').textContent()).toBe('contested');
+    expect(await card(contested.id).locator('[data-badge]').getAttribute('title')).toBe('Contested: a check failed after a success');
+    expect(await card(word.id).locator('[data-badge]').count()).toBe(0);
+    expect(await card(leased.id).locator('.lease').textContent()).toMatch(/^lease 1[45]:\d\d$/);
+    await screenshot(p, 'task-trust-board');
   });
 });

@@ -1,7 +1,8 @@
-// One contract for the domain's Store port, run against core's in-memory fake and the Prisma store on SQLite: the
-// same transactions, constraints, orderings and compare-and-sets, so the fake the core tests use is faithful.
+// One contract for the domain's Store port, run against core's in-memory fake and the Prisma store on SQLite and on
+// PostgreSQL: the same transactions, constraints, orderings and compare-and-sets, comments and full-text search, so the
+// fake the core tests use is faithful.
 import type { TaskStatus } from '@agent-tasks/schema';
-import type { Repositories, Store, TaskChangeRecord, TaskRecord } from '@agent-tasks/core';
+import type { Repositories, Store, TaskChangeRecord, TaskCommentRecord, TaskRecord } from '@agent-tasks/core';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import {
   T0,
@@ -18,9 +19,12 @@ import {
   taskRecord as taskRec,
   workspaceRecord as ws,
 } from '../../../packages/core/test/record-builders.ts';
-import { type StoreUnderTest, memoryKind, prismaKind } from './support/stores.ts';
+import { type StoreUnderTest, memoryKind, postgresKind, prismaKind } from './support/stores.ts';
 
-describe.each([memoryKind, prismaKind()])('$name', (kind) => {
+/** The inner loop (`pnpm test:quick`) starts no PostgreSQL; every other run holds the PostgreSQL store to the contract too. */
+const kinds = process.env.AGENT_TASKS_TEST_SUITE === 'quick' ? [memoryKind, prismaKind()] : [memoryKind, prismaKind(), postgresKind()];
+
+describe.each(kinds)('$name', (kind) => {
   let under: StoreUnderTest;
   let store: Store;
   const tx = <T>(work: (repos: Repositories) => Promise<T>) => store.transaction(work);
@@ -57,7 +61,7 @@ describe.each([memoryKind, prismaKind()])('$name', (kind) => {
 
     it('leaves nothing changed when work throws, and rethrows', async () => {
       await tx((repos) => repos.workspaces.create(ws('ws_1')));
-      const before = under.snapshot();
+      const before = await under.snapshot();
       await expect(
         tx(async (repos) => {
           await repos.workspaces.update('ws_1', { oneActiveRule: false });
@@ -66,7 +70,7 @@ describe.each([memoryKind, prismaKind()])('$name', (kind) => {
           throw new Error('boom');
         }),
       ).rejects.toThrow('boom');
-      expect(under.snapshot()).toEqual(before);
+      expect(await under.snapshot()).toEqual(before);
       expect((await store.workspaces.get('ws_1'))!.oneActiveRule).toBe(true);
       expect(await store.workspaces.count()).toBe(1);
       expect(await store.sessions.get('ws_1', 'ses_1')).toBeNull();
@@ -160,7 +164,7 @@ describe.each([memoryKind, prismaKind()])('$name', (kind) => {
         await repos.runs.create(run('run_1'));
         await repos.runs.createStart(start('start_1'));
       });
-      const before = under.snapshot();
+      const before = await under.snapshot();
       await expect(
         tx(async (repos) => {
           await repos.channels.create(channel('ch_1'));
@@ -172,7 +176,7 @@ describe.each([memoryKind, prismaKind()])('$name', (kind) => {
           throw new Error('boom');
         }),
       ).rejects.toThrow('boom');
-      expect(under.snapshot()).toEqual(before);
+      expect(await under.snapshot()).toEqual(before);
       expect(await store.runs.get('ws_1', 'run_1')).toMatchObject({ status: 'intake', version: 1 });
       expect(await store.runs.getStart('ws_1', 'start_1')).toMatchObject({ runId: null });
       expect(await store.outbox.forRun('run_1')).toEqual([]);
@@ -284,7 +288,11 @@ describe.each([memoryKind, prismaKind()])('$name', (kind) => {
   describe('outbox', () => {
     beforeEach(seeded);
 
-    it('due: undelivered messages whose time has come, by next attempt then id, up to the limit', async () => {
+    // A store whose `due` claims (PostgreSQL, shared by replicas) answers the first message of each channel, leased: its
+    // orderings are tests/replicas.test.ts's; the single-server ones below are the fake's and SQLite's.
+    const singleServerDue = kind.claimsDue ? () => undefined : it;
+
+    singleServerDue('due: undelivered messages whose time has come, by next attempt then id, up to the limit', async () => {
       await store.outbox.enqueue(message('msg_b', { nextAttemptAt: at(0) }));
       await store.outbox.enqueue(message('msg_a', { nextAttemptAt: at(0) }));
       await store.outbox.enqueue(message('msg_0', { nextAttemptAt: at(-5) }));
@@ -295,7 +303,7 @@ describe.each([memoryKind, prismaKind()])('$name', (kind) => {
       expect((await store.outbox.due(at(10), 10)).map((m) => m.id)).toEqual(['msg_0', 'msg_a', 'msg_b', 'msg_later']);
     });
 
-    it('due: none of the channels skipped, none of a workspace already running its share of the lanes', async () => {
+    singleServerDue('due: none of the channels skipped, none of a workspace already running its share of the lanes', async () => {
       await store.outbox.enqueue(message('msg_1', { channelId: 'ch_1', nextAttemptAt: at(-3) }));
       await store.outbox.enqueue(message('msg_2', { channelId: 'ch_2', nextAttemptAt: at(-2) }));
       await store.outbox.enqueue(message('msg_3', { workspaceId: 'ws_2', channelId: 'ch_3', nextAttemptAt: at(-1) }));
@@ -870,7 +878,7 @@ describe.each([memoryKind, prismaKind()])('$name', (kind) => {
     });
 
     it('task writes of a failed transaction leave nothing', async () => {
-      const before = under.snapshot();
+      const before = await under.snapshot();
       await expect(
         tx(async (r) => {
           await r.tasks.insert({ ...taskRec('T-1', 0), seq: undefined });
@@ -881,7 +889,172 @@ describe.each([memoryKind, prismaKind()])('$name', (kind) => {
           throw new Error('boom');
         }),
       ).rejects.toThrow('boom');
-      expect(under.snapshot()).toEqual(before);
+      expect(await under.snapshot()).toEqual(before);
+    });
+  });
+
+  describe('comments and search', () => {
+    beforeEach(() =>
+      tx(async (repos) => {
+        await repos.workspaces.create(ws('ws_1'));
+        await repos.sessions.create(ses('ses_1'));
+        await repos.tasks.createList(listRec('tl_1', 'default'));
+        await repos.tasks.createList(listRec('tl_2', 'other'));
+      }),
+    );
+
+    /** A comment on `taskId` of `listId`, by a person unless told, at T0 + n minutes. */
+    const comment = (taskId: string, body: string, n: number, patch: Partial<Omit<TaskCommentRecord, 'id'>> = {}) => ({
+      listId: 'tl_1',
+      taskId,
+      body,
+      author: 'Ada',
+      byPerson: true,
+      keyId: 'key_1',
+      sessionId: null,
+      createdAt: at(n),
+      ...patch,
+    });
+    const bodies = (rows: TaskCommentRecord[]) => rows.map((c) => c.body);
+    const hitIds = (hits: { taskId: string }[]) => hits.map((h) => h.taskId);
+    const insertTasks = (...tasks: TaskRecord[]) =>
+      tx(async (r) => {
+        for (const t of tasks) await r.tasks.insert(t);
+      });
+
+    it('add numbers comments across the store; newest first with a count, per task; after a position oldest first; lastId', async () => {
+      await insertTasks(taskRec('T-1', 1), taskRec('T-2', 2), taskRec('T-1', 1, { listId: 'tl_2' }));
+      const added = await tx(async (r) => [
+        await r.comments.add(comment('T-1', 'first', 1)),
+        await r.comments.add(comment('T-2', 'on another task', 2, { byPerson: false, author: 'planner', sessionId: 'ses_1' })),
+        await r.comments.add(comment('T-1', 'second', 3)),
+        await r.comments.add(comment('T-1', 'in the other list', 4, { listId: 'tl_2' })),
+        await r.comments.add(comment('T-1', 'third', 5)),
+      ]);
+      const ids = added.map((c) => c.id);
+      expect([...ids].sort((a, b) => a - b)).toEqual(ids);
+      expect(new Set(ids).size).toBe(5);
+      expect(added[1]).toEqual({
+        ...comment('T-2', 'on another task', 2, { byPerson: false, author: 'planner', sessionId: 'ses_1' }),
+        id: ids[1],
+      });
+
+      expect(bodies(await store.comments.newest('tl_1', 'T-1', 10))).toEqual(['third', 'second', 'first']);
+      expect(bodies(await store.comments.newest('tl_1', 'T-1', 2))).toEqual(['third', 'second']);
+      expect(await store.comments.count('tl_1', 'T-1')).toBe(3);
+      expect(await store.comments.count('tl_2', 'T-1')).toBe(1);
+      expect(await store.comments.count('tl_1', 'T-9')).toBe(0);
+      expect(bodies(await store.comments.after('tl_1', ids[0]!, 10))).toEqual(['on another task', 'second', 'third']);
+      expect(bodies(await store.comments.after('tl_1', 0, 2))).toEqual(['first', 'on another task']);
+      expect(bodies(await store.comments.newestFromPeople('tl_1', ids[0]!, 10))).toEqual(['third', 'second']);
+      expect(await store.comments.lastId('tl_1')).toBe(ids[4]);
+      expect(await store.comments.lastId('tl_2')).toBe(ids[3]);
+      // Reads are copies, dates are dates.
+      const [read] = await store.comments.newest('tl_1', 'T-1', 1);
+      expect(read!.createdAt).toEqual(at(5));
+      read!.body = 'changed';
+      expect(bodies(await store.comments.newest('tl_1', 'T-1', 1))).toEqual(['third']);
+    });
+
+    it("a session's read mark per list: 0 until set, then the last set", async () => {
+      await insertTasks(taskRec('T-1', 1));
+      expect(await store.comments.readMark('ses_1', 'tl_1')).toBe(0);
+      await tx((r) => r.comments.setReadMark('ses_1', 'tl_1', 7));
+      await tx((r) => r.comments.setReadMark('ses_1', 'tl_1', 9));
+      expect(await store.comments.readMark('ses_1', 'tl_1')).toBe(9);
+      expect(await store.comments.readMark('ses_1', 'tl_2')).toBe(0);
+    });
+
+    it('a comment needs its task in its list; a refused one leaves nothing', async () => {
+      await insertTasks(taskRec('T-1', 1));
+      const before = await under.snapshot();
+      await refuses(
+        tx((r) => r.comments.add(comment('T-9', 'nowhere', 1))),
+        'comment on missing task T-9',
+      );
+      await refuses(
+        tx((r) => r.comments.add(comment('T-1', 'wrong list', 1, { listId: 'tl_2' }))),
+        'comment on missing task T-1',
+      );
+      expect(await under.snapshot()).toEqual(before);
+    });
+
+    it('search: every word, each also as a prefix, in subject, description or comments; best first, the subject above the rest', async () => {
+      await insertTasks(
+        taskRec('T-1', 1, { subject: 'Plan the kumquat harvest' }),
+        taskRec('T-2', 2, { subject: 'Water the garden', description: 'Mind the kumquat trees' }),
+        taskRec('T-3', 3, { subject: 'Order new tools' }),
+        taskRec('T-4', 4, { subject: 'Fix the fence' }),
+        taskRec('T-5', 5, { subject: 'Kumquat jam', listId: 'tl_2' }),
+      );
+      await tx((r) => r.comments.add(comment('T-3', 'The kumquat boxes are ready', 1)));
+
+      const hits = await store.search.search('tl_1', ['kumquat'], 10);
+      expect(hitIds(hits)).toEqual(['T-1', 'T-2', 'T-3']);
+      expect(hits[0]!.rank).toBeGreaterThan(hits[1]!.rank);
+      expect(hits[1]!.rank).toBeGreaterThan(hits[2]!.rank);
+      expect(hits[0]).toMatchObject({ taskId: 'T-1', seq: 1, subject: 'Plan the kumquat harvest', status: 'pending' });
+      // The match is highlighted between [ and ].
+      expect(hits[0]!.snippet).toContain('[kumquat]');
+      // A word's beginning finds it; every word must match; limit; another list's tasks are never found.
+      expect(hitIds(await store.search.search('tl_1', ['kumq'], 10))).toEqual(['T-1', 'T-2', 'T-3']);
+      expect(hitIds(await store.search.search('tl_1', ['kumquat', 'garden'], 10))).toEqual(['T-2']);
+      expect(hitIds(await store.search.search('tl_1', ['kumquat', 'boxes'], 10))).toEqual(['T-3']);
+      expect(hitIds(await store.search.search('tl_1', ['kumquat', 'nowhere'], 10))).toEqual([]);
+      expect(hitIds(await store.search.search('tl_1', ['kumquat'], 2))).toEqual(['T-1', 'T-2']);
+      expect(hitIds(await store.search.search('tl_2', ['kumquat'], 10))).toEqual(['T-5']);
+      expect(await store.search.search('tl_1', [], 10)).toEqual([]);
+    });
+
+    it("search follows a task's writes: a changed subject, a status, and a deleted task never found", async () => {
+      await insertTasks(taskRec('T-1', 1, { subject: 'Paint the shed' }), taskRec('T-2', 2, { subject: 'Paint the door' }));
+      await tx((r) => r.comments.add(comment('T-2', 'use the blue paint', 1)));
+      const write = (id: string, patch: Partial<TaskRecord>) =>
+        tx(async (r) => {
+          const t = (await r.tasks.get('tl_1', id))!;
+          await r.tasks.commit('tl_1', {
+            tasks: [{ task: { ...t, ...patch, version: t.version + 1 }, fromVersion: t.version }],
+            changes: [],
+            readiness: [],
+          });
+        });
+      await write('T-1', { subject: 'Varnish the shed', status: 'in_progress' });
+      expect(hitIds(await store.search.search('tl_1', ['paint'], 10))).toEqual(['T-2']);
+      expect(await store.search.search('tl_1', ['varnish'], 10)).toMatchObject([
+        { taskId: 'T-1', subject: 'Varnish the shed', status: 'in_progress' },
+      ]);
+      await write('T-2', { status: 'deleted' });
+      expect(await store.search.search('tl_1', ['paint'], 10)).toEqual([]);
+      expect(await store.search.search('tl_1', ['blue'], 10)).toEqual([]);
+    });
+
+    it('search sees the writes of its own transaction, the outside only once committed, and nothing of a rolled-back one', async () => {
+      await insertTasks(taskRec('T-1', 1, { subject: 'Sweep the porch' }));
+      const inside = await tx(async (r) => {
+        await r.tasks.insert(taskRec('T-2', 2, { subject: 'Sweep the attic' }));
+        await r.comments.add(comment('T-1', 'mind the wasps', 1));
+        const seen = [hitIds(await r.search.search('tl_1', ['sweep'], 10)), hitIds(await r.search.search('tl_1', ['wasps'], 10))];
+        const outside = hitIds(await store.search.search('tl_1', ['sweep'], 10));
+        return { seen, outside };
+      });
+      expect(inside.seen.map((ids) => [...ids].sort())).toEqual([['T-1', 'T-2'], ['T-1']]);
+      expect(inside.outside).toEqual(['T-1']);
+      expect(hitIds(await store.search.search('tl_1', ['attic'], 10))).toEqual(['T-2']);
+      expect(hitIds(await store.search.search('tl_1', ['wasps'], 10))).toEqual(['T-1']);
+
+      const before = await under.snapshot();
+      await expect(
+        tx(async (r) => {
+          await r.tasks.insert(taskRec('T-3', 3, { subject: 'Sweep the cellar' }));
+          await r.comments.add(comment('T-1', 'and the hornets', 2));
+          expect(hitIds(await r.search.search('tl_1', ['hornets'], 10))).toEqual(['T-1']);
+          throw new Error('boom');
+        }),
+      ).rejects.toThrow('boom');
+      expect(await under.snapshot()).toEqual(before);
+      expect(await store.search.search('tl_1', ['cellar'], 10)).toEqual([]);
+      expect(await store.search.search('tl_1', ['hornets'], 10)).toEqual([]);
+      expect(await store.comments.count('tl_1', 'T-1')).toBe(1);
     });
   });
 });

@@ -324,7 +324,9 @@ export class MemoryStore implements Store {
     const repos: Repositories = {
       comments: memoryComments(
         () => state().texts,
-        (listId, id) => state().tasks.has(taskKey(listId, id)),
+        (listId, id) => {
+          if (!state().tasks.has(taskKey(listId, id))) throw new ConstraintError(`comment on missing task ${id}`);
+        },
       ),
       search: memorySearch(
         () => state().texts,

@@ -12,10 +12,11 @@ export const emptyTaskTexts = (): TaskTextState => ({ comments: [], noteReads: n
 
 const copy = (c: TaskCommentRecord): TaskCommentRecord => ({ ...c, createdAt: new Date(c.createdAt.getTime()) });
 
-export function memoryComments(state: () => TaskTextState, taskExists: (listId: string, id: string) => boolean): TaskCommentRepository {
+/** `requireTask` refuses (as a constraint would) a comment whose task is not in its list. */
+export function memoryComments(state: () => TaskTextState, requireTask: (listId: string, id: string) => void): TaskCommentRepository {
   return {
     async add(comment) {
-      if (!taskExists(comment.listId, comment.taskId)) throw new Error(`memory store: comment on missing task ${comment.taskId}`);
+      requireTask(comment.listId, comment.taskId);
       const s = state();
       const record = { ...comment, id: (s.comments.at(-1)?.id ?? 0) + 1 };
       s.comments.push(copy(record));
@@ -51,6 +52,8 @@ export function memoryComments(state: () => TaskTextState, taskExists: (listId: 
 export function memorySearch(state: () => TaskTextState, tasksOf: (listId: string) => TaskRecord[]): TaskSearchRepository {
   return {
     async search(listId, words, limit) {
+      // No word finds nothing (as the real stores: an empty query matches no row).
+      if (words.length === 0) return [];
       const wordsOf = (text: string) => text.toLowerCase().match(/[\p{L}\p{N}]+/gu) ?? [];
       const hits = tasksOf(listId).flatMap((task) => {
         if (task.status === 'deleted') return [];

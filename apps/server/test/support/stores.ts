@@ -1,21 +1,27 @@
-// The two Store implementations under one contract: core's in-memory fake and the Prisma store on a fresh, migrated
-// SQLite file; each with a whole-state snapshot (to show a rollback left nothing) and its way of refusing a write.
+// The Store implementations under one contract: core's in-memory fake, the Prisma store on a fresh, migrated SQLite file
+// and on a fresh, migrated PostgreSQL database; each with a whole-state snapshot (to show a rollback left nothing) and
+// its way of refusing a write.
 import { copyFileSync, mkdtempSync, rmSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import type { Store } from '@agent-tasks/core';
 import Database from 'better-sqlite3';
+import pg from 'pg';
 import { expect } from 'vitest';
 import { ConstraintError, MemoryStore } from '../../../../packages/core/test/memory-store.ts';
 import { openDb } from '../../src/db/client.ts';
 import { migrationsDir } from '../../src/db/database-file.ts';
+import { openPostgresDb } from '../../src/db/postgres-client.ts';
+import { applyPostgresMigrations } from '../../src/db/postgres-migrations.ts';
+import { postgresMigrationsDir } from '../../src/db/postgres-schema.ts';
 import { applyMigrations } from '../../src/db/schema-engine.ts';
 import { prismaStore } from '../../src/repositories/prisma-store.ts';
+import { type TestDatabase, createTestDatabase, stopTestPostgres } from '../../../../tests/support/postgres.ts';
 
 export interface StoreUnderTest {
   store: Store;
   /** Everything stored, to compare before and after work that failed. */
-  snapshot(): unknown;
+  snapshot(): Promise<unknown>;
   /** Asserts the write is refused by a constraint; `memoryText` is what the in-memory fake says. */
   refuses(write: Promise<unknown>, memoryText: string): Promise<void>;
   close(): Promise<void>;
@@ -23,9 +29,12 @@ export interface StoreUnderTest {
 
 export interface StoreKind {
   name: string;
+  /** The outbox's `due` claims what it answers, one message a channel, leased (PostgreSQL, where replicas share the
+   * outbox: tests/replicas.test.ts); the contract's single-server `due` orderings do not apply. */
+  claimsDue?: boolean;
   /** Once per file (the Prisma kind migrates a template database here). */
   setup(): Promise<void>;
-  teardown(): void;
+  teardown(): void | Promise<void>;
   open(): Promise<StoreUnderTest>;
 }
 
@@ -37,7 +46,7 @@ export const memoryKind: StoreKind = {
     const store = new MemoryStore();
     return {
       store,
-      snapshot: () => store.snapshot(),
+      snapshot: async () => store.snapshot(),
       async refuses(write, memoryText) {
         const error = await write.then(
           () => expect.fail('expected the write to be refused'),
@@ -75,7 +84,7 @@ export function prismaKind(): StoreKind {
       const store = prismaStore(writer, reader.db);
       return {
         store,
-        snapshot() {
+        async snapshot() {
           const db = new Database(file, { readonly: true });
           try {
             const tables = db
@@ -98,6 +107,86 @@ export function prismaKind(): StoreKind {
         },
         async close() {
           await Promise.all([writer.db.$disconnect(), reader.db.$disconnect()]);
+        },
+      };
+    },
+  };
+}
+
+/** PostgreSQL's unique and foreign-key violations (SQLSTATE 23505, 23503) as Prisma's raw queries report them. */
+const postgresConstraintFailure =
+  /Code: `2350[35]`|Unique constraint failed|Foreign key constraint violated|No record was found|Record to update not found/;
+
+/** A value of a row as a sortable, comparable text (PostgreSQL answers bigints and dates). */
+const cell = (value: unknown) => (typeof value === 'bigint' ? `${value}n` : value instanceof Date ? value.toISOString() : value);
+
+/** Runs one statement on the server of `databaseUrl`, connected to its `postgres` database. */
+async function onServer(databaseUrl: string, sql: string) {
+  const url = new URL(databaseUrl);
+  url.pathname = '/postgres';
+  const client = new pg.Client({ connectionString: url.toString() });
+  await client.connect();
+  try {
+    await client.query(sql);
+  } finally {
+    await client.end();
+  }
+}
+
+/**
+ * The Prisma store on PostgreSQL as the server runs it there: each write its own transaction (maxBatch 1), task lists
+ * locked per write, the tsvector search. One database migrated once, as the template of a fresh one per test; the
+ * cluster is the suite's or this file's.
+ */
+export function postgresKind(): StoreKind {
+  let template: TestDatabase | null = null;
+  let count = 0;
+  return {
+    name: 'Prisma store on PostgreSQL',
+    claimsDue: true,
+    async setup() {
+      template = await createTestDatabase();
+      await applyPostgresMigrations({ url: template.url, migrationsDir: postgresMigrationsDir });
+    },
+    async teardown() {
+      await template?.drop();
+      await stopTestPostgres();
+    },
+    async open() {
+      if (!template) throw new Error('postgresKind: setup() first');
+      const templateName = new URL(template.url).pathname.slice(1);
+      const name = `${templateName}_${++count}`;
+      await onServer(template.url, `CREATE DATABASE "${name}" TEMPLATE "${templateName}"`);
+      const url = new URL(template.url);
+      url.pathname = `/${name}`;
+      const writer = await openPostgresDb(url.toString(), { max: 1 });
+      const reader = await openPostgresDb(url.toString(), { max: 2 });
+      const store = prismaStore(writer, reader.db, { maxBatch: 1, replicas: { claimLeaseMs: 60_000 } });
+      return {
+        store,
+        async snapshot() {
+          const tables = await reader.db.$queryRawUnsafe<{ name: string }[]>(
+            "SELECT table_name AS name FROM information_schema.tables WHERE table_schema = 'public' AND table_type = 'BASE TABLE' AND table_name NOT LIKE '\\_%' ORDER BY table_name",
+          );
+          const entries = await Promise.all(
+            tables.map(async ({ name }) => {
+              const rows = await reader.db.$queryRawUnsafe<Record<string, unknown>[]>(`SELECT * FROM "${name}"`);
+              const texts = rows.map((row) => JSON.stringify(Object.entries(row).map(([k, v]) => [k, cell(v)]))).sort();
+              return [name, texts] as const;
+            }),
+          );
+          return Object.fromEntries(entries);
+        },
+        async refuses(write) {
+          const error = await write.then(
+            () => expect.fail('expected the write to be refused'),
+            (e: unknown) => e,
+          );
+          expect(String((error as Error)?.message ?? error)).toMatch(postgresConstraintFailure);
+        },
+        async close() {
+          await Promise.all([writer.db.$disconnect(), reader.db.$disconnect()]);
+          await onServer(url.toString(), `DROP DATABASE IF EXISTS "${name}" WITH (FORCE)`);
         },
       };
     },

@@ -1,5 +1,10 @@
-// The empty state of the sessions page: what to do — connect an agent through the SDK or over MCP.
+// The empty state of the sessions page: what to do — connect an agent through the SDK or over MCP — and what the
+// signed-in key itself may do.
+import { useRole } from '../lib/permissions.ts';
+import { RoleHint } from './role-hint.tsx';
+
 export function ConnectAgent() {
+  const role = useRole();
   const origin = window.location.origin;
   const sdk = `import { createClient, openSessionClient } from '@agent-tasks/sdk';
 
@@ -19,6 +24,7 @@ await client.todos.write({ todos: [{ content: 'Reproduce the bug', status: 'in_p
     <section className="empty" aria-labelledby="empty-sessions">
       <h2 id="empty-sessions">No sessions yet — connect an agent:</h2>
       <p>An admin creates an agent key (Admin → Keys); the agent opens a session with it. Its list shows here live.</p>
+      <RoleHint role={role} place="sessions" />
       <h3>With the TypeScript SDK</h3>
       <pre>
         <code>{sdk}</code>

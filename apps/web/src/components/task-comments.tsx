@@ -29,7 +29,12 @@ export function TaskComments({ listName, id }: { listName: string; id: string })
     <section className="task-comments" aria-labelledby="task-comments-title">
       <h3 id="task-comments-title">Comments{comments.data ? ` (${comments.data.count})` : ''}</h3>
       <ErrorMessage error={comments.error} />
-      {comments.data && comments.data.count === 0 ? <p className="none">No comments yet.</p> : null}
+      {comments.data && comments.data.count === 0 ? (
+        <p className="none">
+          No comments yet.
+          {whoami.data && !writes ? ' A viewer key reads comments; a member key adds them.' : ''}
+        </p>
+      ) : null}
       <ol className="comments">
         {comments.data?.newest.map((c) => (
           <li key={c.id} data-by={c.by}>

@@ -25,7 +25,17 @@ function staleCurrent(error: unknown): Task | null {
 }
 
 /** The fields (of those a person edits) whose values differ between two states of a task. */
-export const EDITED_FIELDS = ['subject', 'description', 'status', 'owner', 'blockedBy', 'blocks', 'metadata'] as const;
+export const EDITED_FIELDS = [
+  'subject',
+  'description',
+  'status',
+  'owner',
+  'priority',
+  'labels',
+  'blockedBy',
+  'blocks',
+  'metadata',
+] as const;
 export function changedFields(a: Task, b: Task) {
   return EDITED_FIELDS.filter((f) => JSON.stringify(a[f] ?? null) !== JSON.stringify(b[f] ?? null));
 }

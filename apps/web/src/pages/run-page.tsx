@@ -7,6 +7,7 @@ import { useSubscription } from '@trpc/tanstack-react-query';
 import { useCallback, useState } from 'react';
 import { Link } from 'wouter';
 import { ErrorMessage } from '../components/error-message.tsx';
+import { RunNoteForm } from '../components/run-note-form.tsx';
 import { TimeAgo, duration } from '../components/time-ago.tsx';
 import { useTRPC } from '../lib/api.ts';
 import { useKey } from '../lib/auth.ts';
@@ -46,6 +47,11 @@ export function RunPage({ id }: { id: string }) {
     // eslint-disable-next-line react-hooks/exhaustive-deps
     [queryClient, id],
   );
+  /** A note the person left: the run as runs.note answered it, and the history with its note step. */
+  const onNoted = (noted: RunView) => {
+    setLive((old) => (old && old.version >= noted.version ? old : noted));
+    void queryClient.invalidateQueries({ queryKey: historyQuery.queryKey });
+  };
   // Signed in: the workspace's own feed (runs.watch); with only the link: the link's feed, by the same capability.
   // A link that leads to no run has nothing to follow.
   const missing = initial.error instanceof RunMissing;
@@ -170,10 +176,18 @@ export function RunPage({ id }: { id: string }) {
                   {t.outcome && t.outcome !== 'Pending' ? ` · ${t.outcome}` : ''}
                 </span>
                 {t.remarks.length > 0 ? <span className="meta"> · remark: {t.remarks.join('; ')}</span> : null}
+                {t.notes?.length ? (
+                  <ul className="run-notes" aria-label={`Notes on ${t.title}`}>
+                    {t.notes.map((n, j) => (
+                      <li key={j}>Note from {n}</li>
+                    ))}
+                  </ul>
+                ) : null}
               </li>
             ))}
           </ol>
           {run.output ? <p className="done">All tasks done.</p> : null}
+          {key ? <RunNoteForm run={run} onNoted={onNoted} /> : null}
         </li>
       </ol>
 

@@ -5,10 +5,13 @@ import { ErrorMessage } from '../components/error-message.tsx';
 import { TimeAgo } from '../components/time-ago.tsx';
 import { useTRPC } from '../lib/api.ts';
 import { GridTable } from '../components/grid-table.tsx';
+import { RoleHint } from '../components/role-hint.tsx';
+import { useRole } from '../lib/permissions.ts';
 
 export function RunsPage() {
   const trpc = useTRPC();
   const runs = useQuery(trpc.runs.list.queryOptions({}));
+  const role = useRole();
   return (
     <>
       <h1>Checklist runs</h1>
@@ -21,6 +24,7 @@ export function RunsPage() {
             An agent starts one with <code>checklist_prepare</code> then <code>checklist_execute</code> (or <code>client.runs.prepare</code>{' '}
             / <code>execute</code> in the SDK) and walks it task by task.
           </p>
+          <RoleHint role={role} place="runs" />
         </section>
       ) : null}
       {runs.data && runs.data.runs.length > 0 ? (

@@ -1,6 +1,6 @@
-// The task panel's editing, for a person's key: subject and description, status, owner, blockers, delete — each sent
-// with the version read, a refusal shown in the server's words, and a conflict settled by the person.
-import type { Task, TaskGraph, TaskGraphNode, TaskStatus } from '@agent-tasks/schema';
+// The task panel's editing, for a person's key: subject and description, status, owner, priority and labels, blockers,
+// delete — each sent with the version read, a refusal shown in the server's words, and a conflict settled by the person.
+import type { Priority, Task, TaskGraph, TaskGraphNode, TaskStatus } from '@agent-tasks/schema';
 import { type FormEvent, useState } from 'react';
 import { ErrorMessage } from '../components/error-message.tsx';
 import { TaskConflict } from '../components/task-conflict.tsx';
@@ -8,6 +8,14 @@ import { useRole, writesTasks } from '../lib/permissions.ts';
 import { type TaskEdit, useTaskWrite } from '../lib/task-write.ts';
 
 const statuses: TaskStatus[] = ['pending', 'in_progress', 'completed'];
+const priorities: Priority[] = ['P0', 'P1', 'P2', 'P3', 'P4'];
+
+/** Labels as a person types them: comma-separated, each trimmed, blanks between commas dropped (the server checks the rest). */
+export const parseLabels = (text: string) =>
+  text
+    .split(',')
+    .map((l) => l.trim())
+    .filter((l) => l !== '');
 
 /** What a read-only key can do here, and how a person gets to change tasks. */
 export function ReadOnlyNote({ role }: { role: string | undefined }) {
@@ -31,6 +39,8 @@ export function TaskEditor({ graph, task, onClose }: { graph: TaskGraph; task: T
   const writer = useTaskWrite(graph.listName);
   const [draft, setDraft] = useState<Draft | null>(null);
   const [owner, setOwner] = useState('');
+  // The labels being typed, with the task as it was read when the typing began (its version goes with the save).
+  const [labels, setLabels] = useState<{ base: Task; text: string } | null>(null);
   const [blocker, setBlocker] = useState('');
   const [confirmDelete, setConfirmDelete] = useState(false);
   if (!writesTasks(role)) return <ReadOnlyNote role={role} />;
@@ -49,7 +59,17 @@ export function TaskEditor({ graph, task, onClose }: { graph: TaskGraph; task: T
 
   return (
     <section className="task-editor" aria-label="Change this task">
-      {writer.conflict ? <TaskConflict conflict={writer.conflict} writer={writer} graph={graph} onDone={() => setDraft(null)} /> : null}
+      {writer.conflict ? (
+        <TaskConflict
+          conflict={writer.conflict}
+          writer={writer}
+          graph={graph}
+          onDone={() => {
+            setDraft(null);
+            setLabels(null);
+          }}
+        />
+      ) : null}
       <ErrorMessage error={writer.error} />
       {draft && !writer.conflict ? (
         <form className="edit-form" onSubmit={(e) => void save(e)}>
@@ -105,6 +125,44 @@ export function TaskEditor({ graph, task, onClose }: { graph: TaskGraph; task: T
         </button>{' '}
         <button type="button" disabled={writer.pending || !task.owner} onClick={() => void send({ owner: null })}>
           Clear owner
+        </button>
+      </form>
+      <div className="edit-row">
+        <label>
+          Priority{' '}
+          <select
+            value={task.priority ?? ''}
+            disabled={writer.pending}
+            onChange={(e) => void send({ priority: e.target.value === '' ? null : (e.target.value as Priority) })}
+          >
+            <option value="">none</option>
+            {priorities.map((p) => (
+              <option key={p} value={p}>
+                {p}
+              </option>
+            ))}
+          </select>
+        </label>
+      </div>
+      <form
+        className="edit-row priority-labels"
+        onSubmit={(e) => {
+          e.preventDefault();
+          const base = labels?.base ?? task;
+          const text = labels?.text ?? (task.labels ?? []).join(', ');
+          void writer.send(base, { labels: parseLabels(text) }).then((ok) => ok && setLabels(null));
+        }}
+      >
+        <label>
+          Labels{' '}
+          <input
+            value={labels?.text ?? (task.labels ?? []).join(', ')}
+            onChange={(e) => setLabels({ base: labels?.base ?? task, text: e.target.value })}
+            placeholder="comma-separated, up to 10"
+          />
+        </label>{' '}
+        <button type="submit" disabled={writer.pending}>
+          Set labels
         </button>
       </form>
       <h3>Blockers</h3>
