@@ -1,12 +1,13 @@
-// Black-box tests of `agent-tasks serve --workers 2`: two processes share the port and the SQLite file, and stay
-// correct across processes — live events, revocations (of calls and of streams), compare-and-set writes, claims,
-// notifications, a worker crash.
+// Black-box tests of `agent-tasks serve --workers 2`: two processes share the port and the SQLite file, one of them
+// runs every write, and they stay correct across processes — live events, revocations (of calls and of streams),
+// compare-and-set writes, claims, claim leases, notifications, a worker crash.
 import { execFile } from 'node:child_process';
+import { randomUUID } from 'node:crypto';
 import { createClient, openSessionClient } from '@agent-tasks/sdk';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { holdWriteLock, sqliteOnly } from './support/database.ts';
 import { adminClient, countRows, sessionClient } from './support/fixtures.ts';
-import { type PinnedConnection, connectionsOnWorkers, pinnedConnection } from './support/pinned-connection.ts';
+import { type PinnedConnection, connectionsOnWorkers, pidOfRequest, pinnedConnection } from './support/pinned-connection.ts';
 import { type RunningServer, agentTasksBin, startServer } from './support/server.ts';
 import { startReceiver, waitFor } from './support/webhook-receiver.ts';
 import { guardMs } from './support/time-guard.ts';
@@ -22,12 +23,36 @@ async function bothWorkers() {
   return [a, b] as const;
 }
 
+/** Another kept-alive connection to the worker with this pid (a stream takes its connection over). */
+async function connectionOn(pid: number) {
+  for (let i = 0; i < 40; i++) {
+    const connection = await pinnedConnection(server);
+    if (connection.pid === pid) {
+      open.push(connection);
+      return connection;
+    }
+    connection.close();
+  }
+  throw new Error(`no connection reached worker ${pid}`);
+}
+
+/** The pid of the worker that runs the writes (the latest to say so: a writer that died is replaced). */
+function writerPid(): number {
+  const line = server
+    .output()
+    .split('\n')
+    .findLast((l) => /"msg":"worker \d+ ready/.test(l) && l.includes('"writer":true'));
+  const pid = line?.match(/"pid":(\d+)/)?.[1];
+  if (!pid) throw new Error('no worker said it is the writer');
+  return Number(pid);
+}
+
 const list = (n: number) => [
   { content: `Step ${n}`, status: 'in_progress' as const },
   { content: 'Ship it', status: 'pending' as const },
 ];
 
-// The cluster shares SQLite's write lock through the primary; a PostgreSQL DATABASE_URL refuses --workers above 1.
+// One worker writes, the others hand it their mutations; a PostgreSQL DATABASE_URL refuses --workers above 1.
 sqliteOnly('agent-tasks serve --workers 2', () => {
   beforeAll(async () => {
     server = await startServer({ process: true, env: { AGENT_TASKS_WORKERS: '2', AGENT_TASKS_OUTBOX_POLL_MS: '50' } });
@@ -316,9 +341,100 @@ sqliteOnly('agent-tasks serve --workers 2', () => {
     }
   });
 
-  it('a worker killed with SIGKILL is replaced, and the server keeps answering', async () => {
+  it('one worker runs the writes: a write through the other waits while the writer is stopped, reads there do not', async () => {
     const s = await sessionClient(server);
-    const [a] = await bothWorkers();
+    const [a, b] = await bothWorkers();
+    const writer = writerPid();
+    expect([a.pid, b.pid]).toContain(writer);
+    const other = a.pid === writer ? b : a;
+    const reader = await connectionOn(other.pid);
+    // The other worker writes last: were it writing itself, it would now hold SQLite's write lock and need nobody.
+    expect((await other.mutate<{ revision: number }>('todos.write', { todos: list(1) }, s.token)).revision).toBe(1);
+    const requestId = randomUUID();
+    process.kill(writer, 'SIGSTOP');
+    let write: Promise<{ status: number; body: string }> | undefined;
+    try {
+      write = other.request('POST', '/trpc/todos.write', { token: s.token, body: { todos: list(2) }, requestId });
+      let answered = false;
+      void write.then(() => (answered = true));
+      // Reads are answered by the worker itself, at once, and see what was committed.
+      expect((await reader.query<{ revision: number }>('todos.get', undefined, s.token)).revision).toBe(1);
+      await new Promise((resolve) => setTimeout(resolve, 700));
+      expect(answered).toBe(false);
+    } finally {
+      process.kill(writer, 'SIGCONT');
+    }
+    const answer = await write;
+    expect(answer.status).toBe(200);
+    expect(JSON.parse(answer.body).result.data).toMatchObject({ revision: 2 });
+    // Answered and logged by the worker that took the request.
+    await waitFor('the access log line', () => pidOfRequest(server, requestId), 2_000);
+    expect(pidOfRequest(server, requestId)).toBe(other.pid);
+    expect(await countRows(server, 'TodoUpdate', '"sessionId" = ?', s.session.id)).toBe(2);
+  });
+
+  it('a refusal of a write handed to the writer is answered as the writer answers it: status, text, code, details', async () => {
+    const s = await sessionClient(server);
+    const [a, b] = await bothWorkers();
+    const writer = a.pid === writerPid() ? a : b;
+    const other = writer === a ? b : a;
+    await other.mutate('todos.write', { todos: list(1) }, s.token);
+    await other.mutate('todos.write', { todos: list(2) }, s.token);
+    const stale = { todos: list(3), baseRevision: 1 };
+    const [there, here] = await Promise.all(
+      [writer, other].map((on) => on.request('POST', '/trpc/todos.write', { token: s.token, body: stale })),
+    );
+    expect(there?.status).toBe(409);
+    expect(here?.status).toBe(409);
+    const errorOf = (answer: { body: string } | undefined) => {
+      const { message, code, data } = JSON.parse(answer?.body ?? '{}').error;
+      return { message, code, appCode: data.appCode, httpStatus: data.httpStatus, details: data.details };
+    };
+    expect(errorOf(here)).toEqual(errorOf(there));
+    expect(errorOf(here).message).toBe(
+      'Error: stale revision: this update was based on revision 1, but the list is at revision 2; read the list again and send the whole list.',
+    );
+    // The input contract is checked by the worker that took the request; nothing is recorded.
+    const invalid = await other.request('POST', '/trpc/todos.write', { token: s.token, body: { todos: 'none' } });
+    expect(invalid.status).toBe(400);
+    expect(await countRows(server, 'TodoUpdate', '"sessionId" = ?', s.session.id)).toBe(2);
+  });
+
+  it('a claim lease that runs out while both workers serve the list is returned once: one history entry, one live event', async () => {
+    const s = await sessionClient(server, 'lease across workers');
+    const listName = `lease-${Date.now()}`;
+    const task = await s.client.tasks.create({ listName, subject: 'Held, then let go' });
+    const [a, b] = await bothWorkers();
+    const viewer = (await adminClient(server).keys.create({ name: 'lease watcher', role: 'viewer' })).token;
+    const streams = await Promise.all(
+      [a.pid, b.pid].map(async (pid) => {
+        const stream = (await connectionOn(pid)).watch('tasks.watch', { listName }, viewer);
+        await stream.opened;
+        return stream;
+      }),
+    );
+    await new Promise((resolve) => setTimeout(resolve, 300)); // the streams are listening
+    // Claimed through each worker in turn (the shortest lease), so both processes know of leases on the list.
+    const claimed = await a.mutate<{ task: { id: string } | null }>('tasks.claim', { listName, id: task.id, leaseMs: 1_000 }, s.token);
+    expect(claimed.task?.id).toBe(task.id);
+    const expired = (e: { data: unknown }) => {
+      const data = e.data as { kind?: string; taskId?: string };
+      return data.kind === 'lease_expired' && data.taskId === task.id;
+    };
+    for (const stream of streams) await waitFor('the lease_expired event', () => stream.events.find(expired), 10_000);
+    // Two lease sweeps later (every 2 s in each worker), still one of each.
+    await new Promise((resolve) => setTimeout(resolve, 4_500));
+    for (const stream of streams) expect(stream.events.filter(expired)).toHaveLength(1);
+    const history = await b.query<{ changes: { kind: string }[] }>('tasks.history', { listName, id: task.id }, s.token);
+    expect(history.changes.filter((c) => c.kind === 'lease_expired')).toHaveLength(1);
+    expect((await a.query<{ status: string }>('tasks.get', { listName, id: task.id }, s.token)).status).toBe('pending');
+    for (const stream of streams) stream.stop();
+  });
+
+  it('the writer killed with SIGKILL is replaced by a new writer, and writes through both workers land again', async () => {
+    const s = await sessionClient(server);
+    await bothWorkers();
+    const a = { pid: writerPid() };
     process.kill(a.pid, 'SIGKILL');
     await waitFor('the primary to log the replacement', () => server.output().includes('worker died; starting a new one'), 10_000);
     const workers = await waitFor(
@@ -333,7 +449,12 @@ sqliteOnly('agent-tasks serve --workers 2', () => {
       100,
     );
     expect(workers.size).toBe(2);
-    expect((await s.client.todos.write({ todos: list(1) })).revision).toBe(1);
+    expect(workers).toContain(writerPid());
+    let revision = 0;
+    for (const pid of workers) {
+      const on = await connectionOn(pid);
+      expect((await on.mutate<{ revision: number }>('todos.write', { todos: list(++revision) }, s.token)).revision).toBe(revision);
+    }
   });
   // Last in the file: it leaves this address braked for unknown tokens.
   it('failed authentications are counted once across workers: past 30 from one address both answer 429; a key that worked passes', async () => {

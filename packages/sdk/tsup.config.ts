@@ -27,6 +27,7 @@ export default defineConfig([
         paths: {
           '@agent-tasks/core': ['../core/src/index.ts'],
           '@agent-tasks/schema': ['../schema/src/index.ts'],
+          '@agent-tasks/schema/errors': ['../schema/src/errors.ts'],
           '@agent-tasks/server/router': ['../../apps/server/src/routers/root.ts'],
         },
       },

@@ -4,8 +4,9 @@
 // each tool call (hook-latency.ts), spawn to exit, against issue 20's target. Options: BENCH_SECONDS (per measurement,
 // default 10), BENCH_WORKERS (the "all cores" configuration, default: the number of cores), BENCH_HOOK_RUNS (timed runs
 // per command, default 30); then full-text search on a 10,000-task list (task-search.ts, BENCH_SEARCH_QUERIES, default
-// 300). `pnpm bench -- --only load|hook|search` (or BENCH_ONLY=…) runs one section.
-import { mkdtempSync, rmSync } from 'node:fs';
+// 300). `pnpm bench -- --only load|hook|search` (or BENCH_ONLY=…) runs one section; `--only workers` runs just our
+// request rows, one process against BENCH_WORKERS; BENCH_BIN measures another build of the command.
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { DEFAULT_WORKERS } from '@agent-tasks/server';
@@ -15,7 +16,7 @@ import { reportTaskSearch, taskSearchBench } from './task-search.ts';
 import { probeNewConnections } from './new-connections.ts';
 import { prepareWorkload, type Workload } from './load-workload.ts';
 import { openRawStore } from './raw-sqlite.ts';
-import { type ServerProcess, startAgentTasks, startBaseline } from './server-process.ts';
+import { type ServerProcess, cpuOf, startAgentTasks, startBaseline } from './server-process.ts';
 import { fixed, textTable } from './text-table.ts';
 import { listAt } from './todo-lists.ts';
 import { type Request, type WrkResult, wrk, wrkVersion, writeRequests, writeRuns } from './wrk.ts';
@@ -46,6 +47,18 @@ interface Row {
 }
 
 const rows: Row[] = [];
+/** Per row of several processes: each process's CPU µs per request, by its role (`--only workers` prints them). */
+const splits = new Map<Row, { role: string; cpuUs: number }[]>();
+
+/** A server process's role: the primary (first), the writer worker (AGENT_TASKS_WRITER in its environment), a worker. */
+function roleOf(pid: number, index: number) {
+  if (index === 0) return 'primary';
+  try {
+    return readFileSync(`/proc/${pid}/environ`, 'utf8').split('\0').includes('AGENT_TASKS_WRITER=1') ? 'writer' : 'worker';
+  } catch {
+    return 'worker';
+  }
+}
 const dir = mkdtempSync(path.join(os.tmpdir(), 'agent-tasks-bench-load-'));
 
 /** One wrk measurement of `server`, after a short warm-up on the same requests. */
@@ -62,10 +75,12 @@ async function measure(
   log(`${label.system} · ${label.scenario} · workers ${label.workers} · ${connections} connections…`);
   // Run steps are used up as they go: no warm-up on them.
   if (!steps) await wrk({ url: server.url, file, connections, seconds: 2 });
+  const pids = server.pids();
+  const pidCpu = pids.map(cpuOf);
   const cpuBefore = server.cpuSeconds();
   const result = await wrk({ url: server.url, file, connections, seconds: SECONDS, mode: steps ? 'run-steps' : 'shared' });
   const cpu = server.cpuSeconds() - cpuBefore;
-  rows.push({
+  const row: Row = {
     ...label,
     connections,
     perSecond: result.perSecond,
@@ -73,7 +88,15 @@ async function measure(
     p99: result.p99,
     cpuUs: result.requests ? (cpu * 1e6) / result.requests : null,
     errors: result.errors,
-  });
+  };
+  rows.push(row);
+  if (pids.length > 1 && result.requests) {
+    const perRequest = (pid: number, i: number) => ((cpuOf(pid) - (pidCpu[i] ?? 0)) * 1e6) / result.requests;
+    splits.set(
+      row,
+      pids.map((pid, i) => ({ role: roleOf(pid, i), cpuUs: perRequest(pid, i) })),
+    );
+  }
   for (const problem of result.problems) log(`  ${problem}`);
   return result;
 }
@@ -101,7 +124,7 @@ async function baselines() {
   }
 }
 
-async function ours(workload: Workload, databaseFile: string, workers: number) {
+async function ours(workload: Workload, databaseFile: string, workers: number, only: 'all' | 'rows' = 'all') {
   const server = await startAgentTasks({ databaseFile, adminKey: ADMIN_KEY, workers });
   const system = 'agent-tasks';
   try {
@@ -111,6 +134,7 @@ async function ours(workload: Workload, databaseFile: string, workers: number) {
     await measure(server, { system, scenario: 'todos.get', workers }, workload.todoGets, 32);
     await measure(server, { system, scenario: 'tasks.list readyOnly, 50 of 10k', workers }, workload.readyPages, 32);
     await measure(server, { system, scenario: 'runs.get (run view, 100 tasks)', workers }, workload.runViews, 32);
+    if (only === 'rows') return;
     if (workers === 1) {
       const edges = await measure(
         server,
@@ -304,7 +328,7 @@ function report(startLoad: number[], workload: Workload) {
   return [header(startLoad, workload), '', rowsTable(), '', ratios, '', targets].join('\n');
 }
 
-const SECTIONS = ['load', 'stack', 'hook', 'search'];
+const SECTIONS = ['load', 'stack', 'workers', 'hook', 'search'];
 
 /** Which sections to run: `--only load|hook` (also `--only=…`, comma-separated) or BENCH_ONLY; all by default. */
 function selectedSections(): Set<string> {
@@ -330,6 +354,7 @@ async function main() {
   const sections = selectedSections();
   if (sections.has('load')) await loadBench();
   else if (sections.has('stack')) await stackBench();
+  if (!sections.has('load') && sections.has('workers')) await workersBench();
   if (sections.has('hook')) {
     const result = await hookLatencyBench({ runs: HOOK_RUNS, log });
     process.stdout.write(`${sections.has('load') ? '\n' : ''}${reportHookLatency(result)}\n`);
@@ -356,6 +381,28 @@ async function stackBench() {
       ],
     )}\n`,
   );
+}
+
+/** Our six request rows alone (`--only workers`), one process against BENCH_WORKERS workers, and their ratios. */
+async function workersBench() {
+  if (!wrkVersion()) throw new Error('pnpm bench needs wrk (a separate load generator): apt-get install -y wrk');
+  const startLoad = os.loadavg();
+  const databaseFile = path.join(dir, 'bench.db');
+  log('preparing the workload (sessions, a 10,000-task list with ~20,000 edges, checklist runs)…');
+  const workload = await prepareWorkload({ databaseFile, adminKey: ADMIN_KEY, seconds: SECONDS, workers: [1, WORKERS], log });
+  await ours(workload, databaseFile, 1, 'rows');
+  await ours(workload, databaseFile, WORKERS, 'rows');
+  const rate = (scenario: string, workers: number) => find('agent-tasks', scenario, workers)?.perSecond ?? 0;
+  const cpu = (scenario: string, workers: number) => find('agent-tasks', scenario, workers)?.cpuUs ?? 0;
+  const ratios = textTable(
+    [`${WORKERS} workers / 1 process`, 'req/s', 'CPU µs/req'],
+    Object.values(SCENARIOS).map((s) => [s, ratio(rate(s, WORKERS), rate(s, 1)), ratio(cpu(s, WORKERS), cpu(s, 1))]),
+  );
+  const split = textTable(
+    [`${WORKERS} workers: server CPU µs/req by process`, 'processes'],
+    [...splits].map(([row, parts]) => [row.scenario, parts.map((p) => `${p.role} ${fixed(p.cpuUs, 0)}`).join(' / ')]),
+  );
+  process.stdout.write(`${header(startLoad, workload)}\n\n${rowsTable()}\n\n${ratios}\n\n${split}\n`);
 }
 
 async function loadBench() {

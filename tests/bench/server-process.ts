@@ -91,7 +91,9 @@ export async function startAgentTasks(options: {
   /** Node flags for the server process, e.g. --cpu-prof. */
   nodeArgs?: string[];
 }) {
-  const child = spawn(process.execPath, [...(options.nodeArgs ?? []), agentTasksBin, 'serve', '--workers', String(options.workers)], {
+  // BENCH_BIN: another build of the command (an older commit's, say) measured in the same sitting.
+  const bin = process.env.BENCH_BIN ? path.resolve(process.env.BENCH_BIN) : agentTasksBin;
+  const child = spawn(process.execPath, [...(options.nodeArgs ?? []), bin, 'serve', '--workers', String(options.workers)], {
     cwd: repoRoot,
     env: {
       ...process.env,

@@ -14,6 +14,7 @@ import { authGuard } from './auth/auth-guard.ts';
 import { streamTickets } from './auth/stream-tickets.ts';
 import { fetchWebhookSender } from './adapters/webhook-sender.ts';
 import type { WriteGate } from './cluster/write-lock.ts';
+import type { WriterLink } from './cluster/writer.ts';
 import type { Services } from './context.ts';
 import { DEFAULT_BUSY_TIMEOUT_MS, type DbHandle, openDb } from './db/client.ts';
 import { postgresMigrationsDir } from './db/postgres-schema.ts';
@@ -107,6 +108,8 @@ export interface AppOptions {
   live?: LiveEvents;
   /** With several workers: turns at SQLite's write lock, granted by the primary. */
   writeGate?: WriteGate;
+  /** With several workers, in all but the writer: the mutations are handed to the writer worker to run. */
+  writer?: WriterLink;
   /** Whether this process delivers notifications (with several workers, exactly one does). */
   notifications?: boolean;
   /** Told after this process revoked a key (no list) or dropped session tokens (the workers tell the others). */
@@ -236,7 +239,18 @@ export async function startApp(options: AppOptions): Promise<App> {
     leaseMs: Math.max(options.imports?.leaseMs ?? 10_000, 2 * (options.busyTimeoutMs ?? DEFAULT_BUSY_TIMEOUT_MS)),
     waitMs: options.imports?.waitMs ?? 5_000,
   };
-  const services: Services = { deps, actors: cache, live, streams, log, channelSender, imports, guard, tickets };
+  const services: Services = {
+    deps,
+    actors: cache,
+    live,
+    streams,
+    log,
+    channelSender,
+    imports,
+    guard,
+    tickets,
+    ...(options.writer ? { writer: options.writer } : {}),
+  };
   // Replicas started together on an empty PostgreSQL database: one creates the first workspace, under a session lock
   // on the writer's one connection (the bootstrap's transaction runs on it too).
   const bootstrap = () => workspaces.bootstrap(deps, options.adminKey);

@@ -169,8 +169,8 @@ export interface Config {
 /** A refused configuration: the message names the variable (or flag) and what it accepts. */
 /**
  * Processes `serve` runs without --workers: one, the configuration `pnpm bench` measured fastest. SQLite takes one
- * write at a time, so workers only add hand-offs of its lock and messages through the primary: with two workers no
- * row of the bench was faster than one process and most were slower (docs/performance.md). `--workers N` stays.
+ * write at a time: with workers, one of them writes and the others hand it their mutations through the primary, and on
+ * this 2-core machine two workers were still slower than one process (docs/performance.md). `--workers N` stays.
  */
 export const DEFAULT_WORKERS = 1;
 
@@ -207,7 +207,7 @@ export function loadConfig(env: NodeJS.ProcessEnv, flags: Partial<Record<keyof C
   }
   const c = parsed.data;
   const postgres = isPostgresUrl(c.DATABASE_URL);
-  // Several workers share SQLite's write lock through the primary (cluster/write-lock.ts); not built for PostgreSQL yet.
+  // Several workers: one writes SQLite, the others hand it their mutations (cluster/writer.ts); not for PostgreSQL yet.
   if (postgres && (c.AGENT_TASKS_WORKERS ?? 1) > 1) {
     const source = flags.AGENT_TASKS_WORKERS !== undefined ? '--workers (AGENT_TASKS_WORKERS)' : 'AGENT_TASKS_WORKERS';
     throw new ConfigError(

@@ -7,6 +7,7 @@ import type { LiveStreams, OpenedStream } from './adapters/live-streams.ts';
 import type { AuthGuard } from './auth/auth-guard.ts';
 import type { Credentials } from './auth/authenticate.ts';
 import type { StreamTickets } from './auth/stream-tickets.ts';
+import type { WriterLink } from './cluster/writer.ts';
 import type { Logger } from './logger.ts';
 
 export interface Services {
@@ -25,6 +26,8 @@ export interface Services {
   /** Single-use tickets that open a live stream without a token in its URL. */
   tickets: StreamTickets;
   log: Logger;
+  /** With `serve --workers N`, in every worker but the writer: where this worker's mutations are run. */
+  writer?: WriterLink;
 }
 
 /** What one request tells the access log: its id, and who called once the token is resolved. */

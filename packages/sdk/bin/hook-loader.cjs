@@ -26,6 +26,8 @@ function hookLoader(dist) {
     const script = new vm.Script(`(function (exports, require, module, __filename, __dirname) {${source}\n})`, {
       filename: file,
       cachedData,
+      // import() in the handlers (node:https on a Node without process.getBuiltinModule) as in any CommonJS module.
+      ...(vm.constants?.USE_MAIN_CONTEXT_DEFAULT_LOADER && { importModuleDynamically: vm.constants.USE_MAIN_CONTEXT_DEFAULT_LOADER }),
     });
     const loaded = { exports: {} };
     script.runInThisContext()(loaded.exports, require, loaded, file, dist);

@@ -26,7 +26,7 @@
 // each of its own task lists from 1 (the session's, unless CLAUDE_CODE_TASK_LIST_ID shares one): a mirror's id names
 // that list, so two sessions' task #1 are two tasks. The todo list (TodoWrite) stays the chat's own.
 import { createReadStream } from 'node:fs';
-import { z } from 'zod';
+import * as z from 'zod/mini';
 import { type HookClient, createHookClient } from './hook-client.ts';
 import { refusalOf } from './errors.ts';
 import {
@@ -51,42 +51,42 @@ export type ClaudeCodeHookIo = HookIo;
 export const CLAUDE_CODE_HOOK_TIMEOUT_MS = HOOK_TIMEOUT_MS;
 
 const hookInput = z.looseObject({
-  session_id: z.string().min(1).max(200),
+  session_id: z.string().check(z.minLength(1), z.maxLength(200)),
   hook_event_name: z.string(),
-  cwd: z.string().optional(),
-  transcript_path: z.string().optional(),
-  agent_id: z.string().min(1).optional(),
-  agent_type: z.string().optional(),
-  source: z.string().optional(),
-  tool_name: z.string().optional(),
-  tool_input: z.unknown().optional(),
-  tool_response: z.unknown().optional(),
-  task_id: z.union([z.string(), z.number()]).optional(),
-  error: z.string().optional(),
-  is_interrupt: z.boolean().optional(),
+  cwd: z.optional(z.string()),
+  transcript_path: z.optional(z.string()),
+  agent_id: z.optional(z.string().check(z.minLength(1))),
+  agent_type: z.optional(z.string()),
+  source: z.optional(z.string()),
+  tool_name: z.optional(z.string()),
+  tool_input: z.optional(z.unknown()),
+  tool_response: z.optional(z.unknown()),
+  task_id: z.optional(z.union([z.string(), z.number()])),
+  error: z.optional(z.string()),
+  is_interrupt: z.optional(z.boolean()),
 });
 type HookInput = z.infer<typeof hookInput>;
 
 const todoWriteInput = z.looseObject({
-  todos: z.array(z.looseObject({ content: z.string(), status: z.string(), activeForm: z.string().optional() })),
+  todos: z.array(z.looseObject({ content: z.string(), status: z.string(), activeForm: z.optional(z.string()) })),
 });
 const taskCreateInput = z.looseObject({
   subject: z.string(),
-  description: z.string().optional(),
-  activeForm: z.string().optional(),
-  metadata: z.record(z.string(), z.unknown()).optional(),
+  description: z.optional(z.string()),
+  activeForm: z.optional(z.string()),
+  metadata: z.optional(z.record(z.string(), z.unknown())),
 });
 const taskCreateResponse = z.looseObject({ task: z.looseObject({ id: z.union([z.string(), z.number()]) }) });
 const taskUpdateInput = z.looseObject({
   taskId: z.union([z.string(), z.number()]),
-  status: z.string().optional(),
-  subject: z.string().optional(),
-  description: z.string().optional(),
-  activeForm: z.string().optional(),
-  owner: z.string().optional(),
-  metadata: z.record(z.string(), z.unknown()).optional(),
-  addBlocks: z.array(z.union([z.string(), z.number()])).optional(),
-  addBlockedBy: z.array(z.union([z.string(), z.number()])).optional(),
+  status: z.optional(z.string()),
+  subject: z.optional(z.string()),
+  description: z.optional(z.string()),
+  activeForm: z.optional(z.string()),
+  owner: z.optional(z.string()),
+  metadata: z.optional(z.record(z.string(), z.unknown())),
+  addBlocks: z.optional(z.array(z.union([z.string(), z.number()]))),
+  addBlockedBy: z.optional(z.array(z.union([z.string(), z.number()]))),
 });
 
 /** A failure to report on stderr (the one line the hook writes there). */
@@ -178,7 +178,7 @@ async function sessionFor(url: string, agentKey: string, input: HookInput, signa
   return { client, session };
 }
 
-const parse = <T>(schema: z.ZodType<T>, value: unknown, what: string): T => parseAs(schema, value, what, 'Claude Code');
+const parse = <T>(schema: z.ZodMiniType<T>, value: unknown, what: string): T => parseAs(schema, value, what, 'Claude Code');
 
 async function mirrorTodoWrite(client: HookClient, input: HookInput, signal: AbortSignal) {
   const { todos } = parse(todoWriteInput, input.tool_input, 'the TodoWrite input');
@@ -216,7 +216,7 @@ async function mirrorTaskCreate(client: HookClient, { workspaceId, listName, cla
 }
 
 /** TaskUpdate's answer: `success: false` means Claude Code changed nothing (no such task, or a hook refused it). */
-const taskUpdateResponse = z.looseObject({ success: z.boolean().optional() });
+const taskUpdateResponse = z.looseObject({ success: z.optional(z.boolean()) });
 
 /** What went unrecorded of a mirrored change, for the stderr line; null when everything was. */
 async function mirrorTaskUpdate(client: HookClient, lists: Lists, input: HookInput, signal: AbortSignal): Promise<string | null> {
@@ -289,7 +289,11 @@ async function sessionContext(client: HookClient, lists: Lists, withTodos: boole
 }
 
 const bashInput = z.looseObject({ command: z.string() });
-const bashResponse = z.looseObject({ stdout: z.string().optional(), stderr: z.string().optional(), interrupted: z.boolean().optional() });
+const bashResponse = z.looseObject({
+  stdout: z.optional(z.string()),
+  stderr: z.optional(z.string()),
+  interrupted: z.optional(z.boolean()),
+});
 /** The longest command and output tail kept as evidence. */
 const COMMAND_MAX = 2000;
 const TAIL_MAX = 2000;

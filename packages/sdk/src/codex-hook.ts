@@ -8,7 +8,7 @@
 // PostToolUse adds `tool_name`, `tool_input` (the tool's arguments), `tool_response`, `tool_use_id`, `turn_id`;
 // PostCompact adds `trigger` (manual, auto) and can answer no context (Codex runs SessionStart with source `compact`
 // after a compaction for that). update_plan's arguments: `{ explanation?, plan: [{ step, status }] }`.
-import { z } from 'zod';
+import * as z from 'zod/mini';
 import {
   type HookIo,
   mirroredTodo,
@@ -26,7 +26,7 @@ const RUNTIME = 'Codex';
 const hookInput = runtimeHookInput;
 
 const updatePlanInput = z.looseObject({
-  explanation: z.string().nullish(),
+  explanation: z.nullish(z.string()),
   plan: z.array(z.looseObject({ step: z.string(), status: z.string() })),
 });
 

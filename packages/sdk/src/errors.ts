@@ -1,6 +1,6 @@
 // Reads a refusal: its exact text, its stable code and details, from whatever a call threw (the data's shape is the
-// schema's one definition, ErrorData).
-import { type ErrorCode, readErrorData } from '@agent-tasks/schema';
+// schema's one definition, ErrorData). From the schema's errors module alone: a hook process loads no contract.
+import { type ErrorCode, readErrorData } from '@agent-tasks/schema/errors';
 import { TRPCClientError } from '@trpc/client';
 
 export interface Refusal {

@@ -8,7 +8,7 @@
 // `tool_name`, `tool_input`, `tool_response` (`{ llmContent, returnDisplay, error? }`); BeforeAgent adds `prompt` and
 // may answer `{ hookSpecificOutput: { hookEventName: "BeforeAgent", additionalContext } }`, appended to that prompt.
 // write_todos' arguments: `{ todos: [{ description, status: pending|in_progress|completed|cancelled|blocked }] }`.
-import { z } from 'zod';
+import * as z from 'zod/mini';
 import {
   type HookIo,
   mirroredTodo,

@@ -5,7 +5,9 @@ import { createHash } from 'node:crypto';
 import { existsSync } from 'node:fs';
 import path from 'node:path';
 import type { Readable } from 'node:stream';
-import { z } from 'zod';
+// zod/mini as a namespace import (here and in each hook handler): dist/hook.cjs keeps only what the handlers use, where
+// `{ z } from 'zod'` kept all of zod (tests/hook-bundle.test.ts holds the bundle's size).
+import * as z from 'zod/mini';
 import { type HookClient, createHookClient } from './hook-client.ts';
 import { refusalOf } from './errors.ts';
 
@@ -39,16 +41,16 @@ async function readAll(stdin: string | Readable): Promise<string> {
 
 /** The fields of a hook input the Codex and Gemini CLI hooks read (each runtime sends more; they are kept). */
 export const runtimeHookInput = z.looseObject({
-  session_id: z.string().min(1).max(200),
+  session_id: z.string().check(z.minLength(1), z.maxLength(200)),
   hook_event_name: z.string(),
-  cwd: z.string().optional(),
-  source: z.string().optional(),
-  tool_name: z.string().optional(),
-  tool_input: z.unknown().optional(),
+  cwd: z.optional(z.string()),
+  source: z.optional(z.string()),
+  tool_name: z.optional(z.string()),
+  tool_input: z.optional(z.unknown()),
 });
 
 /** Parses `value` with `schema`, or fails with the text every hook uses for input it cannot read. */
-export function parseAs<T>(schema: z.ZodType<T>, value: unknown, what: string, runtime: string): T {
+export function parseAs<T>(schema: z.ZodMiniType<T>, value: unknown, what: string, runtime: string): T {
   const parsed = schema.safeParse(value);
   if (!parsed.success) throw new HookProblem(`${what} is not in the shape ${runtime} documents; nothing was recorded.`);
   return parsed.data;

@@ -7,7 +7,7 @@
 // `experimental.session.compacting(input: { sessionID }, output: { context: string[], prompt? })`;
 // `experimental.chat.system.transform(input: { sessionID?, model }, output: { system: string[] })`.
 // todowrite's arguments: `{ todos: [{ content, status: pending|in_progress|completed|cancelled, priority }] }`.
-import { z } from 'zod';
+import * as z from 'zod/mini';
 import {
   HOOK_TIMEOUT_MS,
   type MirroredTodo,

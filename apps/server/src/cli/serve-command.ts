@@ -6,7 +6,9 @@ import { type App, startApp } from '../app.ts';
 import { clusterLiveEvents } from '../cluster/cluster-live-events.ts';
 import { type PrimaryLink, type ToWorker, isOurs } from '../cluster/messages.ts';
 import { clusterWriteLock } from '../cluster/write-lock.ts';
-import { NOTIFIER_ENV, runPrimary } from '../cluster/primary.ts';
+import { WRITER_ENV, runPrimary } from '../cluster/primary.ts';
+import { serveWrites, writerLink } from '../cluster/writer.ts';
+import { appRouter } from '../routers/root.ts';
 import { type ConfigInput, ConfigError, loadConfig } from '../config.ts';
 import { createLogger } from '../logger.ts';
 
@@ -71,6 +73,8 @@ export async function serve(flags: ServeFlags): Promise<void> {
   }
 
   const link = cluster.isWorker ? primaryLink() : null;
+  // One worker writes (and delivers notifications); the others hand it their mutations.
+  const isWriter = link !== null && process.env[WRITER_ENV] === '1';
   let app: App;
   try {
     app = await startApp({
@@ -80,7 +84,8 @@ export async function serve(flags: ServeFlags): Promise<void> {
         ? {
             live: clusterLiveEvents(link),
             writeGate: clusterWriteLock(link),
-            notifications: process.env[NOTIFIER_ENV] === '1',
+            notifications: isWriter,
+            ...(isWriter ? {} : { writer: writerLink(link, appRouter) }),
             revoked: (tokenHashes) => link.send({ at: 'auth:revoked', ...(tokenHashes ? { tokenHashes } : {}) }),
           }
         : {}),
@@ -90,11 +95,13 @@ export async function serve(flags: ServeFlags): Promise<void> {
   }
   // performance.now() counts from the process's start: the figure covers module loading, migrations and listening.
   const readyMs = Math.round(performance.now());
+  let writes: ReturnType<typeof serveWrites> | undefined;
   if (link) {
     link.onMessage((message) => {
       if (message.at === 'auth:forget') app.services.actors.forget(message.tokenHashes);
     });
-    log.info({ worker: link.id, readyMs }, `worker ${link.id} ready (${readyMs} ms)`);
+    if (isWriter) writes = serveWrites(link, app.services, appRouter);
+    log.info({ worker: link.id, writer: isWriter, readyMs }, `worker ${link.id} ready (${readyMs} ms)`);
   } else {
     printFirstRun(app.firstRun);
     log.info(
@@ -105,16 +112,19 @@ export async function serve(flags: ServeFlags): Promise<void> {
 
   const stop = (signal: string) => {
     log.info({ signal }, 'shutting down');
-    app.close().then(
-      () => {
-        log.info('stopped');
-        process.exit(0);
-      },
-      (error: unknown) => {
-        log.error({ err: error }, 'shutdown failed');
-        process.exit(1);
-      },
-    );
+    // The writer answers the calls it is running for other workers before its store closes.
+    Promise.resolve(writes?.stop())
+      .then(() => app.close())
+      .then(
+        () => {
+          log.info('stopped');
+          process.exit(0);
+        },
+        (error: unknown) => {
+          log.error({ err: error }, 'shutdown failed');
+          process.exit(1);
+        },
+      );
   };
   process.once('SIGINT', () => stop('SIGINT'));
   process.once('SIGTERM', () => stop('SIGTERM'));

@@ -1,5 +1,25 @@
-// The messages between the primary and its workers (node:cluster IPC): live-event interest and relay, revocations.
-import type { LiveEvent } from '@agent-tasks/core';
+// The messages between the primary and its workers (node:cluster IPC): live-event interest and relay, revocations,
+// the write lock's turns, and the writes handed to the writer worker (cluster/writer.ts).
+import type { Actor, LiveEvent } from '@agent-tasks/core';
+
+/** A mutation handed to the writer: authenticated and validated by the worker that took the request. */
+export interface WriteCall {
+  /** The calling worker's own number for the call (the primary pairs it with the worker's id). */
+  call: number;
+  path: string;
+  input: unknown;
+  actor: Actor;
+  requestId: string;
+}
+
+/** What a mutation run by the writer threw, as it crosses processes. */
+export type WriteFailure =
+  | { kind: 'domain'; code: string; message: string; details?: Record<string, unknown>; reason?: 'busy' | 'unreachable' }
+  | { kind: 'trpc'; code: string; message: string }
+  | { kind: 'fault'; message: string; stack?: string };
+
+/** The writer's answer to one call: its result (not yet output-validated) or what it threw. */
+export type WriteAnswer = { call: number } & ({ ok: true; data: unknown } | { ok: false; failure: WriteFailure });
 
 /** Worker → primary. */
 export type ToPrimary =
@@ -10,7 +30,13 @@ export type ToPrimary =
   | { at: 'auth:revoked'; tokenHashes?: string[] }
   | { at: 'lock:want'; ticket: number }
   | { at: 'lock:cancel'; ticket: number }
-  | { at: 'lock:release' };
+  | { at: 'lock:release' }
+  /** A mutation for the writer (from any other worker). */
+  | ({ at: 'write:call' } & WriteCall)
+  /** The writer is ready to take calls (sent once its app has started). */
+  | { at: 'write:ready' }
+  /** The writer's answer to a call, for worker `to`. */
+  | ({ at: 'write:done'; to: number } & WriteAnswer);
 
 /** Primary → worker. */
 export type ToWorker =
@@ -21,7 +47,11 @@ export type ToWorker =
   | { at: 'auth:forget'; tokenHashes?: string[] }
   | { at: 'lock:granted'; ticket: number }
   /** Another worker waits for the write lock's turn (sent to the worker holding it). */
-  | { at: 'lock:wanted' };
+  | { at: 'lock:wanted' }
+  /** A call to run, from worker `from` (sent to the writer only). */
+  | ({ at: 'write:call'; from: number } & WriteCall)
+  /** The answer to this worker's call. */
+  | ({ at: 'write:done' } & WriteAnswer);
 
 const KINDS = new Set([
   'live:sub',
@@ -37,6 +67,9 @@ const KINDS = new Set([
   'lock:release',
   'lock:granted',
   'lock:wanted',
+  'write:call',
+  'write:ready',
+  'write:done',
 ]);
 
 /** Whether an IPC message is one of ours (node:cluster also carries its own). */

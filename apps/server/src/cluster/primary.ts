@@ -10,8 +10,9 @@ import type { Logger } from '../logger.ts';
 import { createHub } from './hub.ts';
 import { type ToPrimary, isOurs } from './messages.ts';
 
-/** Set in the environment of the one worker that delivers notifications (so each is delivered once). */
-export const NOTIFIER_ENV = 'AGENT_TASKS_NOTIFIER';
+/** Set in the environment of the one worker that runs the writes (cluster/writer.ts) and delivers notifications (so
+ * each is delivered once). */
+export const WRITER_ENV = 'AGENT_TASKS_WRITER';
 
 /** More crashes than this within a minute and the primary gives up instead of forking forever. */
 const MAX_CRASHES_PER_MINUTE = 10;
@@ -25,7 +26,7 @@ export async function runPrimary(
   const firstRun = await withLocalDatabase({ databaseFile: config.databaseFile }, (deps) => workspaces.bootstrap(deps, config.adminKey));
   banner(firstRun);
 
-  const hub = createHub();
+  const hub = createHub({ holdMs: config.busyTimeoutMs });
   // The failed-authentication counters of every worker (auth/auth-guard.ts) live here.
   new RateLimiterClusterMaster();
   const notifierOf = new Map<number, boolean>();
@@ -35,7 +36,7 @@ export async function runPrimary(
   const listening = new Set<number>();
 
   function fork(notifier: boolean) {
-    const worker = cluster.fork(notifier ? { [NOTIFIER_ENV]: '1' } : {});
+    const worker = cluster.fork(notifier ? { [WRITER_ENV]: '1' } : {});
     notifierOf.set(worker.id, notifier);
     hub.add(worker.id, (message) => {
       if (worker.isConnected()) worker.send(message);
