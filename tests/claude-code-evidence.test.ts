@@ -2,17 +2,13 @@
 // PostToolUseFailure "Exit code N"), and TaskCompleted answers exit 2 with the reason on stderr while the mirrored
 // task's list requires evidence the task lacks — Claude Code then keeps the task open. Payloads are the recorded ones in
 // tests/fixtures/claude-code/, fed to `agent-tasks hook claude-code` as a real process.
-import { spawn } from 'node:child_process';
-import path from 'node:path';
 import { type AgentTasksClient, claudeMirrorTaskId, createClient } from '@agent-tasks/sdk';
-import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { claudeFixture, claudeSession, taskCreate, taskUpdate } from './support/claude-code-payloads.ts';
 import { adminClient } from './support/fixtures.ts';
 import { rowCounts } from './support/database.ts';
-import { type RunningServer, agentTasksBin, startServer } from './support/server.ts';
-
-const repoRoot = path.resolve(import.meta.dirname, '..');
-vi.setConfig({ testTimeout: 90_000 });
+import { hookRunner } from './support/hook-process.ts';
+import { type RunningServer, startServer } from './support/server.ts';
 
 let server: RunningServer;
 let agentKey: string;
@@ -28,25 +24,8 @@ beforeAll(async () => {
 });
 afterAll(() => server?.stop());
 
-function runHook(input: unknown): Promise<{ code: number | null; stdout: string; stderr: string }> {
-  const base = Object.fromEntries(
-    Object.entries(process.env).filter(([k]) => !k.startsWith('AGENT_TASKS_') && !k.startsWith('CLAUDE_CODE_')),
-  );
-  const child = spawn(process.execPath, [agentTasksBin, 'hook', 'claude-code'], {
-    cwd: repoRoot,
-    env: { ...base, AGENT_TASKS_URL: server.url, AGENT_TASKS_TOKEN: agentKey, AGENT_TASKS_HOOK_TIMEOUT_MS: '10000' },
-    stdio: ['pipe', 'pipe', 'pipe'],
-  });
-  let stdout = '';
-  let stderr = '';
-  child.stdout.on('data', (chunk: Buffer) => (stdout += chunk.toString()));
-  child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
-  child.stdin.end(JSON.stringify(input));
-  return new Promise((resolve, reject) => {
-    child.once('error', reject);
-    child.once('exit', (code) => resolve({ code, stdout, stderr }));
-  });
-}
+const hook = hookRunner(() => ({ url: server.url, token: agentKey }));
+const runHook = (input: unknown) => hook('claude-code', input);
 
 const silent = { code: 0, stdout: '', stderr: '' };
 

@@ -1,12 +1,10 @@
 // Black-box tests of the Claude Code hook: hook payloads in Claude Code's documented shape are fed to
 // `agent-tasks hook claude-code` as a real process against a real server; the tests read back the session, its list, the mirrored tasks and
 // the SessionStart answer, and show that a server that is down or never answers costs the agent at most ~2 s, exit 0.
-import { spawn } from 'node:child_process';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
-import path from 'node:path';
 import { type AgentTasksClient, claudeMirrorTaskId, createClient, runClaudeCodeHook } from '@agent-tasks/sdk';
-import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
   type ClaudeSession,
   type Todo,
@@ -18,22 +16,10 @@ import {
   todoWrite,
 } from './support/claude-code-payloads.ts';
 import { adminClient, countRows } from './support/fixtures.ts';
-import { type RunningServer, agentTasksBin, startServer } from './support/server.ts';
+import { type HookEnv, type HookRun, hookRunner } from './support/hook-process.ts';
+import { type RunningServer, startServer } from './support/server.ts';
 import { startReceiver } from './support/webhook-receiver.ts';
 import { guardMs } from './support/time-guard.ts';
-
-const repoRoot = path.resolve(import.meta.dirname, '..');
-
-interface HookRun {
-  code: number | null;
-  stdout: string;
-  stderr: string;
-  /** From spawning the process to its exit. */
-  ms: number;
-}
-
-// Every hook run starts the command as a process (about a second on a busy machine): tests get more time.
-vi.setConfig({ testTimeout: 90_000 });
 
 let server: RunningServer;
 let agentKey: string;
@@ -49,33 +35,12 @@ beforeAll(async () => {
 });
 afterAll(() => server?.stop());
 
-/**
- * Runs the hook command with `input` on stdin. Functional tests allow 10 s (a loaded test machine must not turn a
- * slow answer into a missing record); the timeout tests run with the default 2 s.
- */
-function runHook(input: unknown, env: Record<string, string | undefined> = {}): Promise<HookRun> {
-  const base = Object.fromEntries(
-    Object.entries(process.env).filter(([k]) => !k.startsWith('AGENT_TASKS_') && !k.startsWith('CLAUDE_CODE_')),
-  );
-  const started = Date.now();
-  const child = spawn(process.execPath, [agentTasksBin, 'hook', 'claude-code'], {
-    cwd: repoRoot,
-    env: { ...base, AGENT_TASKS_URL: server.url, AGENT_TASKS_TOKEN: agentKey, AGENT_TASKS_HOOK_TIMEOUT_MS: '10000', ...env },
-    stdio: ['pipe', 'pipe', 'pipe'],
-  });
-  let stdout = '';
-  let stderr = '';
-  child.stdout.on('data', (chunk: Buffer) => (stdout += chunk.toString()));
-  child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
-  child.stdin.end(typeof input === 'string' ? input : JSON.stringify(input));
-  return new Promise((resolve, reject) => {
-    child.once('error', reject);
-    child.once('exit', (code) => resolve({ code, stdout, stderr, ms: Date.now() - started }));
-  });
-}
+const hook = hookRunner(() => ({ url: server.url, token: agentKey }));
+/** Runs the Claude Code hook with `input` on stdin (the timeout tests pass `AGENT_TASKS_HOOK_TIMEOUT_MS: undefined`). */
+const runHook = (input: unknown, env: HookEnv = {}) => hook('claude-code', input, env);
 
 /** Runs the hook and expects the silent success of a recording event: exit 0, nothing on stdout or stderr. */
-async function record(input: unknown, env: Record<string, string | undefined> = {}) {
+async function record(input: unknown, env: HookEnv = {}) {
   const run = await runHook(input, env);
   expect(run).toMatchObject({ code: 0, stdout: '', stderr: '' });
   return run;
@@ -382,7 +347,13 @@ describe('never blocking the agent', () => {
      */
     async function timed(input: unknown, url: string) {
       const env = { AGENT_TASKS_URL: url, AGENT_TASKS_HOOK_TIMEOUT_MS: undefined };
-      const [run, baseline] = await Promise.all([runHook(input, env), runHook(readUse(claudeSession()), env)]);
+      /** One run and its time from spawning the process to its exit. */
+      const clocked = async (payload: unknown) => {
+        const started = Date.now();
+        const run = await runHook(payload, env);
+        return { ...run, ms: Date.now() - started };
+      };
+      const [run, baseline] = await Promise.all([clocked(input), clocked(readUse(claudeSession()))]);
       expect(baseline).toMatchObject({ code: 0, stdout: '', stderr: '' });
       return { ...run, beyondStart: run.ms - baseline.ms };
     }

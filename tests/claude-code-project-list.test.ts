@@ -2,20 +2,16 @@
 // Gemini CLI hooks give back), from payloads recorded from Claude Code 2.1.112 and Codex (tests/fixtures/): a plan
 // started in Claude Code is the plan Codex is given at SessionStart in the same project; two Claude Code sessions of
 // one project, each numbering its tasks from 1, land as two sets of tasks; the todo list stays the chat's own.
-import { spawn } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
 import { mkdirSync, mkdtempSync, readFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { type AgentTasksClient, claudeMirrorTaskId, createClient, projectListName } from '@agent-tasks/sdk';
-import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type ClaudeSession, claudeFixture } from './support/claude-code-payloads.ts';
 import { adminClient } from './support/fixtures.ts';
-import { type RunningServer, agentTasksBin, startServer } from './support/server.ts';
-
-const repoRoot = path.resolve(import.meta.dirname, '..');
-// Every hook run starts the command as a process (about a second on a busy machine): tests get more time.
-vi.setConfig({ testTimeout: 90_000 });
+import { type HookRun, hookRunner } from './support/hook-process.ts';
+import { type RunningServer, startServer } from './support/server.ts';
 
 let server: RunningServer;
 let agentKey: string;
@@ -31,32 +27,8 @@ beforeAll(async () => {
 });
 afterAll(() => server?.stop());
 
-interface HookRun {
-  code: number | null;
-  stdout: string;
-  stderr: string;
-}
-
 /** Runs `agent-tasks hook <runtime>` as a process with `input` on stdin, as the runtime does. */
-function runHook(runtime: 'codex' | 'claude-code', input: unknown, env: Record<string, string> = {}): Promise<HookRun> {
-  const base = Object.fromEntries(
-    Object.entries(process.env).filter(([k]) => !k.startsWith('AGENT_TASKS_') && !k.startsWith('CLAUDE_CODE_')),
-  );
-  const child = spawn(process.execPath, [agentTasksBin, 'hook', runtime], {
-    cwd: repoRoot,
-    env: { ...base, AGENT_TASKS_URL: server.url, AGENT_TASKS_TOKEN: agentKey, AGENT_TASKS_HOOK_TIMEOUT_MS: '10000', ...env },
-    stdio: ['pipe', 'pipe', 'pipe'],
-  });
-  let stdout = '';
-  let stderr = '';
-  child.stdout.on('data', (chunk: Buffer) => (stdout += chunk.toString()));
-  child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
-  child.stdin.end(JSON.stringify(input));
-  return new Promise((resolve, reject) => {
-    child.once('error', reject);
-    child.once('exit', (code) => resolve({ code, stdout, stderr }));
-  });
-}
+const runHook = hookRunner(() => ({ url: server.url, token: agentKey }));
 
 async function silent(runtime: 'codex' | 'claude-code', input: unknown, env: Record<string, string> = {}) {
   expect(await runHook(runtime, input, env)).toEqual({ code: 0, stdout: '', stderr: '' });

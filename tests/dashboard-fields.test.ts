@@ -3,12 +3,11 @@
 // saved, an agent's arriving live), and the table's priority and label filters. Screenshots go to docs/screenshots/.
 import { createClient, openSessionClient } from '@agent-tasks/sdk';
 import type { Browser, Page } from 'playwright-core';
-import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { adminClient } from './support/fixtures.ts';
 import { launchBrowser, newContext, screenshot, signIn } from './support/browser.ts';
 import { type RunningServer, startServer } from './support/server.ts';
-
-vi.setConfig({ testTimeout: 90_000 });
+import { guardMs } from './support/time-guard.ts';
 
 let server: RunningServer;
 let browser: Browser;
@@ -16,7 +15,7 @@ let browser: Browser;
 beforeAll(async () => {
   server = await startServer();
   browser = await launchBrowser();
-}, 60_000);
+});
 afterAll(async () => {
   await browser?.close();
   await server?.stop();
@@ -77,7 +76,7 @@ describe('task list: search, priorities, labels and comments', () => {
     ]);
     // An agent's comment arrives live, without a reload.
     await ws.agent.tasks.comment({ id: target.id, body: 'On it after the deploy.' });
-    await section.locator('li[data-by="agent"]', { hasText: 'On it after the deploy.' }).waitFor({ timeout: 5_000 });
+    await section.locator('li[data-by="agent"]', { hasText: 'On it after the deploy.' }).waitFor({ timeout: guardMs(1_000) });
     expect(await section.getByRole('heading').textContent()).toBe('Comments (2)');
     await screenshot(p, 'task-comments');
 

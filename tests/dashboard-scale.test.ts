@@ -18,7 +18,7 @@ beforeAll(async () => {
   const admin = adminClient(server);
   agentKey = (await admin.keys.create({ name: 'scale agent', role: 'agent' })).token;
   viewerKey = (await admin.keys.create({ name: 'scale viewer', role: 'viewer' })).token;
-}, 60_000);
+});
 afterAll(async () => {
   await browser?.close();
   await server?.stop();

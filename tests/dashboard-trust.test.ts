@@ -7,6 +7,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { adminClient } from './support/fixtures.ts';
 import { launchBrowser, newContext, screenshot, signIn } from './support/browser.ts';
 import { type RunningServer, startServer } from './support/server.ts';
+import { guardMs } from './support/time-guard.ts';
 
 let server: RunningServer;
 let browser: Browser;
@@ -14,7 +15,7 @@ let browser: Browser;
 beforeAll(async () => {
   server = await startServer();
   browser = await launchBrowser();
-}, 60_000);
+});
 afterAll(async () => {
   await browser?.close();
   await server?.stop();
@@ -102,7 +103,7 @@ describe('trust on the dashboard', () => {
         return el !== null && el.textContent !== before;
       },
       { before: first },
-      { timeout: 5_000 },
+      { timeout: guardMs(1_000) },
     );
     await screenshot(p, 'task-trust-table');
 

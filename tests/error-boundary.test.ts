@@ -274,5 +274,5 @@ describe.skipIf(testDatabase() !== 'postgres')('a database that does not answer 
       await relay.cut();
       await database.drop();
     }
-  }, 60_000);
+  });
 });

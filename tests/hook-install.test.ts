@@ -5,10 +5,8 @@ import { spawn } from 'node:child_process';
 import { copyFileSync, existsSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { describe, expect, it, vi } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { agentTasksBin } from './support/server.ts';
-
-vi.setConfig({ testTimeout: 90_000 });
 
 const fixtures = path.join(import.meta.dirname, 'fixtures');
 const ourCommand = (runtime: string) => `${process.execPath} ${agentTasksBin} hook ${runtime}`;

@@ -169,7 +169,7 @@ describe('maximum-size imports under load', () => {
     } finally {
       await other.stop();
     }
-  }, 120_000);
+  });
 });
 
 /** tasks.import over raw HTTP: the status, the Retry-After header and the refusal text. */
@@ -228,7 +228,7 @@ describe('an import whose process died', () => {
     } finally {
       await s.stop();
     }
-  }, 60_000);
+  });
 
   it('kill -9 mid-import: after the restart the next import runs within seconds, and nothing of the dead one is left', async () => {
     const s = await startServer({ process: true, env: { LOG_FORMAT: 'json', AGENT_TASKS_IMPORT_WAIT_MS: '1000' } });
@@ -274,5 +274,5 @@ describe('an import whose process died', () => {
     } finally {
       await s.stop();
     }
-  }, 120_000);
+  });
 });

@@ -204,7 +204,7 @@ describe('stdio MCP server (packages/sdk/bin/agent-tasks-mcp.js)', () => {
     expect(await admin.tasks.get({ listName, id: a })).toMatchObject({ status: 'in_progress', owner: sessionId });
     expect((await admin.tasks.get({ listName, id: b })).status).toBe('completed');
     expect(await admin.runs.get({ runId })).toMatchObject({ sessionId, cursor: 2, total: 3, status: 'running', blocker: null });
-  }, 60_000);
+  });
 
   it('with a session token: acts as that session', async () => {
     const s = await sessionClient(server, 'stdio session');
@@ -214,7 +214,7 @@ describe('stdio MCP server (packages/sdk/bin/agent-tasks-mcp.js)', () => {
     );
     expect(stderr()).not.toContain('opened session');
     expect((await s.client.todos.get()).items).toEqual([{ content: 'From MCP', status: 'pending' }]);
-  }, 60_000);
+  });
 
   it('with a viewer key: read-only, no session (as over HTTP)', async () => {
     const { token } = await adminClient(server).keys.create({ name: 'stdio viewer', role: 'viewer' });
@@ -227,7 +227,7 @@ describe('stdio MCP server (packages/sdk/bin/agent-tasks-mcp.js)', () => {
       refusal('Error: forbidden: viewer keys are read-only (this key is viewer).'),
     );
     expect(stderr()).toContain('viewer key: read-only, no session');
-  }, 60_000);
+  });
 
   it('refuses to start without AGENT_TASKS_TOKEN, or with a key it cannot open a session with', async () => {
     const run = (env: Record<string, string>) =>
@@ -246,7 +246,7 @@ describe('stdio MCP server (packages/sdk/bin/agent-tasks-mcp.js)', () => {
     expect(missing.stderr).toContain('set AGENT_TASKS_TOKEN');
     expect(bad.code).toBe(1);
     expect(bad.stderr).toMatch(/could not open a session: Error: /);
-  }, 60_000);
+  });
 });
 
 describe('`agent-tasks mcp` (the server command, built)', () => {
@@ -262,7 +262,7 @@ describe('`agent-tasks mcp` (the server command, built)', () => {
     const admin = adminClient(server);
     expect((await admin.sessions.get({ sessionId })).session.title).toBe('from the command');
     expect((await admin.todos.get({ sessionId })).items).toEqual([{ content: 'Via the command', status: 'pending' }]);
-  }, 60_000);
+  });
 });
 
 describe('streamable HTTP MCP endpoint (/mcp)', () => {

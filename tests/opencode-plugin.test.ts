@@ -15,8 +15,6 @@ import { adminClient, countRows } from './support/fixtures.ts';
 import { type RunningServer, agentTasksBin, startServer } from './support/server.ts';
 import { startReceiver } from './support/webhook-receiver.ts';
 
-vi.setConfig({ testTimeout: 90_000 });
-
 const fixture = (name: string) =>
   JSON.parse(readFileSync(path.join(import.meta.dirname, 'fixtures', 'opencode', `${name}.json`), 'utf8')) as {
     input: Record<string, unknown>;

@@ -11,9 +11,8 @@ import { type AgentTasksClient, type AgentTasksOpencodeHooks, createClient, open
 import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
 import { claudeSession, sessionStart } from './support/claude-code-payloads.ts';
 import { adminClient } from './support/fixtures.ts';
+import { type HookRuntime, hookRunner } from './support/hook-process.ts';
 import { type RunningServer, agentTasksBin, startServer } from './support/server.ts';
-
-vi.setConfig({ testTimeout: 90_000 });
 
 const repoRoot = path.resolve(import.meta.dirname, '..');
 const fixture = (runtime: string, name: string) =>
@@ -35,27 +34,12 @@ afterEach(() => {
   vi.unstubAllEnvs();
 });
 
-function runHook(runtime: 'codex' | 'gemini' | 'claude-code', input: unknown, env: Record<string, string>) {
-  const base = Object.fromEntries(
-    Object.entries(process.env).filter(([k]) => !k.startsWith('AGENT_TASKS_') && !k.startsWith('CLAUDE_CODE_')),
-  );
-  const child = spawn(process.execPath, [agentTasksBin, 'hook', runtime], {
-    cwd: repoRoot,
-    env: { ...base, AGENT_TASKS_URL: server.url, AGENT_TASKS_TOKEN: agentKey, AGENT_TASKS_HOOK_TIMEOUT_MS: '10000', ...env },
-    stdio: ['pipe', 'pipe', 'pipe'],
-  });
-  let stdout = '';
-  let stderr = '';
-  child.stdout.on('data', (chunk: Buffer) => (stdout += chunk.toString()));
-  child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
-  child.stdin.end(JSON.stringify(input));
-  return new Promise<{ code: number | null; context: string | null; stderr: string }>((resolve, reject) => {
-    child.once('error', reject);
-    child.once('exit', (code) => {
-      const answer = stdout ? (JSON.parse(stdout) as { hookSpecificOutput: { additionalContext: string } }) : null;
-      resolve({ code, context: answer?.hookSpecificOutput.additionalContext ?? null, stderr });
-    });
-  });
+const hook = hookRunner(() => ({ url: server.url, token: agentKey }));
+/** Runs the runtime's hook as a process; answers its exit code, the context it gives the agent (if any) and stderr. */
+async function runHook(runtime: HookRuntime, input: unknown, env: Record<string, string>) {
+  const { code, stdout, stderr } = await hook(runtime, input, env);
+  const answer = stdout ? (JSON.parse(stdout) as { hookSpecificOutput: { additionalContext: string } }) : null;
+  return { code, context: answer?.hookSpecificOutput.additionalContext ?? null, stderr };
 }
 
 /** A shared list with one task, a comment on it from an agent (no note) and one from a person. */

@@ -22,7 +22,7 @@ const repoRoot = path.resolve(import.meta.dirname, '..');
 let server: RunningServer;
 beforeAll(async () => {
   server = await startServer({ postgres: true });
-}, 120_000);
+});
 afterAll(async () => {
   await server?.stop();
   await stopTestPostgres();
@@ -191,7 +191,7 @@ describe('the PostgreSQL schema and migrations', () => {
     } finally {
       await scratch.drop();
     }
-  }, 60_000);
+  });
 
   it('a schema change becomes a new migration, after which they agree again; no change creates nothing', async () => {
     const dir = mkdtempSync(path.join(os.tmpdir(), 'agent-tasks-pg-migrations-'));
@@ -215,7 +215,7 @@ describe('the PostgreSQL schema and migrations', () => {
       await scratch.drop();
       rmSync(dir, { recursive: true, force: true });
     }
-  }, 60_000);
+  });
 });
 
 describe("PostgreSQL's conflicts read as busy", () => {
@@ -299,6 +299,9 @@ describe("PostgreSQL's conflicts read as busy", () => {
 });
 
 describe('outbox claims on PostgreSQL (several replicas)', () => {
+  // Each claim leases its messages for an hour: longer than the whole file can take on a busy machine. With a minute's
+  // lease, round 36 of the first test (68 s in, under load) saw round 0's leased message due again and took it.
+  const LEASE_MS = 3_600_000;
   it("claims from two replicas' clients at once take a channel's first message once, never the one behind it", async () => {
     const { url } = await createTestDatabase();
     const admin = new pg.Client({ connectionString: url });
@@ -317,14 +320,14 @@ describe('outbox claims on PostgreSQL (several replicas)', () => {
           );
         }
         // 32 claims at once, as two replicas' workers polling together would.
-        const claims = await Promise.all(Array.from({ length: 32 }, (_, i) => claimDue(replicas[i % 2]!.db, new Date(), 10, {}, 60_000)));
+        const claims = await Promise.all(Array.from({ length: 32 }, (_, i) => claimDue(replicas[i % 2]!.db, new Date(), 10, {}, LEASE_MS)));
         expect(claims.flat().map((m) => m.id)).toEqual([`msg_${round}_1`]);
       }
     } finally {
       await admin.end();
       await Promise.all(replicas.map((r) => r.db.$disconnect()));
     }
-  }, 60_000);
+  });
 
   it('a claim gives no workspace more channels than its share has room for; the workspaces take turns', async () => {
     const { url } = await createTestDatabase();
@@ -349,20 +352,20 @@ describe('outbox claims on PostgreSQL (several replicas)', () => {
       }
       // "busy" already runs 3 of its 4 lanes: one more of its channels, then "quiet" and "calm", though theirs are newer.
       const share = { perWorkspace: 4, running: new Map([['busy', 3]]) };
-      const claimed = await claimDue(replica.db, new Date(), 10, { share }, 60_000);
+      const claimed = await claimDue(replica.db, new Date(), 10, { share }, LEASE_MS);
       expect(claimed.map((m) => m.channelId).sort()).toEqual(['ch_busy_0', 'ch_calm', 'ch_quiet']);
       // At its share, "busy" gets nothing; nothing else is due (the others are leased).
       const full = { perWorkspace: 4, running: new Map([['busy', 4]]) };
-      expect(await claimDue(replica.db, new Date(), 10, { share: full }, 60_000)).toEqual([]);
+      expect(await claimDue(replica.db, new Date(), 10, { share: full }, LEASE_MS)).toEqual([]);
       // Fewer free lanes than workspaces waiting: each workspace's first channel before anyone's second.
       await admin.query(`UPDATE "OutboxMessage" SET "nextAttemptAt" = now() - interval '1 minute'`);
-      const two = await claimDue(replica.db, new Date(), 2, { share: { perWorkspace: 4, running: new Map() } }, 60_000);
+      const two = await claimDue(replica.db, new Date(), 2, { share: { perWorkspace: 4, running: new Map() } }, LEASE_MS);
       expect(new Set(two.map((m) => m.workspaceId)).size).toBe(2);
     } finally {
       await admin.end();
       await replica.db.$disconnect();
     }
-  }, 60_000);
+  });
 });
 
 /** A TCP relay in front of PostgreSQL: `cut()` closes it and every connection through it (the server is gone for the

@@ -6,6 +6,7 @@ import net from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { countRows, sessionClient } from './support/fixtures.ts';
 import { type RunningServer, startServer } from './support/server.ts';
+import { guardMs } from './support/time-guard.ts';
 import { quantile, slowBodyAttack } from './support/slow-bodies.ts';
 
 let server: RunningServer;
@@ -118,7 +119,7 @@ describe('slow sockets', () => {
               socket.on('error', () => undefined);
               socket.resume(); // reads the server's 408, so the close that follows is seen
               socket.on('close', () => resolve(Date.now()));
-              setTimeout(() => socket.destroy(), 10_000).unref();
+              setTimeout(() => socket.destroy(), guardMs(3_000)).unref();
             }),
         ).concat([
           (async () => {
@@ -127,9 +128,10 @@ describe('slow sockets', () => {
           })(),
         ]),
       );
-      // Closed by the server (well before the test's own 10 s), at about the 1 s timeout (checked every second).
-      const late = closedAt.filter((t) => t - opened >= 4_000).length;
-      expect(late, `${late} of 200 still open after 4 s`).toBe(0);
+      // Closed by the server (well before the test's own guardMs(3 s)), at about the 1 s timeout (checked every second):
+      // the bound is that target's failure guard on a busy machine.
+      const late = closedAt.filter((t) => t - opened >= guardMs(1_000)).length;
+      expect(late, `${late} of 200 still open after ${guardMs(1_000)} ms`).toBe(0);
       expect(Math.max(...closedAt) - opened).toBeGreaterThanOrEqual(900);
     } finally {
       await slow.stop();
@@ -146,16 +148,17 @@ describe('slow bodies', () => {
       const { client } = await sessionClient(s, 'writes through the attack');
       await new Promise((resolve) => setTimeout(resolve, 1_000)); // every socket is trickling by now
       const latencies: number[] = [];
+      // For 10 s, and at least 20 writes whatever the machine's load (each bounded below).
       const until = performance.now() + 10_000;
-      while (performance.now() < until) {
+      while (performance.now() < until || latencies.length < 20) {
         const started = performance.now();
         await client.todos.write({ todos: [{ content: `Write ${latencies.length + 1}`, status: 'pending' }] });
         latencies.push(performance.now() - started);
       }
       attack.stop();
-      // Generous guards on a busy machine (the goal, p99 <= 500 ms, is measured by tests/bench/slow-bodies.ts).
+      // Failure guards on a busy machine (the goal, p99 <= 500 ms, is measured by tests/bench/slow-bodies.ts).
       expect(latencies.length).toBeGreaterThanOrEqual(20);
-      expect(quantile(latencies, 1), `p50 ${quantile(latencies, 0.5)} ms`).toBeLessThan(3_000);
+      expect(quantile(latencies, 1), `p50 ${quantile(latencies, 0.5)} ms`).toBeLessThan(guardMs(500));
       expect((await client.todos.get()).revision).toBe(latencies.length);
       expect(await countRows(s, 'TodoUpdate')).toBe(latencies.length);
       // The trickles: past the few bodies read at once, 503 at once; the others cut for their rate after the grace
@@ -204,7 +207,8 @@ describe('slow bodies', () => {
       // The only slot is free for another caller while that body trickles.
       for (let i = 0; i < 5; i++) await quick.client.todos.write({ todos: [{ content: `Quick ${i}`, status: 'pending' }] });
       const text = await answer;
-      expect(Date.now() - started).toBeLessThan(5_000);
+      // Target: cut after its 1 s grace; the bound is its failure guard.
+      expect(Date.now() - started).toBeLessThan(guardMs(1_000));
       expect(text).toMatch(/^HTTP\/1\.1 408 Request Timeout\r\n/);
       expect(text).toMatch(/\r\nconnection: close\r\n/i);
       expect(JSON.parse(text.split('\r\n\r\n')[1]!)).toEqual({

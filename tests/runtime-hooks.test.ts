@@ -2,24 +2,20 @@
 // (tests/fixtures/<runtime>/) are fed to `agent-tasks hook codex|gemini` as a real process against a real server. They
 // check that the plan lands in the chat's own session, comes back in the runtime's exact output shape, is the project's
 // one task list whichever runtime made it, survives a server restart, and that a server that is down costs nothing.
-import { spawn } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
 import { mkdirSync, mkdtempSync, readFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { type AgentTasksClient, createClient, projectListName } from '@agent-tasks/sdk';
-import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { sessionStart as claudeSessionStart, taskCreate as claudeTaskCreate } from './support/claude-code-payloads.ts';
 import { adminClient, countRows } from './support/fixtures.ts';
-import { type RunningServer, agentTasksBin, startServer } from './support/server.ts';
+import { type HookEnv, type HookRun, type HookRuntime, hookRunner } from './support/hook-process.ts';
+import { type RunningServer, startServer } from './support/server.ts';
 import { startReceiver } from './support/webhook-receiver.ts';
 
-const repoRoot = path.resolve(import.meta.dirname, '..');
 const fixture = (runtime: string, name: string) =>
   JSON.parse(readFileSync(path.join(import.meta.dirname, 'fixtures', runtime, `${name}.json`), 'utf8')) as Record<string, unknown>;
-
-// Every hook run starts the command as a process (about a second on a busy machine): tests get more time.
-vi.setConfig({ testTimeout: 90_000 });
 
 let server: RunningServer;
 let agentKey: string;
@@ -35,37 +31,10 @@ beforeAll(async () => {
 });
 afterAll(() => server?.stop());
 
-interface HookRun {
-  code: number | null;
-  stdout: string;
-  stderr: string;
-}
+/** Runs `agent-tasks hook <runtime>` as a process with `input` on stdin, as the runtime does. */
+const runHook = hookRunner(() => ({ url: server.url, token: agentKey }));
 
-function runHook(
-  runtime: 'codex' | 'gemini' | 'claude-code',
-  input: unknown,
-  env: Record<string, string | undefined> = {},
-): Promise<HookRun> {
-  const base = Object.fromEntries(
-    Object.entries(process.env).filter(([k]) => !k.startsWith('AGENT_TASKS_') && !k.startsWith('CLAUDE_CODE_')),
-  );
-  const child = spawn(process.execPath, [agentTasksBin, 'hook', runtime], {
-    cwd: repoRoot,
-    env: { ...base, AGENT_TASKS_URL: server.url, AGENT_TASKS_TOKEN: agentKey, AGENT_TASKS_HOOK_TIMEOUT_MS: '10000', ...env },
-    stdio: ['pipe', 'pipe', 'pipe'],
-  });
-  let stdout = '';
-  let stderr = '';
-  child.stdout.on('data', (chunk: Buffer) => (stdout += chunk.toString()));
-  child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
-  child.stdin.end(typeof input === 'string' ? input : JSON.stringify(input));
-  return new Promise((resolve, reject) => {
-    child.once('error', reject);
-    child.once('exit', (code) => resolve({ code, stdout, stderr }));
-  });
-}
-
-async function silent(runtime: 'codex' | 'gemini' | 'claude-code', input: unknown, env: Record<string, string | undefined> = {}) {
+async function silent(runtime: HookRuntime, input: unknown, env: HookEnv = {}) {
   const run = await runHook(runtime, input, env);
   expect(run).toEqual({ code: 0, stdout: '', stderr: '' });
 }

@@ -256,5 +256,5 @@ describe('the packed @agent-tasks/server, installed with npm outside the workspa
     const mcp = await run(bin(), ['mcp'], { cwd: project });
     expect(mcp).toMatchObject({ code: 2, stdout: '' });
     expect(mcp.stderr).toContain('set AGENT_TASKS_TOKEN');
-  }, 120_000);
+  });
 });

@@ -41,13 +41,18 @@ describe('sessions.open with an externalId', () => {
     await agent.sessions.open({ externalId: 'owned' });
     const sessions = await countRows(server, 'Session');
     const tokens = await countRows(server, 'SessionToken');
-    const cases: [Promise<unknown>, string][] = [
-      [agent.sessions.open({ externalId: '   ' }), 'Error: invalid input: `externalId` must not be empty.'],
-      [agent.sessions.open({ externalId: 'x'.repeat(201) }), 'Error: invalid input: `externalId` must be at most 200 characters.'],
-      [agent.sessions.open({ externalId: 42 } as never), 'Error: invalid input: `externalId` must be a string.'],
-      [other.sessions.open({ externalId: 'owned' }), 'Error: forbidden: the session with external id "owned" was opened with another key.'],
+    // Each call starts when its case is checked: started all at once and awaited in turn, a later refusal could come
+    // before its handler was attached (an unhandled rejection, failing the run, when the machine was busy).
+    const cases: [() => Promise<unknown>, string][] = [
+      [() => agent.sessions.open({ externalId: '   ' }), 'Error: invalid input: `externalId` must not be empty.'],
+      [() => agent.sessions.open({ externalId: 'x'.repeat(201) }), 'Error: invalid input: `externalId` must be at most 200 characters.'],
+      [() => agent.sessions.open({ externalId: 42 } as never), 'Error: invalid input: `externalId` must be a string.'],
+      [
+        () => other.sessions.open({ externalId: 'owned' }),
+        'Error: forbidden: the session with external id "owned" was opened with another key.',
+      ],
     ];
-    for (const [call, text] of cases) expect((await refused(call)).message).toBe(text);
+    for (const [call, text] of cases) expect((await refused(call())).message).toBe(text);
     expect(await countRows(server, 'Session')).toBe(sessions);
     expect(await countRows(server, 'SessionToken')).toBe(tokens);
   });
@@ -93,25 +98,25 @@ describe('todos.mirror', () => {
     expect((await s.todos.get()).counts).toEqual({ pending: 0, inProgress: 2, completed: 0 });
 
     const before = await countRows(server, 'TodoUpdate');
-    const cases: [Promise<unknown>, string][] = [
+    const cases: [() => Promise<unknown>, string][] = [
       [
-        s.todos.write({ todos: [{ content: 'Run tests', status: 'pending', activeForm: 'Running tests' }] } as never),
+        () => s.todos.write({ todos: [{ content: 'Run tests', status: 'pending', activeForm: 'Running tests' }] } as never),
         'Error: invalid todo: unknown field `todos[0].activeForm`; an item is only its `content` and `status`.',
       ],
       [
-        s.trpc.todos.mirror.mutate({ todos: [{ content: 'Run tests', status: 'pending', id: '1' }] } as never),
+        () => s.trpc.todos.mirror.mutate({ todos: [{ content: 'Run tests', status: 'pending', id: '1' }] } as never),
         'Error: invalid todo: unknown field `todos[0].id`; a mirrored item is its `content`, `status` and `activeForm`.',
       ],
       [
-        s.trpc.todos.mirror.mutate({ todos: [], forkOf: 'mirror-0' }),
+        () => s.trpc.todos.mirror.mutate({ todos: [], forkOf: 'mirror-0' }),
         'Error: invalid input: send either `todos` (the whole list) or `forkOf` (the session it was forked from).',
       ],
       [
-        s.trpc.todos.mirror.mutate({}),
+        () => s.trpc.todos.mirror.mutate({}),
         'Error: invalid input: send either `todos` (the whole list) or `forkOf` (the session it was forked from).',
       ],
     ];
-    for (const [call, text] of cases) expect((await refused(call)).message).toBe(text);
+    for (const [call, text] of cases) expect((await refused(call())).message).toBe(text);
     expect(await countRows(server, 'TodoUpdate')).toBe(before);
   });
 });

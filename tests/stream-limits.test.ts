@@ -8,6 +8,7 @@ import { createClient, openSessionClient } from '@agent-tasks/sdk';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { adminClient } from './support/fixtures.ts';
 import { type RunningServer, startServer } from './support/server.ts';
+import { guardMs } from './support/time-guard.ts';
 import { waitFor } from './support/webhook-receiver.ts';
 
 const PER_KEY = 250;
@@ -152,7 +153,7 @@ describe('live streams are capped per key, per workspace and in all', () => {
       await ws.writer.client.tasks.create({ subject: 'Seen by every dashboard' });
       await ws.writer.client.todos.write({ todos: [{ content: 'Seen by every dashboard', status: 'pending' }] });
     }
-    await waitFor('every stream got its event', () => held.every((s) => s.events >= 1), 60_000, 200);
+    await waitFor('every stream got its event', () => held.every((s) => s.events >= 1), guardMs(6_000), 200);
     const during = residentMb();
     expect(held.some((s) => s.ended)).toBe(false);
     expect((await fetch(`${server.url}/healthz`)).status).toBe(200);

@@ -6,6 +6,7 @@ import { type AgentTasksClient, createClient, openSessionClient } from '@agent-t
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { adminClient, refused } from './support/fixtures.ts';
 import { type RunningServer, startServer } from './support/server.ts';
+import { guardMs } from './support/time-guard.ts';
 import { waitFor } from './support/webhook-receiver.ts';
 
 let server: RunningServer;
@@ -88,9 +89,10 @@ describe('live streams end when their key is revoked', () => {
     await waitFor(
       "the revoked callers' streams ended",
       () => [...viewerStreams, ...ticketStreams, ...sessionStreams].every((w) => w.ended !== null),
-      3_000,
+      guardMs(1_000),
     );
-    for (const w of [...viewerStreams, ...ticketStreams, ...sessionStreams]) expect(w.ended! - revokedAt).toBeLessThan(1_000);
+    // Target 1 s (the revocation poll runs every 100 ms); the bound is its failure guard on a busy machine.
+    for (const w of [...viewerStreams, ...ticketStreams, ...sessionStreams]) expect(w.ended! - revokedAt).toBeLessThan(guardMs(1_000));
 
     // The bystander's streams are untouched and still live.
     await new Promise((resolve) => setTimeout(resolve, 300));
@@ -129,8 +131,8 @@ describe('live streams end when their session token is dropped', () => {
     for (let i = 0; i < 20; i++) newest = await agent.client.sessions.open({ externalId: 'dropped-token' });
     const droppedAt = Date.now();
     expect((await refused(dropped.workspaces.whoami())).message).toBe('Error: unauthorized: unknown API key or session token.');
-    await waitFor("the dropped token's streams ended", () => droppedStreams.every((w) => w.ended !== null), 3_000);
-    for (const w of droppedStreams) expect(w.ended! - droppedAt).toBeLessThan(1_000);
+    await waitFor("the dropped token's streams ended", () => droppedStreams.every((w) => w.ended !== null), guardMs(1_000));
+    for (const w of droppedStreams) expect(w.ended! - droppedAt).toBeLessThan(guardMs(1_000));
 
     // New tasks and todo updates reach the kept token's streams, and a stream of the newest token; not the dropped ones.
     const seen = droppedStreams.map((w) => w.events);

@@ -122,7 +122,7 @@ describe.each(surfaces)('taskId for id, through %s', (_surface, connect) => {
       expect(definition.properties).toContain('id');
       expect(definition.properties).not.toContain('taskId');
     }
-  }, 60_000);
+  });
 
   it('taskId and id naming different tasks, or a taskId that is no task id, is refused with a clear text; nothing is recorded', async () => {
     const s = await sessionClient(server);
@@ -153,5 +153,5 @@ describe.each(surfaces)('taskId for id, through %s', (_surface, connect) => {
         version: 1,
       });
     }
-  }, 60_000);
+  });
 });

@@ -354,5 +354,5 @@ describe('examples/agent-loop.ts', () => {
     const run = await admin.runs.get({ runId });
     expect(run).toMatchObject({ status: 'completed', name: 'Release 1.0', total: 3, sessionId });
     expect(run.tasks.map((t) => t.action)).toEqual(['Tag the release', 'Publish the package', 'Announce the release']);
-  }, 60_000);
+  });
 });

@@ -1,6 +1,6 @@
-// Boots the real server on a temp SQLite file (or, asked, a fresh PostgreSQL database) over real HTTP: in this process
-// through startApp (the default on SQLite), or as a child process of the built `agent-tasks serve` (`process: true`:
-// signals, crashes, workers, NODE_OPTIONS; always on PostgreSQL); restarts it.
+// Boots the real server on a temp SQLite file (or a fresh PostgreSQL database) over real HTTP: in this process through
+// startApp (the default, on either database), or as a child process of the built `agent-tasks serve` (`process: true`:
+// signals, crashes, workers, NODE_OPTIONS; a PostgreSQL server the test names itself); restarts it.
 import { type ChildProcess, spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { mkdtempSync } from 'node:fs';
@@ -10,10 +10,13 @@ import { startInProcess } from './in-process-server.ts';
 import { type DatabaseOf, onPostgres, testDatabase } from './database.ts';
 import { type ManualClock, manualClock } from './manual-clock.ts';
 import { createTestDatabase } from './postgres.ts';
+import { guardMs } from './time-guard.ts';
 
 const repoRoot = path.resolve(import.meta.dirname, '../..');
 /** The `agent-tasks` command as shipped (`pnpm build` makes dist/cli.js; `pnpm test` runs the build first). */
 export const agentTasksBin = path.join(repoRoot, 'apps/server/bin/agent-tasks.mjs');
+/** How long a server process may take to print its address before the start counts as failed. */
+const startGuardMs = guardMs(6_000);
 
 export interface RunningServer {
   url: string;
@@ -86,7 +89,9 @@ function spawnMain(databaseUrl: string, adminKey: string | null, extraEnv: Recor
   const child = spawn(process.execPath, [agentTasksBin, 'serve'], { cwd: repoRoot, env, stdio: ['ignore', 'pipe', 'pipe'] });
   let output = '';
   const url = new Promise<string>((resolve, reject) => {
-    const timer = setTimeout(() => reject(new Error(`server did not start:\n${output}`)), 30_000);
+    // Target: ready well within a second on a quiet machine; the bound is its failure guard (60 s by default). A fixed
+    // 30 s here failed whole files (every test skipped after beforeAll) while a second suite ran beside this one.
+    const timer = setTimeout(() => reject(new Error(`server did not start within ${startGuardMs} ms:\n${output}`)), startGuardMs);
     const onData = (chunk: Buffer) => {
       output += chunk.toString();
       const match = output.match(/listening on (http:\/\/\S+)/);
@@ -136,7 +141,12 @@ export async function startServer(options: StartOptions = {}): Promise<RunningSe
     if (postgres && options.postgres !== undefined) return startInProcess('', adminKey, options.env, manualClock(), databaseUrl);
     return startInProcess(options.databaseFile ?? tempDatabaseFile(), adminKey, options.env, manualClock());
   }
-  if (!postgres && !options.process && process.env.TEST_WORKERS === undefined) return startInProcess(databaseFile, adminKey, options.env);
+  // In this process unless the process is the point: `process: true`, TEST_WORKERS, or a PostgreSQL server named by the
+  // test itself (`postgres: true`, a `databaseUrl`: the replica and PostgreSQL tests signal and kill those).
+  const named = options.postgres === true || options.databaseUrl !== undefined;
+  if (!options.process && !named && process.env.TEST_WORKERS === undefined) {
+    return startInProcess(databaseFile, adminKey, options.env, undefined, postgres ? databaseUrl : undefined);
+  }
   let current = spawnMain(databaseUrl, adminKey, options.env);
   const server: RunningServer = {
     url: await current.url,
