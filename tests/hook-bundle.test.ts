@@ -2,17 +2,15 @@
 // server) stay small, so a hook parses and runs little before its first request, and a hook against an http:// server
 // never loads TLS (node:https), which it loads only for an https:// server (here a TLS proxy in front of the server,
 // with a self-signed certificate from tests/fixtures/tls). Timing is measured by `pnpm bench -- --only hook`, not here.
-import { spawn } from 'node:child_process';
-import { readFileSync, statSync, writeFileSync, mkdtempSync } from 'node:fs';
+import { readFileSync, statSync } from 'node:fs';
 import http from 'node:http';
 import https from 'node:https';
 import type { AddressInfo } from 'node:net';
-import os from 'node:os';
 import path from 'node:path';
-import { pathToFileURL } from 'node:url';
 import { createClient } from '@agent-tasks/sdk';
-import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { adminClient } from './support/fixtures.ts';
+import { moduleRecorder } from './support/module-recorder.ts';
 import { type RunningServer, agentTasksBin, startServer } from './support/server.ts';
 
 const repoRoot = path.resolve(import.meta.dirname, '..');
@@ -22,8 +20,6 @@ const tls = path.join(import.meta.dirname, 'fixtures/tls');
 /** The most a bundle of the hook handlers may weigh (it was 516 KB with the whole of zod and every contract in it). */
 const HOOK_BUNDLE_MAX_BYTES = 96 * 1024;
 
-vi.setConfig({ testTimeout: 60_000 });
-
 let server: RunningServer;
 let agentKey: string;
 beforeAll(async () => {
@@ -32,54 +28,9 @@ beforeAll(async () => {
 });
 afterAll(() => server.stop());
 
-const scratch = mkdtempSync(path.join(os.tmpdir(), 'agent-tasks-hook-bundle-'));
-// Preloaded in the hook process: an ES module loader hook appends each module file it loads to $MODULES_LOG, and at
-// exit the built-in modules it loaded (Node's own list) go to $BUILTINS_LOG.
-const recorder = path.join(scratch, 'record-modules.cjs');
-writeFileSync(
-  path.join(scratch, 'record-hooks.mjs'),
-  "import { appendFileSync } from 'node:fs';\n" +
-    'export async function load(url, context, next) {\n' +
-    '  appendFileSync(process.env.MODULES_LOG, `${url}\\n`);\n' +
-    '  return next(url, context);\n' +
-    '}\n',
-);
-writeFileSync(
-  recorder,
-  `require('node:module').register(${JSON.stringify(pathToFileURL(path.join(scratch, 'record-hooks.mjs')).href)});\n` +
-    "process.on('exit', () => require('node:fs').writeFileSync(process.env.BUILTINS_LOG, process.moduleLoadList.join('\\n')));\n",
-);
-
-let runs = 0;
 /** Runs `node <bin> <args>` with `input` on stdin and `env`; its exit code, output, the built-in modules it loaded and
  * the module files it imported. */
-function runHook(bin: string, args: string[], input: string, env: Record<string, string>) {
-  const log = path.join(scratch, `builtins-${++runs}.log`);
-  const modules = path.join(scratch, `modules-${runs}.log`);
-  writeFileSync(modules, '');
-  const child = spawn(process.execPath, ['-r', recorder, bin, ...args], {
-    env: { PATH: process.env.PATH, BUILTINS_LOG: log, MODULES_LOG: modules, ...env },
-    stdio: ['pipe', 'pipe', 'pipe'],
-  });
-  let stdout = '';
-  let stderr = '';
-  child.stdout.on('data', (chunk: Buffer) => (stdout += chunk.toString()));
-  child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
-  child.stdin.end(input);
-  return new Promise<{ code: number | null; stdout: string; stderr: string; builtins: string[]; imported: string[] }>((resolve, reject) => {
-    child.once('error', reject);
-    child.once('exit', (code) => {
-      const builtins = readFileSync(log, 'utf8')
-        .split('\n')
-        .filter((entry) => entry.startsWith('NativeModule '))
-        .map((entry) => entry.slice('NativeModule '.length));
-      const imported = readFileSync(modules, 'utf8')
-        .split('\n')
-        .filter((url) => url.startsWith('file:'));
-      resolve({ code, stdout, stderr, builtins, imported });
-    });
-  });
-}
+const runHook = moduleRecorder('hook-bundle');
 
 const todoWrite = (sessionId: string, content: string) =>
   JSON.stringify({

@@ -3,20 +3,16 @@
 // one-script bundle and loads no module of the command line or the server: an ESM loader hook in the child records
 // every module the process loads. The hook records through that entry; anything else still goes through the whole
 // command line (usage, unknown runtimes). Timing is measured by `pnpm bench -- --only hook`, not here.
-import { spawn } from 'node:child_process';
-import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
-import os from 'node:os';
 import path from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { createClient } from '@agent-tasks/sdk';
-import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { adminClient } from './support/fixtures.ts';
+import { moduleRecorder } from './support/module-recorder.ts';
 import { type RunningServer, agentTasksBin, startServer } from './support/server.ts';
 
 /** The small entry: `agent-tasks-hook <runtime>`, the same hook without the command line or ES module loader. */
 const hookBin = path.join(path.dirname(agentTasksBin), 'agent-tasks-hook.cjs');
-
-vi.setConfig({ testTimeout: 60_000 });
 
 let server: RunningServer;
 let agentKey: string;
@@ -26,57 +22,10 @@ beforeAll(async () => {
 });
 afterAll(() => server.stop());
 
-const scratch = mkdtempSync(path.join(os.tmpdir(), 'agent-tasks-hook-entry-'));
-// Registers an ESM loader hook that appends every module URL the process loads to $LOADED_MODULES_LOG, and at exit the
-// CommonJS modules it required.
-const recorder = path.join(scratch, 'record-modules.cjs');
-writeFileSync(
-  path.join(scratch, 'record-hooks.mjs'),
-  "import { appendFileSync } from 'node:fs';\n" +
-    'export async function load(url, context, next) {\n' +
-    '  appendFileSync(process.env.LOADED_MODULES_LOG, `${url}\\n`);\n' +
-    '  return next(url, context);\n' +
-    '}\n',
-);
-writeFileSync(
-  recorder,
-  "const { appendFileSync } = require('node:fs');\n" +
-    "const { pathToFileURL } = require('node:url');\n" +
-    `require('node:module').register(${JSON.stringify(pathToFileURL(path.join(scratch, 'record-hooks.mjs')).href)});\n` +
-    "process.on('exit', () => {\n" +
-    '  const required = Object.keys(require.cache).filter((file) => file !== __filename);\n' +
-    "  appendFileSync(process.env.LOADED_MODULES_LOG, required.map((file) => `${pathToFileURL(file).href}\\n`).join(''));\n" +
-    '});\n',
-);
-
-let logs = 0;
+const record = moduleRecorder('hook-entry');
 /** Runs `agent-tasks <args>` with `input` on stdin; its exit code, output and the modules it loaded (file URLs). */
-function agentTasks(args: string[], input: string, bin = agentTasksBin) {
-  const log = path.join(scratch, `loaded-${++logs}.log`);
-  writeFileSync(log, '');
-  const child = spawn(process.execPath, ['-r', recorder, bin, ...args], {
-    env: { PATH: process.env.PATH, AGENT_TASKS_URL: server.url, AGENT_TASKS_TOKEN: agentKey, LOADED_MODULES_LOG: log },
-    stdio: ['pipe', 'pipe', 'pipe'],
-  });
-  let stdout = '';
-  let stderr = '';
-  child.stdout.on('data', (chunk: Buffer) => (stdout += chunk.toString()));
-  child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
-  child.stdin.end(input);
-  return new Promise<{ code: number | null; stdout: string; stderr: string; loaded: string[] }>((resolve, reject) => {
-    child.once('error', reject);
-    child.once('exit', (code) => {
-      const loaded = [
-        ...new Set(
-          readFileSync(log, 'utf8')
-            .split('\n')
-            .filter((url) => url.startsWith('file:')),
-        ),
-      ].sort();
-      resolve({ code, stdout, stderr, loaded });
-    });
-  });
-}
+const agentTasks = (args: string[], input: string, bin = agentTasksBin) =>
+  record(bin, args, input, { AGENT_TASKS_URL: server.url, AGENT_TASKS_TOKEN: agentKey });
 
 const todoWrite = (sessionId: string, content: string) =>
   JSON.stringify({
