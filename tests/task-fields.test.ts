@@ -203,23 +203,28 @@ describe('comments', () => {
     const s = await sessionClient(server);
     const listName = freshList();
     const task = await s.client.tasks.create({ listName, subject: 'Watched' });
+    await adminClient(server).tasks.comment({ listName, id: task.id, body: 'Before the feed' });
     const seen: string[] = [];
+    // From the start: the recorded comment comes first, read after the feed listens (onStarted is the connection, not
+    // the server listening), so the comment made on seeing it can only reach the feed live.
     const done = new Promise<void>((resolve, reject) => {
       const sub = s.client.tasks.watchComments(
-        { listName },
+        { listName, from: 'start' },
         {
-          onStarted: () => void adminClient(server).tasks.comment({ listName, id: task.id, body: 'Live one' }).catch(reject),
           onData: (event) => {
             seen.push(`${event.data.author}: ${event.data.body}`);
-            sub.unsubscribe();
-            resolve();
+            if (seen.length === 1) void adminClient(server).tasks.comment({ listName, id: task.id, body: 'Live one' }).catch(reject);
+            else {
+              sub.unsubscribe();
+              resolve();
+            }
           },
           onError: reject,
         },
       );
     });
     await done;
-    expect(seen).toEqual(['first admin key: Live one']);
+    expect(seen).toEqual(['first admin key: Before the feed', 'first admin key: Live one']);
   });
 
   it("a session takes people's unread comments once as 'Notes from people', then they are read for it", async () => {

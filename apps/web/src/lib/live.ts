@@ -1,6 +1,6 @@
 // Live feeds: tRPC subscriptions over SSE whose connection states feed one indicator; a reconnect runs a catch-up callback.
 import { useSubscription } from '@trpc/tanstack-react-query';
-import { useEffect, useId, useRef, useSyncExternalStore } from 'react';
+import { useEffect, useId, useRef, useState, useSyncExternalStore } from 'react';
 
 export type LiveState = 'live' | 'connecting' | 'offline' | 'idle';
 
@@ -61,13 +61,21 @@ export function useLiveStatus(subscription: Pick<SubscriptionResult, 'status' | 
     }
   }, [id, state, onReconnect]);
   useEffect(() => () => report(id, null), [id]);
-  // A feed that ended in an error (the server restarted mid-request, say) is started again, backing off to 30 s.
+  // A feed that ended in an error (the server restarted mid-request, say) is started again, backing off to 5 s; one
+  // that dropped and stays "connecting" (its link retrying a ticket the restarted server no longer knows) is started
+  // again after 10 s, backing off to 30 s. `tick` runs the check again when a restart left the state as it was.
   const { reset } = subscription;
+  const [tick, setTick] = useState(0);
   useEffect(() => {
     if (state === 'live') failures.current = 0;
-    if (state !== 'offline') return;
-    const delay = Math.min(30_000, 1_000 * 2 ** failures.current++);
-    const timer = setTimeout(reset, delay);
+    const stalled = state === 'connecting' && wasLive.current;
+    if (state !== 'offline' && !stalled) return;
+    const delay = stalled ? Math.min(30_000, 10_000 * 2 ** failures.current) : Math.min(5_000, 500 * 2 ** failures.current);
+    const timer = setTimeout(() => {
+      failures.current++;
+      reset();
+      setTick((n) => n + 1);
+    }, delay);
     return () => clearTimeout(timer);
-  }, [state, reset]);
+  }, [state, reset, tick]);
 }
