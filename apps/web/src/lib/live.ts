@@ -62,7 +62,7 @@ export function useLiveStatus(subscription: Pick<SubscriptionResult, 'status' | 
   }, [id, state, onReconnect]);
   useEffect(() => () => report(id, null), [id]);
   // A feed that ended in an error (the server restarted mid-request, say) is started again, backing off to 5 s; one
-  // that dropped and stays "connecting" (its link retrying a ticket the restarted server no longer knows) is started
+  // that dropped and stays "connecting" (its link retrying without getting through) is started
   // again after 10 s, backing off to 30 s. `tick` runs the check again when a restart left the state as it was.
   const { reset } = subscription;
   const [tick, setTick] = useState(0);
