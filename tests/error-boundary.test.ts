@@ -154,6 +154,32 @@ describe('one answer per cause, whichever way the request came', () => {
     expect(await countRows(s, 'TodoUpdate')).toBe(0);
   });
 
+  it('a body past the limit sent slowly, as a busy client sends it: the client reads its 413, not a reset connection', async () => {
+    // The answer comes while the last megabytes are still on their way; the server reads them away rather than closing
+    // the connection under them (a write then fails with EPIPE and the client never sees the answer). Its own process.
+    const s = await server({}, { process: true });
+    const { token } = await sessionClient(s, 'slow large bodies');
+    const body = JSON.stringify({ todos: [{ content: 'x'.repeat(20 * 1024 * 1024), status: 'pending' }] });
+    const slowly = () => {
+      let sent = 0;
+      return new ReadableStream({
+        async pull(controller) {
+          if (sent * 1024 * 1024 >= body.length) return controller.close();
+          await new Promise((resolve) => setTimeout(resolve, 100));
+          controller.enqueue(new TextEncoder().encode(body.slice(sent * 1024 * 1024, ++sent * 1024 * 1024)));
+        },
+      });
+    };
+    for (let i = 0; i < 5; i++)
+      expect(await overTrpc(s, 'todos.write', token, undefined, { method: 'POST', body: slowly(), duplex: 'half' })).toEqual({
+        status: 413,
+        retryAfter: null,
+        text: 'Error: the request body is larger than 16 MiB.',
+        appCode: 'INVALID_INPUT',
+      });
+    expect(await countRows(s, 'TodoUpdate')).toBe(0);
+  });
+
   it("Node's HTTP parser: headers past 16 KiB are answered 431 with the one text on /trpc, /mcp and elsewhere", async () => {
     const s = await server();
     const long = 'x'.repeat(20_000);

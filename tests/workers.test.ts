@@ -105,7 +105,7 @@ sqliteOnly('agent-tasks serve --workers 2', () => {
         const answer = await b.request('GET', '/trpc/workspaces.whoami', { token: created.token });
         return answer.status === 401 ? answer : null;
       },
-      1_000,
+      guardMs(1_000),
       5,
     );
     expect(performance.now() - revokedAt).toBeLessThan(guardMs(1_000));
@@ -156,7 +156,7 @@ sqliteOnly('agent-tasks serve --workers 2', () => {
 
     // The session's first token still streams: a task created through the other worker reaches it.
     await b.mutate('tasks.create', { ...watched, subject: 'Still watched' }, first.token);
-    await waitFor('the kept stream follows', () => keptStream!.events.length > 0, 5_000);
+    await waitFor('the kept stream follows', () => keptStream!.events.length > 0, guardMs(5_000));
     expect(keptStream!.endedAt).toBeNull();
     for (const stream of [viewerStream, droppedStream, keptStream]) stream!.stop();
   });
@@ -175,7 +175,7 @@ sqliteOnly('agent-tasks serve --workers 2', () => {
       await waitFor(
         `worker ${worker.pid} refusing the key`,
         async () => (await worker.request('GET', '/trpc/workspaces.whoami', { token: created.token })).status === 401,
-        1_000,
+        guardMs(1_000),
         5,
       );
     }
@@ -329,7 +329,7 @@ sqliteOnly('agent-tasks serve --workers 2', () => {
           return run.id;
         }),
       );
-      await waitFor('every notification accepted', () => hook.accepted().length >= 8, 15_000);
+      await waitFor('every notification accepted', () => hook.accepted().length >= 8, guardMs(15_000));
       await new Promise((resolve) => setTimeout(resolve, 1_500)); // several more outbox polls on every worker
       const keys = hook.received.map((h) => (h.body as { idempotencyKey: string }).idempotencyKey);
       expect(keys).toHaveLength(8);
@@ -368,7 +368,7 @@ sqliteOnly('agent-tasks serve --workers 2', () => {
     expect(answer.status).toBe(200);
     expect(JSON.parse(answer.body).result.data).toMatchObject({ revision: 2 });
     // Answered and logged by the worker that took the request.
-    await waitFor('the access log line', () => pidOfRequest(server, requestId), 2_000);
+    await waitFor('the access log line', () => pidOfRequest(server, requestId), guardMs(2_000));
     expect(pidOfRequest(server, requestId)).toBe(other.pid);
     expect(await countRows(server, 'TodoUpdate', '"sessionId" = ?', s.session.id)).toBe(2);
   });
@@ -421,7 +421,7 @@ sqliteOnly('agent-tasks serve --workers 2', () => {
       const data = e.data as { kind?: string; taskId?: string };
       return data.kind === 'lease_expired' && data.taskId === task.id;
     };
-    for (const stream of streams) await waitFor('the lease_expired event', () => stream.events.find(expired), 10_000);
+    for (const stream of streams) await waitFor('the lease_expired event', () => stream.events.find(expired), guardMs(10_000));
     // Two lease sweeps later (every 2 s in each worker), still one of each.
     await new Promise((resolve) => setTimeout(resolve, 4_500));
     for (const stream of streams) expect(stream.events.filter(expired)).toHaveLength(1);
@@ -436,7 +436,7 @@ sqliteOnly('agent-tasks serve --workers 2', () => {
     await bothWorkers();
     const a = { pid: writerPid() };
     process.kill(a.pid, 'SIGKILL');
-    await waitFor('the primary to log the replacement', () => server.output().includes('worker died; starting a new one'), 10_000);
+    await waitFor('the primary to log the replacement', () => server.output().includes('worker died; starting a new one'), guardMs(10_000));
     const workers = await waitFor(
       'two live workers again',
       async () => {
@@ -445,7 +445,7 @@ sqliteOnly('agent-tasks serve --workers 2', () => {
         const pids = new Set(connections.map((c) => c.pid));
         return pids.size === 2 && !pids.has(a.pid) ? pids : null;
       },
-      15_000,
+      guardMs(15_000),
       100,
     );
     expect(workers.size).toBe(2);

@@ -98,7 +98,7 @@ export async function wrk(options: {
     max: max ?? 0,
     problems: err
       .split('\n')
-      .filter((l) => l.startsWith('status '))
+      .filter((l) => l.startsWith('status ') || l.startsWith('out of runs'))
       .slice(0, 3),
   };
 }

@@ -3,6 +3,7 @@
 import { randomUUID } from 'node:crypto';
 import http from 'node:http';
 import type { RunningServer } from './server.ts';
+import { guardMs } from './time-guard.ts';
 
 export interface Answer {
   status: number;
@@ -45,13 +46,15 @@ export function pidOfRequest(server: RunningServer, id: string): number | null {
   return pid ? Number(pid) : null;
 }
 
+/** Waits for the line (a worker's lines reach the test through the primary's output, late on a busy machine). */
 async function logged(server: RunningServer, id: string): Promise<number> {
-  for (let i = 0; i < 100; i++) {
+  const deadline = performance.now() + guardMs(2_000);
+  for (;;) {
     const pid = pidOfRequest(server, id);
     if (pid) return pid;
+    if (performance.now() > deadline) throw new Error(`no access log line for request ${id}`);
     await new Promise((resolve) => setTimeout(resolve, 20));
   }
-  throw new Error(`no access log line for request ${id}`);
 }
 
 export async function pinnedConnection(server: RunningServer): Promise<PinnedConnection> {

@@ -1,6 +1,8 @@
 -- Steps checklist runs for wrk, one connection per thread: thread i walks the runs in <file>.<i>, one line per run:
 -- RUN ID <tab> FIRST STEP ATTEMPT <tab> BEARER TOKEN. Each step answers with the run's next attempt, which the next
--- step sends; a run done (no attempt left) moves the thread on to its next run.
+-- step sends; a run done (no attempt left) moves the thread on to its next run, and a thread out of runs stops.
+-- A request sent again (wrk timed it out, or its connection was cut) has the same body as before, so the server
+-- answers it as the attempt it already recorded rather than refusing a different answer to that attempt (409).
 -- Usage: wrk -t N -c N -s run-steps.lua <url> -- <file>
 dofile(debug.getinfo(1, "S").source:sub(2):match("(.*/)") .. "common.lua")
 
@@ -25,9 +27,9 @@ request = function()
     return wrk.format("GET", "/healthz")
   end
   local r = runs[current]
-  step = step + 1
-  local body = '{"runId":"' .. r.run .. '","attemptId":"' .. attempt .. '","evidence":"check ' .. step ..
-    ' passed","progress_execution_outcome":"step ' .. step .. ' verified"}'
+  local n = step + 1
+  local body = '{"runId":"' .. r.run .. '","attemptId":"' .. attempt .. '","evidence":"check ' .. n ..
+    ' passed","progress_execution_outcome":"step ' .. n .. ' verified"}'
   return wrk.format("POST", "/trpc/runs.step", { ["content-type"] = "application/json", ["authorization"] = "Bearer " .. r.token }, body)
 end
 
@@ -39,9 +41,13 @@ response = function(status, headers, body)
   local next = body:match('"data":{.-"attemptId":"(att_[^"]+)"')
   if next then
     attempt = next
+    step = step + 1
   elseif current < #runs then
     current = current + 1
     attempt = runs[current].first
     step = 0
+  else
+    io.stderr:write("out of runs: thread " .. index .. " stopped\n")
+    wrk.thread:stop()
   end
 end

@@ -101,18 +101,19 @@ const hasBody = (incoming: IncomingMessage) =>
   incoming.method !== 'HEAD' &&
   (incoming.headers['transfer-encoding'] !== undefined || Number(incoming.headers['content-length'] ?? 0) > 0);
 
-/** A refusal written by the front door: tRPC's error shape on /trpc, `{ error }` elsewhere; the connection closed. Its log
- * lines are written first. */
-function refuse(log: Logger, incoming: IncomingMessage, outgoing: ServerResponse, answer: Answer) {
+/** A refusal written by the front door: tRPC's error shape on /trpc, `{ error }` elsewhere. Its log lines are written
+ * first. Whatever of the body is still coming is read and dropped. `close` closes the connection after the answer (a
+ * trickle, a caller turned away unread); without it the rest of the body is drained first (within the request timeout),
+ * so a client still sending a body too large reads its 413 rather than a connection reset under its last bytes. */
+function refuse(log: Logger, incoming: IncomingMessage, outgoing: ServerResponse, answer: Answer, close = true) {
   flushLines(log);
   const body = JSON.stringify(errorBodyFor(incoming.url ?? '', answer));
-  // Whatever of the body is still coming is read and dropped until the socket closes (Node closes it after the answer).
   incoming.resume();
   if (outgoing.headersSent || outgoing.writableEnded) return;
   outgoing.writeHead(answer.status, {
     'content-type': 'application/json',
     'content-length': Buffer.byteLength(body),
-    connection: 'close',
+    ...(close ? { connection: 'close' } : {}),
     ...answerHeaders(answer),
   });
   outgoing.end(body);
@@ -163,11 +164,11 @@ export function frontDoor(options: FrontDoorOptions, listener: (incoming: Incomi
     }
     if (body === 'large') {
       log.warn({ address, method: incoming.method, route }, 'request body too large: answered 413');
-      return refuse(log, incoming, outgoing, refusal(413, options.tooLargeMessage, 'INVALID_INPUT'));
+      return refuse(log, incoming, outgoing, refusal(413, options.tooLargeMessage, 'INVALID_INPUT'), false);
     }
     if (body === 'full') {
       log.warn({ address, method: incoming.method, route }, 'request bodies past their memory budget: answered 503');
-      return refuse(log, incoming, outgoing, transportRefusals.overloaded(OVERLOADED_MESSAGE));
+      return refuse(log, incoming, outgoing, transportRefusals.overloaded(OVERLOADED_MESSAGE), false);
     }
     // 'gone': the client closed the connection; there is no one to answer.
   }
