@@ -55,7 +55,12 @@ const list = (n: number) => [
 // One worker writes, the others hand it their mutations; a PostgreSQL DATABASE_URL refuses --workers above 1.
 sqliteOnly('agent-tasks serve --workers 2', () => {
   beforeAll(async () => {
-    server = await startServer({ process: true, env: { AGENT_TASKS_WORKERS: '2', AGENT_TASKS_OUTBOX_POLL_MS: '50' } });
+    // Kept-alive connections pinned to a worker wait through sleeps longer than the default 5 s keep-alive: a longer one,
+    // so a test's next call does not meet a socket the server is closing (a "socket hang up" on a busy machine).
+    server = await startServer({
+      process: true,
+      env: { AGENT_TASKS_WORKERS: '2', AGENT_TASKS_OUTBOX_POLL_MS: '50', AGENT_TASKS_KEEP_ALIVE_TIMEOUT_MS: '300000' },
+    });
   });
   afterAll(async () => {
     for (const connection of open) connection.close();

@@ -40,6 +40,16 @@ export function isDatabaseBusy(error: unknown): boolean {
 const POSTGRES_GONE = new Set(['57P01', '57P02', '57P03']);
 /** Prisma's "can't reach database server" and "server has closed the connection". */
 const PRISMA_GONE = new Set(['P1001', 'P1017']);
+/** node-postgres's own errors for a connection that broke or never came up (they carry no code): its client's, and its
+ * pool's for a connection that ended or timed out while it was being made. */
+const PG_GONE = new Set([
+  'Client has encountered a connection error and is not queryable',
+  'Connection terminated unexpectedly',
+  'Connection terminated due to connection timeout',
+  'timeout exceeded when trying to connect',
+]);
+/** Node's socket errors for a server that refuses, resets or cannot be routed to. */
+const SOCKET_GONE = new Set(['ECONNREFUSED', 'ECONNRESET', 'EPIPE', 'ETIMEDOUT', 'EHOSTUNREACH', 'ENETUNREACH']);
 
 /** Whether an error (a Prisma error, or one wrapping it) says the PostgreSQL server cannot be reached or went away. */
 export function isDatabaseUnreachable(error: unknown): boolean {
@@ -49,12 +59,11 @@ export function isDatabaseUnreachable(error: unknown): boolean {
     e = e.cause as MaybeBusy, depth++
   ) {
     const driver = e.meta?.driverAdapterError?.cause ?? e;
-    if (typeof e.code === 'string' && PRISMA_GONE.has(e.code)) return true;
+    if (typeof e.code === 'string' && (PRISMA_GONE.has(e.code) || SOCKET_GONE.has(e.code))) return true;
     if (driver?.kind === 'DatabaseNotReachable' || driver?.kind === 'ConnectionClosed') return true;
     const code = driver?.originalCode;
     if (typeof code === 'string' && (POSTGRES_GONE.has(code) || code.startsWith('08'))) return true;
-    // The driver adapter's pool client after its connection broke (no code of its own).
-    if (e.message === 'Client has encountered a connection error and is not queryable') return true;
+    if (typeof e.message === 'string' && PG_GONE.has(e.message)) return true;
   }
   return false;
 }
