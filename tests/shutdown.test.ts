@@ -67,3 +67,41 @@ describe('graceful shutdown', () => {
     }
   });
 });
+
+describe('live streams at a shutdown', () => {
+  it("a stream ended by the shutdown closes without tRPC's `return`, so its client reconnects; one whose key was revoked ends with it", async () => {
+    const server = await startServer({ process: true });
+    const admin = createClient({ url: server.url, token: server.adminKey });
+    const kept = await admin.keys.create({ name: 'kept', role: 'viewer' });
+    const revoked = await admin.keys.create({ name: 'revoked', role: 'viewer' });
+    const { session } = await sessionClient(server, 'watched');
+    /** Everything the stream sent, until it ended. */
+    const open = async (token: string) => {
+      const input = encodeURIComponent(JSON.stringify({ sessionId: session.id }));
+      const res = await fetch(`${server.url}/trpc/todos.watch?input=${input}`, { headers: { authorization: `Bearer ${token}` } });
+      const reader = (res.body as ReadableStream<Uint8Array>).getReader();
+      const decoder = new TextDecoder();
+      let text = '';
+      let connected: () => void = () => undefined;
+      const started = new Promise<void>((resolve) => (connected = resolve));
+      const ended = (async () => {
+        for (;;) {
+          const { done, value } = await reader.read().catch(() => ({ done: true as const, value: undefined }));
+          if (done) return (connected(), text);
+          text += decoder.decode(value, { stream: true });
+          if (text.includes('event: connected')) connected();
+        }
+      })();
+      await started;
+      return { ended, text: () => text };
+    };
+    const revokedStream = await open(revoked.token);
+    const keptStream = await open(kept.token);
+    await admin.keys.revoke({ id: revoked.key.id });
+    expect(await revokedStream.ended).toMatch(/event: return\n/);
+    expect(await server.stop()).toBe(0);
+    const text = await keptStream.ended;
+    expect(text).toMatch(/^event: connected\n/);
+    expect(text).not.toMatch(/event: return/);
+  });
+});

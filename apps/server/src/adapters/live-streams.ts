@@ -57,6 +57,8 @@ export interface LiveStreams {
   count(workspaceId?: string): number;
   /** Ends every stream (shutdown). */
   close(): void;
+  /** Whether `close()` was called: a stream ending now ends for the shutdown, and its client should come back. */
+  readonly closed: boolean;
 }
 
 /** How long a refused client is told to wait before trying again. */
@@ -95,6 +97,7 @@ export function liveStreams(deps: Deps, live: LiveEvents, caps: StreamCaps, log?
   const workspaces = new Map<string, Workspace>();
   let total = 0;
   let refused = 0;
+  let closed = false;
   const refusedLog = setInterval(() => {
     if (refused > 0) log?.warn({ refused }, `live streams: refused ${refused} past a cap in the last interval`);
     refused = 0;
@@ -266,7 +269,11 @@ export function liveStreams(deps: Deps, live: LiveEvents, caps: StreamCaps, log?
       for (const ws of workspaces.values()) for (const entry of ws.entries) if (entry.token && dropped.has(entry.token.hash)) end(entry);
     },
     count: (workspaceId) => (workspaceId === undefined ? total : (workspaces.get(workspaceId)?.entries.size ?? 0)),
+    get closed() {
+      return closed;
+    },
     close() {
+      closed = true;
       clearInterval(refusedLog);
       for (const ws of [...workspaces.values()]) for (const entry of [...ws.entries]) end(entry);
     },

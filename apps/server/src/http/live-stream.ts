@@ -191,7 +191,9 @@ export function liveStreamRoute(services: Services, router: AnyTRPCRouter): Midd
           if (step === 'ping') return controller.enqueue(PING);
           pending = undefined;
           if (step.done) {
-            if (!gone.signal.aborted) controller.enqueue(RETURN);
+            // `return` tells the client the subscription is over (a revoked key or link); a stream ended by a shutdown
+            // closes without it, so the client reconnects (to this server restarted, or another replica).
+            if (!gone.signal.aborted && !services.streams.closed) controller.enqueue(RETURN);
             return controller.close();
           }
           const value = step.value;
