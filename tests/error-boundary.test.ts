@@ -59,6 +59,9 @@ async function overPlain(s: RunningServer, path: string, token?: string): Promis
   return { status: res.status, retryAfter: res.headers.get('retry-after'), text: json.error };
 }
 
+/** The answer to a body past /trpc's limit. */
+const TOO_LARGE = { status: 413, retryAfter: null, text: 'Error: the request body is larger than 16 MiB.', appCode: 'INVALID_INPUT' };
+
 const initialize = {
   jsonrpc: '2.0',
   id: 1,
@@ -133,8 +136,7 @@ describe('one answer per cause, whichever way the request came', () => {
     const s = await server();
     const { token } = await sessionClient(s, 'large bodies');
     const body = JSON.stringify({ todos: [{ content: 'x'.repeat(17 * 1024 * 1024), status: 'pending' }] });
-    const expected = { status: 413, retryAfter: null, text: 'Error: the request body is larger than 16 MiB.', appCode: 'INVALID_INPUT' };
-    expect(await overTrpc(s, 'todos.write', token, body)).toEqual(expected);
+    expect(await overTrpc(s, 'todos.write', token, body)).toEqual(TOO_LARGE);
     // Sent in chunks, its length unknown until it has arrived.
     const chunked = new ReadableStream({
       start(controller) {
@@ -143,7 +145,7 @@ describe('one answer per cause, whichever way the request came', () => {
         controller.close();
       },
     });
-    expect(await overTrpc(s, 'todos.write', token, undefined, { method: 'POST', body: chunked, duplex: 'half' })).toEqual(expected);
+    expect(await overTrpc(s, 'todos.write', token, undefined, { method: 'POST', body: chunked, duplex: 'half' })).toEqual(TOO_LARGE);
     // MCP's own limit is smaller; the answer has the same code.
     expect(await overMcp(s, token, JSON.stringify({ ...initialize, padding: 'x'.repeat(5 * 1024 * 1024) }))).toEqual({
       status: 413,
@@ -171,12 +173,7 @@ describe('one answer per cause, whichever way the request came', () => {
       });
     };
     for (let i = 0; i < 5; i++)
-      expect(await overTrpc(s, 'todos.write', token, undefined, { method: 'POST', body: slowly(), duplex: 'half' })).toEqual({
-        status: 413,
-        retryAfter: null,
-        text: 'Error: the request body is larger than 16 MiB.',
-        appCode: 'INVALID_INPUT',
-      });
+      expect(await overTrpc(s, 'todos.write', token, undefined, { method: 'POST', body: slowly(), duplex: 'half' })).toEqual(TOO_LARGE);
     expect(await countRows(s, 'TodoUpdate')).toBe(0);
   });
 

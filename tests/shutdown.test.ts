@@ -93,15 +93,19 @@ describe('live streams at a shutdown', () => {
         }
       })();
       await started;
-      return { ended, text: () => text };
+      return { ended };
     };
-    const revokedStream = await open(revoked.token);
-    const keptStream = await open(kept.token);
-    await admin.keys.revoke({ id: revoked.key.id });
-    expect(await revokedStream.ended).toMatch(/event: return\n/);
-    expect(await server.stop()).toBe(0);
-    const text = await keptStream.ended;
-    expect(text).toMatch(/^event: connected\n/);
-    expect(text).not.toMatch(/event: return/);
+    try {
+      const revokedStream = await open(revoked.token);
+      const keptStream = await open(kept.token);
+      await admin.keys.revoke({ id: revoked.key.id });
+      expect(await revokedStream.ended).toMatch(/event: return\n/);
+      expect(await server.stop()).toBe(0);
+      const text = await keptStream.ended;
+      expect(text).toMatch(/^event: connected\n/);
+      expect(text).not.toMatch(/event: return/);
+    } finally {
+      await server.stop();
+    }
   });
 });

@@ -4,6 +4,7 @@ import { randomUUID } from 'node:crypto';
 import http from 'node:http';
 import type { RunningServer } from './server.ts';
 import { guardMs } from './time-guard.ts';
+import { waitFor } from './webhook-receiver.ts';
 
 export interface Answer {
   status: number;
@@ -47,15 +48,8 @@ export function pidOfRequest(server: RunningServer, id: string): number | null {
 }
 
 /** Waits for the line (a worker's lines reach the test through the primary's output, late on a busy machine). */
-async function logged(server: RunningServer, id: string): Promise<number> {
-  const deadline = performance.now() + guardMs(2_000);
-  for (;;) {
-    const pid = pidOfRequest(server, id);
-    if (pid) return pid;
-    if (performance.now() > deadline) throw new Error(`no access log line for request ${id}`);
-    await new Promise((resolve) => setTimeout(resolve, 20));
-  }
-}
+const logged = (server: RunningServer, id: string): Promise<number> =>
+  waitFor(`the access log line of request ${id}`, () => pidOfRequest(server, id), guardMs(2_000));
 
 export async function pinnedConnection(server: RunningServer): Promise<PinnedConnection> {
   const agent = new http.Agent({ keepAlive: true, maxSockets: 1 });
