@@ -461,6 +461,22 @@ describe('chat channels', () => {
 });
 
 describe('connection', () => {
+  it('a feed the server ends while the page watches is not left idle: it is started again (a revoked key: offline)', async () => {
+    // The server ends a stream with tRPC's `return` when its key is revoked; the page's feed then completes. Left so, the
+    // indicator read "idle" and the page never asked again, whatever the server would now answer.
+    const ws = await workspace('feed-ended');
+    const { session } = await openSessionClient(ws.agent, { title: 'watched' });
+    const { key, token } = await ws.admin.keys.create({ name: 'watcher', role: 'viewer' });
+    const p = await page();
+    await signIn(p, server.url, token, `/sessions/${session.id}`);
+    await p.locator('.connection[data-state="live"]').waitFor();
+    const asked: string[] = [];
+    p.on('request', (request) => void asked.push(request.url()));
+    await ws.admin.keys.revoke({ id: key.id });
+    await p.locator('.connection[data-state="offline"]').waitFor({ timeout: guardMs(10_000) });
+    expect(asked.some((url) => url.includes('auth.streamTicket'))).toBe(true);
+  });
+
   it('shows the connection dropping and reconnects by itself, missing no update', async () => {
     // A restart is the server's process stopped and started again, as an operator restarts it (in this test's process,
     // on PostgreSQL, the page now and then stayed offline past a minute after the app was restarted in place).

@@ -42,10 +42,15 @@ export function useLiveStatus(subscription: Pick<SubscriptionResult, 'status' | 
   const wasDown = useRef(false);
   const wasLive = useRef(false);
   const failures = useRef(0);
+  // A feed that was live and then ended (its stream closed with tRPC's `return`) is not idle: it is started again below,
+  // and shows as connecting meanwhile. The same feed: `reset` changes when its input does or it is turned off.
+  const liveReset = useRef<(() => void) | null>(null);
+  if (subscription.status === 'pending') liveReset.current = subscription.reset;
+  const ended = subscription.status === 'idle' && liveReset.current === subscription.reset;
   const state: LiveState =
     subscription.status === 'pending'
       ? 'live'
-      : subscription.status === 'connecting'
+      : subscription.status === 'connecting' || ended
         ? 'connecting'
         : subscription.status === 'error'
           ? 'offline'
@@ -61,15 +66,15 @@ export function useLiveStatus(subscription: Pick<SubscriptionResult, 'status' | 
     }
   }, [id, state, onReconnect]);
   useEffect(() => () => report(id, null), [id]);
-  // A feed that ended in an error (the server restarted mid-request, say) is started again, backing off to 5 s; one
-  // that dropped and stays "connecting" (its link retrying without getting through) is started
+  // A feed that ended in an error (the server restarted mid-request, say) or ended after being live is started again,
+  // backing off to 5 s; one that dropped and stays "connecting" (its link retrying without getting through) is started
   // again after 10 s, backing off to 30 s. `tick` runs the check again when a restart left the state as it was.
   const { reset } = subscription;
   const [tick, setTick] = useState(0);
   useEffect(() => {
     if (state === 'live') failures.current = 0;
-    const stalled = state === 'connecting' && wasLive.current;
-    if (state !== 'offline' && !stalled) return;
+    const stalled = state === 'connecting' && wasLive.current && !ended;
+    if (state !== 'offline' && !ended && !stalled) return;
     const delay = stalled ? Math.min(30_000, 10_000 * 2 ** failures.current) : Math.min(5_000, 500 * 2 ** failures.current);
     const timer = setTimeout(() => {
       failures.current++;
@@ -77,5 +82,5 @@ export function useLiveStatus(subscription: Pick<SubscriptionResult, 'status' | 
       setTick((n) => n + 1);
     }, delay);
     return () => clearTimeout(timer);
-  }, [state, reset, tick]);
+  }, [state, ended, reset, tick]);
 }
