@@ -13,10 +13,28 @@ import { postgresMigrationsDir, postgresSchemaFile, postgresSchemaOf } from '../
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { execute } from './support/database.ts';
-import { oneOfEachState, refused, sessionClient } from './support/fixtures.ts';
+import { adminClient, oneOfEachState, refused, sessionClient } from './support/fixtures.ts';
 import { createTestDatabase, stopTestPostgres } from './support/postgres.ts';
 import { type RunningServer, startServer } from './support/server.ts';
+import { guardMs } from './support/time-guard.ts';
 import { waitFor } from './support/webhook-receiver.ts';
+
+const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+
+/** One MCP initialize request (the session is left open). */
+async function initializeMcp(on: RunningServer, token: string) {
+  const res = await fetch(`${on.url}/mcp`, {
+    method: 'POST',
+    headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json', accept: 'application/json, text/event-stream' },
+    body: JSON.stringify({
+      jsonrpc: '2.0',
+      id: 1,
+      method: 'initialize',
+      params: { protocolVersion: '2025-03-26', capabilities: {}, clientInfo: { name: 'flood', version: '1' } },
+    }),
+  });
+  return { status: res.status, text: await res.text() };
+}
 
 const repoRoot = path.resolve(import.meta.dirname, '..');
 let server: RunningServer;
@@ -391,6 +409,36 @@ function relayTo(target: URL) {
     });
   return { open, cut };
 }
+
+describe('MCP session opens on PostgreSQL', () => {
+  it('a flood of opens waiting on the open lock takes one connection: reads go on, and every open gets in once it is free', async () => {
+    // Each open counts and inserts under one advisory lock (so replicas cannot pass a cap together). Held elsewhere,
+    // 12 waiting opens once held all 10 of the pool's connections: reads waited with them, and the opens past the
+    // pool failed after Prisma's 2 s wait for a connection (500, "Unable to start a transaction in the given time").
+    const { token } = await adminClient(server).keys.create({ name: 'mcp flood', role: 'agent' });
+    const reader = await sessionClient(server, 'reads beside the opens');
+    const holder = new pg.Client({ connectionString: server.databaseUrl });
+    await holder.connect();
+    try {
+      await holder.query('SELECT pg_advisory_lock(7411202611)');
+      const sent = Date.now();
+      const opens = Array.from({ length: 12 }, () => initializeMcp(server, token));
+      let read = false;
+      const reading = reader.client.todos.get().then(() => (read = true));
+      await Promise.race([reading, sleep(guardMs(2_000))]);
+      // Held past Prisma's 2 s wait for a connection, read or not.
+      await sleep(Math.max(0, 2_500 - (Date.now() - sent)));
+      expect(read).toBe(true);
+      await holder.query('SELECT pg_advisory_unlock(7411202611)');
+      const answers = await Promise.all(opens);
+      expect(answers.map((answer) => `${answer.status} ${answer.text.slice(0, 200)}`).filter((a) => !a.startsWith('200'))).toEqual([]);
+      const [row] = await query<{ open: number }>('SELECT count(*)::int AS open FROM "McpSession" WHERE "closedAt" IS NULL');
+      expect(row?.open).toBeGreaterThanOrEqual(12);
+    } finally {
+      await holder.end();
+    }
+  });
+});
 
 describe('a database that stops answering', () => {
   it('is answered 503 by /readyz and by calls, logged once per loop, not on every round; the server serves again once it is back', async () => {

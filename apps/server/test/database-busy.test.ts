@@ -33,6 +33,12 @@ describe('isDatabaseBusy', () => {
     expect(isDatabaseBusy(Object.assign(new Error('timed out'), { code: 'P1008' }))).toBe(true);
   });
 
+  it('a transaction that could not begin because no connection came free in time (P2028) is busy; other P2028s are not', () => {
+    const noConnection = 'Transaction API error: Unable to start a transaction in the given time.';
+    expect(isDatabaseBusy(Object.assign(new Error(noConnection), { code: 'P2028' }))).toBe(true);
+    expect(isDatabaseBusy(Object.assign(new Error('Transaction API error: Transaction not found.'), { code: 'P2028' }))).toBe(false);
+  });
+
   it('other failures are not busy: a unique violation, a syntax error, a plain error, nothing', () => {
     expect(isDatabaseBusy(wrapped({ kind: 'UniqueConstraintViolation', originalCode: '23505' }, 'P2002'))).toBe(false);
     expect(isDatabaseBusy(driverError({ kind: 'postgres', originalCode: '42601' }))).toBe(false);

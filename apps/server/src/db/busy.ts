@@ -1,7 +1,8 @@
 // "Database busy": another process held SQLite's write lock past the busy timeout, or on PostgreSQL a lock past the
-// lock timeout, a serialization failure or a deadlock; and "database unreachable": a PostgreSQL server that does not
-// answer (down, restarting, refusing connections). The store adapter (repositories/store-errors.ts) turns both into
-// core's StoreUnavailable, which the error boundary answers 503 + Retry-After.
+// lock timeout, a serialization failure, a deadlock, or no connection free in time to begin a transaction on; and
+// "database unreachable": a PostgreSQL server that does not answer (down, restarting, refusing connections). The store
+// adapter (repositories/store-errors.ts) turns both into core's StoreUnavailable, which the error boundary answers
+// 503 + Retry-After.
 
 interface DriverCause {
   kind?: unknown;
@@ -10,9 +11,13 @@ interface DriverCause {
 
 interface MaybeBusy extends DriverCause {
   code?: unknown;
+  message?: unknown;
   meta?: { driverAdapterError?: { cause?: DriverCause } };
   cause?: unknown;
 }
+
+/** Prisma's P2028 for a transaction that never began: every connection stayed taken past its `maxWait`. */
+const NO_CONNECTION = /Unable to start a transaction in the given time/;
 
 /** PostgreSQL's serialization_failure, deadlock_detected and lock_not_available (lock_timeout reached). */
 const POSTGRES_BUSY = new Set(['40001', '40P01', '55P03']);
@@ -32,6 +37,8 @@ export function isDatabaseBusy(error: unknown): boolean {
     if (typeof driver?.originalCode === 'string' && POSTGRES_BUSY.has(driver.originalCode)) return true;
     // A conflict found at COMMIT reaches the client as Prisma's "write conflict or deadlock" (P2034), without the code.
     if (e.code === 'P2034' || driver?.kind === 'TransactionWriteConflict') return true;
+    // No connection came free to begin a transaction on within its wait (Prisma's P2028, this message).
+    if (e.code === 'P2028' && typeof e.message === 'string' && NO_CONNECTION.test(e.message)) return true;
   }
   return false;
 }
@@ -53,11 +60,7 @@ const SOCKET_GONE = new Set(['ECONNREFUSED', 'ECONNRESET', 'EPIPE', 'ETIMEDOUT',
 
 /** Whether an error (a Prisma error, or one wrapping it) says the PostgreSQL server cannot be reached or went away. */
 export function isDatabaseUnreachable(error: unknown): boolean {
-  for (
-    let e = error as (MaybeBusy & { message?: unknown }) | undefined, depth = 0;
-    e && typeof e === 'object' && depth < 5;
-    e = e.cause as MaybeBusy, depth++
-  ) {
+  for (let e = error as MaybeBusy | undefined, depth = 0; e && typeof e === 'object' && depth < 5; e = e.cause as MaybeBusy, depth++) {
     const driver = e.meta?.driverAdapterError?.cause ?? e;
     if (typeof e.code === 'string' && (PRISMA_GONE.has(e.code) || SOCKET_GONE.has(e.code))) return true;
     if (driver?.kind === 'DatabaseNotReachable' || driver?.kind === 'ConnectionClosed') return true;
