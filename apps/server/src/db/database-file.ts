@@ -4,9 +4,21 @@
 import { existsSync } from 'node:fs';
 import path from 'node:path';
 
-function findRepoRoot(from: string): string {
+/** The server's own dist/ inside this repository (apps/server/dist): staged only while `pnpm pack` runs. */
+const isWorkspaceDist = (dir: string) =>
+  path.basename(dir) === 'dist' &&
+  path.basename(path.dirname(dir)) === 'server' &&
+  existsSync(path.join(dir, '..', '..', '..', 'pnpm-workspace.yaml')) &&
+  existsSync(path.join(dir, '..', '..', '..', 'prisma', 'schema.prisma'));
+
+/**
+ * The nearest folder above `from` holding prisma/schema.prisma: the repository, or the installed package's dist/. The
+ * repository's own apps/server/dist is passed over: `pnpm pack` stages prisma/ and web/ there for the tarball and
+ * removes them after, and a server of the workspace started meanwhile once found a half-copied prisma/ (no migrations).
+ */
+export function findRepoRoot(from: string): string {
   for (let dir = from; ; dir = path.dirname(dir)) {
-    if (existsSync(path.join(dir, 'prisma', 'schema.prisma'))) return dir;
+    if (existsSync(path.join(dir, 'prisma', 'schema.prisma')) && !isWorkspaceDist(dir)) return dir;
     if (path.dirname(dir) === dir) throw new Error(`prisma/schema.prisma not found above ${from}`);
   }
 }
