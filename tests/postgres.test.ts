@@ -347,6 +347,36 @@ describe('outbox claims on PostgreSQL (several replicas)', () => {
     }
   });
 
+  it('claims waiting their turn past the pool wait for a connection rather than fail after 2 s', async () => {
+    // Under load, 32 claims at once waited on the claim lock holding every pool connection; those past the pool failed
+    // P2028 ("Unable to start a transaction in the given time") after Prisma's default 2 s wait for a connection.
+    const { url } = await createTestDatabase();
+    const admin = new pg.Client({ connectionString: url });
+    await admin.connect();
+    const replica = await openPostgresDb(url, { max: 2 });
+    try {
+      for (const dir of migrationDirs()) await admin.query(readFileSync(path.join(postgresMigrationsDir, dir, 'migration.sql'), 'utf8'));
+      await admin.query(
+        `INSERT INTO "OutboxMessage" ("id", "workspaceId", "channelId", "url", "runId", "kind", "payload", "idempotencyKey",
+           "attempts", "nextAttemptAt", "createdAt") VALUES ('msg_1', 'ws', 'ch', 'https://hooks.example.com/', 'run', 'checklist_ready',
+           '{}', 'msg_1', 0, now() - interval '1 minute', now() - interval '1 minute')`,
+      );
+      await admin.query('SELECT pg_advisory_lock(7411202613)');
+      const claims = Array.from({ length: 6 }, () =>
+        claimDue(replica.db, new Date(), 10, {}, LEASE_MS).then(
+          (claimed) => claimed.map((m) => m.id),
+          (error: unknown) => String(error).slice(0, 200),
+        ),
+      );
+      await sleep(2_500);
+      await admin.query('SELECT pg_advisory_unlock(7411202613)');
+      expect((await Promise.all(claims)).flat()).toEqual(['msg_1']);
+    } finally {
+      await admin.end();
+      await replica.db.$disconnect();
+    }
+  });
+
   it('a claim gives no workspace more channels than its share has room for; the workspaces take turns', async () => {
     const { url } = await createTestDatabase();
     const admin = new pg.Client({ connectionString: url });
