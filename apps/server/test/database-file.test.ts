@@ -23,6 +23,7 @@ describe('findRepoRoot', () => {
     const repo = layout(path.join(scratch, 'repo'), [
       'pnpm-workspace.yaml',
       'prisma/schema.prisma',
+      'apps/server/src/db/database-file.ts',
       'apps/server/dist/chunks/serve-command.js',
       // prepack's first copy is the schema; the migrations were not there yet.
       'apps/server/dist/prisma/schema.prisma',
@@ -40,6 +41,20 @@ describe('findRepoRoot', () => {
     ]);
     const dist = path.join(project, 'node_modules/@agent-tasks/server/dist');
     expect(findRepoRoot(path.join(dist, 'chunks'))).toBe(dist);
+  });
+
+  it('vendored into a workspace of its own (packages/server, or apps/server without src/): the vendored dist/', () => {
+    const project = layout(path.join(scratch, 'vendored'), [
+      'pnpm-workspace.yaml',
+      'prisma/schema.prisma',
+      'packages/server/dist/chunks/serve-command.js',
+      'packages/server/dist/prisma/schema.prisma',
+      'apps/server/dist/chunks/serve-command.js',
+      'apps/server/dist/prisma/schema.prisma',
+    ]);
+    for (const dist of ['packages/server/dist', 'apps/server/dist'].map((d) => path.join(project, d))) {
+      expect(findRepoRoot(path.join(dist, 'chunks'))).toBe(dist);
+    }
   });
 
   it('nowhere: says what it looked for', () => {

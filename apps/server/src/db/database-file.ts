@@ -4,10 +4,13 @@
 import { existsSync } from 'node:fs';
 import path from 'node:path';
 
-/** The server's own dist/ inside this repository (apps/server/dist): staged only while `pnpm pack` runs. */
+/** The server's own dist/ inside this repository (apps/server/dist, beside its src/): staged only while `pnpm pack`
+ * runs. An installed package has no src/ beside its dist/, and a vendored copy lies under no apps/server/. */
 const isWorkspaceDist = (dir: string) =>
   path.basename(dir) === 'dist' &&
   path.basename(path.dirname(dir)) === 'server' &&
+  path.basename(path.dirname(path.dirname(dir))) === 'apps' &&
+  existsSync(path.join(dir, '..', 'src')) &&
   existsSync(path.join(dir, '..', '..', '..', 'pnpm-workspace.yaml')) &&
   existsSync(path.join(dir, '..', '..', '..', 'prisma', 'schema.prisma'));
 
