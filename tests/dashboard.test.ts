@@ -344,6 +344,28 @@ describe('runs', () => {
       await receiver.down();
     }
   });
+
+  it('a run link revoked while a reader watches it shows that it leads to no run, and the page stops asking', async () => {
+    // The server ends the link's live view when an admin revokes it, and refuses it as not found from then on. The page
+    // once took that for a dropped connection: it asked again every 0.5–5 s for good and showed "offline".
+    const ws = await workspace('run-link-revoked');
+    const { client } = await openSessionClient(ws.agent, { title: 'release' });
+    const runId = await startRun(client, { skip: true });
+    const p = await page();
+    let watches = 0;
+    p.on('request', (request) => void (request.url().includes('dashboard.watchRunLink') && watches++));
+    await p.goto(`${server.url}/runs/${runId}`);
+    await p.getByRole('heading', { name: 'Release 1.2', level: 1 }).waitFor();
+    await p.locator('.connection[data-state="live"]').waitFor();
+    expect(watches).toBeGreaterThan(0);
+    await ws.admin.runs.revokeLink({ runId });
+    await p.getByRole('heading', { name: 'This run link leads to no run', level: 1 }).waitFor({ timeout: guardMs(2_000) });
+    // Longer than the longest wait between two tries (5 s): a page still retrying asks again within it.
+    const shown = watches;
+    await new Promise((resolve) => setTimeout(resolve, 6_000));
+    expect(watches - shown).toBe(0);
+    expect(await p.locator('.connection').getAttribute('data-state')).not.toBe('offline');
+  });
 });
 
 describe('admin', () => {

@@ -10,6 +10,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createClient } from '@agent-tasks/sdk';
 import { adminClient, countRows } from './support/fixtures.ts';
 import { queryRows } from './support/database.ts';
+import { type McpInitializeAnswer, initializeMcp } from './support/mcp-open.ts';
 import { type RunningServer, startServer } from './support/server.ts';
 import { waitFor } from './support/webhook-receiver.ts';
 
@@ -40,34 +41,18 @@ const problems = (output: string) =>
     .slice(0, 5)
     .map((line) => line.slice(0, 2_000));
 
-/** One initialize request, never followed by anything (the session is dropped, not ended). */
-async function initialize(token: string, on = server) {
-  const res = await fetch(`${on.url}/mcp`, {
-    method: 'POST',
-    headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json', accept: 'application/json, text/event-stream' },
-    body: JSON.stringify({
-      jsonrpc: '2.0',
-      id: 1,
-      method: 'initialize',
-      params: { protocolVersion: '2025-03-26', capabilities: {}, clientInfo: { name: 'flood', version: '1' } },
-    }),
-  });
-  const text = await res.text();
-  return { status: res.status, session: res.headers.get('mcp-session-id'), retryAfter: res.headers.get('retry-after'), text };
-}
-
 describe('MCP sessions are capped and closed when idle', () => {
   it('5,000 opened and dropped by one viewer key under a 160 MB heap: 20 open, the rest 429; the server stays up', async () => {
     const viewer = await key('viewer');
     const statuses = new Map<number, number>();
-    let refusal: Awaited<ReturnType<typeof initialize>> | undefined;
+    let refusal: McpInitializeAnswer | undefined;
     /** The first few answers that are neither, with the server's log, for the failure's message. */
     const others: string[] = [];
     const queue = Array.from({ length: 5_000 }, (_, i) => i);
     await Promise.all(
       Array.from({ length: 25 }, async () => {
         while (queue.shift() !== undefined) {
-          const answer = await initialize(viewer);
+          const answer = await initializeMcp(server, viewer);
           statuses.set(answer.status, (statuses.get(answer.status) ?? 0) + 1);
           if (answer.status === 429) refusal ??= answer;
           else if (answer.status !== 200 && others.length < 5) others.push(`${answer.status} ${answer.text}`);
@@ -94,12 +79,12 @@ describe('MCP sessions are capped and closed when idle', () => {
     const held: string[] = [];
     for (const k of keys.slice(0, 3)) {
       for (let i = 0; i < 20; i++) {
-        const answer = await initialize(k, on);
+        const answer = await initializeMcp(on, k);
         expect(answer.status).toBe(200);
         held.push(answer.session!);
       }
     }
-    const full = await initialize(keys[3], on);
+    const full = await initializeMcp(on, keys[3]);
     expect(full.status).toBe(429);
     expect(JSON.parse(full.text).error.message).toBe('Error: the server has too many open MCP sessions (60); try again shortly.');
     // Idle past 5 s (on the app's clock): closed, their ids unknown, and a new session opens.
@@ -115,7 +100,7 @@ describe('MCP sessions are capped and closed when idle', () => {
       body: JSON.stringify({ jsonrpc: '2.0', id: 2, method: 'tools/list' }),
     });
     expect(gone.status).toBe(404);
-    expect((await initialize(keys[3], on)).status).toBe(200);
+    expect((await initializeMcp(on, keys[3])).status).toBe(200);
   });
 
   it("an API key's MCP session opens its agent session on the first tool call; closed, it leaves no row unless it recorded something", async () => {
@@ -161,7 +146,7 @@ describe('each workspace keeps its share of the MCP sessions', () => {
     };
     const opened = async (token: string) => {
       on.clock!.advance(1);
-      const answer = await initialize(token, on);
+      const answer = await initializeMcp(on, token);
       expect(answer.status).toBe(200);
       return answer.session!;
     };
@@ -173,7 +158,7 @@ describe('each workspace keeps its share of the MCP sessions', () => {
     const aKeys = [await a.viewer(), await a.viewer(), await a.viewer()];
     const aSessions: string[] = [];
     for (const k of aKeys.slice(0, 2)) for (let i = 0; i < 20; i++) aSessions.push(await opened(k));
-    const overWorkspace = await initialize(aKeys[2]!, on);
+    const overWorkspace = await initializeMcp(on, aKeys[2]!);
     expect(overWorkspace.status).toBe(429);
     expect(Number(overWorkspace.retryAfter)).toBeGreaterThanOrEqual(1);
     expect(JSON.parse(overWorkspace.text).error.message).toBe(
@@ -201,12 +186,12 @@ describe('each workspace keeps its share of the MCP sessions', () => {
     expect(closed.status).toBe(404);
 
     // b is at its share: refused (the server is full), recording nothing. c goes on to its share, each time at a's expense.
-    const full = await initialize(bKeys[1]!, on);
+    const full = await initializeMcp(on, bKeys[1]!);
     expect(full.status).toBe(429);
     expect(JSON.parse(full.text).error.message).toBe('Error: the server has too many open MCP sessions (60); try again shortly.');
     for (let i = 1; i < 20; i++) await opened(cKey);
     expect([await rows(a.id), await rows(b.id), await rows(c.id)]).toEqual([20, 20, 20]);
-    const atShare = await initialize(await c.viewer(), on);
+    const atShare = await initializeMcp(on, await c.viewer());
     expect(atShare.status).toBe(429);
     expect(JSON.parse(atShare.text).error.message).toBe('Error: the server has too many open MCP sessions (60); try again shortly.');
     expect([await rows(a.id), await rows(b.id), await rows(c.id)]).toEqual([20, 20, 20]);

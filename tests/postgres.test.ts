@@ -14,27 +14,13 @@ import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { execute } from './support/database.ts';
 import { adminClient, oneOfEachState, refused, sessionClient } from './support/fixtures.ts';
+import { initializeMcp, openMcpSessions } from './support/mcp-open.ts';
 import { createTestDatabase, stopTestPostgres } from './support/postgres.ts';
 import { type RunningServer, startServer } from './support/server.ts';
 import { guardMs } from './support/time-guard.ts';
 import { waitFor } from './support/webhook-receiver.ts';
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
-
-/** One MCP initialize request (the session is left open). */
-async function initializeMcp(on: RunningServer, token: string) {
-  const res = await fetch(`${on.url}/mcp`, {
-    method: 'POST',
-    headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json', accept: 'application/json, text/event-stream' },
-    body: JSON.stringify({
-      jsonrpc: '2.0',
-      id: 1,
-      method: 'initialize',
-      params: { protocolVersion: '2025-03-26', capabilities: {}, clientInfo: { name: 'flood', version: '1' } },
-    }),
-  });
-  return { status: res.status, text: await res.text() };
-}
 
 const repoRoot = path.resolve(import.meta.dirname, '..');
 let server: RunningServer;
@@ -441,31 +427,134 @@ function relayTo(target: URL) {
 }
 
 describe('MCP session opens on PostgreSQL', () => {
+  /** The advisory lock MCP opens count and insert under (repositories/prisma-mcp-session-repository.ts). */
+  const OPEN_LOCK = 7411202611;
+  const BUSY = 'Error: the database is busy (another process held its write lock too long); retry shortly.';
+
+  /** A server of the test's own with this busy timeout (PostgreSQL's lock_timeout, and an open's longest wait for its turn). */
+  const serverWithBusyTimeout = (ms: number) => startServer({ postgres: true, env: { AGENT_TASKS_BUSY_TIMEOUT_MS: String(ms) } });
+  const agentKey = async (on: RunningServer, name: string) => {
+    const { key, token } = await adminClient(on).keys.create({ name, role: 'agent' });
+    return { id: key.id, token };
+  };
+  /** A connection of the test's holding the open lock, as another replica's open would. */
+  const lockHolder = async (on: RunningServer) => {
+    const holder = new pg.Client({ connectionString: on.databaseUrl });
+    await holder.connect();
+    await holder.query(`SELECT pg_advisory_lock(${OPEN_LOCK})`);
+    return holder;
+  };
+  /** Resolves once an open of the server waits for the open lock (its transaction's pg_advisory_xact_lock). */
+  const openWaitsForLock = (on: RunningServer, holder: pg.Client) =>
+    waitFor(
+      'an open waiting for the open lock',
+      async () =>
+        (
+          await holder.query(
+            `SELECT 1 FROM pg_locks WHERE locktype = 'advisory' AND NOT granted AND database = (SELECT oid FROM pg_database WHERE datname = current_database())
+               AND (classid::bigint << 32) + objid::bigint = ${OPEN_LOCK}`,
+          )
+        ).rowCount,
+      guardMs(2_000),
+    );
+
   it('a flood of opens waiting on the open lock takes one connection: reads go on, and every open gets in once it is free', async () => {
     // Each open counts and inserts under one advisory lock (so replicas cannot pass a cap together). Held elsewhere,
     // 12 waiting opens once held all 10 of the pool's connections: reads waited with them, and the opens past the
     // pool failed after Prisma's 2 s wait for a connection (500, "Unable to start a transaction in the given time").
-    const { token } = await adminClient(server).keys.create({ name: 'mcp flood', role: 'agent' });
-    const reader = await sessionClient(server, 'reads beside the opens');
-    const holder = new pg.Client({ connectionString: server.databaseUrl });
-    await holder.connect();
+    // A server of its own whose busy timeout (its lock_timeout, and the longest wait for an open's turn) is far past how
+    // long the lock is held here: the shared one's 5 s could answer an open 503 on a busy machine before it is freed.
+    const on = await serverWithBusyTimeout(guardMs(30_000));
+    let holder: pg.Client | undefined;
     try {
-      await holder.query('SELECT pg_advisory_lock(7411202611)');
+      const { id, token } = await agentKey(on, 'mcp flood');
+      const reader = await sessionClient(on, 'reads beside the opens');
+      holder = await lockHolder(on);
       const sent = Date.now();
-      const opens = Array.from({ length: 12 }, () => initializeMcp(server, token));
+      const opens = Array.from({ length: 12 }, () => initializeMcp(on, token));
       let read = false;
       const reading = reader.client.todos.get().then(() => (read = true));
       await Promise.race([reading, sleep(guardMs(2_000))]);
       // Held past Prisma's 2 s wait for a connection, read or not.
       await sleep(Math.max(0, 2_500 - (Date.now() - sent)));
       expect(read).toBe(true);
-      await holder.query('SELECT pg_advisory_unlock(7411202611)');
+      await holder.query(`SELECT pg_advisory_unlock(${OPEN_LOCK})`);
       const answers = await Promise.all(opens);
       expect(answers.map((answer) => `${answer.status} ${answer.text.slice(0, 200)}`).filter((a) => !a.startsWith('200'))).toEqual([]);
-      const [row] = await query<{ open: number }>('SELECT count(*)::int AS open FROM "McpSession" WHERE "closedAt" IS NULL');
-      expect(row?.open).toBeGreaterThanOrEqual(12);
+      // This key's sessions only (the key's open sessions are all this test's).
+      expect(await openMcpSessions(on, id)).toBe(12);
     } finally {
-      await holder.end();
+      await holder?.end();
+      await on.stop();
+    }
+  });
+
+  it('an open waiting its turn past the busy timeout is answered 503 busy and opens nothing', async () => {
+    // Opens in a process take turns before taking the lock. While another replica holds it, the open at the head waits
+    // up to the lock timeout, and the one behind it up to that again: the k-th answered after k of them. An open still
+    // waiting for its turn past the busy timeout is refused busy instead (and opens nothing once the lock is free).
+    const busyMs = 3_000;
+    const on = await serverWithBusyTimeout(busyMs);
+    let holder: pg.Client | undefined;
+    try {
+      const keys = await Promise.all(Array.from({ length: 5 }, (_, i) => agentKey(on, `mcp queued ${i}`)));
+      holder = await lockHolder(on);
+      // The head: it waits for the lock up to the lock timeout (then 503 busy), holding the turn meanwhile.
+      const head = initializeMcp(on, keys[0]!.token);
+      await openWaitsForLock(on, holder);
+      const waitStarted = Date.now();
+      // A third of the timeout later, four more line up behind it. When the head gives up, the first of them takes the
+      // turn and waits for the lock; the others, still in line a busy timeout after they came, are refused busy.
+      await sleep(busyMs / 3);
+      const queued = keys.slice(1).map((k) => initializeMcp(on, k.token));
+      // Freed after they were refused, and before the one holding the turn reaches its own lock timeout.
+      await sleep(Math.max(0, (5 * busyMs) / 3 - (Date.now() - waitStarted)));
+      await holder.query(`SELECT pg_advisory_unlock(${OPEN_LOCK})`);
+      const first = await head;
+      expect([first.status, JSON.parse(first.text).error?.message]).toEqual([503, BUSY]);
+      const answers = await Promise.all(queued);
+      const refusedBusy = answers.filter((a) => a.status === 503);
+      expect(refusedBusy.length, answers.map((a) => `${a.status} ${a.text.slice(0, 200)}`).join('\n')).toBeGreaterThanOrEqual(1);
+      for (const answer of refusedBusy) {
+        expect(JSON.parse(answer.text).error.message).toBe(BUSY);
+        expect(Number(answer.retryAfter)).toBeGreaterThanOrEqual(1);
+      }
+      expect(answers.filter((a) => a.status !== 503 && a.status !== 200)).toEqual([]);
+      // Each key's sessions: one for an open answered 200, none for one refused (nor for the head).
+      const held = await Promise.all(keys.map((k) => openMcpSessions(on, k.id)));
+      expect(held).toEqual([0, ...answers.map((a) => (a.status === 200 ? 1 : 0))]);
+    } finally {
+      await holder?.end();
+      await on.stop();
+    }
+  });
+
+  it('an open whose client went away while it waited its turn opens no session once the lock is free', async () => {
+    // Without the request's signal an open waiting its turn went on after its client had gone, and opened a session
+    // nobody would use (each one counted against the key's and the workspace's caps until it went idle).
+    const on = await serverWithBusyTimeout(guardMs(3_000));
+    let holder: pg.Client | undefined;
+    try {
+      const [first, gone, after] = await Promise.all(['first', 'gone', 'after'].map((name) => agentKey(on, `mcp ${name}`)));
+      holder = await lockHolder(on);
+      const head = initializeMcp(on, first!.token);
+      await openWaitsForLock(on, holder);
+      // The second lines up behind the head; its client gives up before the lock is free.
+      const abort = new AbortController();
+      const abandoned = initializeMcp(on, gone!.token, { signal: abort.signal }).catch((error: unknown) => error);
+      await sleep(500);
+      abort.abort();
+      expect(await abandoned).toBeInstanceOf(Error);
+      // A third lines up after it: answered, the abandoned one's turn has come and gone.
+      const next = initializeMcp(on, after!.token);
+      await sleep(200);
+      await holder.query(`SELECT pg_advisory_unlock(${OPEN_LOCK})`);
+      expect((await head).status).toBe(200);
+      expect((await next).status).toBe(200);
+      expect(await Promise.all([first, gone, after].map((k) => openMcpSessions(on, k!.id)))).toEqual([1, 0, 1]);
+    } finally {
+      await holder?.end();
+      await on.stop();
     }
   });
 });

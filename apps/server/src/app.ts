@@ -258,7 +258,10 @@ export async function startApp(options: AppOptions): Promise<App> {
 
   const inFlight = inFlightRequests();
   // MCP sessions live in the database (any worker serves them); the caps count both endpoints' open sessions.
-  const mcpSessions = prismaMcpSessionRepository(reader.db, { postgres: Boolean(postgresUrl) });
+  const mcpSessions = prismaMcpSessionRepository(reader.db, {
+    postgres: Boolean(postgresUrl),
+    turnWaitMs: Math.max(1, options.busyTimeoutMs ?? DEFAULT_BUSY_TIMEOUT_MS),
+  });
   const mcpLimits = {
     perKey: options.mcp?.perKey ?? 20,
     perWorkspace: options.mcp?.perWorkspace ?? 100,

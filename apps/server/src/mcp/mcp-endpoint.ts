@@ -20,7 +20,12 @@ import type { WebStandardStreamableHTTPServerTransport } from '@modelcontextprot
 import { authenticate } from '../auth/authenticate.ts';
 import { type Services, bearerToken, createInnerContext } from '../context.ts';
 import { type Answer, answerFor, answerHeaders, jsonRpcErrorBody, refusal, transportRefusals } from '../error-map.ts';
-import type { McpSessionCaps, McpSessionRecord, McpSessionRepository } from '../repositories/prisma-mcp-session-repository.ts';
+import {
+  McpOpenAbandoned,
+  type McpSessionCaps,
+  type McpSessionRecord,
+  type McpSessionRepository,
+} from '../repositories/prisma-mcp-session-repository.ts';
 import { appRouter } from '../routers/root.ts';
 import { createCallerFactory } from '../trpc.ts';
 import { mcpMessageRefusal } from './mcp-message-guard.ts';
@@ -232,7 +237,7 @@ export function createMcpEndpoint(services: Services, store: McpSessionRepositor
       lastSeenAt: at,
       closedAt: null,
     };
-    const placed = await store.open(record, limits, new Date(at.getTime() - limits.idleMs));
+    const placed = await store.open(record, limits, new Date(at.getTime() - limits.idleMs), request.signal);
     if (!placed.opened) {
       const message =
         placed.over === 'key'
@@ -317,6 +322,11 @@ export function createMcpEndpoint(services: Services, store: McpSessionRepositor
     handle: (request: Request, address?: string, requestId: string = randomUUID()): Promise<Response> =>
       current.run(requestId, () =>
         handle(request, address).catch((error: unknown) => {
+          // Nobody reads this answer (its client went away while the open waited its turn): nginx's 499, nothing opened.
+          if (error instanceof McpOpenAbandoned) {
+            services.log.info({ req: requestId }, 'MCP open abandoned by its client before its turn: nothing opened');
+            return new Response(null, { status: 499 });
+          }
           // The boundary's answer: the store unavailable is 503 with Retry-After, as over tRPC; anything else a fault.
           const answer = answerFor(error, { requestId });
           if (answer.status === 500) services.log.error({ req: requestId, err: error }, 'mcp request failed');

@@ -33,11 +33,18 @@ export const useLiveState = () =>
 
 type SubscriptionResult = ReturnType<typeof useSubscription>;
 
+/** Refusals asking again will not change (the feed's run or link gone, its key revoked or without the right). */
+const refusals: unknown[] = ['NOT_FOUND', 'FORBIDDEN', 'UNAUTHORIZED'];
+const refused = (error: unknown) => refusals.includes((error as { data?: { code?: unknown } } | null)?.data?.code);
+
+/** How long a feed stays live before its backoff starts over: one that connects and drops at once keeps backing off. */
+const steadyMs = 10_000;
+
 /**
  * Follows a subscription's status into the indicator. tRPC's SSE link reconnects by itself (resuming after the last
  * event id); `onReconnect` runs when a feed is back after a break, for views that refetch instead of resuming.
  */
-export function useLiveStatus(subscription: Pick<SubscriptionResult, 'status' | 'reset'>, onReconnect?: () => void) {
+export function useLiveStatus(subscription: Pick<SubscriptionResult, 'status' | 'reset' | 'error'>, onReconnect?: () => void) {
   const id = useId();
   const wasDown = useRef(false);
   const wasLive = useRef(false);
@@ -69,12 +76,17 @@ export function useLiveStatus(subscription: Pick<SubscriptionResult, 'status' | 
   // A feed that ended in an error (the server restarted mid-request, say) or ended after being live is started again,
   // backing off to 5 s; one that dropped and stays "connecting" (its link retrying without getting through) is started
   // again after 10 s, backing off to 30 s. `tick` runs the check again when a restart left the state as it was.
+  // A refusal is final: it stays offline (the page shows why, a run link leading to no run, say) and is not asked again.
   const { reset } = subscription;
+  const final = subscription.status === 'error' && refused(subscription.error);
   const [tick, setTick] = useState(0);
   useEffect(() => {
-    if (state === 'live') failures.current = 0;
+    if (state === 'live') {
+      const steady = setTimeout(() => (failures.current = 0), steadyMs);
+      return () => clearTimeout(steady);
+    }
     const stalled = state === 'connecting' && wasLive.current && !ended;
-    if (state !== 'offline' && !ended && !stalled) return;
+    if (final || (state !== 'offline' && !ended && !stalled)) return;
     const delay = stalled ? Math.min(30_000, 10_000 * 2 ** failures.current) : Math.min(5_000, 500 * 2 ** failures.current);
     const timer = setTimeout(() => {
       failures.current++;
@@ -82,5 +94,5 @@ export function useLiveStatus(subscription: Pick<SubscriptionResult, 'status' | 
       setTick((n) => n + 1);
     }, delay);
     return () => clearTimeout(timer);
-  }, [state, ended, reset, tick]);
+  }, [state, ended, final, reset, tick]);
 }

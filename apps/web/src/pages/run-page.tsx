@@ -17,7 +17,7 @@ import { RunLinkMissing } from './run-link-missing.tsx';
 const mark = { done: '✓', in_progress: '▶', pending: '○' } as const;
 
 /** A live status for a page that follows nothing. */
-const notWatching = { status: 'idle', reset: () => undefined } as const;
+const notWatching = { status: 'idle', reset: () => undefined, error: null } as const;
 
 /** A run link whose run does not exist or was revoked (the link answers 404 either way). */
 class RunMissing extends Error {}
@@ -55,17 +55,26 @@ export function RunPage({ id }: { id: string }) {
   // Signed in: the workspace's own feed (runs.watch); with only the link: the link's feed, by the same capability.
   // A link that leads to no run has nothing to follow.
   const missing = initial.error instanceof RunMissing;
+  // A feed the server ended or refused may mean the link was revoked or the run is gone (the link's feed ends on a
+  // revocation and is refused as not found after it): the link is asked again, and its 404 shows the page for a link
+  // to no run, rather than the run as it was beside a feed that cannot come back.
+  const { refetch } = initial;
+  const recheck = {
+    onError: () => void refetch(),
+    onConnectionStateChange: ({ state }: { state: string }) => void (state === 'idle' && refetch()),
+  };
   const signedIn = useSubscription(
-    trpc.runs.watch.subscriptionOptions({ runId: id }, { enabled: key !== null && !missing, onData: onEvent }),
+    trpc.runs.watch.subscriptionOptions({ runId: id }, { enabled: key !== null && !missing, onData: onEvent, ...recheck }),
   );
   const byLink = useSubscription(
-    trpc.dashboard.watchRunLink.subscriptionOptions({ runId: id }, { enabled: key === null && !missing, onData: onEvent }),
+    trpc.dashboard.watchRunLink.subscriptionOptions({ runId: id }, { enabled: key === null && !missing, onData: onEvent, ...recheck }),
   );
   // (tRPC leaves a feed turned off in its last state, so a link to no run reports itself idle.)
   useLiveStatus(missing ? notWatching : key !== null ? signedIn : byLink);
 
   const run = live && (!initial.data || live.version >= initial.data.version) ? live : initial.data;
-  if (!run && missing) return <RunLinkMissing id={id} signedIn={key !== null} />;
+  // Missing wins over a run seen before: the link was revoked or the run removed while the page showed it.
+  if (missing) return <RunLinkMissing id={id} signedIn={key !== null} />;
   if (!run) return initial.error ? <ErrorMessage error={initial.error} /> : <p aria-busy="true">Loading the run…</p>;
   const { checklist, prepare, work } = run.blocks;
   return (
