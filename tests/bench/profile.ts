@@ -2,7 +2,9 @@
 // from wrk, and its top entries (self time by package and by function). BENCH_SECONDS sets the length (default 20).
 // `pnpm bench:profile -- noop` profiles the no-op mutation on our stack instead (the bench's baseline server);
 // `pnpm bench:profile -- bare-trpc` profiles the bare `@hono/trpc-server` baseline (nothing of ours) for comparison;
-// `pnpm bench:profile -- postgres` the same todos.write on a PostgreSQL database (embedded) instead of SQLite.
+// `pnpm bench:profile -- postgres` the same todos.write on a PostgreSQL database (embedded) instead of SQLite;
+// `pnpm bench:profile -- tasks-update` tasks.update (a metadata change) on a seeded 10,000-task list (SQLite), as the
+// load bench's row.
 import { copyFileSync, mkdtempSync, readFileSync, readdirSync, rmSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -10,6 +12,7 @@ import { createClient, openSessionClient } from '@agent-tasks/sdk';
 import { createTestDatabase, stopTestPostgres } from '../support/postgres.ts';
 import { summarize } from './cpu-profile-top.ts';
 import { type ServerProcess, startAgentTasks, startBaseline } from './server-process.ts';
+import { prng, seedTaskGraph } from './task-graph-seed.ts';
 import { listAt } from './todo-lists.ts';
 import { wrk, writeRequests } from './wrk.ts';
 
@@ -19,6 +22,7 @@ const adminKey = `atk_profile_${Math.random().toString(36).slice(2)}_${Date.now(
 const bareTrpc = process.argv.slice(2).includes('bare-trpc');
 const noop = bareTrpc || process.argv.slice(2).includes('noop');
 const postgres = process.argv.slice(2).includes('postgres') ? await createTestDatabase() : null;
+const taskUpdates = process.argv.slice(2).includes('tasks-update');
 
 /** The no-op mutation on our whole stack, the same 10-item body as todos.write. */
 async function noopRequests(server: ServerProcess, file: string) {
@@ -54,17 +58,34 @@ try {
   const agent = createClient({ url: server.url, token: (await admin.keys.create({ name: 'profile', role: 'agent' })).token });
   const sessions = await Promise.all(Array.from({ length: 32 }, (_, i) => openSessionClient(agent, { title: `profiled ${i}` })));
   const file = path.join(dir, 'writes');
-  writeRequests(
-    file,
-    sessions.flatMap(({ token }) =>
-      Array.from({ length: 11 }, (_, step) => ({
+  if (taskUpdates) {
+    // The load bench's tasks.update row: metadata changes on random tasks of a 10,000-task list with ~20,000 edges.
+    const listName = 'profile-10k';
+    const first = await sessions[0]!.client.tasks.create({ subject: 'Profile task 1', listName });
+    const seeded = seedTaskGraph(path.join(dir, 'profile.db'), listName, first.id, { size: 10_000, roots: 145, window: 40, seed: 7 });
+    const random = prng(11);
+    writeRequests(
+      file,
+      Array.from({ length: 4_000 }, (_, n) => ({
         method: 'POST' as const,
-        path: '/trpc/todos.write',
-        token,
-        body: { todos: listAt(step) },
+        path: '/trpc/tasks.update',
+        token: sessions[n % sessions.length]!.token,
+        body: { listName, id: seeded.ids[Math.floor(random() * seeded.ids.length)], metadata: { bench: n } },
       })),
-    ),
-  );
+    );
+  } else {
+    writeRequests(
+      file,
+      sessions.flatMap(({ token }) =>
+        Array.from({ length: 11 }, (_, step) => ({
+          method: 'POST' as const,
+          path: '/trpc/todos.write',
+          token,
+          body: { todos: listAt(step) },
+        })),
+      ),
+    );
+  }
   const result = await wrk({ url: server.url, file, connections: 32, seconds });
   await server.stop();
   const profile = readdirSync(dir).find((f) => f.endsWith('.cpuprofile'));
@@ -72,7 +93,7 @@ try {
   // BENCH_PROFILE_KEEP=<file>: keep the profile (for DevTools or a closer look at who called what).
   if (process.env.BENCH_PROFILE_KEEP) copyFileSync(path.join(dir, profile), process.env.BENCH_PROFILE_KEEP);
   process.stdout.write(
-    `todos.write${postgres ? ' on PostgreSQL' : ''}, 32 connections, ${seconds} s: ${Math.round(result.perSecond)} writes/s, p50 ${result.p50} ms, p99 ${result.p99} ms (profiler on)\n\n`,
+    `${taskUpdates ? 'tasks.update, 10k tasks' : 'todos.write'}${postgres ? ' on PostgreSQL' : ''}, 32 connections, ${seconds} s: ${Math.round(result.perSecond)} writes/s, p50 ${result.p50} ms, p99 ${result.p99} ms (profiler on)\n\n`,
   );
   process.stdout.write(`${summarize(JSON.parse(readFileSync(path.join(dir, profile), 'utf8')), 25)}\n`);
 } finally {

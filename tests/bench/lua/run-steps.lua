@@ -38,7 +38,8 @@ response = function(status, headers, body)
     io.stderr:write("status " .. status .. ": " .. body:sub(1, 300) .. "\n")
     return
   end
-  local next = body:match('"data":{.-"attemptId":"(att_[^"]+)"')
+  -- The next attempt's id (a UUID; runs made before ids were UUIDs had att_… ones): any quoted value but null.
+  local next = body:match('"data":{.-"attemptId":"([^"]+)"')
   if next then
     attempt = next
     step = step + 1
