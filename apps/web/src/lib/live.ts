@@ -33,8 +33,11 @@ export const useLiveState = () =>
 
 type SubscriptionResult = ReturnType<typeof useSubscription>;
 
-/** Refusals asking again will not change (the feed's run or link gone, its key revoked or without the right). */
-const refusals: unknown[] = ['NOT_FOUND', 'FORBIDDEN', 'UNAUTHORIZED'];
+/**
+ * Refusals asking again will not change (the feed's run or link gone, its key without the right). Not UNAUTHORIZED:
+ * a restarted server refuses the stream ticket the feed reconnects with, and a new one gets it back.
+ */
+const refusals: unknown[] = ['NOT_FOUND', 'FORBIDDEN'];
 const refused = (error: unknown) => refusals.includes((error as { data?: { code?: unknown } } | null)?.data?.code);
 
 /** How long a feed stays live before its backoff starts over: one that connects and drops at once keeps backing off. */
