@@ -3,23 +3,39 @@ import type { EvidenceRecord, LeaseRecord, TrustRepository } from '@agent-tasks/
 import type { EvidenceInput, EvidenceProvenance } from '@agent-tasks/schema';
 import { Prisma } from '../generated/prisma/client.ts';
 import { fromJson } from './json-column.ts';
-import { insertOf } from './raw-sql.ts';
+import { columnsOf, insertOf } from './raw-sql.ts';
 import type { Tx } from './tx.ts';
 
 const OFF = { requireEvidence: false, requireVerified: false, leaseMs: null };
 
-type EvidenceRow = { listId: string; taskId: string; provenance: string; success: boolean; body: string; at: Date };
+type EvidenceRow = {
+  listId: string;
+  taskId: string;
+  provenance: string;
+  success: boolean | number;
+  body: string;
+  at: Date | number | string;
+};
+/** Raw rows come back as the driver gives them: SQLite's booleans as 0/1, a date possibly as its epoch number. */
+const dateOf = (value: Date | number | string) => (value instanceof Date ? value : new Date(value));
 const toEvidence = (r: EvidenceRow): EvidenceRecord => ({
   listId: r.listId,
   taskId: r.taskId,
   provenance: r.provenance as EvidenceProvenance,
-  success: r.success,
+  success: Boolean(r.success),
   body: fromJson<EvidenceInput>(r.body),
-  at: r.at,
+  at: dateOf(r.at),
+});
+const toLease = (r: Omit<LeaseRecord, 'expiresAt'> & { expiresAt: Date | number | string }): LeaseRecord => ({
+  ...r,
+  leaseMs: Number(r.leaseMs),
+  expiresAt: dateOf(r.expiresAt),
 });
 /** SQLite binds at most 999 values per statement: long id lists are read in chunks. */
 const CHUNK = 400;
 async function inChunks<T>(ids: readonly string[], query: (chunk: string[]) => Promise<T[]>): Promise<T[]> {
+  if (ids.length === 0) return [];
+  if (ids.length <= CHUNK) return query([...ids]);
   const rows: T[] = [];
   for (let i = 0; i < ids.length; i += CHUNK) rows.push(...(await query(ids.slice(i, i + CHUNK))));
   return rows;
@@ -48,14 +64,14 @@ export function prismaTrustRepository(db: Tx): TrustRepository {
       await db.taskListSettings.upsert({ where: { listId }, create: { listId, ...settings }, update: settings, select: { listId: true } });
     },
     async evidenceOf(listId, taskIds) {
-      const rows = await inChunks(taskIds, (chunk) =>
-        db.taskEvidence.findMany({
-          where: { listId, taskId: { in: chunk } },
-          orderBy: { id: 'asc' },
-          select: { id: true, listId: true, taskId: true, provenance: true, success: true, body: true, at: true },
-        }),
+      // Raw SQL: read on every task write, where Prisma's query compiler costs several times the statement itself.
+      const rows = await inChunks(
+        taskIds,
+        (chunk) => db.$queryRaw<(EvidenceRow & { id: number })[]>`
+          SELECT "id", "listId", "taskId", "provenance", "success", "body", "at" FROM "TaskEvidence"
+          WHERE "listId" = ${listId} AND "taskId" IN (${Prisma.join(chunk)}) ORDER BY "id"`,
       );
-      return rows.sort((a, b) => a.id - b.id).map(toEvidence);
+      return rows.sort((a, b) => Number(a.id) - Number(b.id)).map(toEvidence);
     },
     async addEvidence(rows) {
       if (!rows.length) return;
@@ -71,8 +87,14 @@ export function prismaTrustRepository(db: Tx): TrustRepository {
         })),
       });
     },
-    leasesOf: (listId, taskIds) =>
-      inChunks(taskIds, (chunk) => db.taskLease.findMany({ where: { listId, taskId: { in: chunk } }, select: leaseSelect })),
+    leasesOf: async (listId, taskIds) =>
+      (
+        await inChunks(
+          taskIds,
+          (chunk) => db.$queryRaw<Parameters<typeof toLease>[0][]>`
+            SELECT ${columnsOf(leaseSelect)} FROM "TaskLease" WHERE "listId" = ${listId} AND "taskId" IN (${Prisma.join(chunk)})`,
+        )
+      ).map(toLease),
     async putLease(lease: LeaseRecord) {
       const { listId, taskId, ...rest } = lease;
       await db.taskLease.upsert({
@@ -90,12 +112,11 @@ export function prismaTrustRepository(db: Tx): TrustRepository {
     nextLeaseExpiry: async () =>
       (await db.taskLease.findFirst({ orderBy: { expiresAt: 'asc' }, select: { expiresAt: true } }))?.expiresAt ?? null,
     requirementsOf: (listId, taskIds) =>
-      inChunks(taskIds, (chunk) =>
-        db.taskRequirement.findMany({
-          where: { listId, taskId: { in: chunk } },
-          orderBy: { capability: 'asc' },
-          select: { taskId: true, capability: true },
-        }),
+      inChunks(
+        taskIds,
+        (chunk) => db.$queryRaw<{ taskId: string; capability: string }[]>`
+          SELECT "taskId", "capability" FROM "TaskRequirement" WHERE "listId" = ${listId} AND "taskId" IN (${Prisma.join(chunk)})
+          ORDER BY "capability"`,
       ),
     async setRequirements(listId, taskId, capabilities) {
       await db.taskRequirement.deleteMany({ where: { listId, taskId } });
