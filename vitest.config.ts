@@ -92,7 +92,7 @@ const quick = [
 
 const workers = Number(process.env.TEST_MAX_WORKERS) || 3;
 /** Files share their worker's module graph (the server's sources are transformed and loaded once per worker, not once
- * per file: `pnpm test:quick` went from 123 s to 37 s); env stubs are undone after each test. */
+ * per file: `pnpm test:quick` went from 66 s to 25 s on a quiet machine); env stubs are undone after each test. */
 const isolate = process.env.TEST_ISOLATE === '1';
 /** Per-test and per-hook limits: failure guards for a hang, far past any test's own time on a busy machine (a second
  * suite beside this one); `TEST_TIME_GUARD` scales them with the assertions' guards (tests/support/time-guard.ts). */

@@ -4,7 +4,7 @@
 // `pnpm bench:profile -- bare-trpc` profiles the bare `@hono/trpc-server` baseline (nothing of ours) for comparison;
 // `pnpm bench:profile -- postgres` the same todos.write on a PostgreSQL database (embedded) instead of SQLite;
 // `pnpm bench:profile -- tasks-update` tasks.update (a metadata change) on a seeded 10,000-task list (SQLite), as the
-// load bench's row.
+// load bench's row; `pnpm bench:profile -- ready-page` the ready page of that list (`tasks.list` readyOnly, 50 tasks).
 import { copyFileSync, mkdtempSync, readFileSync, readdirSync, rmSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -23,6 +23,7 @@ const bareTrpc = process.argv.slice(2).includes('bare-trpc');
 const noop = bareTrpc || process.argv.slice(2).includes('noop');
 const postgres = process.argv.slice(2).includes('postgres') ? await createTestDatabase() : null;
 const taskUpdates = process.argv.slice(2).includes('tasks-update');
+const readyPage = process.argv.slice(2).includes('ready-page');
 
 /** The no-op mutation on our whole stack, the same 10-item body as todos.write. */
 async function noopRequests(server: ServerProcess, file: string) {
@@ -58,21 +59,30 @@ try {
   const agent = createClient({ url: server.url, token: (await admin.keys.create({ name: 'profile', role: 'agent' })).token });
   const sessions = await Promise.all(Array.from({ length: 32 }, (_, i) => openSessionClient(agent, { title: `profiled ${i}` })));
   const file = path.join(dir, 'writes');
-  if (taskUpdates) {
+  if (taskUpdates || readyPage) {
     // The load bench's tasks.update row: metadata changes on random tasks of a 10,000-task list with ~20,000 edges.
     const listName = 'profile-10k';
     const first = await sessions[0]!.client.tasks.create({ subject: 'Profile task 1', listName });
     const seeded = seedTaskGraph(path.join(dir, 'profile.db'), listName, first.id, { size: 10_000, roots: 145, window: 40, seed: 7 });
     const random = prng(11);
-    writeRequests(
-      file,
-      Array.from({ length: 4_000 }, (_, n) => ({
-        method: 'POST' as const,
-        path: '/trpc/tasks.update',
-        token: sessions[n % sessions.length]!.token,
-        body: { listName, id: seeded.ids[Math.floor(random() * seeded.ids.length)], metadata: { bench: n } },
-      })),
-    );
+    const input = encodeURIComponent(JSON.stringify({ listName, readyOnly: true, limit: 50 }));
+    // The seeding held the event loop past the server's keep-alive: let the client see the connections it closed.
+    await new Promise((resolve) => setTimeout(resolve, 100));
+    if (readyPage)
+      writeRequests(
+        file,
+        sessions.map(({ token }) => ({ method: 'GET' as const, path: `/trpc/tasks.list?input=${input}`, token })),
+      );
+    else
+      writeRequests(
+        file,
+        Array.from({ length: 4_000 }, (_, n) => ({
+          method: 'POST' as const,
+          path: '/trpc/tasks.update',
+          token: sessions[n % sessions.length]!.token,
+          body: { listName, id: seeded.ids[Math.floor(random() * seeded.ids.length)], metadata: { bench: n } },
+        })),
+      );
   } else {
     writeRequests(
       file,
@@ -93,7 +103,7 @@ try {
   // BENCH_PROFILE_KEEP=<file>: keep the profile (for DevTools or a closer look at who called what).
   if (process.env.BENCH_PROFILE_KEEP) copyFileSync(path.join(dir, profile), process.env.BENCH_PROFILE_KEEP);
   process.stdout.write(
-    `${taskUpdates ? 'tasks.update, 10k tasks' : 'todos.write'}${postgres ? ' on PostgreSQL' : ''}, 32 connections, ${seconds} s: ${Math.round(result.perSecond)} writes/s, p50 ${result.p50} ms, p99 ${result.p99} ms (profiler on)\n\n`,
+    `${readyPage ? 'tasks.list readyOnly, 50 of 10k' : taskUpdates ? 'tasks.update, 10k tasks' : 'todos.write'}${postgres ? ' on PostgreSQL' : ''}, 32 connections, ${seconds} s: ${Math.round(result.perSecond)} writes/s, p50 ${result.p50} ms, p99 ${result.p99} ms (profiler on)\n\n`,
   );
   process.stdout.write(`${summarize(JSON.parse(readFileSync(path.join(dir, profile), 'utf8')), 25)}\n`);
 } finally {
