@@ -9,7 +9,7 @@ import {
 } from '@agent-tasks/core';
 import type { Priority, TaskStatus } from '@agent-tasks/schema';
 import { Prisma } from '../generated/prisma/client.ts';
-import { assignmentsOf, columnsOf, insertsOf } from './raw-sql.ts';
+import { CHUNK, assignmentsOf, columnsOf, inChunks, insertsOf } from './raw-sql.ts';
 import { type RankContext, type RankedLists, rankForEdge, rankNewEdges, reachesByRank } from './task-ranks.ts';
 import type { AfterCommit, Tx } from './tx.ts';
 import { fromJson } from './json-column.ts';
@@ -50,15 +50,6 @@ const changeSelect = {
 } as const;
 const RESOLVED = ['completed', 'deleted'];
 
-/** SQLite binds at most 999 values per statement: long id lists are queried in chunks. */
-const CHUNK = 400;
-async function inChunks<T>(ids: readonly string[], query: (chunk: string[]) => Promise<T[]>): Promise<T[]> {
-  if (ids.length === 0) return [];
-  if (ids.length <= CHUNK) return query([...ids]);
-  const rows: T[] = [];
-  for (let i = 0; i < ids.length; i += CHUNK) rows.push(...(await query(ids.slice(i, i + CHUNK))));
-  return rows;
-}
 type EdgeRow = { id: number; blockerId: string; blockedId: string };
 const byEdgeOrder = (rows: EdgeRow[]) => rows.sort((a, b) => a.id - b.id).map(({ blockerId, blockedId }) => ({ blockerId, blockedId }));
 

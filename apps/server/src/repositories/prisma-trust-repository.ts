@@ -3,7 +3,7 @@ import type { EvidenceRecord, LeaseRecord, TrustRepository } from '@agent-tasks/
 import type { EvidenceInput, EvidenceProvenance } from '@agent-tasks/schema';
 import { Prisma } from '../generated/prisma/client.ts';
 import { fromJson } from './json-column.ts';
-import { columnsOf, insertOf } from './raw-sql.ts';
+import { columnsOf, inChunks, insertOf } from './raw-sql.ts';
 import type { Tx } from './tx.ts';
 
 const OFF = { requireEvidence: false, requireVerified: false, leaseMs: null };
@@ -31,15 +31,6 @@ const toLease = (r: Omit<LeaseRecord, 'expiresAt'> & { expiresAt: Date | number 
   leaseMs: Number(r.leaseMs),
   expiresAt: dateOf(r.expiresAt),
 });
-/** SQLite binds at most 999 values per statement: long id lists are read in chunks. */
-const CHUNK = 400;
-async function inChunks<T>(ids: readonly string[], query: (chunk: string[]) => Promise<T[]>): Promise<T[]> {
-  if (ids.length === 0) return [];
-  if (ids.length <= CHUNK) return query([...ids]);
-  const rows: T[] = [];
-  for (let i = 0; i < ids.length; i += CHUNK) rows.push(...(await query(ids.slice(i, i + CHUNK))));
-  return rows;
-}
 const leaseSelect = { listId: true, taskId: true, owner: true, leaseMs: true, expiresAt: true } as const;
 
 export function prismaTrustRepository(db: Tx): TrustRepository {

@@ -25,6 +25,18 @@ export const insertOf = (values: object) =>
 /** Most values bound in one statement (SQLite's historical limit; PostgreSQL allows more). */
 const MAX_VALUES = 999;
 
+/** Ids bound in one `IN (…)` list, leaving room under MAX_VALUES for the statement's other values. */
+export const CHUNK = 400;
+
+/** Runs `query` on the ids CHUNK at a time and joins the rows (one call for a short list, none for an empty one). */
+export async function inChunks<T>(ids: readonly string[], query: (chunk: string[]) => Promise<T[]>): Promise<T[]> {
+  if (ids.length === 0) return [];
+  if (ids.length <= CHUNK) return query([...ids]);
+  const rows: T[] = [];
+  for (let i = 0; i < ids.length; i += CHUNK) rows.push(...(await query(ids.slice(i, i + CHUNK))));
+  return rows;
+}
+
 /**
  * `("a", "b") VALUES ($1, $2), ($3, $4), …` for rows with the same columns, in as many statements as the bound values
  * need: an import's rows without Prisma's query compiler, which costs far more CPU per row than the statement itself.

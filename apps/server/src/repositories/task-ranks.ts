@@ -4,13 +4,12 @@
 import { graph } from '@agent-tasks/core';
 import { Prisma } from '../generated/prisma/client.ts';
 import type { AfterCommit, Tx } from './tx.ts';
+import { CHUNK } from './raw-sql.ts';
 
 type Ranked = { id: string; rank: number };
 
 /** Lists whose every task is known to carry a rank (tasks get one when inserted; older lists are ranked once). */
 export type RankedLists = Set<string>;
-
-const CHUNK = 400;
 
 async function setRanks(db: Tx, listId: string, ranks: Ranked[]) {
   for (let i = 0; i < ranks.length; i += CHUNK) {
