@@ -3,6 +3,7 @@
 // a name must pass, and the allow-list admits internal receivers. The receiver is a real node:http server on 127.0.0.1.
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { Worker } from 'node:worker_threads';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { addressRefusal, parseAllowList, resolveReceiver } from '../src/adapters/receiver-address.ts';
 import { fetchWebhookSender } from '../src/adapters/webhook-sender.ts';
@@ -143,5 +144,52 @@ describe('the sender', () => {
     expect(Date.now() - t0).toBeLessThan(1_000);
     hang.closeAllConnections();
     await new Promise<void>((resolve) => hang.close(() => resolve()));
+  });
+
+  it('a stall of the sending process past its timeout does not fail an answer that arrived meanwhile', async () => {
+    // The receiver runs on a thread of its own, so it answers while this thread is stalled. flags[0]: the request is in;
+    // flags[1]: the answer is written.
+    const flags = new Int32Array(new SharedArrayBuffer(8));
+    const receiver = new Worker(
+      `const { workerData, parentPort } = require('node:worker_threads');
+      const http = require('node:http');
+      const flags = new Int32Array(workerData);
+      const server = http.createServer((req, res) => {
+        req.resume();
+        req.on('end', () => {
+          Atomics.store(flags, 0, 1);
+          res.writeHead(200, { 'content-type': 'application/json' }).end('{"ok":true}', () => {
+            Atomics.store(flags, 1, 1);
+            Atomics.notify(flags, 1);
+          });
+        });
+      });
+      server.listen(0, '127.0.0.1', () => parentPort.postMessage(server.address().port));`,
+      { eval: true, workerData: flags.buffer },
+    );
+    try {
+      const receiverPort = await new Promise<number>((resolve) => receiver.once('message', resolve));
+      const timeoutMs = 2_000;
+      const sender = fetchWebhookSender({ ...limits, timeoutMs, allow: parseAllowList(['127.0.0.1']) });
+      const t0 = Date.now();
+      const sending = sender.send(`http://127.0.0.1:${receiverPort}/`, {}, 'k6');
+      while (Atomics.load(flags, 0) === 0) await new Promise((resolve) => setTimeout(resolve, 1));
+      // The request is in within the timeout (else the attempt has failed fairly, and this test says nothing).
+      expect(Date.now() - t0).toBeLessThan(timeoutMs);
+      // Now this thread stalls, as a busy machine or a long GC would stall it, until the answer is written and the
+      // timeout has passed. The stall ends in the loop's check phase, so the timers come next, before the poll for I/O:
+      // when it wakes, the timeout is due and the answer is waiting on the socket.
+      const answered = await new Promise<string>((resolve) =>
+        setImmediate(() => {
+          const woke = Atomics.wait(flags, 1, 0, 30_000);
+          while (Date.now() - t0 < timeoutMs + 300) Atomics.wait(flags, 0, 1, 10);
+          resolve(woke);
+        }),
+      );
+      expect(answered).not.toBe('timed-out');
+      expect(await sending).toEqual({ ok: true });
+    } finally {
+      await receiver.terminate();
+    }
   });
 });

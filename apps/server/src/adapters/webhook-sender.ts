@@ -44,7 +44,13 @@ export function fetchWebhookSender(limits: WebhookLimits, resolve: Resolver = sy
     let resolving: ReturnType<typeof setTimeout> | undefined;
     const target = await Promise.race([
       resolveReceiver(url, limits.allow, resolve),
-      new Promise<null>((settle) => (resolving = setTimeout(() => settle(null), timeoutMs))),
+      new Promise<null>(
+        (settle) =>
+          (resolving = setTimeout(
+            afterPendingIo(() => settle(null)),
+            timeoutMs,
+          )),
+      ),
     ]).finally(() => clearTimeout(resolving));
     if (target === null) return { ok: false, error: `no answer within ${seconds(timeoutMs)} (the name did not resolve)`, timedOut: true };
     if (!target.ok) return { ok: false as const, error: `not sent: the URL ${target.error}` };
@@ -81,9 +87,12 @@ export function fetchWebhookSender(limits: WebhookLimits, resolve: Resolver = sy
           connection: 'close',
         },
       });
-      const total = setTimeout(() => fail(`no answer within ${seconds(timeoutMs)}`, true), left);
+      const total = setTimeout(
+        afterPendingIo(() => fail(`no answer within ${seconds(timeoutMs)}`, true)),
+        left,
+      );
       const connect = setTimeout(
-        () => fail(`no connection within ${seconds(limits.connectTimeoutMs)}`, true),
+        afterPendingIo(() => fail(`no connection within ${seconds(limits.connectTimeoutMs)}`, true)),
         Math.min(limits.connectTimeoutMs, left),
       );
       options.signal?.addEventListener('abort', onAbort, { once: true });
@@ -115,6 +124,13 @@ export function fetchWebhookSender(limits: WebhookLimits, resolve: Resolver = sy
 
   return { check, send };
 }
+
+/**
+ * A timeout's verdict, given one turn of the event loop. After a stall of this process (a busy machine, a long GC) the
+ * timers run before the I/O that arrived meanwhile; waiting for the check phase lets a connection or an answer that is
+ * already here be read first, so the receiver is not blamed for the sender's own stall.
+ */
+const afterPendingIo = (verdict: () => void) => () => void setImmediate(verdict);
 
 const SHUTDOWN = 'not sent: the server was shutting down';
 
