@@ -4,7 +4,9 @@
 // `pnpm bench:profile -- bare-trpc` profiles the bare `@hono/trpc-server` baseline (nothing of ours) for comparison;
 // `pnpm bench:profile -- postgres` the same todos.write on a PostgreSQL database (embedded) instead of SQLite;
 // `pnpm bench:profile -- tasks-update` tasks.update (a metadata change) on a seeded 10,000-task list (SQLite), as the
-// load bench's row; `pnpm bench:profile -- ready-page` the ready page of that list (`tasks.list` readyOnly, 50 tasks).
+// load bench's row; `pnpm bench:profile -- ready-page` the ready page of that list (`tasks.list` readyOnly, 50 tasks);
+// `pnpm bench:profile -- runs-step` steps through 100-task checklist runs (`runs.step`, one run per connection at a time);
+// `pnpm bench:profile -- run-view` reads such a run's view (`runs.get`), as the load bench's run-view row.
 import { copyFileSync, mkdtempSync, readFileSync, readdirSync, rmSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -14,7 +16,7 @@ import { summarize } from './cpu-profile-top.ts';
 import { type ServerProcess, startAgentTasks, startBaseline } from './server-process.ts';
 import { prng, seedTaskGraph } from './task-graph-seed.ts';
 import { listAt } from './todo-lists.ts';
-import { wrk, writeRequests } from './wrk.ts';
+import { wrk, writeRequests, writeRuns } from './wrk.ts';
 
 const seconds = Number(process.env.BENCH_SECONDS ?? 20);
 const dir = mkdtempSync(path.join(os.tmpdir(), 'agent-tasks-profile-'));
@@ -24,6 +26,9 @@ const noop = bareTrpc || process.argv.slice(2).includes('noop');
 const postgres = process.argv.slice(2).includes('postgres') ? await createTestDatabase() : null;
 const taskUpdates = process.argv.slice(2).includes('tasks-update');
 const readyPage = process.argv.slice(2).includes('ready-page');
+const runSteps = process.argv.slice(2).includes('runs-step');
+const runView = process.argv.slice(2).includes('run-view');
+const RUN_TASKS = 100;
 
 /** The no-op mutation on our whole stack, the same 10-item body as todos.write. */
 async function noopRequests(server: ServerProcess, file: string) {
@@ -59,7 +64,41 @@ try {
   const agent = createClient({ url: server.url, token: (await admin.keys.create({ name: 'profile', role: 'agent' })).token });
   const sessions = await Promise.all(Array.from({ length: 32 }, (_, i) => openSessionClient(agent, { title: `profiled ${i}` })));
   const file = path.join(dir, 'writes');
-  if (taskUpdates || readyPage) {
+  if (runSteps || runView) {
+    // As the load bench's runs.step row: each connection walks its own runs, each step answering the run's attempt.
+    const checklist = Array.from({ length: RUN_TASKS }, (_, i) => ({
+      action: `Perform step ${i + 1} of the release checklist and record what was checked`,
+      expected_result: `Step ${i + 1} is verified by its check`,
+    }));
+    const perConnection = runView ? 1 : Math.ceil((seconds * 1_500) / RUN_TASKS / sessions.length) + 1;
+    const runs = await Promise.all(
+      sessions.map(async ({ client, token }) => {
+        const mine: { runId: string; attemptId: string; token: string }[] = [];
+        for (let k = 0; k < perConnection; k++) {
+          const { startAttemptId } = await client.runs.prepare({ parentExecutionId: 'none', skipNotificationCheck: true });
+          const run = await client.runs.execute({ startAttemptId });
+          await client.runs.name({ runId: run.id, name: `Profiled run ${k}` });
+          const ready = await client.runs.intake({
+            runId: run.id,
+            tasks: checklist,
+            progress_checklist_outcome: `${RUN_TASKS} tasks are ready`,
+          });
+          mine.push({ runId: run.id, attemptId: ready.attemptId ?? '', token });
+        }
+        return mine;
+      }),
+    );
+    if (runSteps) writeRuns(file, runs);
+    else
+      writeRequests(
+        file,
+        runs.flat().map(({ runId, token }) => ({
+          method: 'GET' as const,
+          path: `/trpc/runs.get?input=${encodeURIComponent(JSON.stringify({ runId }))}`,
+          token,
+        })),
+      );
+  } else if (taskUpdates || readyPage) {
     // The load bench's tasks.update row: metadata changes on random tasks of a 10,000-task list with ~20,000 edges.
     const listName = 'profile-10k';
     const first = await sessions[0]!.client.tasks.create({ subject: 'Profile task 1', listName });
@@ -96,14 +135,14 @@ try {
       ),
     );
   }
-  const result = await wrk({ url: server.url, file, connections: 32, seconds });
+  const result = await wrk({ url: server.url, file, connections: 32, seconds, ...(runSteps ? { mode: 'run-steps' as const } : {}) });
   await server.stop();
   const profile = readdirSync(dir).find((f) => f.endsWith('.cpuprofile'));
   if (!profile) throw new Error('no .cpuprofile written');
   // BENCH_PROFILE_KEEP=<file>: keep the profile (for DevTools or a closer look at who called what).
   if (process.env.BENCH_PROFILE_KEEP) copyFileSync(path.join(dir, profile), process.env.BENCH_PROFILE_KEEP);
   process.stdout.write(
-    `${readyPage ? 'tasks.list readyOnly, 50 of 10k' : taskUpdates ? 'tasks.update, 10k tasks' : 'todos.write'}${postgres ? ' on PostgreSQL' : ''}, 32 connections, ${seconds} s: ${Math.round(result.perSecond)} writes/s, p50 ${result.p50} ms, p99 ${result.p99} ms (profiler on)\n\n`,
+    `${runView ? 'runs.get, 100-task runs' : runSteps ? 'runs.step, 100-task runs' : readyPage ? 'tasks.list readyOnly, 50 of 10k' : taskUpdates ? 'tasks.update, 10k tasks' : 'todos.write'}${postgres ? ' on PostgreSQL' : ''}, 32 connections, ${seconds} s: ${Math.round(result.perSecond)} writes/s, p50 ${result.p50} ms, p99 ${result.p99} ms (profiler on)\n\n`,
   );
   process.stdout.write(`${summarize(JSON.parse(readFileSync(path.join(dir, profile), 'utf8')), 25)}\n`);
 } finally {

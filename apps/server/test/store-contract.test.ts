@@ -371,7 +371,7 @@ describe.each(kinds)('$name', (kind) => {
         for (const [i, [status, owner]] of rows.entries())
           await repos.tasks.insert(taskRec(`T-${i + 1}`, i + 1, { status, owner: owner ?? null }));
       });
-    const ids = (rows: TaskRecord[]) => rows.map((t) => t.id);
+    const ids = (rows: { id: string }[]) => rows.map((t) => t.id);
     /** A write that only tells the store which tasks' readiness may have changed. */
     const readiness = (r: Repositories, listId: string, tasks: string[]) =>
       r.tasks.commit(listId, { tasks: [], changes: [], readiness: tasks });
@@ -621,6 +621,37 @@ describe.each(kinds)('$name', (kind) => {
         expect(ids(await store.tasks.list('tl_1', { ...all, owner: 'bob' }))).toEqual(['T-4', 'T-8']);
         expect(ids(await store.tasks.list('tl_1', { ...all, limit: 3 }))).toEqual(['T-1', 'T-2', 'T-3']);
         expect(ids(await store.tasks.list('tl_2', all))).toEqual([]);
+      });
+
+      it('a page holds summaries: the fields TaskList shows, each as the task has it, and nothing more', async () => {
+        await tx((r) =>
+          r.tasks.insert(
+            taskRec('T-9', 9, {
+              status: 'pending',
+              owner: 'carol',
+              activeForm: 'Shipping',
+              priority: 'P1',
+              labels: ['ui', 'a%b'],
+              version: 4,
+              description: 'Not on a page',
+              metadata: { kept: 'elsewhere' },
+            }),
+          ),
+        );
+        const [summary] = await store.tasks.list('tl_1', { ...all, owner: 'carol' });
+        expect(summary).toEqual({
+          id: 'T-9',
+          seq: 9,
+          subject: taskRec('T-9', 9).subject,
+          status: 'pending',
+          activeForm: 'Shipping',
+          owner: 'carol',
+          priority: 'P1',
+          labels: ['ui', 'a%b'],
+          version: 4,
+        });
+        const [plain] = await store.tasks.list('tl_1', { ...all, limit: 1 });
+        expect(plain).toMatchObject({ id: 'T-1', activeForm: null, priority: null, labels: [] });
       });
 
       it('readyFor: pending, unowned or the agent own, every blocker completed or deleted', async () => {

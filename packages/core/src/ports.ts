@@ -14,6 +14,7 @@ import type {
   TaskEdge,
   TaskListRecord,
   TaskRecord,
+  TaskSummaryRecord,
   TaskSearchHitRecord,
   TodoUpdateRecord,
   WorkspaceRecord,
@@ -151,7 +152,8 @@ export interface TaskRepository {
   get(listId: string, id: string): Promise<TaskRecord | null>;
   /** The tasks of the list with these ids (those that exist), in one read. */
   getMany(listId: string, ids: readonly string[]): Promise<TaskRecord[]>;
-  list(listId: string, filter: TaskListFilter): Promise<TaskRecord[]>;
+  /** A page of the list's tasks in creation order, as summaries (the fields TaskList shows). */
+  list(listId: string, filter: TaskListFilter): Promise<TaskSummaryRecord[]>;
   /** Claim next: the oldest task ready for `agent` (pending, unowned or its own, every blocker resolved), or null. */
   firstReady(listId: string, agent: string): Promise<TaskRecord | null>;
   /** Every task of the list with the given statuses, and the edges among them (the plan and export need the whole graph). */

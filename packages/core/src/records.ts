@@ -93,6 +93,12 @@ export interface TaskRecord {
   updatedAt: Date;
 }
 
+/** What a page of TaskList shows of a task: no description, metadata or provenance (a list page reads only these). */
+export type TaskSummaryRecord = Pick<
+  TaskRecord,
+  'id' | 'seq' | 'subject' | 'status' | 'activeForm' | 'owner' | 'priority' | 'labels' | 'version'
+>;
+
 /** A person's note on a run's task (its one-based position when the note was left). */
 export interface RunPersonNote {
   task: number;

@@ -1,6 +1,6 @@
 // Maps task records and their edges to the seed's task shape and list summaries.
 import type { Task, TaskChange, TaskComment, TaskSummary } from '@agent-tasks/schema';
-import type { TaskChangeRecord, TaskCommentRecord, TaskEdge, TaskRecord } from './records.ts';
+import type { TaskChangeRecord, TaskCommentRecord, TaskEdge, TaskRecord, TaskSummaryRecord } from './records.ts';
 import { isReady } from './task-graph.ts';
 
 export function presentTask(task: TaskRecord, edges: readonly TaskEdge[], listName: string): Task {
@@ -27,7 +27,7 @@ export function presentTask(task: TaskRecord, edges: readonly TaskEdge[], listNa
   };
 }
 
-export function presentSummary(task: TaskRecord, unresolved: readonly string[], agent: string | null): TaskSummary {
+export function presentSummary(task: TaskSummaryRecord, unresolved: readonly string[], agent: string | null): TaskSummary {
   return {
     id: task.id,
     ref: `#${task.seq}`,

@@ -25,6 +25,7 @@ import type {
   TaskListFilter,
   TaskListRecord,
   TaskRecord,
+  TaskSummaryRecord,
   TaskWrite,
   TodoUpdateRecord,
   TokenHasher,
@@ -663,7 +664,21 @@ export class MemoryStore implements Store {
                 (filter.label === undefined || t.labels.includes(filter.label)),
             ),
           );
-          return clone(rows.slice(0, filter.limit));
+          return clone(
+            rows
+              .slice(0, filter.limit)
+              .map(({ id, seq, subject, status, activeForm, owner, priority, labels, version }): TaskSummaryRecord => ({
+                id,
+                seq,
+                subject,
+                status,
+                activeForm,
+                owner,
+                priority,
+                labels,
+                version,
+              })),
+          );
         }),
         firstReady: hooked('tasks.firstReady', async (listId: string, agent: string) => {
           const s = state();

@@ -4,6 +4,7 @@ import {
   type TaskEdge,
   type TaskListRecord,
   type TaskRecord,
+  type TaskSummaryRecord,
   type TaskRepository,
   cycleClosedBy,
 } from '@agent-tasks/core';
@@ -68,6 +69,18 @@ const toTask = (row: TaskRow): TaskRecord => ({
   priority: row.priority >= NO_PRIORITY ? null : (`P${Number(row.priority)}` as Priority),
   labels: fromJson(row.labels),
 });
+type SummaryRow = Pick<TaskRow, keyof TaskSummaryRecord>;
+const toSummary = (row: SummaryRow): TaskSummaryRecord => ({
+  id: row.id,
+  seq: row.seq,
+  subject: row.subject,
+  status: row.status as TaskStatus,
+  activeForm: row.activeForm,
+  owner: row.owner,
+  priority: row.priority >= NO_PRIORITY ? null : (`P${Number(row.priority)}` as Priority),
+  labels: fromJson(row.labels),
+  version: row.version,
+});
 const fromTask = ({ metadata, priority, labels, ...rest }: TaskRecord) => ({
   ...rest,
   metadata: JSON.stringify(metadata),
@@ -86,6 +99,18 @@ const toChange = (row: ChangeRow): TaskChangeRecord => ({
 });
 
 const TASK_COLUMNS = columnsOf(taskSelect);
+/** A list page's columns: the description, metadata and dates stay unread (half the cost of a 50-task page's read). */
+const SUMMARY_COLUMNS = columnsOf({
+  id: true,
+  seq: true,
+  subject: true,
+  status: true,
+  activeForm: true,
+  owner: true,
+  priority: true,
+  labels: true,
+  version: true,
+});
 
 /** Per store: lists by workspace and name (a list's id, name and workspace never change), and the ranked lists. */
 export interface TaskRepositoryState {
@@ -360,8 +385,8 @@ export function prismaTaskRepository(db: Tx, state: TaskRepositoryState, afterCo
     async list(listId, filter) {
       if (filter.statuses.length === 0) return [];
       // Ready: an index search on (listId, status, openBlockers, seq).
-      const rows = await db.$queryRaw<TaskRow[]>`
-        SELECT ${TASK_COLUMNS} FROM "Task"
+      const rows = await db.$queryRaw<SummaryRow[]>`
+        SELECT ${SUMMARY_COLUMNS} FROM "Task"
         WHERE "listId" = ${listId} AND "status" IN (${Prisma.join(filter.statuses)})
         ${filter.owner === undefined ? Prisma.empty : Prisma.sql`AND "owner" = ${filter.owner}`}
         ${
@@ -377,7 +402,7 @@ export function prismaTaskRepository(db: Tx, state: TaskRepositoryState, afterCo
         }
         ${filter.label === undefined ? Prisma.empty : Prisma.sql`AND "labels" LIKE ${labelPattern(filter.label)} ESCAPE '\\'`}
         ORDER BY "seq" LIMIT ${filter.limit}`;
-      return rows.map(toTask);
+      return rows.map(toSummary);
     },
     async firstReady(listId, agent) {
       const [row] = await db.$queryRaw<TaskRow[]>`
