@@ -589,6 +589,55 @@ describe.each(kinds)('$name', (kind) => {
       });
     });
 
+    describe('trust reads', () => {
+      const note = (taskId: string, listId: string, ms: number, text: string, success = true) => ({
+        listId,
+        taskId,
+        provenance: 'agent' as const,
+        success,
+        body: { kind: 'note' as const, text },
+        at: at(ms),
+      });
+
+      it('trustOf: the evidence (oldest first), leases and requirements (by name) of the tasks asked, as the three reads give them', async () => {
+        await tx(async (r) => {
+          await r.tasks.createList(listRec('tl_2', 'other'));
+          await r.trust.addEvidence([note('T-2', 'tl_1', 5, 'second task'), note('T-1', 'tl_1', 1, 'first, failed', false)]);
+          await r.trust.addEvidence([note('T-1', 'tl_1', 9, 'first, passed'), note('T-1', 'tl_2', 3, 'another list')]);
+          await r.trust.putLease({ listId: 'tl_1', taskId: 'T-1', owner: 'alice', leaseMs: 60_000, expiresAt: at(60_000) });
+          await r.trust.putLease({ listId: 'tl_2', taskId: 'T-1', owner: 'bob', leaseMs: 1_000, expiresAt: at(1_000) });
+          await r.trust.putLease({ listId: 'tl_1', taskId: 'T-3', owner: 'carol', leaseMs: 5_000, expiresAt: at(5_000) });
+          await r.trust.setRequirements('tl_1', 'T-1', ['tool:browser', 'role:reviewer']);
+          await r.trust.setRequirements('tl_1', 'T-2', ['tool:shell']);
+        });
+        const asked = ['T-1', 'T-2'];
+        const read = await store.trust.trustOf('tl_1', asked);
+        expect(read).toEqual({
+          evidence: [
+            note('T-2', 'tl_1', 5, 'second task'),
+            note('T-1', 'tl_1', 1, 'first, failed', false),
+            note('T-1', 'tl_1', 9, 'first, passed'),
+          ],
+          leases: [{ listId: 'tl_1', taskId: 'T-1', owner: 'alice', leaseMs: 60_000, expiresAt: at(60_000) }],
+          requirements: [
+            { taskId: 'T-1', capability: 'role:reviewer' },
+            { taskId: 'T-1', capability: 'tool:browser' },
+            { taskId: 'T-2', capability: 'tool:shell' },
+          ],
+        });
+        expect(read.evidence).toEqual(await store.trust.evidenceOf('tl_1', asked));
+        expect(read.leases).toEqual(await store.trust.leasesOf('tl_1', asked));
+        expect(read.requirements).toEqual(await store.trust.requirementsOf('tl_1', asked));
+        expect(await store.trust.trustOf('tl_1', ['T-3'])).toEqual({
+          evidence: [],
+          leases: [{ listId: 'tl_1', taskId: 'T-3', owner: 'carol', leaseMs: 5_000, expiresAt: at(5_000) }],
+          requirements: [],
+        });
+        expect(await store.trust.trustOf('tl_1', ['T-9'])).toEqual({ evidence: [], leases: [], requirements: [] });
+        expect(await store.trust.trustOf('tl_1', [])).toEqual({ evidence: [], leases: [], requirements: [] });
+      });
+    });
+
     describe('list, firstReady and graph', () => {
       // T-1 pending alice · T-2 pending · T-3 pending blocked by T-2 · T-4 in_progress bob · T-5 completed · T-6 deleted
       // · T-7 pending blocked by T-5 (completed) and T-6 (deleted) · T-8 pending bob

@@ -26,6 +26,13 @@ export interface LeaseRecord {
   expiresAt: Date;
 }
 
+/** What a task's trust fields are made of. */
+export interface TaskTrustRecords {
+  evidence: EvidenceRecord[];
+  leases: LeaseRecord[];
+  requirements: { taskId: string; capability: string }[];
+}
+
 export interface TrustRepository {
   /** A list by id (a lease's, or a check's task's). */
   listOf(listId: string): Promise<TaskListRecord | null>;
@@ -43,6 +50,8 @@ export interface TrustRepository {
   /** When the next lease runs out, or null. */
   nextLeaseExpiry(): Promise<Date | null>;
   requirementsOf(listId: string, taskIds: readonly string[]): Promise<{ taskId: string; capability: string }[]>;
+  /** The evidence (oldest first), leases and requirements (by name) of these tasks, in one read: what TaskGet shows. */
+  trustOf(listId: string, taskIds: readonly string[]): Promise<TaskTrustRecords>;
   setRequirements(listId: string, taskId: string, capabilities: readonly string[]): Promise<void>;
   /** The oldest task ready for `agent` (pending, unblocked, unowned or its own) whose requirements are all in `capabilities`. */
   firstReadyFor(listId: string, agent: string, capabilities: readonly string[]): Promise<string | null>;

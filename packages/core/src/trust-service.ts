@@ -21,11 +21,7 @@ const presentLease = (l: LeaseRecord) => ({ owner: l.owner, leaseMs: l.leaseMs, 
 
 /** The task as TaskGet shows it, with its requirements, evidence (and verdict) and lease when it has them. */
 export async function withTrust(repos: Pick<Repositories, 'trust'>, listId: string, task: Task): Promise<Task> {
-  const [evidence, leases, requires] = await Promise.all([
-    repos.trust.evidenceOf(listId, [task.id]),
-    repos.trust.leasesOf(listId, [task.id]),
-    repos.trust.requirementsOf(listId, [task.id]),
-  ]);
+  const { evidence, leases, requirements: requires } = await repos.trust.trustOf(listId, [task.id]);
   const verdict = verdictOf(evidence);
   const lease = leases[0];
   return {
@@ -40,11 +36,7 @@ export async function withTrust(repos: Pick<Repositories, 'trust'>, listId: stri
 /** Many tasks as TaskGet shows them, each with its requirements, evidence, verdict and lease (the dashboard's graph). */
 export async function withTrustMany<T extends Task>(repos: Pick<Repositories, 'trust'>, listId: string, tasks: readonly T[]): Promise<T[]> {
   const ids = tasks.map((t) => t.id);
-  const [evidence, leases, requires] = await Promise.all([
-    repos.trust.evidenceOf(listId, ids),
-    repos.trust.leasesOf(listId, ids),
-    repos.trust.requirementsOf(listId, ids),
-  ]);
+  const { evidence, leases, requirements: requires } = await repos.trust.trustOf(listId, ids);
   const group = <R extends { taskId: string }>(rows: readonly R[]) => {
     const by = new Map<string, R[]>();
     for (const r of rows) by.set(r.taskId, [...(by.get(r.taskId) ?? []), r]);
@@ -68,7 +60,7 @@ export async function withTrustMany<T extends Task>(repos: Pick<Repositories, 't
 
 /** Verdicts and lease ends of many tasks (a list page, the dashboard). */
 export async function trustOfMany(repos: Pick<Repositories, 'trust'>, listId: string, ids: readonly string[]) {
-  const [evidence, leases] = await Promise.all([repos.trust.evidenceOf(listId, ids), repos.trust.leasesOf(listId, ids)]);
+  const { evidence, leases } = await repos.trust.trustOf(listId, ids);
   const out = new Map<string, { verdict?: ReturnType<typeof verdictOf>; leaseExpiresAt?: string }>();
   for (const id of ids) {
     const verdict = verdictOf(evidence.filter((e) => e.taskId === id));

@@ -61,6 +61,14 @@ export function memoryTrust(
     },
     requirementsOf: async (listId, ids) =>
       ids.flatMap((taskId) => (state().requirements.get(key(listId, taskId)) ?? []).map((capability) => ({ taskId, capability }))),
+    async trustOf(listId, ids) {
+      const evidence = copy(state().evidence.filter((e) => e.listId === listId && ids.includes(e.taskId)));
+      const leases = copy([...state().leases.values()].filter((l) => l.listId === listId && ids.includes(l.taskId)));
+      const requirements = ids.flatMap((taskId) =>
+        (state().requirements.get(key(listId, taskId)) ?? []).map((capability) => ({ taskId, capability })),
+      );
+      return { evidence, leases, requirements };
+    },
     setRequirements: async (listId, taskId, capabilities) => void state().requirements.set(key(listId, taskId), [...capabilities].sort()),
     async firstReadyFor(listId, agent, capabilities) {
       const ready = await taskRepo().list(listId, { statuses: ['pending'], readyFor: agent, limit: Number.MAX_SAFE_INTEGER });

@@ -31,6 +31,16 @@ const toLease = (r: Omit<LeaseRecord, 'expiresAt'> & { expiresAt: Date | number 
   leaseMs: Number(r.leaseMs),
   expiresAt: dateOf(r.expiresAt),
 });
+type TrustRow = {
+  kind: 'evidence' | 'lease' | 'requirement';
+  id: number | bigint | null;
+  taskId: string;
+  name: string;
+  success: boolean | number | null;
+  body: string | null;
+  at: Date | number | string | null;
+  leaseMs: number | bigint | null;
+};
 const leaseSelect = { listId: true, taskId: true, owner: true, leaseMs: true, expiresAt: true } as const;
 
 export function prismaTrustRepository(db: Tx): TrustRepository {
@@ -109,6 +119,34 @@ export function prismaTrustRepository(db: Tx): TrustRepository {
           SELECT "taskId", "capability" FROM "TaskRequirement" WHERE "listId" = ${listId} AND "taskId" IN (${Prisma.join(chunk)})
           ORDER BY "capability"`,
       ),
+    async trustOf(listId, taskIds) {
+      // One statement for the three (each read through Prisma costs far more than its SQL): a row per evidence, lease
+      // and requirement, told apart by `kind` (evidence by id, requirements by name, as the reads of each). `name` is the provenance, the lease's owner or the capability; `at` is
+      // the evidence's time or the lease's expiry.
+      const rows = await inChunks(taskIds, (chunk) => {
+        const ids = Prisma.join(chunk);
+        return db.$queryRaw<TrustRow[]>`
+          SELECT 'evidence' AS "kind", "id", "taskId", "provenance" AS "name", "success", "body", "at", CAST(NULL AS INTEGER) AS "leaseMs"
+          FROM "TaskEvidence" WHERE "listId" = ${listId} AND "taskId" IN (${ids})
+          UNION ALL
+          SELECT 'lease', CAST(NULL AS INTEGER), "taskId", "owner", CAST(NULL AS BOOLEAN), CAST(NULL AS TEXT), "expiresAt", "leaseMs"
+          FROM "TaskLease" WHERE "listId" = ${listId} AND "taskId" IN (${ids})
+          UNION ALL
+          SELECT 'requirement', CAST(NULL AS INTEGER), "taskId", "capability", CAST(NULL AS BOOLEAN), CAST(NULL AS TEXT), NULL, CAST(NULL AS INTEGER)
+          FROM "TaskRequirement" WHERE "listId" = ${listId} AND "taskId" IN (${ids})
+          ORDER BY "kind", "id", "name"`;
+      });
+      const evidence = rows.filter((r) => r.kind === 'evidence').sort((a, b) => Number(a.id) - Number(b.id));
+      return {
+        evidence: evidence.map((r) =>
+          toEvidence({ listId, taskId: r.taskId, provenance: r.name, success: r.success ?? false, body: r.body ?? '', at: r.at ?? 0 }),
+        ),
+        leases: rows
+          .filter((r) => r.kind === 'lease')
+          .map((r) => toLease({ listId, taskId: r.taskId, owner: r.name, leaseMs: Number(r.leaseMs), expiresAt: r.at ?? 0 })),
+        requirements: rows.filter((r) => r.kind === 'requirement').map((r) => ({ taskId: r.taskId, capability: r.name })),
+      };
+    },
     async setRequirements(listId, taskId, capabilities) {
       await db.taskRequirement.deleteMany({ where: { listId, taskId } });
       if (capabilities.length)
