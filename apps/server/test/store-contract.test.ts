@@ -636,6 +636,22 @@ describe.each(kinds)('$name', (kind) => {
         expect(await store.trust.trustOf('tl_1', ['T-9'])).toEqual({ evidence: [], leases: [], requirements: [] });
         expect(await store.trust.trustOf('tl_1', [])).toEqual({ evidence: [], leases: [], requirements: [] });
       });
+      it('trustOf over more tasks than one statement binds: every chunk read, evidence oldest first across them', async () => {
+        const many = Array.from({ length: 700 }, (_, i) => `T-${i + 1}`);
+        await tx(async (r) => {
+          await r.trust.addEvidence([
+            note('T-700', 'tl_1', 1, 'last task, first note'),
+            note('T-350', 'tl_1', 2, 'middle'),
+            note('T-1', 'tl_1', 3, 'first'),
+          ]);
+          await r.trust.putLease({ listId: 'tl_1', taskId: 'T-699', owner: 'alice', leaseMs: 1_000, expiresAt: at(1_000) });
+          await r.trust.setRequirements('tl_1', 'T-400', ['tool:browser']);
+        });
+        const read = await store.trust.trustOf('tl_1', many);
+        expect(read.evidence.map((e) => e.taskId)).toEqual(['T-700', 'T-350', 'T-1']);
+        expect(read.leases.map((l) => l.taskId)).toEqual(['T-699']);
+        expect(read.requirements).toEqual([{ taskId: 'T-400', capability: 'tool:browser' }]);
+      });
     });
 
     describe('list, firstReady and graph', () => {

@@ -147,49 +147,98 @@ describe('the sender', () => {
   });
 
   it('a stall of the sending process past its timeout does not fail an answer that arrived meanwhile', async () => {
-    // The receiver runs on a thread of its own, so it answers while this thread is stalled. flags[0]: the request is in;
-    // flags[1]: the answer is written.
-    const flags = new Int32Array(new SharedArrayBuffer(8));
-    const receiver = new Worker(
-      `const { workerData, parentPort } = require('node:worker_threads');
-      const http = require('node:http');
-      const flags = new Int32Array(workerData);
-      const server = http.createServer((req, res) => {
-        req.resume();
-        req.on('end', () => {
-          Atomics.store(flags, 0, 1);
-          res.writeHead(200, { 'content-type': 'application/json' }).end('{"ok":true}', () => {
-            Atomics.store(flags, 1, 1);
-            Atomics.notify(flags, 1);
-          });
-        });
-      });
-      server.listen(0, '127.0.0.1', () => parentPort.postMessage(server.address().port));`,
-      { eval: true, workerData: flags.buffer },
-    );
+    const receiver = await threadReceiver();
     try {
-      const receiverPort = await new Promise<number>((resolve) => receiver.once('message', resolve));
       const timeoutMs = 2_000;
       const sender = fetchWebhookSender({ ...limits, timeoutMs, allow: parseAllowList(['127.0.0.1']) });
       const t0 = Date.now();
-      const sending = sender.send(`http://127.0.0.1:${receiverPort}/`, {}, 'k6');
-      while (Atomics.load(flags, 0) === 0) await new Promise((resolve) => setTimeout(resolve, 1));
+      const sending = sender.send(receiver.url, {}, 'k6');
+      while (Atomics.load(receiver.flags, REQUEST_IN) === 0) await new Promise((resolve) => setTimeout(resolve, 1));
       // The request is in within the timeout (else the attempt has failed fairly, and this test says nothing).
       expect(Date.now() - t0).toBeLessThan(timeoutMs);
-      // Now this thread stalls, as a busy machine or a long GC would stall it, until the answer is written and the
-      // timeout has passed. The stall ends in the loop's check phase, so the timers come next, before the poll for I/O:
-      // when it wakes, the timeout is due and the answer is waiting on the socket.
-      const answered = await new Promise<string>((resolve) =>
-        setImmediate(() => {
-          const woke = Atomics.wait(flags, 1, 0, 30_000);
-          while (Date.now() - t0 < timeoutMs + 300) Atomics.wait(flags, 0, 1, 10);
-          resolve(woke);
-        }),
-      );
+      // Now this thread stalls, as a busy machine or a long GC would stall it; the receiver answers only once the stall
+      // has begun, and the stall lasts past the timeout. It ends in the loop's check phase, so the timers come next,
+      // before the poll for I/O: when it wakes, the timeout is due and the answer is waiting on the socket.
+      const answered = await stall(() => {
+        wake(receiver.flags, STALLING);
+        const woke = Atomics.wait(receiver.flags, ANSWERED, 0, 30_000);
+        pauseUntil(t0 + timeoutMs + 300);
+        return woke;
+      });
       expect(answered).not.toBe('timed-out');
       expect(await sending).toEqual({ ok: true });
     } finally {
-      await receiver.terminate();
+      await receiver.close();
+    }
+  });
+
+  it('a stall of the sending process past its connect timeout does not fail a connection made meanwhile', async () => {
+    const receiver = await threadReceiver();
+    try {
+      const connectTimeoutMs = 200;
+      const sender = fetchWebhookSender({ ...limits, connectTimeoutMs, timeoutMs: 5_000, allow: parseAllowList(['127.0.0.1']) });
+      const t0 = Date.now();
+      const sending = sender.send(receiver.url, {}, 'k7');
+      // The connection is under way (its timer set) before this turn's check phase, where the stall begins: the kernel
+      // completes it while this thread is stalled past the connect timeout.
+      const connectedDuringStall = await stall(() => {
+        wake(receiver.flags, STALLING);
+        const seen = Atomics.wait(receiver.flags, CONNECTED, 0, 30_000);
+        pauseUntil(t0 + connectTimeoutMs + 300);
+        return seen;
+      });
+      expect(connectedDuringStall).not.toBe('timed-out');
+      expect(await sending).toEqual({ ok: true });
+    } finally {
+      await receiver.close();
     }
   });
 });
+
+// flags of the thread receiver: the connection is accepted, the request is in, this thread is stalling, the answer is
+// written.
+const CONNECTED = 0;
+const REQUEST_IN = 1;
+const STALLING = 2;
+const ANSWERED = 3;
+
+const wake = (flags: Int32Array, index: number) => {
+  Atomics.store(flags, index, 1);
+  Atomics.notify(flags, index);
+};
+
+/** Holds this thread (no event loop turns) until `until` (a Date.now() time). */
+const pauseUntil = (until: number) => {
+  const idle = new Int32Array(new SharedArrayBuffer(4));
+  while (Date.now() < until) Atomics.wait(idle, 0, 0, 10);
+};
+
+/** Runs `work` (which blocks this thread) in the loop's check phase, and gives its result. */
+const stall = <T>(work: () => T) => new Promise<T>((resolve) => setImmediate(() => resolve(work())));
+
+/**
+ * A receiver on a thread of its own, so it accepts and answers while this thread is stalled. It answers a request only
+ * once this thread says it is stalling.
+ */
+async function threadReceiver() {
+  const flags = new Int32Array(new SharedArrayBuffer(16));
+  const worker = new Worker(
+    `const { workerData, parentPort } = require('node:worker_threads');
+    const http = require('node:http');
+    const flags = new Int32Array(workerData);
+    const wake = (i) => { Atomics.store(flags, i, 1); Atomics.notify(flags, i); };
+    const server = http.createServer((req, res) => {
+      req.resume();
+      req.on('end', () => {
+        wake(${REQUEST_IN});
+        Atomics.wait(flags, ${STALLING}, 0, 30000);
+        res.writeHead(200, { 'content-type': 'application/json' }).end('{"ok":true}', () => wake(${ANSWERED}));
+      });
+    });
+    server.on('connection', () => wake(${CONNECTED}));
+    server.listen(0, '127.0.0.1', () => parentPort.postMessage(server.address().port));`,
+    { eval: true, workerData: flags.buffer },
+  );
+  const port = await new Promise<number>((resolve) => worker.once('message', resolve));
+  return { url: `http://127.0.0.1:${port}/`, flags, close: () => worker.terminate() };
+}

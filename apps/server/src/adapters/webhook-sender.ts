@@ -91,15 +91,21 @@ export function fetchWebhookSender(limits: WebhookLimits, resolve: Resolver = sy
         afterPendingIo(() => fail(`no answer within ${seconds(timeoutMs)}`, true)),
         left,
       );
+      // Set once connected: a connect timeout whose verdict waited a turn is void if the connection came in that turn.
+      let connected = false;
+      const onConnected = () => {
+        connected = true;
+        clearTimeout(connect);
+      };
       const connect = setTimeout(
-        afterPendingIo(() => fail(`no connection within ${seconds(limits.connectTimeoutMs)}`, true)),
+        afterPendingIo(() => connected || fail(`no connection within ${seconds(limits.connectTimeoutMs)}`, true)),
         Math.min(limits.connectTimeoutMs, left),
       );
       options.signal?.addEventListener('abort', onAbort, { once: true });
-      request.on('socket', (socket) => socket.once(u.protocol === 'https:' ? 'secureConnect' : 'connect', () => clearTimeout(connect)));
+      request.on('socket', (socket) => socket.once(u.protocol === 'https:' ? 'secureConnect' : 'connect', onConnected));
       request.on('error', (error) => fail(failureText(error)));
       request.on('response', (response) => {
-        clearTimeout(connect);
+        onConnected();
         const status = response.statusCode ?? 0;
         const verdict =
           status >= 200 && status < 300
@@ -128,7 +134,8 @@ export function fetchWebhookSender(limits: WebhookLimits, resolve: Resolver = sy
 /**
  * A timeout's verdict, given one turn of the event loop. After a stall of this process (a busy machine, a long GC) the
  * timers run before the I/O that arrived meanwhile; waiting for the check phase lets a connection or an answer that is
- * already here be read first, so the receiver is not blamed for the sender's own stall.
+ * already here be read first, so the receiver is not blamed for the sender's own stall. (A cleared timer whose
+ * callback already ran cannot be cancelled: the verdict checks what it judges, or finds the attempt finished.)
  */
 const afterPendingIo = (verdict: () => void) => () => void setImmediate(verdict);
 

@@ -3,7 +3,7 @@ import type { EvidenceRecord, LeaseRecord, TrustRepository } from '@agent-tasks/
 import type { EvidenceInput, EvidenceProvenance } from '@agent-tasks/schema';
 import { Prisma } from '../generated/prisma/client.ts';
 import { fromJson } from './json-column.ts';
-import { columnsOf, inChunks, insertOf } from './raw-sql.ts';
+import { chunkFor, columnsOf, inChunks, insertOf } from './raw-sql.ts';
 import type { Tx } from './tx.ts';
 
 const OFF = { requireEvidence: false, requireVerified: false, leaseMs: null };
@@ -121,11 +121,14 @@ export function prismaTrustRepository(db: Tx): TrustRepository {
       ),
     async trustOf(listId, taskIds) {
       // One statement for the three (each read through Prisma costs far more than its SQL): a row per evidence, lease
-      // and requirement, told apart by `kind` (evidence by id, requirements by name, as the reads of each). `name` is the provenance, the lease's owner or the capability; `at` is
-      // the evidence's time or the lease's expiry.
-      const rows = await inChunks(taskIds, (chunk) => {
-        const ids = Prisma.join(chunk);
-        return db.$queryRaw<TrustRow[]>`
+      // and requirement, told apart by `kind` (evidence by id, requirements by name, as the reads of each). `name` is
+      // the provenance, the lease's owner or the capability; `at` is the evidence's time or the lease's expiry. The
+      // statement binds its chunk of ids three times.
+      const rows = await inChunks(
+        taskIds,
+        (chunk) => {
+          const ids = Prisma.join(chunk);
+          return db.$queryRaw<TrustRow[]>`
           SELECT 'evidence' AS "kind", "id", "taskId", "provenance" AS "name", "success", "body", "at", CAST(NULL AS INTEGER) AS "leaseMs"
           FROM "TaskEvidence" WHERE "listId" = ${listId} AND "taskId" IN (${ids})
           UNION ALL
@@ -135,7 +138,9 @@ export function prismaTrustRepository(db: Tx): TrustRepository {
           SELECT 'requirement', CAST(NULL AS INTEGER), "taskId", "capability", CAST(NULL AS BOOLEAN), CAST(NULL AS TEXT), NULL, CAST(NULL AS INTEGER)
           FROM "TaskRequirement" WHERE "listId" = ${listId} AND "taskId" IN (${ids})
           ORDER BY "kind", "id", "name"`;
-      });
+        },
+        chunkFor(3),
+      );
       const evidence = rows.filter((r) => r.kind === 'evidence').sort((a, b) => Number(a.id) - Number(b.id));
       return {
         evidence: evidence.map((r) =>

@@ -28,12 +28,18 @@ const MAX_VALUES = 999;
 /** Ids bound in one `IN (…)` list, leaving room under MAX_VALUES for the statement's other values. */
 export const CHUNK = 400;
 
-/** Runs `query` on the ids CHUNK at a time and joins the rows (one call for a short list, none for an empty one). */
-export async function inChunks<T>(ids: readonly string[], query: (chunk: string[]) => Promise<T[]>): Promise<T[]> {
+/** Ids per chunk for a statement that binds its chunk `times` times (and a few other values). */
+export const chunkFor = (times: number) => Math.floor((MAX_VALUES - 3 * times) / times);
+
+/**
+ * Runs `query` on the ids `size` (CHUNK) at a time and joins the rows (one call for a short list, none for an empty
+ * one). A statement that binds its chunk more than once passes `chunkFor(n)`.
+ */
+export async function inChunks<T>(ids: readonly string[], query: (chunk: string[]) => Promise<T[]>, size = CHUNK): Promise<T[]> {
   if (ids.length === 0) return [];
-  if (ids.length <= CHUNK) return query([...ids]);
+  if (ids.length <= size) return query([...ids]);
   const rows: T[] = [];
-  for (let i = 0; i < ids.length; i += CHUNK) rows.push(...(await query(ids.slice(i, i + CHUNK))));
+  for (let i = 0; i < ids.length; i += size) rows.push(...(await query(ids.slice(i, i + size))));
   return rows;
 }
 
