@@ -123,7 +123,10 @@ export async function executeStart(deps: Deps, actor: Actor, input: { startAttem
 /** Whether the agent behind `actor` started what the agent session `ownerId` started (session-access: canDriveRun). */
 async function drivenBy(repos: Repositories, actor: Actor, ownerId: string) {
   const session = (id: string | null) => (id === null ? Promise.resolve(null) : repos.sessions.get(actor.workspaceId, id));
-  return canDriveRun(actor, await session(ownerId), await session(actor.sessionId), session);
+  const caller = await session(actor.sessionId);
+  // A session driving its own run (every step of the usual walk) is read once.
+  const owner = ownerId === actor.sessionId ? caller : await session(ownerId);
+  return canDriveRun(actor, owner, caller, session);
 }
 
 function publishRun(deps: Deps, run: RunRecord, connection?: RunConnectionRecord, shown?: RunView) {

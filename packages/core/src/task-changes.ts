@@ -46,6 +46,9 @@ export class TaskChanges {
   private readonly kinds = new Map<string, TaskChangeKind>();
   private readonly added: TaskEdge[] = [];
   private readonly removed: TaskEdge[] = [];
+  /** Bumped by every edge change this write makes: edges read before one are stale after it. */
+  private edgeChanges = 0;
+  private edgesRead: { ids: string; at: number; edges: TaskEdge[] } | null = null;
 
   constructor(
     private readonly deps: Deps,
@@ -103,6 +106,19 @@ export class TaskChanges {
     this.kinds.set(id, kind);
   }
 
+  /**
+   * The edges touching these tasks as this write stands. Read once: asked again for the same tasks with no edge change
+   * in between (an update that changes no edge, then its commit), the first read answers.
+   */
+  async edgesOf(ids: readonly string[]): Promise<TaskEdge[]> {
+    const key = ids.join('\n');
+    const read = this.edgesRead;
+    if (read && read.ids === key && read.at === this.edgeChanges) return read.edges;
+    const edges = ids.length ? await this.repos.tasks.edgesOf(this.list.id, ids) : [];
+    this.edgesRead = { ids: key, at: this.edgeChanges, edges };
+    return edges;
+  }
+
   /** Adds blocker → blocked after checking both ends and that it closes no cycle. */
   async addEdge(blockerRef: string, blockedRef: string) {
     for (const ref of [blockerRef, blockedRef]) {
@@ -113,6 +129,7 @@ export class TaskChanges {
     }
     const [blockerId, blockedId] = [await this.resolve(blockerRef), await this.resolve(blockedRef)];
     if (blockerId === blockedId) throw selfDependencyError(blockerRef);
+    this.edgeChanges++;
     const outcome = await this.repos.tasks.addEdge(this.list.id, { blockerId, blockedId });
     if (!outcome.added) {
       if (outcome.cycle) throw cycleError(outcome.cycle);
@@ -123,12 +140,14 @@ export class TaskChanges {
 
   async removeEdge(blockerRef: string, blockedRef: string) {
     const [blockerId, blockedId] = [await this.resolve(blockerRef), await this.resolve(blockedRef)];
+    this.edgeChanges++;
     this.removedEdges(await this.repos.tasks.removeEdges(this.list.id, [{ blockerId, blockedId }]));
   }
 
   /** Removes every edge of the task, on either side, in one store call (a hub's hundreds of edges included). */
   async removeAllEdges(id: string) {
-    const edges = await this.repos.tasks.edgesOf(this.list.id, [id]);
+    const edges = await this.edgesOf([id]);
+    this.edgeChanges++;
     if (edges.length) this.removedEdges(await this.repos.tasks.removeEdges(this.list.id, edges));
   }
 
@@ -142,7 +161,7 @@ export class TaskChanges {
   async commit(): Promise<{ events: LiveEvent[]; changes: TaskChangeRecord[] }> {
     const touched = new Set([...this.fields.keys(), ...[...this.added, ...this.removed].flatMap((e) => [e.blockerId, e.blockedId])]);
     const ids = [...touched];
-    const edges = ids.length ? await this.repos.tasks.edgesOf(this.list.id, ids) : [];
+    const edges = await this.edgesOf(ids);
     // The touched tasks not loaded yet (the other ends of changed edges), read at once.
     const unread = ids.filter((id) => !this.tasks.has(id));
     for (const task of unread.length ? await this.repos.tasks.getMany(this.list.id, unread) : []) {

@@ -214,7 +214,7 @@ export async function update(deps: Deps, actor: Actor, input: TaskUpdateInput) {
     if (input.blockedBy !== undefined && (input.addBlockedBy || input.removeBlockedBy)) throw wholeOrDelta('blockedBy');
     if (input.blocks !== undefined && (input.addBlocks || input.removeBlocks)) throw wholeOrDelta('blocks');
     // A whole list replaces the edges on its side: edges it drops go first, so the cycle check sees the new graph.
-    const edges = await repos.tasks.edgesOf(changes.list.id, [task.id]);
+    const edges = await changes.edgesOf([task.id]);
     const ids = async (refs: readonly string[]) => new Set(await Promise.all(refs.map((r) => changes.resolve(r))));
     if (input.blockedBy !== undefined) {
       const keep = await ids(input.blockedBy);

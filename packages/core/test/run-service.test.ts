@@ -848,6 +848,19 @@ describe('deleting a channel', () => {
 });
 
 describe('the run belongs to the agent that started it', () => {
+  it("a session stepping its own run reads its session once (the owner is the caller); another session's, both", async () => {
+    const run = await startedRun(w);
+    const attemptId = await currentAttempt(run.id);
+    let reads = 0;
+    for (let i = 0; i < 4; i++) w.store.once('sessions.get', async () => void reads++);
+    await step(run.id, 1, { attemptId });
+    expect(reads).toBe(1);
+    const other = await otherAgentSession(w, 'intruder');
+    const before = reads;
+    await expectRefused(step(run.id, 2, { actor: other }), 'FORBIDDEN', `Error: forbidden: run ${run.id} belongs to another agent.`);
+    expect(reads - before).toBe(2);
+  });
+
   it('another agent cannot step, revise, block or submit its checklist; nothing is recorded', async () => {
     const run = await startedRun(w);
     const intakeRun = await startRun(w);

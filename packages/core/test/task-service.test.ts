@@ -131,6 +131,23 @@ describe('blocks and blockedBy mirror each other', () => {
     expect(claimed.task).toMatchObject({ id: fe.id, version: 3 });
   });
 
+  it("an update reads the task's edges once when it changes none, and again after it changes one", async () => {
+    const { t1, t2, t3 } = await seedExample();
+    let reads = 0;
+    const count = () => {
+      for (let i = 0; i < 6; i++) w.store.once('tasks.edgesOf', async () => void reads++);
+    };
+    count();
+    const renamed = await update(w.session, { id: t3, subject: 'Run the integration tests' });
+    expect(reads).toBe(1);
+    expect(renamed).toMatchObject({ subject: 'Run the integration tests', blockedBy: [t1, t2] });
+    reads = 0;
+    const unblocked = await update(w.session, { id: t3, removeBlockedBy: [t2] });
+    expect(reads).toBe(2);
+    expect(unblocked.blockedBy).toEqual([t1]);
+    expect((await history(t3)).at(-1)?.changes).toMatchObject({ blockedBy: { from: [t1, t2], to: [t1] } });
+  });
+
   it('after adding and removing edges from either side', async () => {
     const a = (await create(w.session, 'A')).id;
     const b = (await create(w.session, 'B')).id;
