@@ -1122,6 +1122,18 @@ describe.each(kinds)('$name', (kind) => {
       await write('T-2', { status: 'deleted' });
       expect(await store.search.search('tl_1', ['paint'], 10)).toEqual([]);
       expect(await store.search.search('tl_1', ['blue'], 10)).toEqual([]);
+      // A write that names the tasks whose text changed (`texts`, as core's writes do) reindexes those.
+      const t1 = (await store.tasks.get('tl_1', 'T-1'))!;
+      await tx((r) =>
+        r.tasks.commit('tl_1', {
+          tasks: [{ task: { ...t1, subject: 'Oil the shed', version: t1.version + 1 }, fromVersion: t1.version }],
+          changes: [],
+          readiness: [],
+          texts: ['T-1'],
+        }),
+      );
+      expect(await store.search.search('tl_1', ['varnish'], 10)).toEqual([]);
+      expect(hitIds(await store.search.search('tl_1', ['oil'], 10))).toEqual(['T-1']);
     });
 
     it('search sees the writes of its own transaction, the outside only once committed, and nothing of a rolled-back one', async () => {

@@ -102,6 +102,8 @@ export interface TaskWrite {
   changes: readonly Omit<TaskChangeRecord, 'seq'>[];
   /** Tasks whose readiness may have changed (an edge to them, or a blocker's status moved between open and resolved). */
   readiness: readonly string[];
+  /** The written tasks whose searchable text (subject, description) or deletion changed; all of them when absent. */
+  texts?: readonly string[] | undefined;
 }
 
 /** What `addEdge` did: added it, or not — it was there already, or it would close `cycle` (ids, first = last). */

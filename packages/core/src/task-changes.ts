@@ -215,7 +215,9 @@ export class TaskChanges {
       }
     }
     if (pending.length === 0 && writes.length === 0 && readiness.size === 0) return { events: [], changes: [] };
-    const records = await this.repos.tasks.commit(this.list.id, { tasks: writes, changes: pending, readiness: [...readiness] });
+    // The search index follows a task's subject, description and deletion: a write that changed none leaves it alone.
+    const texts = pending.filter((c) => 'subject' in c.changes || 'description' in c.changes || 'status' in c.changes).map((c) => c.taskId);
+    const records = await this.repos.tasks.commit(this.list.id, { tasks: writes, changes: pending, readiness: [...readiness], texts });
     if (!records) throw new LostRace();
     const events = records.map((r) => ({
       topic: taskTopic(this.list.workspaceId, this.list.name),

@@ -3,7 +3,7 @@
 // threads and roles.
 import { beforeEach, describe, expect, it } from 'vitest';
 import type { TaskCreateInput, TaskUpdateInput } from '@agent-tasks/schema';
-import { type Actor, resolveActor, keys, sessions, tasks, workspaces } from '../src/index.ts';
+import { type Actor, type TaskWrite, resolveActor, keys, sessions, tasks, workspaces } from '../src/index.ts';
 import { type World, agentSession, expectNoTaskChange, expectRefused, makeWorld, taskState } from './fixtures.ts';
 
 let w: World;
@@ -146,6 +146,22 @@ describe('blocks and blockedBy mirror each other', () => {
     expect(reads).toBe(2);
     expect(unblocked.blockedBy).toEqual([t1]);
     expect((await history(t3)).at(-1)?.changes).toMatchObject({ blockedBy: { from: [t1, t2], to: [t1] } });
+  });
+
+  it('a write names the tasks whose searchable text changed (subject, description, deletion), and only those', async () => {
+    const { t1, t3 } = await seedExample();
+    const texts: (readonly string[] | undefined)[] = [];
+    const capture = () => w.store.once('tasks.commit', async (_repos, args) => void texts.push((args[1] as TaskWrite).texts));
+    capture();
+    await update(w.session, { id: t3, metadata: { sprint: 4 } });
+    capture();
+    await update(w.session, { id: t3, subject: 'Run the integration tests' });
+    capture();
+    await update(w.session, { id: t3, description: 'Both services up' });
+    capture();
+    await update(w.session, { id: t1, status: 'deleted' });
+    // Deleting T-1 also writes T-3 (its blockedBy changed), whose text did not.
+    expect(texts).toEqual([[], [t3], [t3], [t1]]);
   });
 
   it('after adding and removing edges from either side', async () => {

@@ -267,7 +267,7 @@ export function prismaTaskRepository(db: Tx, state: TaskRepositoryState, afterCo
         const updated = await db.$executeRaw`
           UPDATE "Task" SET ${assignmentsOf(fields)} WHERE "listId" = ${listId} AND "id" = ${id} AND "version" = ${fromVersion}`;
         if (updated !== 1) return null;
-        await reindexTask(db, task);
+        if (!write.texts || write.texts.includes(task.id)) await reindexTask(db, task);
       }
       let records: TaskChangeRecord[] = [];
       if (write.changes.length) {
