@@ -159,13 +159,7 @@ describe('the sender', () => {
       // Now this thread stalls, as a busy machine or a long GC would stall it; the receiver answers only once the stall
       // has begun, and the stall lasts past the timeout. It ends in the loop's check phase, so the timers come next,
       // before the poll for I/O: when it wakes, the timeout is due and the answer is waiting on the socket.
-      const answered = await stall(() => {
-        wake(receiver.flags, STALLING);
-        const woke = Atomics.wait(receiver.flags, ANSWERED, 0, 30_000);
-        pauseUntil(t0 + timeoutMs + 300);
-        return woke;
-      });
-      expect(answered).not.toBe('timed-out');
+      expect(await stallPast(receiver.flags, ANSWERED, t0 + timeoutMs + 300)).not.toBe('timed-out');
       expect(await sending).toEqual({ ok: true });
     } finally {
       await receiver.close();
@@ -181,13 +175,7 @@ describe('the sender', () => {
       const sending = sender.send(receiver.url, {}, 'k7');
       // The connection is under way (its timer set) before this turn's check phase, where the stall begins: the kernel
       // completes it while this thread is stalled past the connect timeout.
-      const connectedDuringStall = await stall(() => {
-        wake(receiver.flags, STALLING);
-        const seen = Atomics.wait(receiver.flags, CONNECTED, 0, 30_000);
-        pauseUntil(t0 + connectTimeoutMs + 300);
-        return seen;
-      });
-      expect(connectedDuringStall).not.toBe('timed-out');
+      expect(await stallPast(receiver.flags, CONNECTED, t0 + connectTimeoutMs + 300)).not.toBe('timed-out');
       expect(await sending).toEqual({ ok: true });
     } finally {
       await receiver.close();
@@ -213,8 +201,19 @@ const pauseUntil = (until: number) => {
   while (Date.now() < until) Atomics.wait(idle, 0, 0, 10);
 };
 
-/** Runs `work` (which blocks this thread) in the loop's check phase, and gives its result. */
-const stall = <T>(work: () => T) => new Promise<T>((resolve) => setImmediate(() => resolve(work())));
+/**
+ * Stalls this thread in the loop's check phase: tells the receiver it is stalling, waits (blocked) for the receiver's
+ * `event`, then stays blocked until `until`. Gives how the wait for the event ended ('timed-out' if it never came).
+ */
+const stallPast = (flags: Int32Array, event: number, until: number) =>
+  new Promise<string>((resolve) =>
+    setImmediate(() => {
+      wake(flags, STALLING);
+      const seen = Atomics.wait(flags, event, 0, 30_000);
+      pauseUntil(until);
+      resolve(seen);
+    }),
+  );
 
 /**
  * A receiver on a thread of its own, so it accepts and answers while this thread is stalled. It answers a request only
