@@ -50,7 +50,7 @@ const checklist = Array.from({ length: RUN_TASKS }, (_, i) => ({
 }));
 
 /** A run named and given its checklist: its id and the attempt its first step answers. */
-async function readyRun(client: AgentTasksClient, name: string) {
+export async function readyRun(client: AgentTasksClient, name: string) {
   const { startAttemptId } = await client.runs.prepare({ parentExecutionId: 'none', skipNotificationCheck: true });
   const run = await client.runs.execute({ startAttemptId });
   await client.runs.name({ runId: run.id, name });

@@ -15,6 +15,7 @@ import { createTestDatabase, stopTestPostgres } from '../support/postgres.ts';
 import { summarize } from './cpu-profile-top.ts';
 import { type ServerProcess, startAgentTasks, startBaseline } from './server-process.ts';
 import { prng, seedTaskGraph } from './task-graph-seed.ts';
+import { readyRun } from './load-workload.ts';
 import { listAt } from './todo-lists.ts';
 import { wrk, writeRequests, writeRuns } from './wrk.ts';
 
@@ -28,6 +29,7 @@ const taskUpdates = process.argv.slice(2).includes('tasks-update');
 const readyPage = process.argv.slice(2).includes('ready-page');
 const runSteps = process.argv.slice(2).includes('runs-step');
 const runView = process.argv.slice(2).includes('run-view');
+/** Tasks per run, as the load bench's (load-workload.ts). */
 const RUN_TASKS = 100;
 
 /** The no-op mutation on our whole stack, the same 10-item body as todos.write. */
@@ -66,25 +68,11 @@ try {
   const file = path.join(dir, 'writes');
   if (runSteps || runView) {
     // As the load bench's runs.step row: each connection walks its own runs, each step answering the run's attempt.
-    const checklist = Array.from({ length: RUN_TASKS }, (_, i) => ({
-      action: `Perform step ${i + 1} of the release checklist and record what was checked`,
-      expected_result: `Step ${i + 1} is verified by its check`,
-    }));
     const perConnection = runView ? 1 : Math.ceil((seconds * 1_500) / RUN_TASKS / sessions.length) + 1;
     const runs = await Promise.all(
       sessions.map(async ({ client, token }) => {
         const mine: { runId: string; attemptId: string; token: string }[] = [];
-        for (let k = 0; k < perConnection; k++) {
-          const { startAttemptId } = await client.runs.prepare({ parentExecutionId: 'none', skipNotificationCheck: true });
-          const run = await client.runs.execute({ startAttemptId });
-          await client.runs.name({ runId: run.id, name: `Profiled run ${k}` });
-          const ready = await client.runs.intake({
-            runId: run.id,
-            tasks: checklist,
-            progress_checklist_outcome: `${RUN_TASKS} tasks are ready`,
-          });
-          mine.push({ runId: run.id, attemptId: ready.attemptId ?? '', token });
-        }
+        for (let k = 0; k < perConnection; k++) mine.push({ ...(await readyRun(client, `Profiled run ${k}`)), token });
         return mine;
       }),
     );
