@@ -1,5 +1,6 @@
 // Opens Prisma clients on a SQLite file through our better-sqlite3 driver adapter (db/sqlite-adapter.ts), in WAL mode.
-import { PrismaClient } from '../generated/prisma/client.ts';
+import { type Prisma, PrismaClient } from '../generated/prisma/client.ts';
+import { runRawOn } from './direct-sql.ts';
 import { SAVEPOINT, type Savepoints } from './savepoints.ts';
 import { SqliteAdapterFactory, type SqliteConnection, type SqliteConnectionOptions } from './sqlite-adapter.ts';
 
@@ -11,6 +12,11 @@ export interface DbHandle {
   savepoints: Savepoints;
   /** Most writes one transaction may hold (unset: the group commit's own limit). */
   maxBatch?: number;
+  /**
+   * A write transaction of the store's own on the client's one connection, with the client itself as its handle
+   * (SQLite); unset, the group commit opens Prisma's interactive transaction.
+   */
+  transaction?: <T>(work: (tx: Prisma.TransactionClient) => Promise<T>) => Promise<T>;
 }
 
 /** On SQLite's one connection, at once (better-sqlite3 answers synchronously). */
@@ -44,6 +50,12 @@ export async function openDb(
   });
   const db = new PrismaClient({ adapter: factory });
   await db.$connect();
-  if (!factory.connection) throw new Error('the SQLite connection did not open');
-  return { db, savepoints: sqliteSavepoints(factory.connection) };
+  const connection = factory.connection;
+  if (!connection) throw new Error('the SQLite connection did not open');
+  runRawOn(db, connection);
+  return {
+    db,
+    savepoints: sqliteSavepoints(connection),
+    transaction: (work) => connection.storeTransaction(() => work(db)),
+  };
 }

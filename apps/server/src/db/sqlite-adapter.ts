@@ -1,6 +1,7 @@
 // Prisma's driver adapter for better-sqlite3, made for a server: prepared statements kept, write transactions
 // that take SQLite's write lock up front (BEGIN IMMEDIATE) and wait for it without blocking the event loop, and a
-// "database busy" error (Prisma P1008) once the busy timeout has passed.
+// "database busy" error (Prisma P1008) once the busy timeout has passed. The store also runs its raw statements and
+// its write transactions on the connection directly (`rawRows`, `storeTransaction`), with Prisma's raw-query answers.
 import {
   type ArgType,
   type ColumnType,
@@ -135,6 +136,44 @@ function toRow(row: unknown[], types: ColumnType[]): unknown[] {
   return row;
 }
 
+/** A bound value as Prisma's $queryRaw would hand it to this adapter: dates as epoch milliseconds, booleans as 1/0. */
+function rawArg(value: unknown): unknown {
+  if (value === null || value === undefined) return null;
+  switch (typeof value) {
+    case 'string':
+    case 'number':
+    case 'bigint':
+      return value;
+    case 'boolean':
+      return value ? 1 : 0;
+    default:
+      if (value instanceof Date) return value.getTime();
+      if (value instanceof Uint8Array) return value;
+      return JSON.stringify(value);
+  }
+}
+
+/** A column's value as Prisma's $queryRaw answers it for the column's type (its serialisation, then its reading). */
+function rawValue(value: unknown, type: ColumnType): unknown {
+  if (value === null) return null;
+  switch (type) {
+    case ColumnTypeEnum.DateTime:
+      return typeof value === 'number' || typeof value === 'string' ? new Date(value) : value;
+    case ColumnTypeEnum.Boolean:
+      return typeof value === 'number' ? value === 1 : typeof value === 'string' ? value === 'true' || value === '1' : value;
+    case ColumnTypeEnum.Int32:
+      return typeof value === 'number' ? Math.trunc(value) : typeof value === 'bigint' ? Number(value) : value;
+    case ColumnTypeEnum.Int64:
+      return typeof value === 'number' ? BigInt(Math.trunc(value)) : value;
+    case ColumnTypeEnum.Json:
+      return typeof value === 'string' ? JSON.parse(value) : value;
+    case ColumnTypeEnum.Bytes:
+      return value instanceof Uint8Array ? new Uint8Array(value) : value;
+    default:
+      return typeof value === 'bigint' && Number.isSafeInteger(Number(value)) ? Number(value) : value;
+  }
+}
+
 /** An error code better-sqlite3 gives for a locked database (SQLITE_BUSY and its extended codes). */
 export const isBusy = (error: unknown) =>
   typeof (error as { code?: unknown })?.code === 'string' && (error as { code: string }).code.startsWith('SQLITE_BUSY');
@@ -192,6 +231,9 @@ export class SqliteConnection {
   #queue: Promise<void> = Promise.resolve();
   /** Set while a transaction is open, with its own statements' handle. */
   inTransaction = false;
+  /** Set while the store's own transaction (`storeTransaction`) is open: Prisma's transactions nest in savepoints. */
+  storeTransactionOpen = false;
+  #nested = 0;
 
   constructor(file: string, options: SqliteConnectionOptions) {
     // busy_timeout 0: SQLite's own busy handler sleeps on this thread; we wait asynchronously instead.
@@ -254,6 +296,66 @@ export class SqliteConnection {
     }
     for (const row of rows) toRow(row, types);
     return { columnNames: prepared.names, columnTypes: types, rows };
+  }
+
+  /**
+   * A raw statement's rows as objects, valued as Prisma's $queryRaw answers them (DATETIME columns as Date, BOOLEAN
+   * as boolean, other types inferred from the values as this adapter tells Prisma), without Prisma's client: its
+   * request pipeline costs several times the statement. A statement that returns no rows answers [].
+   */
+  rawRows(sql: string, values: readonly unknown[]): Record<string, unknown>[] {
+    const prepared = this.prepare(sql);
+    const args = values.map(rawArg);
+    if (!prepared.reader) {
+      prepared.statement.run(args);
+      return [];
+    }
+    const rows = prepared.statement.all(args) as unknown[][];
+    const { names, declared } = prepared;
+    const types = declared.map((t, i) => {
+      if (t !== null) return t;
+      const sample = rows.find((row) => row[i] !== null)?.[i];
+      return sample === undefined ? ColumnTypeEnum.Int32 : inferredType(sample);
+    });
+    const out = new Array<Record<string, unknown>>(rows.length);
+    for (let r = 0; r < rows.length; r++) {
+      const row = rows[r] as unknown[];
+      const record: Record<string, unknown> = {};
+      for (let i = 0; i < row.length; i++) record[names[i] as string] = rawValue(row[i], types[i] as ColumnType);
+      out[r] = record;
+    }
+    return out;
+  }
+
+  /** A raw statement run for its count of changed rows, as Prisma's $executeRaw answers. */
+  rawChanges(sql: string, values: readonly unknown[]): number {
+    return this.prepare(sql).statement.run(values.map(rawArg)).changes;
+  }
+
+  /**
+   * Runs `work` in a write transaction of the store's own (BEGIN IMMEDIATE … COMMIT, or ROLLBACK when it throws) on
+   * this connection, without Prisma's interactive transaction: Prisma's queries on this connection's client run
+   * inside it, and a transaction Prisma starts for one of its queries becomes a savepoint.
+   */
+  async storeTransaction<T>(work: () => Promise<T>): Promise<T> {
+    const end = await this.begin();
+    this.storeTransactionOpen = true;
+    try {
+      const value = await work();
+      this.exec('COMMIT');
+      return value;
+    } catch (error) {
+      if (this.db.inTransaction) this.exec('ROLLBACK');
+      throw error;
+    } finally {
+      this.storeTransactionOpen = false;
+      end();
+    }
+  }
+
+  /** A savepoint name for a transaction Prisma starts inside the store's. */
+  nestedSavepoint(): string {
+    return `prisma_nested_${++this.#nested}`;
   }
 
   execute(query: SqlQuery, dates: 'unixepoch-ms' | 'iso8601'): number {
@@ -371,6 +473,45 @@ class SqliteTransaction extends SqliteQueryable implements Transaction {
   }
 }
 
+/** A transaction Prisma starts for one of its queries inside the store's own: a savepoint, ended by Prisma's calls. */
+class SavepointTransaction extends SqliteQueryable implements Transaction {
+  readonly options = { usePhantomQuery: true };
+  constructor(
+    conn: SqliteConnection,
+    dates: 'unixepoch-ms' | 'iso8601',
+    private readonly name: string,
+  ) {
+    super(conn, dates);
+    conn.exec(`SAVEPOINT ${name}`);
+  }
+
+  commit(): Promise<void> {
+    this.conn.exec(`RELEASE ${this.name}`);
+    return Promise.resolve();
+  }
+
+  rollback(): Promise<void> {
+    this.conn.exec(`ROLLBACK TO ${this.name}`);
+    this.conn.exec(`RELEASE ${this.name}`);
+    return Promise.resolve();
+  }
+
+  createSavepoint(name: string): Promise<void> {
+    this.conn.exec(`SAVEPOINT ${name}`);
+    return Promise.resolve();
+  }
+
+  rollbackToSavepoint(name: string): Promise<void> {
+    this.conn.exec(`ROLLBACK TO ${name}`);
+    return Promise.resolve();
+  }
+
+  releaseSavepoint(name: string): Promise<void> {
+    this.conn.exec(`RELEASE ${name}`);
+    return Promise.resolve();
+  }
+}
+
 class SqliteAdapter extends SqliteQueryable implements SqlDriverAdapter {
   executeScript(script: string): Promise<void> {
     try {
@@ -385,6 +526,7 @@ class SqliteAdapter extends SqliteQueryable implements SqlDriverAdapter {
     if (isolationLevel && isolationLevel !== 'SERIALIZABLE') {
       throw new DriverAdapterError({ kind: 'InvalidIsolationLevel', level: isolationLevel });
     }
+    if (this.conn.storeTransactionOpen) return new SavepointTransaction(this.conn, this.dates, this.conn.nestedSavepoint());
     const end = await this.conn.begin();
     return new SqliteTransaction(this.conn, this.dates, end);
   }

@@ -34,19 +34,22 @@ const runHooks = (hooks: (() => void)[]) => {
   for (const hook of hooks) hook();
 };
 
-export function groupCommit({ db, savepoints, ...handle }: DbHandle, options: GroupCommitOptions = {}) {
+export function groupCommit({ db, savepoints, transaction, ...handle }: DbHandle, options: GroupCommitOptions = {}) {
   const maxBatch = options.maxBatch ?? handle.maxBatch ?? 256;
   const timeoutMs = options.timeoutMs ?? 30_000;
   const budgetMs = timeoutMs / 4;
   const queue: Job[] = [];
   let active = false;
+  // SQLite: the store's own transaction on its one connection; PostgreSQL: Prisma's interactive transaction.
+  const inTransaction: NonNullable<DbHandle['transaction']> =
+    transaction ?? ((work) => db.$transaction(work, { maxWait: options.maxWaitMs ?? 60_000, timeout: timeoutMs }));
 
   /** One transaction for what is queued when the write lock is ours. */
   async function runBatch() {
     let batch: Job[] = [];
     const done: Done[] = [];
     try {
-      await db.$transaction(
+      await inTransaction(
         async (tx) => {
           batch = queue.splice(0, maxBatch);
           const [only] = batch;
@@ -86,7 +89,6 @@ export function groupCommit({ db, savepoints, ...handle }: DbHandle, options: Gr
             done.push({ job, ok: true, value, hooks });
           }
         },
-        { maxWait: options.maxWaitMs ?? 60_000, timeout: timeoutMs },
       );
     } catch (error) {
       // Nothing committed: a lone write's own refusal, a failed COMMIT, or the write lock never came ("busy"),

@@ -2,6 +2,7 @@
 import type { ApiKeyRecord, ApiKeyRepository } from '@agent-tasks/core';
 import type { Role } from '@agent-tasks/schema';
 import type { AfterCommit, Tx } from './tx.ts';
+import { rawSql } from '../db/direct-sql.ts';
 
 const select = {
   id: true,
@@ -18,7 +19,7 @@ const toRecord = <T extends { role: string } | null>(row: T) =>
 
 /** Changes whenever a key is revoked anywhere in the file: how many are revoked, and the latest revocation time. */
 export async function revocationStamp(db: Tx): Promise<string> {
-  const [row] = await db.$queryRaw<{ n: number; last: number | null }[]>`
+  const [row] = await rawSql(db).$queryRaw<{ n: number; last: number | null }[]>`
     SELECT COUNT(*) AS n, MAX("revokedAt") AS last FROM "ApiKey" WHERE "revokedAt" IS NOT NULL`;
   return `${row?.n ?? 0}:${row?.last ?? ''}`;
 }

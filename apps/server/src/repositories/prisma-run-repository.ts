@@ -3,6 +3,7 @@ import type { RunRecord, RunRepository, RunStartRecord, RunStepRecordData } from
 import { assignmentsOf, columnsOf, insertOf } from './raw-sql.ts';
 import type { Tx } from './tx.ts';
 import { fromJson } from './json-column.ts';
+import { rawSql } from '../db/direct-sql.ts';
 
 const runSelect = {
   id: true,
@@ -88,6 +89,8 @@ const fromRun = (run: RunRecord) => ({
   taskContext: run.taskContext === null ? null : JSON.stringify(run.taskContext),
   connections: JSON.stringify(run.connections),
 });
+const STEP_COLUMNS = columnsOf(stepSelect);
+type StepRow = Omit<RunStepRecordData, 'kind'> & { kind: string };
 type StartRow = Omit<RunStartRecord, 'taskContext'> & { taskContext: string | null };
 const toStart = (row: StartRow | null): RunStartRecord | null =>
   row && { ...row, taskContext: row.taskContext === null ? null : fromJson(row.taskContext) };
@@ -108,7 +111,7 @@ export const prismaRunRepository = (db: Tx): RunRepository => ({
   },
   async get(workspaceId, id) {
     // A step reads and writes the whole run: raw statements, the cheapest Prisma offers.
-    const [row] = await db.$queryRaw<RunRow[]>`SELECT ${RUN_COLUMNS} FROM "Run" WHERE "id" = ${id} AND "workspaceId" = ${workspaceId}`;
+    const [row] = await rawSql(db).$queryRaw<RunRow[]>`SELECT ${RUN_COLUMNS} FROM "Run" WHERE "id" = ${id} AND "workspaceId" = ${workspaceId}`;
     return row ? toRun(row) : null;
   },
   async getAnywhere(id) {
@@ -119,7 +122,7 @@ export const prismaRunRepository = (db: Tx): RunRepository => ({
     (await db.run.updateMany({ where: { workspaceId, id }, data: { linkRevokedAt: at } })).count === 1,
   async update(run, fromVersion) {
     const { id, workspaceId, sessionId, parentRunId, startAttemptId, createdAt, ...fields } = fromRun(run);
-    return (await db.$executeRaw`UPDATE "Run" SET ${assignmentsOf(fields)} WHERE "id" = ${id} AND "version" = ${fromVersion}`) === 1;
+    return (await rawSql(db).$executeRaw`UPDATE "Run" SET ${assignmentsOf(fields)} WHERE "id" = ${id} AND "version" = ${fromVersion}`) === 1;
   },
   list: async (workspaceId, filter) =>
     (
@@ -131,11 +134,16 @@ export const prismaRunRepository = (db: Tx): RunRepository => ({
       })
     ).map(toRun),
   async appendStep(step) {
-    await db.$executeRaw`INSERT INTO "RunStep" ${insertOf(step)}`;
+    await rawSql(db).$executeRaw`INSERT INTO "RunStep" ${insertOf(step)}`;
   },
-  steps: async (runId) => (await db.runStep.findMany({ where: { runId }, orderBy: { seq: 'asc' }, select: stepSelect })).map(toStep),
+  steps: async (runId) =>
+    (await rawSql(db).$queryRaw<StepRow[]>`SELECT ${STEP_COLUMNS} FROM "RunStep" WHERE "runId" = ${runId} ORDER BY "seq" ASC`).map(
+      toStep,
+    ),
   async findStepByAttempt(runId, attemptId) {
-    const row = await db.runStep.findFirst({ where: { runId, attemptId }, select: { ...stepSelect, fingerprint: true, answer: true } });
+    // Every step looks for its resend first: a raw statement, without Prisma's query pipeline.
+    const [row] = await rawSql(db).$queryRaw<(StepRow & { fingerprint: string | null; answer: string | null })[]>`
+      SELECT ${STEP_COLUMNS}, "fingerprint", "answer" FROM "RunStep" WHERE "runId" = ${runId} AND "attemptId" = ${attemptId} LIMIT 1`;
     return row ? toStep(row) : null;
   },
 });

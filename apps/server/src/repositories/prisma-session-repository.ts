@@ -3,6 +3,7 @@ import type { SessionRecord, SessionRepository } from '@agent-tasks/core';
 import type { TurnState } from '@agent-tasks/schema';
 import type { AfterCommit, Tx } from './tx.ts';
 import { INT_COLUMN_MAX } from './int-column.ts';
+import { rawSql } from '../db/direct-sql.ts';
 
 const select = {
   id: true,
@@ -58,7 +59,7 @@ export const prismaSessionRepository = (
   },
   async get(workspaceId, id) {
     // Every read of a list names its session: a raw statement, as cheap as Prisma gets.
-    const [row] = await db.$queryRaw<({ turnState: string } & Omit<SessionRecord, 'turnState'>)[]>`
+    const [row] = await rawSql(db).$queryRaw<({ turnState: string } & Omit<SessionRecord, 'turnState'>)[]>`
       SELECT "id", "workspaceId", "parentId", "title", "agentName", "tokenHash", "openedByKey", "externalId", "turnNumber",
              "turnState", "todoRevision", "createdAt"
       FROM "Session" WHERE "id" = ${id} AND "workspaceId" = ${workspaceId}`;
@@ -85,11 +86,11 @@ export const prismaSessionRepository = (
     // One statement: the compare-and-set and the read of the new revision (RETURNING works on SQLite and PostgreSQL).
     const [row] =
       expected === undefined
-        ? await db.$queryRaw<{ todoRevision: number; turnNumber: number }[]>`
+        ? await rawSql(db).$queryRaw<{ todoRevision: number; turnNumber: number }[]>`
             UPDATE "Session" SET "todoRevision" = "todoRevision" + 1
             WHERE "id" = ${id} AND "workspaceId" = ${workspaceId}
             RETURNING "todoRevision", "turnNumber"`
-        : await db.$queryRaw<{ todoRevision: number; turnNumber: number }[]>`
+        : await rawSql(db).$queryRaw<{ todoRevision: number; turnNumber: number }[]>`
             UPDATE "Session" SET "todoRevision" = "todoRevision" + 1
             WHERE "id" = ${id} AND "workspaceId" = ${workspaceId} AND "todoRevision" = ${expected}
             RETURNING "todoRevision", "turnNumber"`;

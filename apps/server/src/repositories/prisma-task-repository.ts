@@ -16,6 +16,7 @@ import type { AfterCommit, Tx } from './tx.ts';
 import { fromJson } from './json-column.ts';
 import { clampToIntColumn } from './int-column.ts';
 import { indexNewTasks, reindexTask } from './prisma-task-texts.ts';
+import { rawSql } from '../db/direct-sql.ts';
 
 const taskSelect = {
   id: true,
@@ -134,7 +135,7 @@ const isStaging = async (db: Tx, listId: string) => (await db.taskList.count({ w
 /** Recounts the open (neither completed nor deleted) blockers of these tasks, which the readiness queries use. */
 async function refreshOpenBlockers(db: Tx, listId: string, ids: readonly string[]) {
   await inChunks(ids, async (chunk) => {
-    await db.$executeRaw(refreshOpenBlockersSql(listId, chunk));
+    await rawSql(db).$executeRaw(refreshOpenBlockersSql(listId, chunk));
     return [];
   });
 }
@@ -152,26 +153,26 @@ const insertChanges = async (db: Tx, changes: readonly TaskChangeRecord[]) => {
     changes: JSON.stringify(c),
     snapshot: JSON.stringify(snapshot),
   }));
-  for (const values of insertsOf(rows)) await db.$executeRaw`INSERT INTO "TaskChange" ${values}`;
+  for (const values of insertsOf(rows)) await rawSql(db).$executeRaw`INSERT INTO "TaskChange" ${values}`;
 };
 
 const insertTasks = async (db: Tx, tasks: readonly TaskRecord[]) => {
   // New tasks rank after every task of their list (by seq); a staged import's graph re-ranks where its edges need it.
   for (const values of insertsOf(tasks.map((task) => ({ ...fromTask(task), rank: task.seq })))) {
-    await db.$executeRaw`INSERT INTO "Task" ${values}`;
+    await rawSql(db).$executeRaw`INSERT INTO "Task" ${values}`;
   }
 };
 
 const insertEdges = async (db: Tx, listId: string, edges: readonly TaskEdge[]) => {
   for (const values of insertsOf(edges.map((e) => ({ listId, blockerId: e.blockerId, blockedId: e.blockedId })))) {
-    await db.$executeRaw`INSERT INTO "TaskEdge" ${values}`;
+    await rawSql(db).$executeRaw`INSERT INTO "TaskEdge" ${values}`;
   }
 };
 
 /** Reserves `count` of a list counter at once: the first of them (raw SQL: it runs on every task write). */
 async function reserve(db: Tx, listId: string, counter: 'taskSeq' | 'changeSeq', count: number): Promise<number> {
   const column = Prisma.raw(`"${counter}"`);
-  const [row] = await db.$queryRaw<{ last: number | bigint }[]>`
+  const [row] = await rawSql(db).$queryRaw<{ last: number | bigint }[]>`
     UPDATE "TaskList" SET ${column} = ${column} + ${count} WHERE "id" = ${listId} RETURNING ${column} AS "last"`;
   if (!row) throw new Error(`task list ${listId} not found while reserving its ${counter}`);
   return Number(row.last) - count + 1;
@@ -201,7 +202,7 @@ export function prismaTaskRepository(db: Tx, state: TaskRepositoryState, afterCo
         }
       }
       // PostgreSQL: the list's row lock (SQLite's BEGIN IMMEDIATE already runs one write at a time).
-      if (list && options?.hold && state.lockLists) await db.$queryRaw`SELECT "id" FROM "TaskList" WHERE "id" = ${list.id} FOR UPDATE`;
+      if (list && options?.hold && state.lockLists) await rawSql(db).$queryRaw`SELECT "id" FROM "TaskList" WHERE "id" = ${list.id} FOR UPDATE`;
       return list;
     },
     async createList(list) {
@@ -230,7 +231,7 @@ export function prismaTaskRepository(db: Tx, state: TaskRepositoryState, afterCo
         .map(toTask)
         .sort((a, b) => a.seq - b.seq),
     async get(listId, id) {
-      const [row] = await db.$queryRaw<TaskRow[]>`SELECT ${TASK_COLUMNS} FROM "Task" WHERE "id" = ${id} AND "listId" = ${listId}`;
+      const [row] = await rawSql(db).$queryRaw<TaskRow[]>`SELECT ${TASK_COLUMNS} FROM "Task" WHERE "id" = ${id} AND "listId" = ${listId}`;
       return row ? toTask(row) : null;
     },
     async addEdge(listId, { blockerId, blockedId }) {
@@ -242,7 +243,7 @@ export function prismaTaskRepository(db: Tx, state: TaskRepositoryState, afterCo
         if (cycle) return { added: false, cycle };
       }
       await rankForEdge(ranks, listId, blockerId, blockedId);
-      await db.$executeRaw`INSERT INTO "TaskEdge" ("listId", "blockerId", "blockedId") VALUES (${listId}, ${blockerId}, ${blockedId})`;
+      await rawSql(db).$executeRaw`INSERT INTO "TaskEdge" ("listId", "blockerId", "blockedId") VALUES (${listId}, ${blockerId}, ${blockedId})`;
       return { added: true };
     },
     async removeEdges(listId, edges) {
@@ -251,20 +252,20 @@ export function prismaTaskRepository(db: Tx, state: TaskRepositoryState, afterCo
       const ends = [...new Set(edges.map((e) => e.blockedId))];
       const rows = await inChunks(
         ends,
-        (chunk) => db.$queryRaw<EdgeRow[]>`
+        (chunk) => rawSql(db).$queryRaw<EdgeRow[]>`
           SELECT "id", "blockerId", "blockedId" FROM "TaskEdge" WHERE "listId" = ${listId} AND "blockedId" IN (${Prisma.join(chunk)})`,
       );
       const gone = rows.filter((r) => wanted.has(`${r.blockerId}\n${r.blockedId}`));
       for (let i = 0; i < gone.length; i += CHUNK) {
         const chunk = gone.slice(i, i + CHUNK).map((r) => r.id);
-        await db.$executeRaw`DELETE FROM "TaskEdge" WHERE "listId" = ${listId} AND "id" IN (${Prisma.join(chunk)})`;
+        await rawSql(db).$executeRaw`DELETE FROM "TaskEdge" WHERE "listId" = ${listId} AND "id" IN (${Prisma.join(chunk)})`;
       }
       return byEdgeOrder(gone);
     },
     async commit(listId, write) {
       for (const { task, fromVersion } of write.tasks) {
         const { id, listId: _list, seq, createdAt, ...fields } = fromTask(task);
-        const updated = await db.$executeRaw`
+        const updated = await rawSql(db).$executeRaw`
           UPDATE "Task" SET ${assignmentsOf(fields)} WHERE "listId" = ${listId} AND "id" = ${id} AND "version" = ${fromVersion}`;
         if (updated !== 1) return null;
         if (!write.texts || write.texts.includes(task.id)) await reindexTask(db, task);
@@ -279,7 +280,7 @@ export function prismaTaskRepository(db: Tx, state: TaskRepositoryState, afterCo
       return records;
     },
     async importInProgress(workspaceId, abandonedBefore) {
-      if (state.lockLists) await db.$queryRaw`SELECT 1 AS "locked" FROM pg_advisory_xact_lock(hashtext(${workspaceId}))`;
+      if (state.lockLists) await rawSql(db).$queryRaw`SELECT 1 AS "locked" FROM pg_advisory_xact_lock(hashtext(${workspaceId}))`;
       if (abandonedBefore) {
         const lists = await db.taskList.findMany({
           where: { workspaceId, staging: true, createdAt: { lt: abandonedBefore } },
@@ -349,10 +350,10 @@ export function prismaTaskRepository(db: Tx, state: TaskRepositoryState, afterCo
       const firstChange = taskShift === 0 ? await reserve(db, listId, 'changeSeq', count) : 0;
       if (taskShift !== 0) await db.taskChange.deleteMany({ where: { listId: stagingId } });
       // Edges follow their tasks (ON UPDATE CASCADE on both ends, checked at the end of the statement).
-      await db.$executeRaw`
+      await rawSql(db).$executeRaw`
         UPDATE "Task" SET "listId" = ${listId}, "seq" = "seq" + ${taskShift}, "rank" = "rank" + ${taskShift} WHERE "listId" = ${stagingId}`;
-      await db.$executeRaw`UPDATE "TaskEdge" SET "listId" = ${listId} WHERE "listId" = ${stagingId}`;
-      await db.$executeRaw`UPDATE "TaskChange" SET "listId" = ${listId}, "seq" = "seq" + ${firstChange - 1} WHERE "listId" = ${stagingId}`;
+      await rawSql(db).$executeRaw`UPDATE "TaskEdge" SET "listId" = ${listId} WHERE "listId" = ${stagingId}`;
+      await rawSql(db).$executeRaw`UPDATE "TaskChange" SET "listId" = ${listId}, "seq" = "seq" + ${firstChange - 1} WHERE "listId" = ${stagingId}`;
       await db.taskList.delete({ where: { id: stagingId }, select: { id: true } });
       return { taskShift, firstChange };
     },
@@ -366,7 +367,7 @@ export function prismaTaskRepository(db: Tx, state: TaskRepositoryState, afterCo
       const rows = await inChunks(ids, (chunk) => {
         const list = Prisma.join(chunk);
         // Two index searches, one per end (an OR would read every edge of the list).
-        return db.$queryRaw<EdgeRow[]>`
+        return rawSql(db).$queryRaw<EdgeRow[]>`
           SELECT "id", "blockerId", "blockedId" FROM "TaskEdge" WHERE "listId" = ${listId} AND "blockerId" IN (${list})
           UNION
           SELECT "id", "blockerId", "blockedId" FROM "TaskEdge" WHERE "listId" = ${listId} AND "blockedId" IN (${list})`;
@@ -377,7 +378,7 @@ export function prismaTaskRepository(db: Tx, state: TaskRepositoryState, afterCo
       byEdgeOrder(
         await inChunks(
           ids,
-          (chunk) => db.$queryRaw<EdgeRow[]>`
+          (chunk) => rawSql(db).$queryRaw<EdgeRow[]>`
             SELECT e."id", e."blockerId", e."blockedId" FROM "TaskEdge" e JOIN "Task" b ON b."listId" = e."listId" AND b."id" = e."blockerId"
             WHERE e."listId" = ${listId} AND e."blockedId" IN (${Prisma.join(chunk)}) AND b."status" NOT IN (${Prisma.join(RESOLVED)})`,
         ),
@@ -385,7 +386,7 @@ export function prismaTaskRepository(db: Tx, state: TaskRepositoryState, afterCo
     async list(listId, filter) {
       if (filter.statuses.length === 0) return [];
       // Ready: an index search on (listId, status, openBlockers, seq).
-      const rows = await db.$queryRaw<SummaryRow[]>`
+      const rows = await rawSql(db).$queryRaw<SummaryRow[]>`
         SELECT ${SUMMARY_COLUMNS} FROM "Task"
         WHERE "listId" = ${listId} AND "status" IN (${Prisma.join(filter.statuses)})
         ${filter.owner === undefined ? Prisma.empty : Prisma.sql`AND "owner" = ${filter.owner}`}
@@ -405,7 +406,7 @@ export function prismaTaskRepository(db: Tx, state: TaskRepositoryState, afterCo
       return rows.map(toSummary);
     },
     async firstReady(listId, agent) {
-      const [row] = await db.$queryRaw<TaskRow[]>`
+      const [row] = await rawSql(db).$queryRaw<TaskRow[]>`
         SELECT ${TASK_COLUMNS} FROM "Task"
         WHERE "listId" = ${listId} AND "status" = 'pending' AND "openBlockers" = 0 AND ("owner" IS NULL OR "owner" = ${agent})
         ORDER BY "priority", "seq" LIMIT 1`;

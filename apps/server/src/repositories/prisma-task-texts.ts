@@ -5,6 +5,7 @@ import type { TaskStatus } from '@agent-tasks/schema';
 import { Prisma } from '../generated/prisma/client.ts';
 import { insertsOf } from './raw-sql.ts';
 import type { Tx } from './tx.ts';
+import { rawSql } from '../db/direct-sql.ts';
 
 export type SearchDialect = 'sqlite' | 'postgres';
 
@@ -23,7 +24,7 @@ const commentSelect = {
 /** New tasks' searchable text (no comments yet), in few statements. */
 export async function indexNewTasks(db: Tx, tasks: readonly Pick<TaskRecord, 'listId' | 'id' | 'subject' | 'description'>[]) {
   const rows = tasks.map((t) => ({ listId: t.listId, taskId: t.id, subject: t.subject, description: t.description, comments: '' }));
-  for (const values of insertsOf(rows)) await db.$executeRaw`INSERT INTO "TaskSearchText" ${values}`;
+  for (const values of insertsOf(rows)) await rawSql(db).$executeRaw`INSERT INTO "TaskSearchText" ${values}`;
 }
 
 /**
@@ -32,7 +33,7 @@ export async function indexNewTasks(db: Tx, tasks: readonly Pick<TaskRecord, 'li
  */
 export async function reindexTask(db: Tx, task: TaskRecord) {
   const [subject, description] = task.status === 'deleted' ? ['', ''] : [task.subject, task.description];
-  await db.$executeRaw`
+  await rawSql(db).$executeRaw`
     UPDATE "TaskSearchText" SET "subject" = ${subject}, "description" = ${description}${task.status === 'deleted' ? Prisma.sql`, "comments" = ''` : Prisma.empty}
     WHERE "listId" = ${task.listId} AND "taskId" = ${task.id}
       AND ("subject" <> ${subject} OR "description" <> ${description}${task.status === 'deleted' ? Prisma.sql` OR "comments" <> ''` : Prisma.empty})`;
@@ -43,7 +44,7 @@ export function prismaCommentRepository(db: Tx): TaskCommentRepository {
     async add(comment) {
       const row = await db.taskComment.create({ data: comment, select: commentSelect });
       // The body joins the task's searchable text in the same transaction.
-      await db.$executeRaw`
+      await rawSql(db).$executeRaw`
         UPDATE "TaskSearchText" SET "comments" = "comments" || ${`${comment.body}\n`}
         WHERE "listId" = ${comment.listId} AND "taskId" = ${comment.taskId}`;
       return row;
@@ -107,12 +108,12 @@ export function prismaSearchRepository(db: Tx, dialect: SearchDialect): TaskSear
       if (dialect === 'sqlite') {
         // The best rows first (bm25 is FTS5's own, per matching row), then the snippets of only those.
         const match = ftsQuery(listId, words);
-        const best = await db.$queryRaw<{ id: number; rank: number }[]>`
+        const best = await rawSql(db).$queryRaw<{ id: number; rank: number }[]>`
           SELECT "rowid" AS "id", -bm25("TaskSearch", 0.0, 10.0, 4.0, 2.0) AS "rank" FROM "TaskSearch"
           WHERE "TaskSearch" MATCH ${match} ORDER BY "rank" DESC, "rowid" ASC LIMIT ${limit}`;
         if (best.length === 0) return [];
         // One snippet per text column; the first with a match is shown (the subject before the description and comments).
-        const shown = await db.$queryRaw<(TaskFields & { id: number; s1: string; s2: string; s3: string })[]>`
+        const shown = await rawSql(db).$queryRaw<(TaskFields & { id: number; s1: string; s2: string; s3: string })[]>`
           SELECT "TaskSearch"."rowid" AS "id", s."taskId" AS "taskId", t."seq" AS "seq", t."subject" AS "subject", t."status" AS "status",
                  snippet("TaskSearch", 1, '[', ']', '…', 16) AS "s1", snippet("TaskSearch", 2, '[', ']', '…', 16) AS "s2",
                  snippet("TaskSearch", 3, '[', ']', '…', 16) AS "s3"
@@ -126,7 +127,7 @@ export function prismaSearchRepository(db: Tx, dialect: SearchDialect): TaskSear
           return row ? [{ ...fieldsOf(row), rank: Number(b.rank), snippet }] : [];
         });
       }
-      const rows = await db.$queryRaw<HitRow[]>`
+      const rows = await rawSql(db).$queryRaw<HitRow[]>`
               WITH q AS (SELECT to_tsquery('simple', ${tsQuery(words)}) AS query),
               hits AS (
                 SELECT s."taskId", s."subject", s."description", s."comments", s."id", t."seq", t."status", t."subject" AS "taskSubject",

@@ -5,6 +5,7 @@ import type { TodoCache } from './todo-cache.ts';
 import type { AfterCommit, Tx } from './tx.ts';
 import { fromJson } from './json-column.ts';
 import { clampToIntColumn } from './int-column.ts';
+import { rawSql } from '../db/direct-sql.ts';
 
 const select = {
   id: true,
@@ -33,13 +34,16 @@ const toRecord = ({ items, changes, pending, inProgress, completed, ...rest }: R
 
 export const prismaTodoRepository = (db: Tx, cache: TodoCache, afterCommit: AfterCommit): TodoRepository => ({
   async latest(sessionId) {
-    const row = await db.todoUpdate.findFirst({ where: { sessionId }, orderBy: { revision: 'desc' }, select });
+    // Every todos.get: a raw statement, without Prisma's query pipeline.
+    const [row] = await rawSql(db).$queryRaw<Row[]>`
+      SELECT "id", "sessionId", "revision", "turnNumber", "items", "changes", "pending", "inProgress", "completed", "createdAt"
+      FROM "TodoUpdate" WHERE "sessionId" = ${sessionId} ORDER BY "revision" DESC LIMIT 1`;
     return row ? toRecord(row) : null;
   },
   async at(sessionId, revision) {
     const cached = cache.get(sessionId, revision);
     if (cached) return cached;
-    const [row] = await db.$queryRaw<Row[]>`
+    const [row] = await rawSql(db).$queryRaw<Row[]>`
       SELECT "id", "sessionId", "revision", "turnNumber", "items", "changes", "pending", "inProgress", "completed", "createdAt"
       FROM "TodoUpdate" WHERE "sessionId" = ${sessionId} AND "revision" = ${revision}`;
     if (!row) return null;
@@ -50,7 +54,7 @@ export const prismaTodoRepository = (db: Tx, cache: TodoCache, afterCommit: Afte
   },
   async insert(update) {
     const { id, sessionId, revision, turnNumber, items, changes, counts, createdAt } = update;
-    await db.$executeRaw`
+    await rawSql(db).$executeRaw`
       INSERT INTO "TodoUpdate" ("id", "sessionId", "revision", "turnNumber", "items", "changes", "pending", "inProgress", "completed", "createdAt")
       VALUES (${id}, ${sessionId}, ${revision}, ${turnNumber}, ${JSON.stringify(items)}, ${JSON.stringify(changes)},
               ${counts.pending}, ${counts.inProgress}, ${counts.completed}, ${createdAt})`;

@@ -5,6 +5,7 @@ import { Prisma } from '../generated/prisma/client.ts';
 import { fromJson } from './json-column.ts';
 import { chunkFor, columnsOf, inChunks, insertOf } from './raw-sql.ts';
 import type { Tx } from './tx.ts';
+import { rawSql } from '../db/direct-sql.ts';
 
 const OFF = { requireEvidence: false, requireVerified: false, leaseMs: null };
 
@@ -68,7 +69,7 @@ export function prismaTrustRepository(db: Tx): TrustRepository {
       // Raw SQL: read on every task write, where Prisma's query compiler costs several times the statement itself.
       const rows = await inChunks(
         taskIds,
-        (chunk) => db.$queryRaw<(EvidenceRow & { id: number })[]>`
+        (chunk) => rawSql(db).$queryRaw<(EvidenceRow & { id: number })[]>`
           SELECT "id", "listId", "taskId", "provenance", "success", "body", "at" FROM "TaskEvidence"
           WHERE "listId" = ${listId} AND "taskId" IN (${Prisma.join(chunk)}) ORDER BY "id"`,
       );
@@ -92,7 +93,7 @@ export function prismaTrustRepository(db: Tx): TrustRepository {
       (
         await inChunks(
           taskIds,
-          (chunk) => db.$queryRaw<Parameters<typeof toLease>[0][]>`
+          (chunk) => rawSql(db).$queryRaw<Parameters<typeof toLease>[0][]>`
             SELECT ${columnsOf(leaseSelect)} FROM "TaskLease" WHERE "listId" = ${listId} AND "taskId" IN (${Prisma.join(chunk)})`,
         )
       ).map(toLease),
@@ -115,7 +116,7 @@ export function prismaTrustRepository(db: Tx): TrustRepository {
     requirementsOf: (listId, taskIds) =>
       inChunks(
         taskIds,
-        (chunk) => db.$queryRaw<{ taskId: string; capability: string }[]>`
+        (chunk) => rawSql(db).$queryRaw<{ taskId: string; capability: string }[]>`
           SELECT "taskId", "capability" FROM "TaskRequirement" WHERE "listId" = ${listId} AND "taskId" IN (${Prisma.join(chunk)})
           ORDER BY "capability"`,
       ),
@@ -128,7 +129,7 @@ export function prismaTrustRepository(db: Tx): TrustRepository {
         taskIds,
         (chunk) => {
           const ids = Prisma.join(chunk);
-          return db.$queryRaw<TrustRow[]>`
+          return rawSql(db).$queryRaw<TrustRow[]>`
           SELECT 'evidence' AS "kind", "id", "taskId", "provenance" AS "name", "success", "body", "at", CAST(NULL AS INTEGER) AS "leaseMs"
           FROM "TaskEvidence" WHERE "listId" = ${listId} AND "taskId" IN (${ids})
           UNION ALL
@@ -160,7 +161,7 @@ export function prismaTrustRepository(db: Tx): TrustRepository {
     async firstReadyFor(listId, agent, capabilities) {
       // The ready index search (most urgent, then oldest), skipping tasks that require something the session did not declare.
       const unmet = capabilities.length ? Prisma.sql`AND r."capability" NOT IN (${Prisma.join([...capabilities])})` : Prisma.empty;
-      const [row] = await db.$queryRaw<{ id: string }[]>`
+      const [row] = await rawSql(db).$queryRaw<{ id: string }[]>`
         SELECT t."id" FROM "Task" t
         WHERE t."listId" = ${listId} AND t."status" = 'pending' AND t."openBlockers" = 0 AND (t."owner" IS NULL OR t."owner" = ${agent})
           AND NOT EXISTS (SELECT 1 FROM "TaskRequirement" r WHERE r."listId" = t."listId" AND r."taskId" = t."id" ${unmet})
@@ -189,14 +190,14 @@ export function prismaTrustRepository(db: Tx): TrustRepository {
     async recordDelivery(workspaceId, deliveryId, event, at) {
       // ON CONFLICT DO NOTHING (SQLite and PostgreSQL alike): a replay inserts nothing, and a PostgreSQL transaction
       // is not aborted by a unique violation.
-      const inserted = await db.$executeRaw`
+      const inserted = await rawSql(db).$executeRaw`
         INSERT INTO "GithubDelivery" ${insertOf({ workspaceId, deliveryId, event, at })} ON CONFLICT DO NOTHING`;
       return inserted === 1;
     },
     async tasksMentioning(workspaceId, text) {
       // A portable LIKE on the metadata's and the labels' JSON text narrows the search; the caller checks the fields.
       const pattern = `%${text.replace(/[\\%_]/g, (c) => `\\${c}`)}%`;
-      const rows = await db.$queryRaw<{ listId: string; id: string; metadata: string; labels: string }[]>`
+      const rows = await rawSql(db).$queryRaw<{ listId: string; id: string; metadata: string; labels: string }[]>`
         SELECT t."listId", t."id", t."metadata", t."labels" FROM "Task" t JOIN "TaskList" l ON l."id" = t."listId"
         WHERE l."workspaceId" = ${workspaceId} AND l."staging" = ${false} AND t."status" <> 'deleted'
           AND (t."metadata" LIKE ${pattern} ESCAPE '\\' OR t."labels" LIKE ${pattern} ESCAPE '\\')

@@ -5,6 +5,7 @@ import { graph } from '@agent-tasks/core';
 import { Prisma } from '../generated/prisma/client.ts';
 import type { AfterCommit, Tx } from './tx.ts';
 import { CHUNK } from './raw-sql.ts';
+import { rawSql } from '../db/direct-sql.ts';
 
 type Ranked = { id: string; rank: number };
 
@@ -19,7 +20,7 @@ async function setRanks(db: Tx, listId: string, ranks: Ranked[]) {
       chunk.map((r) => Prisma.sql`WHEN ${r.id} THEN CAST(${r.rank} AS INTEGER)`),
       ' ',
     );
-    await db.$executeRaw`
+    await rawSql(db).$executeRaw`
       UPDATE "Task" SET "rank" = CASE "id" ${cases} END WHERE "listId" = ${listId} AND "id" IN (${Prisma.join(chunk.map((r) => r.id))})`;
   }
 }
@@ -30,12 +31,12 @@ async function setRanks(db: Tx, listId: string, ranks: Ranked[]) {
  */
 export async function ensureRanked(db: Tx, listId: string, ranked: RankedLists, afterCommit: AfterCommit): Promise<boolean> {
   if (ranked.has(listId)) return false;
-  const [unranked] = await db.$queryRaw<unknown[]>`SELECT 1 AS "x" FROM "Task" WHERE "listId" = ${listId} AND "rank" = 0 LIMIT 1`;
+  const [unranked] = await rawSql(db).$queryRaw<unknown[]>`SELECT 1 AS "x" FROM "Task" WHERE "listId" = ${listId} AND "rank" = 0 LIMIT 1`;
   if (unranked) {
-    const tasks = await db.$queryRaw<
+    const tasks = await rawSql(db).$queryRaw<
       { id: string; seq: number }[]
     >`SELECT "id", "seq" FROM "Task" WHERE "listId" = ${listId} ORDER BY "seq"`;
-    const edges = await db.$queryRaw<{ blockerId: string; blockedId: string }[]>`
+    const edges = await rawSql(db).$queryRaw<{ blockerId: string; blockedId: string }[]>`
       SELECT "blockerId", "blockedId" FROM "TaskEdge" WHERE "listId" = ${listId}`;
     // Blockers first, otherwise in creation order (a list whose edges were all checked has no cycle).
     const sorted = graph.topologicalOrder(
@@ -60,7 +61,7 @@ export async function rankNewEdges(db: Tx, listId: string, edges: readonly { blo
   const held: Ranked[] = [];
   for (let i = 0; i < ends.length; i += CHUNK) {
     const chunk = Prisma.join(ends.slice(i, i + CHUNK));
-    held.push(...(await db.$queryRaw<Ranked[]>`SELECT "id", "rank" FROM "Task" WHERE "listId" = ${listId} AND "id" IN (${chunk})`));
+    held.push(...(await rawSql(db).$queryRaw<Ranked[]>`SELECT "id", "rank" FROM "Task" WHERE "listId" = ${listId} AND "id" IN (${chunk})`));
   }
   held.sort((a, b) => a.rank - b.rank);
   // Core's stable order: ready tasks by current rank, so edges that already agree with the ranks move nothing.
@@ -91,7 +92,7 @@ const agreeingKey = (listId: string, blockerId: string, blockedId: string) => `$
 /** The ranks of two tasks of one list, ranking the list first if it was made before ranks were kept. */
 async function ranksOf({ db, ranked, afterCommit }: RankContext, listId: string, a: string, b: string): Promise<[number, number] | null> {
   const read = async () => {
-    const rows = await db.$queryRaw<Ranked[]>`SELECT "id", "rank" FROM "Task" WHERE "listId" = ${listId} AND "id" IN (${a}, ${b})`;
+    const rows = await rawSql(db).$queryRaw<Ranked[]>`SELECT "id", "rank" FROM "Task" WHERE "listId" = ${listId} AND "id" IN (${a}, ${b})`;
     return [rows.find((r) => r.id === a), rows.find((r) => r.id === b)] as const;
   };
   let [ra, rb] = await read();
@@ -104,7 +105,7 @@ async function ranksOf({ db, ranked, afterCommit }: RankContext, listId: string,
 // (listId, end); without it, it may loop over the whole list's edges or tasks per step. PostgreSQL plans it as a join.
 
 /** `from` and every task of the list reachable from it along "blocks" edges whose rank is below `below`. */
-const forwardWithin = (db: Tx, listId: string, from: string, below: number) => db.$queryRaw<Ranked[]>`
+const forwardWithin = (db: Tx, listId: string, from: string, below: number) => rawSql(db).$queryRaw<Ranked[]>`
   WITH RECURSIVE "walk"("id") AS (
     SELECT ${from}
     UNION
@@ -114,7 +115,7 @@ const forwardWithin = (db: Tx, listId: string, from: string, below: number) => d
   SELECT t."id", t."rank" FROM "walk" w CROSS JOIN "Task" t WHERE t."listId" = ${listId} AND t."id" = w."id"`;
 
 /** `to` and every task of the list that reaches it along "blocks" edges whose rank is above `above`. */
-const backwardWithin = (db: Tx, listId: string, to: string, above: number) => db.$queryRaw<Ranked[]>`
+const backwardWithin = (db: Tx, listId: string, to: string, above: number) => rawSql(db).$queryRaw<Ranked[]>`
   WITH RECURSIVE "walk"("id") AS (
     SELECT ${to}
     UNION
