@@ -36,28 +36,53 @@ describe('raw statements on our SQLite connection', () => {
       FROM "Workspace" WHERE "id" >= ${'ws_1'} ORDER BY "id"`;
     expect(direct).toEqual(await statement('ws_1'));
     expect(direct).toEqual([
-      { id: 'ws_1', name: 'one', oneActiveRule: false, createdAt: at, nothing: null, n: 2, half: 2.5, later: at.getTime() + 1, joined: 'xone' },
-      { id: 'ws_2', name: 'two', oneActiveRule: true, createdAt: at, nothing: null, n: 2, half: 2.5, later: at.getTime() + 1, joined: 'xtwo' },
+      {
+        id: 'ws_1',
+        name: 'one',
+        oneActiveRule: false,
+        createdAt: at,
+        nothing: null,
+        n: 2,
+        half: 2.5,
+        later: at.getTime() + 1,
+        joined: 'xone',
+      },
+      {
+        id: 'ws_2',
+        name: 'two',
+        oneActiveRule: true,
+        createdAt: at,
+        nothing: null,
+        n: 2,
+        half: 2.5,
+        later: at.getTime() + 1,
+        joined: 'xtwo',
+      },
     ]);
   });
 
   it("bind dates, booleans and nulls as Prisma does, and count an UPDATE's rows", async () => {
     const { db } = handle;
     const later = new Date(at.getTime() + 60_000);
-    expect(await rawSql(db).$executeRaw`UPDATE "Workspace" SET "createdAt" = ${later}, "oneActiveRule" = ${true} WHERE "id" = ${'ws_1'}`).toBe(1);
+    expect(
+      await rawSql(db).$executeRaw`UPDATE "Workspace" SET "createdAt" = ${later}, "oneActiveRule" = ${true} WHERE "id" = ${'ws_1'}`,
+    ).toBe(1);
     expect(await db.workspace.findUnique({ where: { id: 'ws_1' }, select: { createdAt: true, oneActiveRule: true } })).toEqual({
       createdAt: later,
       oneActiveRule: true,
     });
-    expect(await rawSql(db).$queryRaw`SELECT "id" FROM "Workspace" WHERE "createdAt" = ${later} AND "oneActiveRule" = ${true}`).toEqual([{ id: 'ws_1' }]);
+    expect(await rawSql(db).$queryRaw`SELECT "id" FROM "Workspace" WHERE "createdAt" = ${later} AND "oneActiveRule" = ${true}`).toEqual([
+      { id: 'ws_1' },
+    ]);
     expect(await rawSql(db).$executeRaw`UPDATE "Workspace" SET "name" = ${'none'} WHERE "id" = ${null}`).toBe(0);
   });
 
   it("refuse in SQLite's own words, with the adapter's error (its kind) as the cause", async () => {
     const { db } = handle;
     const refused = await rawSql(db)
-      .$executeRaw`INSERT INTO "Workspace" ("id", "name", "oneActiveRule", "createdAt") VALUES (${'ws_1'}, ${'dup'}, ${true}, ${at})`
-      .catch((error: unknown) => error);
+      .$executeRaw`INSERT INTO "Workspace" ("id", "name", "oneActiveRule", "createdAt") VALUES (${'ws_1'}, ${'dup'}, ${true}, ${at})`.catch(
+      (error: unknown) => error,
+    );
     expect(String((refused as Error).message)).toBe('UNIQUE constraint failed: Workspace.id');
     expect((refused as { cause?: { cause?: { kind?: string } } }).cause?.cause?.kind).toBe('UniqueConstraintViolation');
   });
@@ -70,12 +95,21 @@ describe("the store's own write transaction", () => {
   };
   const names = async () => (await handle.db.workspace.findMany({ orderBy: { id: 'asc' }, select: { id: true } })).map((w) => w.id);
 
-  it("holds a nested create Prisma runs in a transaction of its own (a savepoint), committed with it", async () => {
+  it('holds a nested create Prisma runs in a transaction of its own (a savepoint), committed with it', async () => {
     await transaction()(async (tx) => {
-      await tx.workspace.create({ data: { id: 'ws_3', name: 'three', sessions: { create: [] }, apiKeys: { create: [{ id: 'k_3', role: 'admin', name: 'k', tokenHash: 'h3' }] } } });
+      await tx.workspace.create({
+        data: {
+          id: 'ws_3',
+          name: 'three',
+          sessions: { create: [] },
+          apiKeys: { create: [{ id: 'k_3', role: 'admin', name: 'k', tokenHash: 'h3' }] },
+        },
+      });
       await rawSql(tx).$executeRaw`UPDATE "Workspace" SET "name" = ${'three!'} WHERE "id" = ${'ws_3'}`;
     });
-    expect(await handle.db.workspace.findUnique({ where: { id: 'ws_3' }, select: { name: true, apiKeys: { select: { id: true } } } })).toEqual({
+    expect(
+      await handle.db.workspace.findUnique({ where: { id: 'ws_3' }, select: { name: true, apiKeys: { select: { id: true } } } }),
+    ).toEqual({
       name: 'three!',
       apiKeys: [{ id: 'k_3' }],
     });
@@ -84,8 +118,11 @@ describe("the store's own write transaction", () => {
   it('rolls back everything when its work throws, the nested create too, and lets the next one in', async () => {
     const before = await names();
     const failed = transaction()(async (tx) => {
-      await tx.workspace.create({ data: { id: 'ws_4', name: 'four', apiKeys: { create: [{ id: 'k_4', role: 'admin', name: 'k', tokenHash: 'h4' }] } } });
-      await rawSql(tx).$executeRaw`INSERT INTO "Workspace" ("id", "name", "oneActiveRule", "createdAt") VALUES (${'ws_5'}, ${'five'}, ${true}, ${at})`;
+      await tx.workspace.create({
+        data: { id: 'ws_4', name: 'four', apiKeys: { create: [{ id: 'k_4', role: 'admin', name: 'k', tokenHash: 'h4' }] } },
+      });
+      await rawSql(tx)
+        .$executeRaw`INSERT INTO "Workspace" ("id", "name", "oneActiveRule", "createdAt") VALUES (${'ws_5'}, ${'five'}, ${true}, ${at})`;
       throw new Error('refused');
     });
     await expect(failed).rejects.toThrow('refused');

@@ -49,47 +49,45 @@ export function groupCommit({ db, savepoints, transaction, ...handle }: DbHandle
     let batch: Job[] = [];
     const done: Done[] = [];
     try {
-      await inTransaction(
-        async (tx) => {
-          batch = queue.splice(0, maxBatch);
-          const [only] = batch;
-          if (batch.length === 1 && only) {
-            // Alone: no savepoint; a refusal rolls the whole transaction back.
-            const hooks: (() => void)[] = [];
-            done.push({ job: only, ok: true, value: await only.work(tx, (fn) => hooks.push(fn)), hooks });
-            return;
+      await inTransaction(async (tx) => {
+        batch = queue.splice(0, maxBatch);
+        const [only] = batch;
+        if (batch.length === 1 && only) {
+          // Alone: no savepoint; a refusal rolls the whole transaction back.
+          const hooks: (() => void)[] = [];
+          done.push({ job: only, ok: true, value: await only.work(tx, (fn) => hooks.push(fn)), hooks });
+          return;
+        }
+        const started = Date.now();
+        let waitedInVain = false;
+        for (const [i, job] of batch.entries()) {
+          // A write that waited its busy timeout for a lock (PostgreSQL takes locks statement by statement) or a
+          // batch that has run long: the writes not begun go first into the next transaction, so none waits out
+          // another's lock wait, and the transaction stays far inside its own timeout.
+          if (i > 0 && (waitedInVain || Date.now() - started > budgetMs)) {
+            queue.unshift(...batch.slice(i));
+            batch = batch.slice(0, i);
+            break;
           }
-          const started = Date.now();
-          let waitedInVain = false;
-          for (const [i, job] of batch.entries()) {
-            // A write that waited its busy timeout for a lock (PostgreSQL takes locks statement by statement) or a
-            // batch that has run long: the writes not begun go first into the next transaction, so none waits out
-            // another's lock wait, and the transaction stays far inside its own timeout.
-            if (i > 0 && (waitedInVain || Date.now() - started > budgetMs)) {
-              queue.unshift(...batch.slice(i));
-              batch = batch.slice(0, i);
-              break;
-            }
-            const hooks: (() => void)[] = [];
-            // Awaited only where a savepoint is a round trip (PostgreSQL); SQLite's run at once, with no extra turn.
-            const opened = savepoints.open();
-            if (opened) await opened;
-            let value: unknown;
-            try {
-              value = await job.work(tx, (fn) => hooks.push(fn));
-            } catch (error) {
-              const undone = savepoints.close(false);
-              if (undone) await undone;
-              done.push({ job, ok: false, value: error, hooks: [] });
-              waitedInVain = isDatabaseBusy(error);
-              continue;
-            }
-            const kept = savepoints.close(true);
-            if (kept) await kept;
-            done.push({ job, ok: true, value, hooks });
+          const hooks: (() => void)[] = [];
+          // Awaited only where a savepoint is a round trip (PostgreSQL); SQLite's run at once, with no extra turn.
+          const opened = savepoints.open();
+          if (opened) await opened;
+          let value: unknown;
+          try {
+            value = await job.work(tx, (fn) => hooks.push(fn));
+          } catch (error) {
+            const undone = savepoints.close(false);
+            if (undone) await undone;
+            done.push({ job, ok: false, value: error, hooks: [] });
+            waitedInVain = isDatabaseBusy(error);
+            continue;
           }
-        },
-      );
+          const kept = savepoints.close(true);
+          if (kept) await kept;
+          done.push({ job, ok: true, value, hooks });
+        }
+      });
     } catch (error) {
       // Nothing committed: a lone write's own refusal, a failed COMMIT, or the write lock never came ("busy"),
       // in which case everything still queued fails with it.

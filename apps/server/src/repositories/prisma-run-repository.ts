@@ -111,7 +111,9 @@ export const prismaRunRepository = (db: Tx): RunRepository => ({
   },
   async get(workspaceId, id) {
     // A step reads and writes the whole run: raw statements, the cheapest Prisma offers.
-    const [row] = await rawSql(db).$queryRaw<RunRow[]>`SELECT ${RUN_COLUMNS} FROM "Run" WHERE "id" = ${id} AND "workspaceId" = ${workspaceId}`;
+    const [row] = await rawSql(db).$queryRaw<
+      RunRow[]
+    >`SELECT ${RUN_COLUMNS} FROM "Run" WHERE "id" = ${id} AND "workspaceId" = ${workspaceId}`;
     return row ? toRun(row) : null;
   },
   async getAnywhere(id) {
@@ -122,7 +124,9 @@ export const prismaRunRepository = (db: Tx): RunRepository => ({
     (await db.run.updateMany({ where: { workspaceId, id }, data: { linkRevokedAt: at } })).count === 1,
   async update(run, fromVersion) {
     const { id, workspaceId, sessionId, parentRunId, startAttemptId, createdAt, ...fields } = fromRun(run);
-    return (await rawSql(db).$executeRaw`UPDATE "Run" SET ${assignmentsOf(fields)} WHERE "id" = ${id} AND "version" = ${fromVersion}`) === 1;
+    return (
+      (await rawSql(db).$executeRaw`UPDATE "Run" SET ${assignmentsOf(fields)} WHERE "id" = ${id} AND "version" = ${fromVersion}`) === 1
+    );
   },
   list: async (workspaceId, filter) =>
     (
@@ -137,9 +141,7 @@ export const prismaRunRepository = (db: Tx): RunRepository => ({
     await rawSql(db).$executeRaw`INSERT INTO "RunStep" ${insertOf(step)}`;
   },
   steps: async (runId) =>
-    (await rawSql(db).$queryRaw<StepRow[]>`SELECT ${STEP_COLUMNS} FROM "RunStep" WHERE "runId" = ${runId} ORDER BY "seq" ASC`).map(
-      toStep,
-    ),
+    (await rawSql(db).$queryRaw<StepRow[]>`SELECT ${STEP_COLUMNS} FROM "RunStep" WHERE "runId" = ${runId} ORDER BY "seq" ASC`).map(toStep),
   async findStepByAttempt(runId, attemptId) {
     // Every step looks for its resend first: a raw statement, without Prisma's query pipeline.
     const [row] = await rawSql(db).$queryRaw<(StepRow & { fingerprint: string | null; answer: string | null })[]>`

@@ -202,7 +202,8 @@ export function prismaTaskRepository(db: Tx, state: TaskRepositoryState, afterCo
         }
       }
       // PostgreSQL: the list's row lock (SQLite's BEGIN IMMEDIATE already runs one write at a time).
-      if (list && options?.hold && state.lockLists) await rawSql(db).$queryRaw`SELECT "id" FROM "TaskList" WHERE "id" = ${list.id} FOR UPDATE`;
+      if (list && options?.hold && state.lockLists)
+        await rawSql(db).$queryRaw`SELECT "id" FROM "TaskList" WHERE "id" = ${list.id} FOR UPDATE`;
       return list;
     },
     async createList(list) {
@@ -243,7 +244,8 @@ export function prismaTaskRepository(db: Tx, state: TaskRepositoryState, afterCo
         if (cycle) return { added: false, cycle };
       }
       await rankForEdge(ranks, listId, blockerId, blockedId);
-      await rawSql(db).$executeRaw`INSERT INTO "TaskEdge" ("listId", "blockerId", "blockedId") VALUES (${listId}, ${blockerId}, ${blockedId})`;
+      await rawSql(db)
+        .$executeRaw`INSERT INTO "TaskEdge" ("listId", "blockerId", "blockedId") VALUES (${listId}, ${blockerId}, ${blockedId})`;
       return { added: true };
     },
     async removeEdges(listId, edges) {
@@ -353,7 +355,8 @@ export function prismaTaskRepository(db: Tx, state: TaskRepositoryState, afterCo
       await rawSql(db).$executeRaw`
         UPDATE "Task" SET "listId" = ${listId}, "seq" = "seq" + ${taskShift}, "rank" = "rank" + ${taskShift} WHERE "listId" = ${stagingId}`;
       await rawSql(db).$executeRaw`UPDATE "TaskEdge" SET "listId" = ${listId} WHERE "listId" = ${stagingId}`;
-      await rawSql(db).$executeRaw`UPDATE "TaskChange" SET "listId" = ${listId}, "seq" = "seq" + ${firstChange - 1} WHERE "listId" = ${stagingId}`;
+      await rawSql(db)
+        .$executeRaw`UPDATE "TaskChange" SET "listId" = ${listId}, "seq" = "seq" + ${firstChange - 1} WHERE "listId" = ${stagingId}`;
       await db.taskList.delete({ where: { id: stagingId }, select: { id: true } });
       return { taskShift, firstChange };
     },
