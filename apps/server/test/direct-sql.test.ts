@@ -131,4 +131,21 @@ describe("the store's own write transaction", () => {
     await transaction()((tx) => tx.workspace.create({ data: { id: 'ws_6', name: 'six' } }));
     expect(await names()).toEqual([...before, 'ws_6']);
   });
+
+  it("runs Prisma's transactions one at a time when two start at once: each commits or rolls back only its own", async () => {
+    const before = await names();
+    const key = (id: string, tokenHash: string) => ({ apiKeys: { create: [{ id, role: 'admin', name: 'k', tokenHash }] } });
+    await transaction()(async (tx) => {
+      const results = await Promise.allSettled([
+        tx.workspace.create({ data: { id: 'ws_7', name: 'seven', ...key('k_7', 'h7') } }),
+        tx.workspace.create({ data: { id: 'ws_8', name: 'eight', ...key('k_8', 'h7') } }), // the same token hash: refused
+        tx.workspace.create({ data: { id: 'ws_9', name: 'nine', ...key('k_9', 'h9') } }),
+      ]);
+      expect(results.map((r) => r.status)).toEqual(['fulfilled', 'rejected', 'fulfilled']);
+    });
+    expect(await names()).toEqual([...before, 'ws_7', 'ws_9']);
+    expect(
+      (await handle.db.apiKey.findMany({ where: { id: { in: ['k_7', 'k_8', 'k_9'] } }, select: { id: true } })).map((k) => k.id),
+    ).toEqual(['k_7', 'k_9']);
+  });
 });

@@ -234,6 +234,7 @@ export class SqliteConnection {
   /** Set while the store's own transaction (`storeTransaction`) is open: Prisma's transactions nest in savepoints. */
   storeTransactionOpen = false;
   #nested = 0;
+  #nestedQueue: Promise<void> = Promise.resolve();
 
   constructor(file: string, options: SqliteConnectionOptions) {
     // busy_timeout 0: SQLite's own busy handler sleeps on this thread; we wait asynchronously instead.
@@ -353,9 +354,17 @@ export class SqliteConnection {
     }
   }
 
-  /** A savepoint name for a transaction Prisma starts inside the store's. */
-  nestedSavepoint(): string {
-    return `prisma_nested_${++this.#nested}`;
+  /**
+   * A turn for a transaction Prisma starts inside the store's: one at a time, each in its own savepoint (two open at
+   * once would nest, and ending the outer one would end the inner one with it). Resolves with its savepoint's name and
+   * the function that gives the turn back.
+   */
+  async nestedTurn(): Promise<{ name: string; done: () => void }> {
+    let done!: () => void;
+    const previous = this.#nestedQueue;
+    this.#nestedQueue = new Promise<void>((resolve) => (done = resolve));
+    await previous;
+    return { name: `prisma_nested_${++this.#nested}`, done };
   }
 
   execute(query: SqlQuery, dates: 'unixepoch-ms' | 'iso8601'): number {
@@ -480,19 +489,33 @@ class SavepointTransaction extends SqliteQueryable implements Transaction {
     conn: SqliteConnection,
     dates: 'unixepoch-ms' | 'iso8601',
     private readonly name: string,
+    private readonly done: () => void,
   ) {
     super(conn, dates);
-    conn.exec(`SAVEPOINT ${name}`);
+    try {
+      conn.exec(`SAVEPOINT ${name}`);
+    } catch (error) {
+      done();
+      throw error;
+    }
   }
 
   commit(): Promise<void> {
-    this.conn.exec(`RELEASE ${this.name}`);
+    try {
+      this.conn.exec(`RELEASE ${this.name}`);
+    } finally {
+      this.done();
+    }
     return Promise.resolve();
   }
 
   rollback(): Promise<void> {
-    this.conn.exec(`ROLLBACK TO ${this.name}`);
-    this.conn.exec(`RELEASE ${this.name}`);
+    try {
+      this.conn.exec(`ROLLBACK TO ${this.name}`);
+      this.conn.exec(`RELEASE ${this.name}`);
+    } finally {
+      this.done();
+    }
     return Promise.resolve();
   }
 
@@ -526,7 +549,10 @@ class SqliteAdapter extends SqliteQueryable implements SqlDriverAdapter {
     if (isolationLevel && isolationLevel !== 'SERIALIZABLE') {
       throw new DriverAdapterError({ kind: 'InvalidIsolationLevel', level: isolationLevel });
     }
-    if (this.conn.storeTransactionOpen) return new SavepointTransaction(this.conn, this.dates, this.conn.nestedSavepoint());
+    if (this.conn.storeTransactionOpen) {
+      const { name, done } = await this.conn.nestedTurn();
+      return new SavepointTransaction(this.conn, this.dates, name, done);
+    }
     const end = await this.conn.begin();
     return new SqliteTransaction(this.conn, this.dates, end);
   }

@@ -24,7 +24,10 @@ interface Done {
 export interface GroupCommitOptions {
   /** Most writes in one transaction. */
   maxBatch?: number;
-  /** How long one batch may run before Prisma rolls it back. */
+  /**
+   * How long one batch may run before Prisma rolls it back (PostgreSQL); a quarter of it ends a batch early on both.
+   * SQLite's own transaction has no deadline of its own: its writes answer at once, so none waits on the database.
+   */
   timeoutMs?: number;
   /** How long to wait to begin (the adapter answers "busy" at its own busy timeout first). */
   maxWaitMs?: number;
