@@ -444,7 +444,25 @@ class SqliteQueryable {
   }
 }
 
-class SqliteTransaction extends SqliteQueryable implements Transaction {
+/** What both kinds of transaction do alike: the savepoints Prisma sets inside them. */
+abstract class SqliteSavepoints extends SqliteQueryable {
+  createSavepoint(name: string): Promise<void> {
+    this.conn.exec(`SAVEPOINT ${name}`);
+    return Promise.resolve();
+  }
+
+  rollbackToSavepoint(name: string): Promise<void> {
+    this.conn.exec(`ROLLBACK TO ${name}`);
+    return Promise.resolve();
+  }
+
+  releaseSavepoint(name: string): Promise<void> {
+    this.conn.exec(`RELEASE ${name}`);
+    return Promise.resolve();
+  }
+}
+
+class SqliteTransaction extends SqliteSavepoints implements Transaction {
   // Prisma sends COMMIT and ROLLBACK itself as statements; commit()/rollback() then only end our bookkeeping.
   readonly options = { usePhantomQuery: false };
   constructor(
@@ -465,25 +483,10 @@ class SqliteTransaction extends SqliteQueryable implements Transaction {
     this.end();
     return Promise.resolve();
   }
-
-  createSavepoint(name: string): Promise<void> {
-    this.conn.exec(`SAVEPOINT ${name}`);
-    return Promise.resolve();
-  }
-
-  rollbackToSavepoint(name: string): Promise<void> {
-    this.conn.exec(`ROLLBACK TO ${name}`);
-    return Promise.resolve();
-  }
-
-  releaseSavepoint(name: string): Promise<void> {
-    this.conn.exec(`RELEASE ${name}`);
-    return Promise.resolve();
-  }
 }
 
 /** A transaction Prisma starts for one of its queries inside the store's own: a savepoint, ended by Prisma's calls. */
-class SavepointTransaction extends SqliteQueryable implements Transaction {
+class SavepointTransaction extends SqliteSavepoints implements Transaction {
   readonly options = { usePhantomQuery: true };
   constructor(
     conn: SqliteConnection,
@@ -516,21 +519,6 @@ class SavepointTransaction extends SqliteQueryable implements Transaction {
     } finally {
       this.done();
     }
-    return Promise.resolve();
-  }
-
-  createSavepoint(name: string): Promise<void> {
-    this.conn.exec(`SAVEPOINT ${name}`);
-    return Promise.resolve();
-  }
-
-  rollbackToSavepoint(name: string): Promise<void> {
-    this.conn.exec(`ROLLBACK TO ${name}`);
-    return Promise.resolve();
-  }
-
-  releaseSavepoint(name: string): Promise<void> {
-    this.conn.exec(`RELEASE ${name}`);
     return Promise.resolve();
   }
 }
