@@ -1,8 +1,10 @@
 // Black-box tests of `agent-tasks serve --workers 2`: two processes share the port and the SQLite file, one of them
 // runs every write, and they stay correct across processes — live events, revocations (of calls and of streams),
-// compare-and-set writes, claims, claim leases, notifications, a worker crash.
+// compare-and-set writes, claims, claim leases, notifications, a worker crash; writes go to the writer's own socket.
 import { execFile } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
+import { existsSync, lstatSync, readFileSync, readdirSync, statSync } from 'node:fs';
+import path from 'node:path';
 import { createClient, openSessionClient } from '@agent-tasks/sdk';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { holdWriteLock, sqliteOnly } from './support/database.ts';
@@ -115,6 +117,26 @@ sqliteOnly('agent-tasks serve --workers 2', () => {
     );
     expect(performance.now() - revokedAt).toBeLessThan(guardMs(1_000));
     expect(JSON.parse(refusal.body).error.message).toBe('Error: unauthorized: this API key has been revoked.');
+  });
+
+  it('a key revoked through the worker that is not the writer is refused there by the very next request', async () => {
+    const [a, b] = await bothWorkers();
+    const other = a.pid === writerPid() ? b : a;
+    const created = await adminClient(server).keys.create({ name: 'revoked here', role: 'agent' });
+    // The worker has resolved (and cached) the key; after a write through it, the writer holds SQLite's write-lock turn.
+    expect(await other.query<{ role: string }>('workspaces.whoami', undefined, created.token)).toMatchObject({ role: 'agent' });
+    await other.mutate('keys.create', { name: 'a write first', role: 'viewer' }, server.adminKey);
+    // With the primary stopped, the revocation cannot come round through it: it must come with the writer's answer.
+    const primary = server.process().pid as number;
+    process.kill(primary, 'SIGSTOP');
+    try {
+      await other.mutate('keys.revoke', { id: created.key.id }, server.adminKey);
+      const answer = await other.request('GET', '/trpc/workspaces.whoami', { token: created.token });
+      expect(answer.status).toBe(401);
+      expect(JSON.parse(answer.body).error.message).toBe('Error: unauthorized: this API key has been revoked.');
+    } finally {
+      process.kill(primary, 'SIGCONT');
+    }
   });
 
   it('streams on one worker end within 1 s when their key is revoked, or their session token dropped, through the other', async () => {
@@ -461,6 +483,56 @@ sqliteOnly('agent-tasks serve --workers 2', () => {
       expect((await on.mutate<{ revision: number }>('todos.write', { todos: list(++revision) }, s.token)).revision).toBe(revision);
     }
   });
+  it('writes go from a worker to the writer straight: with the primary stopped, a write through the other worker lands', async () => {
+    const s = await sessionClient(server);
+    const [a, b] = await bothWorkers();
+    const other = a.pid === writerPid() ? b : a;
+    // The writer holds SQLite's write-lock turn after this one (nobody else asked), so it needs the primary for nothing.
+    expect((await other.mutate<{ revision: number }>('todos.write', { todos: list(1) }, s.token)).revision).toBe(1);
+    const primary = server.process().pid as number;
+    process.kill(primary, 'SIGSTOP');
+    try {
+      // Relayed through the primary, this would wait for SIGCONT; the guard fails it well before.
+      const written = other.mutate<{ revision: number }>('todos.write', { todos: list(2) }, s.token);
+      const late = new Promise<'late'>((resolve) => setTimeout(() => resolve('late'), guardMs(5_000)));
+      expect(await Promise.race([written.then((w) => w.revision), late])).toBe(2);
+    } finally {
+      process.kill(primary, 'SIGCONT');
+    }
+    expect(await countRows(server, 'TodoUpdate', '"sessionId" = ?', s.session.id)).toBe(2);
+  });
+
+  it('a worker that replaces a dead one finds the writer: its writes land, answered by itself', async () => {
+    const s = await sessionClient(server);
+    const [a, b] = await bothWorkers();
+    const writer = writerPid();
+    const dead = a.pid === writer ? b.pid : a.pid;
+    const deaths = server.output().split('worker died; starting a new one').length;
+    process.kill(dead, 'SIGKILL');
+    await waitFor(
+      'the primary to log the replacement',
+      () => server.output().split('worker died; starting a new one').length > deaths,
+      guardMs(10_000),
+    );
+    const replacement = await waitFor(
+      'the new worker to answer',
+      async () => {
+        const connection = await pinnedConnection(server);
+        open.push(connection);
+        return connection.pid !== writer && connection.pid !== dead ? connection : null;
+      },
+      guardMs(15_000),
+      100,
+    );
+    const requestId = randomUUID();
+    const answer = await replacement.request('POST', '/trpc/todos.write', { token: s.token, body: { todos: list(1) }, requestId });
+    expect(answer.status).toBe(200);
+    expect(JSON.parse(answer.body).result.data).toMatchObject({ revision: 1 });
+    await waitFor('the access log line', () => pidOfRequest(server, requestId), guardMs(2_000));
+    expect(pidOfRequest(server, requestId)).toBe(replacement.pid);
+    expect(writerPid()).toBe(writer);
+  });
+
   // Last in the file: it leaves this address braked for unknown tokens.
   it('failed authentications are counted once across workers: past 30 from one address both answer 429; a key that worked passes', async () => {
     const [a, b] = await bothWorkers();
@@ -488,5 +560,27 @@ sqliteOnly('agent-tasks serve --workers 2', () => {
       // The key that worked through the first worker still passes on both.
       expect((await worker.request('GET', '/trpc/workspaces.whoami', { token: working })).status).toBe(200);
     }
+  });
+});
+
+sqliteOnly('the writer’s socket', () => {
+  it('is in a directory only the server’s user can open, removed when the server stops', async () => {
+    const own = await startServer({ process: true, env: { AGENT_TASKS_WORKERS: '2' } });
+    let dir: string | undefined;
+    try {
+      const workers = await connectionsOnWorkers(own, 2);
+      for (const worker of workers) worker.close();
+      const environ = readFileSync(`/proc/${workers[0]?.pid}/environ`, 'utf8').split('\0');
+      dir = environ.find((e) => e.startsWith('AGENT_TASKS_SOCKET_DIR='))?.slice('AGENT_TASKS_SOCKET_DIR='.length);
+      expect(dir).toBeTruthy();
+      expect(statSync(dir as string).mode & 0o777).toBe(0o700);
+      const sockets = readdirSync(dir as string);
+      expect(sockets).toHaveLength(1);
+      expect(sockets[0]).toMatch(/^writer-\d+\.sock$/);
+      expect(lstatSync(path.join(dir as string, sockets[0] as string)).isSocket()).toBe(true);
+    } finally {
+      await own.stop();
+    }
+    expect(existsSync(dir as string)).toBe(false);
   });
 });

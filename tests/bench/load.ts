@@ -124,50 +124,66 @@ async function baselines() {
   }
 }
 
-async function ours(workload: Workload, databaseFile: string, workers: number, only: 'all' | 'rows' = 'all') {
-  const server = await startAgentTasks({ databaseFile, adminKey: ADMIN_KEY, workers });
+/** The rows every configuration measures, in order. */
+function scenarioRows(workload: Workload, workers: number) {
   const system = 'agent-tasks';
+  const at = (scenario: string) => ({ system, scenario, workers });
+  return [
+    (server: ServerProcess) => measure(server, at('todos.write, 10 items, 32 sessions'), workload.todoWrites, 32),
+    (server: ServerProcess) => measure(server, at('tasks.update metadata, 10k tasks / 20k edges'), workload.taskUpdates, 32),
+    (server: ServerProcess) => measure(server, at('runs.step, 100-task runs'), { runs: workload.runSteps(workers) }, 32),
+    (server: ServerProcess) => measure(server, at('todos.get'), workload.todoGets, 32),
+    (server: ServerProcess) => measure(server, at('tasks.list readyOnly, 50 of 10k'), workload.readyPages, 32),
+    (server: ServerProcess) => measure(server, at('runs.get (run view, 100 tasks)'), workload.runViews, 32),
+  ];
+}
+
+/**
+ * The rows of each configuration (one process, `--workers N`), each row measured on one configuration right after the
+ * other (both servers up on the same file, the idle one idle), so a change in the machine's other load between rows
+ * does not fall on one configuration only; then, with `all`, the sequential and overload rows of each in turn.
+ */
+async function ours(workload: Workload, databaseFile: string, configurations: number[], only: 'all' | 'rows' = 'all') {
+  const servers: [number, ServerProcess][] = [];
   try {
-    await measure(server, { system, scenario: 'todos.write, 10 items, 32 sessions', workers }, workload.todoWrites, 32);
-    await measure(server, { system, scenario: 'tasks.update metadata, 10k tasks / 20k edges', workers }, workload.taskUpdates, 32);
-    await measure(server, { system, scenario: 'runs.step, 100-task runs', workers }, { runs: workload.runSteps(workers) }, 32);
-    await measure(server, { system, scenario: 'todos.get', workers }, workload.todoGets, 32);
-    await measure(server, { system, scenario: 'tasks.list readyOnly, 50 of 10k', workers }, workload.readyPages, 32);
-    await measure(server, { system, scenario: 'runs.get (run view, 100 tasks)', workers }, workload.runViews, 32);
-    if (only === 'rows') return;
-    if (workers === 1) {
-      const edges = await measure(
-        server,
-        { system, scenario: 'edge add + cycle check, 10k tasks (sequential)', workers },
-        workload.edgeAdds,
-        1,
-      );
-      log(`  edge add p50 ${fixed(edges.p50)} ms`);
+    for (const workers of configurations) servers.push([workers, await startAgentTasks({ databaseFile, adminKey: ADMIN_KEY, workers })]);
+    const scenarios = servers.map(([workers]) => scenarioRows(workload, workers));
+    for (let i = 0; i < (scenarios[0]?.length ?? 0); i++) {
+      for (const [k, [, server]] of servers.entries()) await scenarios[k]?.[i]?.(server);
     }
-    log(`overload: 200 connections writing, new connections probed (workers ${workers})…`);
-    const probe = probeNewConnections({ url: server.url, token: workload.probeToken, seconds: Math.max(2, SECONDS - 3), delayMs: 3_000 });
-    const overload = await measure(
-      server,
-      { system, scenario: 'todos.write, 200 connections (overload)', workers },
-      workload.todoWrites200,
-      200,
-    );
-    const probed = await probe;
-    rows.push({
-      system,
-      scenario: 'overload: first request of a new connection',
-      workers,
-      connections: 1,
-      perSecond: probed.count / Math.max(2, SECONDS - 3),
-      p50: probed.p50,
-      p99: probed.max,
-      cpuUs: null,
-      errors: probed.errors,
-    });
-    void overload;
+    if (only === 'rows') return;
+    for (const [workers, server] of servers) await sequentialRows(workload, workers, server);
   } finally {
-    await server.stop();
+    await Promise.all(servers.map(([, server]) => server.stop()));
   }
+}
+
+async function sequentialRows(workload: Workload, workers: number, server: ServerProcess) {
+  const system = 'agent-tasks';
+  if (workers === 1) {
+    const edges = await measure(
+      server,
+      { system, scenario: 'edge add + cycle check, 10k tasks (sequential)', workers },
+      workload.edgeAdds,
+      1,
+    );
+    log(`  edge add p50 ${fixed(edges.p50)} ms`);
+  }
+  log(`overload: 200 connections writing, new connections probed (workers ${workers})…`);
+  const probe = probeNewConnections({ url: server.url, token: workload.probeToken, seconds: Math.max(2, SECONDS - 3), delayMs: 3_000 });
+  await measure(server, { system, scenario: 'todos.write, 200 connections (overload)', workers }, workload.todoWrites200, 200);
+  const probed = await probe;
+  rows.push({
+    system,
+    scenario: 'overload: first request of a new connection',
+    workers,
+    connections: 1,
+    perSecond: probed.count / Math.max(2, SECONDS - 3),
+    p50: probed.p50,
+    p99: probed.max,
+    cpuUs: null,
+    errors: probed.errors,
+  });
 }
 
 function rawBaselines() {
@@ -214,10 +230,19 @@ async function fileStore() {
 const fmt = (n: number | null, digits = 1) => (n === null ? '-' : fixed(n, digits));
 const ratio = (a: number, b: number) => (b > 0 ? `${(a / b).toFixed(2)}x` : '-');
 
+/** Baselines, then ours by worker count (measured interleaved), then the in-process stores; each in measured order. */
+function shownRows() {
+  const rank = (r: Row) =>
+    r.system === 'agent-tasks' ? 1 : rows.some((o) => o.system === 'agent-tasks' && rows.indexOf(o) < rows.indexOf(r)) ? 2 : 0;
+  const keyed = rows.map((r, i) => ({ r, key: [rank(r), r.system === 'agent-tasks' ? Number(r.workers) : 0, i] }));
+  keyed.sort((a, b) => a.key[0]! - b.key[0]! || a.key[1]! - b.key[1]! || a.key[2]! - b.key[2]!);
+  return keyed.map((k) => k.r);
+}
+
 function rowsTable() {
   return textTable(
     ['system', 'scenario', 'workers', 'conns', 'req/s', 'p50 ms', 'p99 ms', 'server CPU µs/req', 'errors'],
-    rows.map((r) => [
+    shownRows().map((r) => [
       r.system,
       r.scenario,
       String(r.workers),
@@ -390,8 +415,7 @@ async function workersBench() {
   const databaseFile = path.join(dir, 'bench.db');
   log('preparing the workload (sessions, a 10,000-task list with ~20,000 edges, checklist runs)…');
   const workload = await prepareWorkload({ databaseFile, adminKey: ADMIN_KEY, seconds: SECONDS, workers: [1, WORKERS], log });
-  await ours(workload, databaseFile, 1, 'rows');
-  await ours(workload, databaseFile, WORKERS, 'rows');
+  await ours(workload, databaseFile, [1, WORKERS], 'rows');
   const rate = (scenario: string, workers: number) => find('agent-tasks', scenario, workers)?.perSecond ?? 0;
   const cpu = (scenario: string, workers: number) => find('agent-tasks', scenario, workers)?.cpuUs ?? 0;
   const ratios = textTable(
@@ -413,8 +437,7 @@ async function loadBench() {
     await baselines();
     log('preparing the workload (sessions, a 10,000-task list with ~20,000 edges, checklist runs)…');
     const workload = await prepareWorkload({ databaseFile, adminKey: ADMIN_KEY, seconds: SECONDS, workers: [1, WORKERS], log });
-    await ours(workload, databaseFile, 1);
-    if (WORKERS !== 1) await ours(workload, databaseFile, WORKERS);
+    await ours(workload, databaseFile, WORKERS === 1 ? [1] : [1, WORKERS]);
     rawBaselines();
     await fileStore();
     process.stdout.write(`${report(startLoad, workload)}\n`);

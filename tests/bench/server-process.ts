@@ -65,12 +65,16 @@ async function started(child: ChildProcess, what: string, log: string): Promise<
     const timer = setTimeout(() => (done(), reject(new Error(`${what} did not start:\n${output}${readFileSync(log, 'utf8')}`))), 60_000);
     const poll = setInterval(() => {
       const url = listening(readFileSync(log, 'utf8'));
-      if (url) (done(), resolve(url));
+      if (!url) return;
+      done();
+      resolve(url);
     }, 20);
     child.stderr?.on('data', (chunk: Buffer) => {
       output += chunk.toString();
       const url = listening(output);
-      if (url) (done(), resolve(url));
+      if (!url) return;
+      done();
+      resolve(url);
     });
     child.once('exit', (code) => {
       done();
@@ -88,7 +92,7 @@ function handle(child: ChildProcess, url: string, removeLog: () => void): Server
     cpuSeconds: () => pids().reduce((sum, p) => sum + cpuOf(p), 0),
     stop: () =>
       new Promise<void>((resolve) => {
-        if (child.exitCode !== null || child.signalCode !== null) return removeLog(), resolve();
+        if (child.exitCode !== null || child.signalCode !== null) return (removeLog(), resolve());
         child.once('exit', () => (removeLog(), resolve()));
         child.kill('SIGTERM');
         setTimeout(() => child.kill('SIGKILL'), 15_000).unref();

@@ -1,13 +1,14 @@
 // `agent-tasks serve`: starts the server from the configuration — one process, or a primary and N workers sharing
 // the port (`--workers N`) — prints the first-run key once, stops gracefully.
 import cluster from 'node:cluster';
+import path from 'node:path';
 import { isDomainError } from '@agent-tasks/core';
 import { type App, startApp } from '../app.ts';
 import { clusterLiveEvents } from '../cluster/cluster-live-events.ts';
 import { type PrimaryLink, type ToWorker, isOurs } from '../cluster/messages.ts';
 import { clusterWriteLock } from '../cluster/write-lock.ts';
-import { WRITER_ENV, runPrimary } from '../cluster/primary.ts';
-import { serveWrites, writerLink } from '../cluster/writer.ts';
+import { SOCKET_DIR_ENV, WRITER_ENV, runPrimary } from '../cluster/primary.ts';
+import { serveWrites, writerLink, writerRevocations } from '../cluster/writer.ts';
 import { appRouter } from '../routers/root.ts';
 import { type ConfigInput, ConfigError, loadConfig } from '../config.ts';
 import { createLogger, flushLines } from '../logger.ts';
@@ -81,6 +82,9 @@ export async function serve(flags: ServeFlags): Promise<void> {
   // One worker writes (and delivers notifications); the others hand it their mutations.
   const isWriter = link !== null && process.env[WRITER_ENV] === '1';
   let app: App;
+  // The writer's revocations go to the primary (for the other workers) and with the answer to the call that made them.
+  const revocations = writerRevocations();
+  const forget = (tokenHashes?: string[]) => app.services.actors.forget(tokenHashes);
   try {
     app = await startApp({
       ...config,
@@ -90,8 +94,11 @@ export async function serve(flags: ServeFlags): Promise<void> {
             live: clusterLiveEvents(link),
             writeGate: clusterWriteLock(link),
             notifications: isWriter,
-            ...(isWriter ? {} : { writer: writerLink(link, appRouter) }),
-            revoked: (tokenHashes) => link.send({ at: 'auth:revoked', ...(tokenHashes ? { tokenHashes } : {}) }),
+            ...(isWriter ? {} : { writer: writerLink(link, appRouter, { holdMs: config.busyTimeoutMs, log, forget }) }),
+            revoked: (tokenHashes) => {
+              if (isWriter) revocations.record(tokenHashes);
+              link.send({ at: 'auth:revoked', ...(tokenHashes ? { tokenHashes } : {}) });
+            },
           }
         : {}),
     });
@@ -100,12 +107,17 @@ export async function serve(flags: ServeFlags): Promise<void> {
   }
   // performance.now() counts from the process's start: the figure covers module loading, migrations and listening.
   const readyMs = Math.round(performance.now());
-  let writes: ReturnType<typeof serveWrites> | undefined;
+  let writes: Awaited<ReturnType<typeof serveWrites>> | undefined;
   if (link) {
     link.onMessage((message) => {
-      if (message.at === 'auth:forget') app.services.actors.forget(message.tokenHashes);
+      if (message.at === 'auth:forget') forget(message.tokenHashes);
     });
-    if (isWriter) writes = serveWrites(link, app.services, appRouter);
+    if (isWriter) {
+      const dir = process.env[SOCKET_DIR_ENV];
+      if (!dir) cannotStart(new Error(`${SOCKET_DIR_ENV} is not set: a writer worker is started by \`agent-tasks serve\``));
+      const address = path.join(dir, `writer-${link.id}.sock`);
+      writes = await serveWrites(link, app.services, appRouter, address, revocations).catch(cannotStart);
+    }
     log.info({ worker: link.id, writer: isWriter, readyMs }, `worker ${link.id} ready (${readyMs} ms)`);
   } else {
     printFirstRun(app.firstRun);

@@ -1,31 +1,17 @@
 // The primary's side of the workers' messages: who listens on which topic, relaying live events to just those
-// workers, telling every worker of a revocation, the turns at SQLite's write lock (first come first served), and the
-// writes handed to the writer worker and its answers (held while no writer is up; failed if it dies with them).
-// Knows workers only by id and a send function.
-import { STORE_UNREACHABLE_MESSAGE } from '@agent-tasks/core';
-import type { ToPrimary, ToWorker, WriteCall } from './messages.ts';
-
-/** A call that no writer took: it did not run (the caller answers 503 and may retry). */
-const NOT_RUN = { kind: 'domain', code: 'UNAVAILABLE', message: STORE_UNREACHABLE_MESSAGE, reason: 'unreachable' } as const;
-
-export interface HubOptions {
-  /** How long a write waits for a writer to be up (one is restarting) before it is answered unavailable. */
-  holdMs?: number;
-}
+// workers, telling every worker of a revocation, the turns at SQLite's write lock (first come first served), and
+// where the writer worker takes the others' writes (they connect to it themselves). Knows workers only by id and a
+// send function.
+import type { ToPrimary, ToWorker } from './messages.ts';
 
 interface Pending {
   left: Set<number>;
   done: () => void;
 }
 
-export function createHub(options: HubOptions = {}) {
-  const holdMs = options.holdMs ?? 5_000;
-  /** The worker that runs the writes, once it said it is ready. */
-  let writer: number | null = null;
-  /** Calls handed to the writer and not yet answered: `${from}:${call}` → the writer it went to. */
-  const relayed = new Map<string, { from: number; call: number; writer: number }>();
-  /** Calls that came while no writer was up, oldest first. */
-  let held: { from: number; message: WriteCall; timer: ReturnType<typeof setTimeout> }[] = [];
+export function createHub() {
+  /** The worker that runs the writes and where it takes them, once it said it is ready. */
+  let writer: { id: number; address: string } | null = null;
   const workers = new Map<number, (message: ToWorker) => void>();
   /** topic → workers listening on it. */
   const interest = new Map<string, Set<number>>();
@@ -69,26 +55,12 @@ export function createHub(options: HubOptions = {}) {
     }
   }
 
-  function relay(from: number, message: WriteCall) {
-    if (writer === null || !workers.has(writer)) {
-      const entry = { from, message, timer: setTimeout(() => fail(entry), holdMs) };
-      held.push(entry);
-      return;
-    }
-    relayed.set(`${from}:${message.call}`, { from, call: message.call, writer });
-    send(writer, { ...message, at: 'write:call', from });
-  }
-
-  function fail(entry: (typeof held)[number]) {
-    held = held.filter((h) => h !== entry);
-    send(entry.from, { at: 'write:done', call: entry.message.call, ok: false, failure: NOT_RUN });
-  }
-
   return {
     add(id: number, sendTo: (message: ToWorker) => void) {
       workers.set(id, sendTo);
-      // A new worker learns of every topic already listened on.
+      // A new worker learns of every topic already listened on, and where the writer is.
       for (const [topic, ids] of interest) sendTo({ at: 'live:interest', topic, workers: [...ids], ack: 0 });
+      if (writer) sendTo({ at: 'write:writer', address: writer.address });
     },
     remove(id: number) {
       workers.delete(id);
@@ -96,13 +68,11 @@ export function createHub(options: HubOptions = {}) {
       for (let i = queue.length - 1; i >= 0; i--) if (queue[i]?.id === id) queue.splice(i, 1);
       if (holder === id) holder = null;
       grantNext();
-      if (writer === id) writer = null;
-      // Calls the dead writer had: whether they committed is unknown; their callers answer unavailable (503).
-      for (const [key, pending] of relayed) {
-        if (pending.writer === id) send(pending.from, { at: 'write:done', call: pending.call, ok: false, failure: NOT_RUN });
-        if (pending.writer === id || pending.from === id) relayed.delete(key);
+      if (writer?.id === id) {
+        // Its connections closed with it: the calls on them are answered unavailable by the workers that made them.
+        writer = null;
+        for (const sendTo of workers.values()) sendTo({ at: 'write:writer', address: null });
       }
-      held = held.filter((h) => h.from !== id || (clearTimeout(h.timer), false));
       for (const ack of [...pending.keys()]) acknowledged(ack, id);
       for (const [topic, ids] of interest) {
         if (!ids.delete(id)) continue;
@@ -147,27 +117,13 @@ export function createHub(options: HubOptions = {}) {
           if (holder === from) holder = null;
           grantNext();
           return;
-        case 'write:call': {
-          const { at: _, ...call } = message;
-          relay(from, call);
+        case 'write:where':
+          if (writer) send(from, { at: 'write:writer', address: writer.address });
           return;
-        }
-        case 'write:ready': {
-          writer = from;
-          const waiting = held;
-          held = [];
-          for (const entry of waiting) {
-            clearTimeout(entry.timer);
-            relay(entry.from, entry.message);
-          }
+        case 'write:ready':
+          writer = { id: from, address: message.address };
+          for (const [id, sendTo] of workers) if (id !== from) sendTo({ at: 'write:writer', address: message.address });
           return;
-        }
-        case 'write:done': {
-          const { at: _, to, ...answer } = message;
-          if (!relayed.delete(`${to}:${answer.call}`)) return;
-          send(to, { at: 'write:done', ...answer });
-          return;
-        }
         case 'auth:revoked':
           for (const id of workers.keys())
             if (id !== from) send(id, { at: 'auth:forget', ...(message.tokenHashes ? { tokenHashes: message.tokenHashes } : {}) });

@@ -1,10 +1,11 @@
 // The messages between the primary and its workers (node:cluster IPC): live-event interest and relay, revocations,
-// the write lock's turns, and the writes handed to the writer worker (cluster/writer.ts).
+// the write lock's turns, and where the writer worker listens; and those on a worker's own socket to the writer: the
+// writes handed to it and its answers (cluster/writer.ts).
 import type { Actor, LiveEvent } from '@agent-tasks/core';
 
 /** A mutation handed to the writer: authenticated and validated by the worker that took the request. */
 export interface WriteCall {
-  /** The calling worker's own number for the call (the primary pairs it with the worker's id). */
+  /** The calling worker's own number for the call (its answer carries it back on the same connection). */
   call: number;
   path: string;
   input: unknown;
@@ -18,8 +19,14 @@ export type WriteFailure =
   | { kind: 'trpc'; code: string; message: string }
   | { kind: 'fault'; message: string; stack?: string };
 
-/** The writer's answer to one call: its result (not yet output-validated) or what it threw. */
-export type WriteAnswer = { call: number } & ({ ok: true; data: unknown } | { ok: false; failure: WriteFailure });
+/**
+ * The writer's answer to one call: its result (not yet output-validated) or what it threw; and the revocations the
+ * writer made while it ran (each a list of token hashes, or every token: null), which the calling worker applies
+ * before it answers (the other workers hear of them through the primary).
+ */
+export type WriteAnswer = { call: number; revoked?: (string[] | null)[] } & (
+  { ok: true; data: unknown } | { ok: false; failure: WriteFailure }
+);
 
 /** Worker → primary. */
 export type ToPrimary =
@@ -31,12 +38,10 @@ export type ToPrimary =
   | { at: 'lock:want'; ticket: number }
   | { at: 'lock:cancel'; ticket: number }
   | { at: 'lock:release' }
-  /** A mutation for the writer (from any other worker). */
-  | ({ at: 'write:call' } & WriteCall)
-  /** The writer is ready to take calls (sent once its app has started). */
-  | { at: 'write:ready' }
-  /** The writer's answer to a call, for worker `to`. */
-  | ({ at: 'write:done'; to: number } & WriteAnswer);
+  /** Where does the writer take calls? (A worker's question once it listens for the answer: told at once if known.) */
+  | { at: 'write:where' }
+  /** The writer takes calls at `address` (sent once its app has started and it listens there). */
+  | { at: 'write:ready'; address: string };
 
 /** Primary → worker. */
 export type ToWorker =
@@ -48,10 +53,8 @@ export type ToWorker =
   | { at: 'lock:granted'; ticket: number }
   /** Another worker waits for the write lock's turn (sent to the worker holding it). */
   | { at: 'lock:wanted' }
-  /** A call to run, from worker `from` (sent to the writer only). */
-  | ({ at: 'write:call'; from: number } & WriteCall)
-  /** The answer to this worker's call. */
-  | ({ at: 'write:done' } & WriteAnswer);
+  /** Where the writer takes calls now (null: no writer is up; one is starting). */
+  | { at: 'write:writer'; address: string | null };
 
 const KINDS = new Set([
   'live:sub',
@@ -67,9 +70,9 @@ const KINDS = new Set([
   'lock:release',
   'lock:granted',
   'lock:wanted',
-  'write:call',
+  'write:where',
   'write:ready',
-  'write:done',
+  'write:writer',
 ]);
 
 /** Whether an IPC message is one of ours (node:cluster also carries its own). */

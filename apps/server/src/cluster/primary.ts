@@ -2,6 +2,9 @@
 // forks the workers (they share the port), relays their messages, replaces a worker that dies, and stops them all
 // on SIGTERM/SIGINT.
 import cluster, { type Worker } from 'node:cluster';
+import { mkdtempSync, rmSync } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
 import { workspaces } from '@agent-tasks/core';
 import { RateLimiterClusterMaster } from 'rate-limiter-flexible';
 import { withLocalDatabase } from '../cli/local-database.ts';
@@ -13,6 +16,9 @@ import { type ToPrimary, isOurs } from './messages.ts';
 /** Set in the environment of the one worker that runs the writes (cluster/writer.ts) and delivers notifications (so
  * each is delivered once). */
 export const WRITER_ENV = 'AGENT_TASKS_WRITER';
+
+/** Set in every worker's environment: the server's private directory (mode 0700) where the writer's socket is. */
+export const SOCKET_DIR_ENV = 'AGENT_TASKS_SOCKET_DIR';
 
 /** More crashes than this within a minute and the primary gives up instead of forking forever. */
 const MAX_CRASHES_PER_MINUTE = 10;
@@ -26,7 +32,10 @@ export async function runPrimary(
   const firstRun = await withLocalDatabase({ databaseFile: config.databaseFile }, (deps) => workspaces.bootstrap(deps, config.adminKey));
   banner(firstRun);
 
-  const hub = createHub({ holdMs: config.busyTimeoutMs });
+  const hub = createHub();
+  // Only this user may connect to the writer's socket; the directory goes when the primary exits.
+  const socketDir = mkdtempSync(path.join(os.tmpdir(), 'agent-tasks-'));
+  process.once('exit', () => rmSync(socketDir, { recursive: true, force: true }));
   // The failed-authentication counters of every worker (auth/auth-guard.ts) live here.
   new RateLimiterClusterMaster();
   const notifierOf = new Map<number, boolean>();
@@ -36,7 +45,7 @@ export async function runPrimary(
   const listening = new Set<number>();
 
   function fork(notifier: boolean) {
-    const worker = cluster.fork(notifier ? { [WRITER_ENV]: '1' } : {});
+    const worker = cluster.fork({ [SOCKET_DIR_ENV]: socketDir, ...(notifier ? { [WRITER_ENV]: '1' } : {}) });
     notifierOf.set(worker.id, notifier);
     hub.add(worker.id, (message) => {
       if (worker.isConnected()) worker.send(message);

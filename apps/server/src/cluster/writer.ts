@@ -1,13 +1,17 @@
 // One writer for `serve --workers N`: every other worker takes the request, authenticates the caller and validates the
-// mutation's input, then hands the call (procedure, validated input, caller, request id) through the primary to the
-// writer worker, which runs it in its own group commit and answers; the worker validates the output, answers and logs
-// the request as if it had run it. Reads stay local to each worker. SQLite takes one write at a time: with one process
+// mutation's input, then hands the call (procedure, validated input, caller, request id) over its own socket to the
+// writer worker (the primary only tells where it listens), which runs it in its own group commit and answers; the
+// worker validates the output, answers and logs the request as if it had run it. Reads stay local to each worker. SQLite takes one write at a time: with one process
 // writing, writes no longer wait for turns at the write lock, and the writes of all workers are committed together.
-import { type Actor, DomainError, StoreUnavailable, isDomainError, isStoreUnavailable } from '@agent-tasks/core';
+import { rmSync } from 'node:fs';
+import net from 'node:net';
+import { type Actor, DomainError, STORE_UNREACHABLE_MESSAGE, StoreUnavailable, isDomainError, isStoreUnavailable } from '@agent-tasks/core';
 import { type AnyRouter, TRPCError } from '@trpc/server';
 import type { TRPC_ERROR_CODE_KEY } from '@trpc/server/rpc';
 import { type Services, createInnerContext } from '../context.ts';
-import type { PrimaryLink, WriteFailure } from './messages.ts';
+import type { Logger } from '../logger.ts';
+import { type JsonLines, jsonLines } from './json-lines.ts';
+import type { PrimaryLink, WriteAnswer, WriteCall, WriteFailure } from './messages.ts';
 
 /** Mutations that stay in the worker that took them: a stream ticket is issued for the request's own token. */
 const LOCAL = new Set(['auth.streamTicket']);
@@ -88,61 +92,170 @@ export function handMutationsToWriter(router: AnyRouter) {
   }
 }
 
-/** A worker's link to the writer, through the primary; also readies the router's mutations to use it. */
-export function writerLink(link: PrimaryLink, router: AnyRouter): WriterLink {
+/** A call that reached no writer, or whose writer died with it: whether it ran is unknown (answered 503; may retry). */
+const NOT_RUN: WriteFailure = { kind: 'domain', code: 'UNAVAILABLE', message: STORE_UNREACHABLE_MESSAGE, reason: 'unreachable' };
+
+/**
+ * A worker's link to the writer: straight to the writer's socket (its address comes from the primary), not through
+ * the primary. Calls made while no writer is connected wait up to `holdMs` for one; calls on a connection that closes
+ * before their answer are answered unavailable. Also readies the router's mutations to use it.
+ */
+export function writerLink(
+  link: PrimaryLink,
+  router: AnyRouter,
+  options: { holdMs: number; log: Logger; forget: (tokenHashes?: string[]) => void },
+): WriterLink {
   handMutationsToWriter(router);
-  const pending = new Map<number, { resolve(value: unknown): void; reject(error: unknown): void }>();
+  type Waiting = { resolve(value: unknown): void; reject(error: unknown): void };
+  type Connection = { lines: JsonLines<WriteCall>; pending: Map<number, Waiting> };
+  /** Calls made while no writer was connected, oldest first. */
+  let held: { message: WriteCall; waiting: Waiting; timer: ReturnType<typeof setTimeout> }[] = [];
+  let address: string | null = null;
+  let connected: Connection | null = null;
   let next = 1;
+
+  function send(connection: Connection, message: WriteCall, waiting: Waiting) {
+    connection.pending.set(message.call, waiting);
+    connection.lines.send(message);
+  }
+
+  function connect(to: string) {
+    const socket = net.createConnection(to);
+    /** The calls sent on this connection and not yet answered. */
+    const pending = new Map<number, Waiting>();
+    const answered = (message: WriteAnswer) => {
+      const waiting = pending.get(message.call);
+      if (!waiting) return;
+      pending.delete(message.call);
+      // Before the answer: a caller told its key is revoked finds it refused here at once.
+      for (const hashes of message.revoked ?? []) options.forget(hashes ?? undefined);
+      if (message.ok) waiting.resolve(message.data);
+      else waiting.reject(errorOf(message.failure));
+    };
+    const connection: Connection = {
+      pending,
+      lines: jsonLines<WriteAnswer, WriteCall>(socket, answered, (line) =>
+        options.log.warn({ line: line.slice(0, 200) }, 'a line from the writer that is not JSON was ignored'),
+      ),
+    };
+    socket.once('connect', () => {
+      if (address !== to) return void socket.destroy();
+      connected = connection;
+      const waiting = held;
+      held = [];
+      for (const entry of waiting) {
+        clearTimeout(entry.timer);
+        send(connection, entry.message, entry.waiting);
+      }
+    });
+    socket.on('error', () => undefined); // 'close' follows
+    socket.once('close', () => {
+      if (connected === connection) connected = null;
+      // The writer went away (died, or is stopping) with these calls: whether they committed is unknown.
+      for (const waiting of pending.values()) waiting.reject(errorOf(NOT_RUN));
+      pending.clear();
+      // Not reached (yet), or lost: tried again while this is still the writer's address.
+      if (address === to && !connected) setTimeout(() => address === to && !connected && connect(to), 100).unref();
+    });
+  }
+
   link.onMessage((message) => {
-    if (message.at !== 'write:done') return;
-    const waiting = pending.get(message.call);
-    if (!waiting) return;
-    pending.delete(message.call);
-    if (message.ok) waiting.resolve(message.data);
-    else waiting.reject(errorOf(message.failure));
+    if (message.at !== 'write:writer' || message.address === address) return;
+    address = message.address;
+    if (address) connect(address);
   });
+  // Asked once this link listens: an announcement sent before (while this process was loading) may have been missed.
+  link.send({ at: 'write:where' });
+
   return {
     call(path, input, actor, requestId) {
-      const call = next++;
+      const message: WriteCall = { call: next++, path, input, actor, requestId };
       return new Promise((resolve, reject) => {
-        pending.set(call, { resolve, reject });
-        link.send({ at: 'write:call', call, path, input, actor, requestId });
+        const waiting = { resolve, reject };
+        if (connected) return send(connected, message, waiting);
+        const entry = {
+          message,
+          waiting,
+          timer: setTimeout(() => {
+            held = held.filter((h) => h !== entry);
+            reject(errorOf(NOT_RUN));
+          }, options.holdMs),
+        };
+        held.push(entry);
       });
     },
   };
 }
 
+/** The revocations the writer made, numbered, for the answers of the calls running meanwhile. */
+export interface WriterRevocations {
+  /** Told of each revocation (token hashes, or every token). */
+  record(tokenHashes?: string[]): void;
+  /** The number of the next revocation. */
+  mark(): number;
+  /** The revocations since `mark` (a call's answer carries those made while it ran; more than its own is harmless). */
+  since(mark: number): (string[] | null)[];
+}
+
+/** Keeps the last 1,000 revocations (calls run for milliseconds; a revocation is rare). */
+export function writerRevocations(): WriterRevocations {
+  const kept: (string[] | null)[] = [];
+  let first = 0;
+  return {
+    record(tokenHashes) {
+      kept.push(tokenHashes ?? null);
+      if (kept.length > 1_000) {
+        kept.shift();
+        first++;
+      }
+    },
+    mark: () => first + kept.length,
+    // A mark older than what is kept: every token (forgetting more than needed costs a lookup, never a wrong answer).
+    since: (mark) => (mark < first ? [null] : kept.slice(mark - first)),
+  };
+}
+
 /**
- * The writer's side: runs the calls handed to it, each as its own request under the caller that made it. `stop` (at
- * shutdown, before the store closes) answers later calls unavailable, without running them, and resolves once the
- * calls under way have been answered.
+ * The writer's side: listens at `address` (a Unix socket in the server's private directory) for the other workers'
+ * calls and runs each as its own request under the caller that made it; tells the primary where it listens once it
+ * does. `stop` (at shutdown, before the store closes) answers later calls unavailable, without running them, and
+ * resolves once the calls under way have been answered.
  */
-export function serveWrites(link: PrimaryLink, services: Services, router: AnyRouter) {
+export async function serveWrites(
+  link: PrimaryLink,
+  services: Services,
+  router: AnyRouter,
+  address: string,
+  revocations: WriterRevocations,
+) {
   const procedures = proceduresOf(router);
   let running = 0;
   let stopping = false;
   let idle: (() => void) | null = null;
-  link.onMessage((message) => {
-    if (message.at !== 'write:call') return;
-    const { from, call, path, input, actor, requestId } = message;
-    if (stopping) {
-      link.send({ at: 'write:done', to: from, call, ok: false, failure: failureOf(new StoreUnavailable('unreachable')) });
-      return;
-    }
+  const server = net.createServer((socket) => {
+    socket.on('error', () => undefined); // a worker that died: its calls' answers have nowhere to go
+    const lines: JsonLines<WriteAnswer> = jsonLines<WriteCall, WriteAnswer>(
+      socket,
+      (message) => run(message, (answer) => lines.send(answer)),
+      (line) => services.log.warn({ line: line.slice(0, 200) }, 'a line from a worker that is not JSON was ignored'),
+    );
+  });
+  function run({ call, path, input, actor, requestId }: WriteCall, send: (answer: WriteAnswer) => void) {
+    if (stopping) return send({ call, ok: false, failure: failureOf(new StoreUnavailable('unreachable')) });
+    const mark = revocations.mark();
     const answer = (result: { ok: true; data: unknown } | { ok: false; failure: WriteFailure }) => {
+      const revoked = revocations.since(mark);
+      const made = revoked.length > 0 ? { revoked } : {};
       try {
-        link.send({ at: 'write:done', to: from, call, ...result });
+        send({ call, ...made, ...result });
       } catch (error) {
         // A result that cannot cross (it should always): the caller gets a fault rather than no answer.
-        link.send({ at: 'write:done', to: from, call, ok: false, failure: failureOf(error) });
+        send({ call, ...made, ok: false, failure: failureOf(error) });
       }
     };
     const def = procedures[path]?._def;
     const resolver = def?.type === 'mutation' ? def.resolver : undefined;
-    if (!resolver) {
-      answer({ ok: false, failure: { kind: 'fault', message: `no mutation ${path}` } });
-      return;
-    }
+    if (!resolver) return answer({ ok: false, failure: { kind: 'fault', message: `no mutation ${path}` } });
     const request = { id: requestId, actorId: actor.sessionId ?? actor.keyId };
     const ctx = { ...createInnerContext(services, null, request, { token: null }, actor), actor, stream: undefined };
     running++;
@@ -154,12 +267,19 @@ export function serveWrites(link: PrimaryLink, services: Services, router: AnyRo
       .finally(() => {
         if (--running === 0) idle?.();
       });
+  }
+  rmSync(address, { force: true }); // left by a writer that was killed
+  await new Promise<void>((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(address, () => resolve());
   });
-  link.send({ at: 'write:ready' });
+  link.send({ at: 'write:ready', address });
   return {
     stop(): Promise<void> {
       stopping = true;
-      return running === 0 ? Promise.resolve() : new Promise<void>((resolve) => (idle = resolve));
+      const done = running === 0 ? Promise.resolve() : new Promise<void>((resolve) => (idle = resolve));
+      // The answers under way still go out on their connections; no new connection is taken.
+      return done.then(() => void server.close());
     },
   };
 }
