@@ -4,6 +4,7 @@
 import { execFile } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
 import { existsSync, lstatSync, readFileSync, readdirSync, statSync } from 'node:fs';
+import net from 'node:net';
 import path from 'node:path';
 import { createClient, openSessionClient } from '@agent-tasks/sdk';
 import { afterAll, beforeAll, expect, it } from 'vitest';
@@ -564,7 +565,7 @@ sqliteOnly('agent-tasks serve --workers 2', () => {
 });
 
 sqliteOnly('the writer’s socket', () => {
-  it('is in a directory only the server’s user can open, removed when the server stops', async () => {
+  it('is in a directory only the server’s user can open, takes no call without the writer’s secret, goes at the stop', async () => {
     const own = await startServer({ process: true, env: { AGENT_TASKS_WORKERS: '2' } });
     let dir: string | undefined;
     try {
@@ -577,7 +578,33 @@ sqliteOnly('the writer’s socket', () => {
       const sockets = readdirSync(dir as string);
       expect(sockets).toHaveLength(1);
       expect(sockets[0]).toMatch(/^writer-\d+\.sock$/);
-      expect(lstatSync(path.join(dir as string, sockets[0] as string)).isSocket()).toBe(true);
+      const address = path.join(dir as string, sockets[0] as string);
+      expect(lstatSync(address).isSocket()).toBe(true);
+      // A call sent without the secret first (as the server's own user could): the connection is closed, nothing runs.
+      const admin = adminClient(own);
+      const keysBefore = (await admin.keys.list()).keys.length;
+      const whoami = await admin.workspaces.whoami();
+      const actor = { workspaceId: whoami.workspace.id, role: 'admin', keyId: 'forged', sessionId: null, agentName: null };
+      for (const first of [
+        'null',
+        JSON.stringify({ hello: 'guess' }),
+        JSON.stringify({ call: 1, path: 'keys.create', input: { name: 'forged', role: 'admin' }, actor, requestId: 'forged' }),
+      ]) {
+        const socket = net.createConnection(address);
+        let answer = '';
+        socket.on('data', (chunk) => (answer += chunk.toString()));
+        const closed = new Promise((resolve) => socket.once('close', resolve));
+        socket.write(
+          `${first}\n${JSON.stringify({ call: 2, path: 'keys.create', input: { name: 'forged', role: 'admin' }, actor, requestId: 'forged' })}\n`,
+        );
+        await closed;
+        expect(answer).toBe('');
+      }
+      expect((await admin.keys.list()).keys).toHaveLength(keysBefore);
+      // The writer is still the one that started, and still runs the workers' writes.
+      expect(own.output()).not.toContain('worker died');
+      await admin.keys.create({ name: 'after the forgeries', role: 'viewer' });
+      expect((await admin.keys.list()).keys).toHaveLength(keysBefore + 1);
     } finally {
       await own.stop();
     }

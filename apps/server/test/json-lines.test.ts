@@ -1,6 +1,7 @@
 // Unit tests of the JSON lines between a worker and the writer (cluster/json-lines.ts), on a real Unix socket: messages
-// split across chunks (inside a multi-byte character too) or sharing one arrive whole and in order; a bad line is
-// reported and skipped; the messages of one turn leave together.
+// split across chunks (inside a multi-byte character too) or sharing one arrive whole and in order; a bad line, or one
+// the receiver refuses, is reported and skipped; a line past the limit closes the connection; the messages of one turn
+// leave together.
 import { mkdtempSync, rmSync } from 'node:fs';
 import net from 'node:net';
 import os from 'node:os';
@@ -36,11 +37,7 @@ describe('JSON lines between worker and writer', () => {
     const { raw, read } = await pair();
     const got: unknown[] = [];
     const bad: string[] = [];
-    jsonLines(
-      read,
-      (m) => got.push(m),
-      (line) => bad.push(line),
-    );
+    jsonLines(read, { onMessage: (m) => got.push(m), onBadLine: (line) => bad.push(line), maxLineChars: 1_000 });
     const bytes = Buffer.from(
       `${JSON.stringify({ text: 'né — 漢字 🙂' })}\n{nope\n${JSON.stringify({ n: 2 })}\n${JSON.stringify({ n: 3 })}\n`,
     );
@@ -66,11 +63,11 @@ describe('JSON lines between worker and writer', () => {
     const [write, writev] = [stream._write.bind(read), stream._writev.bind(read)];
     stream._write = (...a) => (writes.push(1), write(...a));
     stream._writev = (...a) => (writes.push((a[0] as unknown[]).length), writev(...a));
-    const lines = jsonLines<unknown, { n: number; text: string }>(
-      read,
-      () => undefined,
-      () => undefined,
-    );
+    const lines = jsonLines<{ n: number; text: string }>(read, {
+      onMessage: () => undefined,
+      onBadLine: () => undefined,
+      maxLineChars: 1_000,
+    });
     for (let n = 0; n < 50; n++) lines.send({ n, text: 'line\nbreak' });
     await new Promise((resolve) => setTimeout(resolve, 100));
     expect(writes).toEqual([50]);
@@ -82,4 +79,45 @@ describe('JSON lines between worker and writer', () => {
     expect(messages.every((m) => m.text === 'line\nbreak')).toBe(true);
     raw.destroy();
   });
+
+  it('a long line across many chunks arrives whole; a message the receiver refuses is reported and the next one arrives', async () => {
+    const { raw, read } = await pair();
+    const got: unknown[] = [];
+    const bad: { line: string; problem: string }[] = [];
+    jsonLines(read, {
+      onMessage(message) {
+        if ((message as { refuse?: boolean }).refuse) throw new Error('not a call');
+        got.push(message);
+      },
+      onBadLine: (line, problem) => bad.push({ line, problem }),
+      maxLineChars: 2_000_000,
+    });
+    const long = 'x'.repeat(1_000_000);
+    const text = `${JSON.stringify({ refuse: true })}\n${JSON.stringify({ long })}\n${JSON.stringify({ n: 1 })}\n`;
+    for (let i = 0; i < text.length; i += 10_000) raw.write(text.slice(i, i + 10_000));
+    await waitUntil(() => got.length === 2);
+    expect(got).toEqual([{ long }, { n: 1 }]);
+    expect(bad).toEqual([{ line: '{"refuse":true}', problem: 'not a call' }]);
+    raw.destroy();
+  });
+
+  it('a line past the limit is reported and closes the connection, without waiting for its end', async () => {
+    const { raw, read } = await pair();
+    const got: unknown[] = [];
+    const bad: string[] = [];
+    jsonLines(read, { onMessage: (m) => got.push(m), onBadLine: (_line, problem) => bad.push(problem), maxLineChars: 1_000 });
+    const closed = new Promise((resolve) => raw.once('close', resolve));
+    raw.write(`${JSON.stringify({ n: 1 })}\n`);
+    for (let i = 0; i < 5; i++) raw.write('y'.repeat(400)); // 2,000 characters and no newline yet
+    await closed;
+    expect(got).toEqual([{ n: 1 }]);
+    expect(bad).toEqual(['a line past 1000 characters']);
+  });
 });
+
+/** Resolves once `done()` holds (a 5 s guard). */
+async function waitUntil(done: () => boolean) {
+  for (const started = Date.now(); !done(); await new Promise((resolve) => setTimeout(resolve, 10))) {
+    if (Date.now() - started > 5_000) throw new Error('timed out');
+  }
+}

@@ -10,8 +10,8 @@ interface Pending {
 }
 
 export function createHub() {
-  /** The worker that runs the writes and where it takes them, once it said it is ready. */
-  let writer: { id: number; address: string } | null = null;
+  /** The worker that runs the writes, where it takes them and its secret, once it said it is ready. */
+  let writer: { id: number; address: string; secret: string } | null = null;
   const workers = new Map<number, (message: ToWorker) => void>();
   /** topic → workers listening on it. */
   const interest = new Map<string, Set<number>>();
@@ -60,7 +60,7 @@ export function createHub() {
       workers.set(id, sendTo);
       // A new worker learns of every topic already listened on, and where the writer is.
       for (const [topic, ids] of interest) sendTo({ at: 'live:interest', topic, workers: [...ids], ack: 0 });
-      if (writer) sendTo({ at: 'write:writer', address: writer.address });
+      if (writer) sendTo({ at: 'write:writer', writer: { address: writer.address, secret: writer.secret } });
     },
     remove(id: number) {
       workers.delete(id);
@@ -71,7 +71,7 @@ export function createHub() {
       if (writer?.id === id) {
         // Its connections closed with it: the calls on them are answered unavailable by the workers that made them.
         writer = null;
-        for (const sendTo of workers.values()) sendTo({ at: 'write:writer', address: null });
+        for (const sendTo of workers.values()) sendTo({ at: 'write:writer', writer: null });
       }
       for (const ack of [...pending.keys()]) acknowledged(ack, id);
       for (const [topic, ids] of interest) {
@@ -118,11 +118,13 @@ export function createHub() {
           grantNext();
           return;
         case 'write:where':
-          if (writer) send(from, { at: 'write:writer', address: writer.address });
+          if (writer) send(from, { at: 'write:writer', writer: { address: writer.address, secret: writer.secret } });
           return;
         case 'write:ready':
-          writer = { id: from, address: message.address };
-          for (const [id, sendTo] of workers) if (id !== from) sendTo({ at: 'write:writer', address: message.address });
+          writer = { id: from, address: message.address, secret: message.secret };
+          for (const [id, sendTo] of workers) {
+            if (id !== from) sendTo({ at: 'write:writer', writer: { address: message.address, secret: message.secret } });
+          }
           return;
         case 'auth:revoked':
           for (const id of workers.keys())

@@ -1,35 +1,66 @@
 // Messages over a stream socket as JSON lines (JSON.stringify never writes a raw newline): the writes of one turn of
-// the event loop leave in one system call (corked until the next tick); what is read is decoded as UTF-8 across chunks.
+// the event loop leave in one system call (corked until the next tick); what is read is decoded as UTF-8 across chunks,
+// each chunk searched once (a long line is joined once, when its end arrives), and a line past the limit closes the
+// connection rather than grow without bound.
 import type { Socket } from 'node:net';
 
 export interface JsonLines<Out> {
   send(message: Out): void;
 }
 
-/** Sends and receives messages on `socket`; `onMessage` gets each one read, `onBadLine` a line that is not JSON. */
-export function jsonLines<In, Out>(socket: Socket, onMessage: (message: In) => void, onBadLine: (line: string) => void): JsonLines<Out> {
-  let buffered = '';
+export interface JsonLinesOptions {
+  /** Each line that parsed as JSON: its shape is the receiver's to check. */
+  onMessage(message: unknown): void;
+  /** A line that is not JSON, one the receiver threw on, or one past `maxLineChars` (the connection is then closed). */
+  onBadLine(line: string, problem: string): void;
+  maxLineChars: number;
+}
+
+/** Sends and receives messages on `socket`. */
+export function jsonLines<Out>(socket: Socket, options: JsonLinesOptions): JsonLines<Out> {
+  /** The start of a line whose end has not arrived yet, in pieces. */
+  let pieces: string[] = [];
+  let pendingChars = 0;
+  const tooLong = (start: string) => {
+    pieces = [];
+    pendingChars = 0;
+    options.onBadLine(start.slice(0, 200), `a line past ${options.maxLineChars} characters`);
+    socket.destroy();
+  };
+  const take = (line: string) => {
+    if (line.length > options.maxLineChars) return tooLong(line);
+    let message: unknown;
+    try {
+      message = JSON.parse(line);
+    } catch {
+      return options.onBadLine(line.slice(0, 200), 'not JSON');
+    }
+    try {
+      options.onMessage(message);
+    } catch (error) {
+      options.onBadLine(line.slice(0, 200), error instanceof Error ? error.message : String(error));
+    }
+  };
   socket.setEncoding('utf8');
   socket.on('data', (chunk: string) => {
-    buffered += chunk;
-    let end = buffered.indexOf('\n');
-    if (end < 0) return;
     let start = 0;
-    while (end >= 0) {
-      const line = buffered.slice(start, end);
+    for (let end = chunk.indexOf('\n'); end >= 0 && !socket.destroyed; end = chunk.indexOf('\n', start)) {
+      const tail = chunk.slice(start, end);
       start = end + 1;
-      let message: In;
-      try {
-        message = JSON.parse(line) as In;
-      } catch {
-        onBadLine(line);
-        end = buffered.indexOf('\n', start);
-        continue;
+      if (pieces.length === 0) take(tail);
+      else {
+        pieces.push(tail);
+        const line = pieces.join('');
+        pieces = [];
+        pendingChars = 0;
+        take(line);
       }
-      onMessage(message);
-      end = buffered.indexOf('\n', start);
     }
-    buffered = buffered.slice(start);
+    if (start >= chunk.length || socket.destroyed) return;
+    const rest = chunk.slice(start);
+    pieces.push(rest);
+    pendingChars += rest.length;
+    if (pendingChars > options.maxLineChars) tooLong(pieces[0] ?? '');
   });
   let corked = false;
   const uncork = () => {

@@ -13,6 +13,32 @@ export interface WriteCall {
   requestId: string;
 }
 
+/** The first line of a worker's connection to the writer. */
+export interface WriteHello {
+  hello: string;
+}
+
+const isObject = (value: unknown): value is Record<string, unknown> => typeof value === 'object' && value !== null;
+
+export const isWriteHello = (value: unknown): value is WriteHello => isObject(value) && typeof value.hello === 'string';
+
+/** A line read by the writer that has a call's shape (the worker that sent it validated the input). */
+export const isWriteCall = (value: unknown): value is WriteCall =>
+  isObject(value) &&
+  typeof value.call === 'number' &&
+  typeof value.path === 'string' &&
+  typeof value.requestId === 'string' &&
+  isObject(value.actor) &&
+  typeof value.actor.workspaceId === 'string' &&
+  typeof value.actor.keyId === 'string';
+
+/** A line read by a worker that has an answer's shape. */
+export const isWriteAnswer = (value: unknown): value is WriteAnswer =>
+  isObject(value) &&
+  typeof value.call === 'number' &&
+  (value.ok === true || (value.ok === false && isObject(value.failure))) &&
+  (value.revoked === undefined || Array.isArray(value.revoked));
+
 /** What a mutation run by the writer threw, as it crosses processes. */
 export type WriteFailure =
   | { kind: 'domain'; code: string; message: string; details?: Record<string, unknown>; reason?: 'busy' | 'unreachable' }
@@ -40,8 +66,8 @@ export type ToPrimary =
   | { at: 'lock:release' }
   /** Where does the writer take calls? (A worker's question once it listens for the answer: told at once if known.) */
   | { at: 'write:where' }
-  /** The writer takes calls at `address` (sent once its app has started and it listens there). */
-  | { at: 'write:ready'; address: string };
+  /** The writer takes calls at `address`, from connections that first send `secret` (once it listens there). */
+  | { at: 'write:ready'; address: string; secret: string };
 
 /** Primary → worker. */
 export type ToWorker =
@@ -53,8 +79,8 @@ export type ToWorker =
   | { at: 'lock:granted'; ticket: number }
   /** Another worker waits for the write lock's turn (sent to the worker holding it). */
   | { at: 'lock:wanted' }
-  /** Where the writer takes calls now (null: no writer is up; one is starting). */
-  | { at: 'write:writer'; address: string | null };
+  /** Where the writer takes calls now, and the secret a connection sends first (null: no writer is up). */
+  | { at: 'write:writer'; writer: { address: string; secret: string } | null };
 
 const KINDS = new Set([
   'live:sub',

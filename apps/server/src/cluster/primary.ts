@@ -20,6 +20,15 @@ export const WRITER_ENV = 'AGENT_TASKS_WRITER';
 /** Set in every worker's environment: the server's private directory (mode 0700) where the writer's socket is. */
 export const SOCKET_DIR_ENV = 'AGENT_TASKS_SOCKET_DIR';
 
+/**
+ * Where the socket directory goes: the system's temporary directory, or /tmp when that path is too long for a Unix
+ * socket's address (about 104 bytes, with `agent-tasks-XXXXXX/writer-NN.sock` after it).
+ */
+function socketBase(): string {
+  const base = os.tmpdir();
+  return Buffer.byteLength(base) <= 60 ? base : '/tmp';
+}
+
 /** More crashes than this within a minute and the primary gives up instead of forking forever. */
 const MAX_CRASHES_PER_MINUTE = 10;
 
@@ -34,7 +43,7 @@ export async function runPrimary(
 
   const hub = createHub();
   // Only this user may connect to the writer's socket; the directory goes when the primary exits.
-  const socketDir = mkdtempSync(path.join(os.tmpdir(), 'agent-tasks-'));
+  const socketDir = mkdtempSync(path.join(socketBase(), 'agent-tasks-'));
   process.once('exit', () => rmSync(socketDir, { recursive: true, force: true }));
   // The failed-authentication counters of every worker (auth/auth-guard.ts) live here.
   new RateLimiterClusterMaster();

@@ -1,17 +1,18 @@
 // One writer for `serve --workers N`: every other worker takes the request, authenticates the caller and validates the
 // mutation's input, then hands the call (procedure, validated input, caller, request id) over its own socket to the
 // writer worker (the primary only tells where it listens), which runs it in its own group commit and answers; the
-// worker validates the output, answers and logs the request as if it had run it. Reads stay local to each worker. SQLite takes one write at a time: with one process
-// writing, writes no longer wait for turns at the write lock, and the writes of all workers are committed together.
+// worker validates the output, answers and logs the request as if it had run it (the worker's side: writer-link.ts).
+// Reads stay local to each worker. SQLite takes one write at a time: with one process writing, writes no longer wait
+// for turns at the write lock, and the writes of all workers are committed together.
+import { randomBytes, timingSafeEqual } from 'node:crypto';
 import { rmSync } from 'node:fs';
 import net from 'node:net';
-import { type Actor, DomainError, STORE_UNREACHABLE_MESSAGE, StoreUnavailable, isDomainError, isStoreUnavailable } from '@agent-tasks/core';
+import { type Actor, DomainError, StoreUnavailable, isDomainError, isStoreUnavailable } from '@agent-tasks/core';
 import { type AnyRouter, TRPCError } from '@trpc/server';
 import type { TRPC_ERROR_CODE_KEY } from '@trpc/server/rpc';
 import { type Services, createInnerContext } from '../context.ts';
-import type { Logger } from '../logger.ts';
 import { type JsonLines, jsonLines } from './json-lines.ts';
-import type { PrimaryLink, WriteAnswer, WriteCall, WriteFailure } from './messages.ts';
+import { type PrimaryLink, type WriteAnswer, type WriteCall, type WriteFailure, isWriteCall, isWriteHello } from './messages.ts';
 
 /** Mutations that stay in the worker that took them: a stream ticket is issued for the request's own token. */
 const LOCAL = new Set(['auth.streamTicket']);
@@ -92,101 +93,6 @@ export function handMutationsToWriter(router: AnyRouter) {
   }
 }
 
-/** A call that reached no writer, or whose writer died with it: whether it ran is unknown (answered 503; may retry). */
-const NOT_RUN: WriteFailure = { kind: 'domain', code: 'UNAVAILABLE', message: STORE_UNREACHABLE_MESSAGE, reason: 'unreachable' };
-
-/**
- * A worker's link to the writer: straight to the writer's socket (its address comes from the primary), not through
- * the primary. Calls made while no writer is connected wait up to `holdMs` for one; calls on a connection that closes
- * before their answer are answered unavailable. Also readies the router's mutations to use it.
- */
-export function writerLink(
-  link: PrimaryLink,
-  router: AnyRouter,
-  options: { holdMs: number; log: Logger; forget: (tokenHashes?: string[]) => void },
-): WriterLink {
-  handMutationsToWriter(router);
-  type Waiting = { resolve(value: unknown): void; reject(error: unknown): void };
-  type Connection = { lines: JsonLines<WriteCall>; pending: Map<number, Waiting> };
-  /** Calls made while no writer was connected, oldest first. */
-  let held: { message: WriteCall; waiting: Waiting; timer: ReturnType<typeof setTimeout> }[] = [];
-  let address: string | null = null;
-  let connected: Connection | null = null;
-  let next = 1;
-
-  function send(connection: Connection, message: WriteCall, waiting: Waiting) {
-    connection.pending.set(message.call, waiting);
-    connection.lines.send(message);
-  }
-
-  function connect(to: string) {
-    const socket = net.createConnection(to);
-    /** The calls sent on this connection and not yet answered. */
-    const pending = new Map<number, Waiting>();
-    const answered = (message: WriteAnswer) => {
-      const waiting = pending.get(message.call);
-      if (!waiting) return;
-      pending.delete(message.call);
-      // Before the answer: a caller told its key is revoked finds it refused here at once.
-      for (const hashes of message.revoked ?? []) options.forget(hashes ?? undefined);
-      if (message.ok) waiting.resolve(message.data);
-      else waiting.reject(errorOf(message.failure));
-    };
-    const connection: Connection = {
-      pending,
-      lines: jsonLines<WriteAnswer, WriteCall>(socket, answered, (line) =>
-        options.log.warn({ line: line.slice(0, 200) }, 'a line from the writer that is not JSON was ignored'),
-      ),
-    };
-    socket.once('connect', () => {
-      if (address !== to) return void socket.destroy();
-      connected = connection;
-      const waiting = held;
-      held = [];
-      for (const entry of waiting) {
-        clearTimeout(entry.timer);
-        send(connection, entry.message, entry.waiting);
-      }
-    });
-    socket.on('error', () => undefined); // 'close' follows
-    socket.once('close', () => {
-      if (connected === connection) connected = null;
-      // The writer went away (died, or is stopping) with these calls: whether they committed is unknown.
-      for (const waiting of pending.values()) waiting.reject(errorOf(NOT_RUN));
-      pending.clear();
-      // Not reached (yet), or lost: tried again while this is still the writer's address.
-      if (address === to && !connected) setTimeout(() => address === to && !connected && connect(to), 100).unref();
-    });
-  }
-
-  link.onMessage((message) => {
-    if (message.at !== 'write:writer' || message.address === address) return;
-    address = message.address;
-    if (address) connect(address);
-  });
-  // Asked once this link listens: an announcement sent before (while this process was loading) may have been missed.
-  link.send({ at: 'write:where' });
-
-  return {
-    call(path, input, actor, requestId) {
-      const message: WriteCall = { call: next++, path, input, actor, requestId };
-      return new Promise((resolve, reject) => {
-        const waiting = { resolve, reject };
-        if (connected) return send(connected, message, waiting);
-        const entry = {
-          message,
-          waiting,
-          timer: setTimeout(() => {
-            held = held.filter((h) => h !== entry);
-            reject(errorOf(NOT_RUN));
-          }, options.holdMs),
-        };
-        held.push(entry);
-      });
-    },
-  };
-}
-
 /** The revocations the writer made, numbered, for the answers of the calls running meanwhile. */
 export interface WriterRevocations {
   /** Told of each revocation (token hashes, or every token). */
@@ -215,11 +121,15 @@ export function writerRevocations(): WriterRevocations {
   };
 }
 
+/** Longest line either side reads: the largest call (a 16 MiB request body, its text escaped again) with room to spare. */
+export const MAX_LINE_CHARS = 64 * 1024 * 1024;
+
 /**
  * The writer's side: listens at `address` (a Unix socket in the server's private directory) for the other workers'
- * calls and runs each as its own request under the caller that made it; tells the primary where it listens once it
- * does. `stop` (at shutdown, before the store closes) answers later calls unavailable, without running them, and
- * resolves once the calls under way have been answered.
+ * calls, from a connection whose first line is this writer's secret (told to the workers through the primary), and
+ * runs each as its own request under the caller that made it; tells the primary where it listens once it does.
+ * `stop` (at shutdown, before the store closes) answers later calls unavailable, without running them, and resolves
+ * once the calls under way have been answered.
  */
 export async function serveWrites(
   link: PrimaryLink,
@@ -229,16 +139,28 @@ export async function serveWrites(
   revocations: WriterRevocations,
 ) {
   const procedures = proceduresOf(router);
+  const secret = randomBytes(32).toString('base64url');
+  const log = services.log;
   let running = 0;
   let stopping = false;
-  let idle: (() => void) | null = null;
+  const idle: (() => void)[] = [];
   const server = net.createServer((socket) => {
     socket.on('error', () => undefined); // a worker that died: its calls' answers have nowhere to go
-    const lines: JsonLines<WriteAnswer> = jsonLines<WriteCall, WriteAnswer>(
-      socket,
-      (message) => run(message, (answer) => lines.send(answer)),
-      (line) => services.log.warn({ line: line.slice(0, 200) }, 'a line from a worker that is not JSON was ignored'),
-    );
+    let known = false;
+    const lines: JsonLines<WriteAnswer> = jsonLines<WriteAnswer>(socket, {
+      maxLineChars: MAX_LINE_CHARS,
+      onBadLine: (line, problem) => log.warn({ line, problem }, 'writer: a line from a worker was ignored'),
+      onMessage(message) {
+        if (!known) {
+          known = isWriteHello(message) && sameSecret(message.hello, secret);
+          if (known) return;
+          log.warn('writer: a connection without the secret was closed');
+          return void socket.destroy();
+        }
+        if (!isWriteCall(message)) throw new Error('not a call');
+        run(message, (answer) => lines.send(answer));
+      },
+    });
   });
   function run({ call, path, input, actor, requestId }: WriteCall, send: (answer: WriteAnswer) => void) {
     if (stopping) return send({ call, ok: false, failure: failureOf(new StoreUnavailable('unreachable')) });
@@ -265,21 +187,32 @@ export async function serveWrites(
         (error: unknown) => answer({ ok: false, failure: failureOf(error) }),
       )
       .finally(() => {
-        if (--running === 0) idle?.();
+        if (--running === 0) for (const done of idle.splice(0)) done();
       });
   }
   rmSync(address, { force: true }); // left by a writer that was killed
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject);
-    server.listen(address, () => resolve());
+    server.listen(address, () => {
+      server.off('error', reject);
+      server.on('error', (error) => log.warn({ err: error }, 'writer: its socket failed'));
+      resolve();
+    });
   });
-  link.send({ at: 'write:ready', address });
+  link.send({ at: 'write:ready', address, secret });
   return {
     stop(): Promise<void> {
       stopping = true;
-      const done = running === 0 ? Promise.resolve() : new Promise<void>((resolve) => (idle = resolve));
+      const done = running === 0 ? Promise.resolve() : new Promise<void>((resolve) => idle.push(resolve));
       // The answers under way still go out on their connections; no new connection is taken.
       return done.then(() => void server.close());
     },
   };
+}
+
+/** Compares the secrets in constant time. */
+function sameSecret(given: string, secret: string): boolean {
+  const a = Buffer.from(given);
+  const b = Buffer.from(secret);
+  return a.length === b.length && timingSafeEqual(a, b);
 }
