@@ -64,6 +64,8 @@ sqliteOnly('agent-tasks serve --workers 2', () => {
       process: true,
       env: { AGENT_TASKS_WORKERS: '2', AGENT_TASKS_OUTBOX_POLL_MS: '50', AGENT_TASKS_KEEP_ALIVE_TIMEOUT_MS: '300000' },
     });
+    // The writer says it is ready once its socket listens, which may come just after the server's "listening" line.
+    await waitFor('the writer to say it is ready', () => server.output().includes('"writer":true'), guardMs(10_000));
   });
   afterAll(async () => {
     for (const connection of open) connection.close();
@@ -477,7 +479,8 @@ sqliteOnly('agent-tasks serve --workers 2', () => {
       100,
     );
     expect(workers.size).toBe(2);
-    expect(workers).toContain(writerPid());
+    // The new writer says it is ready once its socket listens, which may be just after it first answers HTTP.
+    await waitFor('the new writer to say it is ready', () => workers.has(writerPid()), guardMs(10_000));
     let revision = 0;
     for (const pid of workers) {
       const on = await connectionOn(pid);
