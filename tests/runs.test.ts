@@ -13,7 +13,7 @@ import {
   startQuietRun,
   stepTask,
 } from './support/fixtures.ts';
-import { rowCounts } from './support/database.ts';
+import { queryRows, rowCounts } from './support/database.ts';
 import { type RunningServer, startServer } from './support/server.ts';
 
 let server: RunningServer;
@@ -291,6 +291,44 @@ describe('execution', () => {
     );
     expect(unknown.code).toBe('STALE_STEP');
     expect(await s.client.runs.get({ runId: run.id })).toMatchObject({ cursor: 2, attemptId: next, version: results[0]?.version });
+  });
+
+  it('a step keeps only what it changed, not its whole answer; a retry of any earlier attempt still answers its first answer exactly', async () => {
+    const s = await sessionClient(server);
+    const checklist = Array.from({ length: 50 }, (_, i) => ({
+      action: `Perform step ${i + 1} of the release checklist and record what was checked`,
+      expected_result: `Step ${i + 1} is verified by its check`,
+    }));
+    let run = await runWith(s, checklist);
+    const attempts: string[] = [];
+    const answers: (typeof run)[] = [];
+    const stepOf = (task: number, attemptId: string) =>
+      s.client.runs.step({
+        runId: run.id,
+        attemptId,
+        task,
+        evidence: `check ${task} passed`,
+        progress_execution_outcome: `step ${task} verified`,
+      });
+    for (let task = 1; task <= checklist.length; task++) {
+      attempts.push(run.attemptId ?? '');
+      run = await stepOf(task, run.attemptId ?? '');
+      answers.push(run);
+      if (task === 20) await s.client.runs.reportBlocker({ runId: run.id, blocker: 'The staging database is down' });
+    }
+    expect(run.status).toBe('completed');
+    const sizes = await queryRows<{ size: number }>(
+      server,
+      `SELECT LENGTH(COALESCE("answer", '')) + LENGTH(COALESCE("prior", '')) AS "size" FROM "RunStep" WHERE "runId" = ?`,
+      run.id,
+    );
+    expect(sizes.length).toBeGreaterThan(checklist.length + 1);
+    // A whole answer is the view: its 50 tasks twice. A step keeps a few fields, the 50 outcomes the largest.
+    const viewSize = JSON.stringify(answers[0]).length;
+    expect(viewSize).toBeGreaterThan(10_000);
+    expect(Math.max(...sizes.map((r) => Number(r.size)))).toBeLessThan(viewSize / 3);
+    for (const i of [0, 18, 19, 20, 35, 49]) expect(await stepOf(i + 1, attempts[i] ?? '')).toEqual(answers[i]);
+    expect((await s.client.runs.get({ runId: run.id })).version).toBe(run.version);
   });
 
   it('a blocker is recorded for display and never moves the cursor', async () => {

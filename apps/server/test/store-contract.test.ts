@@ -2,7 +2,7 @@
 // PostgreSQL: the same transactions, constraints, orderings and compare-and-sets, comments and full-text search, so the
 // fake the core tests use is faithful.
 import type { TaskStatus } from '@agent-tasks/schema';
-import type { Repositories, Store, TaskChangeRecord, TaskCommentRecord, TaskRecord } from '@agent-tasks/core';
+import type { Repositories, RunRecord, Store, TaskChangeRecord, TaskCommentRecord, TaskRecord } from '@agent-tasks/core';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import {
   T0,
@@ -170,8 +170,7 @@ describe.each(kinds)('$name', (kind) => {
           await repos.channels.create(channel('ch_1'));
           await repos.runs.createStart(start('start_2'));
           expect(await repos.runs.markStartExecuted('start_1', 'run_1')).toBe(true);
-          await repos.runs.update({ ...run('run_1'), status: 'running', version: 2 }, 1);
-          await repos.runs.appendStep(stepRow('run_1', 1));
+          expect(await repos.runs.save({ ...run('run_1'), status: 'running', version: 2 }, 1, stepRow('run_1', 1))).toBe(true);
           await repos.outbox.enqueue(message('msg_1'));
           throw new Error('boom');
         }),
@@ -237,11 +236,12 @@ describe.each(kinds)('$name', (kind) => {
       expect((await store.runs.list('ws_1', { limit: 10 })).map((r) => r.id)).toEqual(['run_1']);
     });
 
-    it('writes a run only from the version it was read at, never its keys or creation facts', async () => {
+    it('writes a run only from the version it was read at, never its keys or creation facts; a refused save records no step', async () => {
       await store.runs.create(run('run_1'));
       const changed = run('run_1', { status: 'running', cursor: 1, version: 2, workspaceId: 'ws_2', sessionId: 'ses_x', createdAt: at(5) });
-      expect(await store.runs.update(changed, 2)).toBe(false);
-      expect(await store.runs.update(changed, 1)).toBe(true);
+      expect(await store.runs.save(changed, 2, stepRow('run_1', 2))).toBe(false);
+      expect(await store.runs.steps('run_1')).toEqual([]);
+      expect(await store.runs.save(changed, 1, stepRow('run_1', 1))).toBe(true);
       expect(await store.runs.get('ws_1', 'run_1')).toMatchObject({
         status: 'running',
         cursor: 1,
@@ -249,8 +249,42 @@ describe.each(kinds)('$name', (kind) => {
         sessionId: 'ses_1',
         createdAt: T0,
       });
-      expect(await store.runs.update(changed, 1)).toBe(false);
-      expect(await store.runs.update(run('run_nope'), 1)).toBe(false);
+      expect(await store.runs.save(changed, 1, stepRow('run_1', 3))).toBe(false);
+      expect(await store.runs.save(run('run_nope'), 1, stepRow('run_nope', 1))).toBe(false);
+      expect((await store.runs.steps('run_1')).map((s) => s.seq)).toEqual([1]);
+    });
+
+    it('rebuilds the run at any version since prior fields were kept, from the current run and the steps since', async () => {
+      await store.runs.create(run('run_1', { tasks: [{ action: 'A', expected_result: 'B' }], taskOutcomes: ['Pending'], taskTimes: [0] }));
+      const versions = [(await store.runs.get('ws_1', 'run_1'))!];
+      const changes: ((r: RunRecord) => void)[] = [
+        (r) => Object.assign(r, { status: 'running', cursor: 1, currentSince: at(2), attemptId: 'att_2', notice: 'Reordered' }),
+        (r) => {
+          r.taskOutcomes[0] = 'Verified';
+          r.taskTimes[0] = 1500;
+          Object.assign(r, { cursor: 2, currentSince: null, notice: null, revising: true, executionOutcome: 'Half way' });
+        },
+        (r) => {
+          r.tasks.push({ action: 'C', expected_result: 'D' });
+          r.connections = [{ runId: 'run_child', name: null, at: at(7) }];
+          r.personNotes = [{ task: 2, text: 'Mind the cache', author: 'ada', at: at(8).toISOString() }];
+          Object.assign(r, { revising: false, revision: 1, blocker: 'Waiting on CI', name: 'Renamed' });
+        },
+      ];
+      for (const [i, change] of changes.entries()) {
+        const current = (await store.runs.get('ws_1', 'run_1'))!;
+        change(current);
+        const from = current.version;
+        current.version = from + 1;
+        current.updatedAt = at(10 + i);
+        expect(await store.runs.save(current, from, stepRow('run_1', from, `att_${from}`))).toBe(true);
+        versions.push((await store.runs.get('ws_1', 'run_1'))!);
+      }
+      expect(versions.map((v) => v.version)).toEqual([1, 2, 3, 4]);
+      for (const version of versions) expect(await store.runs.atVersion('ws_1', 'run_1', version.version)).toEqual(version);
+      expect(await store.runs.atVersion('ws_1', 'run_1', 5)).toBeNull();
+      expect(await store.runs.atVersion('ws_2', 'run_1', 2)).toBeNull();
+      expect(await store.runs.atVersion('ws_1', 'run_nope', 1)).toBeNull();
     });
 
     it('lists a workspace newest first, by session, up to the limit', async () => {
@@ -265,14 +299,16 @@ describe.each(kinds)('$name', (kind) => {
 
     it('steps: one per (run, seq), one per (run, attempt); steps without an attempt never collide', async () => {
       await store.runs.create(run('run_1'));
-      await store.runs.appendStep(stepRow('run_1', 2, 'a'));
-      await store.runs.appendStep(stepRow('run_1', 1));
-      await store.runs.appendStep(stepRow('run_1', 3));
-      await refuses(store.runs.appendStep(stepRow('run_1', 3)), 'already exists');
-      await refuses(store.runs.appendStep(stepRow('run_1', 4, 'a')), 'already exists');
-      await refuses(store.runs.appendStep(stepRow('run_nope', 1)), 'missing run');
+      const saveAt = (from: number, attemptId: string | null, seq = from) =>
+        tx(async (repos) => repos.runs.save(run('run_1', { version: from + 1 }), from, stepRow('run_1', seq, attemptId)));
+      expect(await saveAt(1, 'a')).toBe(true);
+      expect(await saveAt(2, null)).toBe(true);
+      expect(await saveAt(3, null)).toBe(true);
+      await refuses(saveAt(4, null, 3), 'already exists');
+      await refuses(saveAt(4, 'a'), 'already exists');
+      expect((await store.runs.get('ws_1', 'run_1'))?.version).toBe(4);
       expect((await store.runs.steps('run_1')).map((s) => s.seq)).toEqual([1, 2, 3]);
-      expect((await store.runs.findStepByAttempt('run_1', 'a'))?.seq).toBe(2);
+      expect((await store.runs.findStepByAttempt('run_1', 'a'))?.seq).toBe(1);
       expect(await store.runs.findStepByAttempt('run_1', 'b')).toBeNull();
     });
 

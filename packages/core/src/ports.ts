@@ -254,10 +254,17 @@ export interface RunRepository {
   getAnywhere(id: string): Promise<RunRecord | null>;
   /** Revokes (a date) or restores (null) a run's link; false when the workspace has no such run. */
   setLinkRevoked(workspaceId: string, id: string, at: Date | null): Promise<boolean>;
-  /** Writes the run if its stored version is still `fromVersion`; false otherwise. */
-  update(run: RunRecord, fromVersion: number): Promise<boolean>;
+  /**
+   * Writes the run if its stored version is still `fromVersion` and records the step that changed it, keeping the
+   * fields the step changed as they were before it; false, writing nothing, when the version moved.
+   */
+  save(run: RunRecord, fromVersion: number, step: RunStepRecordData): Promise<boolean>;
+  /**
+   * The run as it was at `version`, rebuilt from the current run and the prior fields of the steps since; null when a
+   * step on the way was recorded before prior fields were kept, or the run never had that version.
+   */
+  atVersion(workspaceId: string, id: string, version: number): Promise<RunRecord | null>;
   list(workspaceId: string, filter: { sessionId?: string | undefined; limit: number }): Promise<RunRecord[]>;
-  appendStep(step: RunStepRecordData): Promise<void>;
   steps(runId: string): Promise<RunStepRecordData[]>;
   findStepByAttempt(runId: string, attemptId: string): Promise<RunStepRecordData | null>;
 }

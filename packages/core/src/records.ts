@@ -245,7 +245,8 @@ export interface RunStepRecordData {
   outcome: string | null;
   /** For a step that consumed an attempt: the fingerprint of the call and response it was answered with. */
   fingerprint?: string | null;
-  /** For a step that consumed an attempt: its answer (the run view as JSON), answered again to a retry. */
+  /** For a step that consumed an attempt before prior fields were kept (see `RunRepository.save`): its answer (the run
+   * view as JSON), answered again to a retry. Newer steps rebuild it from the run at the step's version. */
   answer?: string | null;
   at: Date;
 }

@@ -164,8 +164,8 @@ type StepData = Omit<RunStepRecordData, 'runId' | 'seq' | 'at' | 'attemptId'>;
 
 /**
  * Writes a changed run with a version check and records its step (every change bumps the version once, one step each).
- * A step that consumed an attempt keeps that attempt's fingerprint and its answer (the view right after the change),
- * which a retry of the attempt answers again.
+ * A step that consumed an attempt keeps that attempt's fingerprint; a retry of the attempt answers the view right after
+ * the change again (`answerOf`).
  */
 async function saveRun(
   repos: Repositories,
@@ -176,11 +176,19 @@ async function saveRun(
 ): Promise<RunView> {
   run.version = from + 1;
   run.updatedAt = now;
-  if (!(await repos.runs.update(run, from))) throw new LostRace();
-  const view = presentRun(run, now);
-  const answer = step.attemptId === null ? null : JSON.stringify(view);
-  await repos.runs.appendStep({ ...step, fingerprint: step.fingerprint ?? null, answer, runId: run.id, seq: run.version - 1, at: now });
-  return view;
+  const recorded = { ...step, fingerprint: step.fingerprint ?? null, runId: run.id, seq: from, at: now };
+  if (!(await repos.runs.save(run, from, recorded))) throw new LostRace();
+  return presentRun(run, now);
+}
+
+/**
+ * What an answered attempt answered: the view right after its step, which is the run at the next version presented
+ * at that version's time (or the answer kept whole by steps older than prior fields; failing both, the run as it is).
+ */
+async function answerOf(repos: Repositories, run: RunRecord, answered: RunStepRecordData, now: Date): Promise<RunView> {
+  if (answered.answer) return JSON.parse(answered.answer) as RunView;
+  const then = await repos.runs.atVersion(run.workspaceId, run.id, answered.seq + 1);
+  return then ? presentRun(then, then.updatedAt) : presentRun(run, now);
 }
 
 /** A child that reached its End node gives its parent the success connection: a line in its view and an event on its feed. */
@@ -260,8 +268,7 @@ async function changeRun(
         if (answered) {
           if (answered.fingerprint && answered.fingerprint !== fingerprint)
             throw conflictingAttempt(run, options.attemptId, answered.label);
-          // Answered before answers were kept: the run as it is now.
-          return { replayed: answered.answer ? (JSON.parse(answered.answer) as RunView) : presentRun(run, deps.clock.now()) };
+          return { replayed: await answerOf(repos, run, answered, deps.clock.now()) };
         }
         if (run.status === 'completed') throw new DomainError('CONFLICT', `Error: run ${run.id} is completed; it takes no more steps.`);
         throw staleAttempt(run, options.attemptId);

@@ -70,6 +70,8 @@ export interface MemoryState {
   revokedRunLinks: Set<string>;
   /** Rows keep insertion order; the key is (runId, seq). */
   runSteps: RunStepRecordData[];
+  /** Each run as every save left it, keyed `runId@version` (stands in for the real store's prior fields). */
+  runVersions: Map<string, RunRecord>;
   outbox: Map<string, OutboxRecord>;
   trust: MemoryTrustState;
   /** Comments and who read people's ones (memory-task-texts.ts). */
@@ -105,6 +107,7 @@ const emptyState = (): MemoryState => ({
   runs: new Map(),
   revokedRunLinks: new Set(),
   runSteps: [],
+  runVersions: new Map(),
   outbox: new Map(),
   trust: emptyTrustState(),
   texts: emptyTaskTexts(),
@@ -766,6 +769,7 @@ export class MemoryStore implements Store {
           }
           if (!s.workspaces.has(run.workspaceId)) throw new ConstraintError(`run references missing workspace ${run.workspaceId}`);
           s.runs.set(run.id, clone(run));
+          s.runVersions.set(`${run.id}@${run.version}`, clone(run));
         }),
         get: hooked('runs.get', async (workspaceId: string, id: string) => {
           const run = state().runs.get(id);
@@ -781,13 +785,27 @@ export class MemoryStore implements Store {
           else s.revokedRunLinks.delete(id);
           return true;
         }),
-        update: hooked('runs.update', async (run: RunRecord, fromVersion: number) => {
-          const row = state().runs.get(run.id);
+        save: hooked('runs.save', async (run: RunRecord, fromVersion: number, step: RunStepRecordData) => {
+          const s = state();
+          const row = s.runs.get(run.id);
           if (!row || row.version !== fromVersion) return false;
+          if (s.runSteps.some((x) => x.runId === step.runId && x.seq === step.seq)) {
+            throw new ConstraintError(`run step (${step.runId}, ${step.seq}) already exists`);
+          }
+          // Like SQLite's unique index: NULL attempt ids never collide.
+          if (step.attemptId !== null && s.runSteps.some((x) => x.runId === step.runId && x.attemptId === step.attemptId)) {
+            throw new ConstraintError(`run step (${step.runId}, attempt ${step.attemptId}) already exists`);
+          }
           // Like the real store: every field but the keys and creation facts.
           const { id, workspaceId, sessionId, parentRunId, startAttemptId, createdAt, ...fields } = clone(run);
           Object.assign(row, fields);
+          s.runSteps.push(clone(step));
+          s.runVersions.set(`${run.id}@${row.version}`, clone(row));
           return true;
+        }),
+        atVersion: hooked('runs.atVersion', async (workspaceId: string, id: string, version: number) => {
+          const run = state().runVersions.get(`${id}@${version}`);
+          return run && run.workspaceId === workspaceId ? clone(run) : null;
         }),
         list: hooked('runs.list', async (workspaceId: string, filter: { sessionId?: string | undefined; limit: number }) =>
           clone(
@@ -800,18 +818,6 @@ export class MemoryStore implements Store {
               .slice(0, filter.limit),
           ),
         ),
-        appendStep: hooked('runs.appendStep', async (step: RunStepRecordData) => {
-          const s = state();
-          if (!s.runs.has(step.runId)) throw new ConstraintError(`run step references missing run ${step.runId}`);
-          if (s.runSteps.some((x) => x.runId === step.runId && x.seq === step.seq)) {
-            throw new ConstraintError(`run step (${step.runId}, ${step.seq}) already exists`);
-          }
-          // Like SQLite's unique index: NULL attempt ids never collide.
-          if (step.attemptId !== null && s.runSteps.some((x) => x.runId === step.runId && x.attemptId === step.attemptId)) {
-            throw new ConstraintError(`run step (${step.runId}, attempt ${step.attemptId}) already exists`);
-          }
-          s.runSteps.push(clone(step));
-        }),
         steps: hooked('runs.steps', async (runId: string) =>
           clone(
             state()

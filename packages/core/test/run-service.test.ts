@@ -927,10 +927,16 @@ describe('concurrent changes', () => {
       let left = times;
       const hook = async (repos: Parameters<Parameters<typeof w.store.once>[1]>[0]) => {
         const current = (await repos.runs.get(w.workspaceId, run.id))!;
-        await repos.runs.update({ ...current, version: current.version + 1 }, current.version);
-        if (--left > 0) w.store.once('runs.update', hook);
+        const rivalStep = { runId: run.id, seq: current.version, kind: 'note' as const, label: 'Rival', task: null, attemptId: null };
+        await repos.runs.save({ ...current, version: current.version + 1 }, current.version, {
+          ...rivalStep,
+          evidence: null,
+          outcome: null,
+          at: new Date(),
+        });
+        if (--left > 0) w.store.once('runs.save', hook);
       };
-      w.store.once('runs.update', hook);
+      w.store.once('runs.save', hook);
     };
     rival(1);
     const retried = await step(run.id, 1);

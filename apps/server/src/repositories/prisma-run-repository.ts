@@ -99,6 +99,23 @@ const toStep = (row: Omit<RunStepRecordData, 'kind'> & { kind: string }): RunSte
   kind: row.kind as RunStepRecordData['kind'],
 });
 
+/** The run's columns a step may change: all but its identity and creation time. */
+type RunChanges = Omit<ReturnType<typeof fromRun>, 'id' | 'workspaceId' | 'sessionId' | 'parentRunId' | 'startAttemptId' | 'createdAt'>;
+const DATE_COLUMNS = new Set(['currentSince', 'updatedAt']);
+const sameValue = (a: unknown, b: unknown) => a === b || (a instanceof Date && b instanceof Date && a.getTime() === b.getTime());
+
+/**
+ * The stored columns of each run read here, by record: a save writes only the columns its step changed and keeps their
+ * values before it (the step's prior fields). Records are fresh per read, so an entry lives as long as its record.
+ */
+const storedRows = new WeakMap<RunRecord, RunRow>();
+const read = (row: RunRow | undefined) => {
+  if (!row) return null;
+  const run = toRun(row);
+  storedRows.set(run, row);
+  return run;
+};
+
 export const prismaRunRepository = (db: Tx): RunRepository => ({
   async createStart(start) {
     const taskContext = start.taskContext === null ? null : JSON.stringify(start.taskContext);
@@ -114,7 +131,7 @@ export const prismaRunRepository = (db: Tx): RunRepository => ({
     const [row] = await rawSql(db).$queryRaw<
       RunRow[]
     >`SELECT ${RUN_COLUMNS} FROM "Run" WHERE "id" = ${id} AND "workspaceId" = ${workspaceId}`;
-    return row ? toRun(row) : null;
+    return read(row);
   },
   async getAnywhere(id) {
     const row = await db.run.findFirst({ where: { id, linkRevokedAt: null }, select: runSelect });
@@ -122,11 +139,44 @@ export const prismaRunRepository = (db: Tx): RunRepository => ({
   },
   setLinkRevoked: async (workspaceId, id, at) =>
     (await db.run.updateMany({ where: { workspaceId, id }, data: { linkRevokedAt: at } })).count === 1,
-  async update(run, fromVersion) {
+  async save(run, fromVersion, step) {
     const { id, workspaceId, sessionId, parentRunId, startAttemptId, createdAt, ...fields } = fromRun(run);
-    return (
-      (await rawSql(db).$executeRaw`UPDATE "Run" SET ${assignmentsOf(fields)} WHERE "id" = ${id} AND "version" = ${fromVersion}`) === 1
-    );
+    const kept = storedRows.get(run);
+    const before =
+      kept?.version === fromVersion
+        ? kept
+        : (await rawSql(db).$queryRaw<RunRow[]>`SELECT ${RUN_COLUMNS} FROM "Run" WHERE "id" = ${id} AND "version" = ${fromVersion}`)[0];
+    if (!before) return false;
+    // The version is always written: the statement's compare-and-set.
+    const changed: Partial<RunChanges> = { version: fields.version };
+    const prior: Record<string, unknown> = {};
+    for (const [column, value] of Object.entries(fields) as [keyof RunChanges, unknown][]) {
+      if (sameValue(before[column], value)) continue;
+      (changed as Record<string, unknown>)[column] = value;
+      prior[column] = before[column];
+    }
+    const written = await rawSql(db)
+      .$executeRaw`UPDATE "Run" SET ${assignmentsOf(changed)} WHERE "id" = ${id} AND "version" = ${fromVersion}`;
+    if (written !== 1) return false;
+    await rawSql(db).$executeRaw`INSERT INTO "RunStep" ${insertOf({ ...step, answer: null, prior: JSON.stringify(prior) })}`;
+    storedRows.set(run, { ...before, ...changed });
+    return true;
+  },
+  async atVersion(workspaceId, id, version) {
+    const [row] = await rawSql(db).$queryRaw<
+      RunRow[]
+    >`SELECT ${RUN_COLUMNS} FROM "Run" WHERE "id" = ${id} AND "workspaceId" = ${workspaceId}`;
+    if (!row || row.version < version) return null;
+    // Newest first: each step's prior fields turn the run at its version + 1 back into the run at its version.
+    const steps = await rawSql(db).$queryRaw<{ seq: number; prior: string | null }[]>`
+      SELECT "seq", "prior" FROM "RunStep" WHERE "runId" = ${id} AND "seq" >= ${version} ORDER BY "seq" DESC`;
+    const then: Record<string, unknown> = { ...row };
+    for (const step of steps) {
+      if (step.prior === null || step.seq !== (then.version as number) - 1) return null;
+      for (const [column, value] of Object.entries(JSON.parse(step.prior) as Record<string, unknown>))
+        then[column] = DATE_COLUMNS.has(column) && typeof value === 'string' ? new Date(value) : value;
+    }
+    return then.version === version ? toRun(then as RunRow) : null;
   },
   list: async (workspaceId, filter) =>
     (
@@ -137,9 +187,6 @@ export const prismaRunRepository = (db: Tx): RunRepository => ({
         select: runSelect,
       })
     ).map(toRun),
-  async appendStep(step) {
-    await rawSql(db).$executeRaw`INSERT INTO "RunStep" ${insertOf(step)}`;
-  },
   steps: async (runId) =>
     (await rawSql(db).$queryRaw<StepRow[]>`SELECT ${STEP_COLUMNS} FROM "RunStep" WHERE "runId" = ${runId} ORDER BY "seq" ASC`).map(toStep),
   async findStepByAttempt(runId, attemptId) {

@@ -1,0 +1,2 @@
+-- AlterTable
+ALTER TABLE "RunStep" ADD COLUMN "prior" TEXT;
