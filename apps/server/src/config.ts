@@ -168,9 +168,9 @@ export interface Config {
 
 /** A refused configuration: the message names the variable (or flag) and what it accepts. */
 /**
- * Processes `serve` runs without --workers: one, the configuration `pnpm bench` measured fastest. SQLite takes one
- * write at a time: with workers, one of them writes and the others hand it their mutations over its socket, and on
- * this 2-core machine two workers were still slower than one process (docs/performance.md). `--workers N` stays.
+ * Processes `serve` runs without --workers: one. With workers, one of them writes SQLite and the others hand it their
+ * mutations over its socket; two measure faster on 2 cores (docs/performance.md), but the admission, body-buffer and
+ * stream limits are counted in each process, so a default of several would multiply every limit. `--workers N` stays.
  */
 export const DEFAULT_WORKERS = 1;
 
