@@ -106,7 +106,8 @@ const sameValue = (a: unknown, b: unknown) => a === b || (a instanceof Date && b
 
 /**
  * The stored columns of each run read here, by record: a save writes only the columns its step changed and keeps their
- * values before it (the step's prior fields). Records are fresh per read, so an entry lives as long as its record.
+ * values before it (the step's prior fields). Records are fresh per read (a retried or rolled-back transaction reads
+ * its run again), so an entry lives as long as its record; one whose version is not the save's is not used.
  */
 const storedRows = new WeakMap<RunRecord, RunRow>();
 const read = (row: RunRow | undefined) => {
@@ -167,9 +168,11 @@ export const prismaRunRepository = (db: Tx): RunRepository => ({
       RunRow[]
     >`SELECT ${RUN_COLUMNS} FROM "Run" WHERE "id" = ${id} AND "workspaceId" = ${workspaceId}`;
     if (!row || row.version < version) return null;
-    // Newest first: each step's prior fields turn the run at its version + 1 back into the run at its version.
+    // Newest first: each step's prior fields turn the run at its version + 1 back into the run at its version. Only
+    // the steps up to the row read: on PostgreSQL another replica may commit a later one between the two statements.
     const steps = await rawSql(db).$queryRaw<{ seq: number; prior: string | null }[]>`
-      SELECT "seq", "prior" FROM "RunStep" WHERE "runId" = ${id} AND "seq" >= ${version} ORDER BY "seq" DESC`;
+      SELECT "seq", "prior" FROM "RunStep" WHERE "runId" = ${id} AND "seq" >= ${version} AND "seq" < ${row.version}
+      ORDER BY "seq" DESC`;
     const then: Record<string, unknown> = { ...row };
     for (const step of steps) {
       if (step.prior === null || step.seq !== (then.version as number) - 1) return null;
