@@ -105,7 +105,7 @@ async function importInPlace(deps: Deps, actor: Actor, listName: string, parsed:
     return { listName, imported: parsed.tasks.length, ids: ids() };
   }
 
-  const written = await writeTasks(deps, actor, listName, true, async (changes, repos) => {
+  const written = await writeTasks(deps, actor, listName, { create: true }, async (changes, repos) => {
     const list = changes.list;
     const idOf = new Map(parsed.tasks.flatMap((t) => (known.has(t.id) ? [[t.id, known.get(t.id)?.id as string] as const] : [])));
     const existed: string[] = [];

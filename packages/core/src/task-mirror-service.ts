@@ -47,7 +47,7 @@ export async function mirrorTask(deps: Deps, actor: Actor, input: TaskMirrorInpu
   }
   const notRecorded: EdgeNotRecorded[] = [];
   const changesAsked = Object.keys(input).some((k) => k !== 'listName' && k !== 'id' && k !== 'create');
-  const written = await writeTasks(deps, actor, input.listName, input.create !== undefined, async (changes, repos) => {
+  const written = await writeTasks(deps, actor, input.listName, { create: input.create !== undefined }, async (changes, repos) => {
     const found = await repos.tasks.get(changes.list.id, input.id);
     let task: TaskRecord;
     if (found) task = await changes.task(input.id);

@@ -67,7 +67,8 @@ async function existingList(repos: Repositories, actor: Actor, name: string) {
 
 /**
  * What a write did: the work's result, each changed task as committed (what a read would answer), and the task the
- * write answers with (named by `answering`) with its trust fields, read in the same transaction.
+ * write answers with (with `answers`: the task whose id the work returns) with its trust fields, read in the same
+ * transaction.
  */
 interface Written<T> {
   result: T;
@@ -76,30 +77,30 @@ interface Written<T> {
 }
 
 /**
- * Runs one write transaction, retrying when a concurrent writer won a compare-and-set; publishes after commit. The
- * task `answering` names is read with its trust fields before the commit: on SQLite the first read after a commit
- * costs far more (measured 220 against 12 µs on a 10,000-task list), and the answer is the transaction's own state.
+ * Runs one write transaction, retrying when a concurrent writer won a compare-and-set; publishes after commit. With
+ * `answers`, the task whose id the work returns (none for null) is read with its trust fields before the commit: on
+ * SQLite the first read after a commit costs far more (measured 220 against 12 µs on a 10,000-task list), and the
+ * answer is the transaction's own state.
  */
 async function write<T>(
   deps: Deps,
   actor: Actor,
   listName: string,
-  create: boolean,
+  options: { create: boolean; answers?: boolean },
   work: (changes: TaskChanges, repos: Repositories) => Promise<T>,
-  answering?: (result: T) => string | null,
 ): Promise<Written<T>> {
   requirePermission(actor, 'writeTasks');
   return retryLostRaces('Error: the task kept changing under concurrent writers; try again.', async () => {
     let madeList = false;
     const transaction = deps.store.transaction(async (repos) => {
-      const list = create
+      const list = options.create
         ? await ensureList(deps, repos, actor, listName, () => (madeList = true))
         : await repos.tasks.findList(actor.workspaceId, listName, { hold: true });
       if (!list) throw await listMissing(repos, actor, listName);
       const changes = new TaskChanges(deps, repos, actor, list);
       const result = await work(changes, repos);
       const committed = await changes.commit();
-      const answered = answering?.(result);
+      const answered = options.answers ? (result as { id: string } | null)?.id : undefined;
       const snapshot = answered ? committed.changes.findLast((r) => r.taskId === answered)?.snapshot : undefined;
       const answer = snapshot ? await withTrust(repos, list.id, snapshot) : undefined;
       return { result, events: committed.events, records: committed.changes, answer };
@@ -131,43 +132,36 @@ export async function create(deps: Deps, actor: Actor, input: TaskCreateInput) {
     throw new DomainError('NO_OWNING_SESSION', 'Error: TaskCreate requires an owning agent session before anything is written.');
   }
   const sessionId = actor.sessionId ?? actor.keyId;
-  const written = await write(
-    deps,
-    actor,
-    listNameOf(input),
-    true,
-    async (changes, repos) => {
-      const now = deps.clock.now();
-      const task = await changes.created({
-        id: `T-${deps.ids.uuid()}`,
-        listId: changes.list.id,
-        subject: input.subject,
-        description: input.description ?? '',
-        status: 'pending',
-        activeForm: input.activeForm ?? null,
-        owner: input.owner ?? null,
-        metadata: input.metadata ? mergeMetadata({}, input.metadata) : {},
-        sessionId,
-        repoUrl: input.repoURL ?? null,
-        parentId: input.parentID ?? null,
-        fileKeyTail: null,
-        priority: input.priority ?? null,
-        labels: input.labels ?? [],
-        version: 1,
-        createdAt: now,
-        updatedAt: now,
-      });
-      if (input.requires?.length) {
-        const requires = [...new Set(input.requires)];
-        await repos.trust.setRequirements(changes.list.id, task.id, requires);
-        changes.note(task, 'requires', null, requires);
-      }
-      for (const blocker of input.blockedBy ?? []) await changes.addEdge(blocker, task.id);
-      for (const blocked of input.blocks ?? []) await changes.addEdge(task.id, blocked);
-      return { id: task.id, listId: changes.list.id };
-    },
-    (r) => r.id,
-  );
+  const written = await write(deps, actor, listNameOf(input), { create: true, answers: true }, async (changes, repos) => {
+    const now = deps.clock.now();
+    const task = await changes.created({
+      id: `T-${deps.ids.uuid()}`,
+      listId: changes.list.id,
+      subject: input.subject,
+      description: input.description ?? '',
+      status: 'pending',
+      activeForm: input.activeForm ?? null,
+      owner: input.owner ?? null,
+      metadata: input.metadata ? mergeMetadata({}, input.metadata) : {},
+      sessionId,
+      repoUrl: input.repoURL ?? null,
+      parentId: input.parentID ?? null,
+      fileKeyTail: null,
+      priority: input.priority ?? null,
+      labels: input.labels ?? [],
+      version: 1,
+      createdAt: now,
+      updatedAt: now,
+    });
+    if (input.requires?.length) {
+      const requires = [...new Set(input.requires)];
+      await repos.trust.setRequirements(changes.list.id, task.id, requires);
+      changes.note(task, 'requires', null, requires);
+    }
+    for (const blocker of input.blockedBy ?? []) await changes.addEdge(blocker, task.id);
+    for (const blocked of input.blocks ?? []) await changes.addEdge(task.id, blocked);
+    return { id: task.id, listId: changes.list.id };
+  });
   return written.answer ?? get(deps, actor, { listName: input.listName, id: written.result.id });
 }
 
@@ -211,68 +205,61 @@ function staleVersion(task: TaskRecord, expected: number, current: unknown) {
 }
 
 export async function update(deps: Deps, actor: Actor, input: TaskUpdateInput) {
-  const written = await write(
-    deps,
-    actor,
-    listNameOf(input),
-    false,
-    async (changes, repos) => {
-      const task = await changes.task(input.id);
-      if (input.expectedVersion !== undefined && input.expectedVersion !== task.version) {
-        throw staleVersion(task, input.expectedVersion, await present(repos, changes.list, task));
-      }
-      if (task.status === 'deleted') {
-        throw new DomainError('CONFLICT', `Error: task ${task.id} is deleted; it can no longer change.`);
-      }
-      if (input.subject !== undefined) changes.set(task, 'subject', input.subject);
-      if (input.description !== undefined) changes.set(task, 'description', input.description);
-      if (input.activeForm !== undefined) changes.set(task, 'activeForm', input.activeForm);
-      if (input.owner !== undefined) changes.set(task, 'owner', input.owner);
-      if (input.metadata !== undefined) changes.set(task, 'metadata', mergeMetadata(task.metadata, input.metadata));
-      if (input.repoURL !== undefined) changes.set(task, 'repoUrl', input.repoURL);
-      if (input.parentID !== undefined) changes.set(task, 'parentId', input.parentID);
-      if (input.priority !== undefined) changes.set(task, 'priority', input.priority);
-      if (input.labels !== undefined) changes.set(task, 'labels', input.labels);
-      if (input.blockedBy !== undefined && (input.addBlockedBy || input.removeBlockedBy)) throw wholeOrDelta('blockedBy');
-      if (input.blocks !== undefined && (input.addBlocks || input.removeBlocks)) throw wholeOrDelta('blocks');
-      // A whole list replaces the edges on its side: edges it drops go first, so the cycle check sees the new graph.
-      const edges = await changes.edgesOf([task.id]);
-      const ids = async (refs: readonly string[]) => new Set(await Promise.all(refs.map((r) => changes.resolve(r))));
-      if (input.blockedBy !== undefined) {
-        const keep = await ids(input.blockedBy);
-        for (const e of edges) if (e.blockedId === task.id && !keep.has(e.blockerId)) await changes.removeEdge(e.blockerId, task.id);
-      }
-      if (input.blocks !== undefined) {
-        const keep = await ids(input.blocks);
-        for (const e of edges) if (e.blockerId === task.id && !keep.has(e.blockedId)) await changes.removeEdge(task.id, e.blockedId);
-      }
-      for (const id of new Set(input.blockedBy ?? [])) await changes.addEdge(id, task.id);
-      for (const id of new Set(input.blocks ?? [])) await changes.addEdge(task.id, id);
-      for (const id of input.removeBlockedBy ?? []) await changes.removeEdge(id, task.id);
-      for (const id of input.removeBlocks ?? []) await changes.removeEdge(task.id, id);
-      for (const id of input.addBlockedBy ?? []) await changes.addEdge(id, task.id);
-      for (const id of input.addBlocks ?? []) await changes.addEdge(task.id, id);
-      const now = deps.clock.now();
-      const evidence = evidenceRows(changes.list.id, task.id, input.evidence ?? [], 'agent', now);
-      if (input.status === 'completed' && task.status !== 'completed') {
-        await checkCompletion(repos, changes.list, task, input.id, evidence);
-      }
-      await attachEvidence(changes, repos, task, evidence);
-      if (input.status === 'deleted') {
-        changes.set(task, 'status', 'deleted');
-        changes.kind(task.id, 'deleted');
-        await changes.removeAllEdges(task.id);
-      } else if (input.status !== undefined && input.status !== task.status) {
-        const unresolved = (await repos.tasks.unresolvedBlockers(changes.list.id, [task.id])).map((e) => e.blockerId);
-        checkStatusMove(task.id, input.status, unresolved);
-        changes.set(task, 'status', input.status);
-      }
-      // Any write by the owner renews its lease; a task that left the owner or progress loses it.
-      const renewed = await renewLease(deps, repos, changes.list, task, actor.agentName);
-      return { id: task.id, leaseEnds: renewed?.expiresAt ?? null };
-    },
-    (r) => r.id,
-  );
+  const written = await write(deps, actor, listNameOf(input), { create: false, answers: true }, async (changes, repos) => {
+    const task = await changes.task(input.id);
+    if (input.expectedVersion !== undefined && input.expectedVersion !== task.version) {
+      throw staleVersion(task, input.expectedVersion, await present(repos, changes.list, task));
+    }
+    if (task.status === 'deleted') {
+      throw new DomainError('CONFLICT', `Error: task ${task.id} is deleted; it can no longer change.`);
+    }
+    if (input.subject !== undefined) changes.set(task, 'subject', input.subject);
+    if (input.description !== undefined) changes.set(task, 'description', input.description);
+    if (input.activeForm !== undefined) changes.set(task, 'activeForm', input.activeForm);
+    if (input.owner !== undefined) changes.set(task, 'owner', input.owner);
+    if (input.metadata !== undefined) changes.set(task, 'metadata', mergeMetadata(task.metadata, input.metadata));
+    if (input.repoURL !== undefined) changes.set(task, 'repoUrl', input.repoURL);
+    if (input.parentID !== undefined) changes.set(task, 'parentId', input.parentID);
+    if (input.priority !== undefined) changes.set(task, 'priority', input.priority);
+    if (input.labels !== undefined) changes.set(task, 'labels', input.labels);
+    if (input.blockedBy !== undefined && (input.addBlockedBy || input.removeBlockedBy)) throw wholeOrDelta('blockedBy');
+    if (input.blocks !== undefined && (input.addBlocks || input.removeBlocks)) throw wholeOrDelta('blocks');
+    // A whole list replaces the edges on its side: edges it drops go first, so the cycle check sees the new graph.
+    const edges = await changes.edgesOf([task.id]);
+    const ids = async (refs: readonly string[]) => new Set(await Promise.all(refs.map((r) => changes.resolve(r))));
+    if (input.blockedBy !== undefined) {
+      const keep = await ids(input.blockedBy);
+      for (const e of edges) if (e.blockedId === task.id && !keep.has(e.blockerId)) await changes.removeEdge(e.blockerId, task.id);
+    }
+    if (input.blocks !== undefined) {
+      const keep = await ids(input.blocks);
+      for (const e of edges) if (e.blockerId === task.id && !keep.has(e.blockedId)) await changes.removeEdge(task.id, e.blockedId);
+    }
+    for (const id of new Set(input.blockedBy ?? [])) await changes.addEdge(id, task.id);
+    for (const id of new Set(input.blocks ?? [])) await changes.addEdge(task.id, id);
+    for (const id of input.removeBlockedBy ?? []) await changes.removeEdge(id, task.id);
+    for (const id of input.removeBlocks ?? []) await changes.removeEdge(task.id, id);
+    for (const id of input.addBlockedBy ?? []) await changes.addEdge(id, task.id);
+    for (const id of input.addBlocks ?? []) await changes.addEdge(task.id, id);
+    const now = deps.clock.now();
+    const evidence = evidenceRows(changes.list.id, task.id, input.evidence ?? [], 'agent', now);
+    if (input.status === 'completed' && task.status !== 'completed') {
+      await checkCompletion(repos, changes.list, task, input.id, evidence);
+    }
+    await attachEvidence(changes, repos, task, evidence);
+    if (input.status === 'deleted') {
+      changes.set(task, 'status', 'deleted');
+      changes.kind(task.id, 'deleted');
+      await changes.removeAllEdges(task.id);
+    } else if (input.status !== undefined && input.status !== task.status) {
+      const unresolved = (await repos.tasks.unresolvedBlockers(changes.list.id, [task.id])).map((e) => e.blockerId);
+      checkStatusMove(task.id, input.status, unresolved);
+      changes.set(task, 'status', input.status);
+    }
+    // Any write by the owner renews its lease; a task that left the owner or progress loses it.
+    const renewed = await renewLease(deps, repos, changes.list, task, actor.agentName);
+    return { id: task.id, leaseEnds: renewed?.expiresAt ?? null };
+  });
   if (written.result.leaseEnds) deps.leases?.scheduled(written.result.leaseEnds);
   return written.answer ?? get(deps, actor, input);
 }
@@ -302,51 +289,44 @@ export async function claim(deps: Deps, actor: Actor, input: TaskClaimInput) {
     if (input.listName !== undefined) throw await listMissing(deps.store, actor, input.listName);
     return { task: null };
   }
-  const written = await write(
-    deps,
-    actor,
-    listNameOf(input),
-    false,
-    async (changes, repos) => {
-      let task: TaskRecord | null;
-      const capabilities = actor.sessionId ? await repos.trust.capabilitiesOf(actor.sessionId) : [];
-      if (input.id === undefined) {
-        // The oldest ready task whose requirements the session meets.
-        const next = await repos.trust.firstReadyFor(changes.list.id, agent, capabilities);
-        if (!next) return null;
-        task = await changes.task(next);
-      } else {
-        task = await changes.task(input.id);
-        const refuse = (why: string) => new DomainError('CLAIM_REFUSED', `Error: cannot claim ${input.id}: ${why}.`);
-        if (task.owner !== null && task.owner !== agent) throw refuse(`already claimed by ${task.owner}`);
-        if (task.status !== 'pending') throw refuse(`it is ${task.status}, not pending`);
-        const unresolved = (await repos.tasks.unresolvedBlockers(changes.list.id, [task.id])).map((e) => e.blockerId);
-        if (unresolved.length) throw refuse(`blocked by ${unresolved.join(', ')}`);
-        const requires = (await repos.trust.requirementsOf(changes.list.id, [task.id])).map((r) => r.capability);
-        const missing = requires.filter((c) => !capabilities.includes(c));
-        if (missing.length) {
-          throw refuse(
-            `it requires ${missing.join(', ')}, which this session did not declare (open the session with \`capabilities\` naming ${missing.length > 1 ? 'them' : 'it'})`,
-          );
-        }
+  const written = await write(deps, actor, listNameOf(input), { create: false, answers: true }, async (changes, repos) => {
+    let task: TaskRecord | null;
+    const capabilities = actor.sessionId ? await repos.trust.capabilitiesOf(actor.sessionId) : [];
+    if (input.id === undefined) {
+      // The oldest ready task whose requirements the session meets.
+      const next = await repos.trust.firstReadyFor(changes.list.id, agent, capabilities);
+      if (!next) return null;
+      task = await changes.task(next);
+    } else {
+      task = await changes.task(input.id);
+      const refuse = (why: string) => new DomainError('CLAIM_REFUSED', `Error: cannot claim ${input.id}: ${why}.`);
+      if (task.owner !== null && task.owner !== agent) throw refuse(`already claimed by ${task.owner}`);
+      if (task.status !== 'pending') throw refuse(`it is ${task.status}, not pending`);
+      const unresolved = (await repos.tasks.unresolvedBlockers(changes.list.id, [task.id])).map((e) => e.blockerId);
+      if (unresolved.length) throw refuse(`blocked by ${unresolved.join(', ')}`);
+      const requires = (await repos.trust.requirementsOf(changes.list.id, [task.id])).map((r) => r.capability);
+      const missing = requires.filter((c) => !capabilities.includes(c));
+      if (missing.length) {
+        throw refuse(
+          `it requires ${missing.join(', ')}, which this session did not declare (open the session with \`capabilities\` naming ${missing.length > 1 ? 'them' : 'it'})`,
+        );
       }
-      changes.set(task, 'status', 'in_progress');
-      changes.set(task, 'owner', agent);
-      changes.kind(task.id, 'claimed');
-      const settings = input.leaseMs === undefined ? await repos.trust.settings(changes.list.id) : null;
-      const leaseMs = input.leaseMs ?? settings?.leaseMs ?? null;
-      let leaseEnds: Date | null = null;
-      if (leaseMs !== null) {
-        leaseEnds = new Date(deps.clock.now().getTime() + leaseMs);
-        await repos.trust.putLease({ listId: changes.list.id, taskId: task.id, owner: agent, leaseMs, expiresAt: leaseEnds });
-        changes.note(task, 'lease', null, { owner: agent, leaseMs, expiresAt: leaseEnds.toISOString() });
-      } else {
-        await repos.trust.dropLease(changes.list.id, task.id);
-      }
-      return { id: task.id, leaseEnds };
-    },
-    (r) => r?.id ?? null,
-  );
+    }
+    changes.set(task, 'status', 'in_progress');
+    changes.set(task, 'owner', agent);
+    changes.kind(task.id, 'claimed');
+    const settings = input.leaseMs === undefined ? await repos.trust.settings(changes.list.id) : null;
+    const leaseMs = input.leaseMs ?? settings?.leaseMs ?? null;
+    let leaseEnds: Date | null = null;
+    if (leaseMs !== null) {
+      leaseEnds = new Date(deps.clock.now().getTime() + leaseMs);
+      await repos.trust.putLease({ listId: changes.list.id, taskId: task.id, owner: agent, leaseMs, expiresAt: leaseEnds });
+      changes.note(task, 'lease', null, { owner: agent, leaseMs, expiresAt: leaseEnds.toISOString() });
+    } else {
+      await repos.trust.dropLease(changes.list.id, task.id);
+    }
+    return { id: task.id, leaseEnds };
+  });
   const claimed = written.result;
   if (claimed === null) return { task: null, lostRace: await lostRace(deps, actor, listNameOf(input), agent) };
   if (claimed.leaseEnds) deps.leases?.scheduled(claimed.leaseEnds);
