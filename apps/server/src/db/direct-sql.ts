@@ -1,5 +1,5 @@
-// Raw SQL for the repositories: on our own SQLite connections straight to the connection (the answer Prisma's
-// $queryRaw would give, without its client's request pipeline), through Prisma's $queryRaw/$executeRaw elsewhere.
+// Raw SQL for the repositories: on our own SQLite connections straight to the connection, on PostgreSQL straight to
+// node-postgres (db/postgres-raw.ts): the answer Prisma's $queryRaw would give, without its client's request pipeline.
 import { Prisma } from '../generated/prisma/client.ts';
 import type { SqliteConnection } from './sqlite-adapter.ts';
 
@@ -20,9 +20,14 @@ const rawError = (error: unknown): never => {
 const statementOf = (query: TemplateStringsArray | Prisma.Sql, values: unknown[]): Prisma.Sql =>
   query instanceof Prisma.Sql ? query : Prisma.sql(query, ...values);
 
+/** Runs the raw statements of `client` (a Prisma client) with `raw` instead of Prisma's own methods. */
+export function useRawSql(client: object, raw: RawSql): void {
+  direct.set(client, raw);
+}
+
 /** Runs the raw statements of `client` (a Prisma client on this one connection) on the connection itself. */
 export function runRawOn(client: object, connection: SqliteConnection): void {
-  direct.set(client, {
+  useRawSql(client, {
     $queryRaw<T>(query: TemplateStringsArray | Prisma.Sql, ...values: unknown[]) {
       const { sql, values: bound } = statementOf(query, values);
       return connection.run(() => connection.rawRows(sql, bound) as T).catch(rawError);

@@ -1,10 +1,12 @@
 // Opens Prisma clients on PostgreSQL through @prisma/adapter-pg, typed as the SQLite client the repositories use
 // (both clients are generated from the same models: prisma/schema.prisma and its twin prisma/schema.postgres.prisma).
 import { PrismaPg } from '@prisma/adapter-pg';
-import type { SqlDriverAdapter, SqlDriverAdapterFactory, Transaction } from '@prisma/driver-adapter-utils';
-import type pg from 'pg';
+import type { SqlDriverAdapter, SqlDriverAdapterFactory, SqlQuery, Transaction } from '@prisma/driver-adapter-utils';
+import pg from 'pg';
 import { PrismaClient } from '../generated/prisma-postgres/client.ts';
 import type { Db, DbHandle } from './client.ts';
+import { useRawSql } from './direct-sql.ts';
+import { postgresError, postgresRawSql } from './postgres-raw.ts';
 import { SAVEPOINT, type Savepoints } from './savepoints.ts';
 
 /** Distinct SQL texts that get a name (prepared once per connection); later ones run unnamed, so memory stays bounded. */
@@ -36,45 +38,28 @@ function statementNames() {
 }
 
 /**
- * The writer's adapter, noting the pg connection of the transaction under way (the writer has one connection, so at
- * most one transaction at a time), for the group commit's savepoints.
+ * The writer's transactions, of the store's own (BEGIN … COMMIT on the pool's one connection, without Prisma's
+ * interactive transaction: its bookkeeping cost more than a write's statements). While one is open every query on the
+ * writer's client goes to its connection: the pool's `query` is routed there, and a transaction Prisma starts for one
+ * of its queries becomes a savepoint in it. The group commit's savepoints go to that connection too.
  */
-function trackingTransactions(factory: SqlDriverAdapterFactory, onChange: (connection: pg.PoolClient | null) => void) {
-  const tracked: SqlDriverAdapterFactory = {
-    provider: factory.provider,
-    adapterName: factory.adapterName,
-    async connect(): Promise<SqlDriverAdapter> {
-      const adapter = await factory.connect();
-      const start = adapter.startTransaction.bind(adapter);
-      adapter.startTransaction = async (isolationLevel) => {
-        const transaction: Transaction = await start(isolationLevel);
-        const connection = (transaction as unknown as { client?: pg.PoolClient }).client;
-        if (!connection || typeof connection.query !== 'function') throw new Error('the PostgreSQL transaction has no connection');
-        onChange(connection);
-        const commit = transaction.commit.bind(transaction);
-        const rollback = transaction.rollback.bind(transaction);
-        transaction.commit = () => (onChange(null), commit());
-        transaction.rollback = () => (onChange(null), rollback());
-        return transaction;
-      };
-      return adapter;
-    },
-  };
-  return tracked;
-}
-
-/**
- * Savepoints sent straight on the transaction's connection as plain statements, not through Prisma: a kept write's
- * RELEASE waits for the next write's SAVEPOINT and goes with it in one round trip (or is left to COMMIT, which releases
- * every savepoint), so a write in a shared transaction costs one round trip more than its own statements.
- */
-function postgresSavepoints() {
-  let connection: pg.PoolClient | null = null;
+function writerTransactions(pool: pg.Pool) {
+  let held: pg.PoolClient | null = null;
   let releasePending = false;
+  const poolQuery = pool.query.bind(pool) as (...args: unknown[]) => unknown;
+  pool.query = ((...args: unknown[]) =>
+    held ? (held.query as (...a: unknown[]) => unknown)(...args) : poolQuery(...args)) as typeof pool.query;
+
   const send = async (sql: string) => {
-    if (!connection) throw new Error('no PostgreSQL write transaction is under way');
-    await connection.query(sql);
+    if (!held) throw new Error('no PostgreSQL write transaction is under way');
+    await held.query(sql).catch(postgresError);
   };
+
+  /**
+   * Savepoints sent straight on the transaction's connection: a kept write's RELEASE waits for the next write's
+   * SAVEPOINT and goes with it in one round trip (or is left to COMMIT, which releases every savepoint), so a write in
+   * a shared transaction costs one round trip more than its own statements.
+   */
   const savepoints: Savepoints = {
     open() {
       const sql = releasePending ? `RELEASE SAVEPOINT ${SAVEPOINT}; SAVEPOINT ${SAVEPOINT}` : `SAVEPOINT ${SAVEPOINT}`;
@@ -91,33 +76,119 @@ function postgresSavepoints() {
       return send(`ROLLBACK TO SAVEPOINT ${SAVEPOINT}; RELEASE SAVEPOINT ${SAVEPOINT}`);
     },
   };
-  /** A transaction began on `next`, or (null) the one under way ended. */
-  const transaction = (next: pg.PoolClient | null) => {
-    connection = next;
+
+  /** Runs `work` in a transaction on the pool's connection: COMMIT when it resolves, ROLLBACK when it throws. */
+  async function transaction<T>(work: () => Promise<T>): Promise<T> {
+    let client: pg.PoolClient | null = await pool.connect();
+    try {
+      await client.query('BEGIN');
+    } catch (error) {
+      client.release(error as Error);
+      return postgresError(error);
+    }
+    held = client;
     releasePending = false;
-  };
-  return { savepoints, transaction };
+    try {
+      const value = await work();
+      await client.query('COMMIT').catch(postgresError);
+      return value;
+    } catch (error) {
+      held = null;
+      // After a failed COMMIT the transaction is over already (ROLLBACK then only warns); a broken connection is dropped.
+      await client.query('ROLLBACK').catch((broken: unknown) => {
+        client?.release(broken as Error);
+        client = null;
+      });
+      throw error;
+    } finally {
+      held = null;
+      client?.release();
+    }
+  }
+
+  // A transaction Prisma starts inside the store's: one at a time, each in a savepoint of its own.
+  let nestedQueue: Promise<void> = Promise.resolve();
+  let nestedCount = 0;
+  async function nestedTransaction(adapter: SqlDriverAdapter): Promise<Transaction> {
+    let done!: () => void;
+    const previous = nestedQueue;
+    nestedQueue = new Promise<void>((resolve) => (done = resolve));
+    await previous;
+    const name = `prisma_nested_${++nestedCount}`;
+    const ending = async (sql: string) => {
+      try {
+        await send(sql);
+      } finally {
+        done();
+      }
+    };
+    try {
+      await send(`SAVEPOINT ${name}`);
+    } catch (error) {
+      done();
+      throw error;
+    }
+    return {
+      provider: adapter.provider,
+      adapterName: adapter.adapterName,
+      // Prisma sends no BEGIN/COMMIT of its own for it: commit() and rollback() end the savepoint.
+      options: { usePhantomQuery: true },
+      queryRaw: (query: SqlQuery) => adapter.queryRaw(query),
+      executeRaw: (query: SqlQuery) => adapter.executeRaw(query),
+      commit: () => ending(`RELEASE SAVEPOINT ${name}`),
+      rollback: () => ending(`ROLLBACK TO SAVEPOINT ${name}; RELEASE SAVEPOINT ${name}`),
+      createSavepoint: (inner: string) => send(`SAVEPOINT ${inner}`),
+      rollbackToSavepoint: (inner: string) => send(`ROLLBACK TO SAVEPOINT ${inner}`),
+      releaseSavepoint: (inner: string) => send(`RELEASE SAVEPOINT ${inner}`),
+    };
+  }
+
+  /** Prisma's adapter, its transactions nested in the store's while one is open. */
+  const factory = (inner: SqlDriverAdapterFactory): SqlDriverAdapterFactory => ({
+    provider: inner.provider,
+    adapterName: inner.adapterName,
+    async connect(): Promise<SqlDriverAdapter> {
+      const adapter = await inner.connect();
+      const start = adapter.startTransaction.bind(adapter);
+      adapter.startTransaction = (isolationLevel) => (held ? nestedTransaction(adapter) : start(isolationLevel));
+      return adapter;
+    },
+  });
+
+  return { savepoints, transaction, factory };
 }
 
 /**
  * A pool of `max` connections; with `lockTimeoutMs`, a statement waiting longer for a lock fails with 55P03 (answered
- * "busy", 503), as SQLite's busy timeout does. With one connection (the store's writer), the group commit batches
- * writes in one transaction with savepoints, as on SQLite; a pool of more takes no savepoints (maxBatch 1).
+ * "busy", 503), as SQLite's busy timeout does. Raw statements go straight to node-postgres. With one connection (the
+ * store's writer), writes run in the store's own transactions, which the group commit shares among queued writes with
+ * savepoints, as on SQLite; a pool of more takes no savepoints (maxBatch 1) and Prisma's interactive transactions.
  */
 export async function openPostgresDb(url: string, options: { max?: number; lockTimeoutMs?: number } = {}): Promise<DbHandle> {
   const max = options.max ?? 10;
   const lockTimeout = options.lockTimeoutMs === undefined ? {} : { lock_timeout: options.lockTimeoutMs };
-  const pgAdapter = new PrismaPg({ connectionString: url, max, ...lockTimeout }, { statementNameGenerator: statementNames() });
-  const writer = postgresSavepoints();
-  const adapter = max === 1 ? trackingTransactions(pgAdapter, writer.transaction) : pgAdapter;
-  const db = new PrismaClient({ adapter });
-  await db.$connect();
+  const pool = new pg.Pool({ connectionString: url, max, ...lockTimeout });
+  const nameOf = statementNames();
+  const pgAdapter = new PrismaPg(pool, { statementNameGenerator: nameOf, disposeExternalPool: true });
   if (max !== 1) {
+    const db = new PrismaClient({ adapter: pgAdapter });
+    await db.$connect();
+    useRawSql(db, postgresRawSql(pool, nameOf));
     const none: Savepoints = {
       open: () => Promise.reject(new Error('a PostgreSQL pool of several connections takes no savepoints: run writes with maxBatch 1')),
       close: () => undefined,
     };
     return { db: db as unknown as Db, savepoints: none, maxBatch: 1 };
   }
-  return { db: db as unknown as Db, savepoints: writer.savepoints, maxBatch: POSTGRES_MAX_BATCH };
+  const writer = writerTransactions(pool);
+  const db = new PrismaClient({ adapter: writer.factory(pgAdapter) });
+  await db.$connect();
+  // The pool's `query` goes to the open transaction's connection, so raw statements do too.
+  useRawSql(db, postgresRawSql(pool, nameOf));
+  return {
+    db: db as unknown as Db,
+    savepoints: writer.savepoints,
+    maxBatch: POSTGRES_MAX_BATCH,
+    transaction: (work) => writer.transaction(() => work(db as unknown as Parameters<typeof work>[0])),
+  };
 }

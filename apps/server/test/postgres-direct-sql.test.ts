@@ -1,0 +1,183 @@
+// The store's own path to PostgreSQL: raw statements straight to node-postgres answer what Prisma's $queryRaw answers
+// there, and the writer's own transaction (no Prisma interactive transaction) holds Prisma's queries, a query Prisma
+// runs in a transaction of its own included.
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { type TestDatabase, createTestDatabase, stopTestPostgres } from '../../../tests/support/postgres.ts';
+import { isDatabaseBusy } from '../src/db/busy.ts';
+import type { DbHandle } from '../src/db/client.ts';
+import { rawSql } from '../src/db/direct-sql.ts';
+import { openPostgresDb } from '../src/db/postgres-client.ts';
+import { applyPostgresMigrations } from '../src/db/postgres-migrations.ts';
+import { postgresMigrationsDir } from '../src/db/postgres-schema.ts';
+import { Prisma } from '../src/generated/prisma/client.ts';
+
+let database: TestDatabase;
+let writer: DbHandle;
+let reader: DbHandle;
+const at = new Date('2026-12-05T09:30:00.123Z');
+
+beforeAll(async () => {
+  database = await createTestDatabase();
+  await applyPostgresMigrations({ url: database.url, migrationsDir: postgresMigrationsDir });
+  writer = await openPostgresDb(database.url, { max: 1, lockTimeoutMs: 200 });
+  reader = await openPostgresDb(database.url);
+  await reader.db.workspace.create({ data: { id: 'ws_1', name: 'one', oneActiveRule: false, createdAt: at } });
+  await reader.db.workspace.create({ data: { id: 'ws_2', name: 'two', oneActiveRule: true, createdAt: at } });
+}, 120_000);
+afterAll(async () => {
+  await Promise.all([writer?.db.$disconnect(), reader?.db.$disconnect()]);
+  await database?.drop();
+  await stopTestPostgres();
+});
+
+const names = async () => (await reader.db.workspace.findMany({ orderBy: { id: 'asc' }, select: { id: true } })).map((w) => w.id);
+
+describe('raw statements on PostgreSQL, straight to node-postgres', () => {
+  it("answer as Prisma's $queryRaw does: dates, booleans, integers, big integers, decimals, JSON, nulls, text", async () => {
+    for (const { db } of [writer, reader]) {
+      expect(rawSql(db)).not.toBe(db);
+      const sql = (id: string) => Prisma.sql`
+        SELECT "id", "name", "oneActiveRule", "createdAt", NULL AS "nothing", COUNT(*) OVER () AS "n", 2.5 AS "half",
+               "createdAt" + interval '1 millisecond' AS "later", 'x' || "name" AS "joined", length("name") AS "size",
+               '{"a":[1,"b"]}'::jsonb AS "doc", '2026-12-05 09:30:00.5+00'::timestamptz AS "zoned", 0.25::float8 AS "quarter"
+        FROM "Workspace" WHERE "id" >= ${id} AND "id" <= ${'ws_2'} ORDER BY "id"`;
+      const direct = await rawSql(db).$queryRaw(sql('ws_1'));
+      expect(direct).toEqual(await db.$queryRaw(sql('ws_1')));
+      const row = (id: string, name: string, oneActiveRule: boolean) => ({
+        id,
+        name,
+        oneActiveRule,
+        createdAt: at,
+        nothing: null,
+        n: 2n,
+        half: new Prisma.Decimal('2.5'),
+        later: new Date(at.getTime() + 1),
+        joined: `x${name}`,
+        size: 3,
+        doc: { a: [1, 'b'] },
+        zoned: new Date('2026-12-05T09:30:00.500Z'),
+        quarter: 0.25,
+      });
+      expect(direct).toEqual([row('ws_1', 'one', false), row('ws_2', 'two', true)]);
+    }
+  });
+
+  it("bind dates in UTC whatever the time zone of the process, and count an UPDATE's rows", async () => {
+    const zone = process.env.TZ;
+    process.env.TZ = 'Asia/Kolkata';
+    try {
+      const later = new Date(at.getTime() + 60_000);
+      expect(await rawSql(writer.db).$executeRaw`UPDATE "Workspace" SET "createdAt" = ${later} WHERE "id" = ${'ws_1'}`).toBe(1);
+      expect(await reader.db.workspace.findUnique({ where: { id: 'ws_1' }, select: { createdAt: true } })).toEqual({ createdAt: later });
+      expect(
+        await reader.db
+          .$queryRaw`SELECT to_char("createdAt", 'YYYY-MM-DD HH24:MI:SS.MS') AS "text" FROM "Workspace" WHERE "id" = ${'ws_1'}`,
+      ).toEqual([{ text: '2026-12-05 09:31:00.123' }]);
+      expect(await rawSql(reader.db).$queryRaw`SELECT "id" FROM "Workspace" WHERE "createdAt" = ${later}`).toEqual([{ id: 'ws_1' }]);
+      expect(await rawSql(writer.db).$executeRaw`UPDATE "Workspace" SET "name" = ${'none'} WHERE "id" = ${null}`).toBe(0);
+      await rawSql(writer.db).$executeRaw`UPDATE "Workspace" SET "createdAt" = ${at} WHERE "id" = ${'ws_1'}`;
+    } finally {
+      if (zone === undefined) delete process.env.TZ;
+      else process.env.TZ = zone;
+    }
+  });
+
+  it("refuse in Prisma's words for a raw query (P2010), with PostgreSQL's code in the cause", async () => {
+    const refused = await rawSql(writer.db)
+      .$executeRaw`INSERT INTO "Workspace" ("id", "name", "oneActiveRule", "createdAt") VALUES (${'ws_1'}, ${'dup'}, ${true}, ${at})`.catch(
+      (error: unknown) => error,
+    );
+    expect((refused as Error).message).toBe(
+      'Raw query failed. Code: `23505`. Message: `duplicate key value violates unique constraint "Workspace_pkey"`',
+    );
+    expect((refused as { cause?: { originalCode?: string } }).cause?.originalCode).toBe('23505');
+    expect(isDatabaseBusy(refused)).toBe(false);
+    expect(await names()).toEqual(['ws_1', 'ws_2']);
+  });
+
+  it('answer "busy" for a lock held past the lock timeout', async () => {
+    if (!writer.transaction) throw new Error('the PostgreSQL writer runs its own transactions');
+    // Another connection holds the row's lock; the writer's statement waits its 200 ms lock timeout, then fails.
+    let release!: () => void;
+    const holding = reader.db.$transaction(async (tx) => {
+      await tx.$executeRaw`SELECT 1 FROM "Workspace" WHERE "id" = ${'ws_2'} FOR UPDATE`;
+      await new Promise<void>((resolve) => (release = resolve));
+    });
+    await expect.poll(() => release !== undefined).toBe(true);
+    const waited = await writer
+      .transaction(() => rawSql(writer.db).$executeRaw`UPDATE "Workspace" SET "name" = ${'late'} WHERE "id" = ${'ws_2'}`)
+      .catch((error: unknown) => error);
+    release();
+    await holding;
+    expect((waited as Error).message).toMatch(/^Raw query failed\. Code: `55P03`\./);
+    expect(isDatabaseBusy(waited)).toBe(true);
+    expect(await reader.db.workspace.findUnique({ where: { id: 'ws_2' }, select: { name: true } })).toEqual({ name: 'two' });
+  });
+});
+
+describe("the writer's own transaction on PostgreSQL", () => {
+  const transaction = () => {
+    if (!writer.transaction) throw new Error('the PostgreSQL writer runs its own transactions');
+    return writer.transaction;
+  };
+
+  it("holds Prisma's queries and a nested create Prisma runs in a transaction of its own (a savepoint), unseen until COMMIT", async () => {
+    await transaction()(async (tx) => {
+      await tx.workspace.create({
+        data: { id: 'ws_3', name: 'three', apiKeys: { create: [{ id: 'k_3', role: 'admin', name: 'k', tokenHash: 'h3' }] } },
+      });
+      await rawSql(tx).$executeRaw`UPDATE "Workspace" SET "name" = ${'three!'} WHERE "id" = ${'ws_3'}`;
+      // The transaction sees its own writes; another connection does not, yet.
+      expect(await tx.workspace.findUnique({ where: { id: 'ws_3' }, select: { name: true } })).toEqual({ name: 'three!' });
+      expect(await reader.db.workspace.findUnique({ where: { id: 'ws_3' } })).toBeNull();
+    });
+    expect(
+      await reader.db.workspace.findUnique({ where: { id: 'ws_3' }, select: { name: true, apiKeys: { select: { id: true } } } }),
+    ).toEqual({ name: 'three!', apiKeys: [{ id: 'k_3' }] });
+  });
+
+  it('rolls back everything when its work throws, the nested create too, and lets the next one in', async () => {
+    const before = await names();
+    const failed = transaction()(async (tx) => {
+      await tx.workspace.create({
+        data: { id: 'ws_4', name: 'four', apiKeys: { create: [{ id: 'k_4', role: 'admin', name: 'k', tokenHash: 'h4' }] } },
+      });
+      await rawSql(tx)
+        .$executeRaw`INSERT INTO "Workspace" ("id", "name", "oneActiveRule", "createdAt") VALUES (${'ws_5'}, ${'five'}, ${true}, ${at})`;
+      throw new Error('refused');
+    });
+    await expect(failed).rejects.toThrow('refused');
+    expect(await names()).toEqual(before);
+    expect(await reader.db.apiKey.findUnique({ where: { id: 'k_4' } })).toBeNull();
+    await transaction()((tx) => tx.workspace.create({ data: { id: 'ws_6', name: 'six' } }));
+    expect(await names()).toEqual([...before, 'ws_6']);
+  });
+
+  it("runs Prisma's transactions one at a time when two start at once: each commits or rolls back only its own", async () => {
+    const before = await names();
+    const key = (id: string, tokenHash: string) => ({ apiKeys: { create: [{ id, role: 'admin' as const, name: 'k', tokenHash }] } });
+    await transaction()(async (tx) => {
+      const results = await Promise.allSettled([
+        tx.workspace.create({ data: { id: 'ws_7', name: 'seven', ...key('k_7', 'h7') } }),
+        tx.workspace.create({ data: { id: 'ws_8', name: 'eight', ...key('k_8', 'h7') } }), // the same token hash: refused
+        tx.workspace.create({ data: { id: 'ws_9', name: 'nine', ...key('k_9', 'h9') } }),
+      ]);
+      expect(results.map((r) => r.status)).toEqual(['fulfilled', 'rejected', 'fulfilled']);
+    });
+    expect(await names()).toEqual([...before, 'ws_7', 'ws_9']);
+    expect(
+      (await reader.db.apiKey.findMany({ where: { id: { in: ['k_7', 'k_8', 'k_9'] } }, select: { id: true } })).map((k) => k.id),
+    ).toEqual(['k_7', 'k_9']);
+  });
+
+  it('leaves the connection usable after a statement aborted the transaction', async () => {
+    const before = await names();
+    const failed = transaction()(async (tx) => {
+      await rawSql(tx)
+        .$executeRaw`INSERT INTO "Workspace" ("id", "name", "oneActiveRule", "createdAt") VALUES (${'ws_1'}, ${'dup'}, ${true}, ${at})`;
+    });
+    await expect(failed).rejects.toThrow(/Code: `23505`/);
+    await transaction()((tx) => tx.workspace.create({ data: { id: 'ws_x', name: 'ten' } }));
+    expect(await names()).toEqual([...before, 'ws_x']);
+  });
+});
