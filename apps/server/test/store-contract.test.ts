@@ -671,6 +671,13 @@ describe.each(kinds)('$name', (kind) => {
         });
         expect(await store.trust.trustOf('tl_1', ['T-9'])).toEqual({ evidence: [], leases: [], requirements: [] });
         expect(await store.trust.trustOf('tl_1', [])).toEqual({ evidence: [], leases: [], requirements: [] });
+        // A page of a list with no requirement at all (tl_2): its own evidence and lease, none of tl_1's requirements.
+        expect(await store.trust.trustOf('tl_2', ['T-1', 'T-2', 'T-3'])).toEqual({
+          evidence: [note('T-1', 'tl_2', 3, 'another list')],
+          leases: [{ listId: 'tl_2', taskId: 'T-1', owner: 'bob', leaseMs: 1_000, expiresAt: at(1_000) }],
+          requirements: [],
+        });
+        expect(await store.trust.trustOf('tl_9', asked)).toEqual({ evidence: [], leases: [], requirements: [] });
       });
       it('trustOf over more tasks than one statement binds: every chunk read, evidence oldest first across them', async () => {
         const many = Array.from({ length: 700 }, (_, i) => `T-${i + 1}`);
