@@ -3,7 +3,7 @@
 // runs in a transaction of its own included.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type TestDatabase, createTestDatabase, stopTestPostgres } from '../../../tests/support/postgres.ts';
-import { isDatabaseBusy } from '../src/db/busy.ts';
+import { isDatabaseBusy, isDatabaseUnreachable } from '../src/db/busy.ts';
 import type { DbHandle } from '../src/db/client.ts';
 import { rawSql } from '../src/db/direct-sql.ts';
 import { openPostgresDb } from '../src/db/postgres-client.ts';
@@ -179,5 +179,59 @@ describe("the writer's own transaction on PostgreSQL", () => {
     await expect(failed).rejects.toThrow(/Code: `23505`/);
     await transaction()((tx) => tx.workspace.create({ data: { id: 'ws_x', name: 'ten' } }));
     expect(await names()).toEqual([...before, 'ws_x']);
+  });
+
+  it('refuses a statement its work sends after it ended, instead of running it on its own', async () => {
+    const before = await names();
+    let late: Promise<unknown> = Promise.resolve();
+    const failed = transaction()(async (tx) => {
+      late = new Promise((resolve) => setTimeout(resolve, 100)).then(() =>
+        tx.workspace.create({ data: { id: 'ws_stray', name: 'stray' } }),
+      );
+      await Promise.all([new Promise((_, reject) => setTimeout(() => reject(new Error('refused')), 10)), late]);
+    });
+    await expect(failed).rejects.toThrow('refused');
+    await expect(late).rejects.toThrow('the write transaction this statement belongs to has already ended');
+    expect(await names()).toEqual(before);
+  });
+
+  it('fails at COMMIT when a failed statement left the transaction aborted, and commits none of it', async () => {
+    const before = await names();
+    const failed = transaction()(async (tx) => {
+      await tx.workspace.create({ data: { id: 'ws_y', name: 'lost' } });
+      // Caught without a savepoint: PostgreSQL keeps the transaction aborted, and answers COMMIT with ROLLBACK.
+      await rawSql(tx)
+        .$executeRaw`INSERT INTO "Workspace" ("id", "name", "oneActiveRule", "createdAt") VALUES (${'ws_1'}, ${'dup'}, ${true}, ${at})`.catch(
+        () => undefined,
+      );
+    });
+    await expect(failed).rejects.toThrow('the write transaction was rolled back at COMMIT: a statement in it had failed');
+    expect(await names()).toEqual(before);
+  });
+
+  it('survives its connection breaking between two statements: the write fails, the next one gets a new connection', async () => {
+    const failed = transaction()(async (tx) => {
+      const [{ pid }] = await rawSql(tx).$queryRaw<{ pid: number }[]>`SELECT pg_backend_pid() AS "pid"`;
+      await reader.db.$queryRaw`SELECT pg_terminate_backend(${pid}::int)`;
+      // The broken connection's 'error' event comes while no statement runs (unhandled, it would end the process).
+      await new Promise((resolve) => setTimeout(resolve, 300));
+      await rawSql(tx).$queryRaw`SELECT 1 AS "one"`;
+    });
+    const error = await failed.catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(Error);
+    expect(isDatabaseUnreachable(error)).toBe(true);
+    await transaction()((tx) => tx.workspace.create({ data: { id: 'ws_z', name: 'after' } }));
+    expect(await names()).toContain('ws_z');
+  });
+
+  it('answers "unreachable" when no PostgreSQL listens where the writer connects', async () => {
+    const nowhere = await openPostgresDb('postgresql://nobody:secret@127.0.0.1:1/none', { max: 1 });
+    try {
+      if (!nowhere.transaction) throw new Error('the PostgreSQL writer runs its own transactions');
+      const error = await nowhere.transaction(() => Promise.resolve(1)).catch((e: unknown) => e);
+      expect(isDatabaseUnreachable(error)).toBe(true);
+    } finally {
+      await nowhere.db.$disconnect();
+    }
   });
 });

@@ -55,8 +55,8 @@ const PG_GONE = new Set([
   'Connection terminated due to connection timeout',
   'timeout exceeded when trying to connect',
 ]);
-/** Node's socket errors for a server that refuses, resets or cannot be routed to. */
-const SOCKET_GONE = new Set(['ECONNREFUSED', 'ECONNRESET', 'EPIPE', 'ETIMEDOUT', 'EHOSTUNREACH', 'ENETUNREACH']);
+/** Node's socket errors for a server that refuses, resets, cannot be routed to or whose name does not resolve. */
+const SOCKET_GONE = new Set(['ECONNREFUSED', 'ECONNRESET', 'EPIPE', 'ETIMEDOUT', 'EHOSTUNREACH', 'ENETUNREACH', 'ENOTFOUND']);
 
 /** Whether an error (a Prisma error, or one wrapping it) says the PostgreSQL server cannot be reached or went away. */
 export function isDatabaseUnreachable(error: unknown): boolean {

@@ -1,5 +1,6 @@
 // Opens Prisma clients on PostgreSQL through @prisma/adapter-pg, typed as the SQLite client the repositories use
 // (both clients are generated from the same models: prisma/schema.prisma and its twin prisma/schema.postgres.prisma).
+import { AsyncLocalStorage } from 'node:async_hooks';
 import { PrismaPg } from '@prisma/adapter-pg';
 import type { SqlDriverAdapter, SqlDriverAdapterFactory, SqlQuery, Transaction } from '@prisma/driver-adapter-utils';
 import pg from 'pg';
@@ -18,6 +19,9 @@ const MAX_NAMED_STATEMENTS = 2_000;
  * has to look them up on disk while the transaction runs.
  */
 export const POSTGRES_MAX_BATCH = 32;
+
+/** How long the writer waits for a connection to be made before its write is answered "unreachable". */
+const WRITER_CONNECT_TIMEOUT_MS = 30_000;
 
 /**
  * Names for the statements the store sends: PostgreSQL parses and plans a named statement once per connection, and the
@@ -46,13 +50,28 @@ function statementNames() {
 function writerTransactions(pool: pg.Pool) {
   let held: pg.PoolClient | null = null;
   let releasePending = false;
+  // The transaction a call was made in: a statement its work sends after it ended (a branch of a Promise.all left
+  // running, a nested transaction's late end) is refused, instead of running on its own or in the next transaction.
+  const within = new AsyncLocalStorage<{ ended: boolean }>();
+  const connection = () => {
+    if (within.getStore()?.ended) throw new Error('the write transaction this statement belongs to has already ended');
+    return held;
+  };
   const poolQuery = pool.query.bind(pool) as (...args: unknown[]) => unknown;
-  pool.query = ((...args: unknown[]) =>
-    held ? (held.query as (...a: unknown[]) => unknown)(...args) : poolQuery(...args)) as typeof pool.query;
+  pool.query = ((...args: unknown[]) => {
+    let client: pg.PoolClient | null;
+    try {
+      client = connection();
+    } catch (error) {
+      return Promise.reject(error as Error);
+    }
+    return client ? (client.query as (...a: unknown[]) => unknown)(...args) : poolQuery(...args);
+  }) as typeof pool.query;
 
   const send = async (sql: string) => {
-    if (!held) throw new Error('no PostgreSQL write transaction is under way');
-    await held.query(sql).catch(postgresError);
+    const client = connection();
+    if (!client) throw new Error('no PostgreSQL write transaction is under way');
+    await client.query(sql).catch(postgresError);
   };
 
   /**
@@ -79,30 +98,43 @@ function writerTransactions(pool: pg.Pool) {
 
   /** Runs `work` in a transaction on the pool's connection: COMMIT when it resolves, ROLLBACK when it throws. */
   async function transaction<T>(work: () => Promise<T>): Promise<T> {
-    let client: pg.PoolClient | null = await pool.connect();
+    let client: pg.PoolClient | null = await pool.connect().catch(postgresError);
+    // The pool stops listening to a connection it hands out: a connection that breaks between statements would
+    // otherwise throw an unhandled 'error' event. Noted here, it is dropped at release (its next statement fails).
+    let broken: Error | undefined;
+    const onError = (error: Error) => (broken = error);
+    client.on('error', onError);
+    const release = () => {
+      client?.removeListener('error', onError);
+      client?.release(broken);
+      client = null;
+    };
     try {
       await client.query('BEGIN');
     } catch (error) {
-      client.release(error as Error);
+      broken = error as Error;
+      release();
       return postgresError(error);
     }
     held = client;
     releasePending = false;
+    const state = { ended: false };
     try {
-      const value = await work();
-      await client.query('COMMIT').catch(postgresError);
+      const value = await within.run(state, work);
+      state.ended = true;
+      const { command } = await client.query('COMMIT').catch(postgresError);
+      // A transaction left aborted (a failed statement not rolled back to its savepoint) ends in ROLLBACK at COMMIT.
+      if (command === 'ROLLBACK') throw new Error('the write transaction was rolled back at COMMIT: a statement in it had failed');
       return value;
     } catch (error) {
+      state.ended = true;
       held = null;
       // After a failed COMMIT the transaction is over already (ROLLBACK then only warns); a broken connection is dropped.
-      await client.query('ROLLBACK').catch((broken: unknown) => {
-        client?.release(broken as Error);
-        client = null;
-      });
+      await client.query('ROLLBACK').catch((failed: unknown) => (broken ??= failed as Error));
       throw error;
     } finally {
       held = null;
-      client?.release();
+      release();
     }
   }
 
@@ -167,7 +199,9 @@ function writerTransactions(pool: pg.Pool) {
 export async function openPostgresDb(url: string, options: { max?: number; lockTimeoutMs?: number } = {}): Promise<DbHandle> {
   const max = options.max ?? 10;
   const lockTimeout = options.lockTimeoutMs === undefined ? {} : { lock_timeout: options.lockTimeoutMs };
-  const pool = new pg.Pool({ connectionString: url, max, ...lockTimeout });
+  // The writer waits at most this long for its connection (made anew after one broke): then "unreachable", 503.
+  const connectWait = max === 1 ? { connectionTimeoutMillis: WRITER_CONNECT_TIMEOUT_MS } : {};
+  const pool = new pg.Pool({ connectionString: url, max, ...lockTimeout, ...connectWait });
   const nameOf = statementNames();
   const pgAdapter = new PrismaPg(pool, { statementNameGenerator: nameOf, disposeExternalPool: true });
   if (max !== 1) {

@@ -25,11 +25,12 @@ export interface GroupCommitOptions {
   /** Most writes in one transaction. */
   maxBatch?: number;
   /**
-   * How long one batch may run before Prisma rolls it back (PostgreSQL); a quarter of it ends a batch early on both.
-   * SQLite's own transaction has no deadline of its own: its writes answer at once, so none waits on the database.
+   * How long one batch may run before Prisma rolls it back (a handle without a transaction of its own); a quarter of
+   * it ends a batch early on every handle. The store's own transactions (SQLite's, PostgreSQL's writer) have no
+   * deadline of their own: a statement waits for a lock at most the lock or busy timeout, and is then "busy".
    */
   timeoutMs?: number;
-  /** How long to wait to begin (the adapter answers "busy" at its own busy timeout first). */
+  /** How long to wait to begin Prisma's transaction (a handle without a transaction of its own). */
   maxWaitMs?: number;
 }
 
@@ -43,7 +44,7 @@ export function groupCommit({ db, savepoints, transaction, ...handle }: DbHandle
   const budgetMs = timeoutMs / 4;
   const queue: Job[] = [];
   let active = false;
-  // SQLite: the store's own transaction on its one connection; PostgreSQL: Prisma's interactive transaction.
+  // The store's own transaction on the writer's one connection (SQLite, PostgreSQL); else Prisma's interactive one.
   const inTransaction: NonNullable<DbHandle['transaction']> =
     transaction ?? ((work) => db.$transaction(work, { maxWait: options.maxWaitMs ?? 60_000, timeout: timeoutMs }));
 
