@@ -53,19 +53,15 @@ function writerTransactions(pool: pg.Pool) {
   // The transaction a call was made in: a statement its work sends after it ended (a branch of a Promise.all left
   // running, a nested transaction's late end) is refused, instead of running on its own or in the next transaction.
   const within = new AsyncLocalStorage<{ ended: boolean }>();
+  const ENDED = 'the write transaction this statement belongs to has already ended';
   const connection = () => {
-    if (within.getStore()?.ended) throw new Error('the write transaction this statement belongs to has already ended');
+    if (within.getStore()?.ended) throw new Error(ENDED);
     return held;
   };
   const poolQuery = pool.query.bind(pool) as (...args: unknown[]) => unknown;
   pool.query = ((...args: unknown[]) => {
-    let client: pg.PoolClient | null;
-    try {
-      client = connection();
-    } catch (error) {
-      return Promise.reject(error as Error);
-    }
-    return client ? (client.query as (...a: unknown[]) => unknown)(...args) : poolQuery(...args);
+    if (within.getStore()?.ended) return Promise.reject(new Error(ENDED));
+    return held ? (held.query as (...a: unknown[]) => unknown)(...args) : poolQuery(...args);
   }) as typeof pool.query;
 
   const send = async (sql: string) => {
