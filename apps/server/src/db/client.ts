@@ -14,7 +14,7 @@ export interface DbHandle {
   maxBatch?: number;
   /**
    * A write transaction of the store's own on the client's one connection, with the client itself as its handle
-   * (SQLite); unset, the group commit opens Prisma's interactive transaction.
+   * (SQLite, and PostgreSQL's writer); unset, the group commit opens Prisma's interactive transaction.
    */
   transaction?: <T>(work: (tx: Prisma.TransactionClient) => Promise<T>) => Promise<T>;
 }
