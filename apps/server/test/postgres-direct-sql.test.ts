@@ -211,7 +211,8 @@ describe("the writer's own transaction on PostgreSQL", () => {
 
   it('survives its connection breaking between two statements: the write fails, the next one gets a new connection', async () => {
     const failed = transaction()(async (tx) => {
-      const [{ pid }] = await rawSql(tx).$queryRaw<{ pid: number }[]>`SELECT pg_backend_pid() AS "pid"`;
+      const [row] = await rawSql(tx).$queryRaw<{ pid: number }[]>`SELECT pg_backend_pid() AS "pid"`;
+      const pid = row?.pid ?? 0;
       await reader.db.$queryRaw`SELECT pg_terminate_backend(${pid}::int)`;
       // The broken connection's 'error' event comes while no statement runs (unhandled, it would end the process).
       await new Promise((resolve) => setTimeout(resolve, 300));
