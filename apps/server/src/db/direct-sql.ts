@@ -17,7 +17,8 @@ const rawError = (error: unknown): never => {
   throw typeof original === 'string' ? new Error(original, { cause: error }) : error;
 };
 
-const statementOf = (query: TemplateStringsArray | Prisma.Sql, values: unknown[]): Prisma.Sql =>
+/** A tagged template's statement, or the one given. */
+export const statementOf = (query: TemplateStringsArray | Prisma.Sql, values: unknown[]): Prisma.Sql =>
   query instanceof Prisma.Sql ? query : Prisma.sql(query, ...values);
 
 /** Runs the raw statements of `client` (a Prisma client) with `raw` instead of Prisma's own methods. */

@@ -2,7 +2,7 @@
 // value for each column type), without its client's request pipeline, which costs several times the statement.
 import pg from 'pg';
 import { Prisma } from '../generated/prisma/client.ts';
-import type { RawSql } from './direct-sql.ts';
+import { type RawSql, statementOf } from './direct-sql.ts';
 
 /** What a statement runs on: a pool (a connection per call) or the connection of a transaction under way. */
 export interface PgQueryable {
@@ -64,9 +64,6 @@ export function postgresError(error: unknown): never {
   }
   throw error;
 }
-
-const statementOf = (query: TemplateStringsArray | Prisma.Sql, values: unknown[]): Prisma.Sql =>
-  query instanceof Prisma.Sql ? query : Prisma.sql(query, ...values);
 
 /**
  * Raw statements on `target` (a pool, or a pool whose queries go to the write transaction under way), each text named
