@@ -114,11 +114,13 @@ describe('live feeds across replicas (LISTEN/NOTIFY)', () => {
     await onA.todos.write({ todos: [{ content: 'Missed 2', status: 'pending' }] });
     const resumed = watchTodo(key.onB, { sessionId: session.id, lastEventId: '12' });
     await resumed.until(2);
-    await onA.todos.write({ todos: [{ content: 'Live again', status: 'pending' }] });
+    // Quotes, backslashes and characters past ASCII reach B as they were written (the NOTIFY carries it inline).
+    const live = 'Live "again": C:\\temp\\new, {"a": [1, "\\u0041"]}, naïve ✓ 😀';
+    await onA.todos.write({ todos: [{ content: live, status: 'pending' }] });
     expect((await resumed.until(3)).map((e) => [e.id, e.data.items[0]?.content])).toEqual([
       ['13', 'Missed 1'],
       ['14', 'Missed 2'],
-      ['15', 'Live again'],
+      ['15', live],
     ]);
     resumed.stop();
   });

@@ -76,7 +76,7 @@ async function measure(
   // Run steps are used up as they go: no warm-up on them.
   if (!steps) await wrk({ url: server.url, file, connections, seconds: 2 });
   const pids = server.pids();
-  const pidCpu = pids.map(cpuOf);
+  const pidCpu = pids.map((pid) => cpuOf(pid));
   const cpuBefore = server.cpuSeconds();
   const result = await wrk({ url: server.url, file, connections, seconds: SECONDS, mode: steps ? 'run-steps' : 'shared' });
   const cpu = server.cpuSeconds() - cpuBefore;

@@ -5,68 +5,17 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { type AgentTasksClient, createClient, openSessionClient } from '@agent-tasks/sdk';
 import { createTestDatabase, stopTestPostgres, testPostgresPid } from '../support/postgres.ts';
 import { type ServerProcess, childrenOf, cpuOf, startAgentTasks } from './server-process.ts';
 import { fixed, textTable } from './text-table.ts';
-import { listAt } from './todo-lists.ts';
+import { type Workload, prepareReplicaWorkload as prepare } from './replicas-workload.ts';
 import { type Request, wrk, wrkVersion, writeRequests } from './wrk.ts';
 
 const SECONDS = Number(process.env.BENCH_SECONDS) > 0 ? Number(process.env.BENCH_SECONDS) : 10;
 const CONNECTIONS = 32;
-const TASKS = 1_000;
 const ADMIN_KEY = `atk_bench_${Math.random().toString(36).slice(2)}_${Date.now()}`;
 const log = (line: string) => process.stderr.write(`[bench] ${line}\n`);
 const dir = mkdtempSync(path.join(os.tmpdir(), 'agent-tasks-bench-replicas-'));
-
-interface Workload {
-  todoWrites: Request[];
-  taskUpdates: Request[];
-}
-
-/** 32 sessions and a 1,000-task list, made through the API of a server on `database`; the requests wrk replays. */
-async function prepare(database: { file: string; url?: string }): Promise<Workload> {
-  const server = await startAgentTasks({
-    databaseFile: database.file,
-    ...(database.url ? { databaseUrl: database.url } : {}),
-    adminKey: ADMIN_KEY,
-    workers: 1,
-  });
-  try {
-    const admin = createClient({ url: server.url, token: ADMIN_KEY });
-    const agent = createClient({ url: server.url, token: (await admin.keys.create({ name: 'bench', role: 'agent' })).token });
-    const sessions: { token: string; client: AgentTasksClient }[] = [];
-    for (let i = 0; i < CONNECTIONS; i++) sessions.push(await openSessionClient(agent, { title: `writer ${i + 1}` }));
-    const listName = 'bench-replicas';
-    const ids: string[] = [];
-    for (let i = 0; i < TASKS; i += 16) {
-      const batch = Array.from({ length: 16 }, (_, k) =>
-        sessions[k]!.client.tasks.create({ listName, subject: `Bench task ${i + k + 1}` }),
-      );
-      ids.push(...(await Promise.all(batch)).map((t) => t.id));
-    }
-    let seed = 11;
-    const random = () => (seed = (seed * 1_103_515_245 + 12_345) % 2 ** 31) / 2 ** 31;
-    return {
-      todoWrites: sessions.flatMap((s) =>
-        Array.from({ length: 11 }, (_, step) => ({
-          method: 'POST' as const,
-          path: '/trpc/todos.write',
-          token: s.token,
-          body: { todos: listAt(step) },
-        })),
-      ),
-      taskUpdates: Array.from({ length: 4_000 }, (_, n) => ({
-        method: 'POST' as const,
-        path: '/trpc/tasks.update',
-        token: sessions[n % CONNECTIONS]!.token,
-        body: { listName, id: ids[Math.floor(random() * ids.length)], metadata: { bench: n } },
-      })),
-    };
-  } finally {
-    await server.stop();
-  }
-}
 
 interface Row {
   database: string;
@@ -139,13 +88,13 @@ async function main() {
   try {
     const sqlite = { file: path.join(dir, 'bench.db') };
     log('preparing the SQLite database…');
-    const onSqlite = await prepare(sqlite);
+    const onSqlite = await prepare(sqlite, ADMIN_KEY);
     await run('SQLite', 1, onSqlite, sqlite, null);
 
     log('preparing the PostgreSQL database…');
     const pgDatabase = await createTestDatabase();
     const pg = { file: '', url: pgDatabase.url };
-    const onPg = await prepare(pg);
+    const onPg = await prepare(pg, ADMIN_KEY);
     const pgPid = await testPostgresPid();
     await run('PostgreSQL', 1, onPg, pg, pgPid);
     await run('PostgreSQL', 2, onPg, pg, pgPid);

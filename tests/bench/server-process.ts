@@ -6,7 +6,7 @@ import os from 'node:os';
 import path from 'node:path';
 
 const repoRoot = path.resolve(import.meta.dirname, '../..');
-const agentTasksBin = path.join(repoRoot, 'apps/server/bin/agent-tasks.mjs');
+export const agentTasksBin = path.join(repoRoot, 'apps/server/bin/agent-tasks.mjs');
 const baselineScript = path.join(import.meta.dirname, 'baseline-server.ts');
 
 export interface ServerProcess {
@@ -15,15 +15,18 @@ export interface ServerProcess {
   pids(): number[];
   /** User + system CPU seconds of all its processes so far. */
   cpuSeconds(): number;
+  /** The system (kernel) part of it: system calls, socket and file writes. */
+  systemSeconds(): number;
   stop(): Promise<void>;
 }
 
 const CLOCK_TICKS = 100; // USER_HZ on Linux
 
-export function cpuOf(pid: number): number {
+/** CPU seconds of a process so far: user + system, or the system part alone. */
+export function cpuOf(pid: number, only?: 'system'): number {
   try {
     const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]?.split(' ') ?? [];
-    return (Number(fields[11]) + Number(fields[12])) / CLOCK_TICKS;
+    return ((only === 'system' ? 0 : Number(fields[11])) + Number(fields[12])) / CLOCK_TICKS;
   } catch {
     return 0;
   }
@@ -90,6 +93,7 @@ function handle(child: ChildProcess, url: string, removeLog: () => void): Server
     url,
     pids,
     cpuSeconds: () => pids().reduce((sum, p) => sum + cpuOf(p), 0),
+    systemSeconds: () => pids().reduce((sum, p) => sum + cpuOf(p, 'system'), 0),
     stop: () =>
       new Promise<void>((resolve) => {
         if (child.exitCode !== null || child.signalCode !== null) return (removeLog(), resolve());
@@ -110,9 +114,11 @@ export async function startAgentTasks(options: {
   env?: Record<string, string>;
   /** Node flags for the server process, e.g. --cpu-prof. */
   nodeArgs?: string[];
+  /** The command to run (another build's); else BENCH_BIN, else this build's. */
+  bin?: string;
 }) {
   // BENCH_BIN: another build of the command (an older commit's, say) measured in the same sitting.
-  const bin = process.env.BENCH_BIN ? path.resolve(process.env.BENCH_BIN) : agentTasksBin;
+  const bin = options.bin ?? (process.env.BENCH_BIN ? path.resolve(process.env.BENCH_BIN) : agentTasksBin);
   const log = logFile();
   const child = spawn(process.execPath, [...(options.nodeArgs ?? []), bin, 'serve', '--workers', String(options.workers)], {
     cwd: repoRoot,

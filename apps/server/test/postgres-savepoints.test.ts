@@ -1,6 +1,6 @@
 // The Prisma store's group commit on PostgreSQL: transactions queued in one turn share one BEGIN … COMMIT on the
-// writer's connection, each in its own savepoint, so work that throws after writing, or whose statement fails (which
-// aborts a PostgreSQL transaction until it is rolled back to a savepoint), undoes only its own writes.
+// writer's connection, without a savepoint round trip each; work that throws after writing, or whose statement fails
+// (which aborts a PostgreSQL transaction), rolls the batch back and the others run again, each in a savepoint.
 import type { Repositories, Store } from '@agent-tasks/core';
 import pg from 'pg';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
@@ -12,6 +12,8 @@ import type { DbHandle } from '../src/db/client.ts';
 import { openPostgresDb } from '../src/db/postgres-client.ts';
 import { applyPostgresMigrations } from '../src/db/postgres-migrations.ts';
 import { postgresMigrationsDir } from '../src/db/postgres-schema.ts';
+import { rawSql } from '../src/db/direct-sql.ts';
+import { groupCommit } from '../src/repositories/group-commit.ts';
 import { prismaStore } from '../src/repositories/prisma-store.ts';
 
 let database: TestDatabase;
@@ -50,32 +52,123 @@ const outcome = (write: Promise<unknown>) =>
   );
 const sessionIds = async () => (await reader.db.session.findMany({ select: { id: true }, orderBy: { id: 'asc' } })).map((s) => s.id);
 
+/** Work that counts how often it ran (a batch rolled back runs its other writes again). */
+function counted<T>(work: (repos: Repositories) => Promise<T>) {
+  const counter = {
+    runs: 0,
+    write: tx((repos) => {
+      counter.runs++;
+      return work(repos);
+    }),
+  };
+  return counter;
+}
+const trips = (transaction: { statements: string[] }[] | undefined) => (transaction ?? []).flatMap((t) => t.statements);
+const inserts = (transaction: { statements: string[] }[] | undefined) => trips(transaction).filter((x) => x.includes('INSERT INTO')).length;
+
 describe('the group commit on PostgreSQL', () => {
-  it('work queued together shares one transaction; a write refused after writing, or by a failed statement, undoes only its own', async () => {
-    const outcomes = await Promise.all(
-      [
-        tx((repos) => repos.sessions.create(ses('ses_a'))),
-        tx(async (repos) => {
-          await repos.sessions.create(ses('ses_b'));
-          throw new Error('refused after its write');
-        }),
-        // A unique violation: PostgreSQL aborts the transaction until it is rolled back to the write's savepoint.
-        tx(async (repos) => {
-          await repos.sessions.create(ses('ses_c'));
-          await repos.sessions.create(ses('ses_taken'));
-        }),
-        tx((repos) => repos.sessions.create(ses('ses_d'))),
-      ].map(outcome),
-    );
-    expect(outcomes[0]).toBe('committed');
-    expect(outcomes[1]).toBe('refused: refused after its write');
-    expect(outcomes[2]).toMatch(/^refused: .*Unique constraint failed/);
-    expect(outcomes[3]).toBe('committed');
+  it('work queued together shares one transaction without a savepoint round trip; a refusal that changed nothing undoes nothing', async () => {
+    const writes = [
+      counted((repos) => repos.sessions.create(ses('ses_a'))),
+      // Refused after a read, and by a compare-and-set that matched no row: neither changed anything.
+      counted(async (repos) => {
+        await repos.sessions.get('ws_1', 'ses_taken');
+        throw new Error('refused after a read');
+      }),
+      counted(async (repos) => {
+        if (!(await repos.sessions.advanceTodoRevision('ws_1', 'ses_taken', 77))) throw new Error('stale');
+      }),
+      counted((repos) => repos.sessions.create(ses('ses_d'))),
+    ];
+    const outcomes = await Promise.all(writes.map((w) => outcome(w.write)));
+    expect(outcomes).toEqual(['committed', 'refused: refused after a read', 'refused: stale', 'committed']);
+    expect(writes.map((w) => w.runs)).toEqual([1, 1, 1, 1]);
     expect(await sessionIds()).toEqual(['ses_a', 'ses_d', 'ses_taken']);
     const transactions = wire.transactions();
     expect(transactions).toHaveLength(1);
     expect(transactions[0]?.at(-1)?.statements).toEqual(['COMMIT']);
-    expect(wire.count('ROLLBACK')).toBe(2); // the two refused writes, each to its own savepoint
+    expect(wire.count('SAVEPOINT') + wire.count('ROLLBACK') + wire.count('RELEASE')).toBe(0);
+  });
+
+  it('a write refused after its write rolls the batch back; the others run in the next, each in a savepoint', async () => {
+    const writes = [
+      counted((repos) => repos.sessions.create(ses('ses_b1'))),
+      counted(async (repos) => {
+        await repos.sessions.create(ses('ses_b2'));
+        throw new Error('refused after its write');
+      }),
+      counted((repos) => repos.sessions.create(ses('ses_b3'))),
+    ];
+    const outcomes = await Promise.all(writes.map((w) => outcome(w.write)));
+    expect(outcomes).toEqual(['committed', 'refused: refused after its write', 'committed']);
+    // The write before it ran twice, the one after it once (it had not run when the batch was rolled back).
+    expect(writes.map((w) => w.runs)).toEqual([2, 1, 1]);
+    expect((await sessionIds()).filter((id) => id.startsWith('ses_b'))).toEqual(['ses_b1', 'ses_b3']);
+    const [first, second, ...more] = wire.transactions();
+    expect(more).toHaveLength(0);
+    expect(first?.at(-1)?.statements).toEqual(['ROLLBACK']);
+    expect(inserts(first)).toBe(2);
+    expect(second?.at(-1)?.statements).toEqual(['COMMIT']);
+    expect(inserts(second)).toBe(2);
+    expect(trips(second).filter((x) => x === 'SAVEPOINT group_commit')).toHaveLength(2);
+  });
+
+  it('a failed statement (it aborts a PostgreSQL transaction) is undone the same way, and only its own write is refused', async () => {
+    const outcomes = await Promise.all(
+      [
+        tx((repos) => repos.sessions.create(ses('ses_c1'))),
+        tx(async (repos) => {
+          await repos.sessions.create(ses('ses_c2'));
+          await repos.sessions.create(ses('ses_taken'));
+        }),
+        tx((repos) => repos.sessions.create(ses('ses_c3'))),
+      ].map(outcome),
+    );
+    expect(outcomes[0]).toBe('committed');
+    expect(outcomes[1]).toMatch(/^refused: .*Unique constraint failed/);
+    expect(outcomes[2]).toBe('committed');
+    expect((await sessionIds()).filter((id) => id.startsWith('ses_c'))).toEqual(['ses_c1', 'ses_c3']);
+    expect(wire.transactions().map((t) => t.at(-1)?.statements)).toEqual([['ROLLBACK'], ['COMMIT']]);
+  });
+
+  it('a change made by a SELECT (a data-modifying WITH) counts as a change', async () => {
+    const commits = groupCommit(writer);
+    const outcomes = await Promise.all(
+      [
+        commits.run((db) => rawSql(db).$queryRaw`UPDATE "Session" SET "agentName" = 'kept' WHERE "id" = 'ses_taken'`),
+        commits.run(async (db) => {
+          await rawSql(db)
+            .$queryRaw`WITH made AS (UPDATE "Session" SET "title" = 'changed' WHERE "id" = 'ses_taken' RETURNING "id") SELECT "id" FROM made`;
+          throw new Error('refused after a WITH … UPDATE');
+        }),
+      ].map(outcome),
+    );
+    expect(outcomes).toEqual(['committed', 'refused: refused after a WITH … UPDATE']);
+    const row = await reader.db.session.findUniqueOrThrow({ where: { id: 'ses_taken' } });
+    expect([row.agentName, row.title]).toEqual(['kept', null]);
+    expect(wire.transactions().map((t) => t.at(-1)?.statements)).toEqual([['ROLLBACK'], ['COMMIT']]);
+  });
+
+  it('a batch run again keeps a write refused the second time to its savepoint: a batch runs at most twice', async () => {
+    let flips = 0;
+    const writes = [
+      counted((repos) => repos.sessions.create(ses('ses_r1'))),
+      counted(async (repos) => {
+        await repos.sessions.create(ses('ses_r2'));
+        if (++flips === 2) throw new Error('refused the second time');
+      }),
+      counted(async (repos) => {
+        await repos.sessions.create(ses('ses_r3'));
+        throw new Error('refused after its write');
+      }),
+    ];
+    const outcomes = await Promise.all(writes.map((w) => outcome(w.write)));
+    expect(outcomes).toEqual(['committed', 'refused: refused the second time', 'refused: refused after its write']);
+    expect(writes.map((w) => w.runs)).toEqual([2, 2, 1]);
+    expect((await sessionIds()).filter((id) => id.startsWith('ses_r'))).toEqual(['ses_r1']);
+    const transactions = wire.transactions();
+    expect(transactions.map((t) => t.at(-1)?.statements)).toEqual([['ROLLBACK'], ['COMMIT']]);
+    expect(trips(transactions[1])).toContain('ROLLBACK TO SAVEPOINT group_commit');
   });
 
   it('a batch whose last write is refused still commits the ones before it', async () => {
@@ -85,7 +178,6 @@ describe('the group commit on PostgreSQL', () => {
     expect(outcomes[0]).toBe('committed');
     expect(outcomes[1]).toMatch(/^refused: .*Unique constraint failed/);
     expect(await sessionIds()).toContain('ses_e');
-    expect(wire.transactions()).toHaveLength(1);
   });
 
   it('a write alone takes no savepoint, and its refusal rolls its transaction back', async () => {
@@ -99,7 +191,8 @@ describe('the group commit on PostgreSQL', () => {
     const ids = Array.from({ length: 40 }, (_, i) => `ses_many_${String(i).padStart(2, '0')}`);
     await Promise.all(ids.map((id) => tx((repos) => repos.sessions.create(ses(id)))));
     expect((await sessionIds()).filter((id) => id.startsWith('ses_many_'))).toEqual(ids);
-    expect(wire.transactions().map((t) => t.filter((trip) => trip.statements.includes('SAVEPOINT group_commit')).length)).toEqual([32, 8]);
+    expect(wire.transactions().map(inserts)).toEqual([32, 8]);
+    expect(wire.count('SAVEPOINT')).toBe(0);
   });
 
   it('a write whose lock wait ran out ends its batch: the writes after it go into the next transaction, none waits again', async () => {
@@ -129,11 +222,11 @@ describe('the group commit on PostgreSQL', () => {
       expect(errors.some((e) => isDatabaseBusy(e) || (e as Error).name === 'StoreUnavailable')).toBe(true);
       expect(outcomes[2]).toBe('committed');
       expect(await sessionIds()).toEqual(expect.arrayContaining(['ses_g1', 'ses_g2']));
-      // The third write ran in a transaction of its own, after the one whose lock wait ran out.
-      const sessionsCreated = wire
-        .transactions()
-        .map((t) => t.flatMap((trip) => trip.statements).filter((x) => x.includes('INSERT INTO')).length);
-      expect(sessionsCreated).toEqual([1, 1]);
+      // The failed statement rolled the batch back; the other two ran again in the next transaction, which did not
+      // wait for the lock again.
+      const transactions = wire.transactions();
+      expect(transactions.map(inserts)).toEqual([1, 2]);
+      expect(transactions.map((t) => t.at(-1)?.statements)).toEqual([['ROLLBACK'], ['COMMIT']]);
     } finally {
       await holder.query('ROLLBACK');
       await holder.end();

@@ -52,7 +52,12 @@ export async function postgresLiveEvents(url: string, log: Logger): Promise<Post
     const notices = queued;
     queued = [];
     sending = publisher
-      .query('SELECT pg_notify($1, notice) FROM unnest($2::text[]) AS notice', [LIVE_CHANNEL, notices.map((n) => n.notice)])
+      // The notices as one JSON array: node-postgres escapes a text[] element by element in JavaScript (a tenth of a
+      // write's CPU in its profile), JSON.stringify natively.
+      .query('SELECT pg_notify($1, notice) FROM json_array_elements_text($2::json) AS notice', [
+        LIVE_CHANNEL,
+        JSON.stringify(notices.map((n) => n.notice)),
+      ])
       .then(
         () => undefined,
         (error: unknown) => log.warn({ err: error, topics: notices.map((n) => n.topic) }, 'live events: NOTIFY failed'),

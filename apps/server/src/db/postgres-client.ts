@@ -42,6 +42,31 @@ function statementNames() {
 }
 
 /**
+ * What in a SELECT may change data: a data-modifying `WITH`, or a function that writes (a row lock, `FOR UPDATE`,
+ * changes nothing).
+ */
+const WRITES = /\b(?:insert|delete|merge|nextval|setval|pg_advisory\w*|pg_notify|set_config)\b|(?<!\bfor\s+(?:no\s+key\s+)?)\bupdate\b/i;
+const readOnlyTexts = new Map<string, boolean>();
+
+/**
+ * A statement's result that shows it changed nothing: a SELECT (one that is not a data-modifying `WITH` or calls no
+ * function that writes), or a command that touched no row. Unsure is "changed".
+ */
+function readOnly(result: unknown, sql: string): boolean {
+  if (Array.isArray(result)) return false; // several statements in one text: not looked into
+  const { command, rowCount } = result as { command?: unknown; rowCount?: unknown };
+  if (command === 'SELECT') {
+    let plain = readOnlyTexts.get(sql);
+    if (plain === undefined) {
+      plain = !WRITES.test(sql);
+      if (readOnlyTexts.size < MAX_NAMED_STATEMENTS) readOnlyTexts.set(sql, plain);
+    }
+    return plain;
+  }
+  return (command === 'INSERT' || command === 'UPDATE' || command === 'DELETE' || command === 'MERGE') && rowCount === 0;
+}
+
+/**
  * The writer's transactions, of the store's own (BEGIN … COMMIT on the pool's one connection, without Prisma's
  * interactive transaction: its bookkeeping cost more than a write's statements). While one is open every query on the
  * writer's client goes to its connection: the pool's `query` is routed there, and a transaction Prisma starts for one
@@ -58,10 +83,25 @@ function writerTransactions(pool: pg.Pool) {
     if (within.getStore()?.ended) throw new Error(ENDED);
     return held;
   };
+  // Whether the write under way changed anything, or had a statement fail, since `unmarked.start()` (see Savepoints).
+  let changed = false;
+  const noted = (result: unknown, sql: string) => {
+    if (!changed && !readOnly(result, sql)) changed = true;
+    return result;
+  };
+  const failed = (error: unknown) => {
+    changed = true;
+    throw error;
+  };
   const poolQuery = pool.query.bind(pool) as (...args: unknown[]) => unknown;
   pool.query = ((...args: unknown[]) => {
     if (within.getStore()?.ended) return Promise.reject(new Error(ENDED));
-    return held ? (held.query as (...a: unknown[]) => unknown)(...args) : poolQuery(...args);
+    if (!held) return poolQuery(...args);
+    const pending = (held.query as (...a: unknown[]) => unknown)(...args);
+    const sql = typeof args[0] === 'string' ? args[0] : String((args[0] as { text?: unknown } | undefined)?.text ?? '');
+    if (pending instanceof Promise) return pending.then((result) => noted(result, sql), failed);
+    changed = true; // a callback: not followed here
+    return pending;
   }) as typeof pool.query;
 
   const send = async (sql: string) => {
@@ -76,6 +116,10 @@ function writerTransactions(pool: pg.Pool) {
    * a shared transaction costs one round trip more than its own statements.
    */
   const savepoints: Savepoints = {
+    unmarked: {
+      start: () => void (changed = false),
+      changed: () => changed,
+    },
     open() {
       const sql = releasePending ? `RELEASE SAVEPOINT ${SAVEPOINT}; SAVEPOINT ${SAVEPOINT}` : `SAVEPOINT ${SAVEPOINT}`;
       releasePending = false;

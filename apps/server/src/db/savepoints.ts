@@ -7,6 +7,13 @@ export interface Savepoints {
   open(): Promise<void> | undefined;
   /** After the write: kept (released into the transaction) or, when it was refused, undone. */
   close(kept: boolean): Promise<void> | undefined;
+  /**
+   * Where a savepoint is a round trip (PostgreSQL), a batch's writes first run without one: `start()` before a write,
+   * and `changed()` after a refusal tells whether it changed anything or had a statement fail since. A refused write
+   * that did not needs no undoing; one that did makes the group commit roll the batch back and run the others again,
+   * with savepoints (repositories/group-commit.ts).
+   */
+  unmarked?: { start(): void; changed(): boolean };
 }
 
 /** The group commit's one savepoint name (a write's savepoint is closed before the next one opens). */

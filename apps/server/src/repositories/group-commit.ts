@@ -1,6 +1,6 @@
 // Group commit: the write transactions that queue while one runs share the next transaction (BEGIN IMMEDIATE on
 // SQLite, BEGIN on PostgreSQL) … COMMIT, each in its own savepoint, so a refusal rolls back only its own writes and a
-// burst of writes pays for one transaction.
+// burst of writes pays for one transaction. On PostgreSQL the savepoints are set only when a refusal needs one.
 import { isDatabaseBusy } from '../db/busy.ts';
 import type { DbHandle } from '../db/client.ts';
 import type { Prisma } from '../generated/prisma/client.ts';
@@ -12,6 +12,16 @@ interface Job {
   work: Work<unknown>;
   resolve(value: unknown): void;
   reject(error: unknown): void;
+  /** Runs again after its batch was rolled back: with savepoints this time. */
+  again?: boolean;
+}
+
+/** A write without a savepoint was refused after it changed something: the batch is rolled back and run again. */
+class StartOver {
+  constructor(
+    readonly at: number,
+    readonly error: unknown,
+  ) {}
 }
 
 interface Done {
@@ -64,6 +74,8 @@ export function groupCommit({ db, savepoints, transaction, ...handle }: DbHandle
         }
         const started = Date.now();
         let waitedInVain = false;
+        // No savepoint round trip per write where that is the cost, unless the batch is being run again.
+        const unmarked = batch.some((job) => job.again) ? undefined : savepoints.unmarked;
         for (const [i, job] of batch.entries()) {
           // A write that waited its busy timeout for a lock (PostgreSQL takes locks statement by statement) or a
           // batch that has run long: the writes not begun go first into the next transaction, so none waits out
@@ -74,10 +86,22 @@ export function groupCommit({ db, savepoints, transaction, ...handle }: DbHandle
             break;
           }
           const hooks: (() => void)[] = [];
+          let value: unknown;
+          if (unmarked) {
+            unmarked.start();
+            try {
+              value = await job.work(tx, (fn) => hooks.push(fn));
+            } catch (error) {
+              if (unmarked.changed()) throw new StartOver(i, error);
+              done.push({ job, ok: false, value: error, hooks: [] });
+              continue;
+            }
+            done.push({ job, ok: true, value, hooks });
+            continue;
+          }
           // Awaited only where a savepoint is a round trip (PostgreSQL); SQLite's run at once, with no extra turn.
           const opened = savepoints.open();
           if (opened) await opened;
-          let value: unknown;
           try {
             value = await job.work(tx, (fn) => hooks.push(fn));
           } catch (error) {
@@ -93,6 +117,14 @@ export function groupCommit({ db, savepoints, transaction, ...handle }: DbHandle
         }
       });
     } catch (error) {
+      if (error instanceof StartOver) {
+        // Rolled back: the refused write is answered; the others (their work done in vain) run again first, each in
+        // a savepoint, so a batch is run at most twice.
+        const refused = batch[error.at];
+        refused?.reject(error.error);
+        queue.unshift(...batch.filter((job) => job !== refused).map((job) => ({ ...job, again: true })));
+        return;
+      }
       // Nothing committed: a lone write's own refusal, a failed COMMIT, or the write lock never came ("busy"),
       // in which case everything still queued fails with it.
       if (batch.length === 0) batch = queue.splice(0);
