@@ -98,7 +98,8 @@ function writerTransactions(pool: pg.Pool) {
     if (within.getStore()?.ended) return Promise.reject(new Error(ENDED));
     if (!held) return poolQuery(...args);
     const pending = (held.query as (...a: unknown[]) => unknown)(...args);
-    const sql = typeof args[0] === 'string' ? args[0] : String((args[0] as { text?: unknown } | undefined)?.text ?? '');
+    const first = args[0] as string | { text?: string } | undefined;
+    const sql = typeof first === 'string' ? first : (first?.text ?? '');
     if (pending instanceof Promise) return pending.then((result) => noted(result, sql), failed);
     changed = true; // a callback: not followed here
     return pending;

@@ -17,11 +17,13 @@ interface Job {
 }
 
 /** A write without a savepoint was refused after it changed something: the batch is rolled back and run again. */
-class StartOver {
+class StartOver extends Error {
   constructor(
     readonly at: number,
-    readonly error: unknown,
-  ) {}
+    readonly refusal: unknown,
+  ) {
+    super('a refused write changed something: the batch is run again');
+  }
 }
 
 interface Done {
@@ -121,7 +123,7 @@ export function groupCommit({ db, savepoints, transaction, ...handle }: DbHandle
         // Rolled back: the refused write is answered; the others (their work done in vain) run again first, each in
         // a savepoint, so a batch is run at most twice.
         const refused = batch[error.at];
-        refused?.reject(error.error);
+        refused?.reject(error.refusal);
         queue.unshift(...batch.filter((job) => job !== refused).map((job) => ({ ...job, again: true })));
         return;
       }
