@@ -99,7 +99,10 @@ describe('the group commit on PostgreSQL', () => {
       }),
       counted((repos) => repos.sessions.create(ses('ses_b3'))),
     ];
+    // The refusal is answered once the others have committed (a caller that lost a race reads the winner's write).
+    const seenAtRefusal = writes[1]?.write.catch(() => sessionIds());
     const outcomes = await Promise.all(writes.map((w) => outcome(w.write)));
+    expect(await seenAtRefusal).toEqual(expect.arrayContaining(['ses_b1', 'ses_b3']));
     expect(outcomes).toEqual(['committed', 'refused: refused after its write', 'committed']);
     // The write before it ran twice, the one after it once (it had not run when the batch was rolled back).
     expect(writes.map((w) => w.runs)).toEqual([2, 1, 1]);
@@ -110,6 +113,7 @@ describe('the group commit on PostgreSQL', () => {
     expect(inserts(first)).toBe(2);
     expect(second?.at(-1)?.statements).toEqual(['COMMIT']);
     expect(inserts(second)).toBe(2);
+    // One for each write run again (the refused one keeps its refusal and is not run again).
     expect(trips(second).filter((x) => x === 'SAVEPOINT group_commit')).toHaveLength(2);
   });
 

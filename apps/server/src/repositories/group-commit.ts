@@ -14,6 +14,8 @@ interface Job {
   reject(error: unknown): void;
   /** Runs again after its batch was rolled back: with savepoints this time. */
   again?: boolean;
+  /** Its refusal in the batch rolled back, answered once the batch run again commits. */
+  refused?: { error: unknown };
 }
 
 /** A write without a savepoint was refused after it changed something: the batch is rolled back and run again. */
@@ -68,7 +70,7 @@ export function groupCommit({ db, savepoints, transaction, ...handle }: DbHandle
       await inTransaction(async (tx) => {
         batch = queue.splice(0, maxBatch);
         const [only] = batch;
-        if (batch.length === 1 && only) {
+        if (batch.length === 1 && only && !only.refused) {
           // Alone: no savepoint; a refusal rolls the whole transaction back.
           const hooks: (() => void)[] = [];
           done.push({ job: only, ok: true, value: await only.work(tx, (fn) => hooks.push(fn)), hooks });
@@ -89,6 +91,10 @@ export function groupCommit({ db, savepoints, transaction, ...handle }: DbHandle
           }
           const hooks: (() => void)[] = [];
           let value: unknown;
+          if (job.refused) {
+            done.push({ job, ok: false, value: job.refused.error, hooks: [] });
+            continue;
+          }
           if (unmarked) {
             unmarked.start();
             try {
@@ -120,11 +126,11 @@ export function groupCommit({ db, savepoints, transaction, ...handle }: DbHandle
       });
     } catch (error) {
       if (error instanceof StartOver) {
-        // Rolled back: the refused write is answered; the others (their work done in vain) run again first, each in
-        // a savepoint, so a batch is run at most twice.
-        const refused = batch[error.at];
-        refused?.reject(error.refusal);
-        queue.unshift(...batch.filter((job) => job !== refused).map((job) => ({ ...job, again: true })));
+        // Rolled back: the batch runs again first, each write in a savepoint, so a batch runs at most twice. The
+        // refused write keeps its refusal, answered (as any refusal in a batch) once the others have committed: a
+        // caller that lost a race to one of them finds the winner's write when it reads.
+        const { at, refusal } = error;
+        queue.unshift(...batch.map((job, j) => ({ ...job, again: true, ...(j === at ? { refused: { error: refusal } } : {}) })));
         return;
       }
       // Nothing committed: a lone write's own refusal, a failed COMMIT, or the write lock never came ("busy"),
