@@ -25,7 +25,7 @@ import {
 } from '@agent-tasks/schema';
 import { renderRunCard } from '../cards/run-card-svg.ts';
 import { feedStart, resumableFeed } from '../adapters/resumable-feed.ts';
-import { authedProcedure, router, streamOf } from '../trpc.ts';
+import { authedProcedure, presented, router, streamOf } from '../trpc.ts';
 
 export const runRouter = router({
   prepare: authedProcedure
@@ -34,40 +34,40 @@ export const runRouter = router({
     .mutation(({ ctx, input }) => runs.prepareStart(ctx.deps, ctx.actor, input)),
   execute: authedProcedure
     .input(runExecuteInput)
-    .output(runView)
+    .output(presented(runView))
     .mutation(({ ctx, input }) => runs.executeStart(ctx.deps, ctx.actor, input)),
   name: authedProcedure
     .input(runNameInput)
-    .output(runView)
+    .output(presented(runView))
     .mutation(({ ctx, input }) => runs.name(ctx.deps, ctx.actor, input)),
   intake: authedProcedure
     .input(runIntakeInput)
-    .output(runView)
+    .output(presented(runView))
     .mutation(({ ctx, input }) => runs.intake(ctx.deps, ctx.actor, input)),
   step: authedProcedure
     .input(runStepInput)
-    .output(runView)
+    .output(presented(runView))
     .mutation(({ ctx, input }) => runs.step(ctx.deps, ctx.actor, input)),
   teleport: authedProcedure
     .input(runTeleportInput)
-    .output(runView)
+    .output(presented(runView))
     .mutation(({ ctx, input }) => runs.teleport(ctx.deps, ctx.actor, input)),
   revise: authedProcedure
     .input(runReviseInput)
-    .output(runView)
+    .output(presented(runView))
     .mutation(({ ctx, input }) => runs.revise(ctx.deps, ctx.actor, input)),
   reportBlocker: authedProcedure
     .input(runBlockerInput)
-    .output(runView)
+    .output(presented(runView))
     .mutation(({ ctx, input }) => runs.reportBlocker(ctx.deps, ctx.actor, input)),
   /** A person's note on the run's current task, carried by the agent's next directive. */
   note: authedProcedure
     .input(runNoteInput)
-    .output(runView)
+    .output(presented(runView))
     .mutation(({ ctx, input }) => runs.note(ctx.deps, ctx.actor, input)),
   get: authedProcedure
     .input(runRef)
-    .output(runView)
+    .output(presented(runView))
     .query(({ ctx, input }) => runs.get(ctx.deps, ctx.actor, input)),
   list: authedProcedure
     .input(runListInput)

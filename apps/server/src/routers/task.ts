@@ -45,7 +45,7 @@ import {
   taskWatchInput,
 } from '@agent-tasks/schema';
 import { feedStart, resumableFeed } from '../adapters/resumable-feed.ts';
-import { authedProcedure, router, streamOf } from '../trpc.ts';
+import { authedProcedure, presented, router, streamOf } from '../trpc.ts';
 
 /** Per workspace, the end of its line of imports in this process. */
 const importing = new Map<string, Promise<void>>();
@@ -100,7 +100,7 @@ async function importWhenFree<T>(
 export const taskRouter = router({
   create: authedProcedure
     .input(taskCreateInput)
-    .output(task)
+    .output(presented(task))
     .mutation(({ ctx, input }) => tasks.create(ctx.deps, ctx.actor, input)),
   get: authedProcedure
     .input(taskGetInput)
@@ -108,11 +108,11 @@ export const taskRouter = router({
     .query(({ ctx, input }) => tasks.getTaskDetail(ctx.deps, ctx.actor, input)),
   list: authedProcedure
     .input(taskListInput)
-    .output(taskListOutput)
+    .output(presented(taskListOutput))
     .query(({ ctx, input }) => tasks.list(ctx.deps, ctx.actor, input)),
   update: authedProcedure
     .input(taskUpdateInput)
-    .output(task)
+    .output(presented(task))
     .mutation(({ ctx, input }) => tasks.update(ctx.deps, ctx.actor, input)),
   /** Records a change another runtime's task tools made (Claude Code's TaskCreate/TaskUpdate) as that runtime made it. */
   mirror: authedProcedure

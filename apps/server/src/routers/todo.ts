@@ -16,21 +16,21 @@ import {
   todoWriteOutput,
 } from '@agent-tasks/schema';
 import { feedStart, resumableFeed } from '../adapters/resumable-feed.ts';
-import { authedProcedure, router, streamOf } from '../trpc.ts';
+import { authedProcedure, presented, router, streamOf } from '../trpc.ts';
 
 export const todoRouter = router({
   write: authedProcedure
     .input(todoWriteInput)
-    .output(todoWriteOutput)
+    .output(presented(todoWriteOutput))
     .mutation(({ ctx, input }) => todos.write(ctx.deps, ctx.actor, input)),
   /** Records a list kept by another agent tool (Claude Code's TodoWrite) as that tool holds it, keeping `activeForm`. */
   mirror: authedProcedure
     .input(todoMirrorInput)
-    .output(todoWriteOutput)
+    .output(presented(todoWriteOutput))
     .mutation(({ ctx, input }) => todos.mirror(ctx.deps, ctx.actor, input)),
   get: authedProcedure
     .input(sessionRef)
-    .output(todoListView)
+    .output(presented(todoListView))
     .query(({ ctx, input }) => todos.get(ctx.deps, ctx.actor, input)),
   history: authedProcedure
     .input(todoHistoryInput)
