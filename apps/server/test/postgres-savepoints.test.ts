@@ -153,6 +153,40 @@ describe('the group commit on PostgreSQL', () => {
     expect(wire.transactions().map((t) => t.at(-1)?.statements)).toEqual([['ROLLBACK'], ['COMMIT']]);
   });
 
+  it('a write command that touched no row but changed data through its WITH counts as a change', async () => {
+    const commits = groupCommit(writer);
+    const outcomes = await Promise.all(
+      [
+        commits.run((db) => rawSql(db).$queryRaw`UPDATE "Session" SET "agentName" = 'kept, with' WHERE "id" = 'ses_taken'`),
+        commits.run(async (db) => {
+          await rawSql(db).$queryRaw`WITH made AS (UPDATE "Session" SET "title" = 'through with' WHERE "id" = 'ses_taken' RETURNING "id")
+            UPDATE "Session" SET "agentName" = 'none' WHERE false`;
+          throw new Error('refused after an UPDATE of no row');
+        }),
+      ].map(outcome),
+    );
+    expect(outcomes).toEqual(['committed', 'refused: refused after an UPDATE of no row']);
+    const row = await reader.db.session.findUniqueOrThrow({ where: { id: 'ses_taken' } });
+    expect([row.agentName, row.title]).toEqual(['kept, with', null]);
+  });
+
+  it('a statement sent and not yet answered when its write is refused counts as a change', async () => {
+    const commits = groupCommit(writer);
+    const outcomes = await Promise.all(
+      [
+        commits.run((db) => rawSql(db).$queryRaw`UPDATE "Session" SET "agentName" = 'kept too' WHERE "id" = 'ses_taken'`),
+        commits.run((db) => {
+          // Sent at once on the writer's connection; the write is refused before its answer comes.
+          void rawSql(db).$queryRaw`UPDATE "Session" SET "title" = 'late' WHERE "id" = 'ses_taken'`.catch(() => undefined);
+          return Promise.reject(new Error('refused while its statement runs'));
+        }),
+      ].map(outcome),
+    );
+    expect(outcomes).toEqual(['committed', 'refused: refused while its statement runs']);
+    const row = await reader.db.session.findUniqueOrThrow({ where: { id: 'ses_taken' } });
+    expect([row.agentName, row.title]).toEqual(['kept too', null]);
+  });
+
   it('a batch run again keeps a write refused the second time to its savepoint: a batch runs at most twice', async () => {
     let flips = 0;
     const writes = [

@@ -47,23 +47,23 @@ function statementNames() {
  */
 const WRITES = /\b(?:insert|delete|merge|nextval|setval|pg_advisory\w*|pg_notify|set_config)\b|(?<!\bfor\s+(?:no\s+key\s+)?)\bupdate\b/i;
 const readOnlyTexts = new Map<string, boolean>();
+const WRITE_COMMANDS = new Set(['INSERT', 'UPDATE', 'DELETE', 'MERGE']);
 
 /**
  * A statement's result that shows it changed nothing: a SELECT (one that is not a data-modifying `WITH` or calls no
- * function that writes), or a command that touched no row. Unsure is "changed".
+ * function that writes), or a write command that touched no row. Unsure is "changed".
  */
 function readOnly(result: unknown, sql: string): boolean {
   if (Array.isArray(result)) return false; // several statements in one text: not looked into
   const { command, rowCount } = result as { command?: unknown; rowCount?: unknown };
-  if (command === 'SELECT') {
-    let plain = readOnlyTexts.get(sql);
-    if (plain === undefined) {
-      plain = !WRITES.test(sql);
-      if (readOnlyTexts.size < MAX_NAMED_STATEMENTS) readOnlyTexts.set(sql, plain);
-    }
-    return plain;
+  // A write command that touched no row changed nothing, unless a `WITH` in it did.
+  if (command !== 'SELECT') return WRITE_COMMANDS.has(command as string) && rowCount === 0 && !/^\s*with\b/i.test(sql);
+  let plain = readOnlyTexts.get(sql);
+  if (plain === undefined) {
+    plain = !WRITES.test(sql);
+    if (readOnlyTexts.size < MAX_NAMED_STATEMENTS) readOnlyTexts.set(sql, plain);
   }
-  return (command === 'INSERT' || command === 'UPDATE' || command === 'DELETE' || command === 'MERGE') && rowCount === 0;
+  return plain;
 }
 
 /**
@@ -83,13 +83,17 @@ function writerTransactions(pool: pg.Pool) {
     if (within.getStore()?.ended) throw new Error(ENDED);
     return held;
   };
-  // Whether the write under way changed anything, or had a statement fail, since `unmarked.start()` (see Savepoints).
+  // Whether the write under way changed anything, or had a statement fail, since `unmarked.start()` (see Savepoints);
+  // a statement sent and not yet answered may change something too.
   let changed = false;
+  let unanswered = 0;
   const noted = (result: unknown, sql: string) => {
+    unanswered--;
     if (!changed && !readOnly(result, sql)) changed = true;
     return result;
   };
   const failed = (error: unknown) => {
+    unanswered--;
     changed = true;
     throw error;
   };
@@ -100,7 +104,10 @@ function writerTransactions(pool: pg.Pool) {
     const pending = (held.query as (...a: unknown[]) => unknown)(...args);
     const first = args[0] as string | { text?: string } | undefined;
     const sql = typeof first === 'string' ? first : (first?.text ?? '');
-    if (pending instanceof Promise) return pending.then((result) => noted(result, sql), failed);
+    if (pending instanceof Promise) {
+      unanswered++;
+      return pending.then((result) => noted(result, sql), failed);
+    }
     changed = true; // a callback: not followed here
     return pending;
   }) as typeof pool.query;
@@ -118,8 +125,9 @@ function writerTransactions(pool: pg.Pool) {
    */
   const savepoints: Savepoints = {
     unmarked: {
-      start: () => void (changed = false),
-      changed: () => changed,
+      // A statement still running from before counts against the write that starts.
+      start: () => void (changed = unanswered > 0),
+      changed: () => changed || unanswered > 0,
     },
     open() {
       const sql = releasePending ? `RELEASE SAVEPOINT ${SAVEPOINT}; SAVEPOINT ${SAVEPOINT}` : `SAVEPOINT ${SAVEPOINT}`;

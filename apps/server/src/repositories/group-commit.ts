@@ -128,15 +128,17 @@ export function groupCommit({ db, savepoints, transaction, ...handle }: DbHandle
       if (error instanceof StartOver) {
         // Rolled back: the batch runs again first, each write in a savepoint, so a batch runs at most twice. The
         // refused write keeps its refusal, answered (as any refusal in a batch) once the others have committed: a
-        // caller that lost a race to one of them finds the winner's write when it reads.
+        // caller that lost a race to one of them finds the winner's write when it reads. (The refusal was decided
+        // beside the first run of the writes before it; run again, they may come out otherwise, as a write from
+        // another replica between the two runs would make them.)
         const { at, refusal } = error;
         queue.unshift(...batch.map((job, j) => ({ ...job, again: true, ...(j === at ? { refused: { error: refusal } } : {}) })));
         return;
       }
       // Nothing committed: a lone write's own refusal, a failed COMMIT, or the write lock never came ("busy"),
-      // in which case everything still queued fails with it.
+      // in which case everything still queued fails with it (a refusal kept from a first run is answered as it was).
       if (batch.length === 0) batch = queue.splice(0);
-      for (const job of batch) job.reject(error);
+      for (const job of batch) job.reject(job.refused ? job.refused.error : error);
       return;
     }
     for (const { job, ok, value, hooks } of done) {
