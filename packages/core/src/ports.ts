@@ -341,7 +341,11 @@ export interface Repositories {
 }
 
 export interface Store extends Repositories {
-  /** Runs `work` in one transaction: all of its writes land, or none. */
+  /**
+   * Runs `work` in one transaction: all of its writes land, or none. `work` may run more than once (a store may roll
+   * a shared transaction back and run it again), so it keeps its effects in `repos`, and what it notes outside
+   * starts anew at each run.
+   */
   transaction<T>(work: (repos: Repositories) => Promise<T>): Promise<T>;
 }
 

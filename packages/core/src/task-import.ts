@@ -259,6 +259,7 @@ export async function importTasks(
   /** The task counter an import of Claude Code numbers raised, to put back if the import fails. */
   let raised: { listId: string; from: number; to: number } | null = null;
   const expectedSeq = await deps.store.transaction(async (repos) => {
+    raised = null; // as of this run of the work
     // One import per workspace at a time, whichever process or replica runs it: the caller waits and tries again.
     const heartbeat = await repos.tasks.importInProgress(actor.workspaceId, new Date(now.getTime() - leaseMs));
     if (heartbeat) throw new ImportInProgress(heartbeat);
@@ -318,6 +319,7 @@ export async function importTasks(
     let madeList = false;
     const publish = () =>
       deps.store.transaction(async (repos) => {
+        madeList = false; // as of this run of the work
         const list = await repos.tasks.findList(actor.workspaceId, listName, { hold: true });
         if (!list) {
           madeList = true;

@@ -93,6 +93,7 @@ async function write<T>(
   return retryLostRaces('Error: the task kept changing under concurrent writers; try again.', async () => {
     let madeList = false;
     const transaction = deps.store.transaction(async (repos) => {
+      madeList = false; // as of this run of the work
       const list = options.create
         ? await ensureList(deps, repos, actor, listName, () => (madeList = true))
         : await repos.tasks.findList(actor.workspaceId, listName, { hold: true });
