@@ -13,6 +13,7 @@ import { openPostgresDb } from '../src/db/postgres-client.ts';
 import { applyPostgresMigrations } from '../src/db/postgres-migrations.ts';
 import { postgresMigrationsDir } from '../src/db/postgres-schema.ts';
 import { rawSql } from '../src/db/direct-sql.ts';
+import type { Prisma } from '../src/generated/prisma/client.ts';
 import { groupCommit } from '../src/repositories/group-commit.ts';
 import { prismaStore } from '../src/repositories/prisma-store.ts';
 
@@ -65,6 +66,29 @@ function counted<T>(work: (repos: Repositories) => Promise<T>) {
 }
 const trips = (transaction: { statements: string[] }[] | undefined) => (transaction ?? []).flatMap((t) => t.statements);
 const inserts = (transaction: { statements: string[] }[] | undefined) => trips(transaction).filter((x) => x.includes('INSERT INTO')).length;
+
+/**
+ * A write that sets ses_taken's agent name and, queued with it, `refused` (which changes its title, then is refused):
+ * the first commits, the refusal is answered with its text, and its change is undone.
+ */
+async function expectUndone(agentName: string, refused: (db: Prisma.TransactionClient) => Promise<unknown>) {
+  const commits = groupCommit(writer);
+  let text = '';
+  const outcomes = await Promise.all(
+    [
+      commits.run((db) => rawSql(db).$queryRaw`UPDATE "Session" SET "agentName" = ${agentName} WHERE "id" = 'ses_taken'`),
+      commits.run((db) =>
+        refused(db).catch((error: unknown) => {
+          text = (error as Error).message;
+          throw error;
+        }),
+      ),
+    ].map(outcome),
+  );
+  expect(outcomes).toEqual(['committed', `refused: ${text}`]);
+  const row = await reader.db.session.findUniqueOrThrow({ where: { id: 'ses_taken' } });
+  expect([row.agentName, row.title]).toEqual([agentName, null]);
+}
 
 describe('the group commit on PostgreSQL', () => {
   it('work queued together shares one transaction without a savepoint round trip; a refusal that changed nothing undoes nothing', async () => {
@@ -136,55 +160,28 @@ describe('the group commit on PostgreSQL', () => {
   });
 
   it('a change made by a SELECT (a data-modifying WITH) counts as a change', async () => {
-    const commits = groupCommit(writer);
-    const outcomes = await Promise.all(
-      [
-        commits.run((db) => rawSql(db).$queryRaw`UPDATE "Session" SET "agentName" = 'kept' WHERE "id" = 'ses_taken'`),
-        commits.run(async (db) => {
-          await rawSql(db)
-            .$queryRaw`WITH made AS (UPDATE "Session" SET "title" = 'changed' WHERE "id" = 'ses_taken' RETURNING "id") SELECT "id" FROM made`;
-          throw new Error('refused after a WITH … UPDATE');
-        }),
-      ].map(outcome),
-    );
-    expect(outcomes).toEqual(['committed', 'refused: refused after a WITH … UPDATE']);
-    const row = await reader.db.session.findUniqueOrThrow({ where: { id: 'ses_taken' } });
-    expect([row.agentName, row.title]).toEqual(['kept', null]);
+    await expectUndone('kept', async (db) => {
+      await rawSql(db)
+        .$queryRaw`WITH made AS (UPDATE "Session" SET "title" = 'changed' WHERE "id" = 'ses_taken' RETURNING "id") SELECT "id" FROM made`;
+      throw new Error('refused after a WITH … UPDATE');
+    });
     expect(wire.transactions().map((t) => t.at(-1)?.statements)).toEqual([['ROLLBACK'], ['COMMIT']]);
   });
 
   it('a write command that touched no row but changed data through its WITH counts as a change', async () => {
-    const commits = groupCommit(writer);
-    const outcomes = await Promise.all(
-      [
-        commits.run((db) => rawSql(db).$queryRaw`UPDATE "Session" SET "agentName" = 'kept, with' WHERE "id" = 'ses_taken'`),
-        commits.run(async (db) => {
-          await rawSql(db).$queryRaw`WITH made AS (UPDATE "Session" SET "title" = 'through with' WHERE "id" = 'ses_taken' RETURNING "id")
-            UPDATE "Session" SET "agentName" = 'none' WHERE false`;
-          throw new Error('refused after an UPDATE of no row');
-        }),
-      ].map(outcome),
-    );
-    expect(outcomes).toEqual(['committed', 'refused: refused after an UPDATE of no row']);
-    const row = await reader.db.session.findUniqueOrThrow({ where: { id: 'ses_taken' } });
-    expect([row.agentName, row.title]).toEqual(['kept, with', null]);
+    await expectUndone('kept, with', async (db) => {
+      await rawSql(db).$queryRaw`WITH made AS (UPDATE "Session" SET "title" = 'through with' WHERE "id" = 'ses_taken' RETURNING "id")
+        UPDATE "Session" SET "agentName" = 'none' WHERE false`;
+      throw new Error('refused after an UPDATE of no row');
+    });
   });
 
   it('a statement sent and not yet answered when its write is refused counts as a change', async () => {
-    const commits = groupCommit(writer);
-    const outcomes = await Promise.all(
-      [
-        commits.run((db) => rawSql(db).$queryRaw`UPDATE "Session" SET "agentName" = 'kept too' WHERE "id" = 'ses_taken'`),
-        commits.run((db) => {
-          // Sent at once on the writer's connection; the write is refused before its answer comes.
-          void rawSql(db).$queryRaw`UPDATE "Session" SET "title" = 'late' WHERE "id" = 'ses_taken'`.catch(() => undefined);
-          return Promise.reject(new Error('refused while its statement runs'));
-        }),
-      ].map(outcome),
-    );
-    expect(outcomes).toEqual(['committed', 'refused: refused while its statement runs']);
-    const row = await reader.db.session.findUniqueOrThrow({ where: { id: 'ses_taken' } });
-    expect([row.agentName, row.title]).toEqual(['kept too', null]);
+    await expectUndone('kept too', (db) => {
+      // Sent at once on the writer's connection; the write is refused before its answer comes.
+      void rawSql(db).$queryRaw`UPDATE "Session" SET "title" = 'late' WHERE "id" = 'ses_taken'`.catch(() => undefined);
+      return Promise.reject(new Error('refused while its statement runs'));
+    });
   });
 
   it('a batch run again keeps a write refused the second time to its savepoint: a batch runs at most twice', async () => {

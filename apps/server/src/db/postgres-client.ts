@@ -119,9 +119,9 @@ function writerTransactions(pool: pg.Pool) {
   };
 
   /**
-   * Savepoints sent straight on the transaction's connection: a kept write's RELEASE waits for the next write's
-   * SAVEPOINT and goes with it in one round trip (or is left to COMMIT, which releases every savepoint), so a write in
-   * a shared transaction costs one round trip more than its own statements.
+   * A batch's writes first run unmarked (no savepoint; see Savepoints). Run again, each has a savepoint sent straight on
+   * the transaction's connection: a kept write's RELEASE waits for the next write's SAVEPOINT and goes with it in one
+   * round trip (or is left to COMMIT, which releases every savepoint).
    */
   const savepoints: Savepoints = {
     unmarked: {
