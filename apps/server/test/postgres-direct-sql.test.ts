@@ -1,12 +1,14 @@
 // The store's own path to PostgreSQL: raw statements straight to node-postgres answer what Prisma's $queryRaw answers
 // there, and the writer's own transaction (no Prisma interactive transaction) holds Prisma's queries, a query Prisma
 // runs in a transaction of its own included.
+import { PrismaPg } from '@prisma/adapter-pg';
+import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type TestDatabase, createTestDatabase, stopTestPostgres } from '../../../tests/support/postgres.ts';
 import { isDatabaseBusy, isDatabaseUnreachable } from '../src/db/busy.ts';
 import type { DbHandle } from '../src/db/client.ts';
 import { rawSql } from '../src/db/direct-sql.ts';
-import { openPostgresDb } from '../src/db/postgres-client.ts';
+import { adapterOn, openPostgresDb } from '../src/db/postgres-client.ts';
 import { applyPostgresMigrations } from '../src/db/postgres-migrations.ts';
 import { postgresMigrationsDir } from '../src/db/postgres-schema.ts';
 import { Prisma } from '../src/generated/prisma/client.ts';
@@ -233,6 +235,21 @@ describe("the writer's own transaction on PostgreSQL", () => {
       expect(isDatabaseUnreachable(error)).toBe(true);
     } finally {
       await nowhere.db.$disconnect();
+    }
+  });
+
+  it("runs Prisma's statements on the server's own pool, and refuses an adapter that would open a pool of its own", async () => {
+    const pool = new pg.Pool({ connectionString: database.url });
+    try {
+      const taken = new PrismaPg(pool);
+      expect(adapterOn(pool, taken)).toBe(taken);
+      // An adapter given what it does not know as a pool reads it as a config without an address (localhost:5432).
+      const config = new PrismaPg({ ...pool.options });
+      expect(() => adapterOn(pool, config)).toThrow(
+        "the PostgreSQL adapter did not take the server's connection pool (two copies of pg loaded?)",
+      );
+    } finally {
+      await pool.end();
     }
   });
 });

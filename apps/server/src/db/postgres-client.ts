@@ -240,6 +240,18 @@ function writerTransactions(pool: pg.Pool) {
 }
 
 /**
+ * The adapter, checked to run on `pool`: adapter-pg takes a pool only when it is an instance of its own copy of pg's
+ * Pool, and otherwise reads the pool as a config with no address, so its statements would go to localhost:5432 (another
+ * database, or none) beside the server's own connections.
+ */
+export function adapterOn(pool: pg.Pool, adapter: PrismaPg): PrismaPg {
+  if ((adapter as unknown as { externalPool: unknown }).externalPool !== pool) {
+    throw new Error("the PostgreSQL adapter did not take the server's connection pool (two copies of pg loaded?)");
+  }
+  return adapter;
+}
+
+/**
  * A pool of `max` connections; with `lockTimeoutMs`, a statement waiting longer for a lock fails with 55P03 (answered
  * "busy", 503), as SQLite's busy timeout does. Raw statements go straight to node-postgres. With one connection (the
  * store's writer), writes run in the store's own transactions, which the group commit shares among queued writes with
@@ -252,7 +264,7 @@ export async function openPostgresDb(url: string, options: { max?: number; lockT
   const connectWait = max === 1 ? { connectionTimeoutMillis: WRITER_CONNECT_TIMEOUT_MS } : {};
   const pool = new pg.Pool({ connectionString: url, max, ...lockTimeout, ...connectWait });
   const nameOf = statementNames();
-  const pgAdapter = new PrismaPg(pool, { statementNameGenerator: nameOf, disposeExternalPool: true });
+  const pgAdapter = adapterOn(pool, new PrismaPg(pool, { statementNameGenerator: nameOf, disposeExternalPool: true }));
   if (max !== 1) {
     const db = new PrismaClient({ adapter: pgAdapter });
     await db.$connect();
