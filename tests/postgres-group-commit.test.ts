@@ -65,14 +65,19 @@ describe('the group commit on PostgreSQL', () => {
     const transactions = todoTransactions();
     expect(transactions).toHaveLength(1);
     const [shared = []] = transactions;
-    expect(shared.flatMap((t) => t.statements).filter(recordsTodos)).toHaveLength(10);
-    // Round trips: BEGIN and COMMIT once, and each write's own statements (its UPDATE … RETURNING and its INSERT). A
-    // savepoint is set only when a refusal needs one (none was refused here): before, one more round trip a write.
+    // Round trips: BEGIN and COMMIT once, and each write's own statements. A savepoint is set only when a refusal needs
+    // one (none was refused here): before, one more round trip a write.
     const own = shared.filter((t) => !['BEGIN', 'COMMIT'].includes(t.statements.join()));
     expect(shared.flatMap((t) => t.statements).filter((s) => /SAVEPOINT/.test(s))).toEqual([]);
     const statements = own.flatMap((t) => t.statements);
-    expect(statements.filter((s) => s.includes('UPDATE "Session" SET "todoRevision"'))).toHaveLength(10);
-    expect(statements.filter(recordsTodos)).toHaveLength(10);
+    // Each write's compare-and-set and its record are one statement, drafted against the list this server knows (the
+    // one at revision 1). The first one's record lands in it; each later one moved the revision past its draft (the
+    // writes before it in the batch are not known until they commit), so it reads the list before and records its own.
+    const advances = statements.filter((s) => s.includes('UPDATE "Session" SET "todoRevision"'));
+    expect(advances).toHaveLength(10);
+    expect(advances.every((s) => s.trimStart().startsWith('WITH') && recordsTodos(s))).toBe(true);
+    const ownInserts = statements.filter((s) => /^\s*INSERT INTO "TodoUpdate"/.test(s));
+    expect(ownInserts).toHaveLength(9);
     // The rest are reads of the list before (a write's own session was written earlier in the same batch).
     expect(statements.filter((s) => !s.includes('UPDATE') && !recordsTodos(s)).every((s) => /^\s*SELECT /.test(s))).toBe(true);
     expect(own.every((t) => t.statements.length === 1)).toBe(true);
@@ -116,6 +121,38 @@ describe('the group commit on PostgreSQL', () => {
     expect(todoTransactions()).toHaveLength(1);
     // The refused write's compare-and-set changed no row, so nothing was undone: no savepoint, no rollback.
     expect(wire.count('ROLLBACK') + wire.count('SAVEPOINT')).toBe(0);
+  });
+
+  it("a session's write on a list this server recorded is one statement: its compare-and-set with its record", async () => {
+    const { session, token } = await sessionClient(server, 'one statement a write');
+    const write = async (todos: unknown) => {
+      const answer = await batchOfWrites(token, [todos]);
+      return answer.map((a) => ('result' in a ? a.result.data.revision : a.error.message));
+    };
+    expect(await write(list(1))).toEqual([1]);
+    wire.reset();
+    expect(
+      await write({
+        todos: [
+          { content: 'Step 1', status: 'completed' },
+          { content: 'Step 2', status: 'in_progress' },
+        ],
+      }),
+    ).toEqual([2]);
+    const [only, ...more] = todoTransactions();
+    expect(more).toEqual([]);
+    // BEGIN, the one statement, COMMIT: before, BEGIN, UPDATE … RETURNING, INSERT, COMMIT.
+    expect(only?.map((t) => t.statements.map((s) => s.trimStart().split(/\s/, 1)[0]))).toEqual([['BEGIN'], ['WITH'], ['COMMIT']]);
+    const [card] = await queryRows<{ revision: number; changes: string; inProgress: number }>(
+      server,
+      'SELECT "revision", "changes", "inProgress" FROM "TodoUpdate" WHERE "sessionId" = ? ORDER BY "revision" DESC LIMIT 1',
+      session.id,
+    );
+    expect({ ...card, changes: JSON.parse(card!.changes) as unknown }).toEqual({
+      revision: 2,
+      inProgress: 1,
+      changes: { added: ['Step 2'], removed: [], statusChanged: [{ content: 'Step 1', from: 'pending', to: 'completed' }] },
+    });
   });
 
   it('another replica hears every write of a shared transaction, in order', async () => {

@@ -64,8 +64,20 @@ function counted<T>(work: (repos: Repositories) => Promise<T>) {
   };
   return counter;
 }
+/** A todo update of ses_taken drafted for `revision`. */
+const draft = (id: string, revision: number) => ({
+  id,
+  sessionId: 'ses_taken',
+  revision,
+  items: [],
+  changes: { added: [], removed: [], statusChanged: [] },
+  counts: { pending: 0, inProgress: 0, completed: 0 },
+  createdAt: new Date(),
+});
 const trips = (transaction: { statements: string[] }[] | undefined) => (transaction ?? []).flatMap((t) => t.statements);
-const inserts = (transaction: { statements: string[] }[] | undefined) => trips(transaction).filter((x) => x.includes('INSERT INTO')).length;
+/** Sessions inserted. */
+const inserts = (transaction: { statements: string[] }[] | undefined) =>
+  trips(transaction).filter((x) => /^INSERT INTO (?:"public"\.)?"Session"/.test(x)).length;
 
 /**
  * A write that sets ses_taken's agent name and, queued with it, `refused` (which changes its title, then is refused):
@@ -100,7 +112,8 @@ describe('the group commit on PostgreSQL', () => {
         throw new Error('refused after a read');
       }),
       counted(async (repos) => {
-        if (!(await repos.sessions.advanceTodoRevision('ws_1', 'ses_taken', 77))) throw new Error('stale');
+        // One statement (a data-modifying WITH) that answered no row: marked as changing nothing then.
+        if (!(await repos.todos.advance('ws_1', 77, draft('tdu_stale', 78)))) throw new Error('stale');
       }),
       counted((repos) => repos.sessions.create(ses('ses_d'))),
     ];
@@ -156,6 +169,24 @@ describe('the group commit on PostgreSQL', () => {
     expect(outcomes[1]).toMatch(/^refused: .*Unique constraint failed/);
     expect(outcomes[2]).toBe('committed');
     expect((await sessionIds()).filter((id) => id.startsWith('ses_c'))).toEqual(['ses_c1', 'ses_c3']);
+    expect(wire.transactions().map((t) => t.at(-1)?.statements)).toEqual([['ROLLBACK'], ['COMMIT']]);
+  });
+
+  it('a todo write of one statement that did record, then refused, is undone the same way', async () => {
+    const before = (await reader.db.session.findUniqueOrThrow({ where: { id: 'ses_taken' } })).todoRevision;
+    const outcomes = await Promise.all(
+      [
+        tx((repos) => repos.sessions.create(ses('ses_t1'))),
+        tx(async (repos) => {
+          const moved = await repos.todos.advance('ws_1', before, draft('tdu_undone', before + 1));
+          throw new Error(`refused after recording at ${moved?.todoRevision}`);
+        }),
+        tx((repos) => repos.sessions.create(ses('ses_t2'))),
+      ].map(outcome),
+    );
+    expect(outcomes).toEqual(['committed', `refused: refused after recording at ${before + 1}`, 'committed']);
+    expect((await reader.db.session.findUniqueOrThrow({ where: { id: 'ses_taken' } })).todoRevision).toBe(before);
+    expect(await reader.db.todoUpdate.count({ where: { id: 'tdu_undone' } })).toBe(0);
     expect(wire.transactions().map((t) => t.at(-1)?.statements)).toEqual([['ROLLBACK'], ['COMMIT']]);
   });
 
@@ -244,7 +275,7 @@ describe('the group commit on PostgreSQL', () => {
         [
           busyStore.transaction((repos) => repos.sessions.create(ses('ses_g1'))),
           busyStore
-            .transaction((repos) => repos.sessions.advanceTodoRevision('ws_1', 'ses_taken', undefined))
+            .transaction((repos) => repos.todos.advance('ws_1', undefined, draft('tdu_locked', 1)))
             .catch((e: unknown) => {
               errors.push(e);
               throw e;

@@ -38,6 +38,17 @@ describe.each(kinds)('$name', (kind) => {
   });
   afterEach(() => under.close());
 
+  /** A todo update of ses_1 drafted for `revision` (its turn comes from the session). */
+  const draft = (revision: number) => ({
+    id: `tdu_${revision}`,
+    sessionId: 'ses_1',
+    revision,
+    items: [],
+    changes: { added: [], removed: [], statusChanged: [] },
+    counts: { pending: 0, inProgress: 0, completed: 0 },
+    createdAt: T0,
+  });
+
   /** Two workspaces and a session in the first. */
   const seeded = () =>
     tx(async (repos) => {
@@ -94,7 +105,7 @@ describe.each(kinds)('$name', (kind) => {
         tx(async (repos) => {
           const s = await repos.sessions.get('ws_1', 'ses_1');
           for (let i = 0; i < 10; i++) await Promise.resolve(); // let rival work interleave if it could
-          return (await repos.sessions.advanceTodoRevision('ws_1', 'ses_1', s!.todoRevision)) !== null;
+          return (await repos.todos.advance('ws_1', s!.todoRevision, draft(s!.todoRevision + 1))) !== null;
         });
       expect(await Promise.all([bump(), bump(), bump()])).toEqual([true, true, true]);
       expect((await store.sessions.get('ws_1', 'ses_1'))!.todoRevision).toBe(3);
@@ -180,6 +191,62 @@ describe.each(kinds)('$name', (kind) => {
       expect(await store.runs.getStart('ws_1', 'start_1')).toMatchObject({ runId: null });
       expect(await store.outbox.forRun('run_1')).toEqual([]);
       expect(await store.channels.list('ws_1')).toEqual([]);
+    });
+  });
+
+  describe('todo lists', () => {
+    const items = [{ content: 'Ship', status: 'in_progress' as const, activeForm: 'Shipping' }];
+    const revisions = async () => (await store.todos.page('ses_1', null, 10)).map((u) => u.revision);
+
+    it("advance: records the draft at the revision it was drafted for, with the session's turn, in one step", async () => {
+      await seeded();
+      await tx((repos) => repos.sessions.setTurn('ses_1', 4, 'running'));
+      const moved = await tx((repos) => repos.todos.advance('ws_1', 0, { ...draft(1), items }));
+      expect(moved).toEqual({ todoRevision: 1, turnNumber: 4, recorded: true });
+      expect(await store.todos.latest('ses_1')).toEqual({ ...draft(1), items, turnNumber: 4 });
+      expect(await store.todos.latestKnown('ses_1')).toEqual({ ...draft(1), items, turnNumber: 4 });
+      expect((await store.sessions.get('ws_1', 'ses_1'))!.todoRevision).toBe(1);
+    });
+
+    it('advance: a draft for another revision moves the revision and records nothing; the caller records at it', async () => {
+      await seeded();
+      const moved = await tx(async (repos) => {
+        const answer = await repos.todos.advance('ws_1', undefined, draft(5));
+        await repos.todos.insert({ ...draft(answer!.todoRevision), id: 'tdu_own', turnNumber: answer!.turnNumber });
+        return answer;
+      });
+      expect(moved).toEqual({ todoRevision: 1, turnNumber: 0, recorded: false });
+      expect(await revisions()).toEqual([1]);
+      expect((await store.todos.latest('ses_1'))!.id).toBe('tdu_own');
+    });
+
+    it('advance: a stale revision, another workspace or a base past the column refuses with null and changes nothing', async () => {
+      await seeded();
+      await tx((repos) => repos.todos.advance('ws_1', 0, draft(1)));
+      const before = await under.snapshot();
+      for (const [workspace, expected] of [
+        ['ws_1', 0],
+        ['ws_2', 1],
+        ['ws_2', undefined],
+        ['ws_1', 2 ** 31],
+      ] as const) {
+        expect(await tx((repos) => repos.todos.advance(workspace, expected, draft(2)))).toBeNull();
+      }
+      expect(await under.snapshot()).toEqual(before);
+      expect(await revisions()).toEqual([1]);
+    });
+
+    it('advance: the same revision drafted twice is recorded once; the second writer gets the next revision', async () => {
+      await seeded();
+      const both = await Promise.all([
+        tx((repos) => repos.todos.advance('ws_1', undefined, { ...draft(1), id: 'tdu_a' })),
+        tx((repos) => repos.todos.advance('ws_1', undefined, { ...draft(1), id: 'tdu_b' })),
+      ]);
+      expect(both.map((m) => [m!.todoRevision, m!.recorded])).toEqual([
+        [1, true],
+        [2, false],
+      ]);
+      expect(await revisions()).toEqual([1]);
     });
   });
 

@@ -52,16 +52,6 @@ export interface SessionRepository {
    * tokens; false when it has any of those (it stays) or does not exist.
    */
   deleteIfUnused(workspaceId: string, id: string): Promise<boolean>;
-  /**
-   * Moves the session's todo revision on by one in a single statement — only if it is still `expected`, when given —
-   * and returns the new revision with the session's turn; null when the session is not in the workspace or the
-   * revision was no longer `expected`.
-   */
-  advanceTodoRevision(
-    workspaceId: string,
-    id: string,
-    expected: number | undefined,
-  ): Promise<{ todoRevision: number; turnNumber: number } | null>;
 }
 
 export interface TodoRepository {
@@ -69,6 +59,23 @@ export interface TodoRepository {
   /** The update recorded at this revision (recorded updates never change). */
   at(sessionId: string, revision: number): Promise<TodoUpdateRecord | null>;
   insert(update: TodoUpdateRecord): Promise<void>;
+  /**
+   * The latest update of the session this store holds without reading (null when it holds none). It may be behind
+   * what is stored: a write checks it (`advance`).
+   */
+  latestKnown(sessionId: string): Promise<TodoUpdateRecord | null>;
+  /**
+   * A new list's compare-and-set and its record in one step (one statement where the database allows): moves the
+   * session's todo revision on by one, only while it is still `expected` when given, and records `draft` with the
+   * session's turn if the new revision is `draft.revision`. Answers the new revision and turn, and `recorded`:
+   * false when the revision moved elsewhere (the caller records its own update at it). null when the session is not
+   * in the workspace or the revision was no longer `expected`: nothing changed.
+   */
+  advance(
+    workspaceId: string,
+    expected: number | undefined,
+    draft: Omit<TodoUpdateRecord, 'turnNumber'>,
+  ): Promise<{ todoRevision: number; turnNumber: number; recorded: boolean } | null>;
   /** Newest first, revisions below `before` (all when null). */
   page(sessionId: string, before: number | null, limit: number): Promise<TodoUpdateRecord[]>;
   /** Oldest first, revisions above `after`. */

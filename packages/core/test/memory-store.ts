@@ -315,6 +315,15 @@ export class MemoryStore implements Store {
   }
 
   private repositories(state: () => MemoryState): Repositories {
+    const insertTodo = (update: TodoUpdateRecord) => {
+      const s = state();
+      if (!s.sessions.has(update.sessionId)) throw new ConstraintError(`todo update references missing session ${update.sessionId}`);
+      if (s.todos.some((u) => u.id === update.id)) throw new ConstraintError(`todo update id ${update.id} already exists`);
+      if (s.todos.some((u) => u.sessionId === update.sessionId && u.revision === update.revision)) {
+        throw new ConstraintError(`todo update (${update.sessionId}, ${update.revision}) already exists`);
+      }
+      s.todos.push(clone(update));
+    };
     const hooked =
       <A extends unknown[], R>(name: RepoMethod, fn: (...args: A) => Promise<R>) =>
       async (...args: A): Promise<R> => {
@@ -444,16 +453,6 @@ export class MemoryStore implements Store {
           s.sessionTokens = s.sessionTokens.filter((t) => t.sessionId !== id);
           return true;
         }),
-        advanceTodoRevision: hooked(
-          'sessions.advanceTodoRevision',
-          async (workspaceId: string, id: string, expected: number | undefined) => {
-            const session = state().sessions.get(id);
-            if (!session || session.workspaceId !== workspaceId) return null;
-            if (expected !== undefined && session.todoRevision !== expected) return null;
-            session.todoRevision += 1;
-            return { todoRevision: session.todoRevision, turnNumber: session.turnNumber };
-          },
-        ),
       },
       todos: {
         latest: hooked('todos.latest', async (sessionId: string) => {
@@ -464,15 +463,25 @@ export class MemoryStore implements Store {
         at: hooked('todos.at', async (sessionId: string, revision: number) =>
           clone(state().todos.find((u) => u.sessionId === sessionId && u.revision === revision) ?? null),
         ),
-        insert: hooked('todos.insert', async (update: TodoUpdateRecord) => {
-          const s = state();
-          if (!s.sessions.has(update.sessionId)) throw new ConstraintError(`todo update references missing session ${update.sessionId}`);
-          if (s.todos.some((u) => u.id === update.id)) throw new ConstraintError(`todo update id ${update.id} already exists`);
-          if (s.todos.some((u) => u.sessionId === update.sessionId && u.revision === update.revision)) {
-            throw new ConstraintError(`todo update (${update.sessionId}, ${update.revision}) already exists`);
-          }
-          s.todos.push(clone(update));
+        insert: hooked('todos.insert', async (update: TodoUpdateRecord) => insertTodo(update)),
+        // Everything is held without reading here.
+        latestKnown: hooked('todos.latestKnown', async (sessionId: string) => {
+          const rows = state().todos.filter((u) => u.sessionId === sessionId);
+          return clone(rows.reduce<TodoUpdateRecord | null>((best, u) => (!best || u.revision > best.revision ? u : best), null));
         }),
+        advance: hooked(
+          'todos.advance',
+          async (workspaceId: string, expected: number | undefined, draft: Omit<TodoUpdateRecord, 'turnNumber'>) => {
+            const session = state().sessions.get(draft.sessionId);
+            if (!session || session.workspaceId !== workspaceId) return null;
+            if (expected !== undefined && session.todoRevision !== expected) return null;
+            session.todoRevision += 1;
+            const moved = { todoRevision: session.todoRevision, turnNumber: session.turnNumber };
+            const recorded = moved.todoRevision === draft.revision;
+            if (recorded) insertTodo({ ...draft, turnNumber: moved.turnNumber });
+            return { ...moved, recorded };
+          },
+        ),
         page: hooked('todos.page', async (sessionId: string, before: number | null, limit: number) =>
           clone(
             state()

@@ -14,6 +14,16 @@ const todoEvents = () => w.events.published.filter((e) => e.topic.startsWith('to
 
 const write = (input: Parameters<typeof todos.write>[2], actor = w.session) => todos.write(w.deps, actor, input);
 const list = (sessionId = w.sessionId) => todos.get(w.deps, w.admin, { sessionId });
+/** A rival writer's list, drafted for `revision`. */
+const rivalDraft = (revision: number) => ({
+  id: `tdu_rival_${revision}`,
+  sessionId: w.sessionId,
+  revision,
+  items: [item('Rival')],
+  changes: { added: ['Rival'], removed: [], statusChanged: [] },
+  counts: { pending: 1, inProgress: 0, completed: 0 },
+  createdAt: new Date('2025-01-01T00:00:00.000Z'),
+});
 const history = (limit = 100, before?: number) => todos.history(w.deps, w.admin, { sessionId: w.sessionId, limit, before });
 
 describe("a mirrored list keeps each item's activeForm as display text", () => {
@@ -329,8 +339,8 @@ describe('baseRevision', () => {
     await write({ todos: [item('A')] });
     const before = await recordedState(w, w.sessionId);
     // The rival advances the revision just before our compare-and-set (as a concurrent writer would).
-    w.store.once('sessions.advanceTodoRevision', async (repos) => {
-      expect(await repos.sessions.advanceTodoRevision(w.workspaceId, w.sessionId, 1)).toEqual({ todoRevision: 2, turnNumber: 0 });
+    w.store.once('todos.advance', async (repos) => {
+      expect(await repos.todos.advance(w.workspaceId, 1, rivalDraft(2))).toEqual({ todoRevision: 2, turnNumber: 0, recorded: true });
     });
     const e = await expectRefused(
       write({ todos: [item('B')], baseRevision: 1 }),
@@ -346,9 +356,9 @@ describe('lost compare-and-set races', () => {
   it('a stale refusal names the revision the rival actually reached', async () => {
     await write({ todos: [item('A')] });
     const before = await recordedState(w, w.sessionId);
-    w.store.once('sessions.advanceTodoRevision', async (repos) => {
-      await repos.sessions.advanceTodoRevision(w.workspaceId, w.sessionId, 1);
-      await repos.sessions.advanceTodoRevision(w.workspaceId, w.sessionId, 2);
+    w.store.once('todos.advance', async (repos) => {
+      await repos.todos.advance(w.workspaceId, 1, rivalDraft(2));
+      await repos.todos.advance(w.workspaceId, 2, rivalDraft(3));
     });
     const e = await expectRefused(
       write({ todos: [item('B')], baseRevision: 1 }),
@@ -361,13 +371,31 @@ describe('lost compare-and-set races', () => {
 
   it('a write without a base revision lands on top of a rival that moved the revision first', async () => {
     await write({ todos: [item('A')] });
-    w.store.once('sessions.advanceTodoRevision', async (repos) => {
-      expect(await repos.sessions.advanceTodoRevision(w.workspaceId, w.sessionId, undefined)).toEqual({ todoRevision: 2, turnNumber: 0 });
+    w.store.once('todos.advance', async (repos) => {
+      expect(await repos.todos.advance(w.workspaceId, undefined, rivalDraft(2))).toEqual({
+        todoRevision: 2,
+        turnNumber: 0,
+        recorded: true,
+      });
     });
     const answer = await write({ todos: [item('B')] });
     // Never refused, never retried: the store orders the two, and ours is recorded as the next revision.
     expect(answer.revision).toBe(3);
     expect((await todos.get(w.deps, w.session, {})).items).toEqual([item('B')]);
+    // Drafted against A (the list it knew), it is recorded against the rival's list actually before it.
+    const [card] = (await history()).cards;
+    expect([card!.revision, card!.changes]).toEqual([3, { added: ['B'], removed: ['Rival'], statusChanged: [] }]);
+  });
+
+  it('an update drafted for a revision it did not get is not recorded there: the store answers where it moved', async () => {
+    await write({ todos: [item('A')] });
+    const moved = await w.store.transaction((repos) => repos.todos.advance(w.workspaceId, undefined, rivalDraft(7)));
+    expect(moved).toEqual({ todoRevision: 2, turnNumber: 0, recorded: false });
+    expect((await history()).cards.map((c) => c.revision)).toEqual([1]);
+    // The next write, drafted for 2 against A, is recorded at 3 against the list at 2: none.
+    await write({ todos: [item('B')] });
+    const [card] = (await history()).cards;
+    expect([card!.revision, card!.changes]).toEqual([3, { added: ['B'], removed: [], statusChanged: [] }]);
   });
 });
 

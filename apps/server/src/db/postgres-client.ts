@@ -8,7 +8,7 @@ import { PrismaClient } from '../generated/prisma-postgres/client.ts';
 import type { Db, DbHandle } from './client.ts';
 import { useRawSql } from './direct-sql.ts';
 import { postgresError, postgresRawSql } from './postgres-raw.ts';
-import { SAVEPOINT, type Savepoints } from './savepoints.ts';
+import { CHANGES_IN_ROWS, SAVEPOINT, type Savepoints } from './savepoints.ts';
 
 /** Distinct SQL texts that get a name (prepared once per connection); later ones run unnamed, so memory stays bounded. */
 const MAX_NAMED_STATEMENTS = 2_000;
@@ -51,13 +51,15 @@ const WRITE_COMMANDS = new Set(['INSERT', 'UPDATE', 'DELETE', 'MERGE']);
 
 /**
  * A statement's result that shows it changed nothing: a SELECT (one that is not a data-modifying `WITH` or calls no
- * function that writes), or a write command that touched no row. Unsure is "changed".
+ * function that writes), a write command that touched no row, or a `WITH` marked CHANGES_IN_ROWS that answered no row.
+ * Unsure is "changed".
  */
 function readOnly(result: unknown, sql: string): boolean {
   if (Array.isArray(result)) return false; // several statements in one text: not looked into
   const { command, rowCount } = result as { command?: unknown; rowCount?: unknown };
   // A write command that touched no row changed nothing, unless a `WITH` in it did.
   if (command !== 'SELECT') return WRITE_COMMANDS.has(command as string) && rowCount === 0 && !/^\s*with\b/i.test(sql);
+  if (rowCount === 0 && sql.endsWith(CHANGES_IN_ROWS)) return true;
   let plain = readOnlyTexts.get(sql);
   if (plain === undefined) {
     plain = !WRITES.test(sql);

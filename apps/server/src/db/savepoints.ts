@@ -18,3 +18,9 @@ export interface Savepoints {
 
 /** The group commit's one savepoint name (a write's savepoint is closed before the next one opens). */
 export const SAVEPOINT = 'group_commit';
+
+/**
+ * Ends a data-modifying `WITH` whose every change shows in the rows it answers: answering none, it changed nothing (a
+ * compare-and-set that matched no row), so a write refused after it needs no undoing (`unmarked`).
+ */
+export const CHANGES_IN_ROWS = '-- changes show in the rows';

@@ -2,7 +2,6 @@
 import type { SessionRecord, SessionRepository } from '@agent-tasks/core';
 import type { TurnState } from '@agent-tasks/schema';
 import type { AfterCommit, Tx } from './tx.ts';
-import { INT_COLUMN_MAX } from './int-column.ts';
 import { rawSql } from '../db/direct-sql.ts';
 
 const select = {
@@ -79,21 +78,5 @@ export const prismaSessionRepository = (
     if (runs + starts + tasks > 0) return false;
     // Its further tokens go with it (cascade); a session with a list or a subagent stays.
     return (await db.session.deleteMany({ where: { workspaceId, id, todoRevision: 0, children: { none: {} } } })).count === 1;
-  },
-  async advanceTodoRevision(workspaceId, id, expected) {
-    // A base past what the column holds matches no list (stale), as on SQLite; PostgreSQL would refuse the operand.
-    if (expected !== undefined && expected > INT_COLUMN_MAX) return null;
-    // One statement: the compare-and-set and the read of the new revision (RETURNING works on SQLite and PostgreSQL).
-    const [row] =
-      expected === undefined
-        ? await rawSql(db).$queryRaw<{ todoRevision: number; turnNumber: number }[]>`
-            UPDATE "Session" SET "todoRevision" = "todoRevision" + 1
-            WHERE "id" = ${id} AND "workspaceId" = ${workspaceId}
-            RETURNING "todoRevision", "turnNumber"`
-        : await rawSql(db).$queryRaw<{ todoRevision: number; turnNumber: number }[]>`
-            UPDATE "Session" SET "todoRevision" = "todoRevision" + 1
-            WHERE "id" = ${id} AND "workspaceId" = ${workspaceId} AND "todoRevision" = ${expected}
-            RETURNING "todoRevision", "turnNumber"`;
-    return row ?? null;
   },
 });

@@ -13,9 +13,9 @@ import { type TaskRepositoryState, prismaTaskRepository, taskRepositoryState } f
 import { prismaTodoRepository } from './prisma-todo-repository.ts';
 import { prismaTrustRepository } from './prisma-trust-repository.ts';
 import { prismaWorkspaceRepository } from './prisma-workspace-repository.ts';
-import { type SearchDialect, prismaCommentRepository, prismaSearchRepository } from './prisma-task-texts.ts';
+import { prismaCommentRepository, prismaSearchRepository } from './prisma-task-texts.ts';
 import { TodoCache } from './todo-cache.ts';
-import type { AfterCommit, Tx } from './tx.ts';
+import type { AfterCommit, Dialect, Tx } from './tx.ts';
 
 interface StoreState {
   todoCache: TodoCache;
@@ -24,18 +24,19 @@ interface StoreState {
   revoked: (tokenHashes?: string[]) => void;
   /** Several replicas (PostgreSQL): the outbox's `due` claims what it answers, leased for this long. */
   claimLeaseMs: number | undefined;
-  /** The full-text search's SQL: FTS5 on SQLite, tsvector on PostgreSQL (where the store runs with `replicas`). */
-  search: SearchDialect;
+  /** FTS5 or tsvector for the full-text search, two statements or one for a todo write: PostgreSQL where the store
+   * runs with `replicas`. */
+  dialect: Dialect;
 }
 
 const repositories = (db: Tx, state: StoreState, afterCommit: AfterCommit): Repositories => ({
   workspaces: prismaWorkspaceRepository(db),
   keys: prismaKeyRepository(db, afterCommit, state.revoked),
   sessions: prismaSessionRepository(db, afterCommit, state.revoked),
-  todos: prismaTodoRepository(db, state.todoCache, afterCommit),
+  todos: prismaTodoRepository(db, state.todoCache, afterCommit, state.dialect),
   tasks: prismaTaskRepository(db, state.tasks, afterCommit),
   comments: prismaCommentRepository(db),
-  search: prismaSearchRepository(db, state.search),
+  search: prismaSearchRepository(db, state.dialect),
   channels: prismaChannelRepository(db),
   runs: prismaRunRepository(db),
   outbox: prismaOutboxRepository(db, state.claimLeaseMs),
@@ -63,7 +64,7 @@ export function prismaStore(
     tasks: taskRepositoryState(events.replicas !== undefined),
     revoked: (hashes) => events.revoked?.(hashes),
     claimLeaseMs: events.replicas?.claimLeaseMs,
-    search: events.replicas === undefined ? 'sqlite' : 'postgres',
+    dialect: events.replicas === undefined ? 'sqlite' : 'postgres',
   };
   const writes = groupCommit(writer, events.maxBatch ? { maxBatch: events.maxBatch } : {});
   // Driver errors leave the store as port-level ones (StoreUnavailable): from reads here, from a transaction as it ends.

@@ -4,10 +4,8 @@ import type { TaskCommentRecord, TaskCommentRepository, TaskRecord, TaskSearchRe
 import type { TaskStatus } from '@agent-tasks/schema';
 import { Prisma } from '../generated/prisma/client.ts';
 import { insertsOf } from './raw-sql.ts';
-import type { Tx } from './tx.ts';
+import type { Dialect, Tx } from './tx.ts';
 import { rawSql } from '../db/direct-sql.ts';
-
-export type SearchDialect = 'sqlite' | 'postgres';
 
 const commentSelect = {
   id: true,
@@ -101,7 +99,7 @@ const fieldsOf = (row: TaskFields) => ({
   status: row.status as TaskStatus,
 });
 
-export function prismaSearchRepository(db: Tx, dialect: SearchDialect): TaskSearchRepository {
+export function prismaSearchRepository(db: Tx, dialect: Dialect): TaskSearchRepository {
   return {
     async search(listId, words, limit) {
       if (words.length === 0) return [];

@@ -14,6 +14,11 @@ export class TodoCache {
     return entry && entry.revision === revision ? entry : null;
   }
 
+  /** The latest update remembered for the session (a write by another process may have moved it on since). */
+  latest(sessionId: string): TodoUpdateRecord | null {
+    return this.#entries.get(sessionId) ?? null;
+  }
+
   remember(update: TodoUpdateRecord): void {
     const current = this.#entries.get(update.sessionId);
     if (current && current.revision > update.revision) return;
