@@ -234,6 +234,9 @@ describe.each(kinds)('$name', (kind) => {
       }
       expect(await under.snapshot()).toEqual(before);
       expect(await revisions()).toEqual([1]);
+      // A write drafts against the card at its base first: none is there past the column either.
+      expect(await store.todos.at('ses_1', 2 ** 31)).toBeNull();
+      expect(await tx((repos) => repos.todos.at('ses_1', 2 ** 31))).toBeNull();
     });
 
     it('advance: the same revision drafted twice is recorded once; the second writer gets the next revision', async () => {

@@ -96,6 +96,8 @@ export function prismaTodoRepository(db: Tx, cache: TodoCache, afterCommit: Afte
       return row ? toRecord(row) : null;
     },
     async at(sessionId, revision) {
+      // None is past what the column holds (PostgreSQL would refuse the operand): a stale base is drafted against.
+      if (revision > INT_COLUMN_MAX) return null;
       const cached = cache.get(sessionId, revision);
       if (cached) return cached;
       const [row] = await rawSql(db).$queryRaw<Row[]>`
