@@ -213,6 +213,13 @@ describe('numbers past what a PostgreSQL integer holds', () => {
       /^Error: stale revision: this update was based on revision 3000000000, but the list is at revision \d+; read the list again and send the whole list\.$/,
     );
     expect(await rows()).toEqual(before);
+    // The last revision the column holds: the list it would move to is past it.
+    const last = await post('todos.write', '{"baseRevision":2147483647,"todos":[{"content":"Late","status":"pending"}]}');
+    expect([last.status, last.message]).toEqual([
+      409,
+      expect.stringMatching(/^Error: stale revision: this update was based on revision 2147483647, but the list is at revision \d+;/),
+    ]);
+    expect(await rows()).toEqual(before);
 
     const history = await fetch(
       `${server.url}/trpc/todos.history?input=${encodeURIComponent(JSON.stringify({ sessionId, before: 3_000_000_000 }))}`,

@@ -174,6 +174,7 @@ describe('the group commit on PostgreSQL', () => {
 
   it('a todo write of one statement that did record, then refused, is undone the same way', async () => {
     const before = (await reader.db.session.findUniqueOrThrow({ where: { id: 'ses_taken' } })).todoRevision;
+    const known = await store.todos.latestKnown('ses_taken');
     const outcomes = await Promise.all(
       [
         tx((repos) => repos.sessions.create(ses('ses_t1'))),
@@ -187,6 +188,8 @@ describe('the group commit on PostgreSQL', () => {
     expect(outcomes).toEqual(['committed', `refused: refused after recording at ${before + 1}`, 'committed']);
     expect((await reader.db.session.findUniqueOrThrow({ where: { id: 'ses_taken' } })).todoRevision).toBe(before);
     expect(await reader.db.todoUpdate.count({ where: { id: 'tdu_undone' } })).toBe(0);
+    // The card rolled back is not remembered as the session's list (a later write would be diffed against it).
+    expect(await store.todos.latestKnown('ses_taken')).toEqual(known);
     expect(wire.transactions().map((t) => t.at(-1)?.statements)).toEqual([['ROLLBACK'], ['COMMIT']]);
   });
 

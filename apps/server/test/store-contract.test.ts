@@ -229,8 +229,9 @@ describe.each(kinds)('$name', (kind) => {
         ['ws_2', 1],
         ['ws_2', undefined],
         ['ws_1', 2 ** 31],
+        ['ws_1', 2 ** 31 - 1],
       ] as const) {
-        expect(await tx((repos) => repos.todos.advance(workspace, expected, draft(2)))).toBeNull();
+        expect(await tx((repos) => repos.todos.advance(workspace, expected, draft((expected ?? 1) + 1)))).toBeNull();
       }
       expect(await under.snapshot()).toEqual(before);
       expect(await revisions()).toEqual([1]);

@@ -54,8 +54,9 @@ export function prismaTodoRepository(db: Tx, cache: TodoCache, afterCommit: Afte
   return {
     latestKnown: (sessionId) => Promise.resolve(cache.latest(sessionId)),
     async advance(workspaceId, expected, draft) {
-      // A base past what the column holds matches no list (stale), as on SQLite; PostgreSQL would refuse the operand.
-      if (expected !== undefined && expected > INT_COLUMN_MAX) return null;
+      // A base at or past what the column holds matches no list it could move on from (stale), as on SQLite; PostgreSQL
+      // would refuse the operand.
+      if (expected !== undefined && expected >= INT_COLUMN_MAX) return null;
       const { id, sessionId, revision, items, changes, counts, createdAt } = draft;
       const where = movedWhere(workspaceId, sessionId, expected);
       if (dialect === 'sqlite') {
@@ -76,7 +77,7 @@ export function prismaTodoRepository(db: Tx, cache: TodoCache, afterCommit: Afte
         SELECT CAST(${id} AS TEXT), CAST(${sessionId} AS TEXT), "todoRevision", "turnNumber", CAST(${JSON.stringify(items)} AS TEXT),
                CAST(${JSON.stringify(changes)} AS TEXT), CAST(${counts.pending} AS INTEGER), CAST(${counts.inProgress} AS INTEGER),
                CAST(${counts.completed} AS INTEGER), CAST(${createdAt} AS TIMESTAMP(3))
-        FROM "moved" WHERE "todoRevision" = CAST(${revision} AS INTEGER)
+        FROM "moved" WHERE "todoRevision" = CAST(${revision > INT_COLUMN_MAX ? -1 : revision} AS INTEGER)
         RETURNING "revision"
       )
       SELECT "todoRevision", "turnNumber", EXISTS (SELECT 1 FROM "recorded") AS "recorded" FROM "moved"
