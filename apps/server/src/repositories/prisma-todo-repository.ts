@@ -1,5 +1,6 @@
 // Prisma implementation of the domain's TodoRepository; items and changes are stored as JSON text. The write path's
-// statements are raw SQL (portable), and the latest update of recently written sessions is served from memory.
+// statements are raw SQL (one data-modifying WITH for a write on PostgreSQL), and the latest update of recently written
+// sessions is served from memory.
 import type { TodoRepository, TodoUpdateRecord } from '@agent-tasks/core';
 import type { TodoCache } from './todo-cache.ts';
 import type { AfterCommit, Dialect, Tx } from './tx.ts';
@@ -62,7 +63,7 @@ export function prismaTodoRepository(db: Tx, cache: TodoCache, afterCommit: Afte
       if (dialect === 'sqlite') {
         // SQLite has no data-modifying WITH; its statements are calls in this process, not round trips.
         const [moved] = await rawSql(db).$queryRaw<Moved[]>`
-        UPDATE "Session" SET "todoRevision" = "todoRevision" + 1 WHERE ${where} RETURNING "todoRevision", "turnNumber"`;
+          UPDATE "Session" SET "todoRevision" = "todoRevision" + 1 WHERE ${where} RETURNING "todoRevision", "turnNumber"`;
         if (!moved) return null;
         if (moved.todoRevision !== revision) return { ...moved, recorded: false };
         await insert({ ...draft, turnNumber: moved.turnNumber });
@@ -70,24 +71,24 @@ export function prismaTodoRepository(db: Tx, cache: TodoCache, afterCommit: Afte
       }
       // PostgreSQL: one statement, one round trip. The update is recorded only at the revision it was drafted for.
       const [moved] = await rawSql(db).$queryRaw<(Moved & { recorded: boolean })[]>`
-      WITH "moved" AS (
-        UPDATE "Session" SET "todoRevision" = "todoRevision" + 1 WHERE ${where} RETURNING "todoRevision", "turnNumber"
-      ), "recorded" AS (
-        INSERT INTO "TodoUpdate" ("id", "sessionId", "revision", "turnNumber", "items", "changes", "pending", "inProgress", "completed", "createdAt")
-        SELECT CAST(${id} AS TEXT), CAST(${sessionId} AS TEXT), "todoRevision", "turnNumber", CAST(${JSON.stringify(items)} AS TEXT),
-               CAST(${JSON.stringify(changes)} AS TEXT), CAST(${counts.pending} AS INTEGER), CAST(${counts.inProgress} AS INTEGER),
-               CAST(${counts.completed} AS INTEGER), CAST(${createdAt} AS TIMESTAMP(3))
-        FROM "moved" WHERE "todoRevision" = CAST(${revision > INT_COLUMN_MAX ? -1 : revision} AS INTEGER)
-        RETURNING "revision"
-      )
-      SELECT "todoRevision", "turnNumber", EXISTS (SELECT 1 FROM "recorded") AS "recorded" FROM "moved"
-      ${Prisma.raw(CHANGES_IN_ROWS)}`;
+        WITH "moved" AS (
+          UPDATE "Session" SET "todoRevision" = "todoRevision" + 1 WHERE ${where} RETURNING "todoRevision", "turnNumber"
+        ), "recorded" AS (
+          INSERT INTO "TodoUpdate" ("id", "sessionId", "revision", "turnNumber", "items", "changes", "pending", "inProgress", "completed", "createdAt")
+          SELECT CAST(${id} AS TEXT), CAST(${sessionId} AS TEXT), "todoRevision", "turnNumber", CAST(${JSON.stringify(items)} AS TEXT),
+                 CAST(${JSON.stringify(changes)} AS TEXT), CAST(${counts.pending} AS INTEGER), CAST(${counts.inProgress} AS INTEGER),
+                 CAST(${counts.completed} AS INTEGER), CAST(${createdAt} AS TIMESTAMP(3))
+          FROM "moved" WHERE "todoRevision" = CAST(${revision > INT_COLUMN_MAX ? -1 : revision} AS INTEGER)
+          RETURNING "revision"
+        )
+        SELECT "todoRevision", "turnNumber", EXISTS (SELECT 1 FROM "recorded") AS "recorded" FROM "moved"
+        ${Prisma.raw(CHANGES_IN_ROWS)}`;
       if (!moved) return null;
       if (moved.recorded) {
         const update = { ...draft, turnNumber: moved.turnNumber };
         afterCommit(() => cache.remember(update));
       }
-      return { todoRevision: moved.todoRevision, turnNumber: moved.turnNumber, recorded: moved.recorded };
+      return moved;
     },
     async latest(sessionId) {
       // Every todos.get: a raw statement, without Prisma's query pipeline.
