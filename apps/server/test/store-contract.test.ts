@@ -240,6 +240,27 @@ describe.each(kinds)('$name', (kind) => {
       expect(await tx((repos) => repos.todos.at('ses_1', 2 ** 31))).toBeNull();
     });
 
+    it('latestKnown: a write sees the card a write before it in the same batch recorded, never one undone', async () => {
+      await seeded();
+      await tx((repos) => repos.todos.advance('ws_1', 0, draft(1)));
+      // Queued together, so they share one transaction where the store batches writes: the second records and is then
+      // refused (undone: its savepoint, or the batch run again without it), and the third asks what is known.
+      const [kept, undone, known] = await Promise.allSettled([
+        tx((repos) => repos.todos.advance('ws_1', undefined, { ...draft(2), items })),
+        tx(async (repos) => {
+          await repos.todos.advance('ws_1', undefined, { ...draft(3), id: 'tdu_undone' });
+          throw new Error('refused after recording');
+        }),
+        tx(async (repos) => [await repos.todos.latestKnown('ses_1'), await repos.todos.at('ses_1', 2)]),
+      ]);
+      expect(kept).toEqual({ status: 'fulfilled', value: { todoRevision: 2, turnNumber: 0, recorded: true } });
+      expect(undone).toMatchObject({ status: 'rejected', reason: { message: 'refused after recording' } });
+      const card = { ...draft(2), items, turnNumber: 0 };
+      expect(known).toEqual({ status: 'fulfilled', value: [card, card] });
+      expect(await revisions()).toEqual([2, 1]);
+      expect(await store.todos.latestKnown('ses_1')).toEqual(card);
+    });
+
     it('advance: the same revision drafted twice is recorded once; the second writer gets the next revision', async () => {
       await seeded();
       const both = await Promise.all([

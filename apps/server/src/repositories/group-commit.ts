@@ -4,9 +4,9 @@
 import { isDatabaseBusy } from '../db/busy.ts';
 import type { DbHandle } from '../db/client.ts';
 import type { Prisma } from '../generated/prisma/client.ts';
-import type { AfterCommit } from './tx.ts';
+import type { WriteTurn } from './tx.ts';
 
-type Work<T> = (tx: Prisma.TransactionClient, afterCommit: AfterCommit) => Promise<T>;
+type Work<T> = (tx: Prisma.TransactionClient, turn: WriteTurn) => Promise<T>;
 
 interface Job {
   work: Work<unknown>;
@@ -52,6 +52,13 @@ const runHooks = (hooks: (() => void)[]) => {
   for (const hook of hooks) hook();
 };
 
+/** One write's turn in `transaction`: its after-commit hooks gathered in `hooks`, its after-kept ones in `kept`. */
+const turnIn = (transaction: object, hooks: (() => void)[], kept: (() => void)[]): WriteTurn => ({
+  afterCommit: (fn) => hooks.push(fn),
+  afterKept: (fn) => kept.push(fn),
+  transaction,
+});
+
 export function groupCommit({ db, savepoints, transaction, ...handle }: DbHandle, options: GroupCommitOptions = {}) {
   const maxBatch = options.maxBatch ?? handle.maxBatch ?? 256;
   const timeoutMs = options.timeoutMs ?? 30_000;
@@ -69,11 +76,15 @@ export function groupCommit({ db, savepoints, transaction, ...handle }: DbHandle
     try {
       await inTransaction(async (tx) => {
         batch = queue.splice(0, maxBatch);
+        // What the writes kept so far noted for the ones after them holds in this transaction only.
+        const transaction = {};
         const [only] = batch;
         if (batch.length === 1 && only && !only.refused) {
           // Alone: no savepoint; a refusal rolls the whole transaction back.
           const hooks: (() => void)[] = [];
-          done.push({ job: only, ok: true, value: await only.work(tx, (fn) => hooks.push(fn)), hooks });
+          const kept: (() => void)[] = [];
+          done.push({ job: only, ok: true, value: await only.work(tx, turnIn(transaction, hooks, kept)), hooks });
+          runHooks(kept);
           return;
         }
         const started = Date.now();
@@ -90,6 +101,8 @@ export function groupCommit({ db, savepoints, transaction, ...handle }: DbHandle
             break;
           }
           const hooks: (() => void)[] = [];
+          const kept: (() => void)[] = [];
+          const turn = turnIn(transaction, hooks, kept);
           let value: unknown;
           if (job.refused) {
             done.push({ job, ok: false, value: job.refused.error, hooks: [] });
@@ -98,12 +111,13 @@ export function groupCommit({ db, savepoints, transaction, ...handle }: DbHandle
           if (unmarked) {
             unmarked.start();
             try {
-              value = await job.work(tx, (fn) => hooks.push(fn));
+              value = await job.work(tx, turn);
             } catch (error) {
               if (unmarked.changed()) throw new StartOver(i, error);
               done.push({ job, ok: false, value: error, hooks: [] });
               continue;
             }
+            runHooks(kept);
             done.push({ job, ok: true, value, hooks });
             continue;
           }
@@ -111,7 +125,7 @@ export function groupCommit({ db, savepoints, transaction, ...handle }: DbHandle
           const opened = savepoints.open();
           if (opened) await opened;
           try {
-            value = await job.work(tx, (fn) => hooks.push(fn));
+            value = await job.work(tx, turn);
           } catch (error) {
             const undone = savepoints.close(false);
             if (undone) await undone;
@@ -119,8 +133,9 @@ export function groupCommit({ db, savepoints, transaction, ...handle }: DbHandle
             waitedInVain = isDatabaseBusy(error);
             continue;
           }
-          const kept = savepoints.close(true);
-          if (kept) await kept;
+          const released = savepoints.close(true);
+          if (released) await released;
+          runHooks(kept);
           done.push({ job, ok: true, value, hooks });
         }
       });

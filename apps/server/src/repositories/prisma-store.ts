@@ -15,7 +15,7 @@ import { prismaTrustRepository } from './prisma-trust-repository.ts';
 import { prismaWorkspaceRepository } from './prisma-workspace-repository.ts';
 import { prismaCommentRepository, prismaSearchRepository } from './prisma-task-texts.ts';
 import { TodoCache } from './todo-cache.ts';
-import type { AfterCommit, Dialect, Tx } from './tx.ts';
+import type { Dialect, Tx, WriteTurn } from './tx.ts';
 
 interface StoreState {
   todoCache: TodoCache;
@@ -29,21 +29,25 @@ interface StoreState {
   dialect: Dialect;
 }
 
-const repositories = (db: Tx, state: StoreState, afterCommit: AfterCommit): Repositories => ({
-  workspaces: prismaWorkspaceRepository(db),
-  keys: prismaKeyRepository(db, afterCommit, state.revoked),
-  sessions: prismaSessionRepository(db, afterCommit, state.revoked),
-  todos: prismaTodoRepository(db, state.todoCache, afterCommit, state.dialect),
-  tasks: prismaTaskRepository(db, state.tasks, afterCommit),
-  comments: prismaCommentRepository(db),
-  search: prismaSearchRepository(db, state.dialect),
-  channels: prismaChannelRepository(db),
-  runs: prismaRunRepository(db),
-  outbox: prismaOutboxRepository(db, state.claimLeaseMs),
-  trust: prismaTrustRepository(db),
-});
+const repositories = (db: Tx, state: StoreState, turn: WriteTurn): Repositories => {
+  const { afterCommit } = turn;
+  return {
+    workspaces: prismaWorkspaceRepository(db),
+    keys: prismaKeyRepository(db, afterCommit, state.revoked),
+    sessions: prismaSessionRepository(db, afterCommit, state.revoked),
+    todos: prismaTodoRepository(db, state.todoCache, turn, state.dialect),
+    tasks: prismaTaskRepository(db, state.tasks, afterCommit),
+    comments: prismaCommentRepository(db),
+    search: prismaSearchRepository(db, state.dialect),
+    channels: prismaChannelRepository(db),
+    runs: prismaRunRepository(db),
+    outbox: prismaOutboxRepository(db, state.claimLeaseMs),
+    trust: prismaTrustRepository(db),
+  };
+};
 
-const now: AfterCommit = (fn) => fn();
+/** Outside a transaction: nothing to wait for. */
+const now: WriteTurn = { afterCommit: (fn) => fn(), afterKept: (fn) => fn(), transaction: undefined };
 
 /**
  * Reads outside a transaction go through their own connection, so they see only committed data and never queue
@@ -75,7 +79,7 @@ export function prismaStore(
     ...reads,
     transaction: (work) =>
       writes
-        .run((tx, afterCommit) => work(repositories(tx, state, afterCommit)))
+        .run((tx, turn) => work(repositories(tx, state, turn)))
         .catch((error: unknown) => {
           throw storeErrorOf(error);
         }),

@@ -3,7 +3,7 @@
 // sessions is served from memory.
 import type { TodoRepository, TodoUpdateRecord } from '@agent-tasks/core';
 import type { TodoCache } from './todo-cache.ts';
-import type { AfterCommit, Dialect, Tx } from './tx.ts';
+import type { Dialect, Tx, WriteTurn } from './tx.ts';
 import { fromJson } from './json-column.ts';
 import { INT_COLUMN_MAX, clampToIntColumn } from './int-column.ts';
 import { rawSql } from '../db/direct-sql.ts';
@@ -43,17 +43,23 @@ const movedWhere = (workspaceId: string, sessionId: string, expected: number | u
     ? Prisma.sql`"id" = ${sessionId} AND "workspaceId" = ${workspaceId}`
     : Prisma.sql`"id" = ${sessionId} AND "workspaceId" = ${workspaceId} AND "todoRevision" = ${expected}`;
 
-export function prismaTodoRepository(db: Tx, cache: TodoCache, afterCommit: AfterCommit, dialect: Dialect): TodoRepository {
+export function prismaTodoRepository(db: Tx, cache: TodoCache, turn: WriteTurn, dialect: Dialect): TodoRepository {
+  const { afterCommit, transaction } = turn;
+  /** A card this write recorded: the writes after it in the transaction know it, and everyone once it committed. */
+  const recorded = (update: TodoUpdateRecord) => {
+    if (transaction) turn.afterKept(() => cache.keep(transaction, update));
+    afterCommit(() => cache.remember(update));
+  };
   async function insert(update: TodoUpdateRecord) {
     const { id, sessionId, revision, turnNumber, items, changes, counts, createdAt } = update;
     await rawSql(db).$executeRaw`
       INSERT INTO "TodoUpdate" ("id", "sessionId", "revision", "turnNumber", "items", "changes", "pending", "inProgress", "completed", "createdAt")
       VALUES (${id}, ${sessionId}, ${revision}, ${turnNumber}, ${JSON.stringify(items)}, ${JSON.stringify(changes)},
               ${counts.pending}, ${counts.inProgress}, ${counts.completed}, ${createdAt})`;
-    afterCommit(() => cache.remember(update));
+    recorded(update);
   }
   return {
-    latestKnown: (sessionId) => Promise.resolve(cache.latest(sessionId)),
+    latestKnown: (sessionId) => Promise.resolve(cache.latest(sessionId, transaction)),
     async advance(workspaceId, expected, draft) {
       // A base at or past what the column holds matches no list it could move on from (stale), as on SQLite; PostgreSQL
       // would refuse the operand.
@@ -84,10 +90,7 @@ export function prismaTodoRepository(db: Tx, cache: TodoCache, afterCommit: Afte
         SELECT "todoRevision", "turnNumber", EXISTS (SELECT 1 FROM "recorded") AS "recorded" FROM "moved"
         ${Prisma.raw(CHANGES_IN_ROWS)}`;
       if (!moved) return null;
-      if (moved.recorded) {
-        const update = { ...draft, turnNumber: moved.turnNumber };
-        afterCommit(() => cache.remember(update));
-      }
+      if (moved.recorded) recorded({ ...draft, turnNumber: moved.turnNumber });
       return moved;
     },
     async latest(sessionId) {
@@ -100,7 +103,7 @@ export function prismaTodoRepository(db: Tx, cache: TodoCache, afterCommit: Afte
     async at(sessionId, revision) {
       // None is past what the column holds (PostgreSQL would refuse the operand): a stale base is drafted against.
       if (revision > INT_COLUMN_MAX) return null;
-      const cached = cache.get(sessionId, revision);
+      const cached = cache.get(sessionId, revision, transaction);
       if (cached) return cached;
       const [row] = await rawSql(db).$queryRaw<Row[]>`
       SELECT "id", "sessionId", "revision", "turnNumber", "items", "changes", "pending", "inProgress", "completed", "createdAt"
