@@ -167,6 +167,35 @@ describe('the group commit on PostgreSQL', () => {
     });
   });
 
+  it("a task's write is one statement for its compare-and-set, its feed position and its change record", async () => {
+    const { client } = await sessionClient(server, 'task writer');
+    const listName = 'one-statement';
+    const task = await client.tasks.create({ listName, subject: 'Counted' });
+    await client.tasks.update({ listName, id: task.id, metadata: { n: 0 } }); // every statement prepared
+    wire.reset();
+    await client.tasks.update({ listName, id: task.id, metadata: { n: 1 } });
+    const written = wire.transactions().filter((trips) => trips.some((t) => t.statements.some((s) => s.includes('UPDATE "Task" SET'))));
+    expect(written).toHaveLength(1);
+    const statements = written[0]!.flatMap((t) => t.statements).map((s) => s.replace(/\s+/g, ' ').trim());
+    // Before: UPDATE "Task", UPDATE "TaskList" … RETURNING and INSERT INTO "TaskChange", three round trips.
+    const writes = statements.filter((s) => /^(UPDATE|INSERT|WITH)\b/.test(s));
+    expect(writes).toHaveLength(1);
+    expect(writes[0]).toMatch(/^WITH "written" AS \( UPDATE "Task" SET .* UPDATE "TaskList" SET "changeSeq" .* INSERT INTO "TaskChange"/);
+    // The change is recorded at the list's next feed position, after the creation's and the first update's.
+    const changes = await queryRows<{ seq: number; kind: string; changes: string }>(
+      server,
+      'SELECT "seq", "kind", "changes" FROM "TaskChange" WHERE "taskId" = ? ORDER BY "seq"',
+      task.id,
+    );
+    expect(changes.map((c) => [c.seq, c.kind])).toEqual([
+      [1, 'created'],
+      [2, 'updated'],
+      [3, 'updated'],
+    ]);
+    expect(JSON.parse(changes[2]!.changes)).toEqual({ metadata: { from: { n: 0 }, to: { n: 1 } } });
+    expect(await client.tasks.get({ listName, id: task.id })).toMatchObject({ metadata: { n: 1 } });
+  });
+
   it('another replica hears every write of a shared transaction, in order', async () => {
     const other = await startServer({ databaseUrl: database.url, adminKey: server.adminKey });
     try {

@@ -4,13 +4,13 @@
 // `pnpm bench:profile -- bare-trpc` profiles the bare `@hono/trpc-server` baseline (nothing of ours) for comparison;
 // `pnpm bench:profile -- postgres` the same todos.write on a PostgreSQL database (embedded) instead of SQLite;
 // `pnpm bench:profile -- tasks-update` tasks.update (a metadata change) on a seeded 10,000-task list (SQLite), as the
-// load bench's row; `pnpm bench:profile -- ready-page` the ready page of that list (`tasks.list` readyOnly, 50 tasks);
+// load bench's row (with `postgres`, on a 1,000-task list made through the API, as `pnpm bench:replicas`); `pnpm bench:profile -- ready-page` the ready page of that list (`tasks.list` readyOnly, 50 tasks);
 // `pnpm bench:profile -- runs-step` steps through 100-task checklist runs (`runs.step`, one run per connection at a time);
 // `pnpm bench:profile -- run-view` reads such a run's view (`runs.get`), as the load bench's run-view row.
 import { copyFileSync, mkdtempSync, readFileSync, readdirSync, rmSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { createClient, openSessionClient } from '@agent-tasks/sdk';
+import { type AgentTasksClient, createClient, openSessionClient } from '@agent-tasks/sdk';
 import { createTestDatabase, stopTestPostgres } from '../support/postgres.ts';
 import { summarize } from './cpu-profile-top.ts';
 import { type ServerProcess, startAgentTasks, startBaseline } from './server-process.ts';
@@ -31,6 +31,18 @@ const runSteps = process.argv.slice(2).includes('runs-step');
 const runView = process.argv.slice(2).includes('run-view');
 /** Tasks per run, as the load bench's (load-workload.ts). */
 const RUN_TASKS = 100;
+
+/** `count` tasks made on `listName`, 50 at a time: their ids. */
+async function createTasks(client: AgentTasksClient, listName: string, count: number) {
+  const ids: string[] = [];
+  for (let i = 0; i < count; i += 50) {
+    const made = await Promise.all(
+      Array.from({ length: Math.min(50, count - i) }, (_, k) => client.tasks.create({ subject: `Profile task ${i + k + 2}`, listName })),
+    );
+    ids.push(...made.map((t) => t.id));
+  }
+  return ids;
+}
 
 /** The no-op mutation on our whole stack, the same 10-item body as todos.write. */
 async function noopRequests(server: ServerProcess, file: string) {
@@ -90,7 +102,10 @@ try {
     // The load bench's tasks.update row: metadata changes on random tasks of a 10,000-task list with ~20,000 edges.
     const listName = 'profile-10k';
     const first = await sessions[0]!.client.tasks.create({ subject: 'Profile task 1', listName });
-    const seeded = seedTaskGraph(path.join(dir, 'profile.db'), listName, first.id, { size: 10_000, roots: 145, window: 40, seed: 7 });
+    // On PostgreSQL (no file to seed): a 1,000-task list made through the API, as `pnpm bench:replicas` has it.
+    const seeded = postgres
+      ? { ids: [first.id, ...(await createTasks(sessions[0]!.client, listName, 999))] }
+      : seedTaskGraph(path.join(dir, 'profile.db'), listName, first.id, { size: 10_000, roots: 145, window: 40, seed: 7 });
     const random = prng(11);
     const input = encodeURIComponent(JSON.stringify({ listName, readyOnly: true, limit: 50 }));
     // The seeding held the event loop past the server's keep-alive: let the client see the connections it closed.

@@ -4,7 +4,13 @@
 import type { Repositories, Store } from '@agent-tasks/core';
 import pg from 'pg';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { sessionRecord as ses, workspaceRecord as ws } from '../../../packages/core/test/record-builders.ts';
+import {
+  taskChangeRecord as change,
+  taskListRecord as listRec,
+  sessionRecord as ses,
+  taskRecord as taskRec,
+  workspaceRecord as ws,
+} from '../../../packages/core/test/record-builders.ts';
 import { type WireCounter, startWireCounter } from '../../../tests/support/pg-wire-counter.ts';
 import { type TestDatabase, createTestDatabase, stopTestPostgres } from '../../../tests/support/postgres.ts';
 import { isDatabaseBusy } from '../src/db/busy.ts';
@@ -32,6 +38,8 @@ beforeAll(async () => {
   await store.transaction(async (repos) => {
     await repos.workspaces.create(ws('ws_1'));
     await repos.sessions.create(ses('ses_taken'));
+    await repos.tasks.createList(listRec('tl_1', 'default'));
+    await repos.tasks.insert(taskRec('T-1', 1));
   });
 }, 120_000);
 afterAll(async () => {
@@ -74,6 +82,15 @@ const draft = (id: string, revision: number) => ({
   counts: { pending: 0, inProgress: 0, completed: 0 },
   createdAt: new Date(),
 });
+/** A one-task write of T-1 (one data-modifying WITH: its compare-and-set, feed position and change record). */
+const taskWrite = (repos: Repositories, fromVersion: number) => {
+  const { seq: _seq, ...unnumbered } = change(0, 'T-1');
+  return repos.tasks.commit('tl_1', {
+    tasks: [{ task: { ...taskRec('T-1', 1), subject: `from ${fromVersion}`, version: fromVersion + 1 }, fromVersion }],
+    changes: [unnumbered],
+    readiness: [],
+  });
+};
 const trips = (transaction: { statements: string[] }[] | undefined) => (transaction ?? []).flatMap((t) => t.statements);
 /** Sessions inserted. */
 const inserts = (transaction: { statements: string[] }[] | undefined) =>
@@ -115,11 +132,21 @@ describe('the group commit on PostgreSQL', () => {
         // One statement (a data-modifying WITH) that answered no row: marked as changing nothing then.
         if (!(await repos.todos.advance('ws_1', 77, draft('tdu_stale', 78)))) throw new Error('stale');
       }),
+      counted(async (repos) => {
+        // A task's compare-and-set, feed position and change record in one statement, which answered no row.
+        if (!(await taskWrite(repos, 77))) throw new Error('task changed meanwhile');
+      }),
       counted((repos) => repos.sessions.create(ses('ses_d'))),
     ];
     const outcomes = await Promise.all(writes.map((w) => outcome(w.write)));
-    expect(outcomes).toEqual(['committed', 'refused: refused after a read', 'refused: stale', 'committed']);
-    expect(writes.map((w) => w.runs)).toEqual([1, 1, 1, 1]);
+    expect(outcomes).toEqual([
+      'committed',
+      'refused: refused after a read',
+      'refused: stale',
+      'refused: task changed meanwhile',
+      'committed',
+    ]);
+    expect(writes.map((w) => w.runs)).toEqual([1, 1, 1, 1, 1]);
     expect(await sessionIds()).toEqual(['ses_a', 'ses_d', 'ses_taken']);
     const transactions = wire.transactions();
     expect(transactions).toHaveLength(1);
@@ -190,6 +217,24 @@ describe('the group commit on PostgreSQL', () => {
     expect(await reader.db.todoUpdate.count({ where: { id: 'tdu_undone' } })).toBe(0);
     // The card rolled back is not remembered as the session's list (a later write would be diffed against it).
     expect(await store.todos.latestKnown('ses_taken')).toEqual(known);
+    expect(wire.transactions().map((t) => t.at(-1)?.statements)).toEqual([['ROLLBACK'], ['COMMIT']]);
+  });
+
+  it('a one-task write of one statement that did commit its task, then refused, is undone the same way', async () => {
+    const outcomes = await Promise.all(
+      [
+        tx((repos) => repos.sessions.create(ses('ses_k1'))),
+        tx(async (repos) => {
+          const records = await taskWrite(repos, 1);
+          throw new Error(`refused after recording change ${records?.[0]?.seq}`);
+        }),
+        tx((repos) => repos.sessions.create(ses('ses_k2'))),
+      ].map(outcome),
+    );
+    expect(outcomes).toEqual(['committed', 'refused: refused after recording change 1', 'committed']);
+    expect(await store.tasks.get('tl_1', 'T-1')).toMatchObject({ version: 1, subject: taskRec('T-1', 1).subject });
+    expect(await store.tasks.feedPosition('tl_1')).toBe(0);
+    expect(await store.tasks.changesAfter('tl_1', 0, 10)).toEqual([]);
     expect(wire.transactions().map((t) => t.at(-1)?.statements)).toEqual([['ROLLBACK'], ['COMMIT']]);
   });
 

@@ -603,9 +603,11 @@ describe.each(kinds)('$name', (kind) => {
         await seed(['pending'], ['pending']);
         const later = at(60_000);
         const next = { ...taskRec('T-1', 1), subject: 'new', version: 2, updatedAt: later };
-        const write = (task: TaskRecord, fromVersion: number) =>
-          tx((r) => r.tasks.commit('tl_1', { tasks: [{ task, fromVersion }], changes: [], readiness: [] }));
+        const write = (task: TaskRecord, fromVersion: number, changes: Omit<TaskChangeRecord, 'seq'>[] = []) =>
+          tx((r) => r.tasks.commit('tl_1', { tasks: [{ task, fromVersion }], changes, readiness: [] }));
         expect(await write(next, 2)).toBeNull();
+        // With its change records (one statement on PostgreSQL): no feed position taken, nothing recorded.
+        expect(await write(next, 2, [withoutSeq(change(0, 'T-1'))])).toBeNull();
         expect((await store.tasks.get('tl_1', 'T-1'))!.version).toBe(1);
         expect(await write({ ...next, seq: 99, createdAt: later }, 1)).toEqual([]);
         expect(await store.tasks.get('tl_1', 'T-1')).toEqual(taskRec('T-1', 1, { subject: 'new', version: 2, updatedAt: later }));

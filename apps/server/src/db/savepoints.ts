@@ -22,7 +22,7 @@ export const SAVEPOINT = 'group_commit';
 /**
  * Ends a data-modifying `WITH` whose every change shows in the rows it answers: answering none, it changed nothing (a
  * compare-and-set that matched no row), so a write refused after it needs no undoing (`unmarked`). Only for a statement
- * whose every data-modifying part feeds its final SELECT row for row (todos.advance): a part that changed data without
- * a row answered would be left in place under a refusal.
+ * whose every data-modifying part feeds its final SELECT row for row (todos.advance, a one-task commit): a part that
+ * changed data without a row answered would be left in place under a refusal.
  */
 export const CHANGES_IN_ROWS = '-- changes show in the rows';

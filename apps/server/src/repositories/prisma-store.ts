@@ -65,7 +65,7 @@ export function prismaStore(
 ): Store {
   const state: StoreState = {
     todoCache: new TodoCache(),
-    tasks: taskRepositoryState(events.replicas !== undefined),
+    tasks: taskRepositoryState(events.replicas === undefined ? 'sqlite' : 'postgres'),
     revoked: (hashes) => events.revoked?.(hashes),
     claimLeaseMs: events.replicas?.claimLeaseMs,
     dialect: events.replicas === undefined ? 'sqlite' : 'postgres',

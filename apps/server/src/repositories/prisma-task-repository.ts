@@ -5,6 +5,7 @@ import {
   type TaskListRecord,
   type TaskRecord,
   type TaskSummaryRecord,
+  type TaskWrite,
   type TaskRepository,
   cycleClosedBy,
 } from '@agent-tasks/core';
@@ -12,11 +13,12 @@ import type { Priority, TaskStatus } from '@agent-tasks/schema';
 import { Prisma } from '../generated/prisma/client.ts';
 import { CHUNK, assignmentsOf, columnsOf, inChunks, insertsOf } from './raw-sql.ts';
 import { type RankContext, type RankedLists, rankForEdge, rankNewEdges, reachesByRank } from './task-ranks.ts';
-import type { AfterCommit, Tx } from './tx.ts';
+import type { AfterCommit, Dialect, Tx } from './tx.ts';
 import { fromJson } from './json-column.ts';
 import { clampToIntColumn } from './int-column.ts';
 import { indexNewTasks, reindexTask } from './prisma-task-texts.ts';
 import { rawSql } from '../db/direct-sql.ts';
+import { CHANGES_IN_ROWS } from '../db/savepoints.ts';
 
 const taskSelect = {
   id: true,
@@ -119,9 +121,16 @@ export interface TaskRepositoryState {
   ranked: RankedLists;
   /** PostgreSQL: a write takes its list's row lock first (SQLite's BEGIN IMMEDIATE already runs one write at a time). */
   lockLists: boolean;
+  /** PostgreSQL: a one-task write is one data-modifying `WITH`. */
+  dialect: Dialect;
 }
 
-export const taskRepositoryState = (lockLists = false): TaskRepositoryState => ({ lists: new Map(), ranked: new Set(), lockLists });
+export const taskRepositoryState = (dialect: Dialect = 'sqlite'): TaskRepositoryState => ({
+  lists: new Map(),
+  ranked: new Set(),
+  lockLists: dialect === 'postgres',
+  dialect,
+});
 
 const refreshOpenBlockersSql = (listId: string, ids: string[]) => Prisma.sql`
   UPDATE "Task" SET "openBlockers" = (
@@ -168,6 +177,42 @@ const insertEdges = async (db: Tx, listId: string, edges: readonly TaskEdge[]) =
     await rawSql(db).$executeRaw`INSERT INTO "TaskEdge" ${values}`;
   }
 };
+
+/**
+ * PostgreSQL: one task's compare-and-set, the list's next feed positions and the write's change records in one
+ * statement (one round trip for three). It answers a row only if the task was still at `fromVersion`: otherwise it
+ * changed nothing, and the answer is null.
+ */
+async function commitOneTask(
+  db: Tx,
+  listId: string,
+  { task, fromVersion }: TaskWrite['tasks'][number],
+  changes: TaskWrite['changes'],
+): Promise<TaskChangeRecord[] | null> {
+  const { id, listId: _list, seq, createdAt, ...fields } = fromTask(task);
+  const rows = changes.map(
+    (c, i) => Prisma.sql`(CAST(${c.taskId} AS TEXT), CAST(${c.kind} AS TEXT), CAST(${c.sessionId} AS TEXT), CAST(${c.keyId} AS TEXT),
+      CAST(${c.at} AS TIMESTAMP(3)), CAST(${JSON.stringify(c.changes)} AS TEXT), CAST(${JSON.stringify(c.snapshot)} AS TEXT), ${Prisma.raw(String(i))})`,
+  );
+  const [row] = await rawSql(db).$queryRaw<{ last: number | bigint | null }[]>`
+    WITH "written" AS (
+      UPDATE "Task" SET ${assignmentsOf(fields)} WHERE "listId" = ${listId} AND "id" = ${id} AND "version" = ${fromVersion} RETURNING 1
+    ), "reserved" AS (
+      UPDATE "TaskList" SET "changeSeq" = "changeSeq" + ${Prisma.raw(String(changes.length))}
+      WHERE "id" = ${listId} AND EXISTS (SELECT 1 FROM "written") RETURNING "changeSeq" AS "last"
+    ), "recorded" AS (
+      INSERT INTO "TaskChange" ("listId", "taskId", "kind", "sessionId", "keyId", "at", "changes", "snapshot", "seq")
+      SELECT CAST(${listId} AS TEXT), c."taskId", c."kind", c."sessionId", c."keyId", c."at", c."changes", c."snapshot",
+             r."last" - ${Prisma.raw(String(changes.length - 1))} + c."i"
+      FROM "reserved" r, (VALUES ${Prisma.join(rows)}) AS c("taskId", "kind", "sessionId", "keyId", "at", "changes", "snapshot", "i")
+    )
+    SELECT r."last" FROM "written" LEFT JOIN "reserved" r ON TRUE
+    ${Prisma.raw(CHANGES_IN_ROWS)}`;
+  if (!row) return null;
+  if (row.last === null) throw new Error(`task list ${listId} not found while reserving its changeSeq`);
+  const first = Number(row.last) - changes.length + 1;
+  return changes.map((change, i) => ({ ...change, listId, seq: first + i }));
+}
 
 /** Reserves `count` of a list counter at once: the first of them (raw SQL: it runs on every task write). */
 async function reserve(db: Tx, listId: string, counter: 'taskSeq' | 'changeSeq', count: number): Promise<number> {
@@ -265,6 +310,14 @@ export function prismaTaskRepository(db: Tx, state: TaskRepositoryState, afterCo
       return byEdgeOrder(gone);
     },
     async commit(listId, write) {
+      const [only, ...others] = write.tasks;
+      if (state.dialect === 'postgres' && only && others.length === 0 && write.changes.length > 0) {
+        const records = await commitOneTask(db, listId, only, write.changes);
+        if (!records) return null;
+        if (!write.texts || write.texts.includes(only.task.id)) await reindexTask(db, only.task);
+        if (write.readiness.length) await refreshOpenBlockers(db, listId, write.readiness);
+        return records;
+      }
       for (const { task, fromVersion } of write.tasks) {
         const { id, listId: _list, seq, createdAt, ...fields } = fromTask(task);
         const updated = await rawSql(db).$executeRaw`
