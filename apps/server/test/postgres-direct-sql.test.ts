@@ -197,6 +197,25 @@ describe("the writer's own transaction on PostgreSQL", () => {
     expect(await names()).toEqual(before);
   });
 
+  it('waits for a call its work left running: the statement stays inside the transaction, undone with it, never in the next', async () => {
+    const before = await names();
+    let stray: Promise<string> = Promise.resolve('not sent');
+    const failed = transaction()(async (tx) => {
+      // Not awaited: Prisma reaches the connection only after work of its own, and by then the work has thrown.
+      stray = tx.workspace.create({ data: { id: 'ws_stray_2', name: 'stray' } }).then(
+        () => 'created',
+        (error: unknown) => `refused: ${(error as Error).message}`,
+      );
+      throw new Error('refused');
+    });
+    await expect(failed).rejects.toThrow('refused');
+    // The next transaction begins at once: the stray create would have gone into it and been committed.
+    await transaction()((tx) => tx.workspace.create({ data: { id: 'ws_stray_next', name: 'next' } }));
+    expect(await stray).toMatch(/^(created|refused: .*)$/);
+    const after = await names();
+    expect(after.filter((id) => !before.includes(id))).toEqual(['ws_stray_next']);
+  });
+
   it('fails at COMMIT when a failed statement left the transaction aborted, and commits none of it', async () => {
     const before = await names();
     const failed = transaction()(async (tx) => {

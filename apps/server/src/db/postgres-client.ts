@@ -1,6 +1,5 @@
 // Opens Prisma clients on PostgreSQL through @prisma/adapter-pg, typed as the SQLite client the repositories use
 // (both clients are generated from the same models: prisma/schema.prisma and its twin prisma/schema.postgres.prisma).
-import { AsyncLocalStorage } from 'node:async_hooks';
 import { PrismaPg } from '@prisma/adapter-pg';
 import type { SqlDriverAdapter, SqlDriverAdapterFactory, SqlQuery, Transaction } from '@prisma/driver-adapter-utils';
 import pg from 'pg';
@@ -8,6 +7,7 @@ import { PrismaClient } from '../generated/prisma-postgres/client.ts';
 import type { Db, DbHandle } from './client.ts';
 import { useRawSql } from './direct-sql.ts';
 import { postgresError, postgresRawSql } from './postgres-raw.ts';
+import { TransactionCalls, transactionHandle } from './transaction-handle.ts';
 import { CHANGES_IN_ROWS, SAVEPOINT, type Savepoints } from './savepoints.ts';
 
 /** Distinct SQL texts that get a name (prepared once per connection); later ones run unnamed, so memory stays bounded. */
@@ -77,14 +77,6 @@ function readOnly(result: unknown, sql: string): boolean {
 function writerTransactions(pool: pg.Pool) {
   let held: pg.PoolClient | null = null;
   let releasePending = false;
-  // The transaction a call was made in: a statement its work sends after it ended (a branch of a Promise.all left
-  // running, a nested transaction's late end) is refused, instead of running on its own or in the next transaction.
-  const within = new AsyncLocalStorage<{ ended: boolean }>();
-  const ENDED = 'the write transaction this statement belongs to has already ended';
-  const connection = () => {
-    if (within.getStore()?.ended) throw new Error(ENDED);
-    return held;
-  };
   // Whether the write under way changed anything, or had a statement fail, since `unmarked.start()` (see Savepoints);
   // a statement sent and not yet answered may change something too.
   let changed = false;
@@ -101,7 +93,6 @@ function writerTransactions(pool: pg.Pool) {
   };
   const poolQuery = pool.query.bind(pool) as (...args: unknown[]) => unknown;
   pool.query = ((...args: unknown[]) => {
-    if (within.getStore()?.ended) return Promise.reject(new Error(ENDED));
     if (!held) return poolQuery(...args);
     const pending = (held.query as (...a: unknown[]) => unknown)(...args);
     const first = args[0] as string | { text?: string } | undefined;
@@ -115,7 +106,7 @@ function writerTransactions(pool: pg.Pool) {
   }) as typeof pool.query;
 
   const send = async (sql: string) => {
-    const client = connection();
+    const client = held;
     if (!client) throw new Error('no PostgreSQL write transaction is under way');
     await client.query(sql).catch(postgresError);
   };
@@ -147,8 +138,13 @@ function writerTransactions(pool: pg.Pool) {
     },
   };
 
-  /** Runs `work` in a transaction on the pool's connection: COMMIT when it resolves, ROLLBACK when it throws. */
-  async function transaction<T>(work: () => Promise<T>): Promise<T> {
+  /**
+   * Runs `work` in a transaction on the pool's connection: COMMIT when it resolves, ROLLBACK when it throws. Its calls
+   * (`TransactionCalls`, through the handle it is given): one sent after the end (a branch of a Promise.all left
+   * running) is refused, instead of running on its own or in the next transaction; one still running at the end is
+   * waited for first, so its statements stay inside this one.
+   */
+  async function transaction<T>(work: (calls: TransactionCalls) => Promise<T>): Promise<T> {
     let client: pg.PoolClient | null = await pool.connect().catch(postgresError);
     // The pool stops listening to a connection it hands out: a connection that breaks between statements would
     // otherwise throw an unhandled 'error' event. Noted here, it is dropped at release (its next statement fails).
@@ -169,16 +165,16 @@ function writerTransactions(pool: pg.Pool) {
     }
     held = client;
     releasePending = false;
-    const state = { ended: false };
+    const calls = new TransactionCalls();
     try {
-      const value = await within.run(state, work);
-      state.ended = true;
+      const value = await work(calls);
+      await calls.end();
       const { command } = await client.query('COMMIT').catch(postgresError);
       // A transaction left aborted (a failed statement not rolled back to its savepoint) ends in ROLLBACK at COMMIT.
       if (command === 'ROLLBACK') throw new Error('the write transaction was rolled back at COMMIT: a statement in it had failed');
       return value;
     } catch (error) {
-      state.ended = true;
+      await calls.end();
       held = null;
       // After a failed COMMIT the transaction is over already (ROLLBACK then only warns); a broken connection is dropped.
       await client.query('ROLLBACK').catch((failed: unknown) => (broken ??= failed as Error));
@@ -281,11 +277,12 @@ export async function openPostgresDb(url: string, options: { max?: number; lockT
   const db = new PrismaClient({ adapter: writer.factory(pgAdapter) });
   await db.$connect();
   // The pool's `query` goes to the open transaction's connection, so raw statements do too.
-  useRawSql(db, postgresRawSql(pool, nameOf));
+  const raw = postgresRawSql(pool, nameOf);
+  useRawSql(db, raw);
   return {
     db: db as unknown as Db,
     savepoints: writer.savepoints,
     maxBatch: POSTGRES_MAX_BATCH,
-    transaction: (work) => writer.transaction(() => work(db as unknown as Parameters<typeof work>[0])),
+    transaction: (work) => writer.transaction((calls) => work(transactionHandle(db, raw, calls) as unknown as Parameters<typeof work>[0])),
   };
 }
