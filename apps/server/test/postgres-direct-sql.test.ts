@@ -197,6 +197,22 @@ describe("the writer's own transaction on PostgreSQL", () => {
     expect(await names()).toEqual(before);
   });
 
+  it('refuses a raw statement its work sends after it ended', async () => {
+    const before = await names();
+    let late: Promise<unknown> = Promise.resolve();
+    const failed = transaction()(async (tx) => {
+      late = new Promise((resolve) => setTimeout(resolve, 100)).then(
+        () =>
+          rawSql(tx)
+            .$executeRaw`INSERT INTO "Workspace" ("id", "name", "oneActiveRule", "createdAt") VALUES (${'ws_raw_late'}, ${'late'}, ${true}, ${at})`,
+      );
+      await Promise.all([new Promise((_, reject) => setTimeout(() => reject(new Error('refused')), 10)), late]);
+    });
+    await expect(failed).rejects.toThrow('refused');
+    await expect(late).rejects.toThrow('the write transaction this statement belongs to has already ended');
+    expect(await names()).toEqual(before);
+  });
+
   it('waits for a call its work left running: the statement stays inside the transaction, undone with it, never in the next', async () => {
     const before = await names();
     let stray: Promise<string> = Promise.resolve('not sent');

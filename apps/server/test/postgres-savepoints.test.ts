@@ -238,6 +238,45 @@ describe('the group commit on PostgreSQL', () => {
     expect(wire.transactions().map((t) => t.at(-1)?.statements)).toEqual([['ROLLBACK'], ['COMMIT']]);
   });
 
+  it('a write refused with a call it made still running is undone with it: the call is not left to the next write', async () => {
+    const commits = groupCommit(writer);
+    const outcomes = await Promise.all(
+      [
+        commits.run(async (db) => {
+          // Not awaited: Prisma reaches the connection only after work of its own, by then the write was refused.
+          void db.session.update({ where: { id: 'ses_taken' }, data: { title: 'stray' } }).then(
+            () => undefined,
+            () => undefined,
+          );
+          throw new Error('refused with a call running');
+        }),
+        commits.run((db) => rawSql(db).$queryRaw`UPDATE "Session" SET "agentName" = ${'after the stray'} WHERE "id" = 'ses_taken'`),
+      ].map(outcome),
+    );
+    expect(outcomes).toEqual(['refused: refused with a call running', 'committed']);
+    const row = await reader.db.session.findUniqueOrThrow({ where: { id: 'ses_taken' } });
+    expect([row.agentName, row.title]).toEqual(['after the stray', null]);
+  });
+
+  it('a todo card is known to the writes after it in the batch run again, never one its savepoint undid', async () => {
+    const before = (await reader.db.session.findUniqueOrThrow({ where: { id: 'ses_taken' } })).todoRevision;
+    const [, kept, undone, known] = await Promise.all([
+      // Refused after its write: the batch is run again, each write in a savepoint.
+      tx(async (repos) => {
+        await repos.sessions.create(ses('ses_s1'));
+        throw new Error('refused after its write');
+      }).catch(() => 'refused'),
+      tx((repos) => repos.todos.advance('ws_1', before, draft('tdu_kept', before + 1))),
+      tx(async (repos) => {
+        await repos.todos.advance('ws_1', before + 1, draft('tdu_rolled_back', before + 2));
+        throw new Error('refused after recording');
+      }).catch((error: unknown) => (error as Error).message),
+      tx(async (repos) => (await repos.todos.latestKnown('ses_taken'))?.id),
+    ]);
+    expect([kept?.recorded, undone, known]).toEqual([true, 'refused after recording', 'tdu_kept']);
+    expect(trips(wire.transactions().at(-1)).filter((x) => x === 'SAVEPOINT group_commit').length).toBeGreaterThan(0);
+  });
+
   it('a change made by a SELECT (a data-modifying WITH) counts as a change', async () => {
     await expectUndone('kept', async (db) => {
       await rawSql(db)

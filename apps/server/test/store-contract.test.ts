@@ -507,12 +507,15 @@ describe.each(kinds)('$name', (kind) => {
     const changesOnly = (r: Repositories, listId: string, ...taskIds: string[]) =>
       r.tasks.commit(listId, { tasks: [], changes: taskIds.map((id) => withoutSeq(change(0, id, listId))), readiness: [] });
     const withoutSeq = ({ seq, ...rest }: TaskChangeRecord) => rest;
-    /** Writes a task at `status` from the version it was read at (a compare-and-set). */
+    /**
+     * Writes a task at `status` from the version it was read at (a compare-and-set), with its change record as core's
+     * writes have (one statement on PostgreSQL, with the readiness refreshed after it).
+     */
     const setStatus = async (r: Repositories, listId: string, id: string, status: TaskStatus, alsoReady: string[] = []) => {
       const t = (await r.tasks.get(listId, id))!;
       return r.tasks.commit(listId, {
         tasks: [{ task: { ...t, status, version: t.version + 1 }, fromVersion: t.version }],
-        changes: [],
+        changes: [withoutSeq(change(0, id, listId))],
         readiness: alsoReady,
       });
     };
@@ -1259,12 +1262,14 @@ describe.each(kinds)('$name', (kind) => {
       await write('T-2', { status: 'deleted' });
       expect(await store.search.search('tl_1', ['paint'], 10)).toEqual([]);
       expect(await store.search.search('tl_1', ['blue'], 10)).toEqual([]);
-      // A write that names the tasks whose text changed (`texts`, as core's writes do) reindexes those.
+      // A write that names the tasks whose text changed (`texts`, as core's writes do) reindexes those; with its change
+      // record, as core's writes have (one statement on PostgreSQL, the reindex after it).
       const t1 = (await store.tasks.get('tl_1', 'T-1'))!;
+      const { seq: _seq, ...record } = change(0, 'T-1');
       await tx((r) =>
         r.tasks.commit('tl_1', {
           tasks: [{ task: { ...t1, subject: 'Oil the shed', version: t1.version + 1 }, fromVersion: t1.version }],
-          changes: [],
+          changes: [record],
           readiness: [],
           texts: ['T-1'],
         }),

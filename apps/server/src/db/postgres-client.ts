@@ -76,6 +76,8 @@ function readOnly(result: unknown, sql: string): boolean {
  */
 function writerTransactions(pool: pg.Pool) {
   let held: pg.PoolClient | null = null;
+  // The calls of the transaction under way (its work's handle).
+  let calls: TransactionCalls | null = null;
   let releasePending = false;
   // Whether the write under way changed anything, or had a statement fail, since `unmarked.start()` (see Savepoints);
   // a statement sent and not yet answered may change something too.
@@ -118,9 +120,10 @@ function writerTransactions(pool: pg.Pool) {
    */
   const savepoints: Savepoints = {
     unmarked: {
-      // A statement still running from before counts against the write that starts.
-      start: () => void (changed = unanswered > 0),
-      changed: () => changed || unanswered > 0,
+      // A statement (or a Prisma call, not yet at the connection) still running from before counts against the write
+      // that starts.
+      start: () => void (changed = unanswered > 0 || (calls?.running ?? 0) > 0),
+      changed: () => changed || unanswered > 0 || (calls?.running ?? 0) > 0,
     },
     open() {
       const sql = releasePending ? `RELEASE SAVEPOINT ${SAVEPOINT}; SAVEPOINT ${SAVEPOINT}` : `SAVEPOINT ${SAVEPOINT}`;
@@ -132,9 +135,11 @@ function writerTransactions(pool: pg.Pool) {
         releasePending = true;
         return undefined;
       }
-      // At once: the refused write's statement may have aborted the transaction, and COMMIT may come next.
+      // At once (the refused write's statement may have aborted the transaction, and COMMIT may come next), once the
+      // calls it left running have settled inside its savepoint.
       releasePending = false;
-      return send(`ROLLBACK TO SAVEPOINT ${SAVEPOINT}; RELEASE SAVEPOINT ${SAVEPOINT}`);
+      const undo = () => send(`ROLLBACK TO SAVEPOINT ${SAVEPOINT}; RELEASE SAVEPOINT ${SAVEPOINT}`);
+      return calls && calls.running > 0 ? calls.settled().then(undo) : undo();
     },
   };
 
@@ -165,22 +170,23 @@ function writerTransactions(pool: pg.Pool) {
     }
     held = client;
     releasePending = false;
-    const calls = new TransactionCalls();
+    const own = (calls = new TransactionCalls());
     try {
-      const value = await work(calls);
-      await calls.end();
+      const value = await work(own);
+      await own.end();
       const { command } = await client.query('COMMIT').catch(postgresError);
       // A transaction left aborted (a failed statement not rolled back to its savepoint) ends in ROLLBACK at COMMIT.
       if (command === 'ROLLBACK') throw new Error('the write transaction was rolled back at COMMIT: a statement in it had failed');
       return value;
     } catch (error) {
-      await calls.end();
+      await own.end();
       held = null;
       // After a failed COMMIT the transaction is over already (ROLLBACK then only warns); a broken connection is dropped.
       await client.query('ROLLBACK').catch((failed: unknown) => (broken ??= failed as Error));
       throw error;
     } finally {
       held = null;
+      calls = null;
       release();
     }
   }

@@ -12,7 +12,7 @@ export const ENDED = 'the write transaction this statement belongs to has alread
 export class TransactionCalls {
   #ended = false;
   #running = 0;
-  #quiet: (() => void) | undefined;
+  #waiting: (() => void)[] = [];
 
   /** A call begins: refused (false) once the transaction ended. */
   begin(): boolean {
@@ -22,21 +22,42 @@ export class TransactionCalls {
   }
 
   done(): void {
-    if (--this.#running === 0) this.#quiet?.();
+    if (--this.#running > 0) return;
+    const waiting = this.#waiting;
+    this.#waiting = [];
+    for (const resolve of waiting) resolve();
   }
 
   get ended(): boolean {
     return this.#ended;
   }
 
+  /** Calls begun and not yet settled (a write refused with one running changed something, maybe). */
+  get running(): number {
+    return this.#running;
+  }
+
+  /** Resolves once no call is running. */
+  settled(): Promise<void> {
+    return this.#running === 0 ? Promise.resolve() : new Promise((resolve) => this.#waiting.push(resolve));
+  }
+
   /** No call begins after this; resolves once those still running have settled (their statements inside it). */
   end(): Promise<void> {
     this.#ended = true;
-    return this.#running === 0 ? Promise.resolve() : new Promise((resolve) => (this.#quiet = resolve));
+    return this.settled();
   }
 }
 
-const refused = () => Promise.reject(new Error(ENDED));
+/** A refusal, answered to whoever awaits it; unawaited, it is no unhandled rejection (an unawaited Prisma call never ran). */
+function refused(): Promise<never> {
+  const refusal = Promise.reject(new Error(ENDED));
+  refusal.catch(() => undefined);
+  return refusal;
+}
+
+/** Prisma client members that send statements: the rest pass through, bound to the client. */
+const SENDS = /^\$(?:transaction|queryRaw\w*|executeRaw\w*)$/;
 
 /**
  * `client` as `calls` allow: a Prisma call (a model's query, `$transaction`, …) is refused once the transaction ended,
@@ -48,13 +69,24 @@ export function transactionHandle<T extends object>(client: T, raw: RawSql, call
     (fn: (...args: unknown[]) => unknown, self: unknown) =>
     (...args: unknown[]): unknown => {
       if (!calls.begin()) return refused();
+      let answer: unknown;
       try {
-        // Resolving it starts it now (a Prisma query runs when awaited), so it is counted until it settles.
-        return Promise.resolve(fn.apply(self, args)).finally(() => calls.done());
+        answer = fn.apply(self, args);
       } catch (error) {
         calls.done();
-        return Promise.reject(error instanceof Error ? error : new Error(String(error)));
+        throw error;
       }
+      if (typeof (answer as PromiseLike<unknown> | null)?.then !== 'function') {
+        calls.done();
+        return answer;
+      }
+      // Listening starts a Prisma query now (it runs when first awaited), and counts it until it settles; the answer
+      // itself is handed back as it is (a PrismaPromise stays one).
+      (answer as PromiseLike<unknown>).then(
+        () => calls.done(),
+        () => calls.done(),
+      );
+      return answer;
     };
   const delegateOf = (delegate: object) => {
     const methods = new Map<PropertyKey, unknown>();
@@ -75,7 +107,13 @@ export function transactionHandle<T extends object>(client: T, raw: RawSql, call
       if (value === null || (typeof value !== 'function' && typeof value !== 'object')) return value;
       let member = members.get(prop);
       if (!member) {
-        member = typeof value === 'function' ? counted(value as (...args: unknown[]) => unknown, target) : delegateOf(value);
+        const fn = value as (...args: unknown[]) => unknown;
+        member =
+          typeof value === 'object'
+            ? delegateOf(value) // a model: its every method is a query
+            : typeof prop === 'string' && SENDS.test(prop)
+              ? counted(fn, target)
+              : fn.bind(target);
         members.set(prop, member);
       }
       return member;
