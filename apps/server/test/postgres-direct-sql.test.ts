@@ -12,6 +12,7 @@ import { adapterOn, openPostgresDb } from '../src/db/postgres-client.ts';
 import { applyPostgresMigrations } from '../src/db/postgres-migrations.ts';
 import { postgresMigrationsDir } from '../src/db/postgres-schema.ts';
 import { Prisma } from '../src/generated/prisma/client.ts';
+import { PrismaClient } from '../src/generated/prisma-postgres/client.ts';
 
 let database: TestDatabase;
 let writer: DbHandle;
@@ -273,14 +274,25 @@ describe("the writer's own transaction on PostgreSQL", () => {
     }
   });
 
-  it("runs Prisma's statements on the server's own pool, and refuses an adapter that would open a pool of its own", async () => {
+  it("runs Prisma's statements on the server's own pool, handed to an adapter that read it as a config; one that cannot take it refuses", async () => {
     const pool = new pg.Pool({ connectionString: database.url });
     try {
       const taken = new PrismaPg(pool);
       expect(adapterOn(pool, taken)).toBe(taken);
-      // An adapter given what it does not know as a pool reads it as a config without an address (localhost:5432).
-      const config = new PrismaPg({ ...pool.options });
-      expect(() => adapterOn(pool, config)).toThrow(
+      // An adapter given what it does not know as a pool (another copy of pg's) reads it as a config, here one without
+      // an address (localhost:5432, where nothing listens): it is handed the pool, and its queries go through it.
+      const other = adapterOn(pool, new PrismaPg({}));
+      expect((other as unknown as { externalPool: unknown }).externalPool).toBe(pool);
+      const client = new PrismaClient({ adapter: other });
+      try {
+        expect(await client.workspace.count({ where: { id: 'ws_1' } })).toBe(1);
+      } finally {
+        await client.$disconnect();
+      }
+      // One that cannot take it refuses to start.
+      const frozen = new PrismaPg({});
+      Object.freeze(frozen);
+      expect(() => adapterOn(pool, frozen)).toThrow(
         "the PostgreSQL adapter did not take the server's connection pool (two copies of pg loaded?)",
       );
     } finally {

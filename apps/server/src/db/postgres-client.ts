@@ -244,12 +244,19 @@ function writerTransactions(pool: pg.Pool) {
 }
 
 /**
- * The adapter, checked to run on `pool`: adapter-pg takes a pool only when it is an instance of its own copy of pg's
- * Pool, and otherwise reads the pool as a config with no address, so its statements would go to localhost:5432 (another
- * database, or none) beside the server's own connections.
+ * The adapter, made to run on `pool`: adapter-pg takes a pool only when it is an instance of its own copy of pg's Pool,
+ * and otherwise reads the pool as a config with no address, so its statements would go to localhost:5432 (another
+ * database, or none) beside the server's own connections. pg loaded twice (a test runner's module graph beside Node's,
+ * or an install with two copies) is no reason to: the pool is handed over as the constructor does for its own copy's.
+ * An adapter that cannot take it refuses to start.
  */
 export function adapterOn(pool: pg.Pool, adapter: PrismaPg): PrismaPg {
-  if ((adapter as unknown as { externalPool: unknown }).externalPool !== pool) {
+  const fields = adapter as unknown as { externalPool: unknown; config: unknown };
+  if (fields.externalPool !== pool && Object.isExtensible(adapter)) {
+    fields.externalPool = pool;
+    fields.config = pool.options;
+  }
+  if (fields.externalPool !== pool) {
     throw new Error("the PostgreSQL adapter did not take the server's connection pool (two copies of pg loaded?)");
   }
   return adapter;
