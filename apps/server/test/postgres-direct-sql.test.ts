@@ -184,29 +184,22 @@ describe("the writer's own transaction on PostgreSQL", () => {
     expect(await names()).toEqual([...before, 'ws_x']);
   });
 
-  it('refuses a statement its work sends after it ended, instead of running it on its own', async () => {
+  it.each([
+    [
+      'a Prisma query',
+      (tx: Prisma.TransactionClient): PromiseLike<unknown> => tx.workspace.create({ data: { id: 'ws_stray', name: 'stray' } }),
+    ],
+    [
+      'a raw statement',
+      (tx: Prisma.TransactionClient): PromiseLike<unknown> =>
+        rawSql(tx)
+          .$executeRaw`INSERT INTO "Workspace" ("id", "name", "oneActiveRule", "createdAt") VALUES (${'ws_raw_late'}, ${'late'}, ${true}, ${at})`,
+    ],
+  ])('refuses %s its work sends after it ended, instead of running it on its own', async (_kind, send) => {
     const before = await names();
     let late: Promise<unknown> = Promise.resolve();
     const failed = transaction()(async (tx) => {
-      late = new Promise((resolve) => setTimeout(resolve, 100)).then(() =>
-        tx.workspace.create({ data: { id: 'ws_stray', name: 'stray' } }),
-      );
-      await Promise.all([new Promise((_, reject) => setTimeout(() => reject(new Error('refused')), 10)), late]);
-    });
-    await expect(failed).rejects.toThrow('refused');
-    await expect(late).rejects.toThrow('the write transaction this statement belongs to has already ended');
-    expect(await names()).toEqual(before);
-  });
-
-  it('refuses a raw statement its work sends after it ended', async () => {
-    const before = await names();
-    let late: Promise<unknown> = Promise.resolve();
-    const failed = transaction()(async (tx) => {
-      late = new Promise((resolve) => setTimeout(resolve, 100)).then(
-        () =>
-          rawSql(tx)
-            .$executeRaw`INSERT INTO "Workspace" ("id", "name", "oneActiveRule", "createdAt") VALUES (${'ws_raw_late'}, ${'late'}, ${true}, ${at})`,
-      );
+      late = new Promise((resolve) => setTimeout(resolve, 100)).then(() => send(tx));
       await Promise.all([new Promise((_, reject) => setTimeout(() => reject(new Error('refused')), 10)), late]);
     });
     await expect(failed).rejects.toThrow('refused');
