@@ -35,11 +35,17 @@ export const SEARCH_TABLES = [
 const filters: SchemaFilter = { externalTables: SEARCH_TABLES, externalEnums: [] };
 // Engine logs (JSON lines) go to stderr only when DEBUG mentions prisma, as with the Prisma CLI.
 const verbose = /prisma/i.test(process.env.DEBUG ?? '');
-let loading: Promise<Bindings> | undefined;
+/**
+ * The one instance of the process, kept on the global object rather than in this module: the engine's glue module
+ * (loaded once per process by Node) keeps views of the memory of the first instance it was given, so a second instance
+ * set on it, by a second copy of this module (a test's module reset), made it read strings from the wrong memory.
+ */
+const ENGINE = Symbol.for('agent-tasks.schema-engine');
 
-/** Instantiates the WASM module once per process; later calls share the same promise. */
+/** Instantiates the WASM module once per process; later calls, from any copy of this module, share the same promise. */
 export function loadEngine(): Promise<Bindings> {
-  loading ??= (async () => {
+  const held = globalThis as { [ENGINE]?: Promise<Bindings> };
+  held[ENGINE] ??= (async () => {
     const g = globalThis as WasmGlobal;
     // A panic surfaces as an uncaught `RuntimeError: unreachable`; this prints the engine's reason first.
     // Prisma Client installs its own registry at import; keep it if present.
@@ -65,7 +71,7 @@ export function loadEngine(): Promise<Bindings> {
     instance.exports.__wbindgen_start();
     return bindings;
   })();
-  return loading;
+  return held[ENGINE];
 }
 
 /**
