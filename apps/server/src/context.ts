@@ -86,9 +86,14 @@ export function createContextFactory(services: Services) {
 
 /** What a request offers to prove who it is: the Authorization header's token, a stream ticket in its connection params. */
 export function credentialsOf(headers: Headers, params: Record<string, unknown>): Credentials {
+  return credentialsFrom(headers.get('authorization'), params);
+}
+
+/** The same from the Authorization header's value. */
+export function credentialsFrom(authorization: string | null | undefined, params: Record<string, unknown>): Credentials {
   const ticket = params.ticket;
   return {
-    token: bearerToken(headers.get('authorization')),
+    token: bearerToken(authorization),
     ticket: typeof ticket === 'string' ? ticket : undefined,
     tokenInUrl: params.token !== undefined,
   };

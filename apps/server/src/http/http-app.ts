@@ -8,7 +8,14 @@ import type { AnyTRPCRouter, TRPCError } from '@trpc/server';
 import { fetchRequestHandler } from '@trpc/server/adapters/fetch';
 import { type Context, Hono } from 'hono';
 import { cors } from 'hono/cors';
-import { type InnerContext, type RequestInfo, type Services, createContextFactory } from '../context.ts';
+import {
+  type InnerContext,
+  type RequestInfo,
+  type Services,
+  createContextFactory,
+  createInnerContext,
+  credentialsFrom,
+} from '../context.ts';
 import { type Answer, answerFor, answerHeaders, errorBodyFor, transportRefusals } from '../error-map.ts';
 import { linesWritten, writeAccessLine } from '../logger.ts';
 import { appRouter } from '../routers/root.ts';
@@ -16,6 +23,7 @@ import { accessLine } from './access-log.ts';
 import { strayBatchKeyProblem } from './batch-keys.ts';
 import { boundedBody } from './body-bound.ts';
 import { liveStreamRoute } from './live-stream.ts';
+import { plainCalls } from './plain-call.ts';
 import { dashboard } from './dashboard.ts';
 import { factsOf } from './front-door.ts';
 import { type InFlight } from './in-flight.ts';
@@ -47,6 +55,8 @@ export interface HttpAppOptions {
   router?: AnyTRPCRouter;
   /** Most calls one tRPC batch request may carry; larger batches are refused whole with a 400. */
   maxBatch?: number;
+  /** false: every call goes through tRPC's handler, none answered by plain-call.ts (the tests hold the two equal). */
+  plainCalls?: boolean;
 }
 
 const json = (c: Context, status: number, body: unknown) => c.json(body as object, status as 200);
@@ -187,6 +197,16 @@ export function createHttpApp(options: HttpAppOptions) {
       return waits.length ? { headers: { 'retry-after': String(Math.max(...waits)) } } : {};
     },
   };
+  // A single query or mutation, answered as tRPC's handler answers it without the handler's per-call machinery.
+  const plainCall = plainCalls({
+    router,
+    createContext: (c, authorization) => {
+      const credentials = credentialsFrom(authorization, {});
+      return createInnerContext(services, credentials.token, c.get('info'), credentials);
+    },
+    onError: (failed) => trpcOptions.onError(failed),
+    responseMeta: trpcOptions.responseMeta,
+  });
   /** tRPC's fetch handler on the web request; a body already read here (a batch's) is read again from Hono's cache. */
   const trpc = (c: Context<AppEnv>, bodyRead: boolean) =>
     fetchRequestHandler({
@@ -197,8 +217,8 @@ export function createHttpApp(options: HttpAppOptions) {
 
   // One middleware for /trpc (each Hono layer costs a closure and a promise per call), its steps in order: a batch of
   // more calls than allowed is refused before anything runs (nothing bounds a batch but the URL); the body limit; a
-  // batch input with a key that is no call's index (after the limit, so the body read is bounded); live streams;
-  // then tRPC.
+  // batch input with a key that is no call's index (after the limit, so the body read is bounded); a single query or
+  // mutation answered here (plain-call.ts); live streams; then tRPC.
   const trpcRoute = (c: Context<AppEnv, string>): Promise<Response | void> => {
     const batch = c.req.query('batch') === '1';
     if (batch) {
@@ -217,6 +237,13 @@ export function createHttpApp(options: HttpAppOptions) {
           c.res = answer(c, transportRefusals.batchInput(message));
           return;
         }
+      } else if (options.plainCalls !== false) {
+        const plain = await plainCall(c);
+        if (plain instanceof Response) {
+          c.res = plain;
+          return;
+        }
+        bodyRead = plain.bodyRead;
       }
       const stream = await liveStreams(c, async () => {
         c.res = await trpc(c, bodyRead);
