@@ -18,6 +18,8 @@ const adminKey = `atk_bench_${Math.random().toString(36).slice(2)}_${Date.now()}
 const dir = mkdtempSync(path.join(os.tmpdir(), 'agent-tasks-replicas-ab-'));
 const builds = [{ name: 'this build', bin: agentTasksBin }];
 if (process.env.BENCH_BIN) builds.unshift({ name: 'BENCH_BIN', bin: path.resolve(process.env.BENCH_BIN) });
+/** `BENCH_DATABASES=SQLite` (or `PostgreSQL`): one database only, for an A/B of two builds on it. */
+const databases = (['SQLite', 'PostgreSQL'] as const).filter((d) => (process.env.BENCH_DATABASES ?? d).split(',').includes(d));
 const scenarios = [
   ['todos.write', 'todoWrites'],
   ['tasks.update', 'taskUpdates'],
@@ -43,7 +45,7 @@ const drops: (() => Promise<void>)[] = [];
 try {
   if (!wrkVersion()) throw new Error('this bench needs wrk (a separate load generator): apt-get install -y wrk');
   for (const [b, build] of builds.entries()) {
-    for (const database of ['SQLite', 'PostgreSQL'] as const) {
+    for (const database of databases) {
       const pg = database === 'PostgreSQL' ? await createTestDatabase() : null;
       if (pg) drops.push(() => pg.drop());
       const target = { file: path.join(dir, `bench-${b}.db`), ...(pg ? { url: pg.url } : {}) };

@@ -365,6 +365,9 @@ export interface Clock {
 export interface Ids {
   /** A new record id with the given prefix, e.g. `ses_…`. */
   id(prefix: string): string;
+  /** The same, ordered by creation time (its first part is the time): for records appended on every call, whose index
+   * then grows at its end instead of at a random place. Never a capability (its time is readable). */
+  ordered(prefix: string): string;
   /** A new secret bearer token with the given prefix, e.g. `atk_…`. */
   secret(prefix: string): string;
   /** A new random UUID (task ids are `T-{uuid}`). */

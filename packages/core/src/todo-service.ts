@@ -90,7 +90,7 @@ async function recordTodos(
           : await repos.todos.at(sessionId, baseRevision);
     const counts = countTodos(items);
     const draft = {
-      id: deps.ids.id('tdu'),
+      id: deps.ids.ordered('tdu'),
       sessionId,
       revision: (known?.revision ?? baseRevision ?? 0) + 1,
       items,

@@ -973,6 +973,10 @@ export class CounterIds implements Ids {
   id(prefix: string): string {
     return `${prefix}_${this.next(`id:${prefix}`)}`;
   }
+  /** Counted with `id` (ordered by creation already). */
+  ordered(prefix: string): string {
+    return this.id(prefix);
+  }
   secret(prefix: string): string {
     return `${prefix}_secret_${this.next(`secret:${prefix}`)}`;
   }
