@@ -78,10 +78,19 @@ export function bearerToken(header: string | string[] | null | undefined): strin
  * no headers brings a stream ticket in its connection params (a token there is noted, to be refused).
  */
 export function createContextFactory(services: Services) {
-  return ({ req, info }: FetchCreateContextFnOptions, request: RequestInfo) => {
-    const credentials = credentialsOf(req.headers, info.connectionParams ?? {});
-    return createInnerContext(services, credentials.token, request, credentials);
-  };
+  return ({ req, info }: FetchCreateContextFnOptions, request: RequestInfo) =>
+    contextFor(services, req.headers.get('authorization'), request, info.connectionParams ?? {});
+}
+
+/** A request's context from its Authorization header's value (and a live stream's connection params). */
+export function contextFor(
+  services: Services,
+  authorization: string | null | undefined,
+  request: RequestInfo,
+  params: Record<string, unknown> = {},
+): InnerContext {
+  const credentials = credentialsFrom(authorization, params);
+  return createInnerContext(services, credentials.token, request, credentials);
 }
 
 /** What a request offers to prove who it is: the Authorization header's token, a stream ticket in its connection params. */
@@ -90,7 +99,7 @@ export function credentialsOf(headers: Headers, params: Record<string, unknown>)
 }
 
 /** The same from the Authorization header's value. */
-export function credentialsFrom(authorization: string | null | undefined, params: Record<string, unknown>): Credentials {
+function credentialsFrom(authorization: string | null | undefined, params: Record<string, unknown>): Credentials {
   const ticket = params.ticket;
   return {
     token: bearerToken(authorization),

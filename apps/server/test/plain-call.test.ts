@@ -8,7 +8,7 @@ import { createClient, openSessionClient } from '@agent-tasks/sdk';
 import { Hono } from 'hono';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type App, startApp } from '../src/app.ts';
-import { createInnerContext, credentialsFrom } from '../src/context.ts';
+import { contextFor } from '../src/context.ts';
 import { type AppEnv, createHttpApp } from '../src/http/http-app.ts';
 import { inFlightRequests } from '../src/http/in-flight.ts';
 import { plainCalls } from '../src/http/plain-call.ts';
@@ -45,10 +45,7 @@ beforeAll(async () => {
   trpcApp = createHttpApp({ ...options, plainCalls: false });
   const plain = plainCalls({
     router: appRouter,
-    createContext: (c, authorization) => {
-      const credentials = credentialsFrom(authorization, {});
-      return createInnerContext(app.services, credentials.token, c.get('info'), credentials);
-    },
+    createContext: (c, authorization) => contextFor(app.services, authorization, c.get('info')),
     onError: () => undefined,
     responseMeta: () => ({}),
   });

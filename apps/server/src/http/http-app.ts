@@ -8,14 +8,7 @@ import type { AnyTRPCRouter, TRPCError } from '@trpc/server';
 import { fetchRequestHandler } from '@trpc/server/adapters/fetch';
 import { type Context, Hono } from 'hono';
 import { cors } from 'hono/cors';
-import {
-  type InnerContext,
-  type RequestInfo,
-  type Services,
-  createContextFactory,
-  createInnerContext,
-  credentialsFrom,
-} from '../context.ts';
+import { type InnerContext, type RequestInfo, type Services, contextFor, createContextFactory } from '../context.ts';
 import { type Answer, answerFor, answerHeaders, errorBodyFor, transportRefusals } from '../error-map.ts';
 import { linesWritten, writeAccessLine } from '../logger.ts';
 import { appRouter } from '../routers/root.ts';
@@ -200,10 +193,7 @@ export function createHttpApp(options: HttpAppOptions) {
   // A single query or mutation, answered as tRPC's handler answers it without the handler's per-call machinery.
   const plainCall = plainCalls({
     router,
-    createContext: (c, authorization) => {
-      const credentials = credentialsFrom(authorization, {});
-      return createInnerContext(services, credentials.token, c.get('info'), credentials);
-    },
+    createContext: (c, authorization) => contextFor(services, authorization, c.get('info')),
     onError: (failed) => trpcOptions.onError(failed),
     responseMeta: trpcOptions.responseMeta,
   });

@@ -20,6 +20,7 @@ import { authenticate, tokenOf } from '../auth/authenticate.ts';
 import { type AdmittedStream, type InnerContext, type Services, createInnerContext, credentialsOf } from '../context.ts';
 import { procedureKinds } from '../routers/procedure-kinds.ts';
 import type { AppEnv } from './http-app.ts';
+import { NOT_JSON, jsonOf } from './json-text.ts';
 
 /** The run-link view: no key, its run is the capability (counted like a key, in the run's workspace). */
 const RUN_LINK_STREAM = 'dashboard.watchRunLink';
@@ -46,15 +47,6 @@ const SSE_HEADERS = {
   vary: 'trpc-accept, accept',
 };
 
-const NOT_PARSED = Symbol('not parsed');
-const parsed = (text: string | undefined): unknown => {
-  if (text === undefined) return undefined;
-  try {
-    return JSON.parse(text);
-  } catch {
-    return NOT_PARSED;
-  }
-};
 const isPlainObject = (value: unknown): value is Record<string, unknown> =>
   value !== null && typeof value === 'object' && !Array.isArray(value);
 
@@ -89,9 +81,9 @@ export function liveStreamRoute(services: Services, router: AnyTRPCRouter): Midd
   return async (c, next) => {
     const path = c.req.path.slice('/trpc/'.length);
     if (c.req.method !== 'GET' || c.req.query('batch') !== undefined || !streamPaths.has(path)) return next();
-    const given = parsed(c.req.query('input'));
-    const params = parsed(c.req.query('connectionParams'));
-    if (given === NOT_PARSED || params === NOT_PARSED || (params !== undefined && !isPlainObject(params))) return next();
+    const given = jsonOf(c.req.query('input'));
+    const params = jsonOf(c.req.query('connectionParams'));
+    if (given === NOT_JSON || params === NOT_JSON || (params !== undefined && !isPlainObject(params))) return next();
     // A reconnecting client says where it was (tRPC's rule: the header, else the query; put into the input).
     const lastEventId = c.req.header('last-event-id') ?? c.req.query('lastEventId') ?? c.req.query('Last-Event-Id');
     const input = lastEventId ? (isPlainObject(given) ? { ...given, lastEventId } : (given ?? { lastEventId })) : given;

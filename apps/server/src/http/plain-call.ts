@@ -9,11 +9,12 @@ import { getHTTPStatusCode } from '@trpc/server/http';
 import type { Context } from 'hono';
 import type { InnerContext } from '../context.ts';
 import type { AppEnv } from './http-app.ts';
+import { NOT_JSON, jsonOf } from './json-text.ts';
 
 export interface PlainCallOptions {
   router: AnyTRPCRouter;
-  /** The call's context, as tRPC's handler would create it for this request. */
-  createContext(c: Context<AppEnv>, authorization: string | null | undefined): InnerContext;
+  /** The call's context, as tRPC's handler would create it for this request (its Authorization header given). */
+  createContext(c: Context<AppEnv>, authorization: string | undefined): InnerContext;
   /** As tRPC's handler's `onError`: a failed call, told before its answer is made. */
   onError(opts: { error: TRPCError; ctx: InnerContext; path: string; input: unknown; type: string }): void;
   /** As tRPC's handler's `responseMeta`: headers for an answer, from the call's errors. */
@@ -25,14 +26,6 @@ export type NotPlain = { bodyRead: boolean };
 
 /** Procedure paths of the API (`todos.write`); anything else (escapes, a batch's commas, slashes) is tRPC's to read. */
 const PLAIN_PATH = /^\/trpc\/[A-Za-z0-9_.]+$/;
-const NOT_PARSED = Symbol('not parsed');
-const parsed = (text: string): unknown => {
-  try {
-    return JSON.parse(text);
-  } catch {
-    return NOT_PARSED;
-  }
-};
 
 /** tRPC's test of a JSON request (`hasContentType`): the media type, case-insensitive, without its parameters. */
 const isJson = (contentType: string | undefined) => contentType?.toLowerCase().split(';', 1)[0]?.trim() === 'application/json';
@@ -90,16 +83,16 @@ export function plainCalls(options: PlainCallOptions): (c: Context<AppEnv>) => P
         const params = new URLSearchParams(url.slice(queryStart + 1));
         if (params.size !== 1 || !params.has('input')) return notPlain;
         const text = params.get('input') as string;
-        if (text !== '') input = parsed(text);
+        if (text !== '') input = jsonOf(text);
       }
     } else {
       if (queryStart !== -1 || !isJson(header('content-type'))) return notPlain;
       const text = await c.req.text();
       bodyRead = true;
-      if (text !== '') input = parsed(text);
+      if (text !== '') input = jsonOf(text);
     }
     // Input that is not JSON: tRPC's handler words the refusal.
-    if (input === NOT_PARSED) return { bodyRead };
+    if (input === NOT_JSON) return { bodyRead };
 
     const ctx = options.createContext(c, header('authorization'));
     let body: { result: { data: unknown } } | { error: unknown };
