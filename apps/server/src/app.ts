@@ -9,6 +9,7 @@ import { nodeIds } from './adapters/node-ids.ts';
 import { sha256Hasher } from './adapters/sha256-hasher.ts';
 import { systemClock } from './adapters/system-clock.ts';
 import { parseAllowList } from './adapters/receiver-address.ts';
+import { readCache } from './adapters/read-cache.ts';
 import { fairPause } from './adapters/fair-pause.ts';
 import { authGuard } from './auth/auth-guard.ts';
 import { streamTickets } from './auth/stream-tickets.ts';
@@ -198,6 +199,8 @@ export async function startApp(options: AppOptions): Promise<App> {
     runPage: (runId) => runPageUrl(publicUrl, runId),
     // better-sqlite3 answers at once: a long transaction is one chain of promises that never lets a socket in.
     pause: fairPause(),
+    // Task list pages kept until their list's next change (each process its own; the stamp is read from the database).
+    readCache: readCache(),
   };
   const streams = liveStreams(
     deps,

@@ -403,4 +403,16 @@ export interface Deps {
   pause?: () => Promise<void>;
   /** Told of each lease this process gives or renews, so its end is acted on at that moment (the server's lease timer). */
   leases?: { scheduled(at: Date): void };
+  /** Answers kept for reuse while what they were read from is unchanged; absent, every read reads the store. */
+  readCache?: ReadCache;
+}
+
+/**
+ * Answers a read gave, kept by the read's own key and the `stamp` of the state it read (a list's feed position): a
+ * stamp that moved on makes the answer stale. Bounded: `weight` (say, the tasks in the answer) counts against a total.
+ */
+export interface ReadCache {
+  /** The answer kept for `key` at `stamp`, or undefined (none, or kept at another stamp). */
+  get(key: string, stamp: number): unknown;
+  put(key: string, stamp: number, answer: unknown, weight: number): void;
 }

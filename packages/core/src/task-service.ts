@@ -6,6 +6,7 @@ import {
   type TaskClaimInput,
   type TaskCreateInput,
   type TaskListInput,
+  type TaskSummary,
   type TaskUpdateInput,
 } from '@agent-tasks/schema';
 import { type Actor, requireRole } from './actor.ts';
@@ -354,6 +355,11 @@ export async function list(deps: Deps, actor: Actor, input: TaskListInput) {
     label: input.label,
     limit: input.limit ?? 1000,
   };
+  // A page without a search is kept for reuse until the list's next change (see pageCacheable).
+  const key = input.query === undefined && deps.readCache ? pageKey(list.id, name, agent, filter) : null;
+  const stamp = key === null ? 0 : await deps.store.tasks.feedPosition(list.id);
+  const kept = key === null ? undefined : deps.readCache?.get(key, stamp);
+  if (kept !== undefined) return kept as TaskListPage;
   // With a query: the matching tasks best first, then the other filters on them.
   const tasks =
     input.query === undefined ? await deps.store.tasks.list(list.id, filter) : await matching(deps, list.id, input.query, filter, agent);
@@ -369,7 +375,7 @@ export async function list(deps: Deps, actor: Actor, input: TaskListInput) {
     list.id,
     tasks.map((t) => t.id),
   );
-  return {
+  const page = {
     listName: name,
     tasks: tasks.map((t) => ({
       ...presentSummary(
@@ -380,6 +386,30 @@ export async function list(deps: Deps, actor: Actor, input: TaskListInput) {
       ...trusted.get(t.id),
     })),
   };
+  if (key !== null && pageCacheable(page)) deps.readCache?.put(key, stamp, frozen(page), page.tasks.length + 1);
+  return page;
+}
+
+type TaskListPage = { listName: string; tasks: TaskSummary[] };
+
+/** A page's key in the read cache: the list, the reader (readiness and `mine` depend on it) and the filter. */
+const pageKey = (listId: string, name: string, agent: string | null, filter: TaskListFilter) =>
+  `tasks.list\n${listId}\n${name}\n${agent ?? ''}\n${JSON.stringify(filter)}`;
+
+/**
+ * Whether a page may be reused until the list's feed position moves. Every write to a task, its edges or its evidence
+ * records a change (TaskChanges), which moves it; a lease's renewal (a heartbeat) does not, so a page showing a lease is
+ * read again every time. A task without a lease gets one only by a claim, which is a change.
+ */
+const pageCacheable = (page: TaskListPage) => page.tasks.every((t) => t.leaseExpiresAt === undefined);
+
+/** A kept answer is shared by every reader of it: frozen through, so no reader can change it for the next. */
+function frozen<T>(value: T): T {
+  if (value !== null && typeof value === 'object' && !Object.isFrozen(value)) {
+    for (const inner of Object.values(value)) frozen(inner);
+    Object.freeze(value);
+  }
+  return value;
 }
 
 /** TaskList's `query`: the tasks the search finds (best first) that pass the list's other filters. */

@@ -260,7 +260,12 @@ export function prismaTaskRepository(db: Tx, state: TaskRepositoryState, afterCo
       ),
     idOfSeq: async (listId, seq) =>
       (await db.task.findUnique({ where: { listId_seq: { listId, seq } }, select: { id: true } }))?.id ?? null,
-    feedPosition: async (listId) => (await db.taskList.findUnique({ where: { id: listId }, select: { changeSeq: true } }))?.changeSeq ?? 0,
+    // Raw SQL: a cached task list page reads it on every request (core's ReadCache).
+    async feedPosition(listId) {
+      const [row] = await rawSql(db).$queryRaw<{ changeSeq: number | bigint }[]>`
+        SELECT "changeSeq" FROM "TaskList" WHERE "id" = ${listId}`;
+      return row ? Number(row.changeSeq) : 0;
+    },
     taskSeqOf: async (listId) => (await db.taskList.findUnique({ where: { id: listId }, select: { taskSeq: true } }))?.taskSeq ?? 0,
     async raiseTaskSeq(listId, atLeast) {
       await db.taskList.updateMany({ where: { id: listId, taskSeq: { lt: atLeast } }, data: { taskSeq: atLeast } });

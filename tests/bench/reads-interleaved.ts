@@ -1,0 +1,119 @@
+// `pnpm bench:reads`: server CPU per read on the load bench's read rows — the ready page (tasks.list readyOnly, 50 of a
+// 10,000-task list with ~20,000 edges) and the run view (runs.get of a 100-task run, half done) — measured so that a
+// loaded machine skews every side alike: with BENCH_BIN set to another build's command, one server of each build (each
+// its own database, made alike) runs at once and wrk alternates between them in short slices, the order turned every
+// round. `BENCH_ROUNDS` (6) slices of `BENCH_SECONDS` (3) each, per build and scenario; run `pnpm build` first.
+import { mkdtempSync, rmSync } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { createClient, openSessionClient } from '@agent-tasks/sdk';
+import { readyRun } from './load-workload.ts';
+import { type ServerProcess, agentTasksBin, startAgentTasks } from './server-process.ts';
+import { seedTaskGraph } from './task-graph-seed.ts';
+import { fixed, textTable } from './text-table.ts';
+import { wrk, wrkVersion, writeRequests } from './wrk.ts';
+
+const rounds = Number(process.env.BENCH_ROUNDS) > 0 ? Number(process.env.BENCH_ROUNDS) : 6;
+const seconds = Number(process.env.BENCH_SECONDS) > 0 ? Number(process.env.BENCH_SECONDS) : 3;
+const adminKey = `atk_bench_${Math.random().toString(36).slice(2)}_${Date.now()}`;
+const dir = mkdtempSync(path.join(os.tmpdir(), 'agent-tasks-reads-ab-'));
+const builds = [{ name: 'this build', bin: agentTasksBin }];
+if (process.env.BENCH_BIN) builds.unshift({ name: 'BENCH_BIN', bin: path.resolve(process.env.BENCH_BIN) });
+const scenarios = ['ready page', 'run view'] as const;
+type Scenario = (typeof scenarios)[number];
+const CONNECTIONS = 32;
+
+interface Side {
+  build: string;
+  server: ServerProcess;
+  files: Record<Scenario, string>;
+  cpu: Record<Scenario, number>;
+  requests: Record<Scenario, number>;
+}
+
+const query = (procedure: string, input: unknown) => `/trpc/${procedure}?input=${encodeURIComponent(JSON.stringify(input))}`;
+const loadavg = () =>
+  os
+    .loadavg()
+    .map((n) => n.toFixed(2))
+    .join(' / ');
+
+/** A server of `bin` on its own database, with the load bench's read workload: 32 sessions, the list, four runs. */
+async function prepare(b: number, bin: string): Promise<Side> {
+  const databaseFile = path.join(dir, `reads-${b}.db`);
+  const server = await startAgentTasks({ databaseFile, adminKey, workers: 1, bin });
+  const admin = createClient({ url: server.url, token: adminKey });
+  const agent = createClient({ url: server.url, token: (await admin.keys.create({ name: 'reads', role: 'agent' })).token });
+  const sessions = await Promise.all(Array.from({ length: CONNECTIONS }, (_, i) => openSessionClient(agent, { title: `reader ${i}` })));
+  const listName = 'bench-10k';
+  const first = await sessions[0]!.client.tasks.create({ subject: 'Bench task 1', listName });
+  seedTaskGraph(databaseFile, listName, first.id, { size: 10_000, roots: 145, window: 40, seed: 7 });
+  // The seeding held the event loop past the server's keep-alive: let the client see the connections it closed.
+  await new Promise((resolve) => setTimeout(resolve, 100));
+  const viewed = await Promise.all(sessions.slice(0, 4).map((s, i) => readyRun(s.client, `Viewed run ${i}`)));
+  for (const [i, { runId, attemptId: start }] of viewed.entries()) {
+    let attemptId = start;
+    for (let task = 1; task <= 50; task++) {
+      const stepped = await sessions[i]!.client.runs.step({
+        runId,
+        attemptId,
+        evidence: `check ${task} passed`,
+        progress_execution_outcome: `step ${task} verified`,
+      });
+      attemptId = stepped.attemptId ?? '';
+    }
+  }
+  const files = { 'ready page': path.join(dir, `${b}-ready`), 'run view': path.join(dir, `${b}-view`) };
+  writeRequests(
+    files['ready page'],
+    sessions.map((s) => ({ method: 'GET' as const, path: query('tasks.list', { listName, readyOnly: true, limit: 50 }), token: s.token })),
+  );
+  writeRequests(
+    files['run view'],
+    viewed.map(({ runId }, i) => ({ method: 'GET' as const, path: query('runs.get', { runId }), token: sessions[i]!.token })),
+  );
+  return { build: builds[b]!.name, server, files, cpu: { 'ready page': 0, 'run view': 0 }, requests: { 'ready page': 0, 'run view': 0 } };
+}
+
+const sides: Side[] = [];
+try {
+  if (!wrkVersion()) throw new Error('this bench needs wrk (a separate load generator): apt-get install -y wrk');
+  for (const [b, build] of builds.entries()) {
+    process.stderr.write(`[bench] preparing ${build.name}…\n`);
+    sides.push(await prepare(b, build.bin));
+  }
+  process.stdout.write(`load average at the start: ${loadavg()}\n`);
+  for (const scenario of scenarios) {
+    for (const side of sides) await wrk({ url: side.server.url, file: side.files[scenario], connections: CONNECTIONS, seconds: 2 });
+    for (let round = 0; round < rounds; round++) {
+      const order = sides.map((_, i) => sides[(i + round) % sides.length] as Side);
+      for (const side of round % 2 ? order.reverse() : order) {
+        const before = side.server.cpuSeconds();
+        const result = await wrk({ url: side.server.url, file: side.files[scenario], connections: CONNECTIONS, seconds });
+        if (result.errors) throw new Error(`${side.build}, ${scenario}: ${result.errors} errors (${result.problems.join('; ')})`);
+        side.cpu[scenario] += side.server.cpuSeconds() - before;
+        side.requests[scenario] += result.requests;
+      }
+    }
+  }
+  const us = (side: Side, scenario: Scenario) => (side.cpu[scenario] * 1e6) / Math.max(1, side.requests[scenario]);
+  const rows = sides.flatMap((side) =>
+    scenarios.map((scenario) => {
+      const other = sides[0] as Side;
+      return [
+        side.build,
+        scenario,
+        fixed(side.requests[scenario] / (rounds * seconds), 0),
+        fixed(us(side, scenario), 0),
+        side === other ? '' : `${(us(other, scenario) / us(side, scenario)).toFixed(2)}x`,
+      ];
+    }),
+  );
+  process.stdout.write(`${textTable(['build', 'scenario', 'req/s', 'server CPU µs/req', 'first build ÷ this'], rows)}\n`);
+  process.stdout.write(
+    `${rounds} rounds of ${seconds} s per build and scenario, ${CONNECTIONS} connections; load average at the end: ${loadavg()}\n`,
+  );
+} finally {
+  await Promise.all(sides.map((side) => side.server.stop()));
+  rmSync(dir, { recursive: true, force: true });
+}
