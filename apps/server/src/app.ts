@@ -180,6 +180,8 @@ export async function startApp(options: AppOptions): Promise<App> {
     !options.live && postgresUrl ? await (await import('./adapters/postgres-live-events.ts')).postgresLiveEvents(postgresUrl, log) : null;
   const live = options.live ?? pgLive ?? inProcessLiveEvents();
   let actors: ActorCache | undefined;
+  // Task list pages kept until their list's next change (each process its own; the stamp is read from the database).
+  const kept = readCache();
   // Run links in notifications point here: the configured public URL, else the address the server listens on.
   let publicUrl = options.publicUrl ?? '';
   const deps: Deps = {
@@ -199,8 +201,7 @@ export async function startApp(options: AppOptions): Promise<App> {
     runPage: (runId) => runPageUrl(publicUrl, runId),
     // better-sqlite3 answers at once: a long transaction is one chain of promises that never lets a socket in.
     pause: fairPause(),
-    // Task list pages kept until their list's next change (each process its own; the stamp is read from the database).
-    readCache: readCache(),
+    readCache: kept,
   };
   const streams = liveStreams(
     deps,
@@ -283,6 +284,7 @@ export async function startApp(options: AppOptions): Promise<App> {
     webRoot: options.webRoot ?? defaultWebRoot,
     ready: () => migrations.check(),
     ...(options.maxBatch ? { maxBatch: options.maxBatch } : {}),
+    answerText: kept.answerText,
   });
   // In front of the app: the client's address, its token looked up from the headers, its body read at a minimum rate;
   // then admission.

@@ -8,7 +8,9 @@ import { createClient, openSessionClient } from '@agent-tasks/sdk';
 import { Hono } from 'hono';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type App, startApp } from '../src/app.ts';
-import { contextFor } from '../src/context.ts';
+import { initTRPC } from '@trpc/server';
+import { readCache } from '../src/adapters/read-cache.ts';
+import { type InnerContext, contextFor } from '../src/context.ts';
 import { type AppEnv, createHttpApp } from '../src/http/http-app.ts';
 import { inFlightRequests } from '../src/http/in-flight.ts';
 import { plainCalls } from '../src/http/plain-call.ts';
@@ -117,6 +119,39 @@ describe('a single query or mutation', () => {
     expect(plain).toEqual(viaTrpc);
     // plain-call.ts answered it (its harness answers 599 for a request it leaves to tRPC's handler), the same.
     expect(await seen(await harness.fetch(request(call)))).toEqual(viaTrpc);
+  });
+
+  it("an answer the read cache kept is sent as the text made for it once, in tRPC's envelope, as tRPC would send it", async () => {
+    const t = initTRPC.context<InnerContext>().create();
+    let serialised = 0;
+    const page = Object.freeze({
+      toJSON() {
+        serialised += 1;
+        return { listName: 'kept', tasks: [{ id: 'T-1' }] };
+      },
+    });
+    const cache = readCache();
+    cache.put('kept page', 1, page, 2);
+    const router = t.router({ kept: t.procedure.query(() => page), fresh: t.procedure.query(() => ({ fresh: true })) });
+    const kept = plainCalls({
+      router,
+      createContext: (c, authorization) => contextFor(app.services, authorization, c.get('info')),
+      onError: () => undefined,
+      responseMeta: () => ({}),
+      answerText: cache.answerText,
+    });
+    const keptApp = new Hono<AppEnv>().all('/trpc/*', async (c) => {
+      c.set('info', { id: 'kept' });
+      const answered = await kept(c);
+      return answered instanceof Response ? answered : new Response('left to tRPC', { status: 599 });
+    });
+    for (let i = 0; i < 3; i++) {
+      const res = await keptApp.fetch(request({ url: '/trpc/kept' }));
+      expect(res.status).toBe(200);
+      expect(await res.text()).toBe(JSON.stringify({ result: { data: { listName: 'kept', tasks: [{ id: 'T-1' }] } } }));
+    }
+    expect(serialised).toBe(1);
+    expect(await (await keptApp.fetch(request({ url: '/trpc/fresh' }))).text()).toBe('{"result":{"data":{"fresh":true}}}');
   });
 
   it("a successful call is answered by tRPC's shape: `result.data`, 200, JSON, Vary", async () => {

@@ -10,9 +10,17 @@ export interface ReadCacheStats {
   weight: number;
 }
 
+export interface KeptAnswers extends ReadCache {
+  /** A kept answer's JSON text, made once (kept answers are frozen); undefined for any other value. */
+  answerText(value: unknown): string | undefined;
+  stats(): ReadCacheStats;
+}
+
 /** `capacity`: the most weight (tasks, say) kept at once; an answer heavier than a tenth of it is not kept. */
-export function readCache(capacity = 20_000): ReadCache & { stats(): ReadCacheStats } {
+export function readCache(capacity = 20_000): KeptAnswers {
   const entries = new Map<string, { stamp: number; answer: unknown; weight: number }>();
+  // Every answer kept, with its JSON text once asked for; gone with the answer.
+  const texts = new WeakMap<object, string | null>();
   let weight = 0;
   let hits = 0;
   let misses = 0;
@@ -41,11 +49,20 @@ export function readCache(capacity = 20_000): ReadCache & { stats(): ReadCacheSt
       drop(key);
       if (answerWeight > capacity / 10) return;
       entries.set(key, { stamp, answer, weight: answerWeight });
+      if (typeof answer === 'object' && answer !== null) texts.set(answer, null);
       weight += answerWeight;
       for (const oldest of entries.keys()) {
         if (weight <= capacity) break;
         drop(oldest);
       }
+    },
+    answerText(value) {
+      if (typeof value !== 'object' || value === null) return undefined;
+      const text = texts.get(value);
+      if (text !== null) return text;
+      const made = JSON.stringify(value);
+      texts.set(value, made);
+      return made;
     },
     stats: () => ({ hits, misses, entries: entries.size, weight }),
   };

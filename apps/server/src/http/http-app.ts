@@ -50,6 +50,8 @@ export interface HttpAppOptions {
   maxBatch?: number;
   /** false: every call goes through tRPC's handler, none answered by plain-call.ts (the tests hold the two equal). */
   plainCalls?: boolean;
+  /** The JSON text of an answer the read cache kept (made once), or undefined (adapters/read-cache.ts). */
+  answerText?(data: unknown): string | undefined;
 }
 
 const json = (c: Context, status: number, body: unknown) => c.json(body as object, status as 200);
@@ -196,6 +198,7 @@ export function createHttpApp(options: HttpAppOptions) {
     createContext: (c, authorization) => contextFor(services, authorization, c.get('info')),
     onError: (failed) => trpcOptions.onError(failed),
     responseMeta: trpcOptions.responseMeta,
+    ...(options.answerText ? { answerText: options.answerText } : {}),
   });
   /** tRPC's fetch handler on the web request; a body already read here (a batch's) is read again from Hono's cache. */
   const trpc = (c: Context<AppEnv>, bodyRead: boolean) =>

@@ -19,6 +19,8 @@ export interface PlainCallOptions {
   onError(opts: { error: TRPCError; ctx: InnerContext; path: string; input: unknown; type: string }): void;
   /** As tRPC's handler's `responseMeta`: headers for an answer, from the call's errors. */
   responseMeta(opts: { errors: TRPCError[] }): { headers?: Record<string, string> };
+  /** The JSON text of an answer kept for reuse (made once), or undefined: then the answer is serialised here. */
+  answerText?(data: unknown): string | undefined;
 }
 
 /** Not answered here: the request goes on to tRPC's handler (`bodyRead`: its body was read, from Hono's cache then). */
@@ -96,6 +98,7 @@ export function plainCalls(options: PlainCallOptions): (c: Context<AppEnv>) => P
 
     const ctx = options.createContext(c, header('authorization'));
     let body: { result: { data: unknown } } | { error: unknown };
+    let text: string | undefined;
     let status = 200;
     const headers: Record<string, string> = { vary: 'trpc-accept, accept', 'content-type': 'application/json' };
     try {
@@ -108,6 +111,8 @@ export function plainCalls(options: PlainCallOptions): (c: Context<AppEnv>) => P
         batchIndex: 0,
       });
       body = { result: { data } };
+      const kept = options.answerText?.(data);
+      if (kept !== undefined) text = `{"result":{"data":${kept}}}`;
     } catch (cause) {
       const error = getTRPCErrorFromUnknown(cause);
       options.onError({ error, ctx, path, input, type });
@@ -116,6 +121,6 @@ export function plainCalls(options: PlainCallOptions): (c: Context<AppEnv>) => P
       Object.assign(headers, options.responseMeta({ errors: [error] }).headers);
     }
     // tRPC's transformTRPCResponse, with a transformer that passes values as they are: the body as it is.
-    return c.body(JSON.stringify(body), status as 200, headers);
+    return c.body(text ?? JSON.stringify(body), status as 200, headers);
   };
 }
