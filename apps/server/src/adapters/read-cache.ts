@@ -12,7 +12,7 @@ export interface ReadCacheStats {
 
 export interface KeptAnswers extends ReadCache {
   /** A kept answer's JSON text, made once (kept answers are frozen); undefined for any other value. */
-  answerText(value: unknown): string | undefined;
+  answerText: (value: unknown) => string | undefined;
   stats(): ReadCacheStats;
 }
 

@@ -51,7 +51,7 @@ export interface HttpAppOptions {
   /** false: every call goes through tRPC's handler, none answered by plain-call.ts (the tests hold the two equal). */
   plainCalls?: boolean;
   /** The JSON text of an answer the read cache kept (made once), or undefined (adapters/read-cache.ts). */
-  answerText?(data: unknown): string | undefined;
+  answerText?: (data: unknown) => string | undefined;
 }
 
 const json = (c: Context, status: number, body: unknown) => c.json(body as object, status as 200);

@@ -20,7 +20,7 @@ export interface PlainCallOptions {
   /** As tRPC's handler's `responseMeta`: headers for an answer, from the call's errors. */
   responseMeta(opts: { errors: TRPCError[] }): { headers?: Record<string, string> };
   /** The JSON text of an answer kept for reuse (made once), or undefined: then the answer is serialised here. */
-  answerText?(data: unknown): string | undefined;
+  answerText?: (data: unknown) => string | undefined;
 }
 
 /** Not answered here: the request goes on to tRPC's handler (`bodyRead`: its body was read, from Hono's cache then). */
