@@ -54,4 +54,39 @@ describe('read cache', () => {
     expect(cache.answerText('text')).toBeUndefined();
     expect(cache.answerText(null)).toBeUndefined();
   });
+
+  it('a copy with one number set: the kept answer unchanged, the copy shares the rest, its text is the kept text with that number', () => {
+    const cache = readCache(100);
+    const view = Object.freeze({
+      name: 'Run',
+      blocks: Object.freeze({
+        work: Object.freeze({ tasks: Object.freeze([Object.freeze({ timeMs: 5 }), Object.freeze({ timeMs: 0 })]) }),
+      }),
+      other: Object.freeze({ big: 'x'.repeat(100) }),
+    });
+    // As a run's view is kept: beside where its clock shows.
+    cache.put('run', 3, Object.freeze({ view, live: Object.freeze({ index: 0 }) }), 3);
+    const path = ['blocks', 'work', 'tasks', 0, 'timeMs'];
+    const copy = cache.withNumber(view, path, 1234) as typeof view;
+    expect(copy.blocks.work.tasks[0]?.timeMs).toBe(1234);
+    expect(view.blocks.work.tasks[0]?.timeMs).toBe(5);
+    expect(copy.other).toBe(view.other);
+    expect(copy.blocks.work.tasks[1]).toBe(view.blocks.work.tasks[1]);
+    expect(cache.answerText(copy)).toBe(JSON.stringify(copy));
+    const later = cache.withNumber(view, path, 98_765);
+    expect(cache.answerText(later)).toBe(JSON.stringify(later));
+    expect(cache.answerText(view)).toBe(JSON.stringify(view));
+  });
+
+  it('a copy whose kept text cannot be cut at one place (the marker number already in it), or of an answer not kept, has no text', () => {
+    const cache = readCache(100);
+    const odd = Object.freeze({ a: Object.freeze({ n: 1 }), b: -9.876543210123457e-300 });
+    cache.put('odd', 1, odd, 1);
+    const copy = cache.withNumber(odd, ['a', 'n'], 2);
+    expect(copy).toEqual({ a: { n: 2 }, b: -9.876543210123457e-300 });
+    expect(cache.answerText(copy)).toBeUndefined();
+    const loose = { a: { n: 1 } };
+    expect(cache.answerText(cache.withNumber(loose, ['a', 'n'], 2))).toBeUndefined();
+    expect(() => cache.withNumber(odd, ['c', 'n'], 2)).toThrow('the answer has no n to set');
+  });
 });

@@ -257,6 +257,8 @@ export interface RunRepository {
   markStartExecuted(id: string, runId: string): Promise<boolean>;
   create(run: RunRecord): Promise<void>;
   get(workspaceId: string, id: string): Promise<RunRecord | null>;
+  /** The run's version alone (every change to a run moves it, `save`'s compare-and-set), or null: no such run here. */
+  versionOf(workspaceId: string, id: string): Promise<number | null>;
   /** A run by id alone: for run-page links, where the unguessable id is the capability; null once its link is revoked. */
   getAnywhere(id: string): Promise<RunRecord | null>;
   /** Revokes (a date) or restores (null) a run's link; false when the workspace has no such run. */
@@ -415,4 +417,9 @@ export interface ReadCache {
   /** The answer kept for `key` at `stamp`, or undefined (none, or kept at another stamp). */
   get(key: string, stamp: number): unknown;
   put(key: string, stamp: number, answer: unknown, weight: number): void;
+  /**
+   * A kept answer with the number at `path` (keys and indexes from its root) set to `value`, say a time counted to now:
+   * a copy along the path, the kept answer unchanged, its JSON text the kept one's with that number (made once).
+   */
+  withNumber(answer: unknown, path: readonly (string | number)[], value: number): unknown;
 }

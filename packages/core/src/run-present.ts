@@ -28,13 +28,37 @@ function notesOf(run: RunRecord, position: number) {
   return notes.length ? { notes } : {};
 }
 
+/** The one part of a run's view that moves with the clock: the in-progress entry's time (index 0-based), counted on. */
+export interface LiveTime {
+  index: number;
+  /** The entry's time before its current stretch. */
+  baseMs: number;
+  since: Date;
+}
+
+/** A revision uses no task projection: the jump may come when the current task no longer describes the work. */
+const currentOf = (run: RunRecord) => (run.revising ? null : currentTask(run));
+
+/** Where the clock shows in the run's view, or null (no entry in progress, or no time counted for it). */
+export function liveTimeOf(run: RunRecord): LiveTime | null {
+  if (!currentOf(run) || !run.currentSince) return null;
+  return { index: run.cursor - 1, baseMs: run.taskTimes[run.cursor - 1] ?? 0, since: run.currentSince };
+}
+
+const elapsedMs = (live: LiveTime, now: Date) => live.baseMs + Math.max(0, now.getTime() - live.since.getTime());
+
+/** Where the clock's number sits in a run's view (for a read cache's copy of a kept view), and its value at `now`. */
+export const liveTimeAt = (live: LiveTime, now: Date) => ({
+  path: ['blocks', 'work', 'tasks', live.index, 'timeMs'] as const,
+  value: elapsedMs(live, now),
+});
+
 export function presentRun(run: RunRecord, now: Date): RunView {
   const total = run.tasks.length;
-  // A revision uses no task projection: the jump may come when the current task no longer describes the work.
-  const current = run.revising ? null : currentTask(run);
+  const current = currentOf(run);
   const inProgress = current ? run.cursor : null;
   const done = run.status === 'completed' ? total : Math.max(0, Math.min(run.cursor - 1, total));
-  const liveMs = run.currentSince && inProgress ? Math.max(0, now.getTime() - run.currentSince.getTime()) : 0;
+  const live = liveTimeOf(run);
   const role = workRole(run);
   return {
     id: run.id,
@@ -72,7 +96,7 @@ export function presentRun(run: RunRecord, now: Date): RunView {
           title: task.action,
           state: i + 1 < run.cursor || run.status === 'completed' ? 'done' : i + 1 === inProgress ? 'in_progress' : 'pending',
           outcome: run.taskOutcomes[i] ?? 'Pending',
-          timeMs: (run.taskTimes[i] ?? 0) + (i + 1 === inProgress ? liveMs : 0),
+          timeMs: live && i === live.index ? elapsedMs(live, now) : (run.taskTimes[i] ?? 0),
           remarks: run.remarks.filter((r) => r.tasks.includes(i + 1)).map((r) => r.text),
           ...notesOf(run, i + 1),
         })),

@@ -5,11 +5,12 @@ import { type Actor, requireRole } from './actor.ts';
 import { LostRace, retryLostRaces } from './compare-and-set.ts';
 import { requirePermission } from './permissions.ts';
 import { DomainError } from './errors.ts';
+import { frozen } from './frozen.ts';
 import type { Deps, LiveEvent, Repositories } from './ports.ts';
 import type { RunConnectionRecord, RunRecord, RunStepRecordData } from './records.ts';
 import { notificationPayload } from './channel-payload.ts';
 import { type NotificationKind, notificationFor } from './run-notifications.ts';
-import { presentConnection, presentRun } from './run-present.ts';
+import { type LiveTime, liveTimeAt, liveTimeOf, presentConnection, presentRun } from './run-present.ts';
 import { canDriveRun } from './session-access.ts';
 import {
   CONTEXT_ORDER_NOTICE,
@@ -419,9 +420,30 @@ export async function note(deps: Deps, actor: Actor, input: { runId: string; tex
   });
 }
 
+/**
+ * A run's view. Kept for reuse (deps.readCache) at the run's version, which every change to the run moves (`save`'s
+ * compare-and-set): a read of that one column, then the view as kept, its in-progress entry's time counted to now
+ * (the cache's copy with that one number set).
+ */
 export async function get(deps: Deps, actor: Actor, input: { runId: string }) {
-  return presentRun(await findRun(deps.store, actor, input.runId), deps.clock.now());
+  const key = deps.readCache ? `runs.get\n${actor.workspaceId}\n${input.runId}` : null;
+  if (key !== null) {
+    const version = await deps.store.runs.versionOf(actor.workspaceId, input.runId);
+    const kept = version === null ? undefined : (deps.readCache?.get(key, version) as KeptRunView | undefined);
+    if (kept && !kept.live) return kept.view;
+    if (kept?.live) {
+      const { path, value } = liveTimeAt(kept.live, deps.clock.now());
+      return deps.readCache?.withNumber(kept.view, path, value) as RunView;
+    }
+  }
+  const run = await findRun(deps.store, actor, input.runId);
+  const view = presentRun(run, deps.clock.now());
+  // Kept at the version of the row it was presented from.
+  if (key !== null) deps.readCache?.put(key, run.version, frozen({ view, live: liveTimeOf(run) }), run.tasks.length + 1);
+  return view;
 }
+
+type KeptRunView = { view: RunView; live: LiveTime | null };
 
 /** Read by a run page link, which carries no key: the unguessable run id is the capability. */
 export async function getByLink(deps: Deps, runId: string) {

@@ -13,6 +13,7 @@ import { type Actor, requireRole } from './actor.ts';
 import { isPersonKey, requirePermission } from './permissions.ts';
 import { LostRace, retryLostRaces } from './compare-and-set.ts';
 import { DomainError } from './errors.ts';
+import { frozen } from './frozen.ts';
 import type { Deps, Repositories, TaskListFilter } from './ports.ts';
 import type { TaskListRecord, TaskRecord } from './records.ts';
 import { TaskChanges, resolveRef, taskNotFound } from './task-changes.ts';
@@ -402,15 +403,6 @@ const pageKey = (listId: string, name: string, agent: string | null, filter: Tas
  * read again every time. A task without a lease gets one only by a claim, which is a change.
  */
 const pageCacheable = (page: TaskListPage) => page.tasks.every((t) => t.leaseExpiresAt === undefined);
-
-/** A kept answer is shared by every reader of it: frozen through, so no reader can change it for the next. */
-function frozen<T>(value: T): T {
-  if (value !== null && typeof value === 'object' && !Object.isFrozen(value)) {
-    for (const inner of Object.values(value)) frozen(inner);
-    Object.freeze(value);
-  }
-  return value;
-}
 
 /** TaskList's `query`: the tasks the search finds (best first) that pass the list's other filters. */
 async function matching(deps: Deps, listId: string, query: string, filter: TaskListFilter, agent: string | null) {

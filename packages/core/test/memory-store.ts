@@ -784,6 +784,10 @@ export class MemoryStore implements Store {
           const run = state().runs.get(id);
           return run && run.workspaceId === workspaceId ? clone(run) : null;
         }),
+        versionOf: hooked('runs.versionOf', async (workspaceId: string, id: string) => {
+          const run = state().runs.get(id);
+          return run && run.workspaceId === workspaceId ? run.version : null;
+        }),
         getAnywhere: hooked('runs.getAnywhere', async (id: string) =>
           state().revokedRunLinks.has(id) ? null : clone(state().runs.get(id) ?? null),
         ),

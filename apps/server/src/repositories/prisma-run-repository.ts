@@ -134,6 +134,12 @@ export const prismaRunRepository = (db: Tx): RunRepository => ({
     >`SELECT ${RUN_COLUMNS} FROM "Run" WHERE "id" = ${id} AND "workspaceId" = ${workspaceId}`;
     return read(row);
   },
+  async versionOf(workspaceId, id) {
+    // A kept run view reads it on every request (core's ReadCache): one indexed column, no JSON.
+    const [row] = await rawSql(db).$queryRaw<{ version: number | bigint }[]>`
+      SELECT "version" FROM "Run" WHERE "id" = ${id} AND "workspaceId" = ${workspaceId}`;
+    return row ? Number(row.version) : null;
+  },
   async getAnywhere(id) {
     const row = await db.run.findFirst({ where: { id, linkRevokedAt: null }, select: runSelect });
     return row ? toRun(row) : null;

@@ -1,9 +1,10 @@
-// Black-box tests of kept task list pages (core's ReadCache): a page is reused until its list's feed position moves, and
-// every kind of write to the list, by this server or another one on the same database, is seen on the next read.
+// Black-box tests of kept reads (core's ReadCache): a task list page is reused until its list's feed position moves, a
+// run's view until the run's version moves (its in-progress entry's time still counted to now); every kind of write, by
+// this server or another one on the same database, is seen on the next read.
 import { createClient, openSessionClient } from '@agent-tasks/sdk';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { execute, queryRows } from './support/database.ts';
-import { adminClient, keyClient } from './support/fixtures.ts';
+import { acknowledge, adminClient, keyClient, nameAndIntake, stepTask } from './support/fixtures.ts';
 import { type RunningServer, startServer } from './support/server.ts';
 import { testDatabase } from './support/database.ts';
 
@@ -140,5 +141,66 @@ describe('kept task list pages', () => {
 
     await here.tasks.create({ listName, subject: 'Made here too' });
     expect((await there.tasks.list({ listName, readyOnly: true })).tasks.map((t) => t.subject)).toEqual(['Renamed there', 'Made here too']);
+  });
+});
+
+describe('kept run views', () => {
+  const newRun = async (client: Awaited<ReturnType<typeof agentSession>>, name: string) => {
+    const { startAttemptId } = await client.runs.prepare({ parentExecutionId: 'none', skipNotificationCheck: true });
+    const run = await client.runs.execute({ startAttemptId });
+    await nameAndIntake(client, {
+      runId: run.id,
+      name,
+      tasks: [stepTask(1), stepTask(2), stepTask(3)],
+      progress_checklist_outcome: 'three steps',
+    });
+    return run.id;
+  };
+
+  it("a run's view is reused while the run's version is unchanged: a row changed behind the server is not seen until the version moves", async () => {
+    const ann = await agentSession('ann');
+    const runId = await newRun(ann, 'Kept view');
+    expect((await ann.runs.get({ runId })).name).toBe('Kept view');
+    await execute(server, ['UPDATE "Run" SET "name" = ? WHERE "id" = ?', 'Renamed behind the server', runId]);
+    expect((await ann.runs.get({ runId })).name).toBe('Kept view');
+    await execute(server, ['UPDATE "Run" SET "version" = "version" + 1 WHERE "id" = ?', runId]);
+    expect((await ann.runs.get({ runId })).name).toBe('Renamed behind the server');
+  });
+
+  it("a kept view still counts the in-progress entry's time to now; every other field as kept", async () => {
+    const ann = await agentSession('ann');
+    const runId = await newRun(ann, 'Timed view');
+    const first = await ann.runs.get({ runId });
+    expect(first.blocks.work.inProgress).toBe(1);
+    clock().advance(5_000);
+    const later = await ann.runs.get({ runId });
+    expect(later.blocks.work.tasks[0]?.timeMs).toBe((first.blocks.work.tasks[0]?.timeMs ?? 0) + 5_000);
+    const { tasks: laterTasks, ...laterWork } = later.blocks.work;
+    const { tasks: firstTasks, ...firstWork } = first.blocks.work;
+    expect(laterWork).toEqual(firstWork);
+    expect(laterTasks.slice(1)).toEqual(firstTasks.slice(1));
+    expect({ ...later, blocks: null }).toEqual({ ...first, blocks: null });
+
+    // A step: the next entry counts from the step on; the one done keeps its time.
+    await acknowledge(ann, runId, { evidence: 'checked', progress_execution_outcome: 'step 1 done' });
+    clock().advance(2_000);
+    const stepped = await ann.runs.get({ runId });
+    expect(stepped.blocks.work.tasks.map((t) => [t.state, t.timeMs])).toEqual([
+      ['done', 5_000],
+      ['in_progress', 2_000],
+      ['pending', 0],
+    ]);
+  });
+
+  it('a change to the run through another server on the same database is seen on the next read of a view this one kept', async () => {
+    const key = await adminClient(server).keys.create({ name: 'runs on both servers', role: 'agent' });
+    const { client: here, token } = await openSessionClient(createClient({ url: server.url, token: key.token }), { agentName: 'ann' });
+    const there = createClient({ url: other.url, token });
+    const runId = await newRun(here, 'Seen on both');
+    expect((await here.runs.get({ runId })).cursor).toBe(1);
+    await acknowledge(there, runId, { evidence: 'checked there', progress_execution_outcome: 'step 1 done there' });
+    const seen = await here.runs.get({ runId });
+    expect(seen.cursor).toBe(2);
+    expect(seen.blocks.work.tasks[0]).toMatchObject({ state: 'done', outcome: 'step 1 done there' });
   });
 });
