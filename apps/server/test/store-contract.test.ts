@@ -320,6 +320,15 @@ describe.each(kinds)('$name', (kind) => {
       expect(await store.runs.getAnywhere('run_2')).toBeNull();
     });
 
+    it("versionOf: the run's version within its workspace, moved by each save; null for another workspace or no run", async () => {
+      await store.runs.create(run('run_1'));
+      expect(await store.runs.versionOf('ws_1', 'run_1')).toBe(1);
+      expect(await store.runs.versionOf('ws_2', 'run_1')).toBeNull();
+      expect(await store.runs.versionOf('ws_1', 'run_nope')).toBeNull();
+      expect(await store.runs.save(run('run_1', { status: 'running', version: 2 }), 1, stepRow('run_1', 1))).toBe(true);
+      expect(await store.runs.versionOf('ws_1', 'run_1')).toBe(2);
+    });
+
     it('refuses a repeated id, a start attempt used twice and a missing workspace', async () => {
       await store.runs.create(run('run_1'));
       await refuses(store.runs.create(run('run_1')), 'already exists');
