@@ -1,5 +1,6 @@
 // `pnpm bench:reads`: server CPU per read on the load bench's read rows — the ready page (tasks.list readyOnly, 50 of a
-// 10,000-task list with ~20,000 edges) and the run view (runs.get of a 100-task run, half done) — measured so that a
+// 10,000-task list with ~20,000 edges) and the run view (runs.get of a 100-task run, half done) — and per step of its
+// runs.step row (each connection walking 100-task runs of its own session, fresh runs every slice), measured so that a
 // loaded machine skews every side alike: with BENCH_BIN set to another build's command, one server of each build (each
 // its own database, made alike) runs at once and wrk alternates between them in short slices, the order turned every
 // round. `BENCH_ROUNDS` (6) slices of `BENCH_SECONDS` (3) each, per build and scenario; run `pnpm build` first.
@@ -11,7 +12,7 @@ import { readyRun } from './load-workload.ts';
 import { type ServerProcess, agentTasksBin, startAgentTasks } from './server-process.ts';
 import { seedTaskGraph } from './task-graph-seed.ts';
 import { fixed, textTable } from './text-table.ts';
-import { wrk, wrkVersion, writeRequests } from './wrk.ts';
+import { wrk, wrkVersion, writeRequests, writeRuns } from './wrk.ts';
 
 const rounds = Number(process.env.BENCH_ROUNDS) > 0 ? Number(process.env.BENCH_ROUNDS) : 6;
 const seconds = Number(process.env.BENCH_SECONDS) > 0 ? Number(process.env.BENCH_SECONDS) : 3;
@@ -19,14 +20,18 @@ const adminKey = `atk_bench_${Math.random().toString(36).slice(2)}_${Date.now()}
 const dir = mkdtempSync(path.join(os.tmpdir(), 'agent-tasks-reads-ab-'));
 const builds = [{ name: 'this build', bin: agentTasksBin }];
 if (process.env.BENCH_BIN) builds.unshift({ name: 'BENCH_BIN', bin: path.resolve(process.env.BENCH_BIN) });
-const scenarios = ['ready page', 'run view'] as const;
+const scenarios = ['ready page', 'run view', 'runs.step'] as const;
 type Scenario = (typeof scenarios)[number];
 const CONNECTIONS = 32;
+/** Runs each connection may step through in one slice (about 2,000 steps a second would use two). */
+const RUNS_PER_SLICE = 3;
 
 interface Side {
   build: string;
   server: ServerProcess;
   files: Record<Scenario, string>;
+  /** The run files of each runs.step slice, the warm-up's first: a slice's runs are not stepped again. */
+  stepFiles: string[];
   cpu: Record<Scenario, number>;
   requests: Record<Scenario, number>;
 }
@@ -63,7 +68,20 @@ async function prepare(b: number, bin: string): Promise<Side> {
       attemptId = stepped.attemptId ?? '';
     }
   }
-  const files = { 'ready page': path.join(dir, `${b}-ready`), 'run view': path.join(dir, `${b}-view`) };
+  const stepFiles: string[] = [];
+  for (let slice = 0; slice <= rounds; slice++) {
+    const file = path.join(dir, `${b}-steps-${slice}`);
+    const runs = await Promise.all(
+      sessions.map(async (s, i) => {
+        const ready = [];
+        for (let r = 0; r < RUNS_PER_SLICE; r++) ready.push(await readyRun(s.client, `Stepped run ${slice}.${i}.${r}`));
+        return ready.map((run) => ({ ...run, token: s.token }));
+      }),
+    );
+    writeRuns(file, runs);
+    stepFiles.push(file);
+  }
+  const files = { 'ready page': path.join(dir, `${b}-ready`), 'run view': path.join(dir, `${b}-view`), 'runs.step': '' };
   writeRequests(
     files['ready page'],
     sessions.map((s) => ({ method: 'GET' as const, path: query('tasks.list', { listName, readyOnly: true, limit: 50 }), token: s.token })),
@@ -72,7 +90,8 @@ async function prepare(b: number, bin: string): Promise<Side> {
     files['run view'],
     viewed.map(({ runId }, i) => ({ method: 'GET' as const, path: query('runs.get', { runId }), token: sessions[i]!.token })),
   );
-  return { build: builds[b]!.name, server, files, cpu: { 'ready page': 0, 'run view': 0 }, requests: { 'ready page': 0, 'run view': 0 } };
+  const zero = { 'ready page': 0, 'run view': 0, 'runs.step': 0 };
+  return { build: builds[b]!.name, server, files, stepFiles, cpu: { ...zero }, requests: { ...zero } };
 }
 
 const sides: Side[] = [];
@@ -83,13 +102,18 @@ try {
     sides.push(await prepare(b, build.bin));
   }
   process.stdout.write(`load average at the start: ${loadavg()}\n`);
+  /** One slice of `scenario` on `side`: runs.step's `slice` (0 the warm-up) walks that slice's own runs. */
+  const slice = (side: Side, scenario: Scenario, slice: number, length: number) =>
+    scenario === 'runs.step'
+      ? wrk({ url: side.server.url, file: side.stepFiles[slice]!, connections: CONNECTIONS, seconds: length, mode: 'run-steps' })
+      : wrk({ url: side.server.url, file: side.files[scenario], connections: CONNECTIONS, seconds: length });
   for (const scenario of scenarios) {
-    for (const side of sides) await wrk({ url: side.server.url, file: side.files[scenario], connections: CONNECTIONS, seconds: 2 });
+    for (const side of sides) await slice(side, scenario, 0, 2);
     for (let round = 0; round < rounds; round++) {
       const order = sides.map((_, i) => sides[(i + round) % sides.length] as Side);
       for (const side of round % 2 ? order.reverse() : order) {
         const before = side.server.cpuSeconds();
-        const result = await wrk({ url: side.server.url, file: side.files[scenario], connections: CONNECTIONS, seconds });
+        const result = await slice(side, scenario, round + 1, seconds);
         if (result.errors) throw new Error(`${side.build}, ${scenario}: ${result.errors} errors (${result.problems.join('; ')})`);
         side.cpu[scenario] += side.server.cpuSeconds() - before;
         side.requests[scenario] += result.requests;

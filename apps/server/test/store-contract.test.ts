@@ -366,7 +366,7 @@ describe.each(kinds)('$name', (kind) => {
           Object.assign(r, { cursor: 2, currentSince: null, notice: null, revising: true, executionOutcome: 'Half way' });
         },
         (r) => {
-          r.tasks.push({ action: 'C', expected_result: 'D' });
+          r.tasks = [...r.tasks, { action: 'C', expected_result: 'D' }];
           r.connections = [{ runId: 'run_child', name: null, at: at(7) }];
           r.personNotes = [{ task: 2, text: 'Mind the cache', author: 'ada', at: at(8).toISOString() }];
           Object.assign(r, { revising: false, revision: 1, blocker: 'Waiting on CI', name: 'Renamed' });
@@ -413,12 +413,27 @@ describe.each(kinds)('$name', (kind) => {
       expect(await store.runs.findStepByAttempt('run_1', 'b')).toBeNull();
     });
 
-    it('what a read returns is a copy: changing it changes nothing stored', async () => {
+    it('what a read returns is its own: changing it changes nothing stored (its checklist is replaced whole)', async () => {
+      await store.runs.create(run('run_1', { tasks: [{ action: 'A', expected_result: 'B' }], taskOutcomes: ['Pending'] }));
+      const read = (await store.runs.get('ws_1', 'run_1'))!;
+      read.taskOutcomes[0] = 'changed';
+      read.tasks = [{ action: 'changed', expected_result: 'B' }];
+      read.version = 99;
+      expect(await store.runs.get('ws_1', 'run_1')).toMatchObject({
+        version: 1,
+        tasks: [{ action: 'A', expected_result: 'B' }],
+        taskOutcomes: ['Pending'],
+      });
+    });
+
+    it("a read's checklist cannot be changed in place: a store may share it between reads", async () => {
       await store.runs.create(run('run_1', { tasks: [{ action: 'A', expected_result: 'B' }] }));
       const read = (await store.runs.get('ws_1', 'run_1'))!;
-      read.tasks[0]!.action = 'changed';
-      read.version = 99;
-      expect(await store.runs.get('ws_1', 'run_1')).toMatchObject({ version: 1, tasks: [{ action: 'A', expected_result: 'B' }] });
+      expect(() => {
+        (read.tasks as unknown as { action: string }[])[0]!.action = 'changed';
+      }).toThrow(TypeError);
+      expect(() => (read.tasks as unknown[]).push({ action: 'C', expected_result: 'D' })).toThrow(TypeError);
+      expect(await store.runs.get('ws_1', 'run_1')).toMatchObject({ tasks: [{ action: 'A', expected_result: 'B' }] });
     });
   });
 

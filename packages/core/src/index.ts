@@ -34,6 +34,7 @@ export * from './session-access.ts';
 export * from './run-rules.ts';
 export * from './run-notifications.ts';
 export { presentRun } from './run-present.ts';
+export { frozen } from './frozen.ts';
 export * from './run-card-model.ts';
 export type { DeliveryAttempt, DeliveryPolicy } from './channel-service.ts';
 export * from './tool-kit.ts';

@@ -206,15 +206,16 @@ export interface RunRecord {
   /** The current step attempt (issued by the run; consumed once by intake, step, teleport or revision); null once completed. */
   attemptId: string | null;
   /** The caller's ready checklist, which intake must submit unchanged. */
-  taskContext: ChecklistEntry[] | null;
+  taskContext: readonly Readonly<ChecklistEntry>[] | null;
   /** Child runs that completed. */
   connections: RunConnectionRecord[];
   /** What the last change did besides its own effect; cleared by the next change. */
   notice: string | null;
-  /** The authoritative ordered checklist. */
-  tasks: ChecklistEntry[];
-  moves: RunMove[];
-  remarks: RunRemark[];
+  /** The authoritative ordered checklist. The checklist's fields are replaced whole, never changed in place (a store
+   * may share what it read of them). */
+  tasks: readonly Readonly<ChecklistEntry>[];
+  moves: readonly Readonly<RunMove>[];
+  remarks: readonly Readonly<RunRemark>[];
   /** One-based position of the current task; total + 1 once exhausted. */
   cursor: number;
   checklistOutcome: string;

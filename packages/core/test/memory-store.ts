@@ -35,6 +35,7 @@ import type {
 import type { TaskStatus } from '@agent-tasks/schema';
 import { workspacesAtShare } from '../src/channel-service.ts';
 import { cycleClosedBy } from '../src/task-graph.ts';
+import { frozen } from '../src/frozen.ts';
 import { type MemoryTrustState, emptyTrustState, memoryTrust } from './memory-trust.ts';
 import { type TaskTextState, emptyTaskTexts, memoryComments, memorySearch } from './memory-task-texts.ts';
 
@@ -124,6 +125,16 @@ function clone<T>(value: T): T {
   if (value instanceof Set) return new Set([...value].map(clone)) as T;
   if (Array.isArray(value)) return value.map(clone) as T;
   return Object.fromEntries(Object.entries(value).map(([k, v]) => [k, clone(v)])) as T;
+}
+
+/** A run as a read answers it: its own copy, with the checklist frozen (the port lets a store share it between reads). */
+function readRun(run: RunRecord): RunRecord;
+function readRun(run: RunRecord | null): RunRecord | null;
+function readRun(run: RunRecord | null): RunRecord | null {
+  if (!run) return null;
+  const copy = clone(run);
+  for (const field of [copy.tasks, copy.moves, copy.remarks, copy.taskContext]) frozen(field);
+  return copy;
 }
 
 /** What a database would refuse: a broken unique key, a dangling reference, an update of a missing row. */
@@ -782,14 +793,14 @@ export class MemoryStore implements Store {
         }),
         get: hooked('runs.get', async (workspaceId: string, id: string) => {
           const run = state().runs.get(id);
-          return run && run.workspaceId === workspaceId ? clone(run) : null;
+          return run && run.workspaceId === workspaceId ? readRun(run) : null;
         }),
         versionOf: hooked('runs.versionOf', async (workspaceId: string, id: string) => {
           const run = state().runs.get(id);
           return run && run.workspaceId === workspaceId ? run.version : null;
         }),
         getAnywhere: hooked('runs.getAnywhere', async (id: string) =>
-          state().revokedRunLinks.has(id) ? null : clone(state().runs.get(id) ?? null),
+          state().revokedRunLinks.has(id) ? null : readRun(state().runs.get(id) ?? null),
         ),
         setLinkRevoked: hooked('runs.setLinkRevoked', async (workspaceId: string, id: string, at: Date | null) => {
           const s = state();
@@ -818,18 +829,17 @@ export class MemoryStore implements Store {
         }),
         atVersion: hooked('runs.atVersion', async (workspaceId: string, id: string, version: number) => {
           const run = state().runVersions.get(`${id}@${version}`);
-          return run && run.workspaceId === workspaceId ? clone(run) : null;
+          return run && run.workspaceId === workspaceId ? readRun(run) : null;
         }),
         list: hooked('runs.list', async (workspaceId: string, filter: { sessionId?: string | undefined; limit: number }) =>
-          clone(
-            byCreatedAt(
-              [...state().runs.values()].filter(
-                (r) => r.workspaceId === workspaceId && (!filter.sessionId || r.sessionId === filter.sessionId),
-              ),
-            )
-              .reverse()
-              .slice(0, filter.limit),
-          ),
+          byCreatedAt(
+            [...state().runs.values()].filter(
+              (r) => r.workspaceId === workspaceId && (!filter.sessionId || r.sessionId === filter.sessionId),
+            ),
+          )
+            .reverse()
+            .slice(0, filter.limit)
+            .map((r) => readRun(r)),
         ),
         steps: hooked('runs.steps', async (runId: string) =>
           clone(

@@ -3,6 +3,7 @@ import type { RunRecord, RunRepository, RunStartRecord, RunStepRecordData } from
 import { assignmentsOf, columnsOf, insertOf } from './raw-sql.ts';
 import type { Tx } from './tx.ts';
 import { fromJson } from './json-column.ts';
+import { type ChecklistColumn, ChecklistColumns } from './checklist-columns.ts';
 import { rawSql } from '../db/direct-sql.ts';
 
 const runSelect = {
@@ -66,27 +67,35 @@ type RunRow = Omit<RunRecord, JsonField | 'status' | 'taskContext'> & { status: 
     string
   >;
 
+/** Each run's checklist as last read in this process (every step reads and writes the same one). */
+const checklists = new ChecklistColumns();
+const checklistOf = <T>(row: RunRow, column: ChecklistColumn & keyof RunRow): T =>
+  checklists.parse<T>(row.id, column, row[column] as string);
+/** A checklist column's text: the text read when it is the value read (frozen, so unchanged), else written anew. */
+const checklistText = (run: RunRecord, column: ChecklistColumn) =>
+  checklists.textOf(run.id, column, run[column]) ?? JSON.stringify(run[column]);
+
 const toRun = (row: RunRow): RunRecord => ({
   ...row,
   status: row.status as RunRecord['status'],
-  tasks: fromJson(row.tasks),
-  moves: fromJson(row.moves),
-  remarks: fromJson(row.remarks),
+  tasks: checklistOf(row, 'tasks'),
+  moves: checklistOf(row, 'moves'),
+  remarks: checklistOf(row, 'remarks'),
   personNotes: fromJson(row.personNotes),
   taskOutcomes: fromJson(row.taskOutcomes),
   taskTimes: fromJson(row.taskTimes),
-  taskContext: row.taskContext === null ? null : fromJson(row.taskContext),
+  taskContext: row.taskContext === null ? null : checklistOf(row, 'taskContext'),
   connections: fromJson<{ runId: string; name: string | null; at: string }[]>(row.connections).map((c) => ({ ...c, at: new Date(c.at) })),
 });
 const fromRun = (run: RunRecord) => ({
   ...run,
-  tasks: JSON.stringify(run.tasks),
-  moves: JSON.stringify(run.moves),
-  remarks: JSON.stringify(run.remarks),
+  tasks: checklistText(run, 'tasks'),
+  moves: checklistText(run, 'moves'),
+  remarks: checklistText(run, 'remarks'),
   personNotes: JSON.stringify(run.personNotes),
   taskOutcomes: JSON.stringify(run.taskOutcomes),
   taskTimes: JSON.stringify(run.taskTimes),
-  taskContext: run.taskContext === null ? null : JSON.stringify(run.taskContext),
+  taskContext: run.taskContext === null ? null : checklistText(run, 'taskContext'),
   connections: JSON.stringify(run.connections),
 });
 const STEP_COLUMNS = columnsOf(stepSelect);

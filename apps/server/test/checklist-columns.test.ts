@@ -1,0 +1,129 @@
+// A run's checklist parsed once per text: shared and frozen while the text is the same, parsed again when it is not,
+// known again on save (its text without writing it out), and bounded; and the Prisma store reading through it.
+import { describe, expect, it } from 'vitest';
+import { ChecklistColumns } from '../src/repositories/checklist-columns.ts';
+import { intakeRunRecord as run, sessionRecord as ses, workspaceRecord as ws } from '../../../packages/core/test/record-builders.ts';
+import { prismaKind } from './support/stores.ts';
+
+const tasks = (n: number) => JSON.stringify(Array.from({ length: n }, (_, i) => ({ action: `Task ${i + 1}`, expected_result: 'Done' })));
+
+describe('ChecklistColumns', () => {
+  it('answers the same frozen value for the same text of a run, and a new one for another text', () => {
+    const columns = new ChecklistColumns();
+    const text = tasks(3);
+    const first = columns.parse<{ action: string }[]>('run_1', 'tasks', text);
+    expect(first).toEqual(JSON.parse(text));
+    expect(Object.isFrozen(first) && Object.isFrozen(first[0])).toBe(true);
+    expect(columns.parse('run_1', 'tasks', `${text}`.slice(0))).toBe(first);
+    // Another run, or another column, with the same text has its own.
+    expect(columns.parse('run_2', 'tasks', text)).not.toBe(first);
+    expect(columns.parse('run_1', 'moves', '[]')).toEqual([]);
+    const changed = columns.parse('run_1', 'tasks', tasks(4));
+    expect(changed).not.toBe(first);
+    expect(changed).toHaveLength(4);
+  });
+
+  it('knows the text of a value it handed out, and of no other', () => {
+    const columns = new ChecklistColumns();
+    const text = tasks(2);
+    const value = columns.parse('run_1', 'tasks', text);
+    expect(columns.textOf('run_1', 'tasks', value)).toBe(text);
+    expect(columns.textOf('run_1', 'tasks', JSON.parse(text))).toBeUndefined();
+    expect(columns.textOf('run_1', 'remarks', value)).toBeUndefined();
+    expect(columns.textOf('run_2', 'tasks', value)).toBeUndefined();
+    // Once the run's column is read as another text, the old value is not known again.
+    columns.parse('run_1', 'tasks', tasks(5));
+    expect(columns.textOf('run_1', 'tasks', value)).toBeUndefined();
+  });
+
+  it('keeps at most its capacity in characters, least recently used runs dropped first', () => {
+    const text = tasks(10);
+    const columns = new ChecklistColumns(text.length * 2);
+    const one = columns.parse('run_1', 'tasks', text);
+    columns.parse('run_2', 'tasks', text);
+    expect(columns.parse('run_1', 'tasks', text)).toBe(one);
+    columns.parse('run_3', 'tasks', text);
+    expect(columns.size).toBe(text.length * 2);
+    // run_2 was the least recently used: dropped; run_1 is still kept.
+    expect(columns.textOf('run_1', 'tasks', one)).toBe(text);
+    // Reading run_2 again drops run_1, now the least recently read (a lookup of a text does not count as a read).
+    const two = columns.parse('run_2', 'tasks', text);
+    expect(columns.parse('run_2', 'tasks', text)).toBe(two);
+    expect(columns.textOf('run_1', 'tasks', one)).toBeUndefined();
+    expect(columns.size).toBeLessThanOrEqual(text.length * 2);
+  });
+
+  it('keeps the one run it was asked for even when its text alone passes the capacity', () => {
+    const columns = new ChecklistColumns(10);
+    const text = tasks(3);
+    const value = columns.parse('run_1', 'tasks', text);
+    expect(columns.parse('run_1', 'tasks', text)).toBe(value);
+    columns.parse('run_2', 'tasks', text);
+    expect(columns.textOf('run_1', 'tasks', value)).toBeUndefined();
+  });
+});
+
+describe('the Prisma store on SQLite reads a run through it', () => {
+  it("shares an unchanged run's checklist between reads, and reads a replaced one anew", async () => {
+    const kind = prismaKind();
+    await kind.setup();
+    const { store, close } = await kind.open();
+    try {
+      await store.transaction(async (repos) => {
+        await repos.workspaces.create(ws('ws_1'));
+        await repos.sessions.create(ses('ses_1'));
+      });
+      await store.runs.create(run('run_1', { tasks: [{ action: 'A', expected_result: 'B' }], taskOutcomes: ['Pending'] }));
+      const first = (await store.runs.get('ws_1', 'run_1'))!;
+      const second = (await store.runs.get('ws_1', 'run_1'))!;
+      expect(second.tasks).toBe(first.tasks);
+      expect(second).not.toBe(first);
+      // A step that leaves the checklist as read, then one that replaces it: each read after answers what was saved.
+      second.taskOutcomes = ['Verified'];
+      second.version = 2;
+      expect(
+        await store.runs.save(second, 1, {
+          runId: 'run_1',
+          seq: 1,
+          kind: 'step',
+          label: 'Task 1/1',
+          task: 1,
+          attemptId: null,
+          evidence: 'ok',
+          outcome: 'ok',
+          at: second.updatedAt,
+          fingerprint: null,
+        }),
+      ).toBe(true);
+      const third = (await store.runs.get('ws_1', 'run_1'))!;
+      expect(third).toMatchObject({ version: 2, taskOutcomes: ['Verified'], tasks: [{ action: 'A', expected_result: 'B' }] });
+      expect(third.tasks).toBe(first.tasks);
+      third.tasks = [...third.tasks, { action: 'C', expected_result: 'D' }];
+      third.version = 3;
+      expect(
+        await store.runs.save(third, 2, {
+          runId: 'run_1',
+          seq: 2,
+          kind: 'revise',
+          label: 'Revision',
+          task: null,
+          attemptId: null,
+          evidence: null,
+          outcome: 'added C',
+          at: third.updatedAt,
+          fingerprint: null,
+        }),
+      ).toBe(true);
+      const fourth = (await store.runs.get('ws_1', 'run_1'))!;
+      expect(fourth.tasks).toEqual([
+        { action: 'A', expected_result: 'B' },
+        { action: 'C', expected_result: 'D' },
+      ]);
+      expect(fourth.tasks).not.toBe(first.tasks);
+      expect(Object.isFrozen(fourth.tasks)).toBe(true);
+    } finally {
+      await close();
+      await kind.teardown();
+    }
+  });
+});
