@@ -67,7 +67,8 @@ describe('the Prisma store on SQLite reads a run through it', () => {
   it("shares an unchanged run's checklist between reads, and reads a replaced one anew", async () => {
     const kind = prismaKind();
     await kind.setup();
-    const { store, close } = await kind.open();
+    const under = await kind.open();
+    const { store } = under;
     try {
       await store.transaction(async (repos) => {
         await repos.workspaces.create(ws('ws_1'));
@@ -122,7 +123,7 @@ describe('the Prisma store on SQLite reads a run through it', () => {
       expect(fourth.tasks).not.toBe(first.tasks);
       expect(Object.isFrozen(fourth.tasks)).toBe(true);
     } finally {
-      await close();
+      await under.close();
       await kind.teardown();
     }
   });
