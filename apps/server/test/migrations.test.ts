@@ -146,6 +146,69 @@ describe('schema engine migrations', () => {
     }
   });
 
+  it("a run's checklist moves to a row of its own, every run keeping its checklist, steps and the rest", async () => {
+    const split = readdirSync(repoMigrations).find((name) => name.endsWith('_run_checklist'));
+    expect(split).toBeDefined();
+    const before = path.join(tmp, 'before-run-checklist');
+    mkdirSync(before);
+    for (const name of readdirSync(repoMigrations).filter((n) => n < split!))
+      cpSync(path.join(repoMigrations, name), path.join(before, name), { recursive: true });
+    const databaseFile = path.join(tmp, 'run-checklist.db');
+    await applyMigrations({ databaseFile, migrationsDir: before });
+    const tasks = JSON.stringify([
+      { action: 'Build', expected_result: 'It builds' },
+      { action: 'Ship', expected_result: 'Shipped' },
+    ]);
+    const seed = new Database(databaseFile);
+    seed.exec(`
+      INSERT INTO "Workspace" ("id", "name", "createdAt") VALUES ('ws_1', 'one', 0);
+      INSERT INTO "Run" ("id", "workspaceId", "sessionId", "startAttemptId", "name", "status", "taskContext", "tasks", "moves",
+                         "remarks", "cursor", "checklistOutcome", "executionOutcome", "taskOutcomes", "taskTimes", "revision",
+                         "version", "createdAt", "updatedAt")
+        VALUES ('run_1', 'ws_1', 'ses_1', 'start_1', 'Release', 'running', '${tasks}', '${tasks}',
+                '[{"task":2,"from":1,"to":2,"because":"needs 1"}]', '[{"text":"mind it","tasks":[1]}]', 2, 'ready', '',
+                '["Verified","Pending"]', '[1500,0]', 0, 3, 0, 0),
+               ('run_2', 'ws_1', 'ses_1', 'start_2', NULL, 'intake', NULL, '[]', '[]', '[]', 0, '', '', '[]', '[]', 0, 1, 0, 0);
+      INSERT INTO "RunStep" ("runId", "seq", "kind", "label", "task", "attemptId", "evidence", "outcome", "prior", "at")
+        VALUES ('run_1', 2, 'step', 'Task 1/2', 1, 'att_1', 'built', 'Verified', '{"cursor":1}', 0);
+    `);
+    const runs = (on: Database.Database) =>
+      on.prepare('SELECT "id", "name", "status", "cursor", "taskOutcomes", "taskTimes", "version" FROM "Run" ORDER BY "id"').all();
+    const held = runs(seed);
+    seed.close();
+
+    expect(await applyMigrations({ databaseFile, migrationsDir: repoMigrations })).toEqual({
+      applied: readdirSync(repoMigrations).filter((n) => n >= split! && n !== 'migration_lock.toml'),
+    });
+    const db = new Database(databaseFile);
+    try {
+      db.pragma('foreign_keys = ON');
+      expect(runs(db)).toEqual(held);
+      expect(db.prepare('SELECT * FROM "RunChecklist" ORDER BY "runId"').all()).toEqual([
+        {
+          runId: 'run_1',
+          taskContext: tasks,
+          tasks,
+          moves: '[{"task":2,"from":1,"to":2,"because":"needs 1"}]',
+          remarks: '[{"text":"mind it","tasks":[1]}]',
+        },
+        { runId: 'run_2', taskContext: null, tasks: '[]', moves: '[]', remarks: '[]' },
+      ]);
+      // The run's own columns for it stay one release, empty (no older version runs beside this one on SQLite).
+      expect(db.prepare('SELECT "taskContext", "tasks", "moves", "remarks" FROM "Run"').all()).toEqual([
+        { taskContext: null, tasks: '[]', moves: '[]', remarks: '[]' },
+        { taskContext: null, tasks: '[]', moves: '[]', remarks: '[]' },
+      ]);
+      expect(db.prepare('SELECT "runId", "seq", "evidence" FROM "RunStep"').all()).toEqual([{ runId: 'run_1', seq: 2, evidence: 'built' }]);
+      expect(db.pragma('foreign_key_check')).toEqual([]);
+      // The checklist goes with its run.
+      db.exec(`DELETE FROM "Run" WHERE "id" = 'run_1'`);
+      expect(db.prepare('SELECT "runId" FROM "RunChecklist"').pluck().all()).toEqual(['run_2']);
+    } finally {
+      db.close();
+    }
+  });
+
   it('reports a schema with an extra model as drift', async () => {
     const schemaFile = path.join(tmp, 'extra.prisma');
     writeFileSync(schemaFile, `${readFileSync(repoSchema, 'utf8')}\nmodel Extra {\n  id String @id\n}\n`);

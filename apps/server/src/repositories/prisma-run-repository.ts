@@ -1,10 +1,12 @@
-// Prisma implementation of the domain's RunRepository: start attempts, runs (JSON columns) and their steps.
+// Prisma implementation of the domain's RunRepository: start attempts, runs (JSON columns; the checklist in a row of its
+// own) and their steps.
 import type { RunRecord, RunRepository, RunStartRecord, RunStepRecordData } from '@agent-tasks/core';
 import { assignmentsOf, columnsOf, insertOf } from './raw-sql.ts';
-import type { Tx } from './tx.ts';
+import type { Dialect, Tx } from './tx.ts';
 import { fromJson } from './json-column.ts';
 import { type ChecklistColumn, ChecklistColumns } from './checklist-columns.ts';
 import { rawSql } from '../db/direct-sql.ts';
+import { Prisma } from '../generated/prisma/client.ts';
 
 const runSelect = {
   id: true,
@@ -18,12 +20,8 @@ const runSelect = {
   status: true,
   revising: true,
   attemptId: true,
-  taskContext: true,
   connections: true,
   notice: true,
-  tasks: true,
-  moves: true,
-  remarks: true,
   personNotes: true,
   cursor: true,
   checklistOutcome: true,
@@ -37,7 +35,22 @@ const runSelect = {
   createdAt: true,
   updatedAt: true,
 } as const;
-const RUN_COLUMNS = columnsOf(runSelect);
+/** The run's checklist, kept in its own row (RunChecklist): only intake and a revision change it. */
+const checklistSelect = { taskContext: true, tasks: true, moves: true, remarks: true } as const;
+const CHECKLIST_FIELDS = new Set<string>(Object.keys(checklistSelect));
+/** The run with its checklist (`FROM ${RUN_AND_CHECKLIST}`, the run as r). */
+const RUN_COLUMNS = Prisma.sql`${columnsOf(runSelect, 'r')}, ${columnsOf(checklistSelect, 'c')}`;
+const RUN_AND_CHECKLIST = Prisma.raw('"Run" r JOIN "RunChecklist" c ON c."runId" = r."id"');
+/** The run and its checklist as Prisma's client selects them (getAnywhere, list). */
+const runWithChecklist = { ...runSelect, checklist: { select: checklistSelect } } as const;
+/** The run's own columns for its checklist, where no older replica reads them (SQLite): empty. */
+const NO_LEGACY_CHECKLIST = { taskContext: null, tasks: '[]', moves: '[]', remarks: '[]' } as const;
+type SelectedRun = { checklist: Pick<RunRow, ChecklistColumn> | null } & Omit<RunRow, ChecklistColumn>;
+function flat({ checklist, ...row }: SelectedRun): RunRow {
+  // Made with its run, in the same transaction, and removed only with it.
+  if (!checklist) throw new Error(`run ${row.id} has no checklist row`);
+  return { ...row, ...checklist };
+}
 const startSelect = {
   id: true,
   workspaceId: true,
@@ -126,7 +139,17 @@ const read = (row: RunRow | undefined) => {
   return run;
 };
 
-export const prismaRunRepository = (db: Tx): RunRepository => ({
+/**
+ * The run's checklist written to its own row (made or replaced). Where older replicas may run beside this version
+ * (PostgreSQL, for one release), the callers write the run's own columns for it too, which those replicas read.
+ */
+async function writeChecklist(db: Tx, runId: string, checklist: Pick<RunRow, ChecklistColumn>) {
+  const values = { runId, ...checklist };
+  await rawSql(db).$executeRaw`INSERT INTO "RunChecklist" ${insertOf(values)}
+    ON CONFLICT ("runId") DO UPDATE SET ${assignmentsOf(checklist)}`;
+}
+
+export const prismaRunRepository = (db: Tx, dialect: Dialect): RunRepository => ({
   async createStart(start) {
     const taskContext = start.taskContext === null ? null : JSON.stringify(start.taskContext);
     await db.runStart.create({ data: { ...start, taskContext }, select: { id: true } });
@@ -134,13 +157,16 @@ export const prismaRunRepository = (db: Tx): RunRepository => ({
   getStart: async (workspaceId, id) => toStart(await db.runStart.findFirst({ where: { id, workspaceId }, select: startSelect })),
   markStartExecuted: async (id, runId) => (await db.runStart.updateMany({ where: { id, runId: null }, data: { runId } })).count === 1,
   async create(run) {
-    await db.run.create({ data: fromRun(run), select: { id: true } });
+    const { taskContext, tasks, moves, remarks, ...row } = fromRun(run);
+    const checklist = { taskContext, tasks, moves, remarks };
+    await db.run.create({ data: { ...row, ...(dialect === 'postgres' ? checklist : NO_LEGACY_CHECKLIST) }, select: { id: true } });
+    await writeChecklist(db, run.id, checklist);
   },
   async get(workspaceId, id) {
     // A step reads and writes the whole run: raw statements, the cheapest Prisma offers.
     const [row] = await rawSql(db).$queryRaw<
       RunRow[]
-    >`SELECT ${RUN_COLUMNS} FROM "Run" WHERE "id" = ${id} AND "workspaceId" = ${workspaceId}`;
+    >`SELECT ${RUN_COLUMNS} FROM ${RUN_AND_CHECKLIST} WHERE r."id" = ${id} AND r."workspaceId" = ${workspaceId}`;
     return read(row);
   },
   async versionOf(workspaceId, id) {
@@ -150,8 +176,8 @@ export const prismaRunRepository = (db: Tx): RunRepository => ({
     return row ? Number(row.version) : null;
   },
   async getAnywhere(id) {
-    const row = await db.run.findFirst({ where: { id, linkRevokedAt: null }, select: runSelect });
-    return row ? toRun(row) : null;
+    const row = await db.run.findFirst({ where: { id, linkRevokedAt: null }, select: runWithChecklist });
+    return row ? toRun(flat(row)) : null;
   },
   setLinkRevoked: async (workspaceId, id, at) =>
     (await db.run.updateMany({ where: { workspaceId, id }, data: { linkRevokedAt: at } })).count === 1,
@@ -161,27 +187,37 @@ export const prismaRunRepository = (db: Tx): RunRepository => ({
     const before =
       kept?.version === fromVersion
         ? kept
-        : (await rawSql(db).$queryRaw<RunRow[]>`SELECT ${RUN_COLUMNS} FROM "Run" WHERE "id" = ${id} AND "version" = ${fromVersion}`)[0];
+        : (
+            await rawSql(db).$queryRaw<
+              RunRow[]
+            >`SELECT ${RUN_COLUMNS} FROM ${RUN_AND_CHECKLIST} WHERE r."id" = ${id} AND r."version" = ${fromVersion}`
+          )[0];
     if (!before) return false;
     // The version is always written: the statement's compare-and-set.
     const changed: Partial<RunChanges> = { version: fields.version };
     const prior: Record<string, unknown> = {};
+    let checklistChanged = false;
     for (const [column, value] of Object.entries(fields) as [keyof RunChanges, unknown][]) {
       if (sameValue(before[column], value)) continue;
-      (changed as Record<string, unknown>)[column] = value;
       prior[column] = before[column];
+      if (CHECKLIST_FIELDS.has(column)) checklistChanged = true;
+      // The run's own checklist columns: written only where older replicas read them.
+      if (!CHECKLIST_FIELDS.has(column) || dialect === 'postgres') (changed as Record<string, unknown>)[column] = value;
     }
     const written = await rawSql(db)
       .$executeRaw`UPDATE "Run" SET ${assignmentsOf(changed)} WHERE "id" = ${id} AND "version" = ${fromVersion}`;
     if (written !== 1) return false;
+    // Intake and revisions only: a step leaves the checklist's row as it is.
+    const { taskContext, tasks, moves, remarks } = fields;
+    if (checklistChanged) await writeChecklist(db, id, { taskContext, tasks, moves, remarks });
     await rawSql(db).$executeRaw`INSERT INTO "RunStep" ${insertOf({ ...step, answer: null, prior: JSON.stringify(prior) })}`;
-    storedRows.set(run, { ...before, ...changed });
+    storedRows.set(run, { ...before, ...changed, taskContext, tasks, moves, remarks });
     return true;
   },
   async atVersion(workspaceId, id, version) {
     const [row] = await rawSql(db).$queryRaw<
       RunRow[]
-    >`SELECT ${RUN_COLUMNS} FROM "Run" WHERE "id" = ${id} AND "workspaceId" = ${workspaceId}`;
+    >`SELECT ${RUN_COLUMNS} FROM ${RUN_AND_CHECKLIST} WHERE r."id" = ${id} AND r."workspaceId" = ${workspaceId}`;
     if (!row || row.version < version) return null;
     // Newest first: each step's prior fields turn the run at its version + 1 back into the run at its version. Only
     // the steps up to the row read: on PostgreSQL another replica may commit a later one between the two statements.
@@ -202,9 +238,9 @@ export const prismaRunRepository = (db: Tx): RunRepository => ({
         where: { workspaceId, ...(filter.sessionId ? { sessionId: filter.sessionId } : {}) },
         orderBy: { createdAt: 'desc' },
         take: filter.limit,
-        select: runSelect,
+        select: runWithChecklist,
       })
-    ).map(toRun),
+    ).map((row) => toRun(flat(row))),
   steps: async (runId) =>
     (await rawSql(db).$queryRaw<StepRow[]>`SELECT ${STEP_COLUMNS} FROM "RunStep" WHERE "runId" = ${runId} ORDER BY "seq" ASC`).map(toStep),
   async findStepByAttempt(runId, attemptId) {

@@ -40,7 +40,7 @@ const repositories = (db: Tx, state: StoreState, turn: WriteTurn): Repositories 
     comments: prismaCommentRepository(db),
     search: prismaSearchRepository(db, state.dialect),
     channels: prismaChannelRepository(db),
-    runs: prismaRunRepository(db),
+    runs: prismaRunRepository(db, state.dialect),
     outbox: prismaOutboxRepository(db, state.claimLeaseMs),
     trust: prismaTrustRepository(db),
   };

@@ -2,11 +2,11 @@
 // the model and its select reaches the raw statements too.
 import { Prisma } from '../generated/prisma/client.ts';
 
-/** `"a", "b", …` for the keys of a Prisma select. */
-export const columnsOf = (select: Record<string, true>) =>
+/** `"a", "b", …` for the keys of a Prisma select; with `table`, each of that table (`r."a", r."b", …`). */
+export const columnsOf = (select: Record<string, true>, table?: string) =>
   Prisma.raw(
     Object.keys(select)
-      .map((column) => `"${column}"`)
+      .map((column) => (table ? `${table}."${column}"` : `"${column}"`))
       .join(', '),
   );
 
