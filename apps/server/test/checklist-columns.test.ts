@@ -3,7 +3,7 @@
 import { describe, expect, it } from 'vitest';
 import { ChecklistColumns } from '../src/repositories/checklist-columns.ts';
 import { intakeRunRecord as run, sessionRecord as ses, workspaceRecord as ws } from '../../../packages/core/test/record-builders.ts';
-import { prismaKind } from './support/stores.ts';
+import { type StoreKind, postgresKind, prismaKind } from './support/stores.ts';
 
 const tasks = (n: number) => JSON.stringify(Array.from({ length: n }, (_, i) => ({ action: `Task ${i + 1}`, expected_result: 'Done' })));
 
@@ -127,4 +127,70 @@ describe('the Prisma store on SQLite reads a run through it', () => {
       await kind.teardown();
     }
   });
+});
+
+/** A run's row and its checklist's row as stored, from the store under test's snapshot of every table. */
+function stored(snapshot: unknown, runId: string) {
+  // SQLite's snapshot holds rows; PostgreSQL's, each row's [column, value] pairs as JSON text.
+  const rows = (table: string) =>
+    ((snapshot as Record<string, (string | Record<string, unknown>)[]>)[table] ?? []).map((row) =>
+      typeof row === 'string' ? (Object.fromEntries(JSON.parse(row) as [string, unknown][]) as Record<string, unknown>) : row,
+    );
+  const pick = (row: Record<string, unknown> | undefined) =>
+    row && { taskContext: row.taskContext, tasks: row.tasks, moves: row.moves, remarks: row.remarks };
+  return { run: pick(rows('Run').find((r) => r.id === runId)), checklist: pick(rows('RunChecklist').find((r) => r.runId === runId)) };
+}
+
+describe.each([
+  { kind: prismaKind(), legacy: 'empty' },
+  { kind: postgresKind(), legacy: 'written' },
+] as { kind: StoreKind; legacy: 'empty' | 'written' }[])("the run's own checklist columns on $kind.name", ({ kind, legacy }) => {
+  it(`are ${legacy === 'written' ? 'written with the checklist, for replicas of the version before' : 'left empty'}, at creation and at a revision`, async () => {
+    await kind.setup();
+    const under = await kind.open();
+    const { store } = under;
+    try {
+      await store.transaction(async (repos) => {
+        await repos.workspaces.create(ws('ws_1'));
+        await repos.sessions.create(ses('ses_1'));
+      });
+      const context = [{ action: 'A', expected_result: 'B' }];
+      await store.runs.create(run('run_1', { tasks: context, taskContext: context, taskOutcomes: ['Pending'] }));
+      const expected = (tasks: unknown) => ({
+        taskContext: JSON.stringify(context),
+        tasks: JSON.stringify(tasks),
+        moves: '[]',
+        remarks: '[]',
+      });
+      const empty = { taskContext: null, tasks: '[]', moves: '[]', remarks: '[]' };
+      let rows = stored(await under.snapshot(), 'run_1');
+      expect(rows.checklist).toEqual(expected(context));
+      expect(rows.run).toEqual(legacy === 'written' ? expected(context) : empty);
+
+      const read = (await store.runs.get('ws_1', 'run_1'))!;
+      const revised = [...context, { action: 'C', expected_result: 'D' }];
+      read.tasks = revised;
+      read.version = 2;
+      const step = {
+        runId: 'run_1',
+        seq: 1,
+        kind: 'revise' as const,
+        label: 'Revision',
+        task: null,
+        attemptId: null,
+        evidence: null,
+        outcome: 'added C',
+        at: read.updatedAt,
+        fingerprint: null,
+      };
+      expect(await store.runs.save(read, 1, step)).toBe(true);
+      rows = stored(await under.snapshot(), 'run_1');
+      expect(rows.checklist).toEqual(expected(revised));
+      expect(rows.run).toEqual(legacy === 'written' ? expected(revised) : empty);
+      expect((await store.runs.get('ws_1', 'run_1'))?.tasks).toEqual(revised);
+    } finally {
+      await under.close();
+      await kind.teardown();
+    }
+  }, 120_000);
 });

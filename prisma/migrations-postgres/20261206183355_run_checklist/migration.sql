@@ -11,10 +11,6 @@ CREATE TABLE "RunChecklist" (
 
 ALTER TABLE "RunChecklist" ADD CONSTRAINT "RunChecklist_runId_fkey" FOREIGN KEY ("runId") REFERENCES "Run"("id") ON DELETE CASCADE ON UPDATE CASCADE;
 
--- Each run's checklist moves to its own row.
-INSERT INTO "RunChecklist" ("runId", "taskContext", "tasks", "moves", "remarks")
-SELECT "id", "taskContext", "tasks", "moves", "remarks" FROM "Run";
-
 -- For one release the run's own columns for it stay and are still written, for replicas of the version before, which
 -- read and write only them during a rolling upgrade: what such a replica writes there is carried to RunChecklist.
 -- (Its body's semicolons are written \073: the migration runner splits its script at every semicolon.)
@@ -30,3 +26,9 @@ END\073
 
 CREATE TRIGGER "Run_checklist_to_RunChecklist" AFTER INSERT OR UPDATE OF "taskContext", "tasks", "moves", "remarks" ON "Run"
   FOR EACH ROW EXECUTE FUNCTION "run_checklist_from_run"();
+
+-- Each run's checklist moves to its own row, after the trigger: the runner commits each statement on its own, and a
+-- run an older replica made or revised meanwhile already has its row from the trigger, which is the newer one.
+INSERT INTO "RunChecklist" ("runId", "taskContext", "tasks", "moves", "remarks")
+SELECT "id", "taskContext", "tasks", "moves", "remarks" FROM "Run"
+ON CONFLICT ("runId") DO NOTHING;

@@ -41,16 +41,8 @@ const CHECKLIST_FIELDS = new Set<string>(Object.keys(checklistSelect));
 /** The run with its checklist (`FROM ${RUN_AND_CHECKLIST}`, the run as r). */
 const RUN_COLUMNS = Prisma.sql`${columnsOf(runSelect, 'r')}, ${columnsOf(checklistSelect, 'c')}`;
 const RUN_AND_CHECKLIST = Prisma.raw('"Run" r JOIN "RunChecklist" c ON c."runId" = r."id"');
-/** The run and its checklist as Prisma's client selects them (getAnywhere, list). */
-const runWithChecklist = { ...runSelect, checklist: { select: checklistSelect } } as const;
 /** The run's own columns for its checklist, where no older replica reads them (SQLite): empty. */
 const NO_LEGACY_CHECKLIST = { taskContext: null, tasks: '[]', moves: '[]', remarks: '[]' } as const;
-type SelectedRun = { checklist: Pick<RunRow, ChecklistColumn> | null } & Omit<RunRow, ChecklistColumn>;
-function flat({ checklist, ...row }: SelectedRun): RunRow {
-  // Made with its run, in the same transaction, and removed only with it.
-  if (!checklist) throw new Error(`run ${row.id} has no checklist row`);
-  return { ...row, ...checklist };
-}
 const startSelect = {
   id: true,
   workspaceId: true,
@@ -88,16 +80,20 @@ const checklistOf = <T>(row: RunRow, column: ChecklistColumn & keyof RunRow): T 
 const checklistText = (run: RunRecord, column: ChecklistColumn) =>
   checklists.textOf(run.id, column, run[column]) ?? JSON.stringify(run[column]);
 
-const toRun = (row: RunRow): RunRecord => ({
+/**
+ * The run of a row. Its checklist is parsed through the cache for the run as it is now (`kept`); a list of runs, or a
+ * run at an older version, is parsed on its own, not to push the current runs' parses out.
+ */
+const toRun = (row: RunRow, kept = true): RunRecord => ({
   ...row,
   status: row.status as RunRecord['status'],
-  tasks: checklistOf(row, 'tasks'),
-  moves: checklistOf(row, 'moves'),
-  remarks: checklistOf(row, 'remarks'),
+  tasks: kept ? checklistOf(row, 'tasks') : fromJson(row.tasks),
+  moves: kept ? checklistOf(row, 'moves') : fromJson(row.moves),
+  remarks: kept ? checklistOf(row, 'remarks') : fromJson(row.remarks),
   personNotes: fromJson(row.personNotes),
   taskOutcomes: fromJson(row.taskOutcomes),
   taskTimes: fromJson(row.taskTimes),
-  taskContext: row.taskContext === null ? null : checklistOf(row, 'taskContext'),
+  taskContext: row.taskContext === null ? null : kept ? checklistOf(row, 'taskContext') : fromJson(row.taskContext),
   connections: fromJson<{ runId: string; name: string | null; at: string }[]>(row.connections).map((c) => ({ ...c, at: new Date(c.at) })),
 });
 const fromRun = (run: RunRecord) => ({
@@ -176,8 +172,11 @@ export const prismaRunRepository = (db: Tx, dialect: Dialect): RunRepository => 
     return row ? Number(row.version) : null;
   },
   async getAnywhere(id) {
-    const row = await db.run.findFirst({ where: { id, linkRevokedAt: null }, select: runWithChecklist });
-    return row ? toRun(flat(row)) : null;
+    // One statement: the run and its checklist as of one moment (a revision between two reads would mismatch them).
+    const [row] = await rawSql(db).$queryRaw<
+      RunRow[]
+    >`SELECT ${RUN_COLUMNS} FROM ${RUN_AND_CHECKLIST} WHERE r."id" = ${id} AND r."linkRevokedAt" IS NULL`;
+    return row ? toRun(row) : null;
   },
   setLinkRevoked: async (workspaceId, id, at) =>
     (await db.run.updateMany({ where: { workspaceId, id }, data: { linkRevokedAt: at } })).count === 1,
@@ -230,17 +229,14 @@ export const prismaRunRepository = (db: Tx, dialect: Dialect): RunRepository => 
       for (const [column, value] of Object.entries(JSON.parse(step.prior) as Record<string, unknown>))
         then[column] = DATE_COLUMNS.has(column) && typeof value === 'string' ? new Date(value) : value;
     }
-    return then.version === version ? toRun(then as RunRow) : null;
+    return then.version === version ? toRun(then as RunRow, false) : null;
   },
   list: async (workspaceId, filter) =>
     (
-      await db.run.findMany({
-        where: { workspaceId, ...(filter.sessionId ? { sessionId: filter.sessionId } : {}) },
-        orderBy: { createdAt: 'desc' },
-        take: filter.limit,
-        select: runWithChecklist,
-      })
-    ).map((row) => toRun(flat(row))),
+      await rawSql(db).$queryRaw<RunRow[]>`SELECT ${RUN_COLUMNS} FROM ${RUN_AND_CHECKLIST}
+        WHERE r."workspaceId" = ${workspaceId} ${filter.sessionId ? Prisma.sql`AND r."sessionId" = ${filter.sessionId}` : Prisma.empty}
+        ORDER BY r."createdAt" DESC LIMIT ${filter.limit}`
+    ).map((row) => toRun(row, false)),
   steps: async (runId) =>
     (await rawSql(db).$queryRaw<StepRow[]>`SELECT ${STEP_COLUMNS} FROM "RunStep" WHERE "runId" = ${runId} ORDER BY "seq" ASC`).map(toStep),
   async findStepByAttempt(runId, attemptId) {
