@@ -3,7 +3,7 @@
 import { describe, expect, it } from 'vitest';
 import { ChecklistColumns } from '../src/repositories/checklist-columns.ts';
 import { intakeRunRecord as run, sessionRecord as ses, workspaceRecord as ws } from '../../../packages/core/test/record-builders.ts';
-import { type StoreKind, postgresKind, prismaKind } from './support/stores.ts';
+import { type StoreKind, type StoreUnderTest, postgresKind, prismaKind } from './support/stores.ts';
 
 const tasks = (n: number) => JSON.stringify(Array.from({ length: n }, (_, i) => ({ action: `Task ${i + 1}`, expected_result: 'Done' })));
 
@@ -63,17 +63,25 @@ describe('ChecklistColumns', () => {
   });
 });
 
+/** `work` on a store of `kind` holding workspace ws_1 and session ses_1; the store closed and removed after. */
+async function withStore(kind: StoreKind, work: (under: StoreUnderTest) => Promise<void>) {
+  await kind.setup();
+  const under = await kind.open();
+  try {
+    await under.store.transaction(async (repos) => {
+      await repos.workspaces.create(ws('ws_1'));
+      await repos.sessions.create(ses('ses_1'));
+    });
+    await work(under);
+  } finally {
+    await under.close();
+    await kind.teardown();
+  }
+}
+
 describe('the Prisma store on SQLite reads a run through it', () => {
-  it("shares an unchanged run's checklist between reads, and reads a replaced one anew", async () => {
-    const kind = prismaKind();
-    await kind.setup();
-    const under = await kind.open();
-    const { store } = under;
-    try {
-      await store.transaction(async (repos) => {
-        await repos.workspaces.create(ws('ws_1'));
-        await repos.sessions.create(ses('ses_1'));
-      });
+  it("shares an unchanged run's checklist between reads, and reads a replaced one anew", () =>
+    withStore(prismaKind(), async ({ store }) => {
       await store.runs.create(run('run_1', { tasks: [{ action: 'A', expected_result: 'B' }], taskOutcomes: ['Pending'] }));
       const first = (await store.runs.get('ws_1', 'run_1'))!;
       const second = (await store.runs.get('ws_1', 'run_1'))!;
@@ -122,11 +130,7 @@ describe('the Prisma store on SQLite reads a run through it', () => {
       ]);
       expect(fourth.tasks).not.toBe(first.tasks);
       expect(Object.isFrozen(fourth.tasks)).toBe(true);
-    } finally {
-      await under.close();
-      await kind.teardown();
-    }
-  });
+    }));
 });
 
 /** A run's row and its checklist's row as stored, from the store under test's snapshot of every table. */
@@ -145,52 +149,46 @@ describe.each([
   { kind: prismaKind(), legacy: 'empty' },
   { kind: postgresKind(), legacy: 'written' },
 ] as { kind: StoreKind; legacy: 'empty' | 'written' }[])("the run's own checklist columns on $kind.name", ({ kind, legacy }) => {
-  it(`are ${legacy === 'written' ? 'written with the checklist, for replicas of the version before' : 'left empty'}, at creation and at a revision`, async () => {
-    await kind.setup();
-    const under = await kind.open();
-    const { store } = under;
-    try {
-      await store.transaction(async (repos) => {
-        await repos.workspaces.create(ws('ws_1'));
-        await repos.sessions.create(ses('ses_1'));
-      });
-      const context = [{ action: 'A', expected_result: 'B' }];
-      await store.runs.create(run('run_1', { tasks: context, taskContext: context, taskOutcomes: ['Pending'] }));
-      const expected = (tasks: unknown) => ({
-        taskContext: JSON.stringify(context),
-        tasks: JSON.stringify(tasks),
-        moves: '[]',
-        remarks: '[]',
-      });
-      const empty = { taskContext: null, tasks: '[]', moves: '[]', remarks: '[]' };
-      let rows = stored(await under.snapshot(), 'run_1');
-      expect(rows.checklist).toEqual(expected(context));
-      expect(rows.run).toEqual(legacy === 'written' ? expected(context) : empty);
+  it(
+    `are ${legacy === 'written' ? 'written with the checklist, for replicas of the version before' : 'left empty'}, at creation and at a revision`,
+    () =>
+      withStore(kind, async (under) => {
+        const { store } = under;
+        const context = [{ action: 'A', expected_result: 'B' }];
+        await store.runs.create(run('run_1', { tasks: context, taskContext: context, taskOutcomes: ['Pending'] }));
+        const expected = (tasks: unknown) => ({
+          taskContext: JSON.stringify(context),
+          tasks: JSON.stringify(tasks),
+          moves: '[]',
+          remarks: '[]',
+        });
+        const empty = { taskContext: null, tasks: '[]', moves: '[]', remarks: '[]' };
+        let rows = stored(await under.snapshot(), 'run_1');
+        expect(rows.checklist).toEqual(expected(context));
+        expect(rows.run).toEqual(legacy === 'written' ? expected(context) : empty);
 
-      const read = (await store.runs.get('ws_1', 'run_1'))!;
-      const revised = [...context, { action: 'C', expected_result: 'D' }];
-      read.tasks = revised;
-      read.version = 2;
-      const step = {
-        runId: 'run_1',
-        seq: 1,
-        kind: 'revise' as const,
-        label: 'Revision',
-        task: null,
-        attemptId: null,
-        evidence: null,
-        outcome: 'added C',
-        at: read.updatedAt,
-        fingerprint: null,
-      };
-      expect(await store.runs.save(read, 1, step)).toBe(true);
-      rows = stored(await under.snapshot(), 'run_1');
-      expect(rows.checklist).toEqual(expected(revised));
-      expect(rows.run).toEqual(legacy === 'written' ? expected(revised) : empty);
-      expect((await store.runs.get('ws_1', 'run_1'))?.tasks).toEqual(revised);
-    } finally {
-      await under.close();
-      await kind.teardown();
-    }
-  }, 120_000);
+        const read = (await store.runs.get('ws_1', 'run_1'))!;
+        const revised = [...context, { action: 'C', expected_result: 'D' }];
+        read.tasks = revised;
+        read.version = 2;
+        const step = {
+          runId: 'run_1',
+          seq: 1,
+          kind: 'revise' as const,
+          label: 'Revision',
+          task: null,
+          attemptId: null,
+          evidence: null,
+          outcome: 'added C',
+          at: read.updatedAt,
+          fingerprint: null,
+        };
+        expect(await store.runs.save(read, 1, step)).toBe(true);
+        rows = stored(await under.snapshot(), 'run_1');
+        expect(rows.checklist).toEqual(expected(revised));
+        expect(rows.run).toEqual(legacy === 'written' ? expected(revised) : empty);
+        expect((await store.runs.get('ws_1', 'run_1'))?.tasks).toEqual(revised);
+      }),
+    120_000,
+  );
 });
