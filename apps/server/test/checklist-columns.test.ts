@@ -2,7 +2,12 @@
 // known again on save (its text without writing it out), and bounded; and the Prisma store reading through it.
 import { describe, expect, it } from 'vitest';
 import { ChecklistColumns } from '../src/repositories/checklist-columns.ts';
-import { intakeRunRecord as run, sessionRecord as ses, workspaceRecord as ws } from '../../../packages/core/test/record-builders.ts';
+import {
+  intakeRunRecord as run,
+  sessionRecord as ses,
+  stepRecord as stepRow,
+  workspaceRecord as ws,
+} from '../../../packages/core/test/record-builders.ts';
 import { type StoreKind, type StoreUnderTest, postgresKind, prismaKind } from './support/stores.ts';
 
 const tasks = (n: number) => JSON.stringify(Array.from({ length: n }, (_, i) => ({ action: `Task ${i + 1}`, expected_result: 'Done' })));
@@ -90,39 +95,13 @@ describe('the Prisma store on SQLite reads a run through it', () => {
       // A step that leaves the checklist as read, then one that replaces it: each read after answers what was saved.
       second.taskOutcomes = ['Verified'];
       second.version = 2;
-      expect(
-        await store.runs.save(second, 1, {
-          runId: 'run_1',
-          seq: 1,
-          kind: 'step',
-          label: 'Task 1/1',
-          task: 1,
-          attemptId: null,
-          evidence: 'ok',
-          outcome: 'ok',
-          at: second.updatedAt,
-          fingerprint: null,
-        }),
-      ).toBe(true);
+      expect(await store.runs.save(second, 1, stepRow('run_1', 1))).toBe(true);
       const third = (await store.runs.get('ws_1', 'run_1'))!;
       expect(third).toMatchObject({ version: 2, taskOutcomes: ['Verified'], tasks: [{ action: 'A', expected_result: 'B' }] });
       expect(third.tasks).toBe(first.tasks);
       third.tasks = [...third.tasks, { action: 'C', expected_result: 'D' }];
       third.version = 3;
-      expect(
-        await store.runs.save(third, 2, {
-          runId: 'run_1',
-          seq: 2,
-          kind: 'revise',
-          label: 'Revision',
-          task: null,
-          attemptId: null,
-          evidence: null,
-          outcome: 'added C',
-          at: third.updatedAt,
-          fingerprint: null,
-        }),
-      ).toBe(true);
+      expect(await store.runs.save(third, 2, { ...stepRow('run_1', 2), kind: 'revise', label: 'Revision', task: null })).toBe(true);
       const fourth = (await store.runs.get('ws_1', 'run_1'))!;
       expect(fourth.tasks).toEqual([
         { action: 'A', expected_result: 'B' },
@@ -171,18 +150,7 @@ describe.each([
         const revised = [...context, { action: 'C', expected_result: 'D' }];
         read.tasks = revised;
         read.version = 2;
-        const step = {
-          runId: 'run_1',
-          seq: 1,
-          kind: 'revise' as const,
-          label: 'Revision',
-          task: null,
-          attemptId: null,
-          evidence: null,
-          outcome: 'added C',
-          at: read.updatedAt,
-          fingerprint: null,
-        };
+        const step = { ...stepRow('run_1', 1), kind: 'revise' as const, label: 'Revision', task: null };
         expect(await store.runs.save(read, 1, step)).toBe(true);
         rows = stored(await under.snapshot(), 'run_1');
         expect(rows.checklist).toEqual(expected(revised));

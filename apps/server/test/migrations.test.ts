@@ -13,6 +13,22 @@ const repoMigrations = path.join(root, 'prisma', 'migrations');
 const tmp = mkdtempSync(path.join(os.tmpdir(), 'agent-tasks-migrations-'));
 afterAll(() => rmSync(tmp, { recursive: true, force: true }));
 
+/**
+ * A database file migrated up to the repository's migration named `*_<suffix>` (not included), and the names of that
+ * migration and those after it: what applying the repository's migrations must then apply.
+ */
+async function databaseBefore(suffix: string, file: string) {
+  const target = readdirSync(repoMigrations).find((name) => name.endsWith(`_${suffix}`));
+  expect(target).toBeDefined();
+  const before = path.join(tmp, `before-${file}`);
+  mkdirSync(before);
+  for (const name of readdirSync(repoMigrations).filter((n) => n < target!))
+    cpSync(path.join(repoMigrations, name), path.join(before, name), { recursive: true });
+  const databaseFile = path.join(tmp, `${file}.db`);
+  await applyMigrations({ databaseFile, migrationsDir: before });
+  return { databaseFile, rest: readdirSync(repoMigrations).filter((n) => n >= target! && n !== 'migration_lock.toml') };
+}
+
 describe('schema engine migrations', () => {
   it('creates a migration, applies it once, and a second apply is a no-op', async () => {
     const schemaFile = path.join(tmp, 'prisma', 'schema.prisma');
@@ -59,14 +75,7 @@ describe('schema engine migrations', () => {
 
   it('moving task ids into their list keeps every task, edge and change, and then lets another list reuse an id', async () => {
     // The migrations up to the one before task ids were scoped to their list, on a database holding a small graph.
-    const scoped = readdirSync(repoMigrations).find((name) => name.endsWith('_task_ids_per_list'));
-    expect(scoped).toBeDefined();
-    const before = path.join(tmp, 'before-scoped-ids');
-    mkdirSync(before);
-    for (const name of readdirSync(repoMigrations).filter((n) => n < scoped!))
-      cpSync(path.join(repoMigrations, name), path.join(before, name), { recursive: true });
-    const databaseFile = path.join(tmp, 'scoped-ids.db');
-    await applyMigrations({ databaseFile, migrationsDir: before });
+    const { databaseFile, rest } = await databaseBefore('task_ids_per_list', 'scoped-ids');
     const seed = new Database(databaseFile);
     seed.exec(`
       INSERT INTO "Workspace" ("id", "name", "createdAt") VALUES ('ws_1', 'one', 0), ('ws_2', 'two', 0);
@@ -87,7 +96,7 @@ describe('schema engine migrations', () => {
     seed.close();
 
     expect(await applyMigrations({ databaseFile, migrationsDir: repoMigrations })).toEqual({
-      applied: readdirSync(repoMigrations).filter((n) => n >= scoped! && n !== 'migration_lock.toml'),
+      applied: rest,
     });
     const db = new Database(databaseFile);
     try {
@@ -111,14 +120,7 @@ describe('schema engine migrations', () => {
   });
 
   it("the task's session column takes its one name (sessionId), every task keeping the session it had", async () => {
-    const renamed = readdirSync(repoMigrations).find((name) => name.endsWith('_task_session_id'));
-    expect(renamed).toBeDefined();
-    const before = path.join(tmp, 'before-session-id');
-    mkdirSync(before);
-    for (const name of readdirSync(repoMigrations).filter((n) => n < renamed!))
-      cpSync(path.join(repoMigrations, name), path.join(before, name), { recursive: true });
-    const databaseFile = path.join(tmp, 'session-id.db');
-    await applyMigrations({ databaseFile, migrationsDir: before });
+    const { databaseFile, rest } = await databaseBefore('task_session_id', 'session-id');
     const seed = new Database(databaseFile);
     seed.exec(`
       INSERT INTO "Workspace" ("id", "name", "createdAt") VALUES ('ws_1', 'one', 0);
@@ -130,7 +132,7 @@ describe('schema engine migrations', () => {
     seed.close();
 
     expect(await applyMigrations({ databaseFile, migrationsDir: repoMigrations })).toEqual({
-      applied: readdirSync(repoMigrations).filter((n) => n >= renamed! && n !== 'migration_lock.toml'),
+      applied: rest,
     });
     const db = new Database(databaseFile, { readonly: true });
     try {
@@ -147,14 +149,7 @@ describe('schema engine migrations', () => {
   });
 
   it("a run's checklist moves to a row of its own, every run keeping its checklist, steps and the rest", async () => {
-    const split = readdirSync(repoMigrations).find((name) => name.endsWith('_run_checklist'));
-    expect(split).toBeDefined();
-    const before = path.join(tmp, 'before-run-checklist');
-    mkdirSync(before);
-    for (const name of readdirSync(repoMigrations).filter((n) => n < split!))
-      cpSync(path.join(repoMigrations, name), path.join(before, name), { recursive: true });
-    const databaseFile = path.join(tmp, 'run-checklist.db');
-    await applyMigrations({ databaseFile, migrationsDir: before });
+    const { databaseFile, rest } = await databaseBefore('run_checklist', 'run-checklist');
     const tasks = JSON.stringify([
       { action: 'Build', expected_result: 'It builds' },
       { action: 'Ship', expected_result: 'Shipped' },
@@ -178,7 +173,7 @@ describe('schema engine migrations', () => {
     seed.close();
 
     expect(await applyMigrations({ databaseFile, migrationsDir: repoMigrations })).toEqual({
-      applied: readdirSync(repoMigrations).filter((n) => n >= split! && n !== 'migration_lock.toml'),
+      applied: rest,
     });
     const db = new Database(databaseFile);
     try {

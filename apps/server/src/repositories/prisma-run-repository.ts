@@ -74,8 +74,7 @@ type RunRow = Omit<RunRecord, JsonField | 'status' | 'taskContext'> & { status: 
 
 /** Each run's checklist as last read in this process (every step reads and writes the same one). */
 const checklists = new ChecklistColumns();
-const checklistOf = <T>(row: RunRow, column: ChecklistColumn & keyof RunRow): T =>
-  checklists.parse<T>(row.id, column, row[column] as string);
+const checklistOf = <T>(row: RunRow, column: ChecklistColumn): T => checklists.parse<T>(row.id, column, row[column] as string);
 /** A checklist column's text: the text read when it is the value read (frozen, so unchanged), else written anew. */
 const checklistText = (run: RunRecord, column: ChecklistColumn) =>
   checklists.textOf(run.id, column, run[column]) ?? JSON.stringify(run[column]);
@@ -84,18 +83,21 @@ const checklistText = (run: RunRecord, column: ChecklistColumn) =>
  * The run of a row. Its checklist is parsed through the cache for the run as it is now (`kept`); a list of runs, or a
  * run at an older version, is parsed on its own, not to push the current runs' parses out.
  */
-const toRun = (row: RunRow, kept = true): RunRecord => ({
-  ...row,
-  status: row.status as RunRecord['status'],
-  tasks: kept ? checklistOf(row, 'tasks') : fromJson(row.tasks),
-  moves: kept ? checklistOf(row, 'moves') : fromJson(row.moves),
-  remarks: kept ? checklistOf(row, 'remarks') : fromJson(row.remarks),
-  personNotes: fromJson(row.personNotes),
-  taskOutcomes: fromJson(row.taskOutcomes),
-  taskTimes: fromJson(row.taskTimes),
-  taskContext: row.taskContext === null ? null : kept ? checklistOf(row, 'taskContext') : fromJson(row.taskContext),
-  connections: fromJson<{ runId: string; name: string | null; at: string }[]>(row.connections).map((c) => ({ ...c, at: new Date(c.at) })),
-});
+function toRun(row: RunRow, kept = true): RunRecord {
+  const checklist = <T>(column: ChecklistColumn): T => (kept ? checklistOf<T>(row, column) : fromJson<T>(row[column] as string));
+  return {
+    ...row,
+    status: row.status as RunRecord['status'],
+    tasks: checklist('tasks'),
+    moves: checklist('moves'),
+    remarks: checklist('remarks'),
+    personNotes: fromJson(row.personNotes),
+    taskOutcomes: fromJson(row.taskOutcomes),
+    taskTimes: fromJson(row.taskTimes),
+    taskContext: row.taskContext === null ? null : checklist('taskContext'),
+    connections: fromJson<{ runId: string; name: string | null; at: string }[]>(row.connections).map((c) => ({ ...c, at: new Date(c.at) })),
+  };
+}
 const fromRun = (run: RunRecord) => ({
   ...run,
   tasks: checklistText(run, 'tasks'),
@@ -199,9 +201,10 @@ export const prismaRunRepository = (db: Tx, dialect: Dialect): RunRepository => 
     for (const [column, value] of Object.entries(fields) as [keyof RunChanges, unknown][]) {
       if (sameValue(before[column], value)) continue;
       prior[column] = before[column];
-      if (CHECKLIST_FIELDS.has(column)) checklistChanged = true;
+      const ofChecklist = CHECKLIST_FIELDS.has(column);
+      checklistChanged ||= ofChecklist;
       // The run's own checklist columns: written only where older replicas read them.
-      if (!CHECKLIST_FIELDS.has(column) || dialect === 'postgres') (changed as Record<string, unknown>)[column] = value;
+      if (!ofChecklist || dialect === 'postgres') (changed as Record<string, unknown>)[column] = value;
     }
     const written = await rawSql(db)
       .$executeRaw`UPDATE "Run" SET ${assignmentsOf(changed)} WHERE "id" = ${id} AND "version" = ${fromVersion}`;
