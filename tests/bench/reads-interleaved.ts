@@ -3,7 +3,7 @@
 // runs.step row (each connection walking 100-task runs of its own session, fresh runs every slice), measured so that a
 // loaded machine skews every side alike: with BENCH_BIN set to another build's command, one server of each build (each
 // its own database, made alike) runs at once and wrk alternates between them in short slices, the order turned every
-// round. `BENCH_ROUNDS` (6) slices of `BENCH_SECONDS` (3) each, per build and scenario; run `pnpm build` first.
+// round. `BENCH_ROUNDS` (6) slices of `BENCH_SECONDS` (3) each, per build and scenario (`BENCH_ONLY` picks scenarios).
 import { mkdtempSync, rmSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -20,8 +20,12 @@ const adminKey = `atk_bench_${Math.random().toString(36).slice(2)}_${Date.now()}
 const dir = mkdtempSync(path.join(os.tmpdir(), 'agent-tasks-reads-ab-'));
 const builds = [{ name: 'this build', bin: agentTasksBin }];
 if (process.env.BENCH_BIN) builds.unshift({ name: 'BENCH_BIN', bin: path.resolve(process.env.BENCH_BIN) });
-const scenarios = ['ready page', 'run view', 'runs.step'] as const;
-type Scenario = (typeof scenarios)[number];
+const ALL_SCENARIOS = ['ready page', 'run view', 'runs.step'] as const;
+type Scenario = (typeof ALL_SCENARIOS)[number];
+/** `BENCH_ONLY=runs.step` (names joined by commas) measures those scenarios alone. */
+const only = process.env.BENCH_ONLY?.split(',').map((name) => name.trim());
+const scenarios = ALL_SCENARIOS.filter((scenario) => !only || only.includes(scenario));
+if (scenarios.length === 0) throw new Error(`BENCH_ONLY names none of: ${ALL_SCENARIOS.join(', ')}`);
 const CONNECTIONS = 32;
 /** Runs each connection may step through in one slice (about 2,000 steps a second would use two). */
 const RUNS_PER_SLICE = 3;

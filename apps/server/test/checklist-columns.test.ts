@@ -2,13 +2,8 @@
 // known again on save (its text without writing it out), and bounded; and the Prisma store reading through it.
 import { describe, expect, it } from 'vitest';
 import { ChecklistColumns } from '../src/repositories/checklist-columns.ts';
-import {
-  intakeRunRecord as run,
-  sessionRecord as ses,
-  stepRecord as stepRow,
-  workspaceRecord as ws,
-} from '../../../packages/core/test/record-builders.ts';
-import { type StoreKind, type StoreUnderTest, postgresKind, prismaKind } from './support/stores.ts';
+import { intakeRunRecord as run, stepRecord as stepRow } from '../../../packages/core/test/record-builders.ts';
+import { type StoreKind, postgresKind, prismaKind, withSeededStore } from './support/stores.ts';
 
 const tasks = (n: number) => JSON.stringify(Array.from({ length: n }, (_, i) => ({ action: `Task ${i + 1}`, expected_result: 'Done' })));
 
@@ -68,25 +63,9 @@ describe('ChecklistColumns', () => {
   });
 });
 
-/** `work` on a store of `kind` holding workspace ws_1 and session ses_1; the store closed and removed after. */
-async function withStore(kind: StoreKind, work: (under: StoreUnderTest) => Promise<void>) {
-  await kind.setup();
-  const under = await kind.open();
-  try {
-    await under.store.transaction(async (repos) => {
-      await repos.workspaces.create(ws('ws_1'));
-      await repos.sessions.create(ses('ses_1'));
-    });
-    await work(under);
-  } finally {
-    await under.close();
-    await kind.teardown();
-  }
-}
-
 describe('the Prisma store on SQLite reads a run through it', () => {
   it("shares an unchanged run's checklist between reads, and reads a replaced one anew", () =>
-    withStore(prismaKind(), async ({ store }) => {
+    withSeededStore(prismaKind(), async ({ store }) => {
       await store.runs.create(run('run_1', { tasks: [{ action: 'A', expected_result: 'B' }], taskOutcomes: ['Pending'] }));
       const first = (await store.runs.get('ws_1', 'run_1'))!;
       const second = (await store.runs.get('ws_1', 'run_1'))!;
@@ -131,7 +110,7 @@ describe.each([
   it(
     `are ${legacy === 'written' ? 'written with the checklist, for replicas of the version before' : 'left empty'}, at creation and at a revision`,
     () =>
-      withStore(kind, async (under) => {
+      withSeededStore(kind, async (under) => {
         const { store } = under;
         const context = [{ action: 'A', expected_result: 'B' }];
         await store.runs.create(run('run_1', { tasks: context, taskContext: context, taskOutcomes: ['Pending'] }));

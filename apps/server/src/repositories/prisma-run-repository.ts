@@ -4,6 +4,7 @@ import type { RunRecord, RunRepository, RunStartRecord, RunStepRecordData } from
 import { assignmentsOf, columnsOf, insertOf } from './raw-sql.ts';
 import type { Dialect, Tx } from './tx.ts';
 import { fromJson } from './json-column.ts';
+import { type TextSplice, spliceOf, unsplice } from './text-splice.ts';
 import { type ChecklistColumn, ChecklistColumns } from './checklist-columns.ts';
 import { rawSql } from '../db/direct-sql.ts';
 import { Prisma } from '../generated/prisma/client.ts';
@@ -124,6 +125,35 @@ type RunChanges = Omit<ReturnType<typeof fromRun>, 'id' | 'workspaceId' | 'sessi
 const DATE_COLUMNS = new Set(['currentSince', 'updatedAt']);
 const sameValue = (a: unknown, b: unknown) => a === b || (a instanceof Date && b instanceof Date && a.getTime() === b.getTime());
 
+/** A prior field kept as its column's difference from the value written (a TextSplice): `<column>:splice`. */
+const SPLICED = ':splice';
+
+/**
+ * A step's prior fields: each column it changed, as it was. A long text column is kept as its difference from the value
+ * written (`<column>:splice`), where every replica reads that form (SQLite); on PostgreSQL, whole for one release, as
+ * an older replica rebuilding a run at a version reads it.
+ */
+function priorOf(before: RunRow, changed: Partial<RunChanges>, dialect: Dialect) {
+  const prior: Record<string, unknown> = {};
+  for (const [column, value] of Object.entries(changed)) {
+    const was = before[column as keyof RunRow];
+    const splice = dialect === 'sqlite' && typeof was === 'string' && typeof value === 'string' ? spliceOf(was, value) : null;
+    if (splice) prior[`${column}${SPLICED}`] = splice;
+    else prior[column] = was;
+  }
+  return prior;
+}
+
+/** The run's columns one version back: `then` (a row at some version) with a step's prior fields put back. */
+function putBack(then: Record<string, unknown>, prior: Record<string, unknown>) {
+  for (const [key, value] of Object.entries(prior)) {
+    if (key.endsWith(SPLICED)) {
+      const column = key.slice(0, -SPLICED.length);
+      then[column] = unsplice(then[column] as string, value as TextSplice);
+    } else then[key] = DATE_COLUMNS.has(key) && typeof value === 'string' ? new Date(value) : value;
+  }
+}
+
 /**
  * The stored columns of each run read here, by record: a save writes only the columns its step changed and keeps their
  * values before it (the step's prior fields). Records are fresh per read (a retried or rolled-back transaction reads
@@ -196,11 +226,11 @@ export const prismaRunRepository = (db: Tx, dialect: Dialect): RunRepository => 
     if (!before) return false;
     // The version is always written: the statement's compare-and-set.
     const changed: Partial<RunChanges> = { version: fields.version };
-    const prior: Record<string, unknown> = {};
+    const stepChanged: Partial<RunChanges> = {};
     let checklistChanged = false;
     for (const [column, value] of Object.entries(fields) as [keyof RunChanges, unknown][]) {
       if (sameValue(before[column], value)) continue;
-      prior[column] = before[column];
+      (stepChanged as Record<string, unknown>)[column] = value;
       const ofChecklist = CHECKLIST_FIELDS.has(column);
       checklistChanged ||= ofChecklist;
       // The run's own checklist columns: written only where older replicas read them.
@@ -212,7 +242,8 @@ export const prismaRunRepository = (db: Tx, dialect: Dialect): RunRepository => 
     // Intake and revisions only: a step leaves the checklist's row as it is.
     const { taskContext, tasks, moves, remarks } = fields;
     if (checklistChanged) await writeChecklist(db, id, { taskContext, tasks, moves, remarks });
-    await rawSql(db).$executeRaw`INSERT INTO "RunStep" ${insertOf({ ...step, answer: null, prior: JSON.stringify(prior) })}`;
+    await rawSql(db)
+      .$executeRaw`INSERT INTO "RunStep" ${insertOf({ ...step, answer: null, prior: JSON.stringify(priorOf(before, stepChanged, dialect)) })}`;
     storedRows.set(run, { ...before, ...changed, taskContext, tasks, moves, remarks });
     return true;
   },
@@ -229,8 +260,7 @@ export const prismaRunRepository = (db: Tx, dialect: Dialect): RunRepository => 
     const then: Record<string, unknown> = { ...row };
     for (const step of steps) {
       if (step.prior === null || step.seq !== (then.version as number) - 1) return null;
-      for (const [column, value] of Object.entries(JSON.parse(step.prior) as Record<string, unknown>))
-        then[column] = DATE_COLUMNS.has(column) && typeof value === 'string' ? new Date(value) : value;
+      putBack(then, JSON.parse(step.prior) as Record<string, unknown>);
     }
     return then.version === version ? toRun(then as RunRow, false) : null;
   },

@@ -9,6 +9,7 @@ import Database from 'better-sqlite3';
 import pg from 'pg';
 import { expect } from 'vitest';
 import { ConstraintError, MemoryStore } from '../../../../packages/core/test/memory-store.ts';
+import { sessionRecord, workspaceRecord } from '../../../../packages/core/test/record-builders.ts';
 import { openDb } from '../../src/db/client.ts';
 import { migrationsDir } from '../../src/db/database-file.ts';
 import { openPostgresDb } from '../../src/db/postgres-client.ts';
@@ -191,4 +192,20 @@ export function postgresKind(): StoreKind {
       };
     },
   };
+}
+
+/** `work` on a store of `kind` holding workspace ws_1 and session ses_1; the store closed and removed after. */
+export async function withSeededStore(kind: StoreKind, work: (under: StoreUnderTest) => Promise<void>) {
+  await kind.setup();
+  const under = await kind.open();
+  try {
+    await under.store.transaction(async (repos) => {
+      await repos.workspaces.create(workspaceRecord('ws_1'));
+      await repos.sessions.create(sessionRecord('ses_1'));
+    });
+    await work(under);
+  } finally {
+    await under.close();
+    await kind.teardown();
+  }
 }
