@@ -72,7 +72,8 @@ export function presentRun(run: RunRecord, now: Date): RunView {
     parentRunId: run.parentRunId,
     executionNote: run.executionNote,
     taskContext: run.taskContext ? { tasks: [...run.taskContext] } : null,
-    tasks: [...run.tasks],
+    // The checklist as read, shared (a record's checklist is frozen where the store keeps it): its text may be known.
+    tasks: run.tasks as RunView['tasks'],
     cursor: run.cursor,
     total,
     current,

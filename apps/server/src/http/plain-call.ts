@@ -10,6 +10,7 @@ import type { Context } from 'hono';
 import type { InnerContext } from '../context.ts';
 import type { AppEnv } from './http-app.ts';
 import { NOT_JSON, jsonOf } from './json-text.ts';
+import { jsonWithKnown } from '../known-json.ts';
 
 export interface PlainCallOptions {
   router: AnyTRPCRouter;
@@ -111,7 +112,7 @@ export function plainCalls(options: PlainCallOptions): (c: Context<AppEnv>) => P
         batchIndex: 0,
       });
       body = { result: { data } };
-      const kept = options.answerText?.(data);
+      const kept = data === undefined ? undefined : (options.answerText?.(data) ?? jsonWithKnown(data));
       if (kept !== undefined) text = `{"result":{"data":${kept}}}`;
     } catch (cause) {
       const error = getTRPCErrorFromUnknown(cause);

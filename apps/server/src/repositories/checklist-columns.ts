@@ -1,5 +1,6 @@
 // A run's checklist columns (its tasks, moves, remarks and task context) parsed once per text and shared, frozen.
 import { frozen } from '@agent-tasks/core';
+import { knowJson } from '../known-json.ts';
 
 /** The run's JSON columns that only intake and a revision replace, and never in place. */
 export type ChecklistColumn = 'tasks' | 'moves' | 'remarks' | 'taskContext';
@@ -29,6 +30,8 @@ export class ChecklistColumns {
     const kept = parsed.get(column);
     if (kept?.text === text) return kept.value as T;
     const value = frozen(JSON.parse(text) as T);
+    // An answer that shows it (a run's view shows its tasks) takes this text as it is.
+    if (typeof value === 'object' && value !== null) knowJson(value, text);
     this.#size += text.length - (kept?.text.length ?? 0);
     parsed.set(column, { text, value });
     this.#trim(runId);

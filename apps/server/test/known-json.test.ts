@@ -1,0 +1,62 @@
+// Known JSON texts: noted only for frozen values whose text they exactly are, and spliced into an answer's text in
+// place of serialising those values again — the answer's text always exactly JSON.stringify's.
+import { describe, expect, it } from 'vitest';
+import { ChecklistColumns } from '../src/repositories/checklist-columns.ts';
+import { jsonWithKnown, knowJson, knownJson } from '../src/known-json.ts';
+
+const checklist = (n: number) =>
+  Object.freeze(Array.from({ length: n }, (_, i) => Object.freeze({ action: `Task ${i + 1} "é"`, expected_result: 'Done' })));
+
+describe('known JSON texts', () => {
+  it('are noted for a frozen value whose text they are, and for nothing else', () => {
+    const tasks = checklist(3);
+    knowJson(tasks, JSON.stringify(tasks));
+    expect(knownJson(tasks)).toBe(JSON.stringify(tasks));
+    const spaced = checklist(2);
+    knowJson(spaced, JSON.stringify(spaced, null, 1));
+    expect(knownJson(spaced)).toBeUndefined();
+    const open = [{ action: 'A' }];
+    knowJson(open, JSON.stringify(open));
+    expect(knownJson(open)).toBeUndefined();
+    expect(knownJson('text')).toBeUndefined();
+  });
+
+  it('are spliced into the text of an object that holds them, which is exactly what JSON.stringify makes', () => {
+    let serialised = 0;
+    const value = Object.freeze({
+      toJSON() {
+        serialised++;
+        return ['kept', '\u0000#0'];
+      },
+    });
+    knowJson(value, JSON.stringify(value));
+    // Once for the text given, once to check it.
+    expect(serialised).toBe(2);
+    const tasks = checklist(5);
+    knowJson(tasks, JSON.stringify(tasks));
+    const answers: unknown[] = [
+      { id: 'run_1', name: '\u0000#0', tasks, held: value, cursor: 2, more: { tasks }, list: [tasks], when: new Date(0), gone: undefined },
+      { a: value, b: value },
+      [tasks, value],
+      tasks,
+      'text',
+      null,
+      42,
+    ];
+    const expected = answers.map((answer) => JSON.stringify(answer));
+    serialised = 0;
+    expect(answers.map((answer) => jsonWithKnown(answer))).toEqual(expected);
+    // `value` shows in four places: serialised again only in the array; the three fields of plain objects took its text.
+    expect(serialised).toBe(1);
+  });
+
+  it("are noted for a run's checklist read from its column, when its text is JSON.stringify's", () => {
+    const columns = new ChecklistColumns();
+    const text = JSON.stringify(checklist(4));
+    const tasks = columns.parse<object>('run_1', 'tasks', text);
+    expect(knownJson(tasks)).toBe(text);
+    const spaced = columns.parse<object>('run_2', 'tasks', JSON.stringify(checklist(4), null, 2));
+    expect(knownJson(spaced)).toBeUndefined();
+    expect(jsonWithKnown({ tasks: spaced })).toBe(JSON.stringify({ tasks: checklist(4) }));
+  });
+});
