@@ -44,7 +44,12 @@ const databaseFree = [
 
 /** Files that run on PostgreSQL whatever the pass (the PostgreSQL path itself, replicas on one database): the SQLite
  * pass runs them once. */
-const postgresAlways = ['tests/postgres.test.ts', 'tests/replicas.test.ts', 'tests/postgres-group-commit.test.ts'];
+const postgresAlways = [
+  'tests/postgres.test.ts',
+  'tests/replicas.test.ts',
+  'tests/postgres-group-commit.test.ts',
+  'tests/postgres-task-reads.test.ts',
+];
 
 /** `pnpm test:quick`, the inner loop: core and schema unit tests, the store contract, and the black-box files whose server
  * runs in the test's own process on SQLite (no built command, child process, browser, PostgreSQL or timed file). */

@@ -14,6 +14,7 @@ import { prismaTodoRepository } from './prisma-todo-repository.ts';
 import { prismaTrustRepository } from './prisma-trust-repository.ts';
 import { prismaWorkspaceRepository } from './prisma-workspace-repository.ts';
 import { prismaCommentRepository, prismaSearchRepository } from './prisma-task-texts.ts';
+import { TaskPrefetch } from './task-prefetch.ts';
 import { TodoCache } from './todo-cache.ts';
 import type { Dialect, Tx, WriteTurn } from './tx.ts';
 
@@ -31,18 +32,20 @@ interface StoreState {
 
 const repositories = (db: Tx, state: StoreState, turn: WriteTurn): Repositories => {
   const { afterCommit } = turn;
+  // A write on PostgreSQL reads a task with what surrounds it in one round trip (task-prefetch.ts); SQLite has none.
+  const prefetch = state.dialect === 'postgres' && turn.transaction !== undefined ? new TaskPrefetch() : undefined;
   return {
     workspaces: prismaWorkspaceRepository(db),
     keys: prismaKeyRepository(db, afterCommit, state.revoked),
     sessions: prismaSessionRepository(db, afterCommit, state.revoked),
     todos: prismaTodoRepository(db, state.todoCache, turn, state.dialect),
-    tasks: prismaTaskRepository(db, state.tasks, afterCommit),
+    tasks: prismaTaskRepository(db, state.tasks, afterCommit, prefetch),
     comments: prismaCommentRepository(db),
     search: prismaSearchRepository(db, state.dialect),
     channels: prismaChannelRepository(db),
     runs: prismaRunRepository(db, state.dialect),
     outbox: prismaOutboxRepository(db, state.claimLeaseMs),
-    trust: prismaTrustRepository(db),
+    trust: prismaTrustRepository(db, prefetch),
   };
 };
 

@@ -19,6 +19,7 @@ import { clampToIntColumn } from './int-column.ts';
 import { indexNewTasks, reindexTask } from './prisma-task-texts.ts';
 import { rawSql } from '../db/direct-sql.ts';
 import { CHANGES_IN_ROWS } from '../db/savepoints.ts';
+import { AROUND_COLUMNS, type AroundColumns, type EdgeRow, type TaskPrefetch } from './task-prefetch.ts';
 
 const taskSelect = {
   id: true,
@@ -54,7 +55,6 @@ const changeSelect = {
 } as const;
 const RESOLVED = ['completed', 'deleted'];
 
-type EdgeRow = { id: number; blockerId: string; blockedId: string };
 const byEdgeOrder = (rows: EdgeRow[]) => rows.sort((a, b) => a.id - b.id).map(({ blockerId, blockedId }) => ({ blockerId, blockedId }));
 
 type TaskRow = Omit<TaskRecord, 'status' | 'metadata' | 'priority' | 'labels'> & {
@@ -223,7 +223,12 @@ async function reserve(db: Tx, listId: string, counter: 'taskSeq' | 'changeSeq',
   return Number(row.last) - count + 1;
 }
 
-export function prismaTaskRepository(db: Tx, state: TaskRepositoryState, afterCommit: AfterCommit): TaskRepository {
+export function prismaTaskRepository(
+  db: Tx,
+  state: TaskRepositoryState,
+  afterCommit: AfterCommit,
+  prefetch?: TaskPrefetch,
+): TaskRepository {
   const ranks: RankContext = { db, ranked: state.ranked, afterCommit, agreeing: new Set() };
   const blocksOf = async (listId: string, ids: readonly string[]) =>
     byEdgeOrder(await inChunks(ids, (chunk) => db.taskEdge.findMany({ where: { listId, blockerId: { in: chunk } }, select: edgeSelect })));
@@ -282,6 +287,14 @@ export function prismaTaskRepository(db: Tx, state: TaskRepositoryState, afterCo
         .map(toTask)
         .sort((a, b) => a.seq - b.seq),
     async get(listId, id) {
+      if (prefetch) {
+        const [row] = await rawSql(db).$queryRaw<(TaskRow & AroundColumns)[]>`
+          SELECT ${TASK_COLUMNS}, ${AROUND_COLUMNS} FROM "Task" t WHERE t."id" = ${id} AND t."listId" = ${listId}`;
+        if (!row) return null;
+        const { aroundEdges, aroundEvidence, aroundLeases, aroundRequirements, ...task } = row;
+        prefetch.put(listId, id, { aroundEdges, aroundEvidence, aroundLeases, aroundRequirements });
+        return toTask(task);
+      }
       const [row] = await rawSql(db).$queryRaw<TaskRow[]>`SELECT ${TASK_COLUMNS} FROM "Task" WHERE "id" = ${id} AND "listId" = ${listId}`;
       return row ? toTask(row) : null;
     },
@@ -294,6 +307,7 @@ export function prismaTaskRepository(db: Tx, state: TaskRepositoryState, afterCo
         if (cycle) return { added: false, cycle };
       }
       await rankForEdge(ranks, listId, blockerId, blockedId);
+      prefetch?.edgesWritten();
       await rawSql(db)
         .$executeRaw`INSERT INTO "TaskEdge" ("listId", "blockerId", "blockedId") VALUES (${listId}, ${blockerId}, ${blockedId})`;
       return { added: true };
@@ -308,6 +322,7 @@ export function prismaTaskRepository(db: Tx, state: TaskRepositoryState, afterCo
           SELECT "id", "blockerId", "blockedId" FROM "TaskEdge" WHERE "listId" = ${listId} AND "blockedId" IN (${Prisma.join(chunk)})`,
       );
       const gone = rows.filter((r) => wanted.has(`${r.blockerId}\n${r.blockedId}`));
+      if (gone.length) prefetch?.edgesWritten();
       for (let i = 0; i < gone.length; i += CHUNK) {
         const chunk = gone.slice(i, i + CHUNK).map((r) => r.id);
         await rawSql(db).$executeRaw`DELETE FROM "TaskEdge" WHERE "listId" = ${listId} AND "id" IN (${Prisma.join(chunk)})`;
@@ -380,6 +395,7 @@ export function prismaTaskRepository(db: Tx, state: TaskRepositoryState, afterCo
       }
       if (rows.edges?.length) {
         await insertEdges(db, staging.id, rows.edges);
+        prefetch?.edgesWritten();
         // A recount is a full count: a task blocked in several slices is right after the last of them.
         await refreshOpenBlockers(db, staging.id, [...new Set(rows.edges.map((e) => e.blockedId))]);
       }
@@ -413,6 +429,7 @@ export function prismaTaskRepository(db: Tx, state: TaskRepositoryState, afterCo
       await rawSql(db).$executeRaw`
         UPDATE "Task" SET "listId" = ${listId}, "seq" = "seq" + ${taskShift}, "rank" = "rank" + ${taskShift} WHERE "listId" = ${stagingId}`;
       await rawSql(db).$executeRaw`UPDATE "TaskEdge" SET "listId" = ${listId} WHERE "listId" = ${stagingId}`;
+      prefetch?.edgesWritten();
       await rawSql(db)
         .$executeRaw`UPDATE "TaskChange" SET "listId" = ${listId}, "seq" = "seq" + ${firstChange - 1} WHERE "listId" = ${stagingId}`;
       await db.taskList.delete({ where: { id: stagingId }, select: { id: true } });
@@ -425,6 +442,8 @@ export function prismaTaskRepository(db: Tx, state: TaskRepositoryState, afterCo
       }
     },
     async edgesOf(listId, ids) {
+      const kept = prefetch?.edges(listId, ids);
+      if (kept) return byEdgeOrder(kept);
       const rows = await inChunks(ids, (chunk) => {
         const list = Prisma.join(chunk);
         // Two index searches, one per end (an OR would read every edge of the list).

@@ -5,6 +5,7 @@ import { Prisma } from '../generated/prisma/client.ts';
 import { fromJson } from './json-column.ts';
 import { chunkFor, columnsOf, inChunks, insertOf } from './raw-sql.ts';
 import type { Tx } from './tx.ts';
+import type { TaskPrefetch } from './task-prefetch.ts';
 import { rawSql } from '../db/direct-sql.ts';
 
 const OFF = { requireEvidence: false, requireVerified: false, leaseMs: null };
@@ -44,7 +45,7 @@ type TrustRow = {
 };
 const leaseSelect = { listId: true, taskId: true, owner: true, leaseMs: true, expiresAt: true } as const;
 
-export function prismaTrustRepository(db: Tx): TrustRepository {
+export function prismaTrustRepository(db: Tx, prefetch?: TaskPrefetch): TrustRepository {
   return {
     async listOf(listId) {
       const found = await db.taskList.findUnique({
@@ -66,6 +67,8 @@ export function prismaTrustRepository(db: Tx): TrustRepository {
       await db.taskListSettings.upsert({ where: { listId }, create: { listId, ...settings }, update: settings, select: { listId: true } });
     },
     async evidenceOf(listId, taskIds) {
+      const kept = prefetch?.evidence(listId, taskIds);
+      if (kept) return kept.sort((a, b) => a.id - b.id).map(toEvidence);
       // Raw SQL: read on every task write, where Prisma's query compiler costs several times the statement itself.
       const rows = await inChunks(
         taskIds,
@@ -77,6 +80,7 @@ export function prismaTrustRepository(db: Tx): TrustRepository {
     },
     async addEvidence(rows) {
       if (!rows.length) return;
+      for (const r of rows) prefetch?.evidenceWritten(r.listId, [r.taskId]);
       await db.taskEvidence.createMany({
         data: rows.map((r) => ({
           listId: r.listId,
@@ -91,14 +95,16 @@ export function prismaTrustRepository(db: Tx): TrustRepository {
     },
     leasesOf: async (listId, taskIds) =>
       (
-        await inChunks(
+        prefetch?.leases(listId, taskIds) ??
+        (await inChunks(
           taskIds,
           (chunk) => rawSql(db).$queryRaw<Parameters<typeof toLease>[0][]>`
             SELECT ${columnsOf(leaseSelect)} FROM "TaskLease" WHERE "listId" = ${listId} AND "taskId" IN (${Prisma.join(chunk)})`,
-        )
+        ))
       ).map(toLease),
     async putLease(lease: LeaseRecord) {
       const { listId, taskId, ...rest } = lease;
+      prefetch?.leaseIs(listId, taskId, { ...lease, expiresAt: lease.expiresAt.getTime() });
       await db.taskLease.upsert({
         where: { listId_taskId: { listId, taskId } },
         create: lease,
@@ -107,13 +113,15 @@ export function prismaTrustRepository(db: Tx): TrustRepository {
       });
     },
     async dropLease(listId, taskId) {
+      prefetch?.leaseIs(listId, taskId, null);
       await db.taskLease.deleteMany({ where: { listId, taskId } });
     },
     dueLeases: (now, limit) =>
       db.taskLease.findMany({ where: { expiresAt: { lte: now } }, orderBy: { expiresAt: 'asc' }, take: limit, select: leaseSelect }),
     nextLeaseExpiry: async () =>
       (await db.taskLease.findFirst({ orderBy: { expiresAt: 'asc' }, select: { expiresAt: true } }))?.expiresAt ?? null,
-    requirementsOf: (listId, taskIds) =>
+    requirementsOf: async (listId, taskIds) =>
+      prefetch?.requirements(listId, taskIds) ??
       inChunks(
         taskIds,
         (chunk) => rawSql(db).$queryRaw<{ taskId: string; capability: string }[]>`
@@ -121,6 +129,15 @@ export function prismaTrustRepository(db: Tx): TrustRepository {
           ORDER BY "capability"`,
       ),
     async trustOf(listId, taskIds) {
+      const kept = { evidence: prefetch?.evidence(listId, taskIds), leases: prefetch?.leases(listId, taskIds) };
+      const keptRequirements = prefetch?.requirements(listId, taskIds);
+      if (kept.evidence && kept.leases && keptRequirements) {
+        return {
+          evidence: kept.evidence.sort((a, b) => a.id - b.id).map(toEvidence),
+          leases: kept.leases.map(toLease),
+          requirements: keptRequirements,
+        };
+      }
       // One statement for the three (each read through Prisma costs far more than its SQL): a row per evidence, lease
       // and requirement, told apart by `kind` (evidence by id, requirements by name, as the reads of each). `name` is
       // the provenance, the lease's owner or the capability; `at` is the evidence's time or the lease's expiry. The
@@ -158,6 +175,7 @@ export function prismaTrustRepository(db: Tx): TrustRepository {
       };
     },
     async setRequirements(listId, taskId, capabilities) {
+      prefetch?.requirementsWritten(listId, taskId);
       await db.taskRequirement.deleteMany({ where: { listId, taskId } });
       if (capabilities.length)
         await db.taskRequirement.createMany({ data: capabilities.map((capability) => ({ listId, taskId, capability })) });
