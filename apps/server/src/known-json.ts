@@ -2,12 +2,21 @@
 // written with that text put in its place, not serialised again.
 import { randomBytes } from 'node:crypto';
 
-/** Each value's text; gone with the value. Only frozen values: their text stays right. */
+/**
+ * Each value's text; gone with the value (a kept answer holding it keeps it, within the read cache's bound). Only
+ * values frozen at every level: their text stays right.
+ */
 const texts = new WeakMap<object, string>();
 
-/** Notes the JSON text of a frozen value, when it is exactly the value's (checked once here). */
+/** Whether `value` and everything in it is frozen (core's `frozen()`), so its JSON text can never change. */
+function frozenThrough(value: unknown): boolean {
+  if (typeof value !== 'object' || value === null) return true;
+  return Object.isFrozen(value) && Object.values(value).every(frozenThrough);
+}
+
+/** Notes the JSON text of a value frozen at every level, when it is exactly the value's (both checked once here). */
 export function knowJson(value: object, text: string) {
-  if (Object.isFrozen(value) && JSON.stringify(value) === text) texts.set(value, text);
+  if (frozenThrough(value) && JSON.stringify(value) === text) texts.set(value, text);
 }
 
 /** The known text of `value` itself, or undefined. */

@@ -1,14 +1,17 @@
 // Known JSON texts: noted only for frozen values whose text they exactly are, and spliced into an answer's text in
 // place of serialising those values again — the answer's text always exactly JSON.stringify's.
 import { describe, expect, it } from 'vitest';
+import { presentRun } from '@agent-tasks/core';
 import { ChecklistColumns } from '../src/repositories/checklist-columns.ts';
 import { jsonWithKnown, knowJson, knownJson } from '../src/known-json.ts';
+import { intakeRunRecord as run } from '../../../packages/core/test/record-builders.ts';
+import { prismaKind, withSeededStore } from './support/stores.ts';
 
 const checklist = (n: number) =>
   Object.freeze(Array.from({ length: n }, (_, i) => Object.freeze({ action: `Task ${i + 1} "é"`, expected_result: 'Done' })));
 
 describe('known JSON texts', () => {
-  it('are noted for a frozen value whose text they are, and for nothing else', () => {
+  it('are noted for a value frozen at every level whose text they are, and for nothing else', () => {
     const tasks = checklist(3);
     knowJson(tasks, JSON.stringify(tasks));
     expect(knownJson(tasks)).toBe(JSON.stringify(tasks));
@@ -18,6 +21,10 @@ describe('known JSON texts', () => {
     const open = [{ action: 'A' }];
     knowJson(open, JSON.stringify(open));
     expect(knownJson(open)).toBeUndefined();
+    // Frozen on top only: what is inside could still change.
+    const shallow = Object.freeze([{ action: 'A' }]);
+    knowJson(shallow, JSON.stringify(shallow));
+    expect(knownJson(shallow)).toBeUndefined();
     expect(knownJson('text')).toBeUndefined();
   });
 
@@ -59,4 +66,17 @@ describe('known JSON texts', () => {
     expect(knownJson(spaced)).toBeUndefined();
     expect(jsonWithKnown({ tasks: spaced })).toBe(JSON.stringify({ tasks: checklist(4) }));
   });
+});
+
+describe("a run's view read from the store", () => {
+  it("shares the run's checklist, whose text is known, and is sent exactly as JSON.stringify makes it", () =>
+    withSeededStore(prismaKind(), async ({ store }) => {
+      const tasks = Array.from({ length: 20 }, (_, i) => ({ action: `Check part ${i + 1}`, expected_result: 'It holds' }));
+      await store.runs.create(run('run_1', { tasks, taskOutcomes: tasks.map(() => 'Pending'), taskTimes: tasks.map(() => 0) }));
+      const read = (await store.runs.get('ws_1', 'run_1'))!;
+      const view = presentRun(read, new Date('2025-01-01T00:00:05.000Z'));
+      expect(view.tasks).toBe(read.tasks);
+      expect(knownJson(view.tasks)).toBe(JSON.stringify(tasks));
+      expect(jsonWithKnown(view)).toBe(JSON.stringify(view));
+    }));
 });

@@ -4,6 +4,10 @@ import type { RunRecord } from '@agent-tasks/core';
 import { describe, expect, it } from 'vitest';
 import { at, intakeRunRecord as run, stepRecord as stepRow } from '../../../packages/core/test/record-builders.ts';
 import { spliceOf, unsplice } from '../src/repositories/text-splice.ts';
+import { withLocalDatabase } from '../src/cli/local-database.ts';
+import { createTestDatabase, stopTestPostgres } from '../../../tests/support/postgres.ts';
+import { sessionRecord, workspaceRecord } from '../../../packages/core/test/record-builders.ts';
+import pg from 'pg';
 import { type StoreKind, postgresKind, prismaKind, withSeededStore } from './support/stores.ts';
 
 describe('spliceOf', () => {
@@ -15,6 +19,8 @@ describe('spliceOf', () => {
       ['abcabcabcabcabcabcabcabcabcabcabcabc', 'abcabcabcabcabcabcabcabcabcabc'],
       [`[${'1,'.repeat(40)}2]`, `[${'1,'.repeat(40)}2,3]`],
       [`[${'"x",'.repeat(30)}"é"]`, `[${'"x",'.repeat(30)}"😀"]`],
+      // Two characters sharing their first UTF-16 unit: the difference holds half a pair, and puts it back whole.
+      [`[${'"x",'.repeat(30)}"😀"]`, `[${'"x",'.repeat(30)}"😁"]`],
     ];
     // And pseudo-random texts over a small alphabet, where common starts and ends overlap often.
     let seed = 7;
@@ -109,4 +115,36 @@ describe.each([
       }
       for (const version of versions) expect(await store.runs.atVersion('ws_1', 'run_1', version.version)).toEqual(version);
     }));
+});
+
+describe('step priors written by an operator command on PostgreSQL', () => {
+  it('are whole, as the server keeps them there, though the command runs no replicas', async () => {
+    const database = await createTestDatabase();
+    try {
+      await withLocalDatabase({ postgresUrl: database.url }, async ({ store }) => {
+        await store.transaction(async (repos) => {
+          await repos.workspaces.create(workspaceRecord('ws_1'));
+          await repos.sessions.create(sessionRecord('ses_1'));
+        });
+        const outcomes = Array.from({ length: TASKS }, () => 'Pending');
+        await store.runs.create(run('run_1', { taskOutcomes: outcomes, status: 'running', cursor: 1 }));
+        const current = (await store.runs.get('ws_1', 'run_1'))!;
+        current.taskOutcomes = outcomes.map((o, i) => (i === 0 ? 'Verified' : o));
+        current.version = 2;
+        expect(await store.runs.save(current, 1, stepRow('run_1', 1))).toBe(true);
+      });
+      const client = new pg.Client({ connectionString: database.url });
+      await client.connect();
+      try {
+        const { rows } = await client.query<{ prior: string }>('SELECT "prior" FROM "RunStep" WHERE "runId" = $1', ['run_1']);
+        expect(rows).toHaveLength(1);
+        expect(JSON.parse(rows[0]!.prior)).toMatchObject({ taskOutcomes: JSON.stringify(Array.from({ length: TASKS }, () => 'Pending')) });
+      } finally {
+        await client.end();
+      }
+    } finally {
+      await database.drop();
+      await stopTestPostgres();
+    }
+  });
 });

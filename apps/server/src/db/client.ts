@@ -12,6 +12,8 @@ export interface DbHandle {
   savepoints: Savepoints;
   /** Most writes one transaction may hold (unset: the group commit's own limit). */
   maxBatch?: number;
+  /** Set on a PostgreSQL database's handle (unset: SQLite), so the store writes PostgreSQL's SQL whoever opened it. */
+  postgres?: true;
   /**
    * A write transaction of the store's own on the client's one connection, with the client itself as its handle
    * (SQLite, and PostgreSQL's writer); unset, the group commit opens Prisma's interactive transaction.

@@ -284,7 +284,7 @@ export async function openPostgresDb(url: string, options: { max?: number; lockT
       open: () => Promise.reject(new Error('a PostgreSQL pool of several connections takes no savepoints: run writes with maxBatch 1')),
       close: () => undefined,
     };
-    return { db: db as unknown as Db, savepoints: none, maxBatch: 1 };
+    return { db: db as unknown as Db, savepoints: none, maxBatch: 1, postgres: true };
   }
   const writer = writerTransactions(pool);
   const db = new PrismaClient({ adapter: writer.factory(pgAdapter) });
@@ -296,6 +296,7 @@ export async function openPostgresDb(url: string, options: { max?: number; lockT
     db: db as unknown as Db,
     savepoints: writer.savepoints,
     maxBatch: POSTGRES_MAX_BATCH,
+    postgres: true,
     transaction: (work) => writer.transaction((calls) => work(transactionHandle(db, raw, calls) as unknown as Parameters<typeof work>[0])),
   };
 }

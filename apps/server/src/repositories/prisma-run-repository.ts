@@ -144,14 +144,20 @@ function priorOf(before: RunRow, changed: Partial<RunChanges>, dialect: Dialect)
   return prior;
 }
 
-/** The run's columns one version back: `then` (a row at some version) with a step's prior fields put back. */
-function putBack(then: Record<string, unknown>, prior: Record<string, unknown>) {
+/**
+ * The run's columns one version back: `then` (a row at some version) with a step's prior fields put back; false when
+ * they do not fit it (a difference from a column that is not text).
+ */
+function putBack(then: Record<string, unknown>, prior: Record<string, unknown>): boolean {
   for (const [key, value] of Object.entries(prior)) {
     if (key.endsWith(SPLICED)) {
       const column = key.slice(0, -SPLICED.length);
-      then[column] = unsplice(then[column] as string, value as TextSplice);
+      const after = then[column];
+      if (typeof after !== 'string') return false;
+      then[column] = unsplice(after, value as TextSplice);
     } else then[key] = DATE_COLUMNS.has(key) && typeof value === 'string' ? new Date(value) : value;
   }
+  return true;
 }
 
 /**
@@ -260,7 +266,7 @@ export const prismaRunRepository = (db: Tx, dialect: Dialect): RunRepository => 
     const then: Record<string, unknown> = { ...row };
     for (const step of steps) {
       if (step.prior === null || step.seq !== (then.version as number) - 1) return null;
-      putBack(then, JSON.parse(step.prior) as Record<string, unknown>);
+      if (!putBack(then, JSON.parse(step.prior) as Record<string, unknown>)) return null;
     }
     return then.version === version ? toRun(then as RunRow, false) : null;
   },

@@ -25,8 +25,8 @@ interface StoreState {
   revoked: (tokenHashes?: string[]) => void;
   /** Several replicas (PostgreSQL): the outbox's `due` claims what it answers, leased for this long. */
   claimLeaseMs: number | undefined;
-  /** FTS5 or tsvector for the full-text search, two statements or one for a todo write: PostgreSQL where the store
-   * runs with `replicas`. */
+  /** FTS5 or tsvector for the full-text search, two statements or one for a todo write: PostgreSQL on a PostgreSQL
+   * database's handle, or where the store runs with `replicas`. */
   dialect: Dialect;
 }
 
@@ -66,12 +66,14 @@ export function prismaStore(
     replicas?: { claimLeaseMs: number };
   } = {},
 ): Store {
+  // The database's own kind (an operator command opens PostgreSQL without replicas), else what the server runs as.
+  const dialect: Dialect = writer.postgres || events.replicas !== undefined ? 'postgres' : 'sqlite';
   const state: StoreState = {
     todoCache: new TodoCache(),
-    tasks: taskRepositoryState(events.replicas === undefined ? 'sqlite' : 'postgres'),
+    tasks: taskRepositoryState(dialect),
     revoked: (hashes) => events.revoked?.(hashes),
     claimLeaseMs: events.replicas?.claimLeaseMs,
-    dialect: events.replicas === undefined ? 'sqlite' : 'postgres',
+    dialect,
   };
   const writes = groupCommit(writer, events.maxBatch ? { maxBatch: events.maxBatch } : {});
   // Driver errors leave the store as port-level ones (StoreUnavailable): from reads here, from a transaction as it ends.

@@ -365,6 +365,8 @@ export function prismaTaskRepository(
           db,
           lists.map((l) => l.id),
         );
+        // Their tasks and edges go with them (by cascade).
+        if (lists.length) prefetch?.edgesWritten();
       }
       const newest = await db.taskList.findFirst({
         where: { workspaceId, staging: true },
@@ -436,7 +438,10 @@ export function prismaTaskRepository(
       return { taskShift, firstChange };
     },
     async abandonImport(stagingId, counter) {
-      if (await isStaging(db, stagingId)) await dropStaged(db, [stagingId]);
+      if (await isStaging(db, stagingId)) {
+        await dropStaged(db, [stagingId]);
+        prefetch?.edgesWritten();
+      }
       if (counter) {
         await db.taskList.updateMany({ where: { id: counter.listId, taskSeq: counter.to }, data: { taskSeq: counter.from } });
       }

@@ -104,7 +104,13 @@ export function prismaTrustRepository(db: Tx, prefetch?: TaskPrefetch): TrustRep
       ).map(toLease),
     async putLease(lease: LeaseRecord) {
       const { listId, taskId, ...rest } = lease;
-      prefetch?.leaseIs(listId, taskId, { ...lease, expiresAt: lease.expiresAt.getTime() });
+      prefetch?.leaseIs(listId, taskId, {
+        listId,
+        taskId,
+        owner: lease.owner,
+        leaseMs: lease.leaseMs,
+        expiresAt: lease.expiresAt.getTime(),
+      });
       await db.taskLease.upsert({
         where: { listId_taskId: { listId, taskId } },
         create: lease,

@@ -81,12 +81,12 @@ export class TaskPrefetch {
     return parts && [...new Map(parts.flat().map((e) => [e.id, e])).values()];
   }
 
-  /** Evidence of these tasks (by id, as the reads order it), when kept for all of them. */
+  /** Evidence of these tasks, when kept for all of them (the callers order it by id, as their statements do). */
   evidence = (listId: string, taskIds: readonly string[]) => this.#all(listId, taskIds, 'evidence')?.flat();
 
   /**
-   * One task's lease and requirements (in the database's own order of their names): kept for one task at a time, as
-   * several tasks' would have to be merged in the database's collation.
+   * One task's lease and requirements (these in the database's own order of their names): answered for one task at a
+   * time, as several tasks' would have to be merged in the database's collation (trustOf orders leases by owner too).
    */
   leases = (listId: string, taskIds: readonly string[]) =>
     taskIds.length === 1 ? this.#all(listId, taskIds, 'leases')?.flat() : undefined;
