@@ -19,6 +19,14 @@ export function knowJson(value: object, text: string) {
   if (frozenThrough(value) && JSON.stringify(value) === text) texts.set(value, text);
 }
 
+/**
+ * Notes the text a value was just parsed from, for a value handed on unchanged: a worker's answer from the writer
+ * process (cluster/writer-link.ts), sent on as the writer wrote it instead of serialised again.
+ */
+export function knowParsedJson(value: unknown, text: string) {
+  if (typeof value === 'object' && value !== null) texts.set(value, text);
+}
+
 /** The known text of `value` itself, or undefined. */
 export const knownJson = (value: unknown) => (typeof value === 'object' && value !== null ? texts.get(value) : undefined);
 
@@ -26,11 +34,13 @@ export const knownJson = (value: unknown) => (typeof value === 'object' && value
 const MARK = `\u0000${randomBytes(12).toString('base64url')}#`;
 
 /**
- * `JSON.stringify(value)`, with the known texts of its own fields spliced in (a run's view is 28 KB of which its
- * checklist is 13: serialising it again costs a third of the answer's time). A plain object's fields are looked at, no
- * deeper; anything else is serialised as it is.
+ * `JSON.stringify(value)`: its known text, or made with the known texts of its own fields spliced in (a run's view is
+ * 28 KB of which its checklist is 13: serialising it again costs a third of the answer's time). A plain object's fields
+ * are looked at, no deeper; anything else is serialised as it is.
  */
 export function jsonWithKnown(value: unknown): string {
+  const whole = knownJson(value);
+  if (whole !== undefined) return whole;
   if (typeof value !== 'object' || value === null || Object.getPrototypeOf(value) !== Object.prototype) return JSON.stringify(value);
   const fields = value as Record<string, unknown>;
   let known: string[] | undefined;

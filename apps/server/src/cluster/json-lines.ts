@@ -8,16 +8,18 @@ export interface JsonLines<Out> {
   send(message: Out): void;
 }
 
-export interface JsonLinesOptions {
-  /** Each line that parsed as JSON: its shape is the receiver's to check. */
-  onMessage(message: unknown): void;
+export interface JsonLinesOptions<Out = unknown> {
+  /** Each line that parsed as JSON (and the line itself): its shape is the receiver's to check. */
+  onMessage(message: unknown, line: string): void;
+  /** A message's line (without its newline): JSON.stringify's text unless given. */
+  lineOf?: (message: Out) => string;
   /** A line that is not JSON, one the receiver threw on, or one past `maxLineChars` (the connection is then closed). */
   onBadLine(line: string, problem: string): void;
   maxLineChars: number;
 }
 
 /** Sends and receives messages on `socket`. */
-export function jsonLines<Out>(socket: Socket, options: JsonLinesOptions): JsonLines<Out> {
+export function jsonLines<Out>(socket: Socket, options: JsonLinesOptions<Out>): JsonLines<Out> {
   /** The start of a line whose end has not arrived yet, in pieces. */
   let pieces: string[] = [];
   let pendingChars = 0;
@@ -36,7 +38,7 @@ export function jsonLines<Out>(socket: Socket, options: JsonLinesOptions): JsonL
       return options.onBadLine(line.slice(0, 200), 'not JSON');
     }
     try {
-      options.onMessage(message);
+      options.onMessage(message, line);
     } catch (error) {
       options.onBadLine(line.slice(0, 200), error instanceof Error ? error.message : String(error));
     }
@@ -75,7 +77,7 @@ export function jsonLines<Out>(socket: Socket, options: JsonLinesOptions): JsonL
         socket.cork();
         process.nextTick(uncork);
       }
-      socket.write(`${JSON.stringify(message)}\n`);
+      socket.write(`${options.lineOf ? options.lineOf(message) : JSON.stringify(message)}\n`);
     },
   };
 }

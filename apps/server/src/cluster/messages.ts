@@ -2,6 +2,7 @@
 // the write lock's turns, and where the writer worker listens; and those on a worker's own socket to the writer: the
 // writes handed to it and its answers (cluster/writer.ts).
 import type { Actor, LiveEvent } from '@agent-tasks/core';
+import { jsonWithKnown } from '../known-json.ts';
 
 /** A mutation handed to the writer: authenticated and validated by the worker that took the request. */
 export interface WriteCall {
@@ -53,6 +54,27 @@ export type WriteFailure =
 export type WriteAnswer = { call: number; revoked?: (string[] | null)[] } & (
   { ok: true; data: unknown } | { ok: false; failure: WriteFailure }
 );
+
+/** Where an answer's data starts in its line (`answerLine`): after its call, revocations (hex hashes) and this. */
+const DATA_AT = ',"ok":true,"data":';
+
+/**
+ * An answer as its line: a result's data last, its text made with the known texts it holds (a run's checklist:
+ * known-json.ts), so that the worker hands on that text as it came (`answerDataText`).
+ */
+export function answerLine(answer: WriteAnswer): string {
+  if (!answer.ok) return JSON.stringify(answer);
+  const revoked = answer.revoked === undefined ? '' : `,"revoked":${JSON.stringify(answer.revoked)}`;
+  // Data that JSON leaves out (undefined) is left out here too.
+  if (answer.data === undefined) return `{"call":${answer.call}${revoked},"ok":true}`;
+  return `{"call":${answer.call}${revoked}${DATA_AT}${jsonWithKnown(answer.data)}}`;
+}
+
+/** The text of a result's data in a line made by `answerLine`, or undefined (a failure, no data). */
+export function answerDataText(line: string): string | undefined {
+  const at = line.indexOf(DATA_AT);
+  return at === -1 ? undefined : line.slice(at + DATA_AT.length, -1);
+}
 
 /** Worker → primary. */
 export type ToPrimary =

@@ -5,7 +5,8 @@ import { STORE_UNREACHABLE_MESSAGE } from '@agent-tasks/core';
 import type { AnyRouter } from '@trpc/server';
 import type { Logger } from '../logger.ts';
 import { type JsonLines, jsonLines } from './json-lines.ts';
-import { type PrimaryLink, type WriteCall, type WriteFailure, type WriteHello, isWriteAnswer } from './messages.ts';
+import { type PrimaryLink, type WriteCall, type WriteFailure, type WriteHello, answerDataText, isWriteAnswer } from './messages.ts';
+import { knowParsedJson } from '../known-json.ts';
 import { MAX_LINE_CHARS, type WriterLink, errorOf, handMutationsToWriter } from './writer.ts';
 
 /** A call that reached no writer, or whose writer died with it: whether it ran is unknown (answered 503; may retry). */
@@ -46,15 +47,19 @@ export function writerLink(
       lines: jsonLines<WriteCall | WriteHello>(socket, {
         maxLineChars: MAX_LINE_CHARS,
         onBadLine: (line, problem) => options.log.warn({ line, problem }, 'a line from the writer was ignored'),
-        onMessage(message) {
+        onMessage(message, line) {
           if (!isWriteAnswer(message)) throw new Error('not an answer');
           const waiting = pending.get(message.call);
           if (!waiting) return;
           pending.delete(message.call);
           // Before the answer: a caller told its key is revoked finds it refused here at once.
           for (const hashes of message.revoked ?? []) options.forget(hashes ?? undefined);
-          if (message.ok) waiting.resolve(message.data);
-          else waiting.reject(errorOf(message.failure));
+          if (message.ok) {
+            // Handed on unchanged: its answer is sent as the writer wrote it (known-json.ts).
+            const text = answerDataText(line);
+            if (text !== undefined) knowParsedJson(message.data, text);
+            waiting.resolve(message.data);
+          } else waiting.reject(errorOf(message.failure));
         },
       }),
     };

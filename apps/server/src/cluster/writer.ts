@@ -12,7 +12,15 @@ import { type AnyRouter, TRPCError } from '@trpc/server';
 import type { TRPC_ERROR_CODE_KEY } from '@trpc/server/rpc';
 import { type Services, createInnerContext } from '../context.ts';
 import { type JsonLines, jsonLines } from './json-lines.ts';
-import { type PrimaryLink, type WriteAnswer, type WriteCall, type WriteFailure, isWriteCall, isWriteHello } from './messages.ts';
+import {
+  type PrimaryLink,
+  type WriteAnswer,
+  type WriteCall,
+  type WriteFailure,
+  answerLine,
+  isWriteCall,
+  isWriteHello,
+} from './messages.ts';
 
 /** Mutations that stay in the worker that took them: a stream ticket is issued for the request's own token. */
 const LOCAL = new Set(['auth.streamTicket']);
@@ -148,6 +156,7 @@ export async function serveWrites(
     socket.on('error', () => undefined); // a worker that died: its calls' answers have nowhere to go
     let known = false;
     const lines: JsonLines<WriteAnswer> = jsonLines<WriteAnswer>(socket, {
+      lineOf: answerLine,
       maxLineChars: MAX_LINE_CHARS,
       onBadLine: (line, problem) => log.warn({ line, problem }, 'writer: a line from a worker was ignored'),
       onMessage(message) {
