@@ -3,33 +3,19 @@
 // own and undoes nothing of the others'; another replica hears every one of them.
 import type { TodoCard } from '@agent-tasks/schema';
 import { type Subscription, createClient } from '@agent-tasks/sdk';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { queryRows } from './support/database.ts';
 import { adminClient, sessionClient } from './support/fixtures.ts';
-import { type WireCounter, startWireCounter } from './support/pg-wire-counter.ts';
-import { type TestDatabase, createTestDatabase, stopTestPostgres } from './support/postgres.ts';
-import { type RunningServer, startServer } from './support/server.ts';
+import { startServer } from './support/server.ts';
+import { serverBehindWireCounter } from './support/wired-server.ts';
 import { waitFor } from './support/webhook-receiver.ts';
 
-let database: TestDatabase;
-let wire: WireCounter;
-let server: RunningServer;
-beforeAll(async () => {
-  database = await createTestDatabase();
-  wire = await startWireCounter(database.url);
-  server = await startServer({ databaseUrl: wire.url });
-}, 120_000);
-afterAll(async () => {
-  await server?.stop();
-  await wire?.close();
-  await database?.drop();
-  await stopTestPostgres();
-});
+const wired = serverBehindWireCounter();
 
 /** One HTTP request holding `inputs.length` todos.write calls (a tRPC batch): they reach the store together. */
 async function batchOfWrites(token: string, inputs: unknown[]) {
   const body = Object.fromEntries(inputs.map((input, i) => [String(i), input]));
-  const res = await fetch(`${server.url}/trpc/${inputs.map(() => 'todos.write').join(',')}?batch=1`, {
+  const res = await fetch(`${wired.server.url}/trpc/${inputs.map(() => 'todos.write').join(',')}?batch=1`, {
     method: 'POST',
     headers: { 'content-type': 'application/json', authorization: `Bearer ${token}` },
     body: JSON.stringify(body),
@@ -42,13 +28,13 @@ const list = (n: number) => ({ todos: [{ content: `Step ${n}`, status: 'pending'
 const recordsTodos = (sql: string) => sql.includes('INSERT INTO "TodoUpdate"');
 
 /** The transactions since the last reset that recorded a todo list, each as its round trips. */
-const todoTransactions = () => wire.transactions().filter((trips) => trips.some((t) => t.statements.some(recordsTodos)));
+const todoTransactions = () => wired.wire.transactions().filter((trips) => trips.some((t) => t.statements.some(recordsTodos)));
 
 describe('the group commit on PostgreSQL', () => {
   it('ten writes that arrive together are each recorded once, in one transaction, with no savepoint round trip', async () => {
-    const { session, token } = await sessionClient(server, 'batched writer');
+    const { session, token } = await sessionClient(wired.server, 'batched writer');
     await batchOfWrites(token, [list(0)]); // every statement prepared on the writer's connection
-    wire.reset();
+    wired.wire.reset();
     const answers = await batchOfWrites(
       token,
       Array.from({ length: 10 }, (_, i) => list(i + 1)),
@@ -56,7 +42,7 @@ describe('the group commit on PostgreSQL', () => {
     const revisions = answers.map((a) => ('result' in a ? a.result.data.revision : a.error.message));
     expect([...revisions].sort((x, y) => Number(x) - Number(y))).toEqual([2, 3, 4, 5, 6, 7, 8, 9, 10, 11]);
     const rows = await queryRows<{ revision: number }>(
-      server,
+      wired.server,
       'SELECT "revision" FROM "TodoUpdate" WHERE "sessionId" = ? ORDER BY "revision"',
       session.id,
     );
@@ -80,7 +66,7 @@ describe('the group commit on PostgreSQL', () => {
     expect(statements).toHaveLength(10);
     // And each card's changes are against the card before it.
     const cards = await queryRows<{ revision: number; items: string; changes: string }>(
-      server,
+      wired.server,
       'SELECT "revision", "items", "changes" FROM "TodoUpdate" WHERE "sessionId" = ? ORDER BY "revision"',
       session.id,
     );
@@ -96,17 +82,17 @@ describe('the group commit on PostgreSQL', () => {
     // The twenty live events (a card and the session's activity for each write) went out in one NOTIFY statement after
     // the shared COMMIT. Counted from that COMMIT on: the session's opening and the first write send their own NOTIFY
     // on the publishing connection, which a loaded machine may pass on only after the reset.
-    const trips = wire.tally().trips;
+    const trips = wired.wire.tally().trips;
     const lastInsert = trips.findLastIndex((t) => t.statements.some(recordsTodos));
     const commit = trips.findIndex((t, i) => i > lastInsert && t.statements.join() === 'COMMIT');
     expect(commit).toBeGreaterThan(lastInsert);
     await waitFor('the NOTIFY after the shared COMMIT', () =>
-      wire
+      wired.wire
         .tally()
         .trips.slice(commit)
         .some((t) => t.statements.some((s) => s.includes('pg_notify('))),
     );
-    const notifies = wire
+    const notifies = wired.wire
       .tally()
       .trips.slice(commit)
       .filter((t) => t.statements.some((s) => s.includes('pg_notify(')));
@@ -114,9 +100,9 @@ describe('the group commit on PostgreSQL', () => {
   });
 
   it('a stale write among them is refused with its text and records nothing; the others are each recorded', async () => {
-    const { session, token } = await sessionClient(server, 'one stale among many');
+    const { session, token } = await sessionClient(wired.server, 'one stale among many');
     await batchOfWrites(token, [list(0)]);
-    wire.reset();
+    wired.wire.reset();
     const answers = await batchOfWrites(token, [list(1), list(2), { ...list(99), baseRevision: 0 }, list(3), list(4)]);
     const stale = answers[2];
     expect(stale && 'error' in stale ? stale.error.message : stale).toMatch(
@@ -124,7 +110,7 @@ describe('the group commit on PostgreSQL', () => {
     );
     expect(answers.filter((a) => 'result' in a)).toHaveLength(4);
     const rows = await queryRows<{ revision: number; items: string }>(
-      server,
+      wired.server,
       'SELECT "revision", "items" FROM "TodoUpdate" WHERE "sessionId" = ? ORDER BY "revision"',
       session.id,
     );
@@ -132,17 +118,17 @@ describe('the group commit on PostgreSQL', () => {
     expect(rows.some((r) => r.items.includes('Step 99'))).toBe(false);
     expect(todoTransactions()).toHaveLength(1);
     // The refused write's compare-and-set changed no row, so nothing was undone: no savepoint, no rollback.
-    expect(wire.count('ROLLBACK') + wire.count('SAVEPOINT')).toBe(0);
+    expect(wired.wire.count('ROLLBACK') + wired.wire.count('SAVEPOINT')).toBe(0);
   });
 
   it("a session's write on a list this server recorded is one statement: its compare-and-set with its record", async () => {
-    const { session, token } = await sessionClient(server, 'one statement a write');
+    const { session, token } = await sessionClient(wired.server, 'one statement a write');
     const write = async (todos: unknown) => {
       const answer = await batchOfWrites(token, [todos]);
       return answer.map((a) => ('result' in a ? a.result.data.revision : a.error.message));
     };
     expect(await write(list(1))).toEqual([1]);
-    wire.reset();
+    wired.wire.reset();
     expect(
       await write({
         todos: [
@@ -156,7 +142,7 @@ describe('the group commit on PostgreSQL', () => {
     // BEGIN, the one statement, COMMIT: before, BEGIN, UPDATE … RETURNING, INSERT, COMMIT.
     expect(only?.map((t) => t.statements.map((s) => s.trimStart().split(/\s/, 1)[0]))).toEqual([['BEGIN'], ['WITH'], ['COMMIT']]);
     const [card] = await queryRows<{ revision: number; changes: string; inProgress: number }>(
-      server,
+      wired.server,
       'SELECT "revision", "changes", "inProgress" FROM "TodoUpdate" WHERE "sessionId" = ? ORDER BY "revision" DESC LIMIT 1',
       session.id,
     );
@@ -168,13 +154,15 @@ describe('the group commit on PostgreSQL', () => {
   });
 
   it("a task's write is one statement for its compare-and-set, its feed position and its change record", async () => {
-    const { client } = await sessionClient(server, 'task writer');
+    const { client } = await sessionClient(wired.server, 'task writer');
     const listName = 'one-statement';
     const task = await client.tasks.create({ listName, subject: 'Counted' });
     await client.tasks.update({ listName, id: task.id, metadata: { n: 0 } }); // every statement prepared
-    wire.reset();
+    wired.wire.reset();
     await client.tasks.update({ listName, id: task.id, metadata: { n: 1 } });
-    const written = wire.transactions().filter((trips) => trips.some((t) => t.statements.some((s) => s.includes('UPDATE "Task" SET'))));
+    const written = wired.wire
+      .transactions()
+      .filter((trips) => trips.some((t) => t.statements.some((s) => s.includes('UPDATE "Task" SET'))));
     expect(written).toHaveLength(1);
     const statements = written[0]!.flatMap((t) => t.statements).map((s) => s.replace(/\s+/g, ' ').trim());
     // Before: UPDATE "Task", UPDATE "TaskList" … RETURNING and INSERT INTO "TaskChange", three round trips.
@@ -183,7 +171,7 @@ describe('the group commit on PostgreSQL', () => {
     expect(writes[0]).toMatch(/^WITH "written" AS \( UPDATE "Task" SET .* UPDATE "TaskList" SET "changeSeq" .* INSERT INTO "TaskChange"/);
     // The change is recorded at the list's next feed position, after the creation's and the first update's.
     const changes = await queryRows<{ seq: number; kind: string; changes: string }>(
-      server,
+      wired.server,
       'SELECT "seq", "kind", "changes" FROM "TaskChange" WHERE "taskId" = ? ORDER BY "seq"',
       task.id,
     );
@@ -197,9 +185,9 @@ describe('the group commit on PostgreSQL', () => {
   });
 
   it('another replica hears every write of a shared transaction, in order', async () => {
-    const other = await startServer({ databaseUrl: database.url, adminKey: server.adminKey });
+    const other = await startServer({ databaseUrl: wired.database.url, adminKey: wired.server.adminKey });
     try {
-      const { session, token } = await sessionClient(server, 'heard elsewhere');
+      const { session, token } = await sessionClient(wired.server, 'heard elsewhere');
       await batchOfWrites(token, [list(0)]);
       const viewer = createClient({
         url: other.url,

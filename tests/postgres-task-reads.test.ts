@@ -2,26 +2,11 @@
 // evidence, lease and requirements in one statement, and what the write changes of them is read again (or known), so
 // its answer is what a read after it shows.
 import { openSessionClient } from '@agent-tasks/sdk';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { keyClient } from './support/fixtures.ts';
-import { type WireCounter, startWireCounter } from './support/pg-wire-counter.ts';
-import { type TestDatabase, createTestDatabase, stopTestPostgres } from './support/postgres.ts';
-import { type RunningServer, startServer } from './support/server.ts';
+import { serverBehindWireCounter } from './support/wired-server.ts';
 
-let database: TestDatabase;
-let wire: WireCounter;
-let server: RunningServer;
-beforeAll(async () => {
-  database = await createTestDatabase();
-  wire = await startWireCounter(database.url);
-  server = await startServer({ databaseUrl: wire.url });
-}, 120_000);
-afterAll(async () => {
-  await server?.stop();
-  await wire?.close();
-  await database?.drop();
-  await stopTestPostgres();
-});
+const wired = serverBehindWireCounter();
 
 let lists = 0;
 /** TaskGet's answer without its comments: what tasks.update answers. */
@@ -30,7 +15,7 @@ const read = async (client: Awaited<ReturnType<typeof agent>>, listName: string,
   return task;
 };
 const agent = async (agentName: string, capabilities: string[] = []) =>
-  (await openSessionClient(await keyClient(server, 'agent'), { agentName, capabilities })).client;
+  (await openSessionClient(await keyClient(wired.server, 'agent'), { agentName, capabilities })).client;
 
 /** A claimed task (leased) that blocks another, has a requirement and evidence: each part a read could bring along. */
 async function busyTask() {
@@ -45,7 +30,7 @@ async function busyTask() {
 
 /** The round trips of the one transaction since the last reset that wrote a task, without its BEGIN and COMMIT. */
 function taskWriteTrips() {
-  const writes = wire.transactions().filter((trips) => trips.some((t) => t.statements.some((s) => s.includes('UPDATE "Task" SET'))));
+  const writes = wired.wire.transactions().filter((trips) => trips.some((t) => t.statements.some((s) => s.includes('UPDATE "Task" SET'))));
   expect(writes).toHaveLength(1);
   return (writes[0] ?? []).filter((t) => !['BEGIN', 'COMMIT'].includes(t.statements.join()));
 }
@@ -54,7 +39,7 @@ describe('a task write on PostgreSQL', () => {
   it('reads the task with its edges, evidence, lease and requirements in one round trip, and nothing after', async () => {
     const { worker, listName, task } = await busyTask();
     await worker.tasks.update({ listName, id: task.id, metadata: { warm: true } }); // statements prepared
-    wire.reset();
+    wired.wire.reset();
     const updated = await worker.tasks.update({ listName, id: task.id, metadata: { step: 2 } });
     const trips = taskWriteTrips().map((t) => t.statements.join(' ; ').trim());
     // The list's row lock, the task with what surrounds it, the owner's lease renewed, the write (with its change
