@@ -17,7 +17,9 @@ describe('node ids', () => {
     expect([...made].sort()).toEqual(made);
     const at = Number.parseInt(made[0]!.slice(4, 16), 16);
     expect(Math.abs(at - Date.now())).toBeLessThan(60_000);
+    // Many pools' worth (409 ids a pool): each id its own random part, none repeated across refills.
     const many = Array.from({ length: 10_000 }, () => nodeIds.ordered('tdu'));
     expect(new Set(many).size).toBe(many.length);
+    expect(new Set(many.map((id) => id.slice(16))).size).toBe(many.length);
   });
 });
