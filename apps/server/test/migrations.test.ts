@@ -29,6 +29,20 @@ async function databaseBefore(suffix: string, file: string) {
   return { databaseFile, rest: readdirSync(repoMigrations).filter((n) => n >= target! && n !== 'migration_lock.toml') };
 }
 
+/**
+ * A database from before the migration named `*_<suffix>`, holding what `seed` inserts, then migrated with the
+ * repository's migrations (exactly that one and those after it applied): its file, and what `read` gave before.
+ */
+async function migratedFrom<T>(suffix: string, file: string, seed: string, read?: (db: Database.Database) => T) {
+  const { databaseFile, rest } = await databaseBefore(suffix, file);
+  const before = new Database(databaseFile);
+  before.exec(seed);
+  const held = read?.(before);
+  before.close();
+  expect(await applyMigrations({ databaseFile, migrationsDir: repoMigrations })).toEqual({ applied: rest });
+  return { databaseFile, held };
+}
+
 describe('schema engine migrations', () => {
   it('creates a migration, applies it once, and a second apply is a no-op', async () => {
     const schemaFile = path.join(tmp, 'prisma', 'schema.prisma');
@@ -75,9 +89,15 @@ describe('schema engine migrations', () => {
 
   it('moving task ids into their list keeps every task, edge and change, and then lets another list reuse an id', async () => {
     // The migrations up to the one before task ids were scoped to their list, on a database holding a small graph.
-    const { databaseFile, rest } = await databaseBefore('task_ids_per_list', 'scoped-ids');
-    const seed = new Database(databaseFile);
-    seed.exec(`
+    const dump = (on: Database.Database) => ({
+      tasks: on.prepare('SELECT "listId", "id", "seq", "subject", "openBlockers", "rank" FROM "Task" ORDER BY "seq"').all(),
+      edges: on.prepare('SELECT "id", "listId", "blockerId", "blockedId" FROM "TaskEdge"').all(),
+      changes: on.prepare('SELECT "listId", "seq", "taskId" FROM "TaskChange" ORDER BY "seq"').all(),
+    });
+    const { databaseFile, held } = await migratedFrom(
+      'task_ids_per_list',
+      'scoped-ids',
+      `
       INSERT INTO "Workspace" ("id", "name", "createdAt") VALUES ('ws_1', 'one', 0), ('ws_2', 'two', 0);
       INSERT INTO "TaskList" ("id", "workspaceId", "name", "taskSeq", "changeSeq", "createdAt") VALUES ('tl_1', 'ws_1', 'default', 2, 2, 0);
       INSERT INTO "Task" ("id", "listId", "seq", "subject", "description", "status", "metadata", "threadId", "version", "openBlockers", "rank", "createdAt", "updatedAt")
@@ -86,18 +106,9 @@ describe('schema engine migrations', () => {
       INSERT INTO "TaskEdge" ("listId", "blockerId", "blockedId") VALUES ('tl_1', 'T-1', 'T-2');
       INSERT INTO "TaskChange" ("listId", "seq", "taskId", "kind", "keyId", "at", "changes", "snapshot")
         VALUES ('tl_1', 1, 'T-1', 'created', 'key_1', 0, '{}', '{}'), ('tl_1', 2, 'T-2', 'created', 'key_1', 0, '{}', '{}');
-    `);
-    const dump = (on: Database.Database) => ({
-      tasks: on.prepare('SELECT "listId", "id", "seq", "subject", "openBlockers", "rank" FROM "Task" ORDER BY "seq"').all(),
-      edges: on.prepare('SELECT "id", "listId", "blockerId", "blockedId" FROM "TaskEdge"').all(),
-      changes: on.prepare('SELECT "listId", "seq", "taskId" FROM "TaskChange" ORDER BY "seq"').all(),
-    });
-    const held = dump(seed);
-    seed.close();
-
-    expect(await applyMigrations({ databaseFile, migrationsDir: repoMigrations })).toEqual({
-      applied: rest,
-    });
+    `,
+      dump,
+    );
     const db = new Database(databaseFile);
     try {
       db.pragma('foreign_keys = ON');
@@ -120,20 +131,17 @@ describe('schema engine migrations', () => {
   });
 
   it("the task's session column takes its one name (sessionId), every task keeping the session it had", async () => {
-    const { databaseFile, rest } = await databaseBefore('task_session_id', 'session-id');
-    const seed = new Database(databaseFile);
-    seed.exec(`
+    const { databaseFile } = await migratedFrom(
+      'task_session_id',
+      'session-id',
+      `
       INSERT INTO "Workspace" ("id", "name", "createdAt") VALUES ('ws_1', 'one', 0);
       INSERT INTO "TaskList" ("id", "workspaceId", "name", "taskSeq", "changeSeq", "createdAt") VALUES ('tl_1', 'ws_1', 'default', 2, 0, 0);
       INSERT INTO "Task" ("id", "listId", "seq", "subject", "description", "status", "metadata", "threadId", "version", "createdAt", "updatedAt")
         VALUES ('T-1', 'tl_1', 1, 'first', '', 'pending', '{}', 'ses_1', 1, 0, 0),
                ('T-2', 'tl_1', 2, 'second', '', 'pending', '{}', 'import:key_1', 1, 0, 0);
-    `);
-    seed.close();
-
-    expect(await applyMigrations({ databaseFile, migrationsDir: repoMigrations })).toEqual({
-      applied: rest,
-    });
+    `,
+    );
     const db = new Database(databaseFile, { readonly: true });
     try {
       expect(db.prepare('SELECT "id", "sessionId" FROM "Task" ORDER BY "seq"').all()).toEqual([
@@ -149,13 +157,16 @@ describe('schema engine migrations', () => {
   });
 
   it("a run's checklist moves to a row of its own, every run keeping its checklist, steps and the rest", async () => {
-    const { databaseFile, rest } = await databaseBefore('run_checklist', 'run-checklist');
     const tasks = JSON.stringify([
       { action: 'Build', expected_result: 'It builds' },
       { action: 'Ship', expected_result: 'Shipped' },
     ]);
-    const seed = new Database(databaseFile);
-    seed.exec(`
+    const runs = (on: Database.Database) =>
+      on.prepare('SELECT "id", "name", "status", "cursor", "taskOutcomes", "taskTimes", "version" FROM "Run" ORDER BY "id"').all();
+    const { databaseFile, held } = await migratedFrom(
+      'run_checklist',
+      'run-checklist',
+      `
       INSERT INTO "Workspace" ("id", "name", "createdAt") VALUES ('ws_1', 'one', 0);
       INSERT INTO "Run" ("id", "workspaceId", "sessionId", "startAttemptId", "name", "status", "taskContext", "tasks", "moves",
                          "remarks", "cursor", "checklistOutcome", "executionOutcome", "taskOutcomes", "taskTimes", "revision",
@@ -166,15 +177,9 @@ describe('schema engine migrations', () => {
                ('run_2', 'ws_1', 'ses_1', 'start_2', NULL, 'intake', NULL, '[]', '[]', '[]', 0, '', '', '[]', '[]', 0, 1, 0, 0);
       INSERT INTO "RunStep" ("runId", "seq", "kind", "label", "task", "attemptId", "evidence", "outcome", "prior", "at")
         VALUES ('run_1', 2, 'step', 'Task 1/2', 1, 'att_1', 'built', 'Verified', '{"cursor":1}', 0);
-    `);
-    const runs = (on: Database.Database) =>
-      on.prepare('SELECT "id", "name", "status", "cursor", "taskOutcomes", "taskTimes", "version" FROM "Run" ORDER BY "id"').all();
-    const held = runs(seed);
-    seed.close();
-
-    expect(await applyMigrations({ databaseFile, migrationsDir: repoMigrations })).toEqual({
-      applied: rest,
-    });
+    `,
+      runs,
+    );
     const db = new Database(databaseFile);
     try {
       db.pragma('foreign_keys = ON');

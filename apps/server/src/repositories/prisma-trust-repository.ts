@@ -68,7 +68,7 @@ export function prismaTrustRepository(db: Tx, prefetch?: TaskPrefetch): TrustRep
     },
     async evidenceOf(listId, taskIds) {
       const kept = prefetch?.evidence(listId, taskIds);
-      if (kept) return kept.sort((a, b) => a.id - b.id).map(toEvidence);
+      if (kept) return kept.map(toEvidence);
       // Raw SQL: read on every task write, where Prisma's query compiler costs several times the statement itself.
       const rows = await inChunks(
         taskIds,
@@ -135,14 +135,11 @@ export function prismaTrustRepository(db: Tx, prefetch?: TaskPrefetch): TrustRep
           ORDER BY "capability"`,
       ),
     async trustOf(listId, taskIds) {
-      const kept = { evidence: prefetch?.evidence(listId, taskIds), leases: prefetch?.leases(listId, taskIds) };
+      const keptEvidence = prefetch?.evidence(listId, taskIds);
+      const keptLeases = prefetch?.leases(listId, taskIds);
       const keptRequirements = prefetch?.requirements(listId, taskIds);
-      if (kept.evidence && kept.leases && keptRequirements) {
-        return {
-          evidence: kept.evidence.sort((a, b) => a.id - b.id).map(toEvidence),
-          leases: kept.leases.map(toLease),
-          requirements: keptRequirements,
-        };
+      if (keptEvidence && keptLeases && keptRequirements) {
+        return { evidence: keptEvidence.map(toEvidence), leases: keptLeases.map(toLease), requirements: keptRequirements };
       }
       // One statement for the three (each read through Prisma costs far more than its SQL): a row per evidence, lease
       // and requirement, told apart by `kind` (evidence by id, requirements by name, as the reads of each). `name` is

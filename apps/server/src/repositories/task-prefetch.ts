@@ -81,8 +81,11 @@ export class TaskPrefetch {
     return parts && [...new Map(parts.flat().map((e) => [e.id, e])).values()];
   }
 
-  /** Evidence of these tasks, when kept for all of them (the callers order it by id, as their statements do). */
-  evidence = (listId: string, taskIds: readonly string[]) => this.#all(listId, taskIds, 'evidence')?.flat();
+  /** Evidence of these tasks by id (as the statements order it), when kept for all of them. */
+  evidence = (listId: string, taskIds: readonly string[]) =>
+    this.#all(listId, taskIds, 'evidence')
+      ?.flat()
+      .sort((a, b) => a.id - b.id);
 
   /**
    * One task's lease and requirements (these in the database's own order of their names): answered for one task at a
