@@ -22,10 +22,18 @@ function workRole(run: RunRecord): RunView['blocks']['work']['role'] {
 
 const LABELS = { intake: () => 'Checklist intake', revise: () => REVISE_LABEL, done: (total: number) => `Done ${total}/${total}` } as const;
 
-/** The notes people left on the task at `position`, when it has any (as "<author>: <text>"). */
-function notesOf(run: RunRecord, position: number) {
-  const notes = run.personNotes.filter((n) => n.task === position).map((n) => `${n.author}: ${n.text}`);
-  return notes.length ? { notes } : {};
+/** Texts by the 1-based task positions they name: each remark under every task it governs, each note under its task. */
+function byPosition<T>(items: readonly T[], positions: (item: T) => readonly number[], text: (item: T) => string) {
+  const at = new Map<number, string[]>();
+  for (const item of items) {
+    const named = positions(item);
+    for (const position of named.length > 1 ? new Set(named) : named) {
+      const texts = at.get(position);
+      if (texts) texts.push(text(item));
+      else at.set(position, [text(item)]);
+    }
+  }
+  return at;
 }
 
 /** The one part of a run's view that moves with the clock: the in-progress entry's time (index 0-based), counted on. */
@@ -60,6 +68,19 @@ export function presentRun(run: RunRecord, now: Date): RunView {
   const done = run.status === 'completed' ? total : Math.max(0, Math.min(run.cursor - 1, total));
   const live = liveTimeOf(run);
   const role = workRole(run);
+  // One pass over the remarks and the notes, not one per task (a 100-task view is made on every step).
+  const remarks = byPosition(
+    run.remarks,
+    (r) => r.tasks,
+    (r) => r.text,
+  );
+  // The notes people left on a task, as "<author>: <text>"; the field is there only for a task that has some.
+  const notes = byPosition(
+    run.personNotes,
+    (n) => [n.task],
+    (n) => `${n.author}: ${n.text}`,
+  );
+  const completed = run.status === 'completed';
   return {
     id: run.id,
     flow: FLOW_NAME,
@@ -93,14 +114,18 @@ export function presentRun(run: RunRecord, now: Date): RunView {
       work: {
         role,
         label: role === 'task' ? taskLabel(run.cursor, total) : LABELS[role](total),
-        tasks: run.tasks.map((task, i) => ({
-          title: task.action,
-          state: i + 1 < run.cursor || run.status === 'completed' ? 'done' : i + 1 === inProgress ? 'in_progress' : 'pending',
-          outcome: run.taskOutcomes[i] ?? 'Pending',
-          timeMs: live && i === live.index ? elapsedMs(live, now) : (run.taskTimes[i] ?? 0),
-          remarks: run.remarks.filter((r) => r.tasks.includes(i + 1)).map((r) => r.text),
-          ...notesOf(run, i + 1),
-        })),
+        tasks: run.tasks.map((task, i) => {
+          const entry: RunView['blocks']['work']['tasks'][number] = {
+            title: task.action,
+            state: i + 1 < run.cursor || completed ? 'done' : i + 1 === inProgress ? 'in_progress' : 'pending',
+            outcome: run.taskOutcomes[i] ?? 'Pending',
+            timeMs: live && i === live.index ? elapsedMs(live, now) : (run.taskTimes[i] ?? 0),
+            remarks: remarks.get(i + 1) ?? [],
+          };
+          const noted = notes.get(i + 1);
+          if (noted) entry.notes = noted;
+          return entry;
+        }),
         current_task: Math.min(run.cursor, total),
         total_tasks: total,
         done,

@@ -517,3 +517,27 @@ describe('applyRevision: the complete corrected checklist and the position to co
     );
   });
 });
+
+describe("a run's view: remarks and notes under their tasks", () => {
+  it('shows each remark under every task it names once, in remark order, and notes only on tasks that have some', () => {
+    const run = running(runTasks(3), {
+      remarks: [
+        { text: 'Never on Fridays', tasks: [1, 3] },
+        { text: 'Ask first', tasks: [3, 3] },
+      ],
+      personNotes: [
+        { task: 3, text: 'Use staging', author: 'ops key', at: T0.toISOString() },
+        { task: 1, text: 'Done twice before', author: 'lead key', at: T0.toISOString() },
+        { task: 3, text: 'Then production', author: 'ops key', at: T0.toISOString() },
+      ],
+    });
+    const entries = presentRun(run, at(0)).blocks.work.tasks;
+    expect(entries.map((t) => t.remarks)).toEqual([['Never on Fridays'], [], ['Never on Fridays', 'Ask first']]);
+    expect(entries.map((t) => t.notes)).toEqual([
+      ['lead key: Done twice before'],
+      undefined,
+      ['ops key: Use staging', 'ops key: Then production'],
+    ]);
+    expect('notes' in entries[1]!).toBe(false);
+  });
+});

@@ -7,7 +7,8 @@ import { storeErrorOf, withStoreErrors } from './store-errors.ts';
 import { prismaChannelRepository } from './prisma-channel-repository.ts';
 import { prismaKeyRepository } from './prisma-key-repository.ts';
 import { prismaOutboxRepository } from './prisma-outbox-repository.ts';
-import { prismaRunRepository } from './prisma-run-repository.ts';
+import { type RunRow, prismaRunRepository } from './prisma-run-repository.ts';
+import { CommittedRunRows } from './run-rows.ts';
 import { prismaSessionRepository } from './prisma-session-repository.ts';
 import { type TaskRepositoryState, prismaTaskRepository, taskRepositoryState } from './prisma-task-repository.ts';
 import { prismaTodoRepository } from './prisma-todo-repository.ts';
@@ -20,6 +21,8 @@ import type { Dialect, Tx, WriteTurn } from './tx.ts';
 
 interface StoreState {
   todoCache: TodoCache;
+  /** Each run's row as last committed here: a write that finds its version unchanged reads no more of it. */
+  runRows: CommittedRunRows<RunRow>;
   tasks: TaskRepositoryState;
   /** Tokens that stopped working: these session tokens, or (no list) everything an API key revocation touches. */
   revoked: (tokenHashes?: string[]) => void;
@@ -43,7 +46,7 @@ const repositories = (db: Tx, state: StoreState, turn: WriteTurn): Repositories 
     comments: prismaCommentRepository(db),
     search: prismaSearchRepository(db, state.dialect),
     channels: prismaChannelRepository(db),
-    runs: prismaRunRepository(db, state.dialect),
+    runs: prismaRunRepository(db, state.dialect, { rows: state.runRows, afterCommit }),
     outbox: prismaOutboxRepository(db, state.claimLeaseMs),
     trust: prismaTrustRepository(db, prefetch),
   };
@@ -70,6 +73,7 @@ export function prismaStore(
   const dialect: Dialect = writer.postgres || events.replicas !== undefined ? 'postgres' : 'sqlite';
   const state: StoreState = {
     todoCache: new TodoCache(),
+    runRows: new CommittedRunRows(),
     tasks: taskRepositoryState(dialect),
     revoked: (hashes) => events.revoked?.(hashes),
     claimLeaseMs: events.replicas?.claimLeaseMs,

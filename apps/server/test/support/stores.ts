@@ -10,7 +10,7 @@ import pg from 'pg';
 import { expect } from 'vitest';
 import { ConstraintError, MemoryStore } from '../../../../packages/core/test/memory-store.ts';
 import { sessionRecord, workspaceRecord } from '../../../../packages/core/test/record-builders.ts';
-import { openDb } from '../../src/db/client.ts';
+import { type Db, openDb } from '../../src/db/client.ts';
 import { migrationsDir } from '../../src/db/database-file.ts';
 import { openPostgresDb } from '../../src/db/postgres-client.ts';
 import { applyPostgresMigrations } from '../../src/db/postgres-migrations.ts';
@@ -25,6 +25,8 @@ export interface StoreUnderTest {
   snapshot(): Promise<unknown>;
   /** Asserts the write is refused by a constraint; `memoryText` is what the in-memory fake says. */
   refuses(write: Promise<unknown>, memoryText: string): Promise<void>;
+  /** A second store on the same database, as another process or replica opens it (the Prisma kinds; closed with this). */
+  another?(): Promise<Store>;
   close(): Promise<void>;
 }
 
@@ -83,8 +85,14 @@ export function prismaKind(): StoreKind {
       const writer = await openDb(file);
       const reader = await openDb(file);
       const store = prismaStore(writer, reader.db);
+      const others: Db[] = [];
       return {
         store,
+        async another() {
+          const [otherWriter, otherReader] = [await openDb(file), await openDb(file)];
+          others.push(otherWriter.db, otherReader.db);
+          return prismaStore(otherWriter, otherReader.db);
+        },
         async snapshot() {
           const db = new Database(file, { readonly: true });
           try {
@@ -107,7 +115,7 @@ export function prismaKind(): StoreKind {
           expect(String((error as Error)?.message ?? error)).toMatch(constraintFailure);
         },
         async close() {
-          await Promise.all([writer.db.$disconnect(), reader.db.$disconnect()]);
+          await Promise.all([writer.db, reader.db, ...others].map((db) => db.$disconnect()));
         },
       };
     },
@@ -163,8 +171,17 @@ export function postgresKind(): StoreKind {
       const writer = await openPostgresDb(url.toString(), { max: 1 });
       const reader = await openPostgresDb(url.toString(), { max: 2 });
       const store = prismaStore(writer, reader.db, { replicas: { claimLeaseMs: 60_000 } });
+      const others: Db[] = [];
       return {
         store,
+        async another() {
+          const [otherWriter, otherReader] = [
+            await openPostgresDb(url.toString(), { max: 1 }),
+            await openPostgresDb(url.toString(), { max: 2 }),
+          ];
+          others.push(otherWriter.db, otherReader.db);
+          return prismaStore(otherWriter, otherReader.db, { replicas: { claimLeaseMs: 60_000 } });
+        },
         async snapshot() {
           const tables = await reader.db.$queryRawUnsafe<{ name: string }[]>(
             "SELECT table_name AS name FROM information_schema.tables WHERE table_schema = 'public' AND table_type = 'BASE TABLE' AND table_name NOT LIKE '\\_%' ORDER BY table_name",
@@ -186,7 +203,7 @@ export function postgresKind(): StoreKind {
           expect(String((error as Error)?.message ?? error)).toMatch(postgresConstraintFailure);
         },
         async close() {
-          await Promise.all([writer.db.$disconnect(), reader.db.$disconnect()]);
+          await Promise.all([writer.db, reader.db, ...others].map((db) => db.$disconnect()));
           await onServer(url.toString(), `DROP DATABASE IF EXISTS "${name}" WITH (FORCE)`);
         },
       };
