@@ -34,6 +34,10 @@ beforeAll(async () => {
   token = session.token;
   await session.client.todos.write({ todos: [{ content: 'Read the spec', status: 'in_progress' }] });
   await session.client.tasks.create({ listName: 'a-list', subject: 'First' });
+  // A page longer than the answers sent as text (plain-call.ts sends a long one as its bytes), outside ASCII too.
+  for (let i = 0; i < 40; i++) {
+    await session.client.tasks.create({ listName: 'long-list', subject: `Étape ${i} ✓ 😀 ${'Überprüfen — '.repeat(8)}` });
+  }
   const options = {
     services: app.services,
     corsOrigins: [],
@@ -113,6 +117,7 @@ describe('a single query or mutation', () => {
     ['a stale write (nothing recorded)', { url: '/trpc/todos.write', body: todoWrite([], { baseRevision: 0 }) }],
     ['a mutation with an empty body', { url: '/trpc/todos.write', body: '' }],
     ['a call without a token', { url: '/trpc/todos.get', anonymous: true }],
+    ['a long answer, outside ASCII too', { url: `/trpc/tasks.list${input({ listName: 'long-list' })}` }],
   ])('%s: answered here, exactly as tRPC answers it', async (_, call) => {
     const viaTrpc = await seen(await trpcApp.fetch(request(call)));
     const plain = await seen(await plainApp.fetch(request(call)));
@@ -152,6 +157,18 @@ describe('a single query or mutation', () => {
     }
     expect(serialised).toBe(1);
     expect(await (await keptApp.fetch(request({ url: '/trpc/fresh' }))).text()).toBe('{"result":{"data":{"fresh":true}}}');
+  });
+
+  it('a long answer goes over HTTP whole, its Content-Length counted in bytes, as tRPC sends it', async () => {
+    const url = `${app.url}/trpc/tasks.list${input({ listName: 'long-list' })}`;
+    const res = await fetch(url, { headers: { authorization: `Bearer ${token}` } });
+    const bytes = Buffer.from(await res.arrayBuffer());
+    const text = bytes.toString('utf8');
+    expect(text.length).toBeGreaterThan(4_096);
+    expect(Number(res.headers.get('content-length'))).toBe(bytes.length);
+    expect(bytes.length).toBeGreaterThan(text.length);
+    expect(text).toBe(await (await trpcApp.fetch(request({ url: `/trpc/tasks.list${input({ listName: 'long-list' })}` }))).text());
+    expect(res.headers.get('content-type')).toBe('application/json');
   });
 
   it("a successful call is answered by tRPC's shape: `result.data`, 200, JSON, Vary", async () => {

@@ -27,6 +27,9 @@ export interface PlainCallOptions {
 /** Not answered here: the request goes on to tRPC's handler (`bodyRead`: its body was read, from Hono's cache then). */
 export type NotPlain = { bodyRead: boolean };
 
+/** Characters from which an answer is sent as bytes (below, a text costs Node no more than its bytes would). */
+const LONG_ANSWER = 4_096;
+
 /** Procedure paths of the API (`todos.write`); anything else (escapes, a batch's commas, slashes) is tRPC's to read. */
 const PLAIN_PATH = /^\/trpc\/[A-Za-z0-9_.]+$/;
 
@@ -125,6 +128,8 @@ export function plainCalls(options: PlainCallOptions): (c: Context<AppEnv>) => P
     // holding a value whose text is known, a run's checklist, takes that text: known-json.ts).
     text ??=
       'result' in body && body.result.data !== undefined ? `{"result":{"data":${jsonWithKnown(body.result.data)}}}` : JSON.stringify(body);
-    return c.body(text, status as 200, headers);
+    // A long answer goes as its bytes: encoded once, its length known, and written apart from the head (Node joins a text
+    // body to the head's text before encoding both; Hono measures a text's bytes in a pass of its own).
+    return c.body(text.length < LONG_ANSWER ? text : Buffer.from(text), status as 200, headers);
   };
 }
