@@ -129,7 +129,7 @@ export function plainCalls(options: PlainCallOptions): (c: Context<AppEnv>) => P
     text ??=
       'result' in body && body.result.data !== undefined ? `{"result":{"data":${jsonWithKnown(body.result.data)}}}` : JSON.stringify(body);
     // A long answer goes as its bytes: encoded once, its length known, and written apart from the head (Node joins a text
-    // body to the head's text before encoding both; Hono measures a text's bytes in a pass of its own).
+    // body to the head's text before encoding both; @hono/node-server measures a text's bytes in a pass of its own).
     return c.body(text.length < LONG_ANSWER ? text : Buffer.from(text), status as 200, headers);
   };
 }

@@ -39,7 +39,8 @@ const runSelect = {
 } as const;
 /** The run's checklist, kept in its own row (RunChecklist): only intake and a revision change it. */
 const checklistSelect = { taskContext: true, tasks: true, moves: true, remarks: true } as const;
-const CHECKLIST_FIELDS = new Set<string>(Object.keys(checklistSelect));
+const CHECKLIST_COLUMNS = Object.keys(checklistSelect) as ChecklistColumn[];
+const CHECKLIST_FIELDS = new Set<string>(CHECKLIST_COLUMNS);
 /** The run with its checklist (`FROM ${RUN_AND_CHECKLIST}`, the run as r). */
 const RUN_COLUMNS = Prisma.sql`${columnsOf(runSelect, 'r')}, ${columnsOf(checklistSelect, 'c')}`;
 const RUN_AND_CHECKLIST = Prisma.raw('"Run" r JOIN "RunChecklist" c ON c."runId" = r."id"');
@@ -187,119 +188,133 @@ async function writeChecklist(db: Tx, runId: string, checklist: Pick<RunRow, Che
 /** The runs' rows as last committed through this store (run-rows.ts), and when what a transaction read or wrote is. */
 export interface KeptRunRows {
   rows: CommittedRunRows<RunRow>;
+  /** A write transaction's after-commit hook; outside one, never (a connection shared with a write may read its rows). */
   afterCommit: AfterCommit;
 }
 
-export const prismaRunRepository = (db: Tx, dialect: Dialect, committed: KeptRunRows): RunRepository => ({
-  async createStart(start) {
-    const taskContext = start.taskContext === null ? null : JSON.stringify(start.taskContext);
-    await db.runStart.create({ data: { ...start, taskContext }, select: { id: true } });
-  },
-  getStart: async (workspaceId, id) => toStart(await db.runStart.findFirst({ where: { id, workspaceId }, select: startSelect })),
-  markStartExecuted: async (id, runId) => (await db.runStart.updateMany({ where: { id, runId: null }, data: { runId } })).count === 1,
-  async create(run) {
-    const { taskContext, tasks, moves, remarks, ...row } = fromRun(run);
-    const checklist = { taskContext, tasks, moves, remarks };
-    await db.run.create({ data: { ...row, ...(dialect === 'postgres' ? checklist : NO_LEGACY_CHECKLIST) }, select: { id: true } });
-    await writeChecklist(db, run.id, checklist);
-  },
-  async get(workspaceId, id) {
-    // The row kept at the version stored is the row: one indexed column read instead of ~15 KB (run-rows.ts).
-    const last = committed.rows.get(id);
-    if (last?.workspaceId === workspaceId) {
-      const [stored] = await rawSql(db).$queryRaw<{ version: number | bigint }[]>`
-        SELECT "version" FROM "Run" WHERE "id" = ${id} AND "workspaceId" = ${workspaceId}`;
-      if (!stored) return null;
-      if (Number(stored.version) === last.version) return read(last);
-    }
-    // A step reads and writes the whole run: raw statements, the cheapest Prisma offers.
-    const [row] = await rawSql(db).$queryRaw<
-      RunRow[]
-    >`SELECT ${RUN_COLUMNS} FROM ${RUN_AND_CHECKLIST} WHERE r."id" = ${id} AND r."workspaceId" = ${workspaceId}`;
-    if (row) committed.afterCommit(() => committed.rows.remember(row));
-    return read(row);
-  },
-  async versionOf(workspaceId, id) {
-    // A kept run view reads it on every request (core's ReadCache): one indexed column, no JSON.
-    const [row] = await rawSql(db).$queryRaw<{ version: number | bigint }[]>`
+export function prismaRunRepository(db: Tx, dialect: Dialect, committed: KeptRunRows): RunRepository {
+  /** The run of a row read whole, its row kept once the transaction commits, holding the checklist cache's texts. */
+  const readAndKeep = (row: RunRow) => {
+    const run = read(row) as RunRecord;
+    const kept = { ...row };
+    for (const column of CHECKLIST_COLUMNS) if (kept[column] !== null) kept[column] = checklistText(run, column);
+    committed.afterCommit(() => committed.rows.remember(kept));
+    return run;
+  };
+  return {
+    async createStart(start) {
+      const taskContext = start.taskContext === null ? null : JSON.stringify(start.taskContext);
+      await db.runStart.create({ data: { ...start, taskContext }, select: { id: true } });
+    },
+    getStart: async (workspaceId, id) => toStart(await db.runStart.findFirst({ where: { id, workspaceId }, select: startSelect })),
+    markStartExecuted: async (id, runId) => (await db.runStart.updateMany({ where: { id, runId: null }, data: { runId } })).count === 1,
+    async create(run) {
+      const { taskContext, tasks, moves, remarks, ...row } = fromRun(run);
+      const checklist = { taskContext, tasks, moves, remarks };
+      await db.run.create({ data: { ...row, ...(dialect === 'postgres' ? checklist : NO_LEGACY_CHECKLIST) }, select: { id: true } });
+      await writeChecklist(db, run.id, checklist);
+    },
+    async get(workspaceId, id) {
+      const last = committed.rows.get(id);
+      if (last?.workspaceId === workspaceId) {
+        // One statement: the run's whole row only when its version is not the kept row's (then its columns are NULL, and
+        // the kept row is the run), so a run another replica moved on costs no second round trip.
+        const [row] = await rawSql(db).$queryRaw<(RunRow | Record<keyof RunRow, null>)[]>`SELECT ${RUN_COLUMNS} FROM "Run" k
+        LEFT JOIN "Run" r ON r."id" = k."id" AND r."version" <> ${last.version} LEFT JOIN "RunChecklist" c ON c."runId" = r."id"
+        WHERE k."id" = ${id} AND k."workspaceId" = ${workspaceId}`;
+        if (!row) return null;
+        return row.id === null ? read(last) : readAndKeep(row);
+      }
+      // A step reads and writes the whole run: raw statements, the cheapest Prisma offers.
+      const [row] = await rawSql(db).$queryRaw<
+        RunRow[]
+      >`SELECT ${RUN_COLUMNS} FROM ${RUN_AND_CHECKLIST} WHERE r."id" = ${id} AND r."workspaceId" = ${workspaceId}`;
+      return row ? readAndKeep(row) : null;
+    },
+    async versionOf(workspaceId, id) {
+      // A kept run view reads it on every request (core's ReadCache): one indexed column, no JSON.
+      const [row] = await rawSql(db).$queryRaw<{ version: number | bigint }[]>`
       SELECT "version" FROM "Run" WHERE "id" = ${id} AND "workspaceId" = ${workspaceId}`;
-    return row ? Number(row.version) : null;
-  },
-  async getAnywhere(id) {
-    // One statement: the run and its checklist as of one moment (a revision between two reads would mismatch them).
-    const [row] = await rawSql(db).$queryRaw<
-      RunRow[]
-    >`SELECT ${RUN_COLUMNS} FROM ${RUN_AND_CHECKLIST} WHERE r."id" = ${id} AND r."linkRevokedAt" IS NULL`;
-    return row ? toRun(row) : null;
-  },
-  setLinkRevoked: async (workspaceId, id, at) =>
-    (await db.run.updateMany({ where: { workspaceId, id }, data: { linkRevokedAt: at } })).count === 1,
-  async save(run, fromVersion, step) {
-    const { id, workspaceId, sessionId, parentRunId, startAttemptId, createdAt, ...fields } = fromRun(run);
-    const kept = storedRows.get(run);
-    const before =
-      kept?.version === fromVersion
-        ? kept
-        : (
-            await rawSql(db).$queryRaw<
-              RunRow[]
-            >`SELECT ${RUN_COLUMNS} FROM ${RUN_AND_CHECKLIST} WHERE r."id" = ${id} AND r."version" = ${fromVersion}`
-          )[0];
-    if (!before) return false;
-    // The version is always written: the statement's compare-and-set.
-    const changed: Partial<RunChanges> = { version: fields.version };
-    const stepChanged: Partial<RunChanges> = {};
-    let checklistChanged = false;
-    for (const [column, value] of Object.entries(fields) as [keyof RunChanges, unknown][]) {
-      if (sameValue(before[column], value)) continue;
-      (stepChanged as Record<string, unknown>)[column] = value;
-      const ofChecklist = CHECKLIST_FIELDS.has(column);
-      checklistChanged ||= ofChecklist;
-      // The run's own checklist columns: written only where older replicas read them.
-      if (!ofChecklist || dialect === 'postgres') (changed as Record<string, unknown>)[column] = value;
-    }
-    const written = await rawSql(db)
-      .$executeRaw`UPDATE "Run" SET ${assignmentsOf(changed)} WHERE "id" = ${id} AND "version" = ${fromVersion}`;
-    if (written !== 1) return false;
-    // Intake and revisions only: a step leaves the checklist's row as it is.
-    const { taskContext, tasks, moves, remarks } = fields;
-    if (checklistChanged) await writeChecklist(db, id, { taskContext, tasks, moves, remarks });
-    await rawSql(db)
-      .$executeRaw`INSERT INTO "RunStep" ${insertOf({ ...step, answer: null, prior: JSON.stringify(priorOf(before, stepChanged, dialect)) })}`;
-    const after = { ...before, ...changed, taskContext, tasks, moves, remarks };
-    storedRows.set(run, after);
-    committed.afterCommit(() => committed.rows.remember(after));
-    return true;
-  },
-  async atVersion(workspaceId, id, version) {
-    const [row] = await rawSql(db).$queryRaw<
-      RunRow[]
-    >`SELECT ${RUN_COLUMNS} FROM ${RUN_AND_CHECKLIST} WHERE r."id" = ${id} AND r."workspaceId" = ${workspaceId}`;
-    if (!row || row.version < version) return null;
-    // Newest first: each step's prior fields turn the run at its version + 1 back into the run at its version. Only
-    // the steps up to the row read: on PostgreSQL another replica may commit a later one between the two statements.
-    const steps = await rawSql(db).$queryRaw<{ seq: number; prior: string | null }[]>`
+      return row ? Number(row.version) : null;
+    },
+    async getAnywhere(id) {
+      // One statement: the run and its checklist as of one moment (a revision between two reads would mismatch them).
+      const [row] = await rawSql(db).$queryRaw<
+        RunRow[]
+      >`SELECT ${RUN_COLUMNS} FROM ${RUN_AND_CHECKLIST} WHERE r."id" = ${id} AND r."linkRevokedAt" IS NULL`;
+      return row ? toRun(row) : null;
+    },
+    setLinkRevoked: async (workspaceId, id, at) =>
+      (await db.run.updateMany({ where: { workspaceId, id }, data: { linkRevokedAt: at } })).count === 1,
+    async save(run, fromVersion, step) {
+      const { id, workspaceId, sessionId, parentRunId, startAttemptId, createdAt, ...fields } = fromRun(run);
+      const kept = storedRows.get(run);
+      const before =
+        kept?.version === fromVersion
+          ? kept
+          : (
+              await rawSql(db).$queryRaw<
+                RunRow[]
+              >`SELECT ${RUN_COLUMNS} FROM ${RUN_AND_CHECKLIST} WHERE r."id" = ${id} AND r."version" = ${fromVersion}`
+            )[0];
+      if (!before) return false;
+      // The version is always written: the statement's compare-and-set.
+      const changed: Partial<RunChanges> = { version: fields.version };
+      const stepChanged: Partial<RunChanges> = {};
+      let checklistChanged = false;
+      for (const [column, value] of Object.entries(fields) as [keyof RunChanges, unknown][]) {
+        if (sameValue(before[column], value)) continue;
+        (stepChanged as Record<string, unknown>)[column] = value;
+        const ofChecklist = CHECKLIST_FIELDS.has(column);
+        checklistChanged ||= ofChecklist;
+        // The run's own checklist columns: written only where older replicas read them.
+        if (!ofChecklist || dialect === 'postgres') (changed as Record<string, unknown>)[column] = value;
+      }
+      const written = await rawSql(db)
+        .$executeRaw`UPDATE "Run" SET ${assignmentsOf(changed)} WHERE "id" = ${id} AND "version" = ${fromVersion}`;
+      if (written !== 1) return false;
+      // Intake and revisions only: a step leaves the checklist's row as it is.
+      const { taskContext, tasks, moves, remarks } = fields;
+      if (checklistChanged) await writeChecklist(db, id, { taskContext, tasks, moves, remarks });
+      await rawSql(db)
+        .$executeRaw`INSERT INTO "RunStep" ${insertOf({ ...step, answer: null, prior: JSON.stringify(priorOf(before, stepChanged, dialect)) })}`;
+      const after = { ...before, ...changed, taskContext, tasks, moves, remarks };
+      storedRows.set(run, after);
+      committed.afterCommit(() => committed.rows.remember(after));
+      return true;
+    },
+    async atVersion(workspaceId, id, version) {
+      const [row] = await rawSql(db).$queryRaw<
+        RunRow[]
+      >`SELECT ${RUN_COLUMNS} FROM ${RUN_AND_CHECKLIST} WHERE r."id" = ${id} AND r."workspaceId" = ${workspaceId}`;
+      if (!row || row.version < version) return null;
+      // Newest first: each step's prior fields turn the run at its version + 1 back into the run at its version. Only
+      // the steps up to the row read: on PostgreSQL another replica may commit a later one between the two statements.
+      const steps = await rawSql(db).$queryRaw<{ seq: number; prior: string | null }[]>`
       SELECT "seq", "prior" FROM "RunStep" WHERE "runId" = ${id} AND "seq" >= ${version} AND "seq" < ${row.version}
       ORDER BY "seq" DESC`;
-    const then: Record<string, unknown> = { ...row };
-    for (const step of steps) {
-      if (step.prior === null || step.seq !== (then.version as number) - 1) return null;
-      if (!putBack(then, JSON.parse(step.prior) as Record<string, unknown>)) return null;
-    }
-    return then.version === version ? toRun(then as RunRow, false) : null;
-  },
-  list: async (workspaceId, filter) =>
-    (
-      await rawSql(db).$queryRaw<RunRow[]>`SELECT ${RUN_COLUMNS} FROM ${RUN_AND_CHECKLIST}
+      const then: Record<string, unknown> = { ...row };
+      for (const step of steps) {
+        if (step.prior === null || step.seq !== (then.version as number) - 1) return null;
+        if (!putBack(then, JSON.parse(step.prior) as Record<string, unknown>)) return null;
+      }
+      return then.version === version ? toRun(then as RunRow, false) : null;
+    },
+    list: async (workspaceId, filter) =>
+      (
+        await rawSql(db).$queryRaw<RunRow[]>`SELECT ${RUN_COLUMNS} FROM ${RUN_AND_CHECKLIST}
         WHERE r."workspaceId" = ${workspaceId} ${filter.sessionId ? Prisma.sql`AND r."sessionId" = ${filter.sessionId}` : Prisma.empty}
         ORDER BY r."createdAt" DESC LIMIT ${filter.limit}`
-    ).map((row) => toRun(row, false)),
-  steps: async (runId) =>
-    (await rawSql(db).$queryRaw<StepRow[]>`SELECT ${STEP_COLUMNS} FROM "RunStep" WHERE "runId" = ${runId} ORDER BY "seq" ASC`).map(toStep),
-  async findStepByAttempt(runId, attemptId) {
-    // Every step looks for its resend first: a raw statement, without Prisma's query pipeline.
-    const [row] = await rawSql(db).$queryRaw<(StepRow & { fingerprint: string | null; answer: string | null })[]>`
+      ).map((row) => toRun(row, false)),
+    steps: async (runId) =>
+      (await rawSql(db).$queryRaw<StepRow[]>`SELECT ${STEP_COLUMNS} FROM "RunStep" WHERE "runId" = ${runId} ORDER BY "seq" ASC`).map(
+        toStep,
+      ),
+    async findStepByAttempt(runId, attemptId) {
+      // Every step looks for its resend first: a raw statement, without Prisma's query pipeline.
+      const [row] = await rawSql(db).$queryRaw<(StepRow & { fingerprint: string | null; answer: string | null })[]>`
       SELECT ${STEP_COLUMNS}, "fingerprint", "answer" FROM "RunStep" WHERE "runId" = ${runId} AND "attemptId" = ${attemptId} LIMIT 1`;
-    return row ? toStep(row) : null;
-  },
-});
+      return row ? toStep(row) : null;
+    },
+  };
+}

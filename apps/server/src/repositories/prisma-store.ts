@@ -46,7 +46,8 @@ const repositories = (db: Tx, state: StoreState, turn: WriteTurn): Repositories 
     comments: prismaCommentRepository(db),
     search: prismaSearchRepository(db, state.dialect),
     channels: prismaChannelRepository(db),
-    runs: prismaRunRepository(db, state.dialect, { rows: state.runRows, afterCommit }),
+    // Rows are kept from write transactions only, once committed (an operator's one connection reads inside its writes).
+    runs: prismaRunRepository(db, state.dialect, { rows: state.runRows, afterCommit: turn.transaction ? afterCommit : () => {} }),
     outbox: prismaOutboxRepository(db, state.claimLeaseMs),
     trust: prismaTrustRepository(db, prefetch),
   };

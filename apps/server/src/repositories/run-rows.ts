@@ -9,11 +9,12 @@ export interface VersionedRow {
 
 /**
  * A run's row is right for as long as its version is the one stored: every write of a run (and of its checklist's row)
- * is a compare-and-set that moves the version on, whichever process or replica makes it. So a reader that reads the
- * version (one indexed column) and finds it equal to the kept row's has that row. Rows are kept only once their
+ * is a compare-and-set that moves the version on, whichever process or replica makes it (a change by hand must too). So
+ * a reader that finds the stored version equal to the kept row's has that row. Rows are kept only once their
  * transaction committed (a row read or written in a batch that is rolled back is never kept), a later version never
  * gives way to an earlier one, and least recently used rows are dropped first once their texts pass `capacity`
- * characters in all (a row's checklist text is the very string the checklist cache holds, not a copy).
+ * characters in all (the row just kept stays, whatever its size). A row's checklist texts are the strings the
+ * checklist cache holds, not copies of them.
  */
 export class CommittedRunRows<Row extends VersionedRow> {
   readonly #rows = new Map<string, { row: Row; size: number }>();
