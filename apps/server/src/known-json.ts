@@ -27,6 +27,30 @@ export function knowParsedJson(value: unknown, text: string) {
   if (typeof value === 'object' && value !== null) texts.set(value, text);
 }
 
+/**
+ * The object or array whose JSON text is `text`, parsed the first time anything looks into it; until then its text is
+ * its known text, so an answer sent as it is never parses it. A change made to it forgets that text. `text` must be a
+ * JSON object or array (whose text, as handed on, is what the writer made: `JSON.stringify`'s).
+ */
+export function lazyJson(text: string): object {
+  let value: object | undefined;
+  const parsed = () => (value ??= JSON.parse(text) as object);
+  let proxy: object;
+  const changed = <T>(result: T) => (texts.delete(proxy), result);
+  proxy = new Proxy(text[0] === '[' ? [] : {}, {
+    get: (_, key): unknown => Reflect.get(parsed(), key),
+    has: (_, key) => Reflect.has(parsed(), key),
+    ownKeys: () => Reflect.ownKeys(parsed()),
+    getOwnPropertyDescriptor: (_, key) => Reflect.getOwnPropertyDescriptor(parsed(), key),
+    getPrototypeOf: () => Reflect.getPrototypeOf(parsed()),
+    set: (_, key, next) => changed(Reflect.set(parsed(), key, next)),
+    defineProperty: (_, key, descriptor) => changed(Reflect.defineProperty(parsed(), key, descriptor)),
+    deleteProperty: (_, key) => changed(Reflect.deleteProperty(parsed(), key)),
+  });
+  texts.set(proxy, text);
+  return proxy;
+}
+
 /** The known text of `value` itself, or undefined. */
 export const knownJson = (value: unknown) => (typeof value === 'object' && value !== null ? texts.get(value) : undefined);
 

@@ -1,8 +1,9 @@
 // The writer's answers as lines (cluster/messages.ts): a result's data last, its text as the writer made it (known texts
 // spliced in), found again in the line by the worker, which sends that text on instead of serialising the data again.
-import { describe, expect, it } from 'vitest';
-import { type WriteAnswer, answerDataText, answerLine } from '../src/cluster/messages.ts';
-import { jsonWithKnown, knowJson, knowParsedJson } from '../src/known-json.ts';
+import { describe, expect, it, vi } from 'vitest';
+import { z } from 'zod';
+import { type WriteAnswer, answerDataText, answerLine, isWriteAnswer, parseAnswerLine } from '../src/cluster/messages.ts';
+import { jsonWithKnown, knowJson, knowParsedJson, knownJson } from '../src/known-json.ts';
 
 const checklist = Object.freeze([Object.freeze({ action: 'Check "it"', expected_result: 'It holds é' })]);
 knowJson(checklist, JSON.stringify(checklist));
@@ -37,5 +38,56 @@ describe("the writer's answer lines", () => {
     knowParsedJson(other, '{"id":"run_2" }');
     expect(jsonWithKnown(other)).toBe('{"id":"run_2" }');
     expect(jsonWithKnown({ id: 'run_2' })).toBe('{"id":"run_2"}');
+  });
+});
+
+describe("the writer's answer lines read by a worker", () => {
+  const answers: WriteAnswer[] = [
+    { call: 1, ok: true, data: { id: 'run_1', tasks: checklist, note: ',"ok":true,"data":' } },
+    { call: 2, revoked: [['ab12'], null], ok: true, data: [1, 'two', { three: 3 }] },
+    { call: 3, ok: true, data: 'a string' },
+    { call: 4, ok: true, data: 42 },
+    { call: 5, ok: true, data: undefined },
+    { call: 6, ok: false, failure: { kind: 'domain', code: 'CONFLICT', message: 'Error: no.', details: { ok: true, data: 1 } } },
+  ];
+
+  it('read back as the answer, equal to JSON.parse of the line whatever reads them', () => {
+    for (const answer of answers) {
+      const line = answerLine(answer);
+      const read = parseAnswerLine(line) as Record<string, unknown>;
+      const parsed = JSON.parse(line) as Record<string, unknown>;
+      expect(isWriteAnswer(read)).toBe(true);
+      expect(read).toEqual(parsed);
+      expect(JSON.stringify(read)).toBe(JSON.stringify(parsed));
+      expect(Array.isArray(read.data)).toBe(Array.isArray(parsed.data));
+    }
+    // A contract parses a lazy answer as it parses the answer itself.
+    const contract = z.object({ id: z.string(), tasks: z.array(z.object({ action: z.string(), expected_result: z.string() })) });
+    const read = parseAnswerLine(answerLine(answers[0]!)) as { data: unknown };
+    expect(contract.parse(read.data)).toEqual(contract.parse(JSON.parse(JSON.stringify((answers[0] as { data: unknown }).data))));
+  });
+
+  it('hold an object or array parsed only when read: sent on as its text, never parsed', () => {
+    const line = answerLine({ call: 7, ok: true, data: { id: 'run_1', tasks: checklist } });
+    const parse = vi.spyOn(JSON, 'parse');
+    try {
+      const read = parseAnswerLine(line) as { call: number; data: object };
+      expect(read.call).toBe(7);
+      expect(jsonWithKnown(read.data)).toBe(answerDataText(line));
+      // Only the line's head was parsed; the 28 KB of a run's view would not be.
+      expect(parse.mock.calls.map(([text]) => String(text))).toEqual(['{"call":7,"ok":true}']);
+      expect((read.data as { id: string }).id).toBe('run_1');
+      expect(parse).toHaveBeenCalledTimes(2);
+    } finally {
+      parse.mockRestore();
+    }
+  });
+
+  it('forget their text once changed, so what is sent is the value as it is', () => {
+    const read = parseAnswerLine(answerLine({ call: 8, ok: true, data: { id: 'run_1', count: 1 } })) as { data: Record<string, unknown> };
+    read.data.count = 2;
+    delete read.data.id;
+    expect(knownJson(read.data)).toBeUndefined();
+    expect(jsonWithKnown(read.data)).toBe('{"count":2}');
   });
 });

@@ -13,6 +13,8 @@ export interface JsonLinesOptions<Out = unknown> {
   onMessage(message: unknown, line: string): void;
   /** A message's line (without its newline): JSON.stringify's text unless given. */
   lineOf?: (message: Out) => string;
+  /** A line read as its message: JSON.parse unless given (it throws on a line that is not JSON). */
+  parseLine?: (line: string) => unknown;
   /** A line that is not JSON, one the receiver threw on, or one past `maxLineChars` (the connection is then closed). */
   onBadLine(line: string, problem: string): void;
   maxLineChars: number;
@@ -33,7 +35,7 @@ export function jsonLines<Out>(socket: Socket, options: JsonLinesOptions<Out>): 
     if (line.length > options.maxLineChars) return tooLong(line);
     let message: unknown;
     try {
-      message = JSON.parse(line);
+      message = options.parseLine ? options.parseLine(line) : JSON.parse(line);
     } catch {
       return options.onBadLine(line.slice(0, 200), 'not JSON');
     }

@@ -2,7 +2,7 @@
 // the write lock's turns, and where the writer worker listens; and those on a worker's own socket to the writer: the
 // writes handed to it and its answers (cluster/writer.ts).
 import type { Actor, LiveEvent } from '@agent-tasks/core';
-import { jsonWithKnown } from '../known-json.ts';
+import { jsonWithKnown, lazyJson } from '../known-json.ts';
 
 /** A mutation handed to the writer: authenticated and validated by the worker that took the request. */
 export interface WriteCall {
@@ -74,6 +74,18 @@ export function answerLine(answer: WriteAnswer): string {
 export function answerDataText(line: string): string | undefined {
   const at = line.indexOf(DATA_AT);
   return at === -1 ? undefined : line.slice(at + DATA_AT.length, -1);
+}
+
+/**
+ * A line made by `answerLine`, read: its head parsed, its data an object or array parsed only if something reads it
+ * (`lazyJson`), as a worker hands it on as its text (a run's view: 28 KB not parsed for nothing). Other lines: JSON.parse.
+ */
+export function parseAnswerLine(line: string): unknown {
+  const at = line.indexOf(DATA_AT);
+  const data = at === -1 ? undefined : line.slice(at + DATA_AT.length, -1);
+  if (data === undefined || (data[0] !== '{' && data[0] !== '[') || !line.endsWith('}')) return JSON.parse(line);
+  const head = JSON.parse(`${line.slice(0, at)},"ok":true}`) as Record<string, unknown>;
+  return { ...head, data: lazyJson(data) };
 }
 
 /** Worker → primary. */

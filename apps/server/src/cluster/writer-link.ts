@@ -5,8 +5,16 @@ import { STORE_UNREACHABLE_MESSAGE } from '@agent-tasks/core';
 import type { AnyRouter } from '@trpc/server';
 import type { Logger } from '../logger.ts';
 import { type JsonLines, jsonLines } from './json-lines.ts';
-import { type PrimaryLink, type WriteCall, type WriteFailure, type WriteHello, answerDataText, isWriteAnswer } from './messages.ts';
-import { knowParsedJson } from '../known-json.ts';
+import {
+  type PrimaryLink,
+  type WriteCall,
+  type WriteFailure,
+  type WriteHello,
+  answerDataText,
+  isWriteAnswer,
+  parseAnswerLine,
+} from './messages.ts';
+import { knowParsedJson, knownJson } from '../known-json.ts';
 import { MAX_LINE_CHARS, type WriterLink, errorOf, handMutationsToWriter } from './writer.ts';
 
 /** A call that reached no writer, or whose writer died with it: whether it ran is unknown (answered 503; may retry). */
@@ -46,6 +54,7 @@ export function writerLink(
       pending,
       lines: jsonLines<WriteCall | WriteHello>(socket, {
         maxLineChars: MAX_LINE_CHARS,
+        parseLine: parseAnswerLine,
         onBadLine: (line, problem) => options.log.warn({ line, problem }, 'a line from the writer was ignored'),
         onMessage(message, line) {
           if (!isWriteAnswer(message)) throw new Error('not an answer');
@@ -55,9 +64,10 @@ export function writerLink(
           // Before the answer: a caller told its key is revoked finds it refused here at once.
           for (const hashes of message.revoked ?? []) options.forget(hashes ?? undefined);
           if (message.ok) {
-            // Handed on unchanged: its answer is sent as the writer wrote it (known-json.ts).
+            // Handed on unchanged: its answer is sent as the writer wrote it (known-json.ts); an object or array is
+            // parsed only if something here reads it (parseAnswerLine).
             const text = answerDataText(line);
-            if (text !== undefined) knowParsedJson(message.data, text);
+            if (text !== undefined && knownJson(message.data) === undefined) knowParsedJson(message.data, text);
             waiting.resolve(message.data);
           } else waiting.reject(errorOf(message.failure));
         },
