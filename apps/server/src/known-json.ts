@@ -20,16 +20,8 @@ export function knowJson(value: object, text: string) {
 }
 
 /**
- * Notes the text a value was just parsed from, for a value handed on unchanged: a worker's answer from the writer
- * process (cluster/writer-link.ts), sent on as the writer wrote it instead of serialised again.
- */
-export function knowParsedJson(value: unknown, text: string) {
-  if (typeof value === 'object' && value !== null) texts.set(value, text);
-}
-
-/**
  * The object or array whose JSON text is `text`, parsed the first time anything looks into it; until then its text is
- * its known text, so an answer sent as it is never parses it. A change made to it forgets that text. `text` must be a
+ * its known text, so an answer sent as it is never parses it (a worker's answer from the writer, cluster/writer-link.ts). A change made to it forgets that text. `text` must be a
  * JSON object or array (whose text, as handed on, is what the writer made: `JSON.stringify`'s).
  */
 export function lazyJson(text: string): object {

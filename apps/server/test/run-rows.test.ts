@@ -68,6 +68,10 @@ const stepIn = (store: Store, outcome: string, fail = false, runId = 'run_1') =>
     return changed;
   });
 
+/** A three-task run, every task pending. */
+const createRun = (store: Store, id = 'run_1') =>
+  store.runs.create(run(id, { tasks: checklist, taskOutcomes: ['Pending', 'Pending', 'Pending'], taskTimes: [0, 0, 0] }));
+
 /** The run as read in a write transaction. */
 const readIn = (store: Store, runId = 'run_1') => store.transaction(async (repos) => repos.runs.get('ws_1', runId));
 
@@ -77,7 +81,7 @@ describe.each([prismaKind(), postgresKind()] as StoreKind[])('runs read in a wri
     () =>
       withSeededStore(kind, async (under) => {
         const { store } = under;
-        await store.runs.create(run('run_1', { tasks: checklist, taskOutcomes: ['Pending', 'Pending', 'Pending'], taskTimes: [0, 0, 0] }));
+        await createRun(store);
         await stepIn(store, 'first');
         // Kept now at version 2: another writer moves the run on; this store reads its change, not what it kept.
         const other = await under.another!();
@@ -98,7 +102,7 @@ describe.each([prismaKind(), postgresKind()] as StoreKind[])('runs read in a wri
     () =>
       withSeededStore(kind, async (under) => {
         const { store } = under;
-        await store.runs.create(run('run_1', { tasks: checklist, taskOutcomes: ['Pending', 'Pending', 'Pending'], taskTimes: [0, 0, 0] }));
+        await createRun(store);
         await readIn(store);
         // Saved as version 2, then refused: rolled back. Had its row been kept, the next write of version 2 by another
         // writer would be taken for it.
@@ -115,7 +119,7 @@ describe.each([prismaKind(), postgresKind()] as StoreKind[])('runs read in a wri
       withSeededStore(kind, async (under) => {
         const { store } = under;
         for (const id of ['run_1', 'run_2']) {
-          await store.runs.create(run(id, { tasks: checklist, taskOutcomes: ['Pending', 'Pending', 'Pending'], taskTimes: [0, 0, 0] }));
+          await createRun(store, id);
           await readIn(store, id);
         }
         // Queued together, they share one transaction: run_1's step commits, run_2's is undone alone.
@@ -134,7 +138,7 @@ describe('a run read in a write on SQLite', () => {
   it('is one statement, answered from the kept row while the version is the kept one, and read whole once it moved', () =>
     withSeededStore(prismaKind(), async (under) => {
       const { store } = under;
-      await store.runs.create(run('run_1', { tasks: checklist, taskOutcomes: ['Pending', 'Pending', 'Pending'], taskTimes: [0, 0, 0] }));
+      await createRun(store);
       await stepIn(store, 'first');
       // A change behind the store that leaves the version as it was is not seen (the kept row is the run)…
       const other = await under.another!();

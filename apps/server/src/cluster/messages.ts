@@ -60,7 +60,7 @@ const DATA_AT = ',"ok":true,"data":';
 
 /**
  * An answer as its line: a result's data last, its text made with the known texts it holds (a run's checklist:
- * known-json.ts), so that the worker hands on that text as it came (`answerDataText`).
+ * known-json.ts), so that the worker hands on that text as it came (`parseAnswerLine`).
  */
 export function answerLine(answer: WriteAnswer): string {
   if (!answer.ok) return JSON.stringify(answer);
@@ -70,22 +70,24 @@ export function answerLine(answer: WriteAnswer): string {
   return `{"call":${answer.call}${revoked}${DATA_AT}${jsonWithKnown(answer.data)}}`;
 }
 
-/** The text of a result's data in a line made by `answerLine`, or undefined (a failure, no data). */
-export function answerDataText(line: string): string | undefined {
+/** A line made by `answerLine` cut at its data: the head (without its `ok` and closing) and the data's text. */
+function cutAtData(line: string): [head: string, data: string] | undefined {
   const at = line.indexOf(DATA_AT);
-  return at === -1 ? undefined : line.slice(at + DATA_AT.length, -1);
+  return at === -1 ? undefined : [line.slice(0, at), line.slice(at + DATA_AT.length, -1)];
 }
+
+/** The text of a result's data in a line made by `answerLine`, or undefined (a failure, no data). */
+export const answerDataText = (line: string): string | undefined => cutAtData(line)?.[1];
 
 /**
  * A line made by `answerLine`, read: its head parsed, its data an object or array parsed only if something reads it
  * (`lazyJson`), as a worker hands it on as its text (a run's view: 28 KB not parsed for nothing). Other lines: JSON.parse.
  */
 export function parseAnswerLine(line: string): unknown {
-  const at = line.indexOf(DATA_AT);
-  const data = at === -1 ? undefined : line.slice(at + DATA_AT.length, -1);
-  if (data === undefined || (data[0] !== '{' && data[0] !== '[') || !line.endsWith('}')) return JSON.parse(line);
-  const head = JSON.parse(`${line.slice(0, at)},"ok":true}`) as Record<string, unknown>;
-  return { ...head, data: lazyJson(data) };
+  const cut = cutAtData(line);
+  if (!cut || (cut[1][0] !== '{' && cut[1][0] !== '[') || !line.endsWith('}')) return JSON.parse(line);
+  const head = JSON.parse(`${cut[0]},"ok":true}`) as Record<string, unknown>;
+  return { ...head, data: lazyJson(cut[1]) };
 }
 
 /** Worker → primary. */

@@ -5,16 +5,7 @@ import { STORE_UNREACHABLE_MESSAGE } from '@agent-tasks/core';
 import type { AnyRouter } from '@trpc/server';
 import type { Logger } from '../logger.ts';
 import { type JsonLines, jsonLines } from './json-lines.ts';
-import {
-  type PrimaryLink,
-  type WriteCall,
-  type WriteFailure,
-  type WriteHello,
-  answerDataText,
-  isWriteAnswer,
-  parseAnswerLine,
-} from './messages.ts';
-import { knowParsedJson, knownJson } from '../known-json.ts';
+import { type PrimaryLink, type WriteCall, type WriteFailure, type WriteHello, isWriteAnswer, parseAnswerLine } from './messages.ts';
 import { MAX_LINE_CHARS, type WriterLink, errorOf, handMutationsToWriter } from './writer.ts';
 
 /** A call that reached no writer, or whose writer died with it: whether it ran is unknown (answered 503; may retry). */
@@ -56,7 +47,7 @@ export function writerLink(
         maxLineChars: MAX_LINE_CHARS,
         parseLine: parseAnswerLine,
         onBadLine: (line, problem) => options.log.warn({ line, problem }, 'a line from the writer was ignored'),
-        onMessage(message, line) {
+        onMessage(message) {
           if (!isWriteAnswer(message)) throw new Error('not an answer');
           const waiting = pending.get(message.call);
           if (!waiting) return;
@@ -64,10 +55,8 @@ export function writerLink(
           // Before the answer: a caller told its key is revoked finds it refused here at once.
           for (const hashes of message.revoked ?? []) options.forget(hashes ?? undefined);
           if (message.ok) {
-            // Handed on unchanged: its answer is sent as the writer wrote it (known-json.ts); an object or array is
-            // parsed only if something here reads it (parseAnswerLine).
-            const text = answerDataText(line);
-            if (text !== undefined && knownJson(message.data) === undefined) knowParsedJson(message.data, text);
+            // Handed on unchanged: an object or array is sent as the writer wrote it, parsed only if something here
+            // reads it (parseAnswerLine).
             waiting.resolve(message.data);
           } else waiting.reject(errorOf(message.failure));
         },
