@@ -24,7 +24,8 @@ import { migrationState, pendingMigrations } from './db/migration-state.ts';
 import { applyMigrations } from './db/schema-engine.ts';
 import { MAX_BODY_BYTES, TOO_LARGE_MESSAGE, createHttpApp } from './http/http-app.ts';
 import { clientAddressReader } from './http/client-address.ts';
-import { requestPipeline } from './http/request-pipeline.ts';
+import { type RequestPools, requestPipeline } from './http/request-pipeline.ts';
+import type { SharedCounts } from './http/shared-limits.ts';
 import { inFlightRequests } from './http/in-flight.ts';
 import { runPageUrl } from './http/run-page-url.ts';
 import { type Logger, createLogger } from './logger.ts';
@@ -115,6 +116,9 @@ export interface AppOptions {
   notifications?: boolean;
   /** Told after this process revoked a key (no list) or dropped session tokens (the workers tell the others). */
   revoked?: (tokenHashes?: string[]) => void;
+  /** With several workers: the limits held by the primary for all of them (admission, bodies, live streams), and how
+   * many workers share them (each keeps its share of the line). */
+  shared?: { pools: RequestPools; counts: SharedCounts; workers: number };
 }
 
 /** The advisory lock of the first-run bootstrap on PostgreSQL (any fixed 64-bit number). */
@@ -212,6 +216,7 @@ export async function startApp(options: AppOptions): Promise<App> {
       total: options.streams?.total ?? 2_000,
     },
     log,
+    options.shared?.counts,
   );
   const cache = actorCache(deps, {
     revocationStamp: () => revocationStamp(reader.db),
@@ -307,6 +312,7 @@ export async function startApp(options: AppOptions): Promise<App> {
       maxUnauthenticatedBodies: options.unauthenticated?.maxBodies ?? 16,
       maxBufferedBytes: options.bodies?.maxBufferedBytes ?? 256 * 1024 * 1024,
     },
+    ...(options.shared ? { shared: { pools: options.shared.pools, workers: options.shared.workers } } : {}),
     log,
   });
   // Sockets that never finish their headers (or their request) are closed, checked every second, instead of being held.

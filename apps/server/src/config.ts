@@ -1,4 +1,5 @@
 // The server's configuration: one zod schema for every environment variable and `serve` flag, with clear refusals.
+import os from 'node:os';
 import { z } from 'zod';
 import { isAllowListEntry } from './adapters/receiver-address.ts';
 import { databaseFileFrom } from './db/database-file.ts';
@@ -147,7 +148,7 @@ export interface Config {
   workers: number;
   /** Open MCP sessions: per key, per workspace, in all, and how long an idle one stays. */
   mcp: { perKey: number; perWorkspace: number; total: number; idleMs: number };
-  /** Open live streams in one process: per key, per workspace, in all. */
+  /** Open live streams: per key, per workspace, in all (every worker's together). */
   streams: { perKey: number; perWorkspace: number; total: number };
   /** Socket timeouts: headers, the whole request, idle keep-alive. */
   sockets: { headersTimeoutMs: number; requestTimeoutMs: number; keepAliveTimeoutMs: number };
@@ -166,14 +167,15 @@ export interface Config {
   log: { level: string; format: 'json' | 'pretty' };
 }
 
-/** A refused configuration: the message names the variable (or flag) and what it accepts. */
 /**
- * Processes `serve` runs without --workers: one. With workers, one of them writes SQLite and the others hand it their
- * mutations over its socket; two measure faster on 2 cores (docs/performance.md), but the admission, body-buffer and
- * stream limits are counted in each process, so a default of several would multiply every limit. `--workers N` stays.
+ * Processes `serve` runs on SQLite without --workers: one per core, at most four. One of them writes SQLite and the
+ * others hand it their mutations over its socket; two measure faster than one on 2 cores (docs/performance.md), and
+ * the operator's limits (admission, bodies, live streams) are kept by the primary for all of them. One process on a
+ * single core, and on PostgreSQL (run replicas there). Above four, unmeasured: the one writer is the ceiling.
  */
-export const DEFAULT_WORKERS = 1;
+export const DEFAULT_WORKERS = Math.max(1, Math.min(os.availableParallelism(), 4));
 
+/** A refused configuration: the message names the variable (or flag) and what it accepts. */
 export class ConfigError extends Error {}
 
 /** Flag names of `serve` for each variable they set, so a refusal names what the operator typed. */
@@ -243,7 +245,7 @@ export function loadConfig(env: NodeJS.ProcessEnv, flags: Partial<Record<keyof C
     maxQueue: c.AGENT_TASKS_MAX_QUEUE,
     busyTimeoutMs: c.AGENT_TASKS_BUSY_TIMEOUT_MS,
     imports: { leaseMs: c.AGENT_TASKS_IMPORT_LEASE_MS, waitMs: c.AGENT_TASKS_IMPORT_WAIT_MS },
-    workers: c.AGENT_TASKS_WORKERS ?? DEFAULT_WORKERS,
+    workers: c.AGENT_TASKS_WORKERS ?? (postgres ? 1 : DEFAULT_WORKERS),
     mcp: {
       perKey: c.AGENT_TASKS_MCP_SESSIONS_PER_KEY,
       perWorkspace: c.AGENT_TASKS_MCP_SESSIONS_PER_WORKSPACE,

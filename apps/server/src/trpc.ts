@@ -76,7 +76,7 @@ export const authedProcedure = t.procedure.use(async ({ ctx, next, type, signal,
   // A live stream holds a place under the caps (taken by the HTTP layer, else here), and ends when the token it came
   // with stops working (`stream` replaces the request's signal); its place is given back when it ends.
   try {
-    const opened = admitted?.opened ?? ctx.streams.open({ actor, token: tokenOf(actor) }, signal);
+    const opened = admitted?.opened ?? (await ctx.streams.open({ actor, token: tokenOf(actor) }, signal));
     return mapped(await streamed(opened, (stream) => next({ ctx: { actor, stream } })));
   } catch (error) {
     throw refusedAs(error);

@@ -2,7 +2,8 @@
 // soon as the token it was opened with stops working — its key revoked, its session ended, the token dropped (a session
 // reopened by its external id keeps only its newest tokens) — told on the workspace's revocations topic (one listener
 // per workspace, through the live events, so every process hears it) or by the caller cache (a revocation seen in the
-// database, tokens dropped by another worker).
+// database, tokens dropped by another worker). With workers, the caps count every worker's streams (the primary keeps
+// the counts: cluster/limit-bank.ts).
 import {
   type Actor,
   type Deps,
@@ -12,10 +13,11 @@ import {
   resolveActorByHash,
   revocationsTopic,
 } from '@agent-tasks/core';
+import type { SharedCounts } from '../http/shared-limits.ts';
 import type { Logger } from '../logger.ts';
 import type { HeardEvent, LiveEvents } from './live-events.ts';
 
-/** Open streams at most: per key (a session's count with the key that opened it), per workspace, in this process. */
+/** Open streams at most: per key (a session's count with the key that opened it), per workspace, in all (every worker's). */
 export interface StreamCaps {
   perKey: number;
   perWorkspace: number;
@@ -50,7 +52,7 @@ export async function* whileOpen<T>(opened: OpenedStream, events: AsyncIterable<
 
 export interface LiveStreams {
   /** Counts a new stream against the caps — refused past one with RATE_LIMITED (429) — and gives the signal it runs under. */
-  open(owner: StreamOwner, request: AbortSignal | undefined): OpenedStream;
+  open(owner: StreamOwner, request: AbortSignal | undefined): Promise<OpenedStream>;
   /** Ends the streams opened with these tokens (dropped); without a list, checks every open stream's token again. */
   forget(tokenHashes?: string[]): void;
   /** Open streams: in all, and of one workspace. */
@@ -72,6 +74,8 @@ interface Entry {
   token: StreamToken | undefined;
   ended: AbortController;
   closed: boolean;
+  /** Its keys in the counts shared by the workers (given back when it ends). */
+  shared: string[] | null;
 }
 
 interface Workspace {
@@ -92,7 +96,27 @@ const refusal = (message: string, limit: string, count: number, cap?: number) =>
 /** Lookups at once when checking many streams' tokens again. */
 const CHECKS_AT_ONCE = 16;
 
-export function liveStreams(deps: Deps, live: LiveEvents, caps: StreamCaps, log?: Logger): LiveStreams {
+/** The refusal past a cap: which cap (0 per key, 1 per workspace, 2 in all), and the count that reached it. */
+function refusalPast(cap: number, count: number, caps: StreamCaps, runLink: boolean) {
+  const what = runLink ? 'this run link' : 'this key';
+  if (cap === 0)
+    return refusal(
+      `Error: too many open live streams for ${what} (${count}, at most ${caps.perKey}); close one before opening another.`,
+      'streams per key',
+      count,
+      caps.perKey,
+    );
+  if (cap === 1)
+    return refusal(
+      `Error: too many open live streams for this workspace (${count}, at most ${caps.perWorkspace}); close one before opening another.`,
+      'streams per workspace',
+      count,
+      caps.perWorkspace,
+    );
+  return refusal(`Error: the server has too many open live streams (${count}); try again shortly.`, 'streams', count);
+}
+
+export function liveStreams(deps: Deps, live: LiveEvents, caps: StreamCaps, log?: Logger, counts?: SharedCounts): LiveStreams {
   const byHolder = new Map<string, number>();
   const workspaces = new Map<string, Workspace>();
   let total = 0;
@@ -107,6 +131,7 @@ export function liveStreams(deps: Deps, live: LiveEvents, caps: StreamCaps, log?
   function release(entry: Entry) {
     if (entry.closed) return;
     entry.closed = true;
+    if (entry.shared) counts?.give(entry.shared);
     total -= 1;
     const left = (byHolder.get(entry.holder) ?? 1) - 1;
     if (left > 0) byHolder.set(entry.holder, left);
@@ -206,34 +231,28 @@ export function liveStreams(deps: Deps, live: LiveEvents, caps: StreamCaps, log?
   }
 
   return {
-    open(owner, request) {
+    async open(owner, request) {
       const actor = 'actor' in owner ? owner.actor : null;
       const workspaceId = actor ? actor.workspaceId : (owner as { workspaceId: string }).workspaceId;
       const holder = actor ? actor.keyId : `link:${(owner as { runLink: string }).runLink}`;
-      const mine = byHolder.get(holder) ?? 0;
-      const theirs = workspaces.get(workspaceId)?.entries.size ?? 0;
-      const what = actor ? 'this key' : 'this run link';
-      const problem =
-        mine >= caps.perKey
-          ? refusal(
-              `Error: too many open live streams for ${what} (${mine}, at most ${caps.perKey}); close one before opening another.`,
-              'streams per key',
-              mine,
-              caps.perKey,
-            )
-          : theirs >= caps.perWorkspace
-            ? refusal(
-                `Error: too many open live streams for this workspace (${theirs}, at most ${caps.perWorkspace}); close one before opening another.`,
-                'streams per workspace',
-                theirs,
-                caps.perWorkspace,
-              )
-            : total >= caps.total
-              ? refusal(`Error: the server has too many open live streams (${total}); try again shortly.`, 'streams', total)
-              : null;
-      if (problem) {
-        refused += 1;
-        throw problem;
+      let shared: string[] | null = null;
+      if (counts) {
+        // Every worker's streams: the primary's counts decide.
+        const keys = [`stream:holder:${holder}`, `stream:workspace:${workspaceId}`, 'stream:all'];
+        const past = await counts.take(keys, [caps.perKey, caps.perWorkspace, caps.total]);
+        if (past) {
+          refused += 1;
+          throw refusalPast(past.refused, past.count, caps, !actor);
+        }
+        shared = keys;
+      } else {
+        const mine = byHolder.get(holder) ?? 0;
+        const theirs = workspaces.get(workspaceId)?.entries.size ?? 0;
+        const past = mine >= caps.perKey ? [0, mine] : theirs >= caps.perWorkspace ? [1, theirs] : total >= caps.total ? [2, total] : null;
+        if (past) {
+          refused += 1;
+          throw refusalPast(past[0] as number, past[1] as number, caps, !actor);
+        }
       }
       const entry: Entry = {
         workspaceId,
@@ -242,11 +261,14 @@ export function liveStreams(deps: Deps, live: LiveEvents, caps: StreamCaps, log?
         token: actor ? (owner as { token: StreamToken | undefined }).token : undefined,
         ended: new AbortController(),
         closed: false,
+        shared,
       };
       total += 1;
-      byHolder.set(holder, mine + 1);
+      byHolder.set(holder, (byHolder.get(holder) ?? 0) + 1);
       const ws = workspaceOf(workspaceId);
       ws.entries.add(entry);
+      // Shut down while the primary answered: ended at once.
+      if (closed) end(entry);
       if (request) {
         if (request.aborted) end(entry);
         else request.addEventListener('abort', () => end(entry), { once: true });

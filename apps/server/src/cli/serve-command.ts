@@ -5,6 +5,7 @@ import path from 'node:path';
 import { isDomainError } from '@agent-tasks/core';
 import { type App, startApp } from '../app.ts';
 import { clusterLiveEvents } from '../cluster/cluster-live-events.ts';
+import { clusterCounts, clusterPools } from '../cluster/limit-account.ts';
 import { type PrimaryLink, type ToWorker, isOurs } from '../cluster/messages.ts';
 import { clusterWriteLock } from '../cluster/write-lock.ts';
 import { SOCKET_DIR_ENV, WRITER_ENV, runPrimary } from '../cluster/primary.ts';
@@ -100,6 +101,8 @@ export async function serve(flags: ServeFlags): Promise<void> {
               if (isWriter) revocations.record(tokenHashes);
               link.send({ at: 'auth:revoked', ...(tokenHashes ? { tokenHashes } : {}) });
             },
+            // The operator's limits are the server's, not each worker's: the primary keeps them.
+            shared: { pools: clusterPools(link), counts: clusterCounts(link), workers: config.workers },
           }
         : {}),
     });

@@ -1,5 +1,6 @@
 // The messages between the primary and its workers (node:cluster IPC): live-event interest and relay, revocations,
-// the write lock's turns, and where the writer worker listens; and those on a worker's own socket to the writer: the
+// the write lock's turns, where the writer worker listens, and the limits the workers share (credit lent from a pool,
+// counts taken); and those on a worker's own socket to the writer: the
 // writes handed to it and its answers (cluster/writer.ts).
 import type { Actor, LiveEvent } from '@agent-tasks/core';
 import { jsonWithKnown, lazyJson } from '../known-json.ts';
@@ -103,7 +104,14 @@ export type ToPrimary =
   /** Where does the writer take calls? (A worker's question once it listens for the answer: told at once if known.) */
   | { at: 'write:where' }
   /** The writer takes calls at `address`, from connections that first send `secret` (once it listens there). */
-  | { at: 'write:ready'; address: string; secret: string };
+  | { at: 'write:ready'; address: string; secret: string }
+  /** Lend `amount` more of a pool: for a request in line (`wait`), or now or never (a body's bytes). */
+  | { at: 'credit:want'; pool: string; amount: number; ask: number; wait: boolean }
+  /** Credit given back: what was spare (in answer to a round of asking back, with its number). */
+  | { at: 'credit:return'; pool: string; amount: number; round?: number }
+  /** Add one to each key's count unless one would pass its cap. */
+  | { at: 'count:take'; ask: number; keys: string[]; caps: number[] }
+  | { at: 'count:give'; keys: string[] };
 
 /** Primary → worker. */
 export type ToWorker =
@@ -116,7 +124,14 @@ export type ToWorker =
   /** Another worker waits for the write lock's turn (sent to the worker holding it). */
   | { at: 'lock:wanted' }
   /** Where the writer takes calls now, and the secret a connection sends first (null: no writer is up). */
-  | { at: 'write:writer'; writer: { address: string; secret: string } | null };
+  | { at: 'write:writer'; writer: { address: string; secret: string } | null }
+  /** The answer to a `credit:want`: lent, or (one that cannot wait) refused. */
+  | { at: 'credit:grant'; pool: string; ask: number; ok: boolean }
+  /** Someone waits for a pool's units: give back what is spare (answering the round), and what is freed until calm. */
+  | { at: 'credit:reclaim'; pool: string; round: number }
+  | { at: 'credit:calm'; pool: string }
+  /** The answer to a `count:take`: -1, taken; else the index of the key whose cap it would pass, and its count. */
+  | { at: 'count:answer'; ask: number; refused: number; count: number };
 
 const KINDS = new Set([
   'live:sub',
@@ -135,6 +150,14 @@ const KINDS = new Set([
   'write:where',
   'write:ready',
   'write:writer',
+  'credit:want',
+  'credit:return',
+  'credit:grant',
+  'credit:reclaim',
+  'credit:calm',
+  'count:take',
+  'count:give',
+  'count:answer',
 ]);
 
 /** Whether an IPC message is one of ours (node:cluster also carries its own). */

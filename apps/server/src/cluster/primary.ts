@@ -1,6 +1,6 @@
 // `serve --workers N`: the primary migrates the file and creates the first workspace before any worker opens it,
-// forks the workers (they share the port), relays their messages, replaces a worker that dies, and stops them all
-// on SIGTERM/SIGINT.
+// forks the workers (they share the port), relays their messages, keeps the limits they share, replaces a worker that
+// dies, and stops them all on SIGTERM/SIGINT.
 import cluster, { type Worker } from 'node:cluster';
 import { mkdtempSync, rmSync } from 'node:fs';
 import os from 'node:os';
@@ -11,6 +11,8 @@ import { withLocalDatabase } from '../cli/local-database.ts';
 import type { Config } from '../config.ts';
 import type { Logger } from '../logger.ts';
 import { createHub } from './hub.ts';
+import type { PoolName } from './limit-account.ts';
+import { createLimitBank } from './limit-bank.ts';
 import { type ToPrimary, isOurs } from './messages.ts';
 
 /** Set in the environment of the one worker that runs the writes (cluster/writer.ts) and delivers notifications (so
@@ -47,6 +49,19 @@ export async function runPrimary(
   process.once('exit', () => rmSync(socketDir, { recursive: true, force: true }));
   // The failed-authentication counters of every worker (auth/auth-guard.ts) live here.
   new RateLimiterClusterMaster();
+  // The operator's limits, for all workers together (cluster/limit-account.ts lends them out).
+  const bank = createLimitBank(
+    {
+      admission: config.maxConcurrent,
+      unauthenticated: config.unauthenticated.maxConcurrent,
+      bytes: config.bodies.maxBufferedBytes,
+      unauthenticatedBodies: config.unauthenticated.maxBodies,
+    } satisfies Record<PoolName, number>,
+    (id, message) => {
+      const worker = cluster.workers?.[id];
+      if (worker?.isConnected()) worker.send(message);
+    },
+  );
   const notifierOf = new Map<number, boolean>();
   const crashes: number[] = [];
   let stopping = false;
@@ -59,8 +74,9 @@ export async function runPrimary(
     hub.add(worker.id, (message) => {
       if (worker.isConnected()) worker.send(message);
     });
+    bank.add(worker.id);
     worker.on('message', (message: unknown) => {
-      if (isOurs(message)) hub.receive(worker.id, message as ToPrimary);
+      if (isOurs(message) && !bank.receive(worker.id, message as ToPrimary)) hub.receive(worker.id, message as ToPrimary);
     });
     return worker;
   }
@@ -82,6 +98,7 @@ export async function runPrimary(
     notifierOf.delete(worker.id);
     listening.delete(worker.id);
     hub.remove(worker.id);
+    bank.remove(worker.id);
     if (stopping) {
       if (Object.keys(cluster.workers ?? {}).length === 0) {
         log.info('stopped');

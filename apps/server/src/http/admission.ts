@@ -4,8 +4,10 @@
 // turns kept new ones waiting for seconds). A request that waited past `maxWaitMs` is answered 503 with
 // Retry-After at once (it costs almost nothing), which bounds latency; so is one that finds `maxQueue` ahead of it.
 // Requests not yet authenticated (no valid token in their headers) have a line of their own, small, so they never take
-// the slots of callers who proved who they are.
+// the slots of callers who proved who they are. With workers the slots are the primary's, lent to each worker (one limit
+// for the server); each worker keeps its own line.
 import { answerHeaders, errorBodyFor, transportRefusals } from '../error-map.ts';
+import { type LimitPool, localPool } from './shared-limits.ts';
 
 export const OVERLOADED_MESSAGE = 'Error: the server is overloaded; retry shortly.';
 /** The answer when the line of requests not yet authenticated is full. */
@@ -22,6 +24,8 @@ export interface AdmissionOptions {
   maxQueue?: number;
   /** Told, about once a second, how many requests were turned away. */
   onShed?(count: number): void;
+  /** Where the `concurrency` slots are held (the primary's, with workers); this process's own by default. */
+  slots?: LimitPool;
 }
 
 interface Waiting {
@@ -39,7 +43,7 @@ export function overloadedResponse(url: string, message = OVERLOADED_MESSAGE): R
 
 export function admission(options: AdmissionOptions) {
   const perTurn = options.perTurn ?? 8;
-  let running = 0;
+  const slots = options.slots ?? localPool(options.concurrency);
   let startedThisTurn = 0;
   let turnScheduled = false;
   // A queue as an array with a moving head: O(1) at both ends.
@@ -49,9 +53,8 @@ export function admission(options: AdmissionOptions) {
 
   const waiting = () => queue.length - head;
 
-  /** Counts a start against this turn's budget; the next turn (after the loop polled again) resets it. */
+  /** Counts a start (its slot taken) against this turn's budget; the next turn (after the loop polled again) resets it. */
   function startOne() {
-    running += 1;
     startedThisTurn += 1;
     if (!turnScheduled) {
       turnScheduled = true;
@@ -63,16 +66,17 @@ export function admission(options: AdmissionOptions) {
     }
   }
 
-  const canStart = () => running < options.concurrency && startedThisTurn < perTurn;
-
   function next() {
-    while (canStart() && waiting() > 0) {
-      const item = queue[head++] as Waiting;
+    while (startedThisTurn < perTurn && waiting() > 0) {
+      const item = queue[head] as Waiting;
       if (performance.now() - item.since > options.maxWaitMs) {
+        head += 1;
         shed += 1;
         item.shed();
         continue;
       }
+      if (!slots.take(1)) break;
+      head += 1;
       startOne();
       item.admit();
     }
@@ -99,7 +103,7 @@ export function admission(options: AdmissionOptions) {
   return {
     /** Runs `work` when a slot is free (the slot is held until its response is ready, not while a stream flows). */
     run(work: () => Promise<Response>, refuse: () => Response): Promise<Response> {
-      if (canStart() && waiting() === 0) {
+      if (startedThisTurn < perTurn && waiting() === 0 && slots.take(1)) {
         startOne();
         return work().finally(done);
       }
@@ -113,13 +117,16 @@ export function admission(options: AdmissionOptions) {
           admit: () => void work().finally(done).then(resolve, reject),
           shed: () => resolve(refuse()),
         });
+        // With workers, a slot is asked for each request in line (`next` runs when it comes); one not needed by then
+        // stays with this worker, or goes back when another worker waits.
+        slots.want?.(next);
       });
     },
     stop: () => clearInterval(sweep),
   };
 
   function done() {
-    running -= 1;
+    slots.give(1);
     next();
   }
 }

@@ -1,12 +1,14 @@
 // In front of admission, on the Node request: the client's address (X-Forwarded-For only from a trusted proxy), whether
 // the token in its headers works (looked up before any slot is taken), and its body read whole at a minimum data rate
 // before it is admitted. A body that trickles in holds no admission slot, a request not yet authenticated waits in a
-// small line of its own, and few of their bodies are read at once.
+// small line of its own, and few of their bodies are read at once. With workers, the bytes and the bodies read at once
+// are counted for all of them (http/shared-limits.ts).
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { bearerToken } from '../context.ts';
 import { type Answer, answerFor, answerHeaders, errorBodyFor, refusal, transportRefusals } from '../error-map.ts';
 import { type Logger, flushLines } from '../logger.ts';
 import { OVERLOADED_MESSAGE, UNAUTHENTICATED_BUSY_MESSAGE } from './admission.ts';
+import { type LimitPool, localPool, takeFrom } from './shared-limits.ts';
 
 export interface FrontDoorOptions {
   /** The client's address from the socket's peer and the X-Forwarded-For header. */
@@ -23,6 +25,8 @@ export interface FrontDoorOptions {
   maxUnauthenticatedBodies: number;
   /** Bytes of bodies being read held at once, all requests together; a body that would pass it is answered 503. */
   maxBufferedBytes: number;
+  /** Where those two limits are held (the primary's, with workers); this process's own by default. */
+  pools?: { bytes: LimitPool; unauthenticatedBodies: LimitPool };
   log: Logger;
 }
 
@@ -37,23 +41,22 @@ export const factsOf = (incoming: IncomingMessage | undefined): RequestFacts | u
 
 type Read = Buffer | 'slow' | 'large' | 'full' | 'gone';
 
-/** Bytes held by the bodies being read, all requests together. */
-interface Budget {
-  held: number;
-}
-
-/** Reads a body whole; 'slow' once fewer than `minBytesPerSecond` × (seconds since the start − grace) have come. */
-function readBody(incoming: IncomingMessage, options: FrontDoorOptions, budget: Budget): Promise<Read> {
+/** Reads a body whole; 'slow' once fewer than `minBytesPerSecond` × (seconds since the start − grace) have come. Its
+ * bytes are held in `budget` until it is read; past it, 'full' (with workers, asked of the others first: the body
+ * waits meanwhile). */
+function readBody(incoming: IncomingMessage, options: FrontDoorOptions, budget: LimitPool): Promise<Read> {
   return new Promise<Read>((resolve) => {
     const started = performance.now();
     const chunks: Buffer[] = [];
     let received = 0;
+    /** Of the budget, taken for this body. */
+    let held = 0;
     let timer: NodeJS.Timeout | undefined;
     let settled = false;
     const finish = (result: Read) => {
       if (settled) return;
       settled = true;
-      budget.held -= received;
+      budget.give(held);
       clearTimeout(timer);
       incoming.off('data', onData);
       incoming.off('end', onEnd);
@@ -70,12 +73,26 @@ function readBody(incoming: IncomingMessage, options: FrontDoorOptions, budget: 
         if (wait <= 0) finish('slow');
         else timer = setTimeout(check, wait);
       });
+    const keep = (chunk: Buffer) => {
+      held += chunk.length;
+      chunks.push(chunk);
+    };
     const onData = (chunk: Buffer) => {
       received += chunk.length;
-      budget.held += chunk.length;
-      if (received > options.maxBodyBytes) finish('large');
-      else if (budget.held > options.maxBufferedBytes) finish('full');
-      else chunks.push(chunk);
+      if (received > options.maxBodyBytes) return finish('large');
+      const taken = takeFrom(budget, chunk.length);
+      if (taken === true) return keep(chunk);
+      if (taken === false) return finish('full');
+      incoming.pause();
+      void taken.then((ok) => {
+        if (settled) {
+          if (ok) budget.give(chunk.length);
+        } else if (!ok) finish('full');
+        else {
+          keep(chunk);
+          incoming.resume();
+        }
+      });
     };
     const onEnd = () => finish(Buffer.concat(chunks, received));
     const onGone = () => finish('gone');
@@ -121,9 +138,9 @@ function refuse(log: Logger, incoming: IncomingMessage, outgoing: ServerResponse
 
 export function frontDoor(options: FrontDoorOptions, listener: (incoming: IncomingMessage, outgoing: ServerResponse) => unknown) {
   const { log } = options;
-  let reading = 0;
   let turnedAway = 0;
-  const budget: Budget = { held: 0 };
+  const budget = options.pools?.bytes ?? localPool(options.maxBufferedBytes);
+  const unauthenticatedBodies = options.pools?.unauthenticatedBodies ?? localPool(options.maxUnauthenticatedBodies);
   const tell = setInterval(() => {
     if (turnedAway === 0) return;
     log.warn({ shed: turnedAway }, `requests not yet authenticated: answered ${turnedAway} requests 503 in the last interval`);
@@ -139,18 +156,15 @@ export function frontDoor(options: FrontDoorOptions, listener: (incoming: Incomi
     const declared = Number(incoming.headers['content-length'] ?? 0);
     // Health checks and bodiless requests go straight on; a body declared too large is refused by the app from its header.
     if (!hasBody(incoming) || declared > options.maxBodyBytes) return listener(incoming, outgoing);
-    if (!authenticated) {
-      if (reading >= options.maxUnauthenticatedBodies) {
-        turnedAway += 1;
-        return refuse(log, incoming, outgoing, transportRefusals.overloaded(UNAUTHENTICATED_BUSY_MESSAGE));
-      }
-      reading += 1;
+    if (!authenticated && !(await takeFrom(unauthenticatedBodies, 1))) {
+      turnedAway += 1;
+      return refuse(log, incoming, outgoing, transportRefusals.overloaded(UNAUTHENTICATED_BUSY_MESSAGE));
     }
     let body: Read;
     try {
       body = bodyAlreadyHere(incoming, options) ?? (await readBody(incoming, options, budget));
     } finally {
-      if (!authenticated) reading -= 1;
+      if (!authenticated) unauthenticatedBodies.give(1);
     }
     if (body instanceof Buffer) {
       // @hono/node-server builds the web request's body from `rawBody` when it is there.

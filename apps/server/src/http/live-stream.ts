@@ -96,7 +96,7 @@ export function liveStreamRoute(services: Services, router: AnyTRPCRouter): Midd
     let opened: OpenedStream | undefined;
     if (who && 'owner' in who) {
       try {
-        opened = services.streams.open(who.owner, gone.signal);
+        opened = await services.streams.open(who.owner, gone.signal);
       } catch (error) {
         if (!isDomainError(error) || error.code !== 'RATE_LIMITED') throw error;
         if ('actor' in who.owner) info.actorId = who.owner.actor.sessionId ?? who.owner.actor.keyId;

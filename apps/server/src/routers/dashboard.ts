@@ -66,7 +66,7 @@ export const dashboardRouter = router({
       if (!linked) throw runNotFound(input.runId);
       // A place under the caps (the run link counted like a key, in its run's workspace); given back when the stream ends.
       const admitted = ctx.admitted && 'opened' in ctx.admitted ? ctx.admitted.opened : undefined;
-      const opened = admitted ?? ctx.streams.open({ runLink: input.runId, workspaceId: linked.workspaceId }, signal);
+      const opened = admitted ?? (await ctx.streams.open({ runLink: input.runId, workspaceId: linked.workspaceId }, signal));
       // Listening for a revocation before the link is checked again, so one in between still ends the stream.
       const open = endOnEvent(ctx.live, [runLinkTopic(input.runId)], opened.signal);
       if (!(await runs.getByLink(ctx.deps, input.runId))) {

@@ -1,0 +1,215 @@
+// The limits the workers share, the primary's bank and the workers' accounts wired by an in-memory message queue (as
+// node:cluster's IPC delivers, in order per direction): credit lent and used without messages, asked back when another
+// worker needs it, refused only once every worker answered, granted to a request in line once freed, returned by a
+// worker that goes; counts taken and refused at their caps; and under random load, never more held than the limit.
+import { describe, expect, it } from 'vitest';
+import { clusterCounts, clusterPools } from '../src/cluster/limit-account.ts';
+import { createLimitBank } from '../src/cluster/limit-bank.ts';
+import type { PrimaryLink, ToPrimary, ToWorker } from '../src/cluster/messages.ts';
+import type { RequestPools } from '../src/http/request-pipeline.ts';
+
+function cluster(limits: { admission?: number; bytes?: number }, workers: number) {
+  const queue: (() => void)[] = [];
+  const handlers = new Map<number, ((message: ToWorker) => void)[]>();
+  const sent: { to: 'primary' | number; message: ToPrimary | ToWorker }[] = [];
+  const bank = createLimitBank(
+    { admission: limits.admission ?? 4, unauthenticated: 1, bytes: limits.bytes ?? 100, unauthenticatedBodies: 1 },
+    (id, message) => {
+      sent.push({ to: id, message });
+      queue.push(() => {
+        for (const handler of handlers.get(id) ?? []) handler(message);
+      });
+    },
+  );
+  const make = (id: number) => {
+    handlers.set(id, []);
+    const link: PrimaryLink = {
+      id,
+      send(message) {
+        sent.push({ to: 'primary', message });
+        queue.push(() => bank.receive(id, message));
+      },
+      onMessage: (handler) => handlers.get(id)?.push(handler),
+    };
+    bank.add(id);
+    return { id, pools: clusterPools(link), counts: clusterCounts(link) };
+  };
+  const members = Array.from({ length: workers }, (_, i) => make(i + 1));
+  /** Delivers every message (and what they cause) in order. */
+  async function settle() {
+    for (let rounds = 0; rounds < 10_000; rounds++) {
+      await new Promise((resolve) => setImmediate(resolve));
+      const next = queue.shift();
+      if (!next && queue.length === 0) {
+        await new Promise((resolve) => setImmediate(resolve));
+        if (queue.length === 0) return;
+        continue;
+      }
+      next?.();
+    }
+    throw new Error('messages never settled');
+  }
+  return { bank, members, settle, sent, remove: (id: number) => bank.remove(id) };
+}
+
+const pool = (member: { pools: RequestPools }, name: keyof RequestPools) => member.pools[name];
+
+describe('credit lent by the primary', () => {
+  it('is asked for once and then used without a message, kept for the next request', async () => {
+    const { members, settle, sent } = cluster({ bytes: 100 }, 2);
+    const bytes = pool(members[0]!, 'bytes');
+    expect(bytes.take(10)).toBe(false);
+    const taken = bytes.takeShared?.(10);
+    await settle();
+    expect(await taken).toBe(true);
+    bytes.give(10);
+    const before = sent.length;
+    expect(bytes.take(10)).toBe(true);
+    bytes.give(10);
+    await settle();
+    expect(sent.length).toBe(before);
+  });
+
+  it('past what is free, every worker is asked back; a want that cannot wait is refused only once all answered', async () => {
+    const { bank, members, settle, sent } = cluster({ bytes: 100 }, 3);
+    const [one, two, three] = members.map((m) => pool(m, 'bytes'));
+    const first = one!.takeShared!(60);
+    await settle();
+    expect(await first).toBe(true);
+    one!.give(60); // spare with worker 1 now: 60
+    const second = two!.takeShared!(30);
+    await settle();
+    expect(await second).toBe(true);
+    // 10 free at the bank, 60 spare with worker 1, 30 used by worker 2: 70 fits once worker 1 gives its spare back.
+    const third = three!.takeShared!(70);
+    await settle();
+    expect(await third).toBe(true);
+    expect(sent.filter((s) => s.message.at === 'credit:reclaim')).toHaveLength(3);
+    // Now 30 + 70 are used: nothing is left anywhere, and 1 more is refused after a round.
+    const refused = one!.takeShared!(1);
+    await settle();
+    expect(await refused).toBe(false);
+    expect(bank.free('bytes')).toBe(0);
+    two!.give(30);
+    await settle();
+    // While nobody waits, worker 2 keeps what it freed; a want elsewhere asks it back.
+    const after = one!.takeShared!(30);
+    await settle();
+    expect(await after).toBe(true);
+  });
+
+  it('a request in line is granted a unit once one is freed elsewhere; the workers are told when nobody waits', async () => {
+    const { members, settle, sent } = cluster({ admission: 2 }, 2);
+    const [one, two] = members.map((m) => pool(m, 'admission'));
+    const got: string[] = [];
+    one!.want!(() => got.push('one 1'));
+    one!.want!(() => got.push('one 2'));
+    await settle();
+    expect(one!.take(1) && one!.take(1)).toBe(true);
+    let ready = false;
+    // Taken in `ready`, as admission's line does: a unit not taken then goes back while others wait.
+    two!.want!(() => (ready = two!.take(1)));
+    await settle();
+    expect(ready).toBe(false);
+    expect(two!.take(1)).toBe(false);
+    one!.give(1);
+    await settle();
+    expect(ready).toBe(true);
+    expect(sent.some((s) => s.message.at === 'credit:calm')).toBe(true);
+    // Worker 1 kept its other unit in use; nothing more is free.
+    expect(one!.take(1)).toBe(false);
+    expect(got).toEqual(['one 1', 'one 2']);
+  });
+
+  it('a worker that goes gives back its credit and its counts', async () => {
+    const { bank, members, settle, remove } = cluster({ bytes: 100 }, 2);
+    const taken = pool(members[0]!, 'bytes').takeShared!(100);
+    const counted = members[0]!.counts.take(['k'], [1]);
+    await settle();
+    expect(await taken).toBe(true);
+    expect(await counted).toBeNull();
+    expect(bank.free('bytes')).toBe(0);
+    remove(1);
+    expect(bank.free('bytes')).toBe(100);
+    expect(bank.count('k')).toBe(0);
+    const other = pool(members[1]!, 'bytes').takeShared!(100);
+    await settle();
+    expect(await other).toBe(true);
+  });
+});
+
+describe('counts kept by the primary', () => {
+  it('refuse past the first cap they would pass, adding nothing; a count given back makes room', async () => {
+    const { bank, members, settle } = cluster({}, 2);
+    const [one, two] = members.map((m) => m.counts);
+    const keys = ['key', 'workspace', 'all'];
+    const caps = [2, 5, 10];
+    for (const counts of [one!, two!]) {
+      const answer = counts.take(keys, caps);
+      await settle();
+      expect(await answer).toBeNull();
+    }
+    const refused = one!.take(keys, caps);
+    await settle();
+    expect(await refused).toEqual({ refused: 0, count: 2 });
+    expect(bank.count('workspace')).toBe(2);
+    two!.give(keys);
+    await settle();
+    const again = one!.take(keys, caps);
+    await settle();
+    expect(await again).toBeNull();
+    // A worker gives back only what it holds.
+    two!.give(keys);
+    await settle();
+    expect(bank.count('key')).toBe(2);
+  });
+});
+
+describe('under random load', () => {
+  it('never holds more than the limit across workers, and every request in line is served once units are freed', async () => {
+    const limit = 5;
+    const { members, settle } = cluster({ admission: limit }, 3);
+    const held = members.map(() => 0);
+    let seed = 7;
+    const random = () => {
+      seed = (seed * 1_103_515_245 + 12_345) % 2_147_483_648;
+      return seed / 2_147_483_648;
+    };
+    let waiting = 0;
+    let served = 0;
+    for (let step = 0; step < 400; step++) {
+      const i = Math.floor(random() * members.length);
+      const slots = pool(members[i]!, 'admission');
+      if (random() < 0.55) {
+        if (slots.take(1)) held[i]! += 1;
+        else {
+          waiting += 1;
+          slots.want!(() => {
+            if (slots.take(1)) {
+              held[i]! += 1;
+              served += 1;
+            }
+          });
+        }
+      } else if (held[i]! > 0) {
+        held[i]! -= 1;
+        slots.give(1);
+      }
+      if (random() < 0.3) await settle();
+      expect(held.reduce((a, b) => a + b, 0)).toBeLessThanOrEqual(limit);
+    }
+    // Everyone lets go: every request still in line gets its unit in the end (and lets go of it too).
+    for (let round = 0; round < 50 && served < waiting; round++) {
+      for (const [i, member] of members.entries()) {
+        while (held[i]! > 0) {
+          held[i]! -= 1;
+          pool(member, 'admission').give(1);
+        }
+      }
+      await settle();
+    }
+    expect(waiting).toBeGreaterThan(0);
+    expect(served).toBe(waiting);
+    expect(held.reduce((a, b) => a + b, 0)).toBeLessThanOrEqual(limit);
+  });
+});
