@@ -1,14 +1,16 @@
 // The limits the workers share, the primary's bank and the workers' accounts wired by an in-memory message queue (as
 // node:cluster's IPC delivers, in order per direction): credit lent and used without messages, asked back when another
-// worker needs it, refused only once every worker answered, granted to a request in line once freed, returned by a
-// worker that goes; counts taken and refused at their caps; and under random load, never more held than the limit.
+// worker needs it, refused only once every worker answered (or a silent one's time ran out), granted to a request in line
+// once freed, shared fairly under load, withdrawn when a request leaves the line, returned by a worker that goes; counts
+// taken and refused at their caps; and under random load, never more held than the limit.
 import { describe, expect, it } from 'vitest';
 import { clusterCounts, clusterPools } from '../src/cluster/limit-account.ts';
 import { createLimitBank } from '../src/cluster/limit-bank.ts';
 import type { PrimaryLink, ToPrimary, ToWorker } from '../src/cluster/messages.ts';
 import type { RequestPools } from '../src/http/request-pipeline.ts';
 
-function cluster(limits: { admission?: number; bytes?: number }, workers: number) {
+/** A primary and `workers` workers; `expected` workers are each lent their part at start (none by default here). */
+function cluster(limits: { admission?: number; bytes?: number }, workers: number, expected = Number.POSITIVE_INFINITY) {
   const queue: (() => void)[] = [];
   const handlers = new Map<number, ((message: ToWorker) => void)[]>();
   const sent: { to: 'primary' | number; message: ToPrimary | ToWorker }[] = [];
@@ -20,18 +22,21 @@ function cluster(limits: { admission?: number; bytes?: number }, workers: number
         for (const handler of handlers.get(id) ?? []) handler(message);
       });
     },
+    expected,
   );
+  /** Workers that stopped answering (their messages to the primary are lost). */
+  const silent = new Set<number>();
   const make = (id: number) => {
     handlers.set(id, []);
     const link: PrimaryLink = {
       id,
       send(message) {
+        if (silent.has(id)) return;
         sent.push({ to: 'primary', message });
         queue.push(() => bank.receive(id, message));
       },
       onMessage: (handler) => handlers.get(id)?.push(handler),
     };
-    bank.add(id);
     return { id, pools: clusterPools(link), counts: clusterCounts(link) };
   };
   const members = Array.from({ length: workers }, (_, i) => make(i + 1));
@@ -49,7 +54,7 @@ function cluster(limits: { admission?: number; bytes?: number }, workers: number
     }
     throw new Error('messages never settled');
   }
-  return { bank, members, settle, sent, remove: (id: number) => bank.remove(id) };
+  return { bank, members, settle, sent, silent, remove: (id: number) => bank.remove(id) };
 }
 
 const pool = (member: { pools: RequestPools }, name: keyof RequestPools) => member.pools[name];
@@ -71,31 +76,50 @@ describe('credit lent by the primary', () => {
   });
 
   it('past what is free, every worker is asked back; a want that cannot wait is refused only once all answered', async () => {
-    const { bank, members, settle, sent } = cluster({ bytes: 100 }, 3);
+    const { bank, members, settle } = cluster({ bytes: 100 }, 3);
     const [one, two, three] = members.map((m) => pool(m, 'bytes'));
     const first = one!.takeShared!(60);
     await settle();
     expect(await first).toBe(true);
-    one!.give(60); // spare with worker 1 now: 60
+    // Lent with what was free besides (a body's next bytes need no message): all 100 with worker 1, 60 in use.
+    expect(bank.free('bytes')).toBe(0);
+    one!.give(60);
     const second = two!.takeShared!(30);
     await settle();
     expect(await second).toBe(true);
-    // 10 free at the bank, 60 spare with worker 1, 30 used by worker 2: 70 fits once worker 1 gives its spare back.
     const third = three!.takeShared!(70);
     await settle();
     expect(await third).toBe(true);
-    expect(sent.filter((s) => s.message.at === 'credit:reclaim')).toHaveLength(3);
-    // Now 30 + 70 are used: nothing is left anywhere, and 1 more is refused after a round.
+    // Now 30 + 70 are in use: nothing is left anywhere, and 1 more is refused after a round.
     const refused = one!.takeShared!(1);
     await settle();
     expect(await refused).toBe(false);
     expect(bank.free('bytes')).toBe(0);
     two!.give(30);
     await settle();
-    // While nobody waits, worker 2 keeps what it freed; a want elsewhere asks it back.
     const after = one!.takeShared!(30);
     await settle();
     expect(await after).toBe(true);
+    expect(three!.take(1)).toBe(false);
+  });
+
+  it('a worker that stops answering holds up a round only until its time runs out', async () => {
+    const { members, settle, silent } = cluster({ bytes: 100 }, 2);
+    const [one, two] = members.map((m) => pool(m, 'bytes'));
+    const all = one!.takeShared!(100);
+    await settle();
+    expect(await all).toBe(true);
+    silent.add(1);
+    const started = performance.now();
+    let answer: boolean | undefined;
+    void two!.takeShared!(10).then((ok) => (answer = ok));
+    await settle();
+    expect(answer).toBeUndefined();
+    // Worker 1 never answers the round: after its deadline (1 s), what cannot wait is refused.
+    await new Promise((resolve) => setTimeout(resolve, 1_100));
+    await settle();
+    expect(answer).toBe(false);
+    expect(performance.now() - started).toBeGreaterThanOrEqual(900);
   });
 
   it('a request in line is granted a unit once one is freed elsewhere; the workers are told when nobody waits', async () => {
@@ -121,6 +145,46 @@ describe('credit lent by the primary', () => {
     expect(got).toEqual(['one 1', 'one 2']);
   });
 
+  it('under load on both workers, the one holding every unit gives back past its fair part: the other is served', async () => {
+    const { members, settle } = cluster({ admission: 4 }, 2);
+    const [one, two] = members.map((m) => pool(m, 'admission'));
+    // Worker 1 takes all four, and has more in its own line.
+    for (let i = 0; i < 4; i++) one!.want!(() => one!.take(1));
+    await settle();
+    expect(one!.take(1)).toBe(false);
+    let twoServed = 0;
+    let oneServed = 0;
+    for (let i = 0; i < 4; i++) one!.want!(() => one!.take(1) && (oneServed += 1));
+    for (let i = 0; i < 4; i++) two!.want!(() => two!.take(1) && (twoServed += 1));
+    await settle();
+    // Worker 1 finishes requests one by one; its own line would take each freed unit, but past its share (2) they go back.
+    for (let i = 0; i < 4; i++) {
+      one!.give(1);
+      if (one!.take(1)) oneServed += 1;
+      await settle();
+    }
+    expect(twoServed).toBe(2);
+    expect(oneServed).toBe(2);
+  });
+
+  it('a request that leaves the line withdraws its want: nothing is lent for it', async () => {
+    const { bank, members, settle } = cluster({ admission: 1 }, 2);
+    const [one, two] = members.map((m) => pool(m, 'admission'));
+    one!.want!(() => one!.take(1));
+    await settle();
+    let ready = false;
+    const cancel = two!.want!(() => (ready = true));
+    await settle();
+    cancel();
+    await settle();
+    one!.give(1);
+    await settle();
+    expect(ready).toBe(false);
+    // The unit went back to the primary (someone waited when it was freed) or stayed with worker 1: never to worker 2.
+    expect(two!.take(1)).toBe(false);
+    expect((bank.free('admission') ?? 0) + (one!.take(1) ? 1 : 0)).toBe(1);
+  });
+
   it('a worker that goes gives back its credit and its counts', async () => {
     const { bank, members, settle, remove } = cluster({ bytes: 100 }, 2);
     const taken = pool(members[0]!, 'bytes').takeShared!(100);
@@ -135,6 +199,21 @@ describe('credit lent by the primary', () => {
     const other = pool(members[1]!, 'bytes').takeShared!(100);
     await settle();
     expect(await other).toBe(true);
+  });
+});
+
+describe('a worker that starts', () => {
+  it('is lent its part of each pool at once: its first requests need no message, and no more than the limit is lent', async () => {
+    const { bank, members, settle, sent } = cluster({ admission: 5, bytes: 100 }, 2, 2);
+    await settle();
+    const [one, two] = members.map((m) => pool(m, 'admission'));
+    const before = sent.length;
+    expect(one!.take(3)).toBe(true);
+    expect(two!.take(2)).toBe(true);
+    expect(two!.take(1)).toBe(false);
+    expect(sent.length).toBe(before);
+    expect(bank.free('admission')).toBe(0);
+    expect(bank.free('bytes')).toBe(0);
   });
 });
 

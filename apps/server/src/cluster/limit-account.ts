@@ -1,6 +1,7 @@
 // A worker's side of the limits the workers share (cluster/limit-bank.ts): the credit the primary lent it for each pool,
-// used without a message while it lasts and kept for the next request, given back when the primary says someone else
-// waits; and counts taken through the primary, one open at a time.
+// used without a message while it lasts and kept for the next request; while someone else waits, what it frees past its
+// fair part goes back at once and the rest once its own line has taken what it can. Counts are taken through the
+// primary, one open at a time.
 import type { RequestPools } from '../http/request-pipeline.ts';
 import type { LimitPool, SharedCounts } from '../http/shared-limits.ts';
 import type { PrimaryLink } from './messages.ts';
@@ -9,38 +10,45 @@ import type { PrimaryLink } from './messages.ts';
 export const POOLS = ['admission', 'unauthenticated', 'bytes', 'unauthenticatedBodies'] as const;
 export type PoolName = (typeof POOLS)[number];
 
-function creditPool(link: PrimaryLink, name: PoolName, answers: Map<number, (ok: boolean) => void>, nextAsk: () => number) {
+/** Bytes asked for beyond a chunk's own, so that a body's next chunks need no message. */
+const BYTES_AHEAD = 256 * 1024;
+
+interface Asked {
+  amount: number;
+  /** Told the answer; null once the request no longer needs it (its unit, if lent, stays as spare). */
+  done: ((ok: boolean) => void) | null;
+}
+
+function creditPool(link: PrimaryLink, name: PoolName, nextAsk: () => number) {
   /** Lent by the primary, and of it in use. */
   let credit = 0;
   let used = 0;
-  /** Whether someone waits elsewhere: what is freed here goes back. */
+  /** Whether someone waits elsewhere (what is freed here goes back), and this worker's fair part of the pool then. */
   let demand = false;
+  let share = Number.POSITIVE_INFINITY;
   let returning = false;
+  const pending = new Map<number, Asked>();
 
-  function giveBack(round?: number) {
-    const spare = credit - used;
-    if (spare <= 0 && round === undefined) return;
-    credit -= Math.max(spare, 0);
-    link.send({ at: 'credit:return', pool: name, amount: Math.max(spare, 0), ...(round === undefined ? {} : { round }) });
+  function giveBack(amount: number, round?: number) {
+    credit -= amount;
+    link.send({ at: 'credit:return', pool: name, amount, ...(round === undefined ? {} : { round }) });
   }
 
-  /** After this turn's work (a request in line here takes a freed unit first), what is spare goes back. */
-  function giveBackSoon() {
+  /** Once this turn's line has taken what it can (admission's next turn runs first), what is spare goes back. */
+  function giveBackLater() {
     if (!demand || returning) return;
     returning = true;
-    queueMicrotask(() => {
+    setImmediate(() => {
       returning = false;
-      if (demand) giveBack();
+      if (demand && credit > used) giveBack(credit - used);
     });
   }
 
-  function ask(amount: number, wait: boolean, done: (ok: boolean) => void) {
+  function ask(amount: number, wait: boolean, done: (ok: boolean) => void, more = 0): number {
     const id = nextAsk();
-    answers.set(id, (ok) => {
-      if (ok) credit += amount;
-      done(ok);
-    });
-    link.send({ at: 'credit:want', pool: name, amount, ask: id, wait });
+    pending.set(id, { amount, done });
+    link.send({ at: 'credit:want', pool: name, amount, ask: id, wait, ...(more > 0 ? { more } : {}) });
+    return id;
   }
 
   const pool: LimitPool = {
@@ -51,49 +59,69 @@ function creditPool(link: PrimaryLink, name: PoolName, answers: Map<number, (ok:
     },
     takeShared(amount) {
       return new Promise<boolean>((resolve) =>
-        ask(amount, false, (ok) => {
-          if (ok) used += amount;
-          resolve(ok);
-        }),
+        ask(
+          amount,
+          false,
+          (ok) => {
+            if (ok) used += amount;
+            resolve(ok);
+          },
+          name === 'bytes' ? BYTES_AHEAD : 0,
+        ),
       );
     },
     want(ready) {
-      ask(1, true, () => {
-        ready();
-        giveBackSoon();
-      });
+      const id = ask(1, true, () => ready());
+      return () => {
+        const asked = pending.get(id);
+        if (!asked?.done) return;
+        asked.done = null;
+        link.send({ at: 'credit:cancel', pool: name, ask: id });
+      };
     },
     give(amount) {
       used -= amount;
-      giveBackSoon();
+      if (!demand) return;
+      // Someone waits elsewhere: what this worker holds past its fair part goes back before its own line takes it.
+      const excess = Math.min(credit - used, credit - share);
+      if (excess > 0) giveBack(excess);
+      giveBackLater();
     },
   };
   return {
     pool,
-    reclaim(round: number) {
+    answered(ask: number, ok: boolean, amount: number) {
+      const asked = pending.get(ask);
+      pending.delete(ask);
+      if (ok) credit += amount;
+      asked?.done?.(ok);
+      giveBackLater();
+    },
+    reclaim(round: number, fair: number) {
       demand = true;
-      giveBack(round === 0 ? undefined : round);
+      share = fair;
+      const spare = Math.max(credit - used, 0);
+      if (spare > 0 || round !== 0) giveBack(spare, round === 0 ? undefined : round);
     },
     calm() {
       demand = false;
+      share = Number.POSITIVE_INFINITY;
     },
   };
 }
 
 /** The request path's pools, held for all workers by the primary. */
 export function clusterPools(link: PrimaryLink): RequestPools {
-  const answers = new Map<number, (ok: boolean) => void>();
   let last = 0;
   const nextAsk = () => ++last;
-  const pools = new Map(POOLS.map((name) => [name, creditPool(link, name, answers, nextAsk)]));
+  const pools = new Map(POOLS.map((name) => [name, creditPool(link, name, nextAsk)]));
   link.onMessage((message) => {
-    if (message.at === 'credit:grant') {
-      const answer = answers.get(message.ask);
-      answers.delete(message.ask);
-      answer?.(message.ok);
-    } else if (message.at === 'credit:reclaim') pools.get(message.pool as PoolName)?.reclaim(message.round);
+    if (message.at === 'credit:grant') pools.get(message.pool as PoolName)?.answered(message.ask, message.ok, message.amount);
+    else if (message.at === 'credit:reclaim') pools.get(message.pool as PoolName)?.reclaim(message.round, message.share);
     else if (message.at === 'credit:calm') pools.get(message.pool as PoolName)?.calm();
   });
+  // Only now does this worker hear the primary's asks: until it says so, it is not asked (and holds nothing).
+  link.send({ at: 'credit:hello' });
   const of = (name: PoolName) => (pools.get(name) as ReturnType<typeof creditPool>).pool;
   return {
     admission: of('admission'),

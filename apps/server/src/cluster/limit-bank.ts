@@ -9,6 +9,8 @@ interface Want {
   worker: number;
   ask: number;
   amount: number;
+  /** Lent besides when free (a body's next bytes), never a reason to wait. */
+  more: number;
   /** A request in line waits for its unit; one that cannot wait (a body's bytes) is refused after a round. */
   wait: boolean;
   /** Whether a round of asking back started after it came: only then may a want that cannot wait be refused. */
@@ -16,38 +18,56 @@ interface Want {
 }
 
 interface Pool {
+  limit: number;
   free: number;
   lent: Map<number, number>;
   wants: Want[];
-  /** The round under way: the workers yet to answer it. */
-  round: { id: number; left: Set<number> } | null;
+  /** The round under way: the workers yet to answer it, and its deadline (a worker silent past it has nothing spare). */
+  round: { id: number; left: Set<number>; deadline: NodeJS.Timeout } | null;
   /** Whether the workers were told that someone waits (they give back what they free until told it is over). */
   demand: boolean;
 }
 
-export function createLimitBank(limits: Record<string, number>, send: (worker: number, message: ToWorker) => void) {
+/** How long a round waits for a worker's answer (one that is starting or stopping may never answer). */
+const ROUND_DEADLINE_MS = 1_000;
+
+export function createLimitBank(
+  limits: Record<string, number>,
+  send: (worker: number, message: ToWorker) => void,
+  /** How many workers the server runs: each is lent its part of every pool when it starts. */
+  expected = 1,
+) {
+  /** The workers that said they hear the limits' messages (`credit:hello`), until they go. */
   const workers = new Set<number>();
   const pools = new Map<string, Pool>(
-    Object.entries(limits).map(([name, limit]) => [name, { free: limit, lent: new Map(), wants: [], round: null, demand: false }]),
+    Object.entries(limits).map(([name, limit]) => [name, { limit, free: limit, lent: new Map(), wants: [], round: null, demand: false }]),
   );
+  /** A worker's fair part of a pool while someone waits. */
+  const shareOf = (pool: Pool) => Math.ceil(pool.limit / Math.max(1, workers.size));
   let nextRound = 1;
   /** Counts by key, and what each worker holds of them. */
   const counts = new Map<string, number>();
   const heldBy = new Map<number, Map<string, number>>();
 
   function grant(name: string, pool: Pool, want: Want) {
-    pool.free -= want.amount;
-    pool.lent.set(want.worker, (pool.lent.get(want.worker) ?? 0) + want.amount);
-    send(want.worker, { at: 'credit:grant', pool: name, ask: want.ask, ok: true });
+    const amount = want.amount + Math.min(want.more, pool.free - want.amount);
+    pool.free -= amount;
+    pool.lent.set(want.worker, (pool.lent.get(want.worker) ?? 0) + amount);
+    send(want.worker, { at: 'credit:grant', pool: name, ask: want.ask, ok: true, amount });
   }
 
-  /** Grants what fits, in order; then asks the workers back for the rest, or tells them no one waits any more. */
+  const refuse = (name: string, want: Want) => send(want.worker, { at: 'credit:grant', pool: name, ask: want.ask, ok: false, amount: 0 });
+
+  /** Grants what fits; then asks the workers back for the rest, or tells them no one waits any more. */
   function serve(name: string, pool: Pool) {
-    pool.wants = pool.wants.filter((want) => {
-      if (want.amount > pool.free) return true;
+    const grantIf = (first: boolean) => (want: Want) => {
+      if (want.amount > pool.free || (first && (pool.lent.get(want.worker) ?? 0) >= shareOf(pool))) return true;
       grant(name, pool, want);
       return false;
-    });
+    };
+    // While someone waits, the workers under their fair part are served first, in order; then the rest.
+    if (pool.demand) pool.wants = pool.wants.filter(grantIf(true));
+    pool.wants = pool.wants.filter(grantIf(false));
     if (pool.wants.length === 0) {
       if (pool.demand) {
         pool.demand = false;
@@ -58,15 +78,19 @@ export function createLimitBank(limits: Record<string, number>, send: (worker: n
     // A round for wants no round has covered yet (the rest wait for units given back).
     if (pool.round || pool.wants.every((want) => want.covered)) return;
     const id = nextRound++;
-    pool.round = { id, left: new Set(workers) };
+    const deadline = setTimeout(() => pool.round?.id === id && endRound(name, pool), ROUND_DEADLINE_MS);
+    deadline.unref();
+    pool.round = { id, left: new Set(workers), deadline };
     pool.demand = true;
     for (const want of pool.wants) want.covered = true;
-    for (const worker of workers) send(worker, { at: 'credit:reclaim', pool: name, round: id });
+    const share = shareOf(pool);
+    for (const worker of workers) send(worker, { at: 'credit:reclaim', pool: name, round: id, share });
     if (workers.size === 0) endRound(name, pool);
   }
 
   /** Every worker answered the round: what still does not fit and cannot wait is refused; the rest wait on. */
   function endRound(name: string, pool: Pool) {
+    if (pool.round) clearTimeout(pool.round.deadline);
     pool.round = null;
     pool.wants = pool.wants.filter((want) => {
       if (want.amount <= pool.free) {
@@ -74,7 +98,7 @@ export function createLimitBank(limits: Record<string, number>, send: (worker: n
         return false;
       }
       if (want.wait || !want.covered) return true;
-      send(want.worker, { at: 'credit:grant', pool: name, ask: want.ask, ok: false });
+      refuse(name, want);
       return false;
     });
     serve(name, pool);
@@ -91,33 +115,61 @@ export function createLimitBank(limits: Record<string, number>, send: (worker: n
     else serve(name, pool);
   }
 
+  /** A worker that said it hears the limits' messages: lent its part of each pool at once (its first requests need no
+   * message). */
+  function add(worker: number) {
+    workers.add(worker);
+    for (const [name, pool] of pools) {
+      // While someone waits, it gives back what it frees too.
+      if (pool.demand) {
+        send(worker, { at: 'credit:reclaim', pool: name, round: 0, share: shareOf(pool) });
+        continue;
+      }
+      const amount = Math.min(Math.ceil(pool.limit / Math.max(1, expected)), pool.free);
+      if (amount <= 0) continue;
+      pool.free -= amount;
+      pool.lent.set(worker, (pool.lent.get(worker) ?? 0) + amount);
+      send(worker, { at: 'credit:grant', pool: name, ask: 0, ok: true, amount });
+    }
+  }
+
+  /** A worker that went (or is going): what it held is free again. */
+  function remove(worker: number) {
+    workers.delete(worker);
+    for (const [name, pool] of pools) {
+      pool.wants = pool.wants.filter((want) => want.worker !== worker);
+      pool.round?.left.delete(worker);
+      const lent = pool.lent.get(worker) ?? 0;
+      pool.lent.delete(worker);
+      pool.free += lent;
+      if (pool.round && pool.round.left.size === 0) endRound(name, pool);
+      else serve(name, pool);
+    }
+    for (const [key, held] of heldBy.get(worker) ?? []) {
+      const left = (counts.get(key) ?? 0) - held;
+      if (left > 0) counts.set(key, left);
+      else counts.delete(key);
+    }
+    heldBy.delete(worker);
+  }
+
   return {
-    add(worker: number) {
-      workers.add(worker);
-      // A worker that starts while someone waits gives back what it frees too.
-      for (const [name, pool] of pools) if (pool.demand) send(worker, { at: 'credit:reclaim', pool: name, round: 0 });
-    },
-    remove(worker: number) {
-      workers.delete(worker);
-      for (const [name, pool] of pools) {
-        pool.wants = pool.wants.filter((want) => want.worker !== worker);
-        pool.round?.left.delete(worker);
-        const lent = pool.lent.get(worker) ?? 0;
-        pool.lent.delete(worker);
-        pool.free += lent;
-        if (pool.round && pool.round.left.size === 0) endRound(name, pool);
-        else serve(name, pool);
-      }
-      for (const [key, held] of heldBy.get(worker) ?? []) {
-        const left = (counts.get(key) ?? 0) - held;
-        if (left > 0) counts.set(key, left);
-        else counts.delete(key);
-      }
-      heldBy.delete(worker);
-    },
+    add,
+    remove,
     /** Handles a limit's message; false for any other. */
     receive(from: number, message: ToPrimary): boolean {
       switch (message.at) {
+        case 'credit:hello':
+          add(from);
+          return true;
+        case 'credit:cancel': {
+          const pool = pools.get(message.pool);
+          const at = pool?.wants.findIndex((want) => want.worker === from && want.ask === message.ask) ?? -1;
+          // Still waiting: dropped, and answered so. Already lent: the grant on its way is the answer.
+          if (pool && at >= 0) refuse(message.pool, pool.wants.splice(at, 1)[0] as Want);
+          if (pool) serve(message.pool, pool);
+          return true;
+        }
         case 'credit:want': {
           const pool = pools.get(message.pool);
           if (!pool) return true;
@@ -125,6 +177,7 @@ export function createLimitBank(limits: Record<string, number>, send: (worker: n
             worker: from,
             ask: message.ask,
             amount: message.amount,
+            more: message.more ?? 0,
             wait: message.wait,
             // While the workers know someone waits they give back what they free: a request in line needs no round.
             covered: message.wait && pool.demand,

@@ -105,8 +105,12 @@ export type ToPrimary =
   | { at: 'write:where' }
   /** The writer takes calls at `address`, from connections that first send `secret` (once it listens there). */
   | { at: 'write:ready'; address: string; secret: string }
-  /** Lend `amount` more of a pool: for a request in line (`wait`), or now or never (a body's bytes). */
-  | { at: 'credit:want'; pool: string; amount: number; ask: number; wait: boolean }
+  /** This worker hears the limits' messages now (it is asked back from then on). */
+  | { at: 'credit:hello' }
+  /** Lend `amount` more of a pool (and up to `more` besides, if free): for a request in line (`wait`), or now or never. */
+  | { at: 'credit:want'; pool: string; amount: number; more?: number; ask: number; wait: boolean }
+  /** The request in line that asked no longer needs it (answered `ok: false` unless already lent). */
+  | { at: 'credit:cancel'; pool: string; ask: number }
   /** Credit given back: what was spare (in answer to a round of asking back, with its number). */
   | { at: 'credit:return'; pool: string; amount: number; round?: number }
   /** Add one to each key's count unless one would pass its cap. */
@@ -125,10 +129,12 @@ export type ToWorker =
   | { at: 'lock:wanted' }
   /** Where the writer takes calls now, and the secret a connection sends first (null: no writer is up). */
   | { at: 'write:writer'; writer: { address: string; secret: string } | null }
-  /** The answer to a `credit:want`: lent, or (one that cannot wait) refused. */
-  | { at: 'credit:grant'; pool: string; ask: number; ok: boolean }
-  /** Someone waits for a pool's units: give back what is spare (answering the round), and what is freed until calm. */
-  | { at: 'credit:reclaim'; pool: string; round: number }
+  /** The answer to a `credit:want`: `amount` lent, or (one that cannot wait, or cancelled) refused; `ask` 0: a
+   * worker's part of the pool, lent when it starts. */
+  | { at: 'credit:grant'; pool: string; ask: number; ok: boolean; amount: number }
+  /** Someone waits for a pool's units: give back what is spare (answering the round), and until calm what is freed
+   * past `share` (the pool over the workers) at once and the rest once the worker's own line took what it can. */
+  | { at: 'credit:reclaim'; pool: string; round: number; share: number }
   | { at: 'credit:calm'; pool: string }
   /** The answer to a `count:take`: -1, taken; else the index of the key whose cap it would pass, and its count. */
   | { at: 'count:answer'; ask: number; refused: number; count: number };
@@ -150,7 +156,9 @@ const KINDS = new Set([
   'write:where',
   'write:ready',
   'write:writer',
+  'credit:hello',
   'credit:want',
+  'credit:cancel',
   'credit:return',
   'credit:grant',
   'credit:reclaim',

@@ -61,6 +61,7 @@ export async function runPrimary(
       const worker = cluster.workers?.[id];
       if (worker?.isConnected()) worker.send(message);
     },
+    config.workers,
   );
   const notifierOf = new Map<number, boolean>();
   const crashes: number[] = [];
@@ -74,7 +75,8 @@ export async function runPrimary(
     hub.add(worker.id, (message) => {
       if (worker.isConnected()) worker.send(message);
     });
-    bank.add(worker.id);
+    // Asked back for credit once it says it hears those messages (`credit:hello`); not once it disconnects.
+    worker.once('disconnect', () => bank.remove(worker.id));
     worker.on('message', (message: unknown) => {
       if (isOurs(message) && !bank.receive(worker.id, message as ToPrimary)) hub.receive(worker.id, message as ToPrimary);
     });

@@ -32,6 +32,8 @@ interface Waiting {
   since: number;
   admit(): void;
   shed(): void;
+  /** With workers: withdraws the unit asked for it (it left the line). */
+  cancel?: () => void;
 }
 
 /** The answer to a request turned away: tRPC's error shape on /trpc (clients read it like any refusal). */
@@ -72,12 +74,14 @@ export function admission(options: AdmissionOptions) {
       if (performance.now() - item.since > options.maxWaitMs) {
         head += 1;
         shed += 1;
+        item.cancel?.();
         item.shed();
         continue;
       }
       if (!slots.take(1)) break;
       head += 1;
       startOne();
+      item.cancel?.();
       item.admit();
     }
     if (head > 1024 && head * 2 > queue.length) {
@@ -91,7 +95,9 @@ export function admission(options: AdmissionOptions) {
     const now = performance.now();
     while (waiting() > 0 && now - (queue[head] as Waiting).since > options.maxWaitMs) {
       shed += 1;
-      (queue[head++] as Waiting).shed();
+      const item = queue[head++] as Waiting;
+      item.cancel?.();
+      item.shed();
     }
     if (shed > 0) {
       options.onShed?.(shed);
@@ -112,14 +118,15 @@ export function admission(options: AdmissionOptions) {
         return Promise.resolve(refuse());
       }
       return new Promise<Response>((resolve, reject) => {
-        queue.push({
+        const item: Waiting = {
           since: performance.now(),
           admit: () => void work().finally(done).then(resolve, reject),
           shed: () => resolve(refuse()),
-        });
-        // With workers, a slot is asked for each request in line (`next` runs when it comes); one not needed by then
-        // stays with this worker, or goes back when another worker waits.
-        slots.want?.(next);
+        };
+        queue.push(item);
+        // With workers, a slot is asked for each request in line (`next` runs when it comes), withdrawn when it leaves
+        // the line; one lent after all stays with this worker, or goes back when another worker waits.
+        if (slots.want) item.cancel = slots.want(next);
       });
     },
     stop: () => clearInterval(sweep),

@@ -77,25 +77,50 @@ function readBody(incoming: IncomingMessage, options: FrontDoorOptions, budget: 
       held += chunk.length;
       chunks.push(chunk);
     };
+    /** Chunks not yet in the budget, in order, and whether one waits for the other workers' answer (with workers). A
+     * paused stream can still end: the body is whole once the last of them is in. */
+    const arrived: Buffer[] = [];
+    let asking = false;
+    let ended = false;
+    const pump = () => {
+      while (!asking && !settled && arrived.length > 0) {
+        const chunk = arrived[0] as Buffer;
+        const taken = takeFrom(budget, chunk.length);
+        if (taken === false) return finish('full');
+        if (taken !== true) {
+          asking = true;
+          incoming.pause();
+          void taken.then((ok) => {
+            asking = false;
+            if (settled) {
+              if (ok) budget.give(chunk.length);
+              return;
+            }
+            if (!ok) return finish('full');
+            arrived.shift();
+            keep(chunk);
+            incoming.resume();
+            pump();
+          });
+          return;
+        }
+        arrived.shift();
+        keep(chunk);
+      }
+      if (ended && !asking && arrived.length === 0) finish(Buffer.concat(chunks, received));
+    };
     const onData = (chunk: Buffer) => {
       received += chunk.length;
       if (received > options.maxBodyBytes) return finish('large');
-      const taken = takeFrom(budget, chunk.length);
-      if (taken === true) return keep(chunk);
-      if (taken === false) return finish('full');
-      incoming.pause();
-      void taken.then((ok) => {
-        if (settled) {
-          if (ok) budget.give(chunk.length);
-        } else if (!ok) finish('full');
-        else {
-          keep(chunk);
-          incoming.resume();
-        }
-      });
+      arrived.push(chunk);
+      pump();
     };
-    const onEnd = () => finish(Buffer.concat(chunks, received));
-    const onGone = () => finish('gone');
+    const onEnd = () => {
+      ended = true;
+      pump();
+    };
+    // A stream closes after its end: only a close before it means the client went away.
+    const onGone = () => ended || finish('gone');
     incoming.on('data', onData);
     incoming.once('end', onEnd);
     incoming.once('error', onGone);
@@ -162,7 +187,8 @@ export function frontDoor(options: FrontDoorOptions, listener: (incoming: Incomi
     }
     let body: Read;
     try {
-      body = bodyAlreadyHere(incoming, options) ?? (await readBody(incoming, options, budget));
+      // Gone while its place was asked for (with workers): nothing to read.
+      body = incoming.destroyed ? 'gone' : (bodyAlreadyHere(incoming, options) ?? (await readBody(incoming, options, budget)));
     } finally {
       if (!authenticated) unauthenticatedBodies.give(1);
     }

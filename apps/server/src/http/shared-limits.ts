@@ -9,8 +9,9 @@ export interface LimitPool {
   /** With workers, after `take` said no: takes `amount` from what the others do not use (false: past the limit). */
   takeShared?(amount: number): Promise<boolean>;
   /** With workers: asks for one unit for a request waiting in line; `ready` is called once it may be here (`take` it
-   * then: one not taken goes back while another worker waits). */
-  want?(ready: () => void): void;
+   * then, or at the next turn: one not taken goes back while another worker waits). Gives a cancel: the request left
+   * the line (let in with another unit, or turned away). */
+  want?(ready: () => void): () => void;
   /** Gives back what was taken. */
   give(amount: number): void;
 }
