@@ -167,6 +167,22 @@ describe('credit lent by the primary', () => {
     expect(oneServed).toBe(2);
   });
 
+  it('a unit lent to a request in line stays while it waits, even when it cannot take it at once', async () => {
+    const { members, settle } = cluster({ admission: 2 }, 2);
+    const [one, two] = members.map((m) => pool(m, 'admission'));
+    one!.want!(() => one!.take(1));
+    one!.want!(() => one!.take(1));
+    await settle();
+    // Worker 2's request waits; when its unit comes, this turn's starts are used up (it takes it at the next turn).
+    const leave = two!.want!(() => undefined);
+    await settle();
+    one!.give(1);
+    await settle();
+    await new Promise((resolve) => setImmediate(resolve));
+    expect(two!.take(1)).toBe(true);
+    leave();
+  });
+
   it('a request that leaves the line withdraws its want: nothing is lent for it', async () => {
     const { bank, members, settle } = cluster({ admission: 1 }, 2);
     const [one, two] = members.map((m) => pool(m, 'admission'));
@@ -256,35 +272,37 @@ describe('under random load', () => {
     };
     let waiting = 0;
     let served = 0;
+    // Each worker's own line, as admission keeps it: the head takes a unit whenever one may be here, then leaves.
+    const lines = members.map(() => [] as (() => void)[]);
+    const drain = (i: number) => {
+      const slots = pool(members[i]!, 'admission');
+      while (lines[i]!.length > 0 && slots.take(1)) {
+        held[i]! += 1;
+        served += 1;
+        lines[i]!.shift()?.();
+      }
+    };
+    const release = (i: number) => {
+      held[i]! -= 1;
+      pool(members[i]!, 'admission').give(1);
+      drain(i);
+    };
     for (let step = 0; step < 400; step++) {
       const i = Math.floor(random() * members.length);
       const slots = pool(members[i]!, 'admission');
       if (random() < 0.55) {
-        if (slots.take(1)) held[i]! += 1;
+        if (lines[i]!.length === 0 && slots.take(1)) held[i]! += 1;
         else {
           waiting += 1;
-          slots.want!(() => {
-            if (slots.take(1)) {
-              held[i]! += 1;
-              served += 1;
-            }
-          });
+          lines[i]!.push(slots.want!(() => drain(i)));
         }
-      } else if (held[i]! > 0) {
-        held[i]! -= 1;
-        slots.give(1);
-      }
+      } else if (held[i]! > 0) release(i);
       if (random() < 0.3) await settle();
       expect(held.reduce((a, b) => a + b, 0)).toBeLessThanOrEqual(limit);
     }
     // Everyone lets go: every request still in line gets its unit in the end (and lets go of it too).
     for (let round = 0; round < 50 && served < waiting; round++) {
-      for (const [i, member] of members.entries()) {
-        while (held[i]! > 0) {
-          held[i]! -= 1;
-          pool(member, 'admission').give(1);
-        }
-      }
+      for (const i of members.keys()) while (held[i]! > 0) release(i);
       await settle();
     }
     expect(waiting).toBeGreaterThan(0);

@@ -27,20 +27,24 @@ function creditPool(link: PrimaryLink, name: PoolName, nextAsk: () => number) {
   let demand = false;
   let share = Number.POSITIVE_INFINITY;
   let returning = false;
+  /** Requests in this worker's own line: the units they will take are not spare. */
+  let waiting = 0;
   const pending = new Map<number, Asked>();
+  const spare = () => Math.max(credit - used - waiting, 0);
 
   function giveBack(amount: number, round?: number) {
     credit -= amount;
     link.send({ at: 'credit:return', pool: name, amount, ...(round === undefined ? {} : { round }) });
   }
 
-  /** Once this turn's line has taken what it can (admission's next turn runs first), what is spare goes back. */
+  /** Once this turn's line has taken what it can, what is spare goes back (never what the line still waits for: a
+   * request lent its unit while this turn's starts were used up takes it at the next turn). */
   function giveBackLater() {
     if (!demand || returning) return;
     returning = true;
     setImmediate(() => {
       returning = false;
-      if (demand && credit > used) giveBack(credit - used);
+      if (demand && spare() > 0) giveBack(spare());
     });
   }
 
@@ -71,12 +75,19 @@ function creditPool(link: PrimaryLink, name: PoolName, nextAsk: () => number) {
       );
     },
     want(ready) {
+      waiting += 1;
       const id = ask(1, true, () => ready());
+      let left = false;
       return () => {
+        if (left) return;
+        left = true;
+        waiting -= 1;
         const asked = pending.get(id);
-        if (!asked?.done) return;
-        asked.done = null;
-        link.send({ at: 'credit:cancel', pool: name, ask: id });
+        if (asked?.done) {
+          asked.done = null;
+          link.send({ at: 'credit:cancel', pool: name, ask: id });
+        }
+        giveBackLater();
       };
     },
     give(amount) {
@@ -100,8 +111,8 @@ function creditPool(link: PrimaryLink, name: PoolName, nextAsk: () => number) {
     reclaim(round: number, fair: number) {
       demand = true;
       share = fair;
-      const spare = Math.max(credit - used, 0);
-      if (spare > 0 || round !== 0) giveBack(spare, round === 0 ? undefined : round);
+      const amount = spare();
+      if (amount > 0 || round !== 0) giveBack(amount, round === 0 ? undefined : round);
     },
     calm() {
       demand = false;

@@ -52,8 +52,18 @@ export function admission(options: AdmissionOptions) {
   let queue: Waiting[] = [];
   let head = 0;
   let shed = 0;
+  /** With workers: the requests in line before this index have asked for their slot (`slots.want`). */
+  let askedUpTo = 0;
 
   const waiting = () => queue.length - head;
+
+  /** No slot here for the line: with workers, each request in line that has not asked for one yet asks (`next` runs
+   * when one comes). A request queued only for this turn's starts asks nothing. */
+  function askForSlots() {
+    if (!slots.want) return;
+    for (let i = Math.max(askedUpTo, head); i < queue.length; i++) (queue[i] as Waiting).cancel = slots.want(next);
+    askedUpTo = queue.length;
+  }
 
   /** Counts a start (its slot taken) against this turn's budget; the next turn (after the loop polled again) resets it. */
   function startOne() {
@@ -78,7 +88,10 @@ export function admission(options: AdmissionOptions) {
         item.shed();
         continue;
       }
-      if (!slots.take(1)) break;
+      if (!slots.take(1)) {
+        askForSlots();
+        break;
+      }
       head += 1;
       startOne();
       item.cancel?.();
@@ -86,6 +99,7 @@ export function admission(options: AdmissionOptions) {
     }
     if (head > 1024 && head * 2 > queue.length) {
       queue = queue.slice(head);
+      askedUpTo = Math.max(askedUpTo - head, 0);
       head = 0;
     }
   }
@@ -124,9 +138,9 @@ export function admission(options: AdmissionOptions) {
           shed: () => resolve(refuse()),
         };
         queue.push(item);
-        // With workers, a slot is asked for each request in line (`next` runs when it comes), withdrawn when it leaves
-        // the line; one lent after all stays with this worker, or goes back when another worker waits.
-        if (slots.want) item.cancel = slots.want(next);
+        // In line for want of a slot (not of this turn's starts): with workers, it asks for one, withdrawn when it
+        // leaves the line; one lent after all stays with this worker, or goes back when another worker waits.
+        if (startedThisTurn < perTurn) askForSlots();
       });
     },
     stop: () => clearInterval(sweep),
