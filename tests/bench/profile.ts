@@ -7,6 +7,7 @@
 // load bench's row (with `postgres`, on a 1,000-task list made through the API, as `pnpm bench:replicas`); `pnpm bench:profile -- ready-page` the ready page of that list (`tasks.list` readyOnly, 50 tasks);
 // `pnpm bench:profile -- runs-step` steps through 100-task checklist runs (`runs.step`, one run per connection at a time);
 // `pnpm bench:profile -- run-view` reads such a run's view (`runs.get`), as the load bench's run-view row.
+// BENCH_PROFILE_WORKERS=2 runs the server with `--workers 2` and prints each process's profile (primary, workers).
 import { copyFileSync, mkdtempSync, readFileSync, readdirSync, rmSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -71,7 +72,8 @@ try {
     databaseFile: path.join(dir, 'profile.db'),
     ...(postgres ? { databaseUrl: postgres.url } : {}),
     adminKey,
-    workers: 1,
+    // The workers inherit the primary's Node flags: each writes its own profile.
+    workers: Number(process.env.BENCH_PROFILE_WORKERS ?? 1),
     nodeArgs: ['--cpu-prof', `--cpu-prof-dir=${dir}`],
   });
   const admin = createClient({ url: server.url, token: adminKey });
@@ -140,14 +142,18 @@ try {
   }
   const result = await wrk({ url: server.url, file, connections: 32, seconds, ...(runSteps ? { mode: 'run-steps' as const } : {}) });
   await server.stop();
-  const profile = readdirSync(dir).find((f) => f.endsWith('.cpuprofile'));
+  const profiles = readdirSync(dir).filter((f) => f.endsWith('.cpuprofile'));
+  const profile = profiles[0];
   if (!profile) throw new Error('no .cpuprofile written');
   // BENCH_PROFILE_KEEP=<file>: keep the profile (for DevTools or a closer look at who called what).
   if (process.env.BENCH_PROFILE_KEEP) copyFileSync(path.join(dir, profile), process.env.BENCH_PROFILE_KEEP);
   process.stdout.write(
     `${runView ? 'runs.get, 100-task runs' : runSteps ? 'runs.step, 100-task runs' : readyPage ? 'tasks.list readyOnly, 50 of 10k' : taskUpdates ? 'tasks.update, 10k tasks' : 'todos.write'}${postgres ? ' on PostgreSQL' : ''}, 32 connections, ${seconds} s: ${Math.round(result.perSecond)} writes/s, p50 ${result.p50} ms, p99 ${result.p99} ms (profiler on)\n\n`,
   );
-  process.stdout.write(`${summarize(JSON.parse(readFileSync(path.join(dir, profile), 'utf8')), 25)}\n`);
+  for (const each of profiles) {
+    if (profiles.length > 1) process.stdout.write(`\n${each}\n`);
+    process.stdout.write(`${summarize(JSON.parse(readFileSync(path.join(dir, each), 'utf8')), 25)}\n`);
+  }
 } finally {
   rmSync(dir, { recursive: true, force: true });
   if (postgres) {

@@ -30,8 +30,10 @@ export function lazyJson(text: string): object {
   let proxy: object;
   const changed = <T>(result: T) => (texts.delete(proxy), result);
   proxy = new Proxy(text[0] === '[' ? [] : {}, {
-    get: (_, key): unknown => Reflect.get(parsed(), key),
-    has: (_, key) => Reflect.has(parsed(), key),
+    // A symbol is never a JSON key: asked for one (is it a stream? `Symbol.asyncIterator in data`), the stand-in answers
+    // as the object or array it stands for, without parsing.
+    get: (target, key): unknown => (typeof key === 'symbol' ? Reflect.get(target, key) : Reflect.get(parsed(), key)),
+    has: (target, key) => (typeof key === 'symbol' ? Reflect.has(target, key) : Reflect.has(parsed(), key)),
     ownKeys: () => Reflect.ownKeys(parsed()),
     getOwnPropertyDescriptor: (_, key) => Reflect.getOwnPropertyDescriptor(parsed(), key),
     getPrototypeOf: () => Reflect.getPrototypeOf(parsed()),

@@ -70,10 +70,26 @@ describe("the writer's answer lines read by a worker", () => {
       const read = parseAnswerLine(line) as { call: number; data: object };
       expect(read.call).toBe(7);
       expect(jsonWithKnown(read.data)).toBe(answerDataText(line));
+      // Whether it is a stream (tRPC's question of every answer) needs no parse either.
+      expect(Symbol.asyncIterator in read.data).toBe(false);
+      expect(Object.prototype.toString.call(read.data)).toBe('[object Object]');
       // Only the line's head was parsed; the 28 KB of a run's view would not be.
       expect(parse.mock.calls.map(([text]) => String(text))).toEqual(['{"call":7,"ok":true}']);
       expect((read.data as { id: string }).id).toBe('run_1');
       expect(parse).toHaveBeenCalledTimes(2);
+    } finally {
+      parse.mockRestore();
+    }
+  });
+
+  it('an array stands for an array without a parse: iterable, not a stream', () => {
+    const read = parseAnswerLine(answerLine({ call: 9, ok: true, data: [{ id: 1 }, { id: 2 }] })) as { data: unknown[] };
+    const parse = vi.spyOn(JSON, 'parse');
+    try {
+      expect(Symbol.iterator in read.data).toBe(true);
+      expect(Symbol.asyncIterator in read.data).toBe(false);
+      expect(parse).not.toHaveBeenCalled();
+      expect([...read.data]).toEqual([{ id: 1 }, { id: 2 }]);
     } finally {
       parse.mockRestore();
     }

@@ -27,8 +27,9 @@ const LOCAL = new Set(['auth.streamTicket']);
 
 /** A worker's way to the writer. */
 export interface WriterLink {
-  /** Runs mutation `path` on the writer; resolves with its result or rejects with what it threw. */
-  call(path: string, input: unknown, actor: Actor, requestId: string): Promise<unknown>;
+  /** Runs mutation `path` on the writer; resolves with its result (boxed: a lazy answer is not asked for its `then`)
+   * or rejects with what it threw. */
+  call(path: string, input: unknown, actor: Actor, requestId: string): Promise<{ data: unknown }>;
 }
 
 type Resolver = (opts: Record<string, unknown>) => Promise<unknown>;
@@ -93,7 +94,7 @@ export function handMutationsToWriter(router: AnyRouter) {
     const handed = async function handedToWriter(opts: Parameters<Middleware>[0]) {
       const { writer, actor } = opts.ctx;
       if (!writer || !actor) return resolve(opts);
-      const data = await writer.call(path, opts.input, actor, opts.ctx.request.id);
+      const { data } = await writer.call(path, opts.input, actor, opts.ctx.request.id);
       // The result shape of tRPC's own resolver step.
       return { marker: 'middlewareMarker', ok: true, data, ctx: opts.ctx };
     };

@@ -1,0 +1,80 @@
+// A worker's link to the writer, against a writer played by a Unix socket here: a mutation's answer comes back as the
+// writer wrote it, its data parsed by no one (a run's 28 KB view is sent on as its text), and a refusal as its error.
+import { mkdtempSync, rmSync } from 'node:fs';
+import net from 'node:net';
+import os from 'node:os';
+import path from 'node:path';
+import { initTRPC } from '@trpc/server';
+import { afterEach, describe, expect, it, vi } from 'vitest';
+import { answerLine, type PrimaryLink, type ToWorker } from '../src/cluster/messages.ts';
+import { writerLink } from '../src/cluster/writer-link.ts';
+import { knownJson } from '../src/known-json.ts';
+import { createLogger } from '../src/logger.ts';
+
+const t = initTRPC.create();
+const router = t.router({ step: t.procedure.mutation(() => 'run here') });
+const actor = { workspaceId: 'ws_1', keyId: 'key_1', role: 'agent' as const };
+
+let cleanup: (() => void)[] = [];
+afterEach(() => {
+  for (const done of cleanup) done();
+  cleanup = [];
+});
+
+/** A writer on a Unix socket answering each call with `answer(call)`'s line; and a primary that says where it is. */
+async function writerAt(answer: (call: number) => string) {
+  const dir = mkdtempSync(path.join(os.tmpdir(), 'writer-link-'));
+  const address = path.join(dir, 'writer.sock');
+  const server = net.createServer((socket) => {
+    let text = '';
+    socket.on('data', (chunk: Buffer) => {
+      text += chunk.toString();
+      for (let end = text.indexOf('\n'); end >= 0; end = text.indexOf('\n')) {
+        // Read without JSON.parse (the test counts the parses made on the worker's side).
+        const call = /^\{"call":(\d+),/.exec(text.slice(0, end))?.[1];
+        text = text.slice(end + 1);
+        if (call !== undefined) socket.write(`${answer(Number(call))}\n`);
+      }
+    });
+  });
+  await new Promise<void>((resolve) => server.listen(address, resolve));
+  cleanup.push(() => {
+    server.close();
+    rmSync(dir, { recursive: true, force: true });
+  });
+  const handlers: ((message: ToWorker) => void)[] = [];
+  const link: PrimaryLink = {
+    id: 2,
+    send(message) {
+      if (message.at === 'write:where')
+        queueMicrotask(() => {
+          for (const handler of handlers) handler({ at: 'write:writer', writer: { address, secret: 's' } });
+        });
+    },
+    onMessage: (handler) => handlers.push(handler),
+  };
+  return writerLink(link, router, { holdMs: 5_000, log: createLogger({ level: 'silent', format: 'json' }), forget: () => {} });
+}
+
+describe("the writer's answer through the link", () => {
+  it('is the data as the writer wrote it, parsed by no one on the way', async () => {
+    const view = { id: 'run_1', tasks: Array.from({ length: 100 }, (_, i) => ({ action: `Task ${i}`, expected_result: 'done' })) };
+    const link = await writerAt((call) => answerLine({ call, ok: true, data: view }));
+    const parse = vi.spyOn(JSON, 'parse');
+    try {
+      const { data } = await link.call('step', { runId: 'run_1' }, actor, 'req_1');
+      expect(knownJson(data as object)).toBe(JSON.stringify(view));
+      // Only the answer line's head: neither the link nor the promise that carried it read the data.
+      expect(parse.mock.calls.map(([text]) => String(text))).toEqual([expect.stringMatching(/^\{"call":\d+,"ok":true\}$/)]);
+    } finally {
+      parse.mockRestore();
+    }
+  });
+
+  it("is a refusal's error when the writer refused", async () => {
+    const link = await writerAt((call) =>
+      answerLine({ call, ok: false, failure: { kind: 'domain', code: 'NOT_FOUND', message: 'Error: run not found: run_9.' } }),
+    );
+    await expect(link.call('step', { runId: 'run_9' }, actor, 'req_2')).rejects.toThrow('Error: run not found: run_9.');
+  });
+});
