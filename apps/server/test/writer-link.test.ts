@@ -4,6 +4,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
+import type { Actor } from '@agent-tasks/core';
 import { initTRPC } from '@trpc/server';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { answerLine, type PrimaryLink, type ToWorker } from '../src/cluster/messages.ts';
@@ -13,7 +14,7 @@ import { createLogger } from '../src/logger.ts';
 
 const t = initTRPC.create();
 const router = t.router({ step: t.procedure.mutation(() => 'run here') });
-const actor = { workspaceId: 'ws_1', keyId: 'key_1', role: 'agent' as const };
+const actor: Actor = { workspaceId: 'ws_1', keyId: 'key_1', role: 'agent', sessionId: null, agentName: null };
 
 let cleanup: (() => void)[] = [];
 afterEach(() => {
