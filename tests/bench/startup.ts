@@ -1,6 +1,8 @@
 // `pnpm bench:startup`: how soon the server is ready (listening, migrations applied) on an existing database, for the
-// built command against the same server run from TypeScript source through tsx; median of 10 starts each.
+// built command (its default: a worker per core on SQLite; and one process) against the same server run from
+// TypeScript source through tsx; median of 10 starts each.
 import { spawn } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
 import { mkdtempSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -8,8 +10,10 @@ import { fixed, ratio, textTable } from './text-table.ts';
 
 const repoRoot = path.resolve(import.meta.dirname, '../..');
 const RUNS = 10;
+const ADMIN_KEY = `atk_startup_${randomBytes(16).toString('hex')}`;
 const commands = {
   'built: node bin/agent-tasks.mjs serve': [path.join(repoRoot, 'apps/server/bin/agent-tasks.mjs'), 'serve'],
+  'built, one process: … serve --workers 1': [path.join(repoRoot, 'apps/server/bin/agent-tasks.mjs'), 'serve', '--workers', '1'],
   'source: node --import tsx src/main.ts serve': ['--import', 'tsx', path.join(repoRoot, 'apps/server/src/main.ts'), 'serve'],
 };
 
@@ -21,7 +25,7 @@ function startOnce(args: string[], databaseFile: string): Promise<{ wallMs: numb
     DATABASE_URL: `file:${databaseFile}`,
     PORT: '0',
     LOG_FORMAT: 'json',
-    AGENT_TASKS_ADMIN_KEY: 'atk_startup_bench_key_0123456789',
+    AGENT_TASKS_ADMIN_KEY: ADMIN_KEY,
   };
   const child = spawn(process.execPath, args, { cwd: repoRoot, env, stdio: ['ignore', 'pipe', 'inherit'] });
   return new Promise((resolve, reject) => {

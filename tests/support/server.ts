@@ -94,8 +94,11 @@ function spawnMain(databaseUrl: string, adminKey: string | null, extraEnv: Recor
     const timer = setTimeout(() => reject(new Error(`server did not start within ${startGuardMs} ms:\n${output}`)), startGuardMs);
     const onData = (chunk: Buffer) => {
       output += chunk.toString();
-      const match = output.match(/listening on (http:\/\/\S+)/);
-      if (match?.[1]) {
+      const match = output.match(/listening on (http:\/\/\S+)(?: \((\d+) workers)?/);
+      // With workers the server listens once its writer is ready; a test that pins requests to each worker waits for
+      // all of them.
+      const workers = Number(match?.[2] ?? 0);
+      if (match?.[1] && (output.match(/"msg":"worker \d+ ready/g)?.length ?? 0) >= workers) {
         clearTimeout(timer);
         resolve(match[1]);
       }

@@ -3,15 +3,9 @@
 import cluster from 'node:cluster';
 import path from 'node:path';
 import { isDomainError } from '@agent-tasks/core';
-import { type App, startApp } from '../app.ts';
-import { clusterLiveEvents } from '../cluster/cluster-live-events.ts';
-import { clusterCounts, clusterPools } from '../cluster/limit-account.ts';
+import type { App } from '../app.ts';
 import { type PrimaryLink, type ToWorker, isOurs } from '../cluster/messages.ts';
-import { clusterWriteLock } from '../cluster/write-lock.ts';
 import { SOCKET_DIR_ENV, WRITER_ENV, runPrimary } from '../cluster/primary.ts';
-import { serveWrites, writerRevocations } from '../cluster/writer.ts';
-import { writerLink } from '../cluster/writer-link.ts';
-import { appRouter } from '../routers/root.ts';
 import { type ConfigInput, ConfigError, loadConfig } from '../config.ts';
 import { createLogger, flushLines } from '../logger.ts';
 
@@ -76,11 +70,30 @@ export async function serve(flags: ServeFlags): Promise<void> {
     process.exit(1);
   };
   if (config.workers > 1 && cluster.isPrimary) {
-    await runPrimary(config, log, printFirstRun).catch(cannotStart);
+    runPrimary(config, log);
     return;
   }
 
   const link = cluster.isWorker ? primaryLink() : null;
+  // Loaded here, not by the primary of `--workers N` (it stays light, and starts the writer at once).
+  const [
+    { startApp },
+    { clusterLiveEvents },
+    { clusterCounts, clusterPools },
+    { clusterWriteLock },
+    writerModule,
+    { writerLink },
+    { appRouter },
+  ] = await Promise.all([
+    import('../app.ts'),
+    import('../cluster/cluster-live-events.ts'),
+    import('../cluster/limit-account.ts'),
+    import('../cluster/write-lock.ts'),
+    import('../cluster/writer.ts'),
+    import('../cluster/writer-link.ts'),
+    import('../routers/root.ts'),
+  ]);
+  const { serveWrites, writerRevocations } = writerModule;
   // One worker writes (and delivers notifications); the others hand it their mutations.
   const isWriter = link !== null && process.env[WRITER_ENV] === '1';
   let app: App;
@@ -117,6 +130,9 @@ export async function serve(flags: ServeFlags): Promise<void> {
       if (message.at === 'auth:forget') forget(message.tokenHashes);
     });
     if (isWriter) {
+      // The first writer ran the first-run bootstrap (a later one finds the workspace there): its banner, before the
+      // primary says the server listens (on this writer's `write:ready`).
+      printFirstRun(app.firstRun);
       const dir = process.env[SOCKET_DIR_ENV];
       if (!dir) cannotStart(new Error(`${SOCKET_DIR_ENV} is not set: a writer worker is started by \`agent-tasks serve\``));
       const address = path.join(dir, `writer-${link.id}.sock`);

@@ -26,6 +26,8 @@ export function clusterLiveEvents(link: PrimaryLink): LiveEvents {
       acks.delete(message.ack);
     }
   });
+  // From now on this worker answers the primary's announcements (one sent while it loaded would never be answered).
+  link.send({ at: 'live:hello' });
 
   function acquire(topic: string): Promise<void> {
     const count = listeners.get(topic) ?? 0;

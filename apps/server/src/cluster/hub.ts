@@ -13,6 +13,8 @@ export function createHub() {
   /** The worker that runs the writes, where it takes them and its secret, once it said it is ready. */
   let writer: { id: number; address: string; secret: string } | null = null;
   const workers = new Map<number, (message: ToWorker) => void>();
+  /** The workers that hear live-event messages (said `live:hello`): a worker still loading would never answer. */
+  const hearing = new Set<number>();
   /** topic → workers listening on it. */
   const interest = new Map<string, Set<number>>();
   /** Interest updates awaiting the receivers' acknowledgement, by ack id. */
@@ -39,7 +41,7 @@ export function createHub() {
   function announce(topic: string, done: () => void) {
     const listening = [...(interest.get(topic) ?? [])];
     const ack = nextAck++;
-    const left = new Set(workers.keys());
+    const left = new Set(hearing);
     if (left.size === 0) return done();
     pending.set(ack, { left, done });
     for (const id of left) send(id, { at: 'live:interest', topic, workers: listening.filter((w) => w !== id), ack });
@@ -58,12 +60,12 @@ export function createHub() {
   return {
     add(id: number, sendTo: (message: ToWorker) => void) {
       workers.set(id, sendTo);
-      // A new worker learns of every topic already listened on, and where the writer is.
-      for (const [topic, ids] of interest) sendTo({ at: 'live:interest', topic, workers: [...ids], ack: 0 });
+      // A new worker learns where the writer is (it asks again once it listens: this may come while it loads).
       if (writer) sendTo({ at: 'write:writer', writer: { address: writer.address, secret: writer.secret } });
     },
     remove(id: number) {
       workers.delete(id);
+      hearing.delete(id);
       // A dead worker's SQLite lock went with its process; its turn and its place in line go too.
       for (let i = queue.length - 1; i >= 0; i--) if (queue[i]?.id === id) queue.splice(i, 1);
       if (holder === id) holder = null;
@@ -82,6 +84,11 @@ export function createHub() {
     },
     receive(from: number, message: ToPrimary) {
       switch (message.at) {
+        case 'live:hello':
+          // It hears live-event messages now: it learns of every topic already listened on, and is asked from now on.
+          hearing.add(from);
+          for (const [topic, ids] of interest) send(from, { at: 'live:interest', topic, workers: [...ids], ack: 0 });
+          return;
         case 'live:sub': {
           const ids = interest.get(message.topic) ?? new Set<number>();
           ids.add(from);

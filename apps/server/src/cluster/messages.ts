@@ -93,6 +93,8 @@ export function parseAnswerLine(line: string): unknown {
 
 /** Worker → primary. */
 export type ToPrimary =
+  /** This worker hears live-event messages now (announcements wait for the workers that do). */
+  | { at: 'live:hello' }
   | { at: 'live:sub'; topic: string; ack: number }
   | { at: 'live:unsub'; topic: string }
   | { at: 'live:event'; event: LiveEvent; to: number[] }
@@ -140,6 +142,7 @@ export type ToWorker =
   | { at: 'count:answer'; ask: number; refused: number; count: number };
 
 const KINDS = new Set([
+  'live:hello',
   'live:sub',
   'live:unsub',
   'live:event',

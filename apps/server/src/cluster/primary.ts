@@ -1,13 +1,12 @@
-// `serve --workers N`: the primary migrates the file and creates the first workspace before any worker opens it,
-// forks the workers (they share the port), relays their messages, keeps the limits they share, replaces a worker that
-// dies, and stops them all on SIGTERM/SIGINT.
+// `serve --workers N`: the primary starts the writer worker alone (it migrates the file and creates the first workspace,
+// as a single process does, and serves every request at first), says the server listens once it is ready, then forks
+// the other workers (they share the port). It relays their messages, keeps the limits they share, replaces a worker
+// that dies, and stops them all on SIGTERM/SIGINT; a writer that cannot start stops the server with its exit code.
 import cluster, { type Worker } from 'node:cluster';
 import { mkdtempSync, rmSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { workspaces } from '@agent-tasks/core';
 import { RateLimiterClusterMaster } from 'rate-limiter-flexible';
-import { withLocalDatabase } from '../cli/local-database.ts';
 import type { Config } from '../config.ts';
 import type { Logger } from '../logger.ts';
 import { createHub } from './hub.ts';
@@ -34,15 +33,7 @@ function socketBase(): string {
 /** More crashes than this within a minute and the primary gives up instead of forking forever. */
 const MAX_CRASHES_PER_MINUTE = 10;
 
-export async function runPrimary(
-  config: Config,
-  log: Logger,
-  banner: (firstRun: Awaited<ReturnType<typeof workspaces.bootstrap>>) => void,
-) {
-  // Before any worker opens the file: only one process may run the schema engine.
-  const firstRun = await withLocalDatabase({ databaseFile: config.databaseFile }, (deps) => workspaces.bootstrap(deps, config.adminKey));
-  banner(firstRun);
-
+export function runPrimary(config: Config, log: Logger) {
   const hub = createHub();
   // Only this user may connect to the writer's socket; the directory goes when the primary exits.
   const socketDir = mkdtempSync(path.join(socketBase(), 'agent-tasks-'));
@@ -66,8 +57,11 @@ export async function runPrimary(
   const notifierOf = new Map<number, boolean>();
   const crashes: number[] = [];
   let stopping = false;
+  /** Set once the first writer is ready (the server listens, and the other workers are forked). */
   let announced = false;
-  const listening = new Set<number>();
+  /** The port the workers share, once one listens on it. */
+  let port: number | undefined;
+  const ready = new Set<number>();
 
   function fork(notifier: boolean) {
     const worker = cluster.fork({ [SOCKET_DIR_ENV]: socketDir, ...(notifier ? { [WRITER_ENV]: '1' } : {}) });
@@ -78,27 +72,36 @@ export async function runPrimary(
     // Asked back for credit once it says it hears those messages (`credit:hello`); not once it disconnects.
     worker.once('disconnect', () => bank.remove(worker.id));
     worker.on('message', (message: unknown) => {
-      if (isOurs(message) && !bank.receive(worker.id, message as ToPrimary)) hub.receive(worker.id, message as ToPrimary);
+      if (!isOurs(message)) return;
+      if (message.at === 'write:ready') writerReady(worker.id);
+      if (!bank.receive(worker.id, message as ToPrimary)) hub.receive(worker.id, message as ToPrimary);
     });
     return worker;
   }
 
-  cluster.on('listening', (worker: Worker, address) => {
-    listening.add(worker.id);
-    if (announced || listening.size < config.workers) return;
+  cluster.on('listening', (_worker: Worker, address) => {
+    port ??= address.port;
+  });
+
+  /** The writer listens for the others' writes: at the first, the server is ready (the first-run banner is out). */
+  function writerReady(id: number) {
+    ready.add(id);
+    if (announced || stopping) return;
     announced = true;
-    const url = `http://${config.host}:${address.port}`;
+    const url = `http://${config.host}:${port ?? config.port}`;
     const readyMs = Math.round(performance.now());
     log.info(
       { url, workers: config.workers, database: config.databaseFile, readyMs },
       `agent-tasks listening on ${url} (${config.workers} workers, ready in ${readyMs} ms)`,
     );
-  });
+    // Started now, not with the writer: on a machine with few cores, processes loading side by side slow each other.
+    for (let i = 1; i < config.workers; i++) fork(false);
+  }
 
   cluster.on('exit', (worker: Worker, code, signal) => {
     const notifier = notifierOf.get(worker.id) ?? false;
     notifierOf.delete(worker.id);
-    listening.delete(worker.id);
+    ready.delete(worker.id);
     hub.remove(worker.id);
     bank.remove(worker.id);
     if (stopping) {
@@ -108,6 +111,8 @@ export async function runPrimary(
       }
       return;
     }
+    // The first writer could not start (its error is on stderr, once): nothing to retry.
+    if (!announced) process.exit(code || 1);
     if (code === 0 && signal === null) {
       // Stopped on its own request (or by an operator's signal to it alone): not replaced.
       log.warn({ worker: worker.id, pid: worker.process.pid }, 'worker exited');
@@ -144,5 +149,7 @@ export async function runPrimary(
   process.once('SIGINT', () => stop('SIGINT'));
   process.once('SIGTERM', () => stop('SIGTERM'));
 
-  for (let i = 0; i < config.workers; i++) fork(i === 0);
+  // The writer first, alone: it migrates the file (only one process may run the schema engine) and creates the first
+  // workspace; the others once it is ready.
+  fork(true);
 }
