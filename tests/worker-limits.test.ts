@@ -6,7 +6,7 @@ import net from 'node:net';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { countRows, sessionClient } from './support/fixtures.ts';
 import { holdWriteLock, sqliteOnly } from './support/database.ts';
-import { type PinnedConnection, pidOfRequest, pinnedConnection } from './support/pinned-connection.ts';
+import { type PinnedConnection, connectionOn as connectionOnWorker, pidOfRequest } from './support/pinned-connection.ts';
 import { type RunningServer, startServer } from './support/server.ts';
 import { guardMs } from './support/time-guard.ts';
 import { waitFor } from './support/webhook-receiver.ts';
@@ -26,17 +26,11 @@ async function workerPids(server: RunningServer): Promise<[number, number]> {
 
 const opened: { close(): void }[] = [];
 
-/** A kept-alive connection held by worker `pid` (new connections go to the workers in turn). */
+/** A kept-alive connection held by worker `pid`, closed after the tests. */
 async function connectionOn(server: RunningServer, pid: number): Promise<PinnedConnection> {
-  for (let i = 0; i < 40; i++) {
-    const connection = await pinnedConnection(server);
-    if (connection.pid === pid) {
-      opened.push(connection);
-      return connection;
-    }
-    connection.close();
-  }
-  throw new Error(`no connection reached worker ${pid}`);
+  const connection = await connectionOnWorker(server, pid);
+  opened.push(connection);
+  return connection;
 }
 
 interface RawSocket {

@@ -10,7 +10,13 @@ import { createClient, openSessionClient } from '@agent-tasks/sdk';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { holdWriteLock, sqliteOnly } from './support/database.ts';
 import { adminClient, countRows, sessionClient } from './support/fixtures.ts';
-import { type PinnedConnection, connectionsOnWorkers, pidOfRequest, pinnedConnection } from './support/pinned-connection.ts';
+import {
+  type PinnedConnection,
+  connectionOn as connectionOnWorker,
+  connectionsOnWorkers,
+  pidOfRequest,
+  pinnedConnection,
+} from './support/pinned-connection.ts';
 import { type RunningServer, agentTasksBin, startServer } from './support/server.ts';
 import { startReceiver, waitFor } from './support/webhook-receiver.ts';
 import { guardMs } from './support/time-guard.ts';
@@ -28,15 +34,9 @@ async function bothWorkers() {
 
 /** Another kept-alive connection to the worker with this pid (a stream takes its connection over). */
 async function connectionOn(pid: number) {
-  for (let i = 0; i < 40; i++) {
-    const connection = await pinnedConnection(server);
-    if (connection.pid === pid) {
-      open.push(connection);
-      return connection;
-    }
-    connection.close();
-  }
-  throw new Error(`no connection reached worker ${pid}`);
+  const connection = await connectionOnWorker(server, pid);
+  open.push(connection);
+  return connection;
 }
 
 /** The pid of the worker that runs the writes (the latest to say so: a writer that died is replaced). */

@@ -164,3 +164,13 @@ export async function connectionsOnWorkers(server: RunningServer, count: number)
   if (byPid.size < count) throw new Error(`connections reached only ${byPid.size} workers`);
   return [...byPid.values()];
 }
+
+/** Another kept-alive connection held by the worker with this pid (new connections go to the workers in turn). */
+export async function connectionOn(server: RunningServer, pid: number): Promise<PinnedConnection> {
+  for (let i = 0; i < 40; i++) {
+    const connection = await pinnedConnection(server);
+    if (connection.pid === pid) return connection;
+    connection.close();
+  }
+  throw new Error(`no connection reached worker ${pid}`);
+}

@@ -14,7 +14,6 @@ export type PoolName = (typeof POOLS)[number];
 const BYTES_AHEAD = 256 * 1024;
 
 interface Asked {
-  amount: number;
   /** Told the answer; null once the request no longer needs it (its unit, if lent, stays as spare). */
   done: ((ok: boolean) => void) | null;
 }
@@ -50,7 +49,7 @@ function creditPool(link: PrimaryLink, name: PoolName, nextAsk: () => number) {
 
   function ask(amount: number, wait: boolean, done: (ok: boolean) => void, more = 0): number {
     const id = nextAsk();
-    pending.set(id, { amount, done });
+    pending.set(id, { done });
     link.send({ at: 'credit:want', pool: name, amount, ask: id, wait, ...(more > 0 ? { more } : {}) });
     return id;
   }

@@ -61,7 +61,6 @@ export function runPrimary(config: Config, log: Logger) {
   let announced = false;
   /** The port the workers share, once one listens on it. */
   let port: number | undefined;
-  const ready = new Set<number>();
 
   function fork(notifier: boolean) {
     const worker = cluster.fork({ [SOCKET_DIR_ENV]: socketDir, ...(notifier ? { [WRITER_ENV]: '1' } : {}) });
@@ -73,7 +72,7 @@ export function runPrimary(config: Config, log: Logger) {
     worker.once('disconnect', () => bank.remove(worker.id));
     worker.on('message', (message: unknown) => {
       if (!isOurs(message)) return;
-      if (message.at === 'write:ready') writerReady(worker.id);
+      if (message.at === 'write:ready') writerReady();
       if (!bank.receive(worker.id, message as ToPrimary)) hub.receive(worker.id, message as ToPrimary);
     });
     return worker;
@@ -84,8 +83,7 @@ export function runPrimary(config: Config, log: Logger) {
   });
 
   /** The writer listens for the others' writes: at the first, the server is ready (the first-run banner is out). */
-  function writerReady(id: number) {
-    ready.add(id);
+  function writerReady() {
     if (announced || stopping) return;
     announced = true;
     const url = `http://${config.host}:${port ?? config.port}`;
@@ -101,7 +99,6 @@ export function runPrimary(config: Config, log: Logger) {
   cluster.on('exit', (worker: Worker, code, signal) => {
     const notifier = notifierOf.get(worker.id) ?? false;
     notifierOf.delete(worker.id);
-    ready.delete(worker.id);
     hub.remove(worker.id);
     bank.remove(worker.id);
     if (stopping) {
