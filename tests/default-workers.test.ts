@@ -51,7 +51,10 @@ sqliteOnly('agent-tasks serve without --workers', () => {
             : output.match(new RegExp(`listening on (http://\\S+) \\(${expected} workers, ready in \\d+ ms\\)`))?.[1],
         30_000,
       );
-      expect(childrenOf(child.pid ?? 0)).toHaveLength(expected === 1 ? 0 : expected);
+      // The writer starts alone; the server listens once it is ready, and the other workers are forked then.
+      const children = expected === 1 ? 0 : expected;
+      await waitFor('every worker', () => childrenOf(child.pid ?? 0).length >= children || null, 30_000);
+      expect(childrenOf(child.pid ?? 0)).toHaveLength(children);
       const admin = createClient({ url, token: adminKey });
       await admin.keys.create({ name: 'logged', role: 'agent' });
       await waitFor('the access-log line', () => output.includes('"route":"keys.create"'), 1_000);
