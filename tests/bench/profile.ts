@@ -145,8 +145,12 @@ try {
   const profiles = readdirSync(dir).filter((f) => f.endsWith('.cpuprofile'));
   const profile = profiles[0];
   if (!profile) throw new Error('no .cpuprofile written');
-  // BENCH_PROFILE_KEEP=<file>: keep the profile (for DevTools or a closer look at who called what).
-  if (process.env.BENCH_PROFILE_KEEP) copyFileSync(path.join(dir, profile), process.env.BENCH_PROFILE_KEEP);
+  // BENCH_PROFILE_KEEP=<file>: keep the profile (for DevTools or a closer look at who called what); with workers, one
+  // file per process (<file>.1, <file>.2, … in the order printed below).
+  const keep = process.env.BENCH_PROFILE_KEEP;
+  if (keep) {
+    for (const [i, each] of profiles.entries()) copyFileSync(path.join(dir, each), profiles.length > 1 ? `${keep}.${i + 1}` : keep);
+  }
   process.stdout.write(
     `${runView ? 'runs.get, 100-task runs' : runSteps ? 'runs.step, 100-task runs' : readyPage ? 'tasks.list readyOnly, 50 of 10k' : taskUpdates ? 'tasks.update, 10k tasks' : 'todos.write'}${postgres ? ' on PostgreSQL' : ''}, 32 connections, ${seconds} s: ${Math.round(result.perSecond)} writes/s, p50 ${result.p50} ms, p99 ${result.p99} ms (profiler on)\n\n`,
   );

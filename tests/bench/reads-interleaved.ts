@@ -1,14 +1,16 @@
 // `pnpm bench:reads`: server CPU per read on the load bench's read rows — the ready page (tasks.list readyOnly, 50 of a
 // 10,000-task list with ~20,000 edges) and the run view (runs.get of a 100-task run, half done) — and per step of its
-// runs.step row (each connection walking 100-task runs of its own session, fresh runs every slice), measured so that a
-// loaded machine skews every side alike: with BENCH_BIN set to another build's command, one server of each build (each
-// its own database, made alike) runs at once and wrk alternates between them in short slices, the order turned every
-// round. `BENCH_ROUNDS` (6) slices of `BENCH_SECONDS` (3) each, per build and scenario (`BENCH_ONLY` picks scenarios).
+// runs.step row (each connection walking 100-task runs of its own session, fresh runs every slice) and of todos.write,
+// measured so that a loaded machine skews every side alike: with BENCH_BIN set to another build's command, or
+// BENCH_WORKERS to worker counts (`1,2`), one server of each build and count (each its own database, made alike) runs at
+// once and wrk alternates between them in short slices, the order turned every round. `BENCH_ROUNDS` (6) slices of
+// `BENCH_SECONDS` (3) each, per server and scenario (`BENCH_ONLY` picks scenarios).
 import { mkdtempSync, rmSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { createClient, openSessionClient } from '@agent-tasks/sdk';
 import { readyRun } from './load-workload.ts';
+import { listAt } from './todo-lists.ts';
 import { type ServerProcess, agentTasksBin, startAgentTasks } from './server-process.ts';
 import { seedTaskGraph } from './task-graph-seed.ts';
 import { fixed, textTable } from './text-table.ts';
@@ -18,9 +20,14 @@ const rounds = Number(process.env.BENCH_ROUNDS) > 0 ? Number(process.env.BENCH_R
 const seconds = Number(process.env.BENCH_SECONDS) > 0 ? Number(process.env.BENCH_SECONDS) : 3;
 const adminKey = `atk_bench_${Math.random().toString(36).slice(2)}_${Date.now()}`;
 const dir = mkdtempSync(path.join(os.tmpdir(), 'agent-tasks-reads-ab-'));
+/** `BENCH_WORKERS=1,2`: one server per worker count (and build), each its own database. */
+const workerCounts = (process.env.BENCH_WORKERS ?? '1').split(',').map(Number);
 const builds = [{ name: 'this build', bin: agentTasksBin }];
 if (process.env.BENCH_BIN) builds.unshift({ name: 'BENCH_BIN', bin: path.resolve(process.env.BENCH_BIN) });
-const ALL_SCENARIOS = ['ready page', 'run view', 'runs.step'] as const;
+const serversToStart = builds.flatMap((build) =>
+  workerCounts.map((workers) => ({ ...build, workers, name: workerCounts.length > 1 ? `${build.name}, ${workers} workers` : build.name })),
+);
+const ALL_SCENARIOS = ['ready page', 'run view', 'runs.step', 'todos.write'] as const;
 type Scenario = (typeof ALL_SCENARIOS)[number];
 /** `BENCH_ONLY=runs.step` (names joined by commas) measures those scenarios alone. */
 const only = process.env.BENCH_ONLY?.split(',').map((name) => name.trim());
@@ -48,9 +55,9 @@ const loadavg = () =>
     .join(' / ');
 
 /** A server of `bin` on its own database, with the load bench's read workload: 32 sessions, the list, four runs. */
-async function prepare(b: number, bin: string): Promise<Side> {
+async function prepare(b: number, bin: string, workers: number): Promise<Side> {
   const databaseFile = path.join(dir, `reads-${b}.db`);
-  const server = await startAgentTasks({ databaseFile, adminKey, workers: 1, bin });
+  const server = await startAgentTasks({ databaseFile, adminKey, workers, bin });
   const admin = createClient({ url: server.url, token: adminKey });
   const agent = createClient({ url: server.url, token: (await admin.keys.create({ name: 'reads', role: 'agent' })).token });
   const sessions = await Promise.all(Array.from({ length: CONNECTIONS }, (_, i) => openSessionClient(agent, { title: `reader ${i}` })));
@@ -85,7 +92,23 @@ async function prepare(b: number, bin: string): Promise<Side> {
     writeRuns(file, runs);
     stepFiles.push(file);
   }
-  const files = { 'ready page': path.join(dir, `${b}-ready`), 'run view': path.join(dir, `${b}-view`), 'runs.step': '' };
+  const files = {
+    'ready page': path.join(dir, `${b}-ready`),
+    'run view': path.join(dir, `${b}-view`),
+    'runs.step': '',
+    'todos.write': path.join(dir, `${b}-todos`),
+  };
+  writeRequests(
+    files['todos.write'],
+    sessions.flatMap((s) =>
+      Array.from({ length: 11 }, (_, step) => ({
+        method: 'POST' as const,
+        path: '/trpc/todos.write',
+        token: s.token,
+        body: { todos: listAt(step) },
+      })),
+    ),
+  );
   writeRequests(
     files['ready page'],
     sessions.map((s) => ({ method: 'GET' as const, path: query('tasks.list', { listName, readyOnly: true, limit: 50 }), token: s.token })),
@@ -94,16 +117,16 @@ async function prepare(b: number, bin: string): Promise<Side> {
     files['run view'],
     viewed.map(({ runId }, i) => ({ method: 'GET' as const, path: query('runs.get', { runId }), token: sessions[i]!.token })),
   );
-  const zero = { 'ready page': 0, 'run view': 0, 'runs.step': 0 };
-  return { build: builds[b]!.name, server, files, stepFiles, cpu: { ...zero }, requests: { ...zero } };
+  const zero = { 'ready page': 0, 'run view': 0, 'runs.step': 0, 'todos.write': 0 };
+  return { build: serversToStart[b]!.name, server, files, stepFiles, cpu: { ...zero }, requests: { ...zero } };
 }
 
 const sides: Side[] = [];
 try {
   if (!wrkVersion()) throw new Error('this bench needs wrk (a separate load generator): apt-get install -y wrk');
-  for (const [b, build] of builds.entries()) {
+  for (const [b, build] of serversToStart.entries()) {
     process.stderr.write(`[bench] preparing ${build.name}…\n`);
-    sides.push(await prepare(b, build.bin));
+    sides.push(await prepare(b, build.bin, build.workers));
   }
   process.stdout.write(`load average at the start: ${loadavg()}\n`);
   /** One slice of `scenario` on `side`: runs.step's `slice` (0 the warm-up) walks that slice's own runs. */
@@ -134,10 +157,13 @@ try {
         fixed(side.requests[scenario] / (rounds * seconds), 0),
         fixed(us(side, scenario), 0),
         side === other ? '' : `${(us(other, scenario) / us(side, scenario)).toFixed(2)}x`,
+        side === other ? '' : `${(side.requests[scenario] / Math.max(1, other.requests[scenario])).toFixed(2)}x`,
       ];
     }),
   );
-  process.stdout.write(`${textTable(['build', 'scenario', 'req/s', 'server CPU µs/req', 'first build ÷ this'], rows)}\n`);
+  process.stdout.write(
+    `${textTable(['build', 'scenario', 'req/s', 'server CPU µs/req', 'CPU: first ÷ this', 'req/s: this ÷ first'], rows)}\n`,
+  );
   process.stdout.write(
     `${rounds} rounds of ${seconds} s per build and scenario, ${CONNECTIONS} connections; load average at the end: ${loadavg()}\n`,
   );

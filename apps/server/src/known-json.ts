@@ -27,12 +27,17 @@ export function knowJson(value: object, text: string) {
 export function lazyJson(text: string): object {
   let value: object | undefined;
   const parsed = () => (value ??= JSON.parse(text) as object);
+  let thenInText: boolean | undefined;
   let proxy: object;
   const changed = <T>(result: T) => (texts.delete(proxy), result);
   proxy = new Proxy(text[0] === '[' ? [] : {}, {
     // A symbol is never a JSON key: asked for one (is it a stream? `Symbol.asyncIterator in data`), the stand-in answers
-    // as the object or array it stands for, without parsing.
-    get: (target, key): unknown => (typeof key === 'symbol' ? Reflect.get(target, key) : Reflect.get(parsed(), key)),
+    // as the object or array it stands for, without parsing. So does `then` (what `await` asks: tRPC's output step
+    // awaits the answer) when the text has no such key: `JSON.stringify` writes every key as it is, quoted.
+    get: (target, key): unknown =>
+      typeof key === 'symbol' || (key === 'then' && !(thenInText ??= text.includes('"then"')))
+        ? Reflect.get(target, key)
+        : Reflect.get(parsed(), key),
     has: (target, key) => (typeof key === 'symbol' ? Reflect.has(target, key) : Reflect.has(parsed(), key)),
     ownKeys: () => Reflect.ownKeys(parsed()),
     getOwnPropertyDescriptor: (_, key) => Reflect.getOwnPropertyDescriptor(parsed(), key),

@@ -9,11 +9,14 @@ import { initTRPC } from '@trpc/server';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { answerLine, type PrimaryLink, type ToWorker } from '../src/cluster/messages.ts';
 import { writerLink } from '../src/cluster/writer-link.ts';
+import type { WriterLink } from '../src/cluster/writer.ts';
 import { knownJson } from '../src/known-json.ts';
 import { createLogger } from '../src/logger.ts';
 
-const t = initTRPC.create();
-const router = t.router({ step: t.procedure.mutation(() => 'run here') });
+type Ctx = { writer?: WriterLink; actor?: Actor; request: { id: string } };
+const t = initTRPC.context<Ctx>().create();
+// An output step as the server's (`presented` outside the test suite's checks: the answer as it is).
+const router = t.router({ step: t.procedure.output((value: unknown) => value).mutation(() => 'run here') });
 const actor: Actor = { workspaceId: 'ws_1', keyId: 'key_1', role: 'agent', sessionId: null, agentName: null };
 
 let cleanup: (() => void)[] = [];
@@ -70,6 +73,26 @@ describe("the writer's answer through the link", () => {
     } finally {
       parse.mockRestore();
     }
+  });
+
+  it("is the data as the writer wrote it after tRPC's own steps too: its output step awaits it, and reads no key", async () => {
+    const view = { id: 'run_1', tasks: Array.from({ length: 100 }, (_, i) => ({ action: `Task ${i}`, expected_result: 'done' })) };
+    const writer = await writerAt((call) => answerLine({ call, ok: true, data: view }));
+    const caller = router.createCaller({ writer, actor, request: { id: 'req_3' } });
+    const parse = vi.spyOn(JSON, 'parse');
+    try {
+      const data = await caller.step();
+      expect(knownJson(data as object)).toBe(JSON.stringify(view));
+      expect(parse.mock.calls.map(([text]) => String(text))).toEqual([expect.stringMatching(/^\{"call":\d+,"ok":true\}$/)]);
+    } finally {
+      parse.mockRestore();
+    }
+  });
+
+  it('is awaited as the value it is when its data has a `then` of its own', async () => {
+    const writer = await writerAt((call) => answerLine({ call, ok: true, data: { then: 'a field', id: 'x' } }));
+    const data = await router.createCaller({ writer, actor, request: { id: 'req_4' } }).step();
+    expect(JSON.parse(JSON.stringify(data))).toEqual({ then: 'a field', id: 'x' });
   });
 
   it("is a refusal's error when the writer refused", async () => {
