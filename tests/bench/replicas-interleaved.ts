@@ -13,6 +13,8 @@ import { fixed, textTable } from './text-table.ts';
 import { wrk, wrkVersion, writeRequests } from './wrk.ts';
 
 const rounds = Number(process.env.BENCH_ROUNDS) > 0 ? Number(process.env.BENCH_ROUNDS) : 6;
+/** `BENCH_CONNECTIONS` (32): fewer leave cores idle, so a process's CPU is measured without the others' contention. */
+const connections = Number(process.env.BENCH_CONNECTIONS) > 0 ? Number(process.env.BENCH_CONNECTIONS) : 32;
 const seconds = Number(process.env.BENCH_SECONDS) > 0 ? Number(process.env.BENCH_SECONDS) : 3;
 const adminKey = `atk_bench_${Math.random().toString(36).slice(2)}_${Date.now()}`;
 const dir = mkdtempSync(path.join(os.tmpdir(), 'agent-tasks-replicas-ab-'));
@@ -74,13 +76,13 @@ try {
   }
   process.stdout.write(`load average at the start: ${loadavg()}\n`);
   for (const [, key] of scenarios) {
-    for (const side of sides) await wrk({ url: side.server.url, file: side.files[key], connections: 32, seconds: 2 });
+    for (const side of sides) await wrk({ url: side.server.url, file: side.files[key], connections, seconds: 2 });
     for (let round = 0; round < rounds; round++) {
       const order = sides.map((_, i) => sides[(i + round) % sides.length] as Side);
       for (const side of round % 2 ? order.reverse() : order) {
         const before = side.server.cpuSeconds();
         const systemBefore = side.server.systemSeconds();
-        const result = await wrk({ url: side.server.url, file: side.files[key], connections: 32, seconds });
+        const result = await wrk({ url: side.server.url, file: side.files[key], connections, seconds });
         side.cpu[key] += side.server.cpuSeconds() - before;
         side.system[key] += side.server.systemSeconds() - systemBefore;
         side.requests[key] += result.requests;
@@ -106,7 +108,7 @@ try {
   process.stdout.write(
     `${textTable(['build', 'database', 'scenario', 'req/s', 'server CPU µs/req', 'of it in the kernel', 'PostgreSQL ÷ SQLite'], rows)}\n`,
   );
-  process.stdout.write(`${rounds} rounds of ${seconds} s per side and scenario, 32 connections; load average at the end: ${loadavg()}\n`);
+  process.stdout.write(`${rounds} rounds of ${seconds} s per side and scenario, ${connections} connections; load average at the end: ${loadavg()}\n`);
 } finally {
   await Promise.all(sides.map((side) => side.server.stop()));
   for (const drop of drops) await drop();
