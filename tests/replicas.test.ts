@@ -114,7 +114,7 @@ describe('live feeds across replicas (LISTEN/NOTIFY)', () => {
     await onA.todos.write({ todos: [{ content: 'Missed 2', status: 'pending' }] });
     const resumed = watchTodo(key.onB, { sessionId: session.id, lastEventId: '12' });
     await resumed.until(2);
-    // Quotes, backslashes and characters past ASCII reach B as they were written (the NOTIFY carries it inline).
+    // Quotes, backslashes and characters past ASCII reach B as they were written (read from the table).
     const live = 'Live "again": C:\\temp\\new, {"a": [1, "\\u0041"]}, naïve ✓ 😀';
     await onA.todos.write({ todos: [{ content: live, status: 'pending' }] });
     expect((await resumed.until(3)).map((e) => [e.id, e.data.items[0]?.content])).toEqual([
@@ -123,6 +123,26 @@ describe('live feeds across replicas (LISTEN/NOTIFY)', () => {
       ['15', live],
     ]);
     resumed.stop();
+  });
+
+  it("tells the other replicas of a recorded event by its id alone (they read it from its table), a signal's data with it", async () => {
+    const listener = new pg.Client({ connectionString: a.databaseUrl });
+    await listener.connect();
+    const heard: { topic: string; id: string; data?: unknown }[] = [];
+    listener.on('notification', (n) => heard.push(JSON.parse(n.payload ?? '{}') as (typeof heard)[number]));
+    try {
+      await listener.query('LISTEN agent_tasks_live');
+      const key = await agentKey();
+      const { client: onA, session } = await openSessionClient(key.onA, { title: 'notices' });
+      await onA.todos.write({ todos: [{ content: 'A card (recorded: read from its table)', status: 'pending' }] });
+      const card = await waitFor("the card's notice", () => heard.find((n) => n.topic === `todo:${session.id}`), 5_000);
+      expect(card).toEqual({ from: expect.any(String), topic: `todo:${session.id}`, id: expect.stringMatching(/^\d+$/) });
+      // The session's activity is a signal, recorded nowhere: its data is in the notice.
+      const signal = await waitFor('an activity notice', () => heard.find((n) => n.topic.startsWith('sessions:')), 5_000);
+      expect(signal.data).toMatchObject({ sessionId: session.id, kind: expect.any(String) });
+    } finally {
+      await listener.end();
+    }
   });
 
   it('a replica whose LISTEN connection was cut listens again, and its feeds catch up with what was sent meanwhile', async () => {

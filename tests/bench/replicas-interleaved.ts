@@ -93,7 +93,8 @@ try {
   const systemUs = (side: Side, key: keyof Workload) => (side.system[key] * 1e6) / Math.max(1, side.requests[key]);
   const rows = sides.flatMap((side) =>
     scenarios.map(([name, key]) => {
-      const sqlite = sides.find((s) => s.build === side.build && s.database === 'SQLite') as Side;
+      const sqlite = sides.find((s) => s.build === side.build && s.database === 'SQLite');
+      const first = sides.find((s) => s.database === side.database) as Side;
       return [
         side.build,
         side.database,
@@ -101,14 +102,17 @@ try {
         fixed(side.requests[key] / (rounds * seconds), 0),
         fixed(us(side, key), 0),
         fixed(systemUs(side, key), 0),
-        side.database === 'SQLite' ? '' : `${(us(side, key) / us(sqlite, key)).toFixed(2)}x`,
+        side.database === 'SQLite' || !sqlite ? '' : `${(us(side, key) / us(sqlite, key)).toFixed(2)}x`,
+        side === first ? '' : `${(us(side, key) / us(first, key)).toFixed(2)}x`,
       ];
     }),
   );
   process.stdout.write(
-    `${textTable(['build', 'database', 'scenario', 'req/s', 'server CPU µs/req', 'of it in the kernel', 'PostgreSQL ÷ SQLite'], rows)}\n`,
+    `${textTable(['build', 'database', 'scenario', 'req/s', 'server CPU µs/req', 'of it in the kernel', 'PostgreSQL ÷ SQLite', 'CPU ÷ first build'], rows)}\n`,
   );
-  process.stdout.write(`${rounds} rounds of ${seconds} s per side and scenario, ${connections} connections; load average at the end: ${loadavg()}\n`);
+  process.stdout.write(
+    `${rounds} rounds of ${seconds} s per side and scenario, ${connections} connections; load average at the end: ${loadavg()}\n`,
+  );
 } finally {
   await Promise.all(sides.map((side) => side.server.stop()));
   for (const drop of drops) await drop();

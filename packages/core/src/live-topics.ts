@@ -14,6 +14,13 @@ export const commentTopic = (workspaceId: string, listName: string) => `task-com
 /** A checklist run's changes (id = the run's version). */
 export const runTopic = (runId: string) => `run:${runId}`;
 
+/** The topics whose events the store records (a card, a list's change, a comment, a run's version): a feed reads them
+ * again from there, so what another replica needs to hear is that one came, not its data. */
+const RECORDED_TOPICS = ['todo:', 'tasks:', 'task-comments:', 'run:'];
+
+/** Whether `topic`'s events are recorded in the store (else they are signals, whose data is all there is). */
+export const isRecordedTopic = (topic: string) => RECORDED_TOPICS.some((prefix) => topic.startsWith(prefix));
+
 /** Topic told when a run's link is revoked: the live views opened through it end. */
 export const runLinkTopic = (runId: string) => `run-link:${runId}`;
 

@@ -1,10 +1,10 @@
 // Live events across replicas on one PostgreSQL database: published in this process, and told to every other replica
-// with NOTIFY on one channel (the topic and the event id; the data only when small). A feed that hears of an event
-// from another replica reads it from its table (resumable-feed.ts), so nothing depends on NOTIFY's 8 KB payload limit.
+// with NOTIFY on one channel (the topic and the event id; a signal's data too, when small). A feed that hears of an
+// event from another replica reads it from its table (resumable-feed.ts), so nothing depends on NOTIFY's 8 KB limit.
 // The events published in one turn of the event loop (a group commit's writes) go out in one statement.
 import { randomUUID } from 'node:crypto';
 import pg from 'pg';
-import type { LiveEvent } from '@agent-tasks/core';
+import { type LiveEvent, isRecordedTopic } from '@agent-tasks/core';
 import type { Logger } from '../logger.ts';
 import { repeatedFailureLog } from '../repeated-failure-log.ts';
 import { type LiveEvents, inProcessLiveEvents } from './live-events.ts';
@@ -21,9 +21,12 @@ interface Notice {
   data?: unknown;
 }
 
+/** The notice of `event`: its data rides along only for a signal (a recorded event's feed reads it from its table). */
 export function noticeOf(from: string, event: LiveEvent): string {
+  const bare = () => JSON.stringify({ from, topic: event.topic, id: event.id } satisfies Notice);
+  if (isRecordedTopic(event.topic)) return bare();
   const full = JSON.stringify({ from, topic: event.topic, id: event.id, data: event.data } satisfies Notice);
-  return Buffer.byteLength(full) < INLINE_LIMIT ? full : JSON.stringify({ from, topic: event.topic, id: event.id } satisfies Notice);
+  return Buffer.byteLength(full) < INLINE_LIMIT ? full : bare();
 }
 
 export interface PostgresLiveEvents extends LiveEvents {
