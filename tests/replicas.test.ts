@@ -138,7 +138,12 @@ describe('live feeds across replicas (LISTEN/NOTIFY)', () => {
       const card = await waitFor("the card's notice", () => heard.find((n) => n.topic === `todo:${session.id}`), 5_000);
       expect(card).toEqual({ from: expect.any(String), topic: `todo:${session.id}`, id: expect.stringMatching(/^\d+$/) });
       // The session's activity is a signal, recorded nowhere: its data is in the notice.
-      const signal = await waitFor('an activity notice', () => heard.find((n) => n.topic.startsWith('sessions:')), 5_000);
+      const signal = await waitFor(
+        'an activity notice',
+        () =>
+          heard.find((n) => n.topic.startsWith('sessions:') && (n.data as { sessionId?: string } | undefined)?.sessionId === session.id),
+        5_000,
+      );
       expect(signal.data).toMatchObject({ sessionId: session.id, kind: expect.any(String) });
     } finally {
       await listener.end();

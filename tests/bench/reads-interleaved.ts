@@ -21,7 +21,8 @@ const seconds = Number(process.env.BENCH_SECONDS) > 0 ? Number(process.env.BENCH
 const adminKey = `atk_bench_${Math.random().toString(36).slice(2)}_${Date.now()}`;
 const dir = mkdtempSync(path.join(os.tmpdir(), 'agent-tasks-reads-ab-'));
 /** `BENCH_WORKERS=1,2`: one server per worker count (and build), each its own database. */
-const workerCounts = (process.env.BENCH_WORKERS ?? '1').split(',').map(Number);
+const workerCounts = [...new Set((process.env.BENCH_WORKERS ?? '1').split(',').map(Number))];
+if (!workerCounts.every((n) => Number.isInteger(n) && n >= 1)) throw new Error(`BENCH_WORKERS: worker counts of 1 or more, like 1,2`);
 const builds = [{ name: 'this build', bin: agentTasksBin }];
 if (process.env.BENCH_BIN) builds.unshift({ name: 'BENCH_BIN', bin: path.resolve(process.env.BENCH_BIN) });
 const serversToStart = builds.flatMap((build) =>
@@ -165,7 +166,7 @@ try {
     `${textTable(['build', 'scenario', 'req/s', 'server CPU µs/req', 'CPU: first ÷ this', 'req/s: this ÷ first'], rows)}\n`,
   );
   process.stdout.write(
-    `${rounds} rounds of ${seconds} s per build and scenario, ${CONNECTIONS} connections; load average at the end: ${loadavg()}\n`,
+    `${rounds} rounds of ${seconds} s per server and scenario, ${CONNECTIONS} connections; load average at the end: ${loadavg()}\n`,
   );
 } finally {
   await Promise.all(sides.map((side) => side.server.stop()));

@@ -1,6 +1,6 @@
 // A server under test as its own process: `agent-tasks serve` (the built command) on a database, or one of the
 // baselines; its URL, the pids of all its processes (primary and workers) and their CPU time.
-import { type ChildProcess, execFileSync, spawn } from 'node:child_process';
+import { type ChildProcess, spawn } from 'node:child_process';
 import { closeSync, mkdtempSync, openSync, readFileSync, readdirSync, rmSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -105,15 +105,12 @@ function handle(child: ChildProcess, url: string, removeLog: () => void): Server
 }
 
 /**
- * `BENCH_SERVER_CPUS=0` (a taskset list): the server's processes (and the workers it forks later) run on those CPUs
- * only. Run the bench itself under `taskset -c 1` and everything else (wrk, PostgreSQL) stays off them: each side has a
- * core of its own, and one's CPU per request is not inflated by the other's running on its core.
+ * `BENCH_SERVER_CPUS=0` (a taskset list): the server is started under taskset, so it and every worker it forks run on
+ * those CPUs only. Run the bench itself under `taskset -c 1` and everything else (wrk, PostgreSQL) stays off them: each
+ * side has a core of its own, and one's CPU per request is not inflated by the other's running on its core.
  */
-function pinToCpus(pid: number) {
-  const cpus = process.env.BENCH_SERVER_CPUS;
-  if (!cpus || !pid) return;
-  for (const each of [pid, ...childrenOf(pid)]) execFileSync('taskset', ['-a', '-p', '-c', cpus, String(each)], { stdio: 'ignore' });
-}
+const pinned = (command: string, args: string[]): [string, string[]] =>
+  process.env.BENCH_SERVER_CPUS ? ['taskset', ['-c', process.env.BENCH_SERVER_CPUS, command, ...args]] : [command, args];
 
 /** `agent-tasks serve` with its default logging (JSON lines at info, one per request) to a file, removed at its stop. */
 export async function startAgentTasks(options: {
@@ -131,7 +128,7 @@ export async function startAgentTasks(options: {
   // BENCH_BIN: another build of the command (an older commit's, say) measured in the same sitting.
   const bin = options.bin ?? (process.env.BENCH_BIN ? path.resolve(process.env.BENCH_BIN) : agentTasksBin);
   const log = logFile();
-  const child = spawn(process.execPath, [...(options.nodeArgs ?? []), bin, 'serve', '--workers', String(options.workers)], {
+  const child = spawn(...pinned(process.execPath, [...(options.nodeArgs ?? []), bin, 'serve', '--workers', String(options.workers)]), {
     cwd: repoRoot,
     env: {
       ...process.env,
@@ -152,7 +149,6 @@ export async function startAgentTasks(options: {
   });
   // Keep reading (and dropping) its stderr so the pipe never fills (it writes there only when something is wrong).
   child.stderr?.resume();
-  pinToCpus(child.pid ?? 0);
   return handle(child, url, log.remove);
 }
 

@@ -33,9 +33,10 @@ export function lazyJson(text: string): object {
   proxy = new Proxy(text[0] === '[' ? [] : {}, {
     // A symbol is never a JSON key: asked for one (is it a stream? `Symbol.asyncIterator in data`), the stand-in answers
     // as the object or array it stands for, without parsing. So does `then` (what `await` asks: tRPC's output step
-    // awaits the answer) when the text has no such key: `JSON.stringify` writes every key as it is, quoted.
+    // awaits the answer) while unparsed, when the text has no such key: `JSON.stringify` writes every key as it is,
+    // quoted (and the writer's text is `JSON.stringify`'s).
     get: (target, key): unknown =>
-      typeof key === 'symbol' || (key === 'then' && !(thenInText ??= text.includes('"then"')))
+      typeof key === 'symbol' || (key === 'then' && value === undefined && !(thenInText ??= text.includes('"then"')))
         ? Reflect.get(target, key)
         : Reflect.get(parsed(), key),
     has: (target, key) => (typeof key === 'symbol' ? Reflect.has(target, key) : Reflect.has(parsed(), key)),

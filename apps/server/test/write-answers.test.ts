@@ -95,6 +95,14 @@ describe("the writer's answer lines read by a worker", () => {
     }
   });
 
+  it('answer `then` unparsed only while unchanged: one set afterwards is read back', () => {
+    const read = parseAnswerLine(answerLine({ call: 10, ok: true, data: { id: 'run_1' } })) as { data: Record<string, unknown> };
+    expect(read.data.then).toBeUndefined();
+    read.data.then = 'set';
+    expect(read.data.then).toBe('set');
+    expect('then' in read.data).toBe(true);
+  });
+
   it('forget their text once changed, so what is sent is the value as it is', () => {
     const read = parseAnswerLine(answerLine({ call: 8, ok: true, data: { id: 'run_1', count: 1 } })) as { data: Record<string, unknown> };
     read.data.count = 2;
