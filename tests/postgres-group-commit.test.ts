@@ -23,6 +23,22 @@ async function batchOfWrites(token: string, inputs: unknown[]) {
   return (await res.json()) as ({ result: { data: { revision: number } } } | { error: { message: string } })[];
 }
 
+/** One HTTP request holding these calls (a tRPC batch of mutations): they reach the store together. */
+async function batchOf(token: string, calls: [path: string, input: unknown][]) {
+  const body = Object.fromEntries(calls.map(([, input], i) => [String(i), input]));
+  const res = await fetch(`${wired.server.url}/trpc/${calls.map(([path]) => path).join(',')}?batch=1`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json', authorization: `Bearer ${token}` },
+    body: JSON.stringify(body),
+  });
+  return (await res.json()) as (
+    { result: { data: { id: string; version: number; metadata: unknown } } } | { error: { message: string } }
+  )[];
+}
+
+/** The round trips since the last reset that ran an UPDATE of a task, each with how many were unanswered before it. */
+const taskWrites = () => wired.wire.tally().trips.filter((t) => t.statements.some((s) => s.includes('UPDATE "Task" SET')));
+
 const list = (n: number) => ({ todos: [{ content: `Step ${n}`, status: 'pending' }] });
 
 const recordsTodos = (sql: string) => sql.includes('INSERT INTO "TodoUpdate"');
@@ -182,6 +198,114 @@ describe('the group commit on PostgreSQL', () => {
     ]);
     expect(JSON.parse(changes[2]!.changes)).toEqual({ metadata: { from: { n: 0 }, to: { n: 1 } } });
     expect(await client.tasks.get({ listName, id: task.id })).toMatchObject({ metadata: { n: 1 } });
+  });
+
+  it('updates of their own fields on different tasks go out side by side: each sent before the one before is answered', async () => {
+    const { client, token } = await sessionClient(wired.server, 'side by side');
+    const listName = 'side-by-side';
+    const tasks = [];
+    for (let i = 0; i < 5; i++) tasks.push(await client.tasks.create({ listName, subject: `Task ${i}` }));
+    await batchOf(token, [['tasks.update', { listName, id: tasks[0]!.id, metadata: { n: 0 } }]]); // statements prepared
+    wired.wire.reset();
+    const answers = await batchOf(
+      token,
+      tasks.map((t, i) => ['tasks.update', { listName, id: t.id, metadata: { n: i + 1 }, subject: `Task ${i}, renamed` }]),
+    );
+    expect(answers.map((a) => ('result' in a ? a.result.data.metadata : a.error.message))).toEqual(tasks.map((_, i) => ({ n: i + 1 })));
+    // One transaction; the five writes' statements pipelined: the later ones sent while earlier ones were unanswered.
+    const writes = taskWrites();
+    expect(writes).toHaveLength(5);
+    expect(Math.max(...writes.map((t) => t.behind))).toBeGreaterThan(0);
+    for (const [i, t] of tasks.entries()) {
+      expect(await client.tasks.get({ listName, id: t.id })).toMatchObject({ subject: `Task ${i}, renamed`, metadata: { n: i + 1 } });
+    }
+  });
+
+  it("updates of one task, or a change beyond a task's own fields, go in turn: none is sent before the one before is answered", async () => {
+    const { client, token } = await sessionClient(wired.server, 'in turn');
+    const listName = 'in-turn';
+    const [a, b, c] = [
+      await client.tasks.create({ listName, subject: 'A' }),
+      await client.tasks.create({ listName, subject: 'B' }),
+      await client.tasks.create({ listName, subject: 'C' }),
+    ];
+    await batchOf(token, [['tasks.update', { listName, id: a.id, metadata: { n: 0 } }]]);
+    // Three updates of task A: each sees the one before it (its version, its merged metadata).
+    wired.wire.reset();
+    const same = await batchOf(token, [
+      ['tasks.update', { listName, id: a.id, metadata: { first: 1 } }],
+      ['tasks.update', { listName, id: a.id, metadata: { second: 2 } }],
+      ['tasks.update', { listName, id: a.id, metadata: { third: 3 } }],
+    ]);
+    expect(same.map((x) => ('result' in x ? x.result.data.version : x.error.message))).toEqual([
+      a.version + 2,
+      a.version + 3,
+      a.version + 4,
+    ]);
+    expect(taskWrites().map((t) => t.behind)).toEqual([0, 0, 0]);
+    expect((await client.tasks.get({ listName, id: a.id })).metadata).toEqual({ n: 0, first: 1, second: 2, third: 3 });
+    // A status change is its list's write: it goes alone, between the updates of the other tasks' own fields.
+    wired.wire.reset();
+    const mixed = await batchOf(token, [
+      ['tasks.update', { listName, id: b.id, metadata: { n: 1 } }],
+      ['tasks.update', { listName, id: c.id, status: 'in_progress' }],
+      ['tasks.update', { listName, id: a.id, metadata: { n: 2 } }],
+    ]);
+    expect(mixed.every((x) => 'result' in x)).toBe(true);
+    expect(taskWrites().map((t) => t.behind)).toEqual([0, 0, 0]);
+    expect(await client.tasks.get({ listName, id: c.id })).toMatchObject({ status: 'in_progress' });
+  });
+
+  it('a stale update among updates side by side is refused with its text and changes nothing; the others are recorded', async () => {
+    const { client, token } = await sessionClient(wired.server, 'one stale side by side');
+    const listName = 'stale-side-by-side';
+    const tasks = [];
+    for (let i = 0; i < 4; i++) tasks.push(await client.tasks.create({ listName, subject: `Task ${i}` }));
+    await batchOf(token, [['tasks.update', { listName, id: tasks[0]!.id, metadata: { n: 0 } }]]);
+    const stale = tasks[2]!;
+    wired.wire.reset();
+    const answers = await batchOf(
+      token,
+      tasks.map((t, i) => [
+        'tasks.update',
+        { listName, id: t.id, metadata: { n: i + 10 }, ...(t === stale ? { expectedVersion: 99 } : {}) },
+      ]),
+    );
+    const refused = answers[2];
+    expect(refused && 'error' in refused ? refused.error.message : refused).toMatch(
+      new RegExp(`^Error: stale version: task ${stale.id} was read at version 99 but is now at version ${stale.version}; read it again\\.`),
+    );
+    expect(answers.filter((a) => 'result' in a)).toHaveLength(3);
+    expect(await client.tasks.get({ listName, id: stale.id })).toMatchObject({ version: stale.version, metadata: {} });
+    for (const i of [0, 1, 3]) expect((await client.tasks.get({ listName, id: tasks[i]!.id })).metadata).toEqual({ n: i + 10 });
+    // Side by side, a refusal cannot be told from the others' changes: the batch was rolled back and ran again, one
+    // write at a time, each in a savepoint (the refused one's undone).
+    const texts = wired.wire.tally().texts.filter((t) => /^(ROLLBACK|SAVEPOINT|RELEASE)/.test(t));
+    expect(texts.filter((t) => t === 'ROLLBACK')).toHaveLength(1);
+    expect(texts.filter((t) => t.startsWith('ROLLBACK TO SAVEPOINT'))).toHaveLength(1);
+    expect(texts.filter((t) => t.startsWith('SAVEPOINT'))).toHaveLength(4);
+  });
+
+  it("different sessions' writes that meet in a transaction go out side by side; each session's are recorded in turn", async () => {
+    const writers = await Promise.all(Array.from({ length: 8 }, (_, i) => sessionClient(wired.server, `writer ${i}`)));
+    const advances = () =>
+      wired.wire.tally().trips.filter((t) => t.statements.some((s) => s.includes('UPDATE "Session" SET "todoRevision"')));
+    await Promise.all(writers.map(({ token }) => batchOfWrites(token, [list(0)])));
+    // Sent at once, the writes of eight sessions queue behind one another's transaction and meet in the next.
+    let rounds = 1;
+    wired.wire.reset();
+    for (; rounds <= 20 && !advances().some((t) => t.behind > 0); rounds++) {
+      await Promise.all(writers.map(({ token }) => batchOfWrites(token, [list(rounds), list(rounds + 100)])));
+    }
+    expect(Math.max(...advances().map((t) => t.behind))).toBeGreaterThan(0);
+    for (const { session } of writers) {
+      const rows = await queryRows<{ revision: number }>(
+        wired.server,
+        'SELECT "revision" FROM "TodoUpdate" WHERE "sessionId" = ? ORDER BY "revision"',
+        session.id,
+      );
+      expect(rows.map((r) => r.revision)).toEqual(Array.from({ length: 1 + 2 * (rounds - 1) }, (_, i) => i + 1));
+    }
   });
 
   it('another replica hears every write of a shared transaction, in order', async () => {

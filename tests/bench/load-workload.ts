@@ -4,7 +4,7 @@
 import { type AgentTasksClient, createClient, openSessionClient } from '@agent-tasks/sdk';
 import { startAgentTasks } from './server-process.ts';
 import { drawBlockers, prng, seedTaskGraph } from './task-graph-seed.ts';
-import { listAt } from './todo-lists.ts';
+import { listAt, todoWrites } from './todo-lists.ts';
 import type { Request } from './wrk.ts';
 
 export interface Workload {
@@ -144,14 +144,7 @@ export async function prepareWorkload(options: {
     }
 
     return {
-      todoWrites: writers.slice(0, CONNECTIONS).flatMap((s) =>
-        Array.from({ length: 11 }, (_, step) => ({
-          method: 'POST' as const,
-          path: '/trpc/todos.write',
-          token: s.token,
-          body: { todos: listAt(step) },
-        })),
-      ),
+      todoWrites: todoWrites(writers.slice(0, CONNECTIONS).map((s) => s.token)),
       todoWrites200: writers.map((s, i) => ({
         method: 'POST' as const,
         path: '/trpc/todos.write',

@@ -17,7 +17,7 @@ import { summarize } from './cpu-profile-top.ts';
 import { type ServerProcess, startAgentTasks, startBaseline } from './server-process.ts';
 import { prng, seedTaskGraph } from './task-graph-seed.ts';
 import { readyRun } from './load-workload.ts';
-import { listAt } from './todo-lists.ts';
+import { listAt, todoWrites } from './todo-lists.ts';
 import { wrk, writeRequests, writeRuns } from './wrk.ts';
 
 const seconds = Number(process.env.BENCH_SECONDS ?? 20);
@@ -128,17 +128,7 @@ try {
         })),
       );
   } else {
-    writeRequests(
-      file,
-      sessions.flatMap(({ token }) =>
-        Array.from({ length: 11 }, (_, step) => ({
-          method: 'POST' as const,
-          path: '/trpc/todos.write',
-          token,
-          body: { todos: listAt(step) },
-        })),
-      ),
-    );
+    writeRequests(file, todoWrites(sessions.map((s) => s.token)));
   }
   const result = await wrk({ url: server.url, file, connections: 32, seconds, ...(runSteps ? { mode: 'run-steps' as const } : {}) });
   await server.stop();

@@ -10,7 +10,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { createClient, openSessionClient } from '@agent-tasks/sdk';
 import { readyRun } from './load-workload.ts';
-import { listAt } from './todo-lists.ts';
+import { todoWrites } from './todo-lists.ts';
 import { type ServerProcess, agentTasksBin, startAgentTasks } from './server-process.ts';
 import { seedTaskGraph } from './task-graph-seed.ts';
 import { fixed, textTable } from './text-table.ts';
@@ -99,17 +99,7 @@ async function prepare(b: number, bin: string, workers: number): Promise<Side> {
     'runs.step': '',
     'todos.write': path.join(dir, `${b}-todos`),
   };
-  writeRequests(
-    files['todos.write'],
-    sessions.flatMap((s) =>
-      Array.from({ length: 11 }, (_, step) => ({
-        method: 'POST' as const,
-        path: '/trpc/todos.write',
-        token: s.token,
-        body: { todos: listAt(step) },
-      })),
-    ),
-  );
+  writeRequests(files['todos.write'], todoWrites(sessions.map((s) => s.token)));
   writeRequests(
     files['ready page'],
     sessions.map((s) => ({ method: 'GET' as const, path: query('tasks.list', { listName, readyOnly: true, limit: 50 }), token: s.token })),

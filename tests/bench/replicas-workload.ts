@@ -2,7 +2,7 @@
 // todo lists, and metadata updates on a 1,000-task list, made through the API of a server on the database.
 import { type AgentTasksClient, createClient, openSessionClient } from '@agent-tasks/sdk';
 import { startAgentTasks } from './server-process.ts';
-import { listAt } from './todo-lists.ts';
+import { todoWrites } from './todo-lists.ts';
 import type { Request } from './wrk.ts';
 
 const CONNECTIONS = 32;
@@ -37,14 +37,7 @@ export async function prepareReplicaWorkload(database: { file: string; url?: str
     let seed = 11;
     const random = () => (seed = (seed * 1_103_515_245 + 12_345) % 2 ** 31) / 2 ** 31;
     return {
-      todoWrites: sessions.flatMap((s) =>
-        Array.from({ length: 11 }, (_, step) => ({
-          method: 'POST' as const,
-          path: '/trpc/todos.write',
-          token: s.token,
-          body: { todos: listAt(step) },
-        })),
-      ),
+      todoWrites: todoWrites(sessions.map((s) => s.token)),
       taskUpdates: Array.from({ length: 4_000 }, (_, n) => ({
         method: 'POST' as const,
         path: '/trpc/tasks.update',

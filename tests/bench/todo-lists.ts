@@ -30,3 +30,15 @@ export function listAt(step: number): TodoItem[] {
 
 /** The same counts and diff the server stores with each update: the domain's own functions. */
 export { countTodos as countsOf, diffTodos as diffLists } from '@agent-tasks/core';
+
+/**
+ * The todos.write requests wrk replays for these sessions' tokens: each session's 11 lists in order, the sessions taken
+ * in turn (step by step), so the requests under way at once come from as many sessions as there are connections. An
+ * agent waits for its write's answer before the next: a session never has several writes under way, as it would with
+ * each session's writes back to back in the file, which wrk's connections take in turn.
+ */
+export function todoWrites(tokens: readonly string[]) {
+  return Array.from({ length: LIST_SIZE + 1 }, (_, step) =>
+    tokens.map((token) => ({ method: 'POST' as const, path: '/trpc/todos.write', token, body: { todos: listAt(step) } })),
+  ).flat();
+}

@@ -8,6 +8,8 @@ export interface RoundTrip {
   /** Which client connection (numbered in the order they connected). */
   connection: number;
   statements: string[];
+  /** How many of the connection's round trips before this one were still unanswered when it was sent (pipelined). */
+  behind: number;
 }
 
 export interface WireTally {
@@ -65,17 +67,21 @@ export async function startWireCounter(target: string): Promise<WireCounter> {
   let connections = 0;
 
   const sockets = new Set<Socket>();
-  const server: Server = createServer((client) => {
-    const db = connect(Number(upstream.port || 5432), upstream.hostname);
+  // No Nagle delay on either side: a client's pipelined messages are passed on as they come, as without the relay.
+  const server: Server = createServer({ noDelay: true }, (client) => {
+    const db = connect({ port: Number(upstream.port || 5432), host: upstream.hostname, noDelay: true });
     sockets.add(client);
     sockets.add(db);
     // This connection's named statements (the unnamed one under ''), to tell what a Bind runs.
     const prepared = new Map<string, string>();
     const connection = ++connections;
     let statements: string[] = [];
+    // Round trips sent on this connection and not yet answered (ReadyForQuery).
+    let unanswered = 0;
     const trip = () => {
       tally.roundTrips++;
-      tally.trips.push({ connection, statements });
+      tally.trips.push({ connection, statements, behind: unanswered });
+      unanswered++;
       statements = [];
     };
     let pending: Buffer = Buffer.alloc(0);
@@ -120,7 +126,22 @@ export async function startWireCounter(target: string): Promise<WireCounter> {
       }
       db.write(chunk);
     });
-    db.pipe(client);
+    // The server's messages, read for its ReadyForQuery (the end of a round trip's answer).
+    let answers: Buffer = Buffer.alloc(0);
+    let authenticated = false;
+    db.on('data', (chunk: Buffer) => {
+      answers = answers.length ? Buffer.concat([answers, chunk]) : chunk;
+      // An SSLRequest's answer is one byte ('N' here: the tests' server takes no SSL) before any message.
+      if (!authenticated && answers.length === 1 && answers[0] === 78) answers = Buffer.alloc(0);
+      while (answers.length >= 5 && answers.length >= 1 + answers.readInt32BE(1)) {
+        const type = String.fromCharCode(answers[0]!);
+        answers = answers.subarray(1 + answers.readInt32BE(1));
+        if (type !== 'Z') continue;
+        if (authenticated) unanswered = Math.max(0, unanswered - 1);
+        authenticated = true; // the first ReadyForQuery ends the start-up, which is no round trip
+      }
+      client.write(chunk);
+    });
     const end = () => {
       client.destroy();
       db.destroy();
@@ -143,7 +164,7 @@ export async function startWireCounter(target: string): Promise<WireCounter> {
       roundTrips: tally.roundTrips,
       statements: new Map(tally.statements),
       texts: [...tally.texts],
-      trips: tally.trips.map((t) => ({ connection: t.connection, statements: [...t.statements] })),
+      trips: tally.trips.map((t) => ({ connection: t.connection, statements: [...t.statements], behind: t.behind })),
     }),
     count: (keyword) => tally.statements.get(keyword.toUpperCase()) ?? 0,
     transactions() {

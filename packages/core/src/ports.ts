@@ -355,7 +355,17 @@ export interface Store extends Repositories {
    * a shared transaction back and run it again), so it keeps its effects in `repos`, and what it notes outside
    * starts anew at each run.
    */
-  transaction<T>(work: (repos: Repositories) => Promise<T>): Promise<T>;
+  transaction<T>(work: (repos: Repositories) => Promise<T>, options?: TransactionOptions): Promise<T>;
+}
+
+export interface TransactionOptions {
+  /**
+   * What the write reads and changes belongs to this footprint alone (one session's todo list, a task list; reads of rows
+   * nobody writes aside): a store may run it beside writes of other footprints in one shared transaction, and runs the writes
+   * of one footprint one after another, in the order they came. A footprint may hold others (`tasks:w/l/task:t` is within
+   * `tasks:w/l`): a write in one goes in turn with the writes in the other.
+   */
+  footprint?: string;
 }
 
 export interface Clock {

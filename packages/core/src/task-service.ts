@@ -88,26 +88,29 @@ async function write<T>(
   deps: Deps,
   actor: Actor,
   listName: string,
-  options: { create: boolean; answers?: boolean },
+  options: { create: boolean; answers?: boolean; footprint?: string },
   work: (changes: TaskChanges, repos: Repositories) => Promise<T>,
 ): Promise<Written<T>> {
   requirePermission(actor, 'writeTasks');
   return retryLostRaces('Error: the task kept changing under concurrent writers; try again.', async () => {
     let madeList = false;
-    const transaction = deps.store.transaction(async (repos) => {
-      madeList = false; // as of this run of the work
-      const list = options.create
-        ? await ensureList(deps, repos, actor, listName, () => (madeList = true))
-        : await repos.tasks.findList(actor.workspaceId, listName, { hold: true });
-      if (!list) throw await listMissing(repos, actor, listName);
-      const changes = new TaskChanges(deps, repos, actor, list);
-      const result = await work(changes, repos);
-      const committed = await changes.commit();
-      const answered = options.answers ? (result as { id: string } | null)?.id : undefined;
-      const snapshot = answered ? committed.changes.findLast((r) => r.taskId === answered)?.snapshot : undefined;
-      const answer = snapshot ? await withTrust(repos, list.id, snapshot) : undefined;
-      return { result, events: committed.events, records: committed.changes, answer };
-    });
+    const transaction = deps.store.transaction(
+      async (repos) => {
+        madeList = false; // as of this run of the work
+        const list = options.create
+          ? await ensureList(deps, repos, actor, listName, () => (madeList = true))
+          : await repos.tasks.findList(actor.workspaceId, listName, { hold: true });
+        if (!list) throw await listMissing(repos, actor, listName);
+        const changes = new TaskChanges(deps, repos, actor, list);
+        const result = await work(changes, repos);
+        const committed = await changes.commit();
+        const answered = options.answers ? (result as { id: string } | null)?.id : undefined;
+        const snapshot = answered ? committed.changes.findLast((r) => r.taskId === answered)?.snapshot : undefined;
+        const answer = snapshot ? await withTrust(repos, list.id, snapshot) : undefined;
+        return { result, events: committed.events, records: committed.changes, answer };
+      },
+      options.footprint === undefined ? undefined : { footprint: options.footprint },
+    );
     const { result, events, records, answer } = await transaction.catch(async (error: unknown) => {
       if (await lostListRace(deps, actor, listName, madeList, error)) throw new LostRace();
       throw error;
@@ -207,8 +210,37 @@ function staleVersion(task: TaskRecord, expected: number, current: unknown) {
   );
 }
 
+/** A task list's footprint (`TransactionOptions`): its writes go in turn, beside those of other lists and sessions. */
+export const listFootprint = (workspaceId: string, listName: string) => `tasks:${workspaceId}/${listName}`;
+
+/** What an update may change and touch nothing but its task's row, lease and search text: a footprint of the task's own. */
+const OWN_FIELDS = new Set([
+  'listName',
+  'id',
+  'expectedVersion',
+  'subject',
+  'description',
+  'activeForm',
+  'metadata',
+  'repoURL',
+  'priority',
+  'labels',
+]);
+
+/**
+ * An update's footprint: a task's own within its list's for one that changes only the task's own fields (two such on other
+ * tasks of one list may run side by side); else its list's. (A task named two ways, by id and by `#seq`, gets two
+ * footprints: their compare-and-set on the task's version still orders them.)
+ */
+export const updateFootprint = (workspaceId: string, input: TaskUpdateInput) => {
+  const list = listFootprint(workspaceId, listNameOf(input));
+  const own = Object.entries(input).every(([field, value]) => value === undefined || OWN_FIELDS.has(field));
+  return own ? `${list}/task:${input.id}` : list;
+};
+
 export async function update(deps: Deps, actor: Actor, input: TaskUpdateInput) {
-  const written = await write(deps, actor, listNameOf(input), { create: false, answers: true }, async (changes, repos) => {
+  const footprint = updateFootprint(actor.workspaceId, input);
+  const written = await write(deps, actor, listNameOf(input), { create: false, answers: true, footprint }, async (changes, repos) => {
     const task = await changes.task(input.id);
     if (input.expectedVersion !== undefined && input.expectedVersion !== task.version) {
       throw staleVersion(task, input.expectedVersion, await present(repos, changes.list, task));

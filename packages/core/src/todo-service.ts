@@ -74,43 +74,46 @@ async function recordTodos(
   baseRevision: number | undefined,
   oneActive: boolean,
 ) {
-  const update = await deps.store.transaction(async (repos): Promise<TodoUpdateRecord> => {
-    // The workspace's one-active rule matters only to a list with more than one task in progress.
-    if (oneActive && activeCount(items) > 1) {
-      checkOneActive(items, (await repos.workspaces.get(actor.workspaceId))?.oneActiveRule ?? true);
-    }
-    // The list before is known without a read when this server wrote it: the new update is then drafted against it,
-    // and recorded in the same statement as the compare-and-set. If the revision moved elsewhere meanwhile, it is
-    // recorded again against the list actually before it.
-    const known =
-      baseRevision === undefined
-        ? await repos.todos.latestKnown(sessionId)
-        : baseRevision === 0
-          ? null
-          : await repos.todos.at(sessionId, baseRevision);
-    const counts = countTodos(items);
-    const draft = {
-      id: deps.ids.ordered('tdu'),
-      sessionId,
-      revision: (known?.revision ?? baseRevision ?? 0) + 1,
-      items,
-      changes: diffTodos(known?.items ?? [], items),
-      counts,
-      createdAt: deps.clock.now(),
-    };
-    const moved = await repos.todos.advance(actor.workspaceId, baseRevision, draft);
-    if (!moved) {
-      const session = await targetSession(repos, actor, sessionId); // not in the workspace: NOT_FOUND
-      if (baseRevision === undefined) throw new Error(`session ${sessionId}: the todo revision did not move`);
-      throw staleRevisionError(baseRevision, session.todoRevision);
-    }
-    const { todoRevision: revision, turnNumber } = moved;
-    if (moved.recorded) return { ...draft, turnNumber };
-    const previous = revision === 1 ? null : await repos.todos.at(sessionId, revision - 1);
-    const record: TodoUpdateRecord = { ...draft, revision, turnNumber, changes: diffTodos(previous?.items ?? [], items) };
-    await repos.todos.insert(record);
-    return record;
-  });
+  const update = await deps.store.transaction(
+    async (repos): Promise<TodoUpdateRecord> => {
+      // The workspace's one-active rule matters only to a list with more than one task in progress.
+      if (oneActive && activeCount(items) > 1) {
+        checkOneActive(items, (await repos.workspaces.get(actor.workspaceId))?.oneActiveRule ?? true);
+      }
+      // The list before is known without a read when this server wrote it: the new update is then drafted against it,
+      // and recorded in the same statement as the compare-and-set. If the revision moved elsewhere meanwhile, it is
+      // recorded again against the list actually before it.
+      const known =
+        baseRevision === undefined
+          ? await repos.todos.latestKnown(sessionId)
+          : baseRevision === 0
+            ? null
+            : await repos.todos.at(sessionId, baseRevision);
+      const counts = countTodos(items);
+      const draft = {
+        id: deps.ids.ordered('tdu'),
+        sessionId,
+        revision: (known?.revision ?? baseRevision ?? 0) + 1,
+        items,
+        changes: diffTodos(known?.items ?? [], items),
+        counts,
+        createdAt: deps.clock.now(),
+      };
+      const moved = await repos.todos.advance(actor.workspaceId, baseRevision, draft);
+      if (!moved) {
+        const session = await targetSession(repos, actor, sessionId); // not in the workspace: NOT_FOUND
+        if (baseRevision === undefined) throw new Error(`session ${sessionId}: the todo revision did not move`);
+        throw staleRevisionError(baseRevision, session.todoRevision);
+      }
+      const { todoRevision: revision, turnNumber } = moved;
+      if (moved.recorded) return { ...draft, turnNumber };
+      const previous = revision === 1 ? null : await repos.todos.at(sessionId, revision - 1);
+      const record: TodoUpdateRecord = { ...draft, revision, turnNumber, changes: diffTodos(previous?.items ?? [], items) };
+      await repos.todos.insert(record);
+      return record;
+    },
+    { footprint: `session:${sessionId}` },
+  );
 
   deps.events.publish({ topic: todoTopic(sessionId), id: String(update.revision), data: presentCard(update) });
   publishSessionActivity(deps.events, { id: sessionId, workspaceId: actor.workspaceId }, 'todo', update.createdAt);

@@ -1,5 +1,6 @@
 // In-memory test doubles for the core's ports: a transactional Store, a settable Clock, counter Ids, a readable hasher and an event recorder.
 import type {
+  TransactionOptions,
   ApiKeyRecord,
   ChannelRecord,
   Clock,
@@ -257,6 +258,8 @@ export class MemoryStore implements Store {
   /** Transactions that committed / that rolled back (their work threw). */
   commits = 0;
   rollbacks = 0;
+  /** Each transaction's footprint (`TransactionOptions`), in the order they were asked for. */
+  footprints: (string | undefined)[] = [];
 
   readonly workspaces: Repositories['workspaces'];
   readonly keys: Repositories['keys'];
@@ -290,7 +293,8 @@ export class MemoryStore implements Store {
    * Transactions run one at a time (as on SQLite). `work` sees a private copy of the state; the copy replaces the
    * committed state only when `work` resolves. A throw discards it, so nothing the work wrote remains.
    */
-  transaction<T>(work: (repos: Repositories) => Promise<T>): Promise<T> {
+  transaction<T>(work: (repos: Repositories) => Promise<T>, options?: TransactionOptions): Promise<T> {
+    this.footprints.push(options?.footprint);
     const run = async (): Promise<T> => {
       const draft = clone(this.state);
       let open = true;

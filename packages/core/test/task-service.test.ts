@@ -876,3 +876,41 @@ describe('edges added and removed within one call', () => {
     expect((await get(a)).version).toBe(1); // today: 2
   });
 });
+
+describe("an update's footprint", () => {
+  const footprintOf = (input: TaskUpdateInput) => tasks.updateFootprint('ws_1', input);
+
+  it("one that changes only the task's own fields is the task's own, within its list's", () => {
+    for (const fields of [
+      { subject: 'New' },
+      { description: 'More', activeForm: 'Doing it' },
+      { metadata: { n: 1 }, expectedVersion: 3 },
+      { repoURL: 'https://example.com/r', priority: 'P1' as const, labels: ['x'] },
+    ]) {
+      expect(footprintOf({ listName: 'plan', id: 'T-1', ...fields })).toBe('tasks:ws_1/plan/task:T-1');
+    }
+    expect(footprintOf({ id: 'T-1', subject: 'New' })).toBe('tasks:ws_1/default/task:T-1');
+  });
+
+  it("one that changes a status, an owner, a parent, evidence or an edge is its list's", () => {
+    for (const fields of [
+      { status: 'completed' as const },
+      { owner: 'bob' },
+      { parentID: 'T-2' },
+      { evidence: [{ kind: 'note', text: 'done' }] },
+      { addBlockedBy: ['T-2'] },
+      { blocks: [] },
+      { removeBlocks: ['T-3'], subject: 'New' },
+    ]) {
+      expect(footprintOf({ listName: 'plan', id: 'T-1', ...fields } as TaskUpdateInput)).toBe('tasks:ws_1/plan');
+    }
+  });
+
+  it('an update asks the store for its footprint', async () => {
+    const task = await create(alice, 'With a footprint');
+    w.store.footprints = [];
+    await update(alice, { id: task.id, metadata: { n: 1 } });
+    await update(alice, { id: task.id, status: 'in_progress' });
+    expect(w.store.footprints).toEqual([`tasks:${alice.workspaceId}/default/task:${task.id}`, `tasks:${alice.workspaceId}/default`]);
+  });
+});

@@ -543,3 +543,11 @@ describe('reading the list', () => {
     );
   });
 });
+
+describe('its footprint', () => {
+  it("a write is the session's own: the store may run it beside other sessions' writes, and runs the session's in turn", async () => {
+    w.store.footprints = [];
+    await write({ todos: [item('Only', 'pending')] });
+    expect(w.store.footprints).toEqual([`session:${w.session.sessionId}`]);
+  });
+});

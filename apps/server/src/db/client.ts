@@ -19,6 +19,11 @@ export interface DbHandle {
    * (SQLite, and PostgreSQL's writer); unset, the group commit opens Prisma's interactive transaction.
    */
   transaction?: <T>(work: (tx: Prisma.TransactionClient) => Promise<T>) => Promise<T>;
+  /**
+   * Statements sent while others are still being answered go out at once, answered in order (PostgreSQL's writer, in
+   * pipeline mode): writes of distinct footprints may then run side by side in a transaction (repositories/group-commit.ts).
+   */
+  pipelined?: true;
 }
 
 /** On SQLite's one connection, at once (better-sqlite3 answers synchronously). */

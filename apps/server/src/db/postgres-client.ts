@@ -273,7 +273,10 @@ export async function openPostgresDb(url: string, options: { max?: number; lockT
   const lockTimeout = options.lockTimeoutMs === undefined ? {} : { lock_timeout: options.lockTimeoutMs };
   // The writer waits at most this long for its connection (made anew after one broke): then "unreachable", 503.
   const connectWait = max === 1 ? { connectionTimeoutMillis: WRITER_CONNECT_TIMEOUT_MS } : {};
-  const pool = new pg.Pool({ connectionString: url, max, ...lockTimeout, ...connectWait });
+  // The writer's statements go out without waiting for the answers before them (pg's pipeline mode; each its own Sync,
+  // so a failed statement's error is its own): side by side, writes share round trips.
+  const pipeline = max === 1 ? { pipeline: true } : {};
+  const pool = new pg.Pool({ connectionString: url, max, ...lockTimeout, ...connectWait, ...pipeline });
   const nameOf = statementNames();
   const pgAdapter = adapterOn(pool, new PrismaPg(pool, { statementNameGenerator: nameOf, disposeExternalPool: true }));
   if (max !== 1) {
@@ -297,6 +300,7 @@ export async function openPostgresDb(url: string, options: { max?: number; lockT
     savepoints: writer.savepoints,
     maxBatch: POSTGRES_MAX_BATCH,
     postgres: true,
+    pipelined: true,
     transaction: (work) => writer.transaction((calls) => work(transactionHandle(db, raw, calls) as unknown as Parameters<typeof work>[0])),
   };
 }

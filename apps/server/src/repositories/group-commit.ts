@@ -10,6 +10,8 @@ type Work<T> = (tx: Prisma.TransactionClient, turn: WriteTurn) => Promise<T>;
 
 interface Job {
   work: Work<unknown>;
+  /** Its footprint (`TransactionOptions`): writes of distinct footprints may run side by side. */
+  footprint: string | undefined;
   resolve(value: unknown): void;
   reject(error: unknown): void;
   /** Runs again after its batch was rolled back: with savepoints this time. */
@@ -18,7 +20,10 @@ interface Job {
   refused?: { error: unknown };
 }
 
-/** A write without a savepoint was refused after it changed something: the batch is rolled back and run again. */
+/**
+ * A write without a savepoint was refused after it changed something, or a write run side by side with others failed:
+ * the batch is rolled back and run again (`at` -1: every write runs again, none keeps a refusal).
+ */
 class StartOver extends Error {
   constructor(
     readonly at: number,
@@ -59,6 +64,24 @@ const turnIn = (transaction: object, hooks: (() => void)[], kept: (() => void)[]
   transaction,
 });
 
+/** Two footprints overlap when one is the other or holds it (`tasks:w/l` holds `tasks:w/l/task:t`): their writes go in turn. */
+export const footprintsOverlap = (a: string, b: string) => a === b || a.startsWith(`${b}/`) || b.startsWith(`${a}/`);
+
+/**
+ * The writes from `batch[from]` on that may run side by side: consecutive, each with a footprint that overlaps none of the
+ * others'; none when the first has no footprint.
+ */
+function sideBySide(batch: readonly Job[], from: number): Job[] {
+  const wave: Job[] = [];
+  for (let i = from; i < batch.length; i++) {
+    const job = batch[i] as Job;
+    const { footprint } = job;
+    if (footprint === undefined || job.refused || wave.some((other) => footprintsOverlap(footprint, other.footprint as string))) break;
+    wave.push(job);
+  }
+  return wave;
+}
+
 export function groupCommit({ db, savepoints, transaction, ...handle }: DbHandle, options: GroupCommitOptions = {}) {
   const maxBatch = options.maxBatch ?? handle.maxBatch ?? 256;
   const timeoutMs = options.timeoutMs ?? 30_000;
@@ -91,7 +114,8 @@ export function groupCommit({ db, savepoints, transaction, ...handle }: DbHandle
         let waitedInVain = false;
         // No savepoint round trip per write where that is the cost, unless the batch is being run again.
         const unmarked = batch.some((job) => job.again) ? undefined : savepoints.unmarked;
-        for (const [i, job] of batch.entries()) {
+        for (let i = 0; i < batch.length; i++) {
+          const job = batch[i] as Job;
           // A write that waited its busy timeout for a lock (PostgreSQL takes locks statement by statement) or a
           // batch that has run long: the writes not begun go first into the next transaction, so none waits out
           // another's lock wait, and the transaction stays far inside its own timeout.
@@ -99,6 +123,22 @@ export function groupCommit({ db, savepoints, transaction, ...handle }: DbHandle
             queue.unshift(...batch.slice(i));
             batch = batch.slice(0, i);
             break;
+          }
+          // Where statements go out while others are answered (PostgreSQL's writer), writes of distinct footprints run
+          // side by side: their statements share round trips. Any of them failing runs the batch again, one write at
+          // a time with savepoints (a refusal among them cannot be told from the others' changes).
+          const wave = unmarked && handle.pipelined ? sideBySide(batch, i) : [];
+          if (wave.length > 1) {
+            const turns = wave.map(() => ({ hooks: [] as (() => void)[], kept: [] as (() => void)[] }));
+            const settled = await Promise.allSettled(wave.map((w, k) => w.work(tx, turnIn(transaction, turns[k]!.hooks, turns[k]!.kept))));
+            if (settled.some((result) => result.status === 'rejected')) throw new StartOver(-1, undefined);
+            for (const [k, result] of settled.entries()) {
+              const { hooks, kept } = turns[k]!;
+              runHooks(kept);
+              done.push({ job: wave[k]!, ok: true, value: (result as PromiseFulfilledResult<unknown>).value, hooks });
+            }
+            i += wave.length - 1;
+            continue;
           }
           const hooks: (() => void)[] = [];
           const kept: (() => void)[] = [];
@@ -180,9 +220,9 @@ export function groupCommit({ db, savepoints, transaction, ...handle }: DbHandle
      * The first write after a quiet spell starts in the next turn of the event loop, so the writes whose requests
      * arrived together are committed together.
      */
-    run<T>(work: Work<T>): Promise<T> {
+    run<T>(work: Work<T>, footprint?: string): Promise<T> {
       return new Promise<T>((resolve, reject) => {
-        queue.push({ work, resolve: resolve, reject });
+        queue.push({ work, footprint, resolve: resolve, reject });
         if (!active) {
           active = true;
           setImmediate(() => void drain());

@@ -42,7 +42,7 @@ const repositories = (db: Tx, state: StoreState, turn: WriteTurn): Repositories 
     keys: prismaKeyRepository(db, afterCommit, state.revoked),
     sessions: prismaSessionRepository(db, afterCommit, state.revoked),
     todos: prismaTodoRepository(db, state.todoCache, turn, state.dialect),
-    tasks: prismaTaskRepository(db, state.tasks, afterCommit, prefetch),
+    tasks: prismaTaskRepository(db, state.tasks, turn, prefetch),
     comments: prismaCommentRepository(db),
     search: prismaSearchRepository(db, state.dialect),
     channels: prismaChannelRepository(db),
@@ -87,9 +87,9 @@ export function prismaStore(
   ) as unknown as Repositories;
   return {
     ...reads,
-    transaction: (work) =>
+    transaction: (work, options) =>
       writes
-        .run((tx, turn) => work(repositories(tx, state, turn)))
+        .run((tx, turn) => work(repositories(tx, state, turn)), options?.footprint)
         .catch((error: unknown) => {
           throw storeErrorOf(error);
         }),

@@ -13,7 +13,7 @@ import type { Priority, TaskStatus } from '@agent-tasks/schema';
 import { Prisma } from '../generated/prisma/client.ts';
 import { CHUNK, assignmentsOf, columnsOf, inChunks, insertsOf } from './raw-sql.ts';
 import { type RankContext, type RankedLists, rankForEdge, rankNewEdges, reachesByRank } from './task-ranks.ts';
-import type { AfterCommit, Dialect, Tx } from './tx.ts';
+import type { Dialect, Tx, WriteTurn } from './tx.ts';
 import { fromJson } from './json-column.ts';
 import { clampToIntColumn } from './int-column.ts';
 import { indexNewTasks, reindexTask } from './prisma-task-texts.ts';
@@ -121,6 +121,11 @@ export interface TaskRepositoryState {
   ranked: RankedLists;
   /** PostgreSQL: a write takes its list's row lock first (SQLite's BEGIN IMMEDIATE already runs one write at a time). */
   lockLists: boolean;
+  /**
+   * The lists whose lock a kept write of a transaction took: the writes after it in that transaction hold it already
+   * (a lock is released only with the savepoint or transaction it was taken in, and an undone write notes none).
+   */
+  heldLists: WeakMap<object, Set<string>>;
   /** PostgreSQL: a one-task write is one data-modifying `WITH`. */
   dialect: Dialect;
 }
@@ -129,6 +134,7 @@ export const taskRepositoryState = (dialect: Dialect = 'sqlite'): TaskRepository
   lists: new Map(),
   ranked: new Set(),
   lockLists: dialect === 'postgres',
+  heldLists: new WeakMap(),
   dialect,
 });
 
@@ -223,12 +229,19 @@ async function reserve(db: Tx, listId: string, counter: 'taskSeq' | 'changeSeq',
   return Number(row.last) - count + 1;
 }
 
-export function prismaTaskRepository(
-  db: Tx,
-  state: TaskRepositoryState,
-  afterCommit: AfterCommit,
-  prefetch?: TaskPrefetch,
-): TaskRepository {
+export function prismaTaskRepository(db: Tx, state: TaskRepositoryState, turn: WriteTurn, prefetch?: TaskPrefetch): TaskRepository {
+  const { afterCommit, transaction } = turn;
+  /** PostgreSQL: the list's row lock, unless a write kept before this one in the transaction holds it. */
+  const lockList = async (listId: string) => {
+    const held = transaction ? state.heldLists.get(transaction) : undefined;
+    if (held?.has(listId)) return;
+    await rawSql(db).$queryRaw`SELECT "id" FROM "TaskList" WHERE "id" = ${listId} FOR UPDATE`;
+    if (!transaction) return;
+    turn.afterKept(() => {
+      const lists = state.heldLists.get(transaction) ?? new Set<string>();
+      state.heldLists.set(transaction, lists.add(listId));
+    });
+  };
   const ranks: RankContext = { db, ranked: state.ranked, afterCommit, agreeing: new Set() };
   const blocksOf = async (listId: string, ids: readonly string[]) =>
     byEdgeOrder(await inChunks(ids, (chunk) => db.taskEdge.findMany({ where: { listId, blockerId: { in: chunk } }, select: edgeSelect })));
@@ -252,8 +265,7 @@ export function prismaTaskRepository(
         }
       }
       // PostgreSQL: the list's row lock (SQLite's BEGIN IMMEDIATE already runs one write at a time).
-      if (list && options?.hold && state.lockLists)
-        await rawSql(db).$queryRaw`SELECT "id" FROM "TaskList" WHERE "id" = ${list.id} FOR UPDATE`;
+      if (list && options?.hold && state.lockLists) await lockList(list.id);
       return list;
     },
     async createList(list) {
