@@ -36,6 +36,9 @@ async function batchOf(token: string, calls: [path: string, input: unknown][]) {
   )[];
 }
 
+/** The list locks taken since the last reset (a task write's first statement on PostgreSQL). */
+const listLocks = () => wired.wire.tally().texts.filter((t) => /FROM "TaskList" WHERE "id" = \$1 FOR UPDATE/.test(t));
+
 /** The round trips since the last reset that ran an UPDATE of a task, each with how many were unanswered before it. */
 const taskWrites = () => wired.wire.tally().trips.filter((t) => t.statements.some((s) => s.includes('UPDATE "Task" SET')));
 
@@ -216,6 +219,8 @@ describe('the group commit on PostgreSQL', () => {
     const writes = taskWrites();
     expect(writes).toHaveLength(5);
     expect(Math.max(...writes.map((t) => t.behind))).toBeGreaterThan(0);
+    // The list's lock once: the transaction holds it from the first write's lock on.
+    expect(listLocks()).toHaveLength(1);
     for (const [i, t] of tasks.entries()) {
       expect(await client.tasks.get({ listName, id: t.id })).toMatchObject({ subject: `Task ${i}, renamed`, metadata: { n: i + 1 } });
     }
@@ -243,6 +248,7 @@ describe('the group commit on PostgreSQL', () => {
       a.version + 4,
     ]);
     expect(taskWrites().map((t) => t.behind)).toEqual([0, 0, 0]);
+    expect(listLocks()).toHaveLength(1);
     expect((await client.tasks.get({ listName, id: a.id })).metadata).toEqual({ n: 0, first: 1, second: 2, third: 3 });
     // A status change is its list's write: it goes alone, between the updates of the other tasks' own fields.
     wired.wire.reset();
@@ -284,6 +290,17 @@ describe('the group commit on PostgreSQL', () => {
     expect(texts.filter((t) => t === 'ROLLBACK')).toHaveLength(1);
     expect(texts.filter((t) => t.startsWith('ROLLBACK TO SAVEPOINT'))).toHaveLength(1);
     expect(texts.filter((t) => t.startsWith('SAVEPOINT'))).toHaveLength(4);
+    // The list's lock once a run: taken again after the rollback, kept by the first write after it.
+    expect(listLocks()).toHaveLength(2);
+    // Refused first in the run again, a write's savepoint is rolled back with the lock it took: the next write takes it.
+    wired.wire.reset();
+    const again = await batchOf(token, [
+      ['tasks.update', { listName, id: stale.id, metadata: { n: 1 }, expectedVersion: 99 }],
+      ['tasks.update', { listName, id: tasks[0]!.id, metadata: { n: 20 } }],
+      ['tasks.update', { listName, id: tasks[1]!.id, metadata: { n: 21 } }],
+    ]);
+    expect(again.map((a) => ('error' in a ? 'refused' : a.result.data.metadata))).toEqual(['refused', { n: 20 }, { n: 21 }]);
+    expect(listLocks()).toHaveLength(3);
   });
 
   it("different sessions' writes that meet in a transaction go out side by side; each session's are recorded in turn", async () => {

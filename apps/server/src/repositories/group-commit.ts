@@ -57,11 +57,15 @@ const runHooks = (hooks: (() => void)[]) => {
   for (const hook of hooks) hook();
 };
 
-/** One write's turn in `transaction`: its after-commit hooks gathered in `hooks`, its after-kept ones in `kept`. */
-const turnIn = (transaction: object, hooks: (() => void)[], kept: (() => void)[]): WriteTurn => ({
+/**
+ * One write's turn in `transaction`: its after-commit hooks gathered in `hooks`, its after-kept ones in `kept`; `undoneAlone`
+ * when it runs in a savepoint of its own.
+ */
+const turnIn = (transaction: object, hooks: (() => void)[], kept: (() => void)[], undoneAlone = false): WriteTurn => ({
   afterCommit: (fn) => hooks.push(fn),
   afterKept: (fn) => kept.push(fn),
   transaction,
+  undoneAlone,
 });
 
 /** Two footprints overlap when one is the other or holds it (`tasks:w/l` holds `tasks:w/l/task:t`): their writes go in turn. */
@@ -142,7 +146,7 @@ export function groupCommit({ db, savepoints, transaction, ...handle }: DbHandle
           }
           const hooks: (() => void)[] = [];
           const kept: (() => void)[] = [];
-          const turn = turnIn(transaction, hooks, kept);
+          const turn = turnIn(transaction, hooks, kept, !unmarked);
           let value: unknown;
           if (job.refused) {
             done.push({ job, ok: false, value: job.refused.error, hooks: [] });

@@ -54,7 +54,7 @@ const repositories = (db: Tx, state: StoreState, turn: WriteTurn): Repositories 
 };
 
 /** Outside a transaction: nothing to wait for. */
-const now: WriteTurn = { afterCommit: (fn) => fn(), afterKept: (fn) => fn(), transaction: undefined };
+const now: WriteTurn = { afterCommit: (fn) => fn(), afterKept: (fn) => fn(), transaction: undefined, undoneAlone: false };
 
 /**
  * Reads outside a transaction go through their own connection, so they see only committed data and never queue

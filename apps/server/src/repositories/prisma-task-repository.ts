@@ -231,16 +231,21 @@ async function reserve(db: Tx, listId: string, counter: 'taskSeq' | 'changeSeq',
 
 export function prismaTaskRepository(db: Tx, state: TaskRepositoryState, turn: WriteTurn, prefetch?: TaskPrefetch): TaskRepository {
   const { afterCommit, transaction } = turn;
-  /** PostgreSQL: the list's row lock, unless a write kept before this one in the transaction holds it. */
+  /**
+   * PostgreSQL: the list's row lock, unless its transaction holds it already. Noted as it is sent where a refusal rolls
+   * back the whole transaction or nothing (a write side by side with others sends its statements after the lock's);
+   * once kept where the write has a savepoint of its own (rolled back to, the savepoint releases the lock).
+   */
   const lockList = async (listId: string) => {
     const held = transaction ? state.heldLists.get(transaction) : undefined;
     if (held?.has(listId)) return;
-    await rawSql(db).$queryRaw`SELECT "id" FROM "TaskList" WHERE "id" = ${listId} FOR UPDATE`;
-    if (!transaction) return;
-    turn.afterKept(() => {
-      const lists = state.heldLists.get(transaction) ?? new Set<string>();
-      state.heldLists.set(transaction, lists.add(listId));
-    });
+    const locked = rawSql(db).$queryRaw`SELECT "id" FROM "TaskList" WHERE "id" = ${listId} FOR UPDATE`;
+    if (transaction) {
+      const note = () => state.heldLists.set(transaction, (state.heldLists.get(transaction) ?? new Set<string>()).add(listId));
+      if (turn.undoneAlone) turn.afterKept(note);
+      else note();
+    }
+    await locked;
   };
   const ranks: RankContext = { db, ranked: state.ranked, afterCommit, agreeing: new Set() };
   const blocksOf = async (listId: string, ids: readonly string[]) =>

@@ -17,6 +17,11 @@ export interface WriteTurn {
   afterKept: AfterCommit;
   /** One object per transaction (a batch run again is another one): what a kept write notes is for this one only. */
   transaction: object | undefined;
+  /**
+   * Whether a refusal undoes this write alone (it runs in a savepoint of its own). When not, what its statements did
+   * (a lock taken) holds until its transaction ends: a refusal there rolls back the whole transaction or nothing.
+   */
+  undoneAlone: boolean;
 }
 
 /** The SQL a repository writes where the two databases differ (full-text search, data-modifying `WITH`). */
