@@ -387,3 +387,154 @@ describe('the group commit on PostgreSQL', () => {
     }
   });
 });
+
+describe('writes side by side on PostgreSQL (footprints apart)', () => {
+  /** Work with a footprint, counting how often it ran. */
+  function apart<T>(footprint: string, work: (repos: Repositories) => Promise<T>) {
+    const counter = {
+      runs: 0,
+      write: store.transaction(
+        (repos) => {
+          counter.runs++;
+          return work(repos);
+        },
+        { footprint },
+      ),
+    };
+    return counter;
+  }
+  /** Round trips of the transactions since the reset, and how many were unanswered before each. */
+  const behind = () => wire.tally().trips.map((t) => t.behind);
+  const locks = () => wire.tally().texts.filter((t) => /FROM "TaskList" WHERE "id" = \$1 FOR UPDATE/.test(t)).length;
+
+  it('go out together; a refusal with no statement failed stands, whatever it changed undone; the others run again', async () => {
+    const writes = [
+      apart('w:1', (repos) => repos.sessions.create(ses('ses_s1'))),
+      apart('w:2', async (repos) => {
+        await repos.sessions.create(ses('ses_s2'));
+        throw new Error('refused after its write');
+      }),
+      apart('w:3', (repos) => repos.sessions.create(ses('ses_s3'))),
+    ];
+    const outcomes = await Promise.all(writes.map((w) => outcome(w.write)));
+    expect(outcomes).toEqual(['committed', 'refused: refused after its write', 'committed']);
+    // The first run sent the three inserts together; the refused write was not run again.
+    expect(Math.max(...behind())).toBeGreaterThan(0);
+    expect(writes.map((w) => w.runs)).toEqual([2, 1, 2]);
+    expect((await sessionIds()).filter((id) => /^ses_s\d/.test(id))).toEqual(['ses_s1', 'ses_s3']);
+    const [first, second, ...more] = wire.transactions();
+    expect(more).toHaveLength(0);
+    expect(first?.at(-1)?.statements).toEqual(['ROLLBACK']);
+    expect(second?.at(-1)?.statements).toEqual(['COMMIT']);
+    expect(trips(second).filter((x) => x === 'SAVEPOINT group_commit')).toHaveLength(2);
+  });
+
+  it('a failed statement among them aborts all: every write runs again, one at a time, and only its own is refused', async () => {
+    const writes = [
+      apart('w:1', (repos) => repos.sessions.create(ses('ses_f1'))),
+      apart('w:2', async (repos) => {
+        await repos.sessions.create(ses('ses_f2'));
+        await repos.sessions.create(ses('ses_taken'));
+      }),
+      // Its statement comes after the failed one: refused there ("transaction aborted"), it is run again.
+      apart('w:3', async (repos) => {
+        await repos.sessions.get('ws_1', 'ses_taken');
+        await repos.sessions.create(ses('ses_f3'));
+      }),
+    ];
+    const outcomes = await Promise.all(writes.map((w) => outcome(w.write)));
+    expect(outcomes[0]).toBe('committed');
+    expect(outcomes[1]).toMatch(/^refused: .*Unique constraint failed/);
+    expect(outcomes[2]).toBe('committed');
+    expect(writes.map((w) => w.runs)).toEqual([2, 2, 2]);
+    expect((await sessionIds()).filter((id) => /^ses_f\d/.test(id))).toEqual(['ses_f1', 'ses_f3']);
+    expect(wire.transactions().map((t) => t.at(-1)?.statements)).toEqual([['ROLLBACK'], ['COMMIT']]);
+  });
+
+  it("a list's lock: once for writes side by side; run again, a refused write's savepoint releases it and the next takes it", async () => {
+    const lockThen = (after: (repos: Repositories) => Promise<unknown>) => async (repos: Repositories) => {
+      await repos.tasks.findList('ws_1', 'default', { hold: true });
+      return after(repos);
+    };
+    const writes = [
+      // Refused by a failed statement after its lock: nothing stands, and it is first again in the run with savepoints.
+      apart(
+        'w:1',
+        lockThen((repos) => repos.sessions.create(ses('ses_taken'))),
+      ),
+      apart(
+        'w:2',
+        lockThen((repos) => repos.sessions.create(ses('ses_l2'))),
+      ),
+      apart(
+        'w:3',
+        lockThen((repos) => repos.sessions.create(ses('ses_l3'))),
+      ),
+    ];
+    const outcomes = await Promise.all(writes.map((w) => outcome(w.write)));
+    expect(outcomes[0]).toMatch(/^refused: .*Unique constraint failed/);
+    expect(outcomes.slice(1)).toEqual(['committed', 'committed']);
+    // First run: one lock for the three. Run again: the refused write's, undone with its savepoint, then the next's.
+    expect(locks()).toBe(3);
+    expect(wire.transactions().map((t) => t.at(-1)?.statements)).toEqual([['ROLLBACK'], ['COMMIT']]);
+  });
+
+  it('a lock wait run out among them keeps its "busy": the write is not run again to wait as long again', async () => {
+    const busyWriter = await openPostgresDb(wire.url, { max: 1, lockTimeoutMs: 300 });
+    const busyStore = prismaStore(busyWriter, reader.db, { replicas: { claimLeaseMs: 60_000 } });
+    const holder = new pg.Client({ connectionString: database.url });
+    await holder.connect();
+    try {
+      await holder.query('BEGIN');
+      await holder.query('SELECT 1 FROM "Session" WHERE "id" = $1 FOR UPDATE', ['ses_taken']);
+      wire.reset();
+      const errors: unknown[] = [];
+      const outcomes = await Promise.all(
+        [
+          busyStore.transaction((repos) => repos.sessions.create(ses('ses_h1')), { footprint: 'w:1' }),
+          busyStore
+            .transaction((repos) => repos.todos.advance('ws_1', undefined, draft('tdu_locked_apart', 1)), { footprint: 'w:2' })
+            .catch((e: unknown) => {
+              errors.push(e);
+              throw e;
+            }),
+          // Sent behind the statement that waits: it waits too, then fails as the transaction was aborted.
+          busyStore.transaction((repos) => repos.sessions.create(ses('ses_h2')), { footprint: 'w:3' }),
+        ].map(outcome),
+      );
+      expect(outcomes[0]).toBe('committed');
+      expect(outcomes[1]).toMatch(/^refused: /);
+      expect(errors.some((e) => isDatabaseBusy(e) || (e as Error).name === 'StoreUnavailable')).toBe(true);
+      expect(outcomes[2]).toBe('committed');
+      expect(await sessionIds()).toEqual(expect.arrayContaining(['ses_h1', 'ses_h2']));
+      // The waiting statement was sent once: the others ran again in the next transaction, without it.
+      expect(wire.tally().texts.filter((t) => t.includes('UPDATE "Session" SET "todoRevision"'))).toHaveLength(1);
+      expect(wire.transactions().map((t) => t.at(-1)?.statements)).toEqual([['ROLLBACK'], ['COMMIT']]);
+    } finally {
+      await holder.query('ROLLBACK');
+      await holder.end();
+      await busyWriter.db.$disconnect();
+    }
+  });
+
+  it('writes whose footprints overlap go in turn, in the order they came', async () => {
+    const order: string[] = [];
+    const writes = [
+      apart('w:list', async (repos) => {
+        await repos.sessions.create(ses('ses_o1'));
+        order.push('list');
+      }),
+      apart('w:list/task:1', async (repos) => {
+        await repos.sessions.create(ses('ses_o2'));
+        order.push('task 1');
+      }),
+      apart('w:list/task:1', async (repos) => {
+        await repos.sessions.create(ses('ses_o3'));
+        order.push('task 1 again');
+      }),
+    ];
+    expect(await Promise.all(writes.map((w) => outcome(w.write)))).toEqual(['committed', 'committed', 'committed']);
+    expect(order).toEqual(['list', 'task 1', 'task 1 again']);
+    expect(behind().every((n) => n === 0)).toBe(true);
+  });
+});

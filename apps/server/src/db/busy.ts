@@ -20,7 +20,7 @@ interface MaybeBusy extends DriverCause {
 const NO_CONNECTION = /Unable to start a transaction in the given time/;
 
 /** PostgreSQL's serialization_failure, deadlock_detected and lock_not_available (lock_timeout reached). */
-const POSTGRES_BUSY = new Set(['40001', '40P01', '55P03']);
+export const POSTGRES_BUSY = new Set(['40001', '40P01', '55P03']);
 
 /**
  * Whether an error (a Prisma error, or one wrapping it) is "busy": our SQLite adapter's (Prisma P1008 / SQLITE_BUSY)

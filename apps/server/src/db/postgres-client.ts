@@ -83,6 +83,8 @@ function writerTransactions(pool: pg.Pool) {
   // a statement sent and not yet answered may change something too.
   let changed = false;
   let unanswered = 0;
+  // The SQLSTATE of each statement failed since `unmarked.start()`.
+  let failures: string[] = [];
   const noted = (result: unknown, sql: string) => {
     unanswered--;
     if (!changed && !readOnly(result, sql)) changed = true;
@@ -91,6 +93,8 @@ function writerTransactions(pool: pg.Pool) {
   const failed = (error: unknown) => {
     unanswered--;
     changed = true;
+    const code = (error as { code?: unknown } | null)?.code;
+    failures.push(typeof code === 'string' ? code : '');
     throw error;
   };
   const poolQuery = pool.query.bind(pool) as (...args: unknown[]) => unknown;
@@ -122,8 +126,12 @@ function writerTransactions(pool: pg.Pool) {
     unmarked: {
       // A statement (or a Prisma call, not yet at the connection) still running from before counts against the write
       // that starts.
-      start: () => void (changed = unanswered > 0 || (calls?.running ?? 0) > 0),
+      start: () => {
+        changed = unanswered > 0 || (calls?.running ?? 0) > 0;
+        failures = [];
+      },
       changed: () => changed || unanswered > 0 || (calls?.running ?? 0) > 0,
+      failures: () => failures,
     },
     open() {
       const sql = releasePending ? `RELEASE SAVEPOINT ${SAVEPOINT}; SAVEPOINT ${SAVEPOINT}` : `SAVEPOINT ${SAVEPOINT}`;

@@ -13,7 +13,15 @@ export interface Savepoints {
    * that did not needs no undoing; one that did makes the group commit roll the batch back and run the others again,
    * with savepoints (repositories/group-commit.ts).
    */
-  unmarked?: { start(): void; changed(): boolean };
+  unmarked?: {
+    start(): void;
+    changed(): boolean;
+    /**
+     * The SQLSTATE of each statement that failed since `start()`, in the order they ran ('' for a failure without
+     * one: a broken connection).
+     */
+    failures(): readonly string[];
+  };
 }
 
 /** The group commit's one savepoint name (a write's savepoint is closed before the next one opens). */

@@ -1,7 +1,7 @@
 // Group commit: the write transactions that queue while one runs share the next transaction (BEGIN IMMEDIATE on
 // SQLite, BEGIN on PostgreSQL) … COMMIT, each in its own savepoint, so a refusal rolls back only its own writes and a
 // burst of writes pays for one transaction. On PostgreSQL the savepoints are set only when a refusal needs one.
-import { isDatabaseBusy } from '../db/busy.ts';
+import { POSTGRES_BUSY, isDatabaseBusy } from '../db/busy.ts';
 import type { DbHandle } from '../db/client.ts';
 import type { Prisma } from '../generated/prisma/client.ts';
 import type { WriteTurn } from './tx.ts';
@@ -22,13 +22,11 @@ interface Job {
 
 /**
  * A write without a savepoint was refused after it changed something, or a write run side by side with others failed:
- * the batch is rolled back and run again (`at` -1: every write runs again, none keeps a refusal).
+ * the batch is rolled back and run again. The refusals it keeps (by the write's place in the batch) are answered as
+ * they are; the other writes run again.
  */
 class StartOver extends Error {
-  constructor(
-    readonly at: number,
-    readonly refusal: unknown,
-  ) {
+  constructor(readonly refusals: ReadonlyMap<number, unknown>) {
     super('a refused write changed something: the batch is run again');
   }
 }
@@ -86,6 +84,19 @@ function sideBySide(batch: readonly Job[], from: number): Job[] {
   return wave;
 }
 
+/**
+ * Which refusals of writes side by side stand as they are when the batch runs again. With no statement failed, each
+ * is its write's own (their footprints are apart): all stand, whatever they changed being undone with the batch. A
+ * failed statement aborts the transaction, and the statements after it fail for that alone (a write may have read
+ * such a failure as a refusal of its own). So the first failure decides: a lock wait run out ("busy") stands for its
+ * write, which would wait as long again; any other, and the rest, run again, one at a time with savepoints.
+ */
+function keptRefusals(refused: readonly (readonly [number, unknown])[], failures: readonly string[]) {
+  const [first] = failures;
+  if (first === undefined) return refused;
+  return POSTGRES_BUSY.has(first) ? refused.filter(([, error]) => isDatabaseBusy(error)) : [];
+}
+
 export function groupCommit({ db, savepoints, transaction, ...handle }: DbHandle, options: GroupCommitOptions = {}) {
   const maxBatch = options.maxBatch ?? handle.maxBatch ?? 256;
   const timeoutMs = options.timeoutMs ?? 30_000;
@@ -129,17 +140,27 @@ export function groupCommit({ db, savepoints, transaction, ...handle }: DbHandle
             break;
           }
           // Where statements go out while others are answered (PostgreSQL's writer), writes of distinct footprints run
-          // side by side: their statements share round trips. Any of them failing runs the batch again, one write at
-          // a time with savepoints (a refusal among them cannot be told from the others' changes).
+          // side by side: their statements share round trips.
           const wave = unmarked && handle.pipelined ? sideBySide(batch, i) : [];
-          if (wave.length > 1) {
+          if (unmarked && wave.length > 1) {
+            unmarked.start();
             const turns = wave.map(() => ({ hooks: [] as (() => void)[], kept: [] as (() => void)[] }));
-            const settled = await Promise.allSettled(wave.map((w, k) => w.work(tx, turnIn(transaction, turns[k]!.hooks, turns[k]!.kept))));
-            if (settled.some((result) => result.status === 'rejected')) throw new StartOver(-1, undefined);
-            for (const [k, result] of settled.entries()) {
+            // In the order they finished: the order their last statements ran, so their records' (a list's change
+            // numbers) and their events' agree.
+            const finished: { k: number; value: unknown }[] = [];
+            const settled = await Promise.allSettled(
+              wave.map((w, k) =>
+                Promise.resolve()
+                  .then(() => w.work(tx, turnIn(transaction, turns[k]!.hooks, turns[k]!.kept)))
+                  .then((value) => void finished.push({ k, value })),
+              ),
+            );
+            const refused = settled.flatMap((result, k) => (result.status === 'rejected' ? [[i + k, result.reason] as const] : []));
+            if (refused.length > 0) throw new StartOver(new Map(keptRefusals(refused, unmarked.failures())));
+            for (const { k, value } of finished) {
               const { hooks, kept } = turns[k]!;
               runHooks(kept);
-              done.push({ job: wave[k]!, ok: true, value: (result as PromiseFulfilledResult<unknown>).value, hooks });
+              done.push({ job: wave[k]!, ok: true, value, hooks });
             }
             i += wave.length - 1;
             continue;
@@ -157,7 +178,7 @@ export function groupCommit({ db, savepoints, transaction, ...handle }: DbHandle
             try {
               value = await job.work(tx, turn);
             } catch (error) {
-              if (unmarked.changed()) throw new StartOver(i, error);
+              if (unmarked.changed()) throw new StartOver(new Map([[i, error]]));
               done.push({ job, ok: false, value: error, hooks: [] });
               continue;
             }
@@ -190,8 +211,10 @@ export function groupCommit({ db, savepoints, transaction, ...handle }: DbHandle
         // caller that lost a race to one of them finds the winner's write when it reads. (The refusal was decided
         // beside the first run of the writes before it; run again, they may come out otherwise, as a write from
         // another replica between the two runs would make them.)
-        const { at, refusal } = error;
-        queue.unshift(...batch.map((job, j) => ({ ...job, again: true, ...(j === at ? { refused: { error: refusal } } : {}) })));
+        const { refusals } = error;
+        queue.unshift(
+          ...batch.map((job, j) => ({ ...job, again: true, ...(refusals.has(j) ? { refused: { error: refusals.get(j) } } : {}) })),
+        );
         return;
       }
       // Nothing committed: a lone write's own refusal, a failed COMMIT, or the write lock never came ("busy"),
