@@ -122,8 +122,8 @@ export interface TaskRepositoryState {
   /** PostgreSQL: a write takes its list's row lock first (SQLite's BEGIN IMMEDIATE already runs one write at a time). */
   lockLists: boolean;
   /**
-   * The lists whose lock a kept write of a transaction took: the writes after it in that transaction hold it already
-   * (a lock is released only with the savepoint or transaction it was taken in, and an undone write notes none).
+   * The lists whose lock a transaction holds: the writes after the one that took it skip it (a lock is released only
+   * with the savepoint or transaction it was taken in; see `lockList` for when a write notes it).
    */
   heldLists: WeakMap<object, Set<string>>;
   /** PostgreSQL: a one-task write is one data-modifying `WITH`. */
