@@ -119,6 +119,27 @@ async function expectUndone(agentName: string, refused: (db: Prisma.TransactionC
   expect([row.agentName, row.title]).toEqual([agentName, null]);
 }
 
+/**
+ * Runs `work` on a store whose lock timeout is 300 ms while another connection holds ses_taken's row lock (the wire
+ * counter reset just before): a write that takes that lock waits its timeout out ("busy").
+ */
+async function whileSessionLocked(work: (busyStore: Store) => Promise<void>) {
+  const busyWriter = await openPostgresDb(wire.url, { max: 1, lockTimeoutMs: 300 });
+  const busyStore = prismaStore(busyWriter, reader.db, { replicas: { claimLeaseMs: 60_000 } });
+  const holder = new pg.Client({ connectionString: database.url });
+  await holder.connect();
+  try {
+    await holder.query('BEGIN');
+    await holder.query('SELECT 1 FROM "Session" WHERE "id" = $1 FOR UPDATE', ['ses_taken']);
+    wire.reset();
+    await work(busyStore);
+  } finally {
+    await holder.query('ROLLBACK');
+    await holder.end();
+    await busyWriter.db.$disconnect();
+  }
+}
+
 describe('the group commit on PostgreSQL', () => {
   it('work queued together shares one transaction without a savepoint round trip; a refusal that changed nothing undoes nothing', async () => {
     const writes = [
@@ -349,14 +370,7 @@ describe('the group commit on PostgreSQL', () => {
   });
 
   it('a write whose lock wait ran out ends its batch: the writes after it go into the next transaction, none waits again', async () => {
-    const busyWriter = await openPostgresDb(wire.url, { max: 1, lockTimeoutMs: 300 });
-    const busyStore = prismaStore(busyWriter, reader.db, { replicas: { claimLeaseMs: 60_000 } });
-    const holder = new pg.Client({ connectionString: database.url });
-    await holder.connect();
-    try {
-      await holder.query('BEGIN');
-      await holder.query('SELECT 1 FROM "Session" WHERE "id" = $1 FOR UPDATE', ['ses_taken']);
-      wire.reset();
+    await whileSessionLocked(async (busyStore) => {
       const errors: unknown[] = [];
       const outcomes = await Promise.all(
         [
@@ -380,11 +394,7 @@ describe('the group commit on PostgreSQL', () => {
       const transactions = wire.transactions();
       expect(transactions.map(inserts)).toEqual([1, 2]);
       expect(transactions.map((t) => t.at(-1)?.statements)).toEqual([['ROLLBACK'], ['COMMIT']]);
-    } finally {
-      await holder.query('ROLLBACK');
-      await holder.end();
-      await busyWriter.db.$disconnect();
-    }
+    });
   });
 });
 
@@ -480,14 +490,7 @@ describe('writes side by side on PostgreSQL (footprints apart)', () => {
   });
 
   it('a lock wait run out among them keeps its "busy": the write is not run again to wait as long again', async () => {
-    const busyWriter = await openPostgresDb(wire.url, { max: 1, lockTimeoutMs: 300 });
-    const busyStore = prismaStore(busyWriter, reader.db, { replicas: { claimLeaseMs: 60_000 } });
-    const holder = new pg.Client({ connectionString: database.url });
-    await holder.connect();
-    try {
-      await holder.query('BEGIN');
-      await holder.query('SELECT 1 FROM "Session" WHERE "id" = $1 FOR UPDATE', ['ses_taken']);
-      wire.reset();
+    await whileSessionLocked(async (busyStore) => {
       const errors: unknown[] = [];
       const outcomes = await Promise.all(
         [
@@ -510,11 +513,7 @@ describe('writes side by side on PostgreSQL (footprints apart)', () => {
       // The waiting statement was sent once: the others ran again in the next transaction, without it.
       expect(wire.tally().texts.filter((t) => t.includes('UPDATE "Session" SET "todoRevision"'))).toHaveLength(1);
       expect(wire.transactions().map((t) => t.at(-1)?.statements)).toEqual([['ROLLBACK'], ['COMMIT']]);
-    } finally {
-      await holder.query('ROLLBACK');
-      await holder.end();
-      await busyWriter.db.$disconnect();
-    }
+    });
   });
 
   it('writes whose footprints overlap go in turn, in the order they came', async () => {
