@@ -46,6 +46,8 @@ interface Side {
   stepFiles: string[];
   cpu: Record<Scenario, number>;
   requests: Record<Scenario, number>;
+  /** Each measured slice's p99 latency (ms), by scenario. */
+  p99s: Record<Scenario, number[]>;
 }
 
 const query = (procedure: string, input: unknown) => `/trpc/${procedure}?input=${encodeURIComponent(JSON.stringify(input))}`;
@@ -109,7 +111,15 @@ async function prepare(b: number, bin: string, workers: number): Promise<Side> {
     viewed.map(({ runId }, i) => ({ method: 'GET' as const, path: query('runs.get', { runId }), token: sessions[i]!.token })),
   );
   const zero = { 'ready page': 0, 'run view': 0, 'runs.step': 0, 'todos.write': 0 };
-  return { build: serversToStart[b]!.name, server, files, stepFiles, cpu: { ...zero }, requests: { ...zero } };
+  return {
+    build: serversToStart[b]!.name,
+    server,
+    files,
+    stepFiles,
+    cpu: { ...zero },
+    requests: { ...zero },
+    p99s: Object.fromEntries(ALL_SCENARIOS.map((name) => [name, []])) as unknown as Record<Scenario, number[]>,
+  };
 }
 
 const sides: Side[] = [];
@@ -135,9 +145,11 @@ try {
         if (result.errors) throw new Error(`${side.build}, ${scenario}: ${result.errors} errors (${result.problems.join('; ')})`);
         side.cpu[scenario] += side.server.cpuSeconds() - before;
         side.requests[scenario] += result.requests;
+        side.p99s[scenario].push(result.p99);
       }
     }
   }
+  const median = (values: number[]) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)] ?? 0;
   const us = (side: Side, scenario: Scenario) => (side.cpu[scenario] * 1e6) / Math.max(1, side.requests[scenario]);
   const rows = sides.flatMap((side) =>
     scenarios.map((scenario) => {
@@ -149,11 +161,12 @@ try {
         fixed(us(side, scenario), 0),
         side === other ? '' : `${(us(other, scenario) / us(side, scenario)).toFixed(2)}x`,
         side === other ? '' : `${(side.requests[scenario] / Math.max(1, other.requests[scenario])).toFixed(2)}x`,
+        fixed(median(side.p99s[scenario]), 1),
       ];
     }),
   );
   process.stdout.write(
-    `${textTable(['build', 'scenario', 'req/s', 'server CPU µs/req', 'CPU: first ÷ this', 'req/s: this ÷ first'], rows)}\n`,
+    `${textTable(['build', 'scenario', 'req/s', 'server CPU µs/req', 'CPU: first ÷ this', 'req/s: this ÷ first', 'p99 ms (median slice)'], rows)}\n`,
   );
   process.stdout.write(
     `${rounds} rounds of ${seconds} s per server and scenario, ${CONNECTIONS} connections; load average at the end: ${loadavg()}\n`,

@@ -176,6 +176,10 @@ export async function startApp(options: AppOptions): Promise<App> {
     writer = await openDb(options.databaseFile, {
       busyTimeoutMs: options.busyTimeoutMs,
       ...(options.writeGate ? { writeGate: options.writeGate } : {}),
+      // The process that runs the writes checkpoints the WAL (a worker that hands its writes on commits next to none).
+      ...(options.writer
+        ? {}
+        : { checkpoints: { onFailure: (message: string) => log.warn({ problem: message }, 'WAL checkpoint failed') } }),
     });
     reader = await openDb(options.databaseFile, { busyTimeoutMs: options.busyTimeoutMs });
   }
@@ -370,6 +374,7 @@ export async function startApp(options: AppOptions): Promise<App> {
     if ('closeAllConnections' in server) server.closeAllConnections();
     await closed;
     await leasesStopped;
+    await writer.checkpointer?.stop();
     await Promise.all([writer.db.$disconnect(), reader.db.$disconnect(), pgLive?.disconnect()]);
   }
 

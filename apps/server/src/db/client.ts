@@ -2,6 +2,7 @@
 import { type Prisma, PrismaClient } from '../generated/prisma/client.ts';
 import { runRawOn } from './direct-sql.ts';
 import { SAVEPOINT, type Savepoints } from './savepoints.ts';
+import { WRITER_CHECKPOINT_PAGES, type WalCheckpointer, startWalCheckpointer } from './wal-checkpointer.ts';
 import { SqliteAdapterFactory, type SqliteConnection, type SqliteConnectionOptions } from './sqlite-adapter.ts';
 
 export type Db = PrismaClient;
@@ -24,6 +25,8 @@ export interface DbHandle {
    * pipeline mode): writes of distinct footprints may then run side by side in a transaction (repositories/group-commit.ts).
    */
   pipelined?: true;
+  /** The WAL's checkpoint thread of a SQLite writer's handle (db/wal-checkpointer.ts): stopped as the handle closes. */
+  checkpointer?: WalCheckpointer;
 }
 
 /** On SQLite's one connection, at once (better-sqlite3 answers synchronously). */
@@ -45,15 +48,28 @@ export const DEFAULT_BUSY_TIMEOUT_MS = 5_000;
 /**
  * One connection. WAL lets readers see only committed data and never wait for a writer, and lets several processes
  * share the file; synchronous=NORMAL is durable across process crashes (the WAL is synced at checkpoints).
+ * `checkpoints` (the connection a server writes through): the WAL's checkpoints run on a thread of their own, told of
+ * a failure there; this connection checkpoints only should the WAL pass WRITER_CHECKPOINT_PAGES all the same.
  */
 export async function openDb(
   databaseFile: string,
-  options: { busyTimeoutMs?: number; writeGate?: SqliteConnectionOptions['writeGate'] } = {},
+  options: {
+    busyTimeoutMs?: number;
+    writeGate?: SqliteConnectionOptions['writeGate'];
+    checkpoints?: { onFailure: (message: string) => void };
+  } = {},
 ): Promise<DbHandle> {
+  const { checkpoints } = options;
   const factory = new SqliteAdapterFactory(databaseFile, {
     busyTimeoutMs: options.busyTimeoutMs ?? DEFAULT_BUSY_TIMEOUT_MS,
     ...(options.writeGate ? { writeGate: options.writeGate } : {}),
-    pragmas: ['journal_mode = WAL', 'synchronous = NORMAL', 'foreign_keys = ON', 'mmap_size = 268435456'],
+    pragmas: [
+      'journal_mode = WAL',
+      'synchronous = NORMAL',
+      'foreign_keys = ON',
+      'mmap_size = 268435456',
+      ...(checkpoints ? [`wal_autocheckpoint = ${WRITER_CHECKPOINT_PAGES}`] : []),
+    ],
   });
   const db = new PrismaClient({ adapter: factory });
   await db.$connect();
@@ -64,5 +80,7 @@ export async function openDb(
     db,
     savepoints: sqliteSavepoints(connection),
     transaction: (work) => connection.storeTransaction(() => work(db)),
+    // Started once the connection is open: the file is in WAL mode by then.
+    ...(checkpoints ? { checkpointer: startWalCheckpointer(databaseFile, checkpoints.onFailure) } : {}),
   };
 }
