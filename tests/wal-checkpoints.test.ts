@@ -14,11 +14,14 @@ import { guardMs } from './support/time-guard.ts';
 function writesInFile(file: string, sessionId: string) {
   const copy = path.join(mkdtempSync(path.join(os.tmpdir(), 'agent-tasks-wal-copy-')), 'copy.db');
   copyFileSync(file, copy);
-  const db = new Database(copy, { readonly: true });
+  let db: Database.Database | undefined;
   try {
+    db = new Database(copy, { readonly: true });
     return (db.prepare('SELECT count(*) AS n FROM "TodoUpdate" WHERE "sessionId" = ?').get(sessionId) as { n: number }).n;
+  } catch {
+    return 0; // copied while a checkpoint was writing to it: look again
   } finally {
-    db.close();
+    db?.close();
   }
 }
 

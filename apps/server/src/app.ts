@@ -176,10 +176,9 @@ export async function startApp(options: AppOptions): Promise<App> {
     writer = await openDb(options.databaseFile, {
       busyTimeoutMs: options.busyTimeoutMs,
       ...(options.writeGate ? { writeGate: options.writeGate } : {}),
-      // The process that runs the writes checkpoints the WAL (a worker that hands its writes on commits next to none).
-      ...(options.writer
-        ? {}
-        : { checkpoints: { onFailure: (message: string) => log.warn({ problem: message }, 'WAL checkpoint failed') } }),
+      // The process that runs the writes checkpoints the WAL, on a thread; a worker that hands its writes on leaves it
+      // to that one (its few writes of its own do not checkpoint on its event loop either).
+      checkpoints: options.writer ? 'elsewhere' : { onFailure: (problem: string) => log.warn({ problem }, 'WAL checkpoint failed') },
     });
     reader = await openDb(options.databaseFile, { busyTimeoutMs: options.busyTimeoutMs });
   }

@@ -6,6 +6,7 @@ import path from 'node:path';
 import Database from 'better-sqlite3';
 import { afterEach, describe, expect, it } from 'vitest';
 import { type WalCheckpointer, startWalCheckpointer } from '../src/db/wal-checkpointer.ts';
+import { guardMs } from '../../../tests/support/time-guard.ts';
 
 const PAGE = 4096;
 const started: WalCheckpointer[] = [];
@@ -66,14 +67,16 @@ describe('the WAL checkpoint thread', () => {
     for (let i = 0; i < 20; i++) insert.run(`note ${i}`);
     // Nothing has checkpointed yet: the file alone has none of it.
     expect(rowsInFile(file)).toBe(0);
-    started.push(startWalCheckpointer(file, (problem) => expect.fail(problem)));
+    started.push(startWalCheckpointer(file, { busyTimeoutMs: 5_000, onFailure: (problem) => expect.fail(problem) }));
     expect(await waitFor(() => rowsInFile(file) === 20, 10_000)).toBe(true);
     db.close();
   });
 
   it('starts the WAL over once it has grown past its bound, while writes go on', async () => {
     const { file, db } = walDatabase();
-    started.push(startWalCheckpointer(file, (problem) => expect.fail(problem), { everyMs: 10, restartPages: 40 }));
+    started.push(
+      startWalCheckpointer(file, { busyTimeoutMs: 5_000, onFailure: (problem) => expect.fail(problem) }, { everyMs: 10, restartPages: 40 }),
+    );
     const insert = db.prepare('INSERT INTO note (text) VALUES (?)');
     insert.run('first');
     // The thread is at work once the first row is in the file.
@@ -96,13 +99,52 @@ describe('the WAL checkpoint thread', () => {
     db.close();
   });
 
+  it('a reader that keeps the WAL holds no write past a short wait, is retried less and less often, and is reported once', async () => {
+    const { file, db } = walDatabase();
+    // The writer's busy timeout: a write that meets the thread's RESTART waits at most a tenth of it.
+    db.pragma('busy_timeout = 1000');
+    const insert = db.prepare('INSERT INTO note (text) VALUES (?)');
+    const text = 'x'.repeat(2 * PAGE);
+    for (let i = 0; i < 30; i++) insert.run(text);
+    // A reader in the middle of a long transaction (a backup, say): the WAL cannot start over while it lasts.
+    const reader = new Database(file, { readonly: true });
+    reader.exec('BEGIN');
+    reader.prepare('SELECT count(*) FROM note').get();
+    const problems: string[] = [];
+    const tuning = { everyMs: 10, restartPages: 40, backoffMs: 100, stuckMs: 400 };
+    started.push(startWalCheckpointer(file, { busyTimeoutMs: 1_000, onFailure: (problem) => problems.push(problem) }, tuning));
+    // Writes for a second and a half: each RESTART waits for the reader at most 100 ms (a tenth of the writes' busy
+    // timeout), holding the write lock, and the next comes later each time; a write kept past 1 s would throw "busy".
+    let written = 0;
+    const until = Date.now() + 1_500;
+    while (Date.now() < until) {
+      insert.run(text);
+      written++;
+      await new Promise((resolve) => setTimeout(resolve, 5));
+    }
+    expect(written).toBeGreaterThan(10);
+    expect(problems).toHaveLength(1);
+    expect(problems[0]).toMatch(/^the WAL has not started over for \d+ s \(\d+ pages\): a reader keeps it/);
+    // The reader done, the WAL starts over (at the next RESTART, once its wait has passed).
+    const starts = walStarts(file);
+    reader.exec('COMMIT');
+    reader.close();
+    const gone = Date.now() + guardMs(10_000);
+    while (walStarts(file) === starts && Date.now() < gone) {
+      insert.run(text);
+      await new Promise((resolve) => setTimeout(resolve, 20));
+    }
+    expect(walStarts(file)).not.toBe(starts);
+    db.close();
+  });
+
   it('says once that it cannot checkpoint (a file it cannot open)', async () => {
     const problems: string[] = [];
     const missing = path.join(mkdtempSync(path.join(os.tmpdir(), 'agent-tasks-wal-')), 'no-such-dir', 'test.db');
-    started.push(startWalCheckpointer(missing, (problem) => problems.push(problem), { everyMs: 10 }));
+    started.push(startWalCheckpointer(missing, { busyTimeoutMs: 5_000, onFailure: (problem) => problems.push(problem) }, { everyMs: 10 }));
     expect(await waitFor(() => problems.length > 0, 10_000)).toBe(true);
     await new Promise((resolve) => setTimeout(resolve, 100));
     expect(problems).toHaveLength(1);
-    expect(problems[0]).toMatch(/directory does not exist|unable to open/);
+    expect(problems[0]).toMatch(/directory does not exist|unable to open|does not exist/);
   });
 });

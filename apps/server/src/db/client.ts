@@ -48,20 +48,22 @@ export const DEFAULT_BUSY_TIMEOUT_MS = 5_000;
 /**
  * One connection. WAL lets readers see only committed data and never wait for a writer, and lets several processes
  * share the file; synchronous=NORMAL is durable across process crashes (the WAL is synced at checkpoints).
- * `checkpoints` (the connection a server writes through): the WAL's checkpoints run on a thread of their own, told of
- * a failure there; this connection checkpoints only should the WAL pass WRITER_CHECKPOINT_PAGES all the same.
+ * `checkpoints` (the connection a server writes through): who checkpoints the WAL — a thread of this process, told of
+ * a failure there, or (`elsewhere`) the process that runs the writes, for a worker that hands its writes on; this
+ * connection checkpoints by itself only past WRITER_CHECKPOINT_PAGES all the same. Unset: SQLite's own threshold.
  */
 export async function openDb(
   databaseFile: string,
   options: {
     busyTimeoutMs?: number;
     writeGate?: SqliteConnectionOptions['writeGate'];
-    checkpoints?: { onFailure: (message: string) => void };
+    checkpoints?: { onFailure: (message: string) => void } | 'elsewhere';
   } = {},
 ): Promise<DbHandle> {
   const { checkpoints } = options;
+  const busyTimeoutMs = options.busyTimeoutMs ?? DEFAULT_BUSY_TIMEOUT_MS;
   const factory = new SqliteAdapterFactory(databaseFile, {
-    busyTimeoutMs: options.busyTimeoutMs ?? DEFAULT_BUSY_TIMEOUT_MS,
+    busyTimeoutMs,
     ...(options.writeGate ? { writeGate: options.writeGate } : {}),
     pragmas: [
       'journal_mode = WAL',
@@ -81,6 +83,8 @@ export async function openDb(
     savepoints: sqliteSavepoints(connection),
     transaction: (work) => connection.storeTransaction(() => work(db)),
     // Started once the connection is open: the file is in WAL mode by then.
-    ...(checkpoints ? { checkpointer: startWalCheckpointer(databaseFile, checkpoints.onFailure) } : {}),
+    ...(typeof checkpoints === 'object'
+      ? { checkpointer: startWalCheckpointer(databaseFile, { busyTimeoutMs, onFailure: checkpoints.onFailure }) }
+      : {}),
   };
 }
