@@ -1,6 +1,6 @@
 // The server's SQLite WAL is checkpointed off the event loop (db/wal-checkpointer.ts): a write reaches the database
 // file itself soon after it is answered, though far fewer pages than SQLite's own threshold went through the WAL.
-import { copyFileSync, mkdtempSync } from 'node:fs';
+import { copyFileSync, mkdtempSync, rmSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import Database from 'better-sqlite3';
@@ -12,7 +12,8 @@ import { guardMs } from './support/time-guard.ts';
 
 /** The session's todo list writes in the database file alone (a copy without its WAL): what checkpoints put there. */
 function writesInFile(file: string, sessionId: string) {
-  const copy = path.join(mkdtempSync(path.join(os.tmpdir(), 'agent-tasks-wal-copy-')), 'copy.db');
+  const dir = mkdtempSync(path.join(os.tmpdir(), 'agent-tasks-wal-copy-'));
+  const copy = path.join(dir, 'copy.db');
   copyFileSync(file, copy);
   let db: Database.Database | undefined;
   try {
@@ -22,6 +23,7 @@ function writesInFile(file: string, sessionId: string) {
     return 0; // copied while a checkpoint was writing to it: look again
   } finally {
     db?.close();
+    rmSync(dir, { recursive: true, force: true });
   }
 }
 

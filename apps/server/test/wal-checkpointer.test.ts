@@ -1,6 +1,6 @@
 // The WAL's checkpoint thread: what the writer's connection commits reaches the database file without that connection
 // checkpointing, the WAL starts over while writes go on, and a thread that cannot work says so.
-import { closeSync, copyFileSync, mkdtempSync, openSync, readSync } from 'node:fs';
+import { closeSync, copyFileSync, mkdtempSync, openSync, readSync, rmSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import Database from 'better-sqlite3';
@@ -27,15 +27,17 @@ function walDatabase() {
 
 /** The rows of `note` in the database file alone (a copy without its WAL): what checkpoints have put there. */
 function rowsInFile(file: string) {
-  const copy = path.join(mkdtempSync(path.join(os.tmpdir(), 'agent-tasks-wal-copy-')), 'copy.db');
+  const dir = mkdtempSync(path.join(os.tmpdir(), 'agent-tasks-wal-copy-'));
+  const copy = path.join(dir, 'copy.db');
   copyFileSync(file, copy);
   const db = new Database(copy, { readonly: true });
   try {
     return (db.prepare('SELECT count(*) AS n FROM note').get() as { n: number }).n;
   } catch {
-    return 0; // the table itself is still only in the WAL
+    return 0; // the table itself is still only in the WAL, or the copy was taken mid-checkpoint
   } finally {
     db.close();
+    rmSync(dir, { recursive: true, force: true });
   }
 }
 
