@@ -403,6 +403,40 @@ sqliteOnly('agent-tasks serve --workers 2', () => {
     expect(await countRows(server, 'TodoUpdate', '"sessionId" = ?', s.session.id)).toBe(2);
   });
 
+  it("a run's view from a step handed to the writer arrives whole, as the writer's own answer: non-ASCII text intact", async () => {
+    const s = await sessionClient(server);
+    const [a, b] = await bothWorkers();
+    const writer = a.pid === writerPid() ? a : b;
+    const other = writer === a ? b : a;
+    const tasks = Array.from({ length: 40 }, (_, i) => ({
+      action: `Étape ${i + 1}: vérifier — 検証 ${i + 1} 🙂 "quoted" \\ back`,
+      expected_result: `Résultat ${i + 1} ✓`,
+    }));
+    const { startAttemptId } = await s.client.runs.prepare({ parentExecutionId: 'none', skipNotificationCheck: true });
+    const run = await s.client.runs.execute({ startAttemptId });
+    await s.client.runs.name({ runId: run.id, name: 'Vérification ✓' });
+    const ready = await s.client.runs.intake({ runId: run.id, tasks, progress_checklist_outcome: 'Prêt ✓' });
+    const step = { runId: run.id, attemptId: ready.attemptId, evidence: 'vu ✓', progress_execution_outcome: 'étape 1 faite 🙂' };
+    const answer = await other.request('POST', '/trpc/runs.step', { token: s.token, body: step });
+    expect(answer.status).toBe(200);
+    // Every byte as sent: the length told, and the text exactly JSON's (nothing cut or decoded wrong on the way).
+    expect(Number(answer.headers['content-length'])).toBe(Buffer.byteLength(answer.body));
+    const view = JSON.parse(answer.body).result.data;
+    expect(JSON.stringify({ result: { data: view } })).toBe(answer.body);
+    expect(view.tasks).toEqual(tasks);
+    expect(view.blocks.work.tasks[0]).toMatchObject({ title: tasks[0]?.action, state: 'done', outcome: 'étape 1 faite 🙂' });
+    // The same run read on the writer: the same view but for the clock's count on the task in progress.
+    const there = JSON.parse(
+      (await writer.request('GET', `/trpc/runs.get?input=${encodeURIComponent(JSON.stringify({ runId: run.id }))}`, { token: s.token }))
+        .body,
+    ).result.data;
+    const withoutClock = (v: { blocks: { work: { tasks: { timeMs: number }[] } } }) => ({
+      ...v,
+      blocks: { ...v.blocks, work: { ...v.blocks.work, tasks: v.blocks.work.tasks.map((t) => ({ ...t, timeMs: 0 })) } },
+    });
+    expect(withoutClock(view)).toEqual(withoutClock(there));
+  });
+
   it('a refusal of a write handed to the writer is answered as the writer answers it: status, text, code, details', async () => {
     const s = await sessionClient(server);
     const [a, b] = await bothWorkers();

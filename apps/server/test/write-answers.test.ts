@@ -2,8 +2,17 @@
 // spliced in), found again in the line by the worker, which sends that text on instead of serialising the data again.
 import { describe, expect, it, vi } from 'vitest';
 import { z } from 'zod';
-import { type WriteAnswer, answerDataText, answerLine, isWriteAnswer, parseAnswerLine } from '../src/cluster/messages.ts';
-import { jsonWithKnown, knowJson, knownJson, lazyJson } from '../src/known-json.ts';
+import { type WriteAnswer, answerLine, isWriteAnswer, parseAnswerLine as parseBytes } from '../src/cluster/messages.ts';
+import { jsonWithKnown, knowJson, knownJson, knownJsonBytes, lazyJson } from '../src/known-json.ts';
+
+/** A line read as a worker reads it: its UTF-8 bytes. */
+const parseAnswerLine = (line: string) => parseBytes(Buffer.from(line));
+
+/** The text of a result's data in a line made by `answerLine` (after its head), or undefined (a failure, no data). */
+function answerDataText(line: string): string | undefined {
+  const at = line.indexOf(',"ok":true,"data":');
+  return at === -1 ? undefined : line.slice(at + ',"ok":true,"data":'.length, -1);
+}
 
 const checklist = Object.freeze([Object.freeze({ action: 'Check "it"', expected_result: 'It holds é' })]);
 knowJson(checklist, JSON.stringify(checklist));
@@ -30,9 +39,9 @@ describe("the writer's answer lines", () => {
   it('are sent on by the worker as they came: a lazy answer answers the text it stands for', () => {
     const line = answerLine({ call: 7, ok: true, data: { id: 'run_1', tasks: checklist } });
     const text = answerDataText(line) ?? '';
-    expect(jsonWithKnown(lazyJson(text))).toBe(text);
+    expect(jsonWithKnown(lazyJson(Buffer.from(text), false))).toBe(text);
     // The text given is what goes out, not a new serialisation (here, one made to differ).
-    expect(jsonWithKnown(lazyJson('{"id":"run_2" }'))).toBe('{"id":"run_2" }');
+    expect(jsonWithKnown(lazyJson(Buffer.from('{"id":"run_2" }'), false))).toBe('{"id":"run_2" }');
     expect(jsonWithKnown({ id: 'run_2' })).toBe('{"id":"run_2"}');
   });
 });
@@ -101,6 +110,46 @@ describe("the writer's answer lines read by a worker", () => {
     read.data.then = 'set';
     expect(read.data.then).toBe('set');
     expect('then' in read.data).toBe(true);
+  });
+
+  it('a data with a `then` of its own says so in the head: awaited, it answers that `then` (without, no text is read)', async () => {
+    const line = answerLine({ call: 11, ok: true, data: { then: 'next', id: 'run_1' } });
+    expect(line.startsWith('{"call":11,"then":true,"ok":true,"data":')).toBe(true);
+    const read = parseAnswerLine(line) as { call: number; data: Record<string, unknown> };
+    expect(read).toEqual({ call: 11, ok: true, data: { then: 'next', id: 'run_1' } });
+    expect(read.data.then).toBe('next');
+    const plain = parseAnswerLine(answerLine({ call: 12, ok: true, data: { id: 'run_1', text: '"then"' } })) as { data: object };
+    const parse = vi.spyOn(JSON, 'parse');
+    const decode = vi.spyOn(Buffer.prototype, 'toString');
+    try {
+      // `await` asks the stand-in for its `then`: answered without decoding or parsing the data.
+      expect(await Promise.resolve(plain.data)).toBe(plain.data);
+      expect(parse).not.toHaveBeenCalled();
+      expect(decode).not.toHaveBeenCalled();
+    } finally {
+      parse.mockRestore();
+      decode.mockRestore();
+    }
+  });
+
+  it("hold their data's bytes as they came, undecoded, until something reads it (then its text too)", () => {
+    const data = { id: 'run_1', tasks: checklist, note: 'é — 漢字 🙂' };
+    const line = answerLine({ call: 13, ok: true, data });
+    const read = parseAnswerLine(line) as { data: Record<string, unknown> };
+    const decode = vi.spyOn(Buffer.prototype, 'toString');
+    try {
+      expect(knownJsonBytes(read.data)?.equals(Buffer.from(JSON.stringify(data)))).toBe(true);
+      expect(decode).not.toHaveBeenCalled();
+    } finally {
+      decode.mockRestore();
+    }
+    expect(knownJson(read.data)).toBe(JSON.stringify(data));
+    expect(read.data.note).toBe('é — 漢字 🙂');
+    expect(knownJsonBytes({ id: 'run_1' })).toBeUndefined();
+    // Changed: neither its bytes nor its text stand for it any more.
+    read.data.note = 'other';
+    expect(knownJsonBytes(read.data)).toBeUndefined();
+    expect(knownJson(read.data)).toBeUndefined();
   });
 
   it('forget their text once changed, so what is sent is the value as it is', () => {

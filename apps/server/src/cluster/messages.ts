@@ -56,39 +56,40 @@ export type WriteAnswer = { call: number; revoked?: (string[] | null)[] } & (
   { ok: true; data: unknown } | { ok: false; failure: WriteFailure }
 );
 
-/** Where an answer's data starts in its line (`answerLine`): after its call, revocations (hex hashes) and this. */
+/** Where an answer's data starts in its line (`answerLine`): after its call, revocations (hex hashes), `then` and this. */
 const DATA_AT = ',"ok":true,"data":';
+const DATA_AT_BYTES = Buffer.from(DATA_AT);
+/** The last byte of a line made by `answerLine` with data: the closing brace. */
+const CLOSING = 0x7d;
+
+/** Whether `data` has a key `then` of its own (what `await` asks for: a worker's stand-in for it answers without a parse). */
+const hasThen = (data: unknown) => typeof data === 'object' && data !== null && Object.hasOwn(data, 'then');
 
 /**
  * An answer as its line: a result's data last, its text made with the known texts it holds (a run's checklist:
- * known-json.ts), so that the worker hands on that text as it came (`parseAnswerLine`).
+ * known-json.ts), so that the worker hands on those bytes as they came (`parseAnswerLine`).
  */
 export function answerLine(answer: WriteAnswer): string {
   if (!answer.ok) return JSON.stringify(answer);
   const revoked = answer.revoked === undefined ? '' : `,"revoked":${JSON.stringify(answer.revoked)}`;
   // Data that JSON leaves out (undefined) is left out here too.
   if (answer.data === undefined) return `{"call":${answer.call}${revoked},"ok":true}`;
-  return `{"call":${answer.call}${revoked}${DATA_AT}${jsonWithKnown(answer.data)}}`;
+  const then = hasThen(answer.data) ? ',"then":true' : '';
+  return `{"call":${answer.call}${revoked}${then}${DATA_AT}${jsonWithKnown(answer.data)}}`;
 }
-
-/** A line made by `answerLine` cut at its data: the head (without its `ok` and closing) and the data's text. */
-function cutAtData(line: string): [head: string, data: string] | undefined {
-  const at = line.indexOf(DATA_AT);
-  return at === -1 ? undefined : [line.slice(0, at), line.slice(at + DATA_AT.length, -1)];
-}
-
-/** The text of a result's data in a line made by `answerLine`, or undefined (a failure, no data). */
-export const answerDataText = (line: string): string | undefined => cutAtData(line)?.[1];
 
 /**
- * A line made by `answerLine`, read: its head parsed, its data an object or array parsed only if something reads it
- * (`lazyJson`), as a worker hands it on as its text (a run's view: 28 KB not parsed for nothing). Other lines: JSON.parse.
+ * A line made by `answerLine`, read from its UTF-8 bytes: its head parsed, its data an object or array that is neither
+ * decoded nor parsed unless something reads it (`lazyJson`), as a worker hands it on as its bytes (a run's view: 28 KB
+ * not decoded, parsed and encoded again for nothing). Other lines: JSON.parse.
  */
-export function parseAnswerLine(line: string): unknown {
-  const cut = cutAtData(line);
-  if (!cut || (cut[1][0] !== '{' && cut[1][0] !== '[') || !line.endsWith('}')) return JSON.parse(line);
-  const head = JSON.parse(`${cut[0]},"ok":true}`) as Record<string, unknown>;
-  return { ...head, data: lazyJson(cut[1]) };
+export function parseAnswerLine(line: Buffer): unknown {
+  const at = line.indexOf(DATA_AT_BYTES);
+  const first = line[at + DATA_AT_BYTES.length];
+  if (at === -1 || (first !== 0x7b && first !== 0x5b) || line[line.length - 1] !== CLOSING) return JSON.parse(line.toString());
+  const head = JSON.parse(`${line.toString('utf8', 0, at)},"ok":true}`) as Record<string, unknown>;
+  const { then, ...answer } = head;
+  return { ...answer, data: lazyJson(line.subarray(at + DATA_AT_BYTES.length, line.length - 1), then === true) };
 }
 
 /** Worker → primary. */
