@@ -71,14 +71,15 @@ export const knownJsonBytes = (value: unknown) => (typeof value === 'object' && 
 const MARK = `\u0000${randomBytes(12).toString('base64url')}#`;
 
 /**
- * `JSON.stringify(value)`: its known text, or made with the known texts of its own fields spliced in (a run's view is
- * 28 KB of which its checklist is 13: serialising it again costs a third of the answer's time). A plain object's fields
- * are looked at, no deeper; anything else is serialised as it is.
+ * `JSON.stringify(value)` in pieces, in order: its known text, or its text made with the known texts of its own fields
+ * put in their places, each a piece of its own (a run's view is 28 KB of which its checklist is 13: serialising it again
+ * costs a third of the answer's time, and joining the pieces into one text, a copy). A plain object's fields are looked
+ * at, no deeper; anything else is serialised as it is.
  */
-export function jsonWithKnown(value: unknown): string {
+export function jsonPiecesWithKnown(value: unknown): string[] {
   const whole = knownJson(value);
-  if (whole !== undefined) return whole;
-  if (typeof value !== 'object' || value === null || Object.getPrototypeOf(value) !== Object.prototype) return JSON.stringify(value);
+  if (whole !== undefined) return [whole];
+  if (typeof value !== 'object' || value === null || Object.getPrototypeOf(value) !== Object.prototype) return [JSON.stringify(value)];
   const fields = value as Record<string, unknown>;
   let known: string[] | undefined;
   let marked: Record<string, unknown> | undefined;
@@ -90,13 +91,31 @@ export function jsonWithKnown(value: unknown): string {
     marked[key] = `${MARK}${known.length}`;
     known.push(text);
   }
-  if (!known || !marked) return JSON.stringify(value);
-  let out = JSON.stringify(marked);
+  if (!known || !marked) return [JSON.stringify(value)];
+  const out = JSON.stringify(marked);
+  const pieces: string[] = [];
+  // The marks come in the order of the fields, as JSON.stringify writes them.
+  let from = 0;
   for (const [i, text] of known.entries()) {
     const mark = JSON.stringify(`${MARK}${i}`);
-    const at = out.indexOf(mark);
-    if (at === -1) return JSON.stringify(value);
-    out = `${out.slice(0, at)}${text}${out.slice(at + mark.length)}`;
+    const at = out.indexOf(mark, from);
+    if (at === -1) return [JSON.stringify(value)];
+    pieces.push(out.slice(from, at), text);
+    from = at + mark.length;
   }
-  return out;
+  pieces.push(out.slice(from));
+  return pieces;
+}
+
+/** `JSON.stringify(value)`, made with the known texts it holds (`jsonPiecesWithKnown`). */
+export const jsonWithKnown = (value: unknown): string => jsonPiecesWithKnown(value).join('');
+
+/** Texts as their UTF-8 bytes, one after the other in one buffer (no text made of them all first). */
+export function utf8Of(pieces: readonly string[]): Buffer<ArrayBuffer> {
+  let length = 0;
+  for (const piece of pieces) length += Buffer.byteLength(piece);
+  const bytes = Buffer.allocUnsafe(length);
+  let at = 0;
+  for (const piece of pieces) at += bytes.write(piece, at);
+  return bytes;
 }

@@ -3,7 +3,7 @@
 import { describe, expect, it } from 'vitest';
 import { presentRun } from '@agent-tasks/core';
 import { ChecklistColumns } from '../src/repositories/checklist-columns.ts';
-import { jsonWithKnown, knowJson, knownJson } from '../src/known-json.ts';
+import { jsonPiecesWithKnown, jsonWithKnown, knowJson, knownJson, utf8Of } from '../src/known-json.ts';
 import { intakeRunRecord as run } from '../../../packages/core/test/record-builders.ts';
 import { prismaKind, withSeededStore } from './support/stores.ts';
 
@@ -55,6 +55,21 @@ describe('known JSON texts', () => {
     expect(answers.map((answer) => jsonWithKnown(answer))).toEqual(expected);
     // `value` shows in four places: serialised again only in the array; the three fields of plain objects took its text.
     expect(serialised).toBe(1);
+  });
+
+  it("give an answer in pieces, each known text a piece of its own, whose bytes together are the answer's", () => {
+    const tasks = checklist(6);
+    const text = JSON.stringify(tasks);
+    knowJson(tasks, text);
+    const answer = { id: 'run_1', tasks, note: 'é — 漢字 🙂', work: { tasks }, taskContext: { tasks: [...tasks] }, again: tasks };
+    const pieces = jsonPiecesWithKnown(answer);
+    expect(pieces.join('')).toBe(JSON.stringify(answer));
+    // The two top-level fields take the known text as it is; the nested ones are serialised.
+    expect(pieces.filter((piece) => piece === text)).toHaveLength(2);
+    expect(utf8Of(pieces).equals(Buffer.from(JSON.stringify(answer)))).toBe(true);
+    expect(jsonPiecesWithKnown(tasks)).toEqual([text]);
+    expect(jsonPiecesWithKnown({ plain: 1 })).toEqual(['{"plain":1}']);
+    expect(utf8Of(['a', '', 'é🙂', '\ud800']).equals(Buffer.from('aé🙂\ud800'))).toBe(true);
   });
 
   it("are noted for a run's checklist read from its column, when its text is JSON.stringify's", () => {

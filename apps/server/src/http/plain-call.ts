@@ -10,7 +10,7 @@ import type { Context } from 'hono';
 import type { InnerContext } from '../context.ts';
 import type { AppEnv } from './http-app.ts';
 import { NOT_JSON, jsonOf } from './json-text.ts';
-import { jsonWithKnown, knownJsonBytes } from '../known-json.ts';
+import { jsonPiecesWithKnown, knownJsonBytes, utf8Of } from '../known-json.ts';
 
 export interface PlainCallOptions {
   router: AnyTRPCRouter;
@@ -134,10 +134,17 @@ export function plainCalls(options: PlainCallOptions): (c: Context<AppEnv>) => P
     }
     // tRPC's transformTRPCResponse, with a transformer that passes values as they are: the body as it is (an answer
     // holding a value whose text is known, a run's checklist, takes that text: known-json.ts).
-    text ??=
-      'result' in body && body.result.data !== undefined ? `{"result":{"data":${jsonWithKnown(body.result.data)}}}` : JSON.stringify(body);
-    // A long answer goes as its bytes: encoded once, its length known, and written apart from the head (Node joins a text
-    // body to the head's text before encoding both; @hono/node-server measures a text's bytes in a pass of its own).
-    return c.body(text.length < LONG_ANSWER ? text : Buffer.from(text), status as 200, headers);
+    const pieces =
+      text !== undefined
+        ? [text]
+        : 'result' in body && body.result.data !== undefined
+          ? ['{"result":{"data":', ...jsonPiecesWithKnown(body.result.data), '}}']
+          : [JSON.stringify(body)];
+    let length = 0;
+    for (const piece of pieces) length += piece.length;
+    // A long answer goes as its bytes: encoded once, piece by piece, its length known, and written apart from the head
+    // (Node joins a text body to the head's text before encoding both; @hono/node-server measures a text's bytes in a
+    // pass of its own).
+    return c.body(length < LONG_ANSWER ? pieces.join('') : utf8Of(pieces), status as 200, headers);
   };
 }

@@ -33,25 +33,92 @@ interface StoreState {
   dialect: Dialect;
 }
 
-const repositories = (db: Tx, state: StoreState, turn: WriteTurn): Repositories => {
-  const { afterCommit } = turn;
-  // A write on PostgreSQL reads a task with what surrounds it in one round trip (task-prefetch.ts); SQLite has none.
-  const prefetch = state.dialect === 'postgres' && turn.transaction !== undefined ? new TaskPrefetch() : undefined;
-  return {
-    workspaces: prismaWorkspaceRepository(db),
-    keys: prismaKeyRepository(db, afterCommit, state.revoked),
-    sessions: prismaSessionRepository(db, afterCommit, state.revoked),
-    todos: prismaTodoRepository(db, state.todoCache, turn, state.dialect),
-    tasks: prismaTaskRepository(db, state.tasks, turn, prefetch),
-    comments: prismaCommentRepository(db),
-    search: prismaSearchRepository(db, state.dialect),
-    channels: prismaChannelRepository(db),
+/**
+ * A connection's repositories, each made the first time it is asked for: a transaction uses a few of them (a run's step,
+ * two), and making all eleven (a hundred-odd functions) cost every write its time and garbage.
+ */
+class ConnectionRepositories implements Repositories {
+  #workspaces?: Repositories['workspaces'];
+  #keys?: Repositories['keys'];
+  #sessions?: Repositories['sessions'];
+  #todos?: Repositories['todos'];
+  #tasks?: Repositories['tasks'];
+  #comments?: Repositories['comments'];
+  #search?: Repositories['search'];
+  #channels?: Repositories['channels'];
+  #runs?: Repositories['runs'];
+  #outbox?: Repositories['outbox'];
+  #trust?: Repositories['trust'];
+  #prefetch?: TaskPrefetch | undefined;
+
+  constructor(
+    private readonly db: Tx,
+    private readonly state: StoreState,
+    private readonly turn: WriteTurn,
+  ) {}
+
+  /** A write on PostgreSQL reads a task with what surrounds it in one round trip (task-prefetch.ts); SQLite has none. */
+  private get prefetch() {
+    if (this.#prefetch === undefined && this.state.dialect === 'postgres' && this.turn.transaction !== undefined) {
+      this.#prefetch = new TaskPrefetch();
+    }
+    return this.#prefetch;
+  }
+
+  get workspaces() {
+    return (this.#workspaces ??= prismaWorkspaceRepository(this.db));
+  }
+  get keys() {
+    return (this.#keys ??= prismaKeyRepository(this.db, this.turn.afterCommit, this.state.revoked));
+  }
+  get sessions() {
+    return (this.#sessions ??= prismaSessionRepository(this.db, this.turn.afterCommit, this.state.revoked));
+  }
+  get todos() {
+    return (this.#todos ??= prismaTodoRepository(this.db, this.state.todoCache, this.turn, this.state.dialect));
+  }
+  get tasks() {
+    return (this.#tasks ??= prismaTaskRepository(this.db, this.state.tasks, this.turn, this.prefetch));
+  }
+  get comments() {
+    return (this.#comments ??= prismaCommentRepository(this.db));
+  }
+  get search() {
+    return (this.#search ??= prismaSearchRepository(this.db, this.state.dialect));
+  }
+  get channels() {
+    return (this.#channels ??= prismaChannelRepository(this.db));
+  }
+  get runs() {
     // Rows are kept from write transactions only, once committed (an operator's one connection reads inside its writes).
-    runs: prismaRunRepository(db, state.dialect, { rows: state.runRows, afterCommit: turn.transaction ? afterCommit : () => {} }),
-    outbox: prismaOutboxRepository(db, state.claimLeaseMs),
-    trust: prismaTrustRepository(db, prefetch),
-  };
-};
+    const afterCommit = this.turn.transaction ? this.turn.afterCommit : () => {};
+    return (this.#runs ??= prismaRunRepository(this.db, this.state.dialect, { rows: this.state.runRows, afterCommit }));
+  }
+  get outbox() {
+    return (this.#outbox ??= prismaOutboxRepository(this.db, this.state.claimLeaseMs));
+  }
+  get trust() {
+    return (this.#trust ??= prismaTrustRepository(this.db, this.prefetch));
+  }
+}
+
+/** Every repository's name (the reads outside transactions are all made at once). */
+const REPOSITORIES = [
+  'workspaces',
+  'keys',
+  'sessions',
+  'todos',
+  'tasks',
+  'comments',
+  'search',
+  'channels',
+  'runs',
+  'outbox',
+  'trust',
+] as const satisfies readonly (keyof Repositories)[];
+/** Compiles only while REPOSITORIES names them all. */
+const allNamed: Exclude<keyof Repositories, (typeof REPOSITORIES)[number]> extends never ? true : never = true;
+void allNamed;
 
 /** Outside a transaction: nothing to wait for. */
 const now: WriteTurn = { afterCommit: (fn) => fn(), afterKept: (fn) => fn(), transaction: undefined, undoneAlone: false };
@@ -82,14 +149,13 @@ export function prismaStore(
   };
   const writes = groupCommit(writer, events.maxBatch ? { maxBatch: events.maxBatch } : {});
   // Driver errors leave the store as port-level ones (StoreUnavailable): from reads here, from a transaction as it ends.
-  const reads = Object.fromEntries(
-    Object.entries(repositories(reader, state, now)).map(([name, repository]) => [name, withStoreErrors(repository)]),
-  ) as unknown as Repositories;
+  const outside = new ConnectionRepositories(reader, state, now);
+  const reads = Object.fromEntries(REPOSITORIES.map((name) => [name, withStoreErrors(outside[name])])) as unknown as Repositories;
   return {
     ...reads,
     transaction: (work, options) =>
       writes
-        .run((tx, turn) => work(repositories(tx, state, turn)), options?.footprint)
+        .run((tx, turn) => work(new ConnectionRepositories(tx, state, turn)), options?.footprint)
         .catch((error: unknown) => {
           throw storeErrorOf(error);
         }),
