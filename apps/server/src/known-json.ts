@@ -7,8 +7,6 @@ import { randomBytes } from 'node:crypto';
  * frozen at every level, or stand-ins (`lazyJson`) while unchanged: their text stays right.
  */
 const texts = new WeakMap<object, string>();
-/** A stand-in's text as the UTF-8 bytes it came as (decoded into `texts` the first time its text is asked for). */
-const bytesOf = new WeakMap<object, Buffer>();
 
 /** Whether `value` and everything in it is frozen (core's `frozen()`), so its JSON text can never change. */
 function frozenThrough(value: unknown): boolean {
@@ -22,17 +20,17 @@ export function knowJson(value: object, text: string) {
 }
 
 /**
- * The object or array whose JSON text's UTF-8 bytes are `json`, parsed the first time anything looks into it; until
- * then its text is its known text, so an answer sent as it is is neither decoded nor parsed (a worker's answer from the
- * writer, cluster/writer-link.ts). A change made to it forgets that text. `json` must be a JSON object or array,
- * JSON.stringify's text (as the writer makes it); `hasThen`: whether it has a key `then` on top.
+ * The object or array whose JSON text is `text`, parsed the first time anything looks into it; until then its text is
+ * its known text, so an answer sent as it is never parses it (a worker's answer from the writer, cluster/writer-link.ts).
+ * A change made to it forgets that text. `text` must be a JSON object or array, JSON.stringify's (as the writer makes
+ * it); `hasThen`: whether it has a key `then` on top.
  */
-export function lazyJson(json: Buffer, hasThen: boolean): object {
+export function lazyJson(text: string, hasThen: boolean): object {
   let value: object | undefined;
-  const parsed = () => (value ??= JSON.parse(knownJson(proxy) ?? json.toString()) as object);
+  const parsed = () => (value ??= JSON.parse(text) as object);
   let proxy: object;
-  const changed = <T>(result: T) => (texts.delete(proxy), bytesOf.delete(proxy), result);
-  proxy = new Proxy(json[0] === 0x5b ? [] : {}, {
+  const changed = <T>(result: T) => (texts.delete(proxy), result);
+  proxy = new Proxy(text[0] === '[' ? [] : {}, {
     // A symbol is never a JSON key: asked for one (is it a stream? `Symbol.asyncIterator in data`), the stand-in answers
     // as the object or array it stands for, without parsing. So does `then` (what `await` asks: tRPC's output step
     // awaits the answer) while unparsed, when the value has no such key.
@@ -48,24 +46,12 @@ export function lazyJson(json: Buffer, hasThen: boolean): object {
     defineProperty: (_, key, descriptor) => changed(Reflect.defineProperty(parsed(), key, descriptor)),
     deleteProperty: (_, key) => changed(Reflect.deleteProperty(parsed(), key)),
   });
-  bytesOf.set(proxy, json);
+  texts.set(proxy, text);
   return proxy;
 }
 
 /** The known text of `value` itself, or undefined. */
-export function knownJson(value: unknown): string | undefined {
-  if (typeof value !== 'object' || value === null) return undefined;
-  const text = texts.get(value);
-  if (text !== undefined) return text;
-  const bytes = bytesOf.get(value);
-  if (bytes === undefined) return undefined;
-  const decoded = bytes.toString();
-  texts.set(value, decoded);
-  return decoded;
-}
-
-/** The known text of `value` itself as the UTF-8 bytes it came as (`lazyJson`), or undefined. */
-export const knownJsonBytes = (value: unknown) => (typeof value === 'object' && value !== null ? bytesOf.get(value) : undefined);
+export const knownJson = (value: unknown) => (typeof value === 'object' && value !== null ? texts.get(value) : undefined);
 
 /** A string no answer holds by chance (a NUL and this process's random token): where a known text goes. */
 const MARK = `\u0000${randomBytes(12).toString('base64url')}#`;

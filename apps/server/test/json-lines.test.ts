@@ -37,7 +37,7 @@ describe('JSON lines between worker and writer', () => {
     const { raw, read } = await pair();
     const got: unknown[] = [];
     const bad: string[] = [];
-    jsonLines(read, { onMessage: (m) => got.push(m), onBadLine: (line) => bad.push(line), maxLineBytes: 1_000 });
+    jsonLines(read, { onMessage: (m) => got.push(m), onBadLine: (line) => bad.push(line), maxLineChars: 1_000 });
     const bytes = Buffer.from(
       `${JSON.stringify({ text: 'né — 漢字 🙂' })}\n{nope\n${JSON.stringify({ n: 2 })}\n${JSON.stringify({ n: 3 })}\n`,
     );
@@ -66,7 +66,7 @@ describe('JSON lines between worker and writer', () => {
     const lines = jsonLines<{ n: number; text: string }>(read, {
       onMessage: () => undefined,
       onBadLine: () => undefined,
-      maxLineBytes: 1_000,
+      maxLineChars: 1_000,
     });
     for (let n = 0; n < 50; n++) lines.send({ n, text: 'line\nbreak' });
     await new Promise((resolve) => setTimeout(resolve, 100));
@@ -90,7 +90,7 @@ describe('JSON lines between worker and writer', () => {
         got.push(message);
       },
       onBadLine: (line, problem) => bad.push({ line, problem }),
-      maxLineBytes: 2_000_000,
+      maxLineChars: 2_000_000,
     });
     const long = 'x'.repeat(1_000_000);
     const text = `${JSON.stringify({ refuse: true })}\n${JSON.stringify({ long })}\n${JSON.stringify({ n: 1 })}\n`;
@@ -105,13 +105,13 @@ describe('JSON lines between worker and writer', () => {
     const { raw, read } = await pair();
     const got: unknown[] = [];
     const bad: string[] = [];
-    jsonLines(read, { onMessage: (m) => got.push(m), onBadLine: (_line, problem) => bad.push(problem), maxLineBytes: 1_000 });
+    jsonLines(read, { onMessage: (m) => got.push(m), onBadLine: (_line, problem) => bad.push(problem), maxLineChars: 1_000 });
     const closed = new Promise((resolve) => raw.once('close', resolve));
     raw.write(`${JSON.stringify({ n: 1 })}\n`);
-    for (let i = 0; i < 5; i++) raw.write('y'.repeat(400)); // 2,000 bytes and no newline yet
+    for (let i = 0; i < 5; i++) raw.write('y'.repeat(400)); // 2,000 characters and no newline yet
     await closed;
     expect(got).toEqual([{ n: 1 }]);
-    expect(bad).toEqual(['a line past 1000 bytes']);
+    expect(bad).toEqual(['a line past 1000 characters']);
   });
 });
 

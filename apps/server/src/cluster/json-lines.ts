@@ -1,7 +1,7 @@
 // Messages over a stream socket as JSON lines (JSON.stringify never writes a raw newline): the writes of one turn of
-// the event loop leave in one system call (corked until the next tick); what is read is split into lines as bytes (a
-// newline byte is never part of a longer UTF-8 character), each chunk searched once (a long line is joined once, when
-// its end arrives), and a line past the limit closes the connection rather than grow without bound.
+// the event loop leave in one system call (corked until the next tick); what is read is decoded as UTF-8 across chunks,
+// each chunk searched once (a long line is joined once, when its end arrives), and a line past the limit closes the
+// connection rather than grow without bound.
 import type { Socket } from 'node:net';
 
 export interface JsonLines<Out> {
@@ -9,67 +9,62 @@ export interface JsonLines<Out> {
 }
 
 export interface JsonLinesOptions<Out = unknown> {
-  /** Each line that parsed as JSON: its shape is the receiver's to check. */
-  onMessage(message: unknown): void;
+  /** Each line that parsed as JSON (and the line itself): its shape is the receiver's to check. */
+  onMessage(message: unknown, line: string): void;
   /** A message's line (without its newline): JSON.stringify's text unless given. */
   lineOf?: (message: Out) => string;
-  /** A line's bytes (UTF-8, without its newline) read as its message: JSON.parse of its text unless given (it throws
-   * on a line that is not JSON). The bytes are the receiver's to keep. */
-  parseLine?: (line: Buffer) => unknown;
-  /** A line that is not JSON, one the receiver threw on, or one past `maxLineBytes` (the connection is then closed). */
+  /** A line read as its message: JSON.parse unless given (it throws on a line that is not JSON). */
+  parseLine?: (line: string) => unknown;
+  /** A line that is not JSON, one the receiver threw on, or one past `maxLineChars` (the connection is then closed). */
   onBadLine(line: string, problem: string): void;
-  maxLineBytes: number;
+  maxLineChars: number;
 }
-
-const NEWLINE = 0x0a;
-/** How much of a bad line is reported. */
-const SHOWN = 200;
-const shown = (line: Buffer) => line.toString('utf8', 0, Math.min(line.length, SHOWN * 4)).slice(0, SHOWN);
 
 /** Sends and receives messages on `socket`. */
 export function jsonLines<Out>(socket: Socket, options: JsonLinesOptions<Out>): JsonLines<Out> {
   /** The start of a line whose end has not arrived yet, in pieces. */
-  let pieces: Buffer[] = [];
-  let pendingBytes = 0;
-  const tooLong = (start: Buffer) => {
+  let pieces: string[] = [];
+  let pendingChars = 0;
+  const tooLong = (start: string) => {
     pieces = [];
-    pendingBytes = 0;
-    options.onBadLine(shown(start), `a line past ${options.maxLineBytes} bytes`);
+    pendingChars = 0;
+    options.onBadLine(start.slice(0, 200), `a line past ${options.maxLineChars} characters`);
     socket.destroy();
   };
-  const take = (line: Buffer) => {
-    if (line.length > options.maxLineBytes) return tooLong(line);
+  const take = (line: string) => {
+    if (line.length > options.maxLineChars) return tooLong(line);
     let message: unknown;
     try {
-      message = options.parseLine ? options.parseLine(line) : JSON.parse(line.toString());
+      message = options.parseLine ? options.parseLine(line) : JSON.parse(line);
     } catch {
-      return options.onBadLine(shown(line), 'not JSON');
+      return options.onBadLine(line.slice(0, 200), 'not JSON');
     }
     try {
-      options.onMessage(message);
+      options.onMessage(message, line);
     } catch (error) {
-      options.onBadLine(shown(line), error instanceof Error ? error.message : String(error));
+      options.onBadLine(line.slice(0, 200), error instanceof Error ? error.message : String(error));
     }
   };
-  socket.on('data', (chunk: Buffer) => {
+  socket.setEncoding('utf8');
+  socket.on('data', (chunk: string) => {
     let start = 0;
-    for (let end = chunk.indexOf(NEWLINE); end >= 0 && !socket.destroyed; end = chunk.indexOf(NEWLINE, start)) {
-      const tail = chunk.subarray(start, end);
+    for (let end = chunk.indexOf('\n'); end >= 0 && !socket.destroyed; end = chunk.indexOf('\n', start)) {
+      const tail = chunk.slice(start, end);
       start = end + 1;
       if (pieces.length === 0) take(tail);
       else {
         pieces.push(tail);
-        const line = Buffer.concat(pieces, pendingBytes + tail.length);
+        const line = pieces.join('');
         pieces = [];
-        pendingBytes = 0;
+        pendingChars = 0;
         take(line);
       }
     }
     if (start >= chunk.length || socket.destroyed) return;
-    const rest = chunk.subarray(start);
+    const rest = chunk.slice(start);
     pieces.push(rest);
-    pendingBytes += rest.length;
-    if (pendingBytes > options.maxLineBytes) tooLong(pieces[0] ?? rest);
+    pendingChars += rest.length;
+    if (pendingChars > options.maxLineChars) tooLong(pieces[0] ?? '');
   });
   let corked = false;
   const uncork = () => {

@@ -58,16 +58,13 @@ export type WriteAnswer = { call: number; revoked?: (string[] | null)[] } & (
 
 /** Where an answer's data starts in its line (`answerLine`): after its call, revocations (hex hashes), `then` and this. */
 const DATA_AT = ',"ok":true,"data":';
-const DATA_AT_BYTES = Buffer.from(DATA_AT);
-/** The last byte of a line made by `answerLine` with data: the closing brace. */
-const CLOSING = 0x7d;
 
 /** Whether `data` has a key `then` of its own (what `await` asks for: a worker's stand-in for it answers without a parse). */
 const hasThen = (data: unknown) => typeof data === 'object' && data !== null && Object.hasOwn(data, 'then');
 
 /**
  * An answer as its line: a result's data last, its text made with the known texts it holds (a run's checklist:
- * known-json.ts), so that the worker hands on those bytes as they came (`parseAnswerLine`).
+ * known-json.ts), so that the worker hands on that text as it came (`parseAnswerLine`).
  */
 export function answerLine(answer: WriteAnswer): string {
   if (!answer.ok) return JSON.stringify(answer);
@@ -79,17 +76,15 @@ export function answerLine(answer: WriteAnswer): string {
 }
 
 /**
- * A line made by `answerLine`, read from its UTF-8 bytes: its head parsed, its data an object or array that is neither
- * decoded nor parsed unless something reads it (`lazyJson`), as a worker hands it on as its bytes (a run's view: 28 KB
- * not decoded, parsed and encoded again for nothing). Other lines: JSON.parse.
+ * A line made by `answerLine`, read: its head parsed, its data an object or array parsed only if something reads it
+ * (`lazyJson`), as a worker hands it on as its text (a run's view: 28 KB not parsed for nothing). Other lines: JSON.parse.
  */
-export function parseAnswerLine(line: Buffer): unknown {
-  const at = line.indexOf(DATA_AT_BYTES);
-  const first = line[at + DATA_AT_BYTES.length];
-  if (at === -1 || (first !== 0x7b && first !== 0x5b) || line[line.length - 1] !== CLOSING) return JSON.parse(line.toString());
-  const head = JSON.parse(`${line.toString('utf8', 0, at)},"ok":true}`) as Record<string, unknown>;
-  const { then, ...answer } = head;
-  return { ...answer, data: lazyJson(line.subarray(at + DATA_AT_BYTES.length, line.length - 1), then === true) };
+export function parseAnswerLine(line: string): unknown {
+  const at = line.indexOf(DATA_AT);
+  const first = line[at + DATA_AT.length];
+  if (at === -1 || (first !== '{' && first !== '[') || !line.endsWith('}')) return JSON.parse(line);
+  const { then, ...head } = JSON.parse(`${line.slice(0, at)},"ok":true}`) as Record<string, unknown>;
+  return { ...head, data: lazyJson(line.slice(at + DATA_AT.length, -1), then === true) };
 }
 
 /** Worker → primary. */

@@ -6,7 +6,7 @@ import type { AnyRouter } from '@trpc/server';
 import type { Logger } from '../logger.ts';
 import { type JsonLines, jsonLines } from './json-lines.ts';
 import { type PrimaryLink, type WriteCall, type WriteFailure, type WriteHello, isWriteAnswer, parseAnswerLine } from './messages.ts';
-import { MAX_LINE_BYTES, type WriterLink, errorOf, handMutationsToWriter } from './writer.ts';
+import { MAX_LINE_CHARS, type WriterLink, errorOf, handMutationsToWriter } from './writer.ts';
 
 /** A call that reached no writer, or whose writer died with it: whether it ran is unknown (answered 503; may retry). */
 const NOT_RUN: WriteFailure = { kind: 'domain', code: 'UNAVAILABLE', message: STORE_UNREACHABLE_MESSAGE, reason: 'unreachable' };
@@ -44,7 +44,7 @@ export function writerLink(
     const connection: Connection = {
       pending,
       lines: jsonLines<WriteCall | WriteHello>(socket, {
-        maxLineBytes: MAX_LINE_BYTES,
+        maxLineChars: MAX_LINE_CHARS,
         parseLine: parseAnswerLine,
         onBadLine: (line, problem) => options.log.warn({ line, problem }, 'a line from the writer was ignored'),
         onMessage(message) {

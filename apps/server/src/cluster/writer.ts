@@ -130,8 +130,8 @@ export function writerRevocations(): WriterRevocations {
   };
 }
 
-/** Longest line either side reads, in bytes: the largest call (a 16 MiB request body, its input as JSON again) with room to spare. */
-export const MAX_LINE_BYTES = 64 * 1024 * 1024;
+/** Longest line either side reads: the largest call (a 16 MiB request body, its text escaped again) with room to spare. */
+export const MAX_LINE_CHARS = 64 * 1024 * 1024;
 
 /**
  * The writer's side: listens at `address` (a Unix socket in the server's private directory) for the other workers'
@@ -158,7 +158,7 @@ export async function serveWrites(
     let known = false;
     const lines: JsonLines<WriteAnswer> = jsonLines<WriteAnswer>(socket, {
       lineOf: answerLine,
-      maxLineBytes: MAX_LINE_BYTES,
+      maxLineChars: MAX_LINE_CHARS,
       onBadLine: (line, problem) => log.warn({ line, problem }, 'writer: a line from a worker was ignored'),
       onMessage(message) {
         if (!known) {

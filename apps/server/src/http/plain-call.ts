@@ -10,7 +10,7 @@ import type { Context } from 'hono';
 import type { InnerContext } from '../context.ts';
 import type { AppEnv } from './http-app.ts';
 import { NOT_JSON, jsonOf } from './json-text.ts';
-import { jsonPiecesWithKnown, knownJsonBytes, utf8Of } from '../known-json.ts';
+import { jsonPiecesWithKnown, utf8Of } from '../known-json.ts';
 
 export interface PlainCallOptions {
   router: AnyTRPCRouter;
@@ -29,9 +29,6 @@ export type NotPlain = { bodyRead: boolean };
 
 /** Characters from which an answer is sent as bytes (below, a text costs Node no more than its bytes would). */
 const LONG_ANSWER = 4_096;
-/** An answer's body around its data's JSON (tRPC's, with a transformer that passes values as they are). */
-const RESULT_HEAD = Buffer.from('{"result":{"data":');
-const RESULT_TAIL = Buffer.from('}}');
 
 /** Procedure paths of the API (`todos.write`); anything else (escapes, a batch's commas, slashes) is tRPC's to read. */
 const PLAIN_PATH = /^\/trpc\/[A-Za-z0-9_.]+$/;
@@ -120,11 +117,6 @@ export function plainCalls(options: PlainCallOptions): (c: Context<AppEnv>) => P
       body = { result: { data } };
       const kept = options.answerText?.(data);
       if (kept !== undefined) text = `{"result":{"data":${kept}}}`;
-      else {
-        // The writer's answer (a worker's mutation, cluster/writer-link.ts): sent on as the bytes that came.
-        const bytes = knownJsonBytes(data);
-        if (bytes) return c.body(Buffer.concat([RESULT_HEAD, bytes, RESULT_TAIL]), 200, headers);
-      }
     } catch (cause) {
       const error = getTRPCErrorFromUnknown(cause);
       options.onError({ error, ctx, path, input, type });
