@@ -40,8 +40,10 @@ async function connectionOn(pid: number) {
 }
 
 /** The pid of the worker that runs the writes (the latest to say so: a writer that died is replaced). */
-function writerPid(): number {
-  const line = server
+const writerPid = () => writerPidOf(server);
+
+function writerPidOf(on: RunningServer): number {
+  const line = on
     .output()
     .split('\n')
     .findLast((l) => /"msg":"worker \d+ ready/.test(l) && l.includes('"writer":true'));
@@ -403,40 +405,6 @@ sqliteOnly('agent-tasks serve --workers 2', () => {
     expect(await countRows(server, 'TodoUpdate', '"sessionId" = ?', s.session.id)).toBe(2);
   });
 
-  it("a run's view from a step handed to the writer arrives whole, as the writer's own answer: non-ASCII text intact", async () => {
-    const s = await sessionClient(server);
-    const [a, b] = await bothWorkers();
-    const writer = a.pid === writerPid() ? a : b;
-    const other = writer === a ? b : a;
-    const tasks = Array.from({ length: 40 }, (_, i) => ({
-      action: `Étape ${i + 1}: vérifier — 検証 ${i + 1} 🙂 "quoted" \\ back`,
-      expected_result: `Résultat ${i + 1} ✓`,
-    }));
-    const { startAttemptId } = await s.client.runs.prepare({ parentExecutionId: 'none', skipNotificationCheck: true });
-    const run = await s.client.runs.execute({ startAttemptId });
-    await s.client.runs.name({ runId: run.id, name: 'Vérification ✓' });
-    const ready = await s.client.runs.intake({ runId: run.id, tasks, progress_checklist_outcome: 'Prêt ✓' });
-    const step = { runId: run.id, attemptId: ready.attemptId, evidence: 'vu ✓', progress_execution_outcome: 'étape 1 faite 🙂' };
-    const answer = await other.request('POST', '/trpc/runs.step', { token: s.token, body: step });
-    expect(answer.status).toBe(200);
-    // Every byte as sent: the length told, and the text exactly JSON's (nothing cut or decoded wrong on the way).
-    expect(Number(answer.headers['content-length'])).toBe(Buffer.byteLength(answer.body));
-    const view = JSON.parse(answer.body).result.data;
-    expect(JSON.stringify({ result: { data: view } })).toBe(answer.body);
-    expect(view.tasks).toEqual(tasks);
-    expect(view.blocks.work.tasks[0]).toMatchObject({ title: tasks[0]?.action, state: 'done', outcome: 'étape 1 faite 🙂' });
-    // The same run read on the writer: the same view but for the clock's count on the task in progress.
-    const there = JSON.parse(
-      (await writer.request('GET', `/trpc/runs.get?input=${encodeURIComponent(JSON.stringify({ runId: run.id }))}`, { token: s.token }))
-        .body,
-    ).result.data;
-    const withoutClock = (v: { blocks: { work: { tasks: { timeMs: number }[] } } }) => ({
-      ...v,
-      blocks: { ...v.blocks, work: { ...v.blocks.work, tasks: v.blocks.work.tasks.map((t) => ({ ...t, timeMs: 0 })) } },
-    });
-    expect(withoutClock(view)).toEqual(withoutClock(there));
-  });
-
   it('a refusal of a write handed to the writer is answered as the writer answers it: status, text, code, details', async () => {
     const s = await sessionClient(server);
     const [a, b] = await bothWorkers();
@@ -646,5 +614,52 @@ sqliteOnly('the writer’s socket', () => {
       await own.stop();
     }
     expect(existsSync(dir as string)).toBe(false);
+  });
+});
+
+sqliteOnly("a run's view from the writer", () => {
+  it("arrives whole from a step handed to the writer, as the writer's own answer: non-ASCII text intact", async () => {
+    // Answers as the server sends them (the suite's contract check would send a fresh copy of each instead).
+    const own = await startServer({ process: true, env: { AGENT_TASKS_WORKERS: '2', AGENT_TASKS_VERIFY_OUTPUTS: '0' } });
+    const connections: PinnedConnection[] = [];
+    try {
+      await waitFor('the writer to say it is ready', () => own.output().includes('"writer":true'), guardMs(10_000));
+      const s = await sessionClient(own);
+      const [a, b] = await connectionsOnWorkers(own, 2);
+      if (!a || !b) throw new Error('expected two workers');
+      connections.push(a, b);
+      const writer = a.pid === writerPidOf(own) ? a : b;
+      const other = writer === a ? b : a;
+      const tasks = Array.from({ length: 40 }, (_, i) => ({
+        action: `Étape ${i + 1}: vérifier — 検証 ${i + 1} 🙂 "quoted" \\ back`,
+        expected_result: `Résultat ${i + 1} ✓`,
+      }));
+      const { startAttemptId } = await s.client.runs.prepare({ parentExecutionId: 'none', skipNotificationCheck: true });
+      const run = await s.client.runs.execute({ startAttemptId });
+      await s.client.runs.name({ runId: run.id, name: 'Vérification ✓' });
+      const ready = await s.client.runs.intake({ runId: run.id, tasks, progress_checklist_outcome: 'Prêt ✓' });
+      const step = { runId: run.id, attemptId: ready.attemptId, evidence: 'vu ✓', progress_execution_outcome: 'étape 1 faite 🙂' };
+      const answer = await other.request('POST', '/trpc/runs.step', { token: s.token, body: step });
+      expect(answer.status).toBe(200);
+      // Every byte as sent: the length told, and the text exactly JSON's (nothing cut or decoded wrong on the way).
+      expect(Number(answer.headers['content-length'])).toBe(Buffer.byteLength(answer.body));
+      const view = JSON.parse(answer.body).result.data;
+      expect(JSON.stringify({ result: { data: view } })).toBe(answer.body);
+      expect(view.tasks).toEqual(tasks);
+      expect(view.blocks.work.tasks[0]).toMatchObject({ title: tasks[0]?.action, state: 'done', outcome: 'étape 1 faite 🙂' });
+      // The same run read on the writer: the same view but for the clock's count on the task in progress.
+      const there = JSON.parse(
+        (await writer.request('GET', `/trpc/runs.get?input=${encodeURIComponent(JSON.stringify({ runId: run.id }))}`, { token: s.token }))
+          .body,
+      ).result.data;
+      const withoutClock = (v: { blocks: { work: { tasks: { timeMs: number }[] } } }) => ({
+        ...v,
+        blocks: { ...v.blocks, work: { ...v.blocks.work, tasks: v.blocks.work.tasks.map((t) => ({ ...t, timeMs: 0 })) } },
+      });
+      expect(withoutClock(view)).toEqual(withoutClock(there));
+    } finally {
+      for (const connection of connections) connection.close();
+      await own.stop();
+    }
   });
 });

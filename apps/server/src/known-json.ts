@@ -65,7 +65,10 @@ const MARK = `\u0000${randomBytes(12).toString('base64url')}#`;
 export function jsonPiecesWithKnown(value: unknown): string[] {
   const whole = knownJson(value);
   if (whole !== undefined) return [whole];
-  if (typeof value !== 'object' || value === null || Object.getPrototypeOf(value) !== Object.prototype) return [JSON.stringify(value)];
+  // Not a plain object, or one that says what its text is (its `toJSON`, even one not enumerable): serialised as it is.
+  if (typeof value !== 'object' || value === null || Object.getPrototypeOf(value) !== Object.prototype || 'toJSON' in value) {
+    return [JSON.stringify(value)];
+  }
   const fields = value as Record<string, unknown>;
   let known: string[] | undefined;
   let marked: Record<string, unknown> | undefined;
@@ -96,7 +99,11 @@ export function jsonPiecesWithKnown(value: unknown): string[] {
 /** `JSON.stringify(value)`, made with the known texts it holds (`jsonPiecesWithKnown`). */
 export const jsonWithKnown = (value: unknown): string => jsonPiecesWithKnown(value).join('');
 
-/** Texts as their UTF-8 bytes, one after the other in one buffer (no text made of them all first). */
+/**
+ * Texts as their UTF-8 bytes, one after the other in one buffer (no text made of them all first). Each is encoded on
+ * its own: a surrogate pair cut between two texts would not be one character (`jsonPiecesWithKnown` cuts only next to
+ * a quote).
+ */
 export function utf8Of(pieces: readonly string[]): Buffer<ArrayBuffer> {
   let length = 0;
   for (const piece of pieces) length += Buffer.byteLength(piece);

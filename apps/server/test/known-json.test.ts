@@ -70,6 +70,11 @@ describe('known JSON texts', () => {
     expect(jsonPiecesWithKnown(tasks)).toEqual([text]);
     expect(jsonPiecesWithKnown({ plain: 1 })).toEqual(['{"plain":1}']);
     expect(utf8Of(['a', '', 'é🙂', '\ud800']).equals(Buffer.from('aé🙂\ud800'))).toBe(true);
+    // An object that says what its text is (its `toJSON`, enumerable or not) is serialised as it is.
+    const hidden = { tasks };
+    Object.defineProperty(hidden, 'toJSON', { value: () => 'replaced' });
+    const twice = { tasks, toJSON: () => ({ a: tasks, b: tasks }) };
+    for (const value of [hidden, twice]) expect(jsonPiecesWithKnown(value).join('')).toBe(JSON.stringify(value));
   });
 
   it("are noted for a run's checklist read from its column, when its text is JSON.stringify's", () => {

@@ -51,6 +51,13 @@ describe("the writer's answer lines read by a worker", () => {
     { call: 4, ok: true, data: 42 },
     { call: 5, ok: true, data: undefined },
     { call: 6, ok: false, failure: { kind: 'domain', code: 'CONFLICT', message: 'Error: no.', details: { ok: true, data: 1 } } },
+    // A failure whose details hold what a result's head ends with: still read as the failure it is.
+    {
+      call: 7,
+      ok: false,
+      failure: { kind: 'domain', code: 'CONFLICT', message: 'Error: no.', details: { x: 1, ok: true, data: { id: 1 } } },
+    },
+    { call: 8, revoked: [null], ok: false, failure: { kind: 'trpc', code: 'CONFLICT', message: ',"ok":true,"data":{}' } },
   ];
 
   it('read back as the answer, equal to JSON.parse of the line whatever reads them', () => {
@@ -131,6 +138,10 @@ describe("the writer's answer lines read by a worker", () => {
       search.mockRestore();
     }
     expect(lazy).toEqual({ id: 'run_1', text: '"then"', nested: { then: 1 } });
+    // Whatever a `toJSON` makes may hold one: said so, and answered.
+    const made = answerLine({ call: 13, ok: true, data: { toJSON: () => ({ then: 'made', id: 'run_1' }) } });
+    expect(made.startsWith('{"call":13,"then":true,"ok":true,"data":')).toBe(true);
+    expect((parseAnswerLine(made) as { data: { then: unknown } }).data.then).toBe('made');
   });
 
   it('forget their text once changed, so what is sent is the value as it is', () => {

@@ -59,8 +59,12 @@ export type WriteAnswer = { call: number; revoked?: (string[] | null)[] } & (
 /** Where an answer's data starts in its line (`answerLine`): after its call, revocations (hex hashes), `then` and this. */
 const DATA_AT = ',"ok":true,"data":';
 
-/** Whether `data` has a key `then` of its own (what `await` asks for: a worker's stand-in for it answers without a parse). */
-const hasThen = (data: unknown) => typeof data === 'object' && data !== null && Object.hasOwn(data, 'then');
+/**
+ * Whether `data`'s text may have a key `then` on top (what `await` asks for: without one, a worker's stand-in for it
+ * answers without a parse): one of its own, or whatever its `toJSON` makes.
+ */
+const hasThen = (data: unknown) =>
+  typeof data === 'object' && data !== null && (Object.hasOwn(data, 'then') || typeof (data as { toJSON?: unknown }).toJSON === 'function');
 
 /**
  * An answer as its line: a result's data last, its text made with the known texts it holds (a run's checklist:
@@ -82,7 +86,9 @@ export function answerLine(answer: WriteAnswer): string {
 export function parseAnswerLine(line: string): unknown {
   const at = line.indexOf(DATA_AT);
   const first = line[at + DATA_AT.length];
-  if (at === -1 || (first !== '{' && first !== '[') || !line.endsWith('}')) return JSON.parse(line);
+  // A result's head holds no object (its call, revocations, `then`): the same words inside a failure's details are not
+  // its data.
+  if (at === -1 || line.lastIndexOf('{', at) !== 0 || (first !== '{' && first !== '[') || !line.endsWith('}')) return JSON.parse(line);
   const { then, ...head } = JSON.parse(`${line.slice(0, at)},"ok":true}`) as Record<string, unknown>;
   return { ...head, data: lazyJson(line.slice(at + DATA_AT.length, -1), then === true) };
 }

@@ -126,12 +126,11 @@ export function plainCalls(options: PlainCallOptions): (c: Context<AppEnv>) => P
     }
     // tRPC's transformTRPCResponse, with a transformer that passes values as they are: the body as it is (an answer
     // holding a value whose text is known, a run's checklist, takes that text: known-json.ts).
+    const data = 'result' in body ? body.result.data : undefined;
+    const known = text === undefined && data !== undefined ? jsonPiecesWithKnown(data) : undefined;
+    // Data whose JSON is nothing (a function, a `toJSON` that returns undefined) is left out, as JSON.stringify does.
     const pieces =
-      text !== undefined
-        ? [text]
-        : 'result' in body && body.result.data !== undefined
-          ? ['{"result":{"data":', ...jsonPiecesWithKnown(body.result.data), '}}']
-          : [JSON.stringify(body)];
+      text !== undefined ? [text] : known && known[0] !== undefined ? ['{"result":{"data":', ...known, '}}'] : [JSON.stringify(body)];
     let length = 0;
     for (const piece of pieces) length += piece.length;
     // A long answer goes as its bytes: encoded once, piece by piece, its length known, and written apart from the head

@@ -51,54 +51,60 @@ class ConnectionRepositories implements Repositories {
   #trust?: Repositories['trust'];
   #prefetch?: TaskPrefetch | undefined;
 
-  constructor(
-    private readonly db: Tx,
-    private readonly state: StoreState,
-    private readonly turn: WriteTurn,
-  ) {}
+  readonly #db: Tx;
+  readonly #state: StoreState;
+  readonly #turn: WriteTurn;
+
+  constructor(db: Tx, state: StoreState, turn: WriteTurn) {
+    this.#db = db;
+    this.#state = state;
+    this.#turn = turn;
+  }
 
   /** A write on PostgreSQL reads a task with what surrounds it in one round trip (task-prefetch.ts); SQLite has none. */
-  private get prefetch() {
-    if (this.#prefetch === undefined && this.state.dialect === 'postgres' && this.turn.transaction !== undefined) {
+  get #prefetchOf() {
+    if (this.#prefetch === undefined && this.#state.dialect === 'postgres' && this.#turn.transaction !== undefined) {
       this.#prefetch = new TaskPrefetch();
     }
     return this.#prefetch;
   }
 
   get workspaces() {
-    return (this.#workspaces ??= prismaWorkspaceRepository(this.db));
+    return (this.#workspaces ??= prismaWorkspaceRepository(this.#db));
   }
   get keys() {
-    return (this.#keys ??= prismaKeyRepository(this.db, this.turn.afterCommit, this.state.revoked));
+    return (this.#keys ??= prismaKeyRepository(this.#db, this.#turn.afterCommit, this.#state.revoked));
   }
   get sessions() {
-    return (this.#sessions ??= prismaSessionRepository(this.db, this.turn.afterCommit, this.state.revoked));
+    return (this.#sessions ??= prismaSessionRepository(this.#db, this.#turn.afterCommit, this.#state.revoked));
   }
   get todos() {
-    return (this.#todos ??= prismaTodoRepository(this.db, this.state.todoCache, this.turn, this.state.dialect));
+    return (this.#todos ??= prismaTodoRepository(this.#db, this.#state.todoCache, this.#turn, this.#state.dialect));
   }
   get tasks() {
-    return (this.#tasks ??= prismaTaskRepository(this.db, this.state.tasks, this.turn, this.prefetch));
+    return (this.#tasks ??= prismaTaskRepository(this.#db, this.#state.tasks, this.#turn, this.#prefetchOf));
   }
   get comments() {
-    return (this.#comments ??= prismaCommentRepository(this.db));
+    return (this.#comments ??= prismaCommentRepository(this.#db));
   }
   get search() {
-    return (this.#search ??= prismaSearchRepository(this.db, this.state.dialect));
+    return (this.#search ??= prismaSearchRepository(this.#db, this.#state.dialect));
   }
   get channels() {
-    return (this.#channels ??= prismaChannelRepository(this.db));
+    return (this.#channels ??= prismaChannelRepository(this.#db));
   }
   get runs() {
     // Rows are kept from write transactions only, once committed (an operator's one connection reads inside its writes).
-    const afterCommit = this.turn.transaction ? this.turn.afterCommit : () => {};
-    return (this.#runs ??= prismaRunRepository(this.db, this.state.dialect, { rows: this.state.runRows, afterCommit }));
+    return (this.#runs ??= prismaRunRepository(this.#db, this.#state.dialect, {
+      rows: this.#state.runRows,
+      afterCommit: this.#turn.transaction ? this.#turn.afterCommit : () => {},
+    }));
   }
   get outbox() {
-    return (this.#outbox ??= prismaOutboxRepository(this.db, this.state.claimLeaseMs));
+    return (this.#outbox ??= prismaOutboxRepository(this.#db, this.#state.claimLeaseMs));
   }
   get trust() {
-    return (this.#trust ??= prismaTrustRepository(this.db, this.prefetch));
+    return (this.#trust ??= prismaTrustRepository(this.#db, this.#prefetchOf));
   }
 }
 
