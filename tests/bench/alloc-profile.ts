@@ -46,6 +46,10 @@ else {
 }
 const threads = todos ? 1 : 32;
 const load = spawn('wrk', [`-t${threads}`, '-c32', `-d${seconds + 3}s`, '--timeout', '30s', '-s', script, app.url, '--', file]);
+load.once('error', (error) => {
+  process.stderr.write(`wrk did not start (${error.message}): install Debian's wrk (apt-get install wrk)\n`);
+  process.exit(1);
+});
 let output = '';
 load.stdout.on('data', (chunk: Buffer) => (output += chunk.toString()));
 load.stderr.resume();
