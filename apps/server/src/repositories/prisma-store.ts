@@ -108,23 +108,10 @@ class ConnectionRepositories implements Repositories {
   }
 }
 
-/** Every repository's name (the reads outside transactions are all made at once). */
-const REPOSITORIES = [
-  'workspaces',
-  'keys',
-  'sessions',
-  'todos',
-  'tasks',
-  'comments',
-  'search',
-  'channels',
-  'runs',
-  'outbox',
-  'trust',
-] as const satisfies readonly (keyof Repositories)[];
-/** Compiles only while REPOSITORIES names them all. */
-const allNamed: Exclude<keyof Repositories, (typeof REPOSITORIES)[number]> extends never ? true : never = true;
-void allNamed;
+/** Every repository's name: ConnectionRepositories' getters, one for each (it implements them all). */
+const REPOSITORIES = Object.getOwnPropertyNames(ConnectionRepositories.prototype).filter(
+  (name) => name !== 'constructor',
+) as (keyof Repositories)[];
 
 /** Outside a transaction: nothing to wait for. */
 const now: WriteTurn = { afterCommit: (fn) => fn(), afterKept: (fn) => fn(), transaction: undefined, undoneAlone: false };
