@@ -618,7 +618,7 @@ sqliteOnly('the writer’s socket', () => {
 });
 
 sqliteOnly("a run's view from the writer", () => {
-  it("arrives whole from a step handed to the writer, as the writer's own answer: non-ASCII text intact", async () => {
+  it("arrives whole from a step handed to the writer, made by the worker from the run's version: the writer's bytes, non-ASCII intact", async () => {
     // Answers as the server sends them (the suite's contract check would send a fresh copy of each instead).
     const own = await startServer({ process: true, env: { AGENT_TASKS_WORKERS: '2', AGENT_TASKS_VERIFY_OUTPUTS: '0' } });
     const connections: PinnedConnection[] = [];
@@ -657,6 +657,17 @@ sqliteOnly("a run's view from the writer", () => {
         blocks: { ...v.blocks, work: { ...v.blocks.work, tasks: v.blocks.work.tasks.map((t) => ({ ...t, timeMs: 0 })) } },
       });
       expect(withoutClock(view)).toEqual(withoutClock(there));
+      // The worker made the view from the writer's answer, the run's version (not its text): the same bytes as the
+      // writer's own answer to that step, sent again there.
+      const again = await writer.request('POST', '/trpc/runs.step', { token: s.token, body: step });
+      expect(again.status).toBe(200);
+      expect(again.body).toBe(answer.body);
+      // Sent again through the worker: the writer answers the recorded step by the run's version then, and the worker
+      // makes the same view again, though the run and its clock moved on since.
+      await s.client.runs.step({ ...step, attemptId: view.attemptId, evidence: 'vu 2', progress_execution_outcome: 'étape 2' });
+      const resent = await other.request('POST', '/trpc/runs.step', { token: s.token, body: step });
+      expect(resent.status).toBe(200);
+      expect(resent.body).toBe(answer.body);
     } finally {
       for (const connection of connections) connection.close();
       await own.stop();

@@ -28,7 +28,7 @@ describe("the writer's answer lines", () => {
       expect(line).not.toContain('\n');
       expect(JSON.parse(line)).toEqual(JSON.parse(JSON.stringify(answer)));
       const text = answerDataText(line);
-      if (answer.ok && answer.data !== undefined) expect(text).toBe(JSON.stringify(answer.data));
+      if (answer.ok && 'data' in answer && answer.data !== undefined) expect(text).toBe(JSON.stringify(answer.data));
       else expect(text).toBeUndefined();
     }
   });

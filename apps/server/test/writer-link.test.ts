@@ -1,19 +1,21 @@
 // A worker's link to the writer, against a writer played by a Unix socket here: a mutation's answer comes back as the
-// writer wrote it, its data parsed by no one (a run's 28 KB view is sent on as its text), and a refusal as its error.
+// writer wrote it, its data parsed by no one (sent on as its text), a run's view answered by its source made here from
+// the store, and a refusal as its error.
 import { mkdtempSync, rmSync } from 'node:fs';
 import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
-import type { Actor } from '@agent-tasks/core';
+import { type Actor, type Deps, runs, sourceOfView } from '@agent-tasks/core';
 import { initTRPC } from '@trpc/server';
 import { afterEach, describe, expect, it, vi } from 'vitest';
-import { answerLine, type PrimaryLink, type ToWorker } from '../src/cluster/messages.ts';
+import { answerLine, type PrimaryLink, type ToWorker, resultOf } from '../src/cluster/messages.ts';
+import { makeWorld, runTasks, startedRun } from '../../../packages/core/test/fixtures.ts';
 import { writerLink } from '../src/cluster/writer-link.ts';
 import type { WriterLink } from '../src/cluster/writer.ts';
 import { knownJson } from '../src/known-json.ts';
 import { createLogger } from '../src/logger.ts';
 
-type Ctx = { writer?: WriterLink; actor?: Actor; request: { id: string } };
+type Ctx = { deps?: Deps; writer?: WriterLink; actor?: Actor; request: { id: string } };
 const t = initTRPC.context<Ctx>().create();
 // An output step as the server's (`presented` outside the test suite's checks: the answer as it is).
 const router = t.router({ step: t.procedure.output((value: unknown) => value).mutation(() => 'run here') });
@@ -66,7 +68,7 @@ describe("the writer's answer through the link", () => {
     const link = await writerAt((call) => answerLine({ call, ok: true, data: view }));
     const parse = vi.spyOn(JSON, 'parse');
     try {
-      const { data } = await link.call('step', { runId: 'run_1' }, actor, 'req_1');
+      const { data } = (await link.call('step', { runId: 'run_1' }, actor, 'req_1')) as { data: unknown };
       expect(knownJson(data as object)).toBe(JSON.stringify(view));
       // Only the answer line's head: neither the link nor the promise that carried it read the data.
       expect(parse.mock.calls.map(([text]) => String(text))).toEqual([expect.stringMatching(/^\{"call":\d+,"ok":true\}$/)]);
@@ -94,6 +96,49 @@ describe("the writer's answer through the link", () => {
     const data = (await router.createCaller({ writer, actor, request: { id: 'req_4' } }).step()) as { then?: unknown };
     expect(data.then).toBe('a field');
     expect(JSON.parse(JSON.stringify(data))).toEqual({ then: 'a field', id: 'x' });
+  });
+
+  it("is a run's view made from this worker's store when the writer answered with its source, not its text", async () => {
+    const w = await makeWorld();
+    const run = await startedRun(w, { tasks: runTasks(40) });
+    const view = await runs.step(w.deps, w.session, {
+      runId: run.id,
+      task: 1,
+      attemptId: run.attemptId ?? '',
+      evidence: 'Checked task 1',
+      progress_execution_outcome: 'Task 1 verified',
+    });
+    const answer = resultOf(view);
+    expect(answer).toEqual({ ok: true, view: sourceOfView(view) });
+    const lines: string[] = [];
+    const writer = await writerAt((call) => {
+      lines.push(answerLine({ call, ...answer }));
+      return lines.at(-1) as string;
+    });
+    // The run moves on before the worker reads it: the answer is still the step's.
+    w.clock.advance(5_000);
+    await runs.step(w.deps, w.session, {
+      runId: run.id,
+      task: 2,
+      attemptId: view.attemptId ?? '',
+      evidence: 'Checked task 2',
+      progress_execution_outcome: 'Task 2 verified',
+    });
+    const data = await router.createCaller({ deps: w.deps, writer, actor: w.session, request: { id: 'req_5' } }).step();
+    expect(JSON.stringify(data)).toBe(JSON.stringify(view));
+    expect(lines).toHaveLength(1);
+    expect(lines[0]?.length).toBeLessThan(200);
+    expect(JSON.stringify(view).length).toBeGreaterThan(5_000);
+  });
+
+  it('is a fault when the source names a version the store here does not have', async () => {
+    const w = await makeWorld();
+    const run = await startedRun(w);
+    const source = { workspaceId: w.workspaceId, runId: run.id, version: 99, at: 0 };
+    const writer = await writerAt((call) => answerLine({ call, ok: true, view: source }));
+    await expect(router.createCaller({ deps: w.deps, writer, actor: w.session, request: { id: 'req_6' } }).step()).rejects.toThrow(
+      `run ${run.id} at version 99, just written by the writer, cannot be read here`,
+    );
   });
 
   it("is a refusal's error when the writer refused", async () => {

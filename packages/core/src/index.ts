@@ -34,6 +34,7 @@ export * from './session-access.ts';
 export * from './run-rules.ts';
 export * from './run-notifications.ts';
 export { presentRun } from './run-present.ts';
+export { type RunViewSource, presentStored, sourceOfView, viewFromSource } from './run-view-source.ts';
 export { frozen } from './frozen.ts';
 export * from './run-card-model.ts';
 export type { DeliveryAttempt, DeliveryPolicy } from './channel-service.ts';

@@ -11,6 +11,7 @@ import type { RunConnectionRecord, RunRecord, RunStepRecordData } from './record
 import { notificationPayload } from './channel-payload.ts';
 import { type NotificationKind, notificationFor } from './run-notifications.ts';
 import { type LiveTime, liveTimeAt, liveTimeOf, presentConnection, presentRun } from './run-present.ts';
+import { presentStored } from './run-view-source.ts';
 import { canDriveRun } from './session-access.ts';
 import {
   CONTEXT_ORDER_NOTICE,
@@ -179,7 +180,7 @@ async function saveRun(
   run.updatedAt = now;
   const recorded = { ...step, fingerprint: step.fingerprint ?? null, runId: run.id, seq: from, at: now };
   if (!(await repos.runs.save(run, from, recorded))) throw new LostRace();
-  return presentRun(run, now);
+  return presentStored(run, now);
 }
 
 /**
@@ -189,7 +190,7 @@ async function saveRun(
 async function answerOf(repos: Repositories, run: RunRecord, answered: RunStepRecordData, now: Date): Promise<RunView> {
   if (answered.answer) return JSON.parse(answered.answer) as RunView;
   const then = await repos.runs.atVersion(run.workspaceId, run.id, answered.seq + 1);
-  return then ? presentRun(then, then.updatedAt) : presentRun(run, now);
+  return then ? presentStored(then, then.updatedAt) : presentRun(run, now);
 }
 
 /** A child that reached its End node gives its parent the success connection: a line in its view and an event on its feed. */

@@ -2,7 +2,7 @@
 // the write lock's turns, where the writer worker listens, and the limits the workers share (credit lent from a pool,
 // counts taken); and those on a worker's own socket to the writer: the
 // writes handed to it and its answers (cluster/writer.ts).
-import type { Actor, LiveEvent } from '@agent-tasks/core';
+import { type Actor, type LiveEvent, type RunViewSource, sourceOfView } from '@agent-tasks/core';
 import { jsonWithKnown, lazyJson } from '../known-json.ts';
 
 /** A mutation handed to the writer: authenticated and validated by the worker that took the request. */
@@ -38,7 +38,7 @@ export const isWriteCall = (value: unknown): value is WriteCall =>
 export const isWriteAnswer = (value: unknown): value is WriteAnswer =>
   isObject(value) &&
   typeof value.call === 'number' &&
-  (value.ok === true || (value.ok === false && isObject(value.failure))) &&
+  ((value.ok === true && (value.view === undefined || isViewSource(value.view))) || (value.ok === false && isObject(value.failure))) &&
   (value.revoked === undefined || Array.isArray(value.revoked));
 
 /** What a mutation run by the writer threw, as it crosses processes. */
@@ -53,8 +53,22 @@ export type WriteFailure =
  * before it answers (the other workers hear of them through the primary).
  */
 export type WriteAnswer = { call: number; revoked?: (string[] | null)[] } & (
-  { ok: true; data: unknown } | { ok: false; failure: WriteFailure }
+  { ok: true; data: unknown } | { ok: true; view: RunViewSource } | { ok: false; failure: WriteFailure }
 );
+
+/** What the writer answers for a result: a run's view as what the worker needs to make it from the store (the run at a
+ * version, a time: `viewFromSource`), not the view's 28 KB; anything else as it is. */
+export function resultOf(data: unknown): { ok: true; data: unknown } | { ok: true; view: RunViewSource } {
+  const view = sourceOfView(data);
+  return view ? { ok: true, view } : { ok: true, data };
+}
+
+const isViewSource = (value: unknown): value is RunViewSource =>
+  isObject(value) &&
+  typeof value.workspaceId === 'string' &&
+  typeof value.runId === 'string' &&
+  typeof value.version === 'number' &&
+  typeof value.at === 'number';
 
 /** Where an answer's data starts in its line (`answerLine`): after its call, revocations (hex hashes), `then` and this. */
 const DATA_AT = ',"ok":true,"data":';
@@ -71,7 +85,7 @@ const hasThen = (data: unknown) =>
  * known-json.ts), so that the worker hands on that text as it came (`parseAnswerLine`).
  */
 export function answerLine(answer: WriteAnswer): string {
-  if (!answer.ok) return JSON.stringify(answer);
+  if (!answer.ok || 'view' in answer) return JSON.stringify(answer);
   const revoked = answer.revoked === undefined ? '' : `,"revoked":${JSON.stringify(answer.revoked)}`;
   // Data that JSON leaves out (undefined) is left out here too.
   if (answer.data === undefined) return `{"call":${answer.call}${revoked},"ok":true}`;

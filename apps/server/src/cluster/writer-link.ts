@@ -56,8 +56,9 @@ export function writerLink(
           for (const hashes of message.revoked ?? []) options.forget(hashes ?? undefined);
           if (message.ok) {
             // Handed on unchanged: an object or array is sent as the writer wrote it, parsed only if something here
-            // reads it (parseAnswerLine). In a box: a promise resolved with the data itself would read its `then`.
-            waiting.resolve({ data: message.data });
+            // reads it (parseAnswerLine). In a box: a promise resolved with the data itself would read its `then`. A
+            // run's view comes as its source, made here (handMutationsToWriter).
+            waiting.resolve('view' in message ? { view: message.view } : { data: message.data });
           } else waiting.reject(errorOf(message.failure));
         },
       }),

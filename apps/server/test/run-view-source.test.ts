@@ -1,0 +1,73 @@
+// A step's answer told by its source (the run at a version, a time) and made again from another store on the same
+// database, as a worker makes the view the writer answered with (`serve --workers`): the same JSON, byte for byte.
+import { type Deps, type Store, keys, resolveActor, runs, sessions, sourceOfView, viewFromSource, workspaces } from '@agent-tasks/core';
+import { describe, expect, it } from 'vitest';
+import { CounterIds, FakeClock, RecordingEvents, prefixHasher } from '../../../packages/core/test/memory-store.ts';
+import { type StoreKind, postgresKind, prismaKind } from './support/stores.ts';
+
+const depsOn = (store: Store, clock: FakeClock, ids: CounterIds): Deps => ({
+  store,
+  clock,
+  ids,
+  hasher: prefixHasher,
+  events: new RecordingEvents(),
+  runPage: (runId) => `https://tasks.example.com/runs/${runId}`,
+});
+
+const checklist = Array.from({ length: 12 }, (_, i) => ({
+  action: `Étape ${i + 1}: vérifier — 検証 ${i + 1} 🙂 "quoted" \\ back`,
+  expected_result: `Résultat ${i + 1} ✓`,
+}));
+
+describe.each([prismaKind(), postgresKind()] as StoreKind[])("a run's view made again from its source on $name", (kind) => {
+  it("is the step's answer exactly, from a second store on the database, also after the run moved on", async () => {
+    await kind.setup();
+    const under = await kind.open();
+    try {
+      const clock = new FakeClock();
+      const ids = new CounterIds();
+      const deps = depsOn(under.store, clock, ids);
+      const elsewhere = depsOn(await (under.another as () => Promise<Store>)(), clock, ids);
+      const boot = await workspaces.bootstrap(deps);
+      if (!boot) throw new Error('expected a first run');
+      const admin = await resolveActor(deps, boot.adminKey);
+      const agent = await resolveActor(deps, (await keys.create(deps, admin, { name: 'agent', role: 'agent' })).token);
+      const session = await resolveActor(deps, (await sessions.open(deps, agent, { title: 'chat' })).token);
+      const { startAttemptId } = await runs.prepareStart(deps, session, { parentExecutionId: 'none', skipNotificationCheck: true });
+      const run = await runs.executeStart(deps, session, { startAttemptId });
+      await runs.name(deps, session, { runId: run.id, name: 'Vérification ✓' });
+      let view = await runs.intake(deps, session, { runId: run.id, tasks: checklist, progress_checklist_outcome: 'Prêt ✓' });
+      const step = async (task: number) => {
+        clock.advance(1_500);
+        return runs.step(deps, session, {
+          runId: run.id,
+          task,
+          attemptId: view.attemptId ?? '',
+          evidence: `vu ${task} ✓`,
+          progress_execution_outcome: `étape ${task} faite 🙂`,
+        });
+      };
+      view = await step(1);
+      const answer = await step(2);
+      const source = sourceOfView(answer);
+      const version = (await deps.store.runs.get(boot.workspaceId, run.id))?.version;
+      expect(source).toEqual({ workspaceId: boot.workspaceId, runId: run.id, version, at: clock.now().getTime() });
+      const again = async () => JSON.stringify(await viewFromSource(elsewhere, source!));
+      expect(await again()).toBe(JSON.stringify(answer));
+
+      // The run moved on, the clock too: the source still makes that step's answer (the run rebuilt at its version).
+      view = answer;
+      const later = await step(3);
+      clock.advance(60_000);
+      expect(JSON.stringify(later)).not.toBe(JSON.stringify(answer));
+      expect(await again()).toBe(JSON.stringify(answer));
+      // A version the store does not have yet makes nothing.
+      expect(await viewFromSource(elsewhere, { ...source!, version: version! + 5 })).toBeNull();
+      // A view read (not a step's answer) names no source: the writer sends such data as it is.
+      expect(sourceOfView(await runs.get(deps, session, { runId: run.id }))).toBeUndefined();
+    } finally {
+      await under.close();
+      await kind.teardown();
+    }
+  });
+});
