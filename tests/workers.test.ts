@@ -657,8 +657,9 @@ sqliteOnly("a run's view from the writer", () => {
         blocks: { ...v.blocks, work: { ...v.blocks.work, tasks: v.blocks.work.tasks.map((t) => ({ ...t, timeMs: 0 })) } },
       });
       expect(withoutClock(view)).toEqual(withoutClock(there));
-      // The worker made the view from the writer's answer, the run's version (not its text): the same bytes as the
-      // writer's own answer to that step, sent again there.
+      // The worker made the view from the writer's answer, the run's version (apps/server/test/writer-link.test.ts shows
+      // the line): the same bytes as the writer's own answer to that step sent again there, which is the run rebuilt at
+      // that version.
       const again = await writer.request('POST', '/trpc/runs.step', { token: s.token, body: step });
       expect(again.status).toBe(200);
       expect(again.body).toBe(answer.body);

@@ -1,6 +1,7 @@
 // A step's answer told by its source (the run at a version, a time) and made again from another store on the same
 // database, as a worker makes the view the writer answered with (`serve --workers`): the same JSON, byte for byte.
 import { type Deps, type Store, keys, resolveActor, runs, sessions, sourceOfView, viewFromSource, workspaces } from '@agent-tasks/core';
+import type { RunView } from '@agent-tasks/schema';
 import { describe, expect, it } from 'vitest';
 import { CounterIds, FakeClock, RecordingEvents, prefixHasher } from '../../../packages/core/test/memory-store.ts';
 import { type StoreKind, postgresKind, prismaKind } from './support/stores.ts';
@@ -65,6 +66,93 @@ describe.each([prismaKind(), postgresKind()] as StoreKind[])("a run's view made 
       expect(await viewFromSource(elsewhere, { ...source!, version: version! + 5 })).toBeNull();
       // A view read (not a step's answer) names no source: the writer sends such data as it is.
       expect(sourceOfView(await runs.get(deps, session, { runId: run.id }))).toBeUndefined();
+    } finally {
+      await under.close();
+      await kind.teardown();
+    }
+  });
+
+  it('is the answer exactly for every call that changes a run: intake with moves and remarks, revision, blocker, note, a child done', async () => {
+    await kind.setup();
+    const under = await kind.open();
+    try {
+      const clock = new FakeClock();
+      const ids = new CounterIds();
+      const deps = depsOn(under.store, clock, ids);
+      const elsewhere = depsOn(await (under.another as () => Promise<Store>)(), clock, ids);
+      const boot = await workspaces.bootstrap(deps);
+      if (!boot) throw new Error('expected a first run');
+      const admin = await resolveActor(deps, boot.adminKey);
+      const agent = await resolveActor(deps, (await keys.create(deps, admin, { name: 'agent', role: 'agent' })).token);
+      const session = await resolveActor(deps, (await sessions.open(deps, agent, { title: 'chat' })).token);
+      /** Each answer the same as JSON when made again from its source on the second store, at once and at the end. */
+      const answers: RunView[] = [];
+      const made = async (answer: RunView) => {
+        clock.advance(1_250);
+        const source = sourceOfView(answer);
+        expect(source).toBeDefined();
+        expect(JSON.stringify(await viewFromSource(elsewhere, source!))).toBe(JSON.stringify(answer));
+        answers.push(answer);
+        return answer;
+      };
+      const start = async (parentExecutionId: string) => {
+        const { startAttemptId } = await runs.prepareStart(deps, session, { parentExecutionId, skipNotificationCheck: true });
+        return runs.executeStart(deps, session, { startAttemptId });
+      };
+      const parent = await start('none');
+      let view = await made(await runs.name(deps, session, { runId: parent.id, name: 'Parent ✓' }));
+      view = await made(
+        await runs.intake(deps, session, {
+          runId: parent.id,
+          tasks: checklist.slice(0, 4),
+          progress_checklist_outcome: 'Prêt ✓',
+          execution_note: 'Note d’exécution 🙂',
+          needs: [{ task: 1, needs: [3] }],
+          remarks: [{ text: 'Remarque ✓', tasks: [2, 4] }],
+        }),
+      );
+      expect(view.moves.length).toBeGreaterThan(0);
+      expect(view.remarks.length).toBeGreaterThan(0);
+      const stepOf = (runId: string, at: RunView, task: number) =>
+        runs.step(deps, session, {
+          runId,
+          task,
+          attemptId: at.attemptId ?? '',
+          evidence: `vu ${task}`,
+          progress_execution_outcome: `étape ${task} faite`,
+        });
+      view = await made(await stepOf(parent.id, view, 1));
+      view = await made(await runs.reportBlocker(deps, session, { runId: parent.id, blocker: 'En attente ✓' }));
+      view = await made(await runs.note(deps, admin, { runId: parent.id, text: 'Une note 🙂' }));
+      view = await made(await runs.teleport(deps, session, { runId: parent.id, attemptId: view.attemptId ?? undefined }));
+      view = await made(
+        await runs.revise(deps, session, {
+          runId: parent.id,
+          attemptId: view.attemptId ?? undefined,
+          // The checklist as intake ordered it (task 1 needs task 3), the task done kept first, one task added.
+          tasks: [
+            ...view.tasks.slice(0, 3).map(({ action, expected_result }) => ({ action, expected_result })),
+            { action: 'Nouvelle étape ✓', expected_result: 'faite' },
+          ],
+          resume_from_task: 2,
+          progress_checklist_outcome: 'Révisé ✓',
+          progress_execution_outcome: 'on reprend à 2',
+        }),
+      );
+      // A child walked to its end: its last answer, and the parent's next, which shows the child's connection.
+      const child = await start(parent.id);
+      let childView = await made(await runs.name(deps, session, { runId: child.id, name: 'Enfant ✓' }));
+      childView = await made(
+        await runs.intake(deps, session, { runId: child.id, tasks: checklist.slice(0, 1), progress_checklist_outcome: 'ok' }),
+      );
+      childView = await made(await stepOf(child.id, childView, 1));
+      expect(childView.status).toBe('completed');
+      view = await made(await stepOf(parent.id, view, 2));
+      expect(view.connections).toHaveLength(1);
+      // Every one of them again, now that their runs moved on: each rebuilt at its version.
+      for (const answer of answers) {
+        expect(JSON.stringify(await viewFromSource(elsewhere, sourceOfView(answer)!))).toBe(JSON.stringify(answer));
+      }
     } finally {
       await under.close();
       await kind.teardown();

@@ -15,9 +15,17 @@ export interface WriteCall {
   requestId: string;
 }
 
-/** The first line of a worker's connection to the writer. */
+/**
+ * The version of the lines between the workers and the writer: raised when their meaning changes (2: a run's view may
+ * come as its source). A worker forked from newer code on disk, after an upgrade in place, may meet a writer of the
+ * older code, or the other way round; the writer takes calls from workers of its own version only.
+ */
+export const WRITE_PROTOCOL = 2;
+
+/** The first line of a worker's connection to the writer: the writer's secret, and the lines' version (none: 1). */
 export interface WriteHello {
   hello: string;
+  protocol?: number;
 }
 
 const isObject = (value: unknown): value is Record<string, unknown> => typeof value === 'object' && value !== null;

@@ -5,7 +5,15 @@ import { STORE_UNREACHABLE_MESSAGE } from '@agent-tasks/core';
 import type { AnyRouter } from '@trpc/server';
 import type { Logger } from '../logger.ts';
 import { type JsonLines, jsonLines } from './json-lines.ts';
-import { type PrimaryLink, type WriteCall, type WriteFailure, type WriteHello, isWriteAnswer, parseAnswerLine } from './messages.ts';
+import {
+  type PrimaryLink,
+  WRITE_PROTOCOL,
+  type WriteCall,
+  type WriteFailure,
+  type WriteHello,
+  isWriteAnswer,
+  parseAnswerLine,
+} from './messages.ts';
 import { MAX_LINE_CHARS, type WriterLink, errorOf, handMutationsToWriter } from './writer.ts';
 
 /** A call that reached no writer, or whose writer died with it: whether it ran is unknown (answered 503; may retry). */
@@ -65,7 +73,7 @@ export function writerLink(
     };
     socket.once('connect', () => {
       if (writer !== to) return void socket.destroy();
-      connection.lines.send({ hello: to.secret });
+      connection.lines.send({ hello: to.secret, protocol: WRITE_PROTOCOL });
       connected = connection;
       const waiting = held;
       held = [];

@@ -21,12 +21,14 @@ import {
 import { type AnyRouter, TRPCError } from '@trpc/server';
 import type { TRPC_ERROR_CODE_KEY } from '@trpc/server/rpc';
 import { type Services, createInnerContext } from '../context.ts';
+import { repeatedFailureLog } from '../repeated-failure-log.ts';
 import { type JsonLines, jsonLines } from './json-lines.ts';
 import {
   type PrimaryLink,
   type WriteAnswer,
   type WriteCall,
   type WriteFailure,
+  WRITE_PROTOCOL,
   answerLine,
   isWriteCall,
   resultOf,
@@ -175,6 +177,11 @@ export async function serveWrites(
   let running = 0;
   let stopping = false;
   const idle: (() => void)[] = [];
+  const otherVersion = repeatedFailureLog(
+    log,
+    'warn',
+    'writer: a worker of another version was turned away; restart the server to run one version',
+  );
   const server = net.createServer((socket) => {
     socket.on('error', () => undefined); // a worker that died: its calls' answers have nowhere to go
     let known = false;
@@ -184,9 +191,12 @@ export async function serveWrites(
       onBadLine: (line, problem) => log.warn({ line, problem }, 'writer: a line from a worker was ignored'),
       onMessage(message) {
         if (!known) {
-          known = isWriteHello(message) && sameSecret(message.hello, secret);
-          if (known) return;
-          log.warn('writer: a connection without the secret was closed');
+          const secretKnown = isWriteHello(message) && sameSecret(message.hello, secret);
+          if (secretKnown && message.protocol === WRITE_PROTOCOL) return void (known = true);
+          // A worker of another version (forked from code upgraded in place): its calls are answered unavailable by
+          // its own link (503, to be retried) rather than with answers it would misread.
+          if (secretKnown) otherVersion(new Error(`its lines are version ${message.protocol ?? 1}, this writer's ${WRITE_PROTOCOL}`));
+          else log.warn('writer: a connection without the secret was closed');
           return void socket.destroy();
         }
         if (!isWriteCall(message)) throw new Error('not a call');
