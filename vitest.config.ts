@@ -14,6 +14,8 @@ const source = '@agent-tasks/source';
 const resolve = { conditions: [source, ...defaultClientConditions] };
 const ssr = { resolve: { conditions: [source, ...defaultServerConditions] } };
 const exclude = ['**/node_modules/**', '**/generated/**', '**/.tsbuild/**'];
+/** Every project's first global setup: the run's temporary files in a directory of its own, removed at its end. */
+const tempDir = 'tests/support/temp-dir-global-setup.ts';
 
 /** Files that make load of their own, and measure the server under it or hold it to a limit under it (p99 beside four
  * maximum-size imports, kill -9 rounds under concurrent writers, a write crossing two replicas' live feeds, 5,000 MCP
@@ -118,6 +120,7 @@ const sqliteProjects = [
       include: ['**/*.test.ts'],
       exclude: [...exclude, ...timed],
       env: { AGENT_TASKS_TEST_DATABASE: 'sqlite', AGENT_TASKS_VERIFY_OUTPUTS: '1' },
+      globalSetup: [tempDir],
       testTimeout,
       hookTimeout,
       isolate,
@@ -133,6 +136,7 @@ const sqliteProjects = [
       include: timed,
       exclude,
       env: { AGENT_TASKS_TEST_DATABASE: 'sqlite', AGENT_TASKS_VERIFY_OUTPUTS: '1' },
+      globalSetup: [tempDir],
       testTimeout,
       hookTimeout,
       isolate,
@@ -152,6 +156,7 @@ const quickProject = {
     include: quick,
     exclude,
     env: { AGENT_TASKS_TEST_DATABASE: 'sqlite', AGENT_TASKS_VERIFY_OUTPUTS: '1' },
+    globalSetup: [tempDir],
     testTimeout,
     hookTimeout,
     isolate,
@@ -171,7 +176,7 @@ const postgresProjects = [
       include: ['tests/**/*.test.ts'],
       exclude: [...exclude, ...timed, ...databaseFree, ...postgresAlways],
       env: { AGENT_TASKS_TEST_DATABASE: 'postgres', AGENT_TASKS_VERIFY_OUTPUTS: '1' },
-      globalSetup: ['tests/support/postgres-global-setup.ts'],
+      globalSetup: [tempDir, 'tests/support/postgres-global-setup.ts'],
       testTimeout: 2 * testTimeout,
       hookTimeout,
       isolate,
@@ -188,7 +193,7 @@ const postgresProjects = [
       include: timed,
       exclude: [...exclude, ...postgresAlways],
       env: { AGENT_TASKS_TEST_DATABASE: 'postgres', AGENT_TASKS_VERIFY_OUTPUTS: '1' },
-      globalSetup: ['tests/support/postgres-global-setup.ts'],
+      globalSetup: [tempDir, 'tests/support/postgres-global-setup.ts'],
       testTimeout: 2 * testTimeout,
       hookTimeout,
       isolate,
