@@ -33,6 +33,11 @@ export interface WireCounter {
   count(keyword: string): number;
   /** The transactions (BEGIN … COMMIT on one connection) since the last reset, each as its round trips. */
   transactions(): RoundTrip[][];
+  /**
+   * Holds each of the server's answers `ms` before passing it on, in order (0: at once, the default): a client that
+   * sends its next round trip without waiting for the answer before shows it however busy the machine is.
+   */
+  holdAnswers(ms: number): void;
   close(): Promise<void>;
 }
 
@@ -65,6 +70,7 @@ export async function startWireCounter(target: string): Promise<WireCounter> {
     tally.texts.push(sql);
   };
   let connections = 0;
+  let holdMs = 0;
 
   const sockets = new Set<Socket>();
   // No Nagle delay on either side: a client's pipelined messages are passed on as they come, as without the relay.
@@ -126,10 +132,18 @@ export async function startWireCounter(target: string): Promise<WireCounter> {
       }
       db.write(chunk);
     });
-    // The server's messages, read for its ReadyForQuery (the end of a round trip's answer).
+    // The server's messages, read for its ReadyForQuery (the end of a round trip's answer) as they are passed on.
     let answers: Buffer = Buffer.alloc(0);
     let authenticated = false;
+    // Answers held back (holdAnswers) go on in the order they came, each once its own time is up.
+    let held: Promise<void> = Promise.resolve();
     db.on('data', (chunk: Buffer) => {
+      if (holdMs === 0) return void (held = held.then(() => passOn(chunk)));
+      const due = Date.now() + holdMs;
+      held = held.then(() => new Promise<void>((resolve) => setTimeout(resolve, Math.max(0, due - Date.now())))).then(() => passOn(chunk));
+    });
+    const passOn = (chunk: Buffer) => {
+      if (client.destroyed) return;
       answers = answers.length ? Buffer.concat([answers, chunk]) : chunk;
       // An SSLRequest's answer is one byte ('N' here: the tests' server takes no SSL) before any message.
       if (!authenticated && answers.length === 1 && answers[0] === 78) answers = Buffer.alloc(0);
@@ -141,7 +155,7 @@ export async function startWireCounter(target: string): Promise<WireCounter> {
         authenticated = true; // the first ReadyForQuery ends the start-up, which is no round trip
       }
       client.write(chunk);
-    });
+    };
     const end = () => {
       client.destroy();
       db.destroy();
@@ -181,6 +195,9 @@ export async function startWireCounter(target: string): Promise<WireCounter> {
         }
       }
       return done;
+    },
+    holdAnswers(ms) {
+      holdMs = ms;
     },
     close: () =>
       new Promise<void>((resolve) => {
