@@ -1,6 +1,17 @@
 // A step's answer told by its source (the run at a version, a time) and made again from another store on the same
 // database, as a worker makes the view the writer answered with (`serve --workers`): the same JSON, byte for byte.
-import { type Deps, type Store, keys, resolveActor, runs, sessions, sourceOfView, viewFromSource, workspaces } from '@agent-tasks/core';
+import {
+  type Actor,
+  type Deps,
+  type Store,
+  keys,
+  resolveActor,
+  runs,
+  sessions,
+  sourceOfView,
+  viewFromSource,
+  workspaces,
+} from '@agent-tasks/core';
 import type { RunView } from '@agent-tasks/schema';
 import { describe, expect, it } from 'vitest';
 import { CounterIds, FakeClock, RecordingEvents, prefixHasher } from '../../../packages/core/test/memory-store.ts';
@@ -20,20 +31,41 @@ const checklist = Array.from({ length: 12 }, (_, i) => ({
   expected_result: `Résultat ${i + 1} ✓`,
 }));
 
+/**
+ * `work` on a fresh store of `kind` with a first workspace, its admin, an agent session, and a second store on the same
+ * database (`elsewhere`, as another process opens it); the stores closed after.
+ */
+async function withWorld(kind: StoreKind, work: (world: World) => Promise<void>) {
+  await kind.setup();
+  const under = await kind.open();
+  try {
+    const clock = new FakeClock();
+    const ids = new CounterIds();
+    const deps = depsOn(under.store, clock, ids);
+    const elsewhere = depsOn(await (under.another as () => Promise<Store>)(), clock, ids);
+    const boot = await workspaces.bootstrap(deps);
+    if (!boot) throw new Error('expected a first run');
+    const admin = await resolveActor(deps, boot.adminKey);
+    const agent = await resolveActor(deps, (await keys.create(deps, admin, { name: 'agent', role: 'agent' })).token);
+    const session = await resolveActor(deps, (await sessions.open(deps, agent, { title: 'chat' })).token);
+    await work({ clock, deps, elsewhere, boot, admin, session });
+  } finally {
+    await under.close();
+    await kind.teardown();
+  }
+}
+type World = {
+  clock: FakeClock;
+  deps: Deps;
+  elsewhere: Deps;
+  boot: { workspaceId: string; adminKey: string };
+  admin: Actor;
+  session: Actor;
+};
+
 describe.each([prismaKind(), postgresKind()] as StoreKind[])("a run's view made again from its source on $name", (kind) => {
   it("is the step's answer exactly, from a second store on the database, also after the run moved on", async () => {
-    await kind.setup();
-    const under = await kind.open();
-    try {
-      const clock = new FakeClock();
-      const ids = new CounterIds();
-      const deps = depsOn(under.store, clock, ids);
-      const elsewhere = depsOn(await (under.another as () => Promise<Store>)(), clock, ids);
-      const boot = await workspaces.bootstrap(deps);
-      if (!boot) throw new Error('expected a first run');
-      const admin = await resolveActor(deps, boot.adminKey);
-      const agent = await resolveActor(deps, (await keys.create(deps, admin, { name: 'agent', role: 'agent' })).token);
-      const session = await resolveActor(deps, (await sessions.open(deps, agent, { title: 'chat' })).token);
+    await withWorld(kind, async ({ clock, deps, elsewhere, boot, session }) => {
       const { startAttemptId } = await runs.prepareStart(deps, session, { parentExecutionId: 'none', skipNotificationCheck: true });
       const run = await runs.executeStart(deps, session, { startAttemptId });
       await runs.name(deps, session, { runId: run.id, name: 'Vérification ✓' });
@@ -66,25 +98,11 @@ describe.each([prismaKind(), postgresKind()] as StoreKind[])("a run's view made 
       expect(await viewFromSource(elsewhere, { ...source!, version: version! + 5 })).toBeNull();
       // A view read (not a step's answer) names no source: the writer sends such data as it is.
       expect(sourceOfView(await runs.get(deps, session, { runId: run.id }))).toBeUndefined();
-    } finally {
-      await under.close();
-      await kind.teardown();
-    }
+    });
   });
 
   it('is the answer exactly for every call that changes a run: intake with moves and remarks, revision, blocker, note, a child done', async () => {
-    await kind.setup();
-    const under = await kind.open();
-    try {
-      const clock = new FakeClock();
-      const ids = new CounterIds();
-      const deps = depsOn(under.store, clock, ids);
-      const elsewhere = depsOn(await (under.another as () => Promise<Store>)(), clock, ids);
-      const boot = await workspaces.bootstrap(deps);
-      if (!boot) throw new Error('expected a first run');
-      const admin = await resolveActor(deps, boot.adminKey);
-      const agent = await resolveActor(deps, (await keys.create(deps, admin, { name: 'agent', role: 'agent' })).token);
-      const session = await resolveActor(deps, (await sessions.open(deps, agent, { title: 'chat' })).token);
+    await withWorld(kind, async ({ clock, deps, elsewhere, admin, session }) => {
       /** Each answer the same as JSON when made again from its source on the second store, at once and at the end. */
       const answers: RunView[] = [];
       const made = async (answer: RunView) => {
@@ -100,8 +118,8 @@ describe.each([prismaKind(), postgresKind()] as StoreKind[])("a run's view made 
         return runs.executeStart(deps, session, { startAttemptId });
       };
       const parent = await start('none');
-      let view = await made(await runs.name(deps, session, { runId: parent.id, name: 'Parent ✓' }));
-      view = await made(
+      await made(await runs.name(deps, session, { runId: parent.id, name: 'Parent ✓' }));
+      let view = await made(
         await runs.intake(deps, session, {
           runId: parent.id,
           tasks: checklist.slice(0, 4),
@@ -121,8 +139,8 @@ describe.each([prismaKind(), postgresKind()] as StoreKind[])("a run's view made 
           evidence: `vu ${task}`,
           progress_execution_outcome: `étape ${task} faite`,
         });
-      view = await made(await stepOf(parent.id, view, 1));
-      view = await made(await runs.reportBlocker(deps, session, { runId: parent.id, blocker: 'En attente ✓' }));
+      await made(await stepOf(parent.id, view, 1));
+      await made(await runs.reportBlocker(deps, session, { runId: parent.id, blocker: 'En attente ✓' }));
       view = await made(await runs.note(deps, admin, { runId: parent.id, text: 'Une note 🙂' }));
       view = await made(await runs.teleport(deps, session, { runId: parent.id, attemptId: view.attemptId ?? undefined }));
       view = await made(
@@ -141,8 +159,8 @@ describe.each([prismaKind(), postgresKind()] as StoreKind[])("a run's view made 
       );
       // A child walked to its end: its last answer, and the parent's next, which shows the child's connection.
       const child = await start(parent.id);
-      let childView = await made(await runs.name(deps, session, { runId: child.id, name: 'Enfant ✓' }));
-      childView = await made(
+      await made(await runs.name(deps, session, { runId: child.id, name: 'Enfant ✓' }));
+      let childView = await made(
         await runs.intake(deps, session, { runId: child.id, tasks: checklist.slice(0, 1), progress_checklist_outcome: 'ok' }),
       );
       childView = await made(await stepOf(child.id, childView, 1));
@@ -153,9 +171,6 @@ describe.each([prismaKind(), postgresKind()] as StoreKind[])("a run's view made 
       for (const answer of answers) {
         expect(JSON.stringify(await viewFromSource(elsewhere, sourceOfView(answer)!))).toBe(JSON.stringify(answer));
       }
-    } finally {
-      await under.close();
-      await kind.teardown();
-    }
+    });
   });
 });
