@@ -300,6 +300,37 @@ describe('the moira server', () => {
     });
     expect(await admin.runs.get({ runId: processId })).toMatchObject({ status: 'intake', version, tasks: [] });
   });
+  it('a task acknowledgement carries no cursor: a position sent with it is refused, under input or beside the ids', async () => {
+    const { client, admin } = await moiraOverHttp();
+    const prepared = await answer(client, 'start', { action: 'prepare', workflowId: 'moira/todo-list', parentExecutionId: 'none' });
+    const started = await answer(client, 'start', {
+      action: 'execute',
+      startAttemptId: prepared.text.match(/^Start attempt ID: (\S+)$/m)?.[1],
+    });
+    const { processId, attemptId: intakeAttempt } = ids(started.text);
+    await answer(client, 'step', { processId, attemptId: intakeAttempt, input: { name: 'No cursors' } });
+    const tasks = [1, 2].map((n) => ({ action: `Task ${n}`, expected_result: 'Done' }));
+    const intake = await answer(client, 'step', {
+      processId,
+      attemptId: intakeAttempt,
+      input: { tasks, progress_checklist_outcome: 'Two' },
+    });
+    const { attemptId } = ids(intake.text);
+    const { version } = await admin.runs.get({ runId: processId });
+    const ack = { evidence: 'The focused test command passed.', progress_execution_outcome: 'The affected test suite passed' };
+    expect(await answer(client, 'step', { processId, attemptId, input: { ...ack, task: 1 } })).toEqual({
+      isError: true,
+      text: 'Error: invalid input: unknown field `task`.',
+    });
+    expect(await answer(client, 'step', { processId, attemptId, ...ack, task: 1 })).toEqual({
+      isError: true,
+      text: 'Error: invalid input: unknown field `task`.',
+    });
+    expect(await admin.runs.get({ runId: processId })).toMatchObject({ version, cursor: 1, attemptId });
+    // The seed's payload alone is taken.
+    expect((await answer(client, 'step', { processId, attemptId, input: ack })).text).toMatch(/^Process ID: .*\n[^]*Task 2\/2/);
+  });
+
   it('the naming call answers only the current step attempt: an unknown one is refused and no name is recorded', async () => {
     const { client, admin } = await moiraOverHttp();
     const prepared = await answer(client, 'start', { action: 'prepare', workflowId: 'moira/todo-list', parentExecutionId: 'none' });
