@@ -32,7 +32,7 @@ const file = path.join(dir, 'requests');
 let script = path.join(import.meta.dirname, 'lua', 'replay.lua');
 if (todos) writeRequests(file, todoWrites(sessions.map((s) => s.token)));
 else {
-  // Enough runs for 3,000 steps a second per process, each connection walking its own.
+  // Enough runs for 3,000 steps a second per process (run-steps.lua sends each run's next step on any connection).
   const perConnection = Math.ceil(((seconds + 3) * 3_000) / 100 / sessions.length) + 1;
   const runs = await Promise.all(
     sessions.map(async ({ client, token }) => {
@@ -44,8 +44,7 @@ else {
   writeRuns(file, runs);
   script = path.join(import.meta.dirname, 'lua', 'run-steps.lua');
 }
-const threads = todos ? 1 : 32;
-const load = spawn('wrk', [`-t${threads}`, '-c32', `-d${seconds + 3}s`, '--timeout', '30s', '-s', script, app.url, '--', file]);
+const load = spawn('wrk', ['-t1', '-c32', `-d${seconds + 3}s`, '--timeout', '30s', '-s', script, app.url, '--', file]);
 load.once('error', (error) => {
   process.stderr.write(`wrk did not start (${error.message}): install Debian's wrk (apt-get install wrk)\n`);
   process.exit(1);

@@ -25,7 +25,7 @@ const TASKS = 10_000;
 const RUN_TASKS = 100;
 const CONNECTIONS = 32;
 /** The most steps per second the runs are prepared for (more would run out of runs and be refused). */
-const MAX_STEPS_PER_SECOND = 3_500;
+const MAX_STEPS_PER_SECOND = 8_000;
 
 const query = (path: string, input: unknown) => `/trpc/${path}?input=${encodeURIComponent(JSON.stringify(input))}`;
 

@@ -260,7 +260,7 @@ function header(startLoad: number[], workload?: Workload) {
   const cpus = os.cpus();
   return [
     `agent-tasks load bench — ${new Date().toISOString()}`,
-    `machine: ${cpus.length} x ${cpus[0]?.model ?? '?'}, ${Math.round(os.totalmem() / 2 ** 30)} GiB, ${os.platform()} ${os.release()}, Node ${process.version}; load generator: ${wrkVersion()} (-t1 unless noted; runs.step: one thread per connection)`,
+    `machine: ${cpus.length} x ${cpus[0]?.model ?? '?'}, ${Math.round(os.totalmem() / 2 ** 30)} GiB, ${os.platform()} ${os.release()}, Node ${process.version}; load generator: ${wrkVersion()} (-t1 for every row)`,
     `each measurement ${SECONDS} s after a 2 s warm-up; servers log at info (one JSON line per request) to a file${workload ? `; workload: ${workload.describe}` : ''}`,
     `load average (1/5/15 min) at the start: ${startLoad.map((v) => v.toFixed(2)).join(' / ')}; at the end: ${os
       .loadavg()

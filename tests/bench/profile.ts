@@ -5,7 +5,7 @@
 // `pnpm bench:profile -- postgres` the same todos.write on a PostgreSQL database (embedded) instead of SQLite;
 // `pnpm bench:profile -- tasks-update` tasks.update (a metadata change) on a seeded 10,000-task list (SQLite), as the
 // load bench's row (with `postgres`, on a 1,000-task list made through the API, as `pnpm bench:replicas`); `pnpm bench:profile -- ready-page` the ready page of that list (`tasks.list` readyOnly, 50 tasks);
-// `pnpm bench:profile -- runs-step` steps through 100-task checklist runs (`runs.step`, one run per connection at a time);
+// `pnpm bench:profile -- runs-step` steps through 100-task checklist runs (`runs.step`, 32 runs in flight, one step each);
 // `pnpm bench:profile -- run-view` reads such a run's view (`runs.get`), as the load bench's run-view row.
 // BENCH_PROFILE_WORKERS=2 runs the server with `--workers 2` and prints each process's profile (primary, workers).
 import { copyFileSync, mkdtempSync, readFileSync, readdirSync, rmSync } from 'node:fs';
@@ -81,7 +81,7 @@ try {
   const sessions = await Promise.all(Array.from({ length: 32 }, (_, i) => openSessionClient(agent, { title: `profiled ${i}` })));
   const file = path.join(dir, 'writes');
   if (runSteps || runView) {
-    // As the load bench's runs.step row: each connection walks its own runs, each step answering the run's attempt.
+    // As the load bench's runs.step row: 32 runs in flight, each step answering the run's attempt.
     const perConnection = runView ? 1 : Math.ceil((seconds * 1_500) / RUN_TASKS / sessions.length) + 1;
     const runs = await Promise.all(
       sessions.map(async ({ client, token }) => {

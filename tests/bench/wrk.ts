@@ -43,7 +43,7 @@ export function writeRequests(file: string, requests: Request[] | Request[][]) {
   else writeFileSync(file, (requests as Request[]).map(line).join('\n'));
 }
 
-/** The runs each connection steps through (run-steps.lua), one file per connection (`<file>.<i>`). */
+/** The runs run-steps.lua steps through, in files `<file>.<i>` (one per connection's session: the runs start in turns). */
 export function writeRuns(file: string, runs: { runId: string; attemptId: string; token: string }[][]) {
   runs.forEach((list, i) => writeFileSync(`${file}.${i}`, list.map((r) => `${r.runId}\t${r.attemptId}\t${r.token}`).join('\n')));
 }
@@ -53,11 +53,11 @@ export async function wrk(options: {
   file: string;
   connections: number;
   seconds: number;
-  /** replay.lua with one request file per connection, or run-steps.lua (always one per connection). */
+  /** replay.lua with one request file per connection, or run-steps.lua (one thread, as `shared`). */
   mode?: 'shared' | 'per-thread' | 'run-steps';
 }): Promise<WrkResult> {
   const mode = options.mode ?? 'shared';
-  const threads = mode === 'shared' ? 1 : options.connections;
+  const threads = mode === 'per-thread' ? options.connections : 1;
   const script = mode === 'run-steps' ? scripts.runSteps : scripts.replay;
   const args = [
     '-t',
