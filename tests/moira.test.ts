@@ -320,11 +320,15 @@ describe('the moira server', () => {
     const ack = { evidence: 'The focused test command passed.', progress_execution_outcome: 'The affected test suite passed' };
     expect(await answer(client, 'step', { processId, attemptId, input: { ...ack, task: 1 } })).toEqual({
       isError: true,
-      text: 'Error: invalid input: unknown field `task`.',
+      text: 'Error: invalid input: unknown field `input.task`.',
     });
     expect(await answer(client, 'step', { processId, attemptId, ...ack, task: 1 })).toEqual({
       isError: true,
       text: 'Error: invalid input: unknown field `task`.',
+    });
+    expect(await answer(client, 'step', { processId, attemptId, input: 'The test passed' })).toEqual({
+      isError: true,
+      text: 'Error: invalid input: `input` must be an object: the step response.',
     });
     expect(await admin.runs.get({ runId: processId })).toMatchObject({ version, cursor: 1, attemptId });
     // The seed's payload alone is taken.

@@ -6,6 +6,9 @@ import { NON_EMPTY_CONTENT_ERROR } from './todo.ts';
 /** Texts a seed gives word for word: never rewritten, the item's place is added after them. */
 const SEED_TEXTS = new Set([NON_EMPTY_CONTENT_ERROR]);
 
+/** How a contract's own refusal opens. */
+const INVALID_INPUT = 'Error: invalid input: ';
+
 /** A path as a caller writes it: `todos[3].content`, `tasks[7].action`, `metadata`. */
 export function pathText(path: readonly PropertyKey[]): string {
   return path.map((p, i) => (typeof p === 'number' ? `[${p}]` : `${i ? '.' : ''}${String(p)}`)).join('');
@@ -18,8 +21,10 @@ export function pathText(path: readonly PropertyKey[]): string {
 function placed(issue: z.core.$ZodIssue): string {
   const { message, path } = issue;
   if (path.length === 0) return message;
-  // A top-level field its message already names (in words or backticks) needs no place added.
-  if (path.length === 1 && typeof path[0] === 'string' && message.includes(path[0])) return message;
+  // A top-level field its message already names (in words or backticks) needs no place added; "invalid input" in the
+  // message's opening names no field (not a field `input`).
+  const said = message.startsWith(INVALID_INPUT) ? message.slice(INVALID_INPUT.length) : message;
+  if (path.length === 1 && typeof path[0] === 'string' && said.includes(path[0])) return message;
   const where = pathText(path);
   if (SEED_TEXTS.has(message)) return `${message} At \`${where}\`.`;
   if (issue.code === 'unrecognized_keys') {
