@@ -300,7 +300,7 @@ describe('the moira server', () => {
     });
     expect(await admin.runs.get({ runId: processId })).toMatchObject({ status: 'intake', version, tasks: [] });
   });
-  it('a task acknowledgement carries no cursor: a position sent with it is refused, under input or beside the ids', async () => {
+  it("a task acknowledgement is the seed's payload, its position only an optional guard; another field is refused by its path", async () => {
     const { client, admin } = await moiraOverHttp();
     const prepared = await answer(client, 'start', { action: 'prepare', workflowId: 'moira/todo-list', parentExecutionId: 'none' });
     const started = await answer(client, 'start', {
@@ -308,7 +308,7 @@ describe('the moira server', () => {
       startAttemptId: prepared.text.match(/^Start attempt ID: (\S+)$/m)?.[1],
     });
     const { processId, attemptId: intakeAttempt } = ids(started.text);
-    await answer(client, 'step', { processId, attemptId: intakeAttempt, input: { name: 'No cursors' } });
+    await answer(client, 'step', { processId, attemptId: intakeAttempt, input: { name: 'Guarded steps' } });
     const tasks = [1, 2].map((n) => ({ action: `Task ${n}`, expected_result: 'Done' }));
     const intake = await answer(client, 'step', {
       processId,
@@ -318,21 +318,27 @@ describe('the moira server', () => {
     const { attemptId } = ids(intake.text);
     const { version } = await admin.runs.get({ runId: processId });
     const ack = { evidence: 'The focused test command passed.', progress_execution_outcome: 'The affected test suite passed' };
-    expect(await answer(client, 'step', { processId, attemptId, input: { ...ack, task: 1 } })).toEqual({
+    expect(await answer(client, 'step', { processId, attemptId, input: { ...ack, cursor: 1 } })).toEqual({
       isError: true,
-      text: 'Error: invalid input: unknown field `input.task`.',
+      text: 'Error: invalid input: unknown field `input.cursor`.',
     });
-    expect(await answer(client, 'step', { processId, attemptId, ...ack, task: 1 })).toEqual({
+    expect(await answer(client, 'step', { processId, attemptId, ...ack, cursor: 1 })).toEqual({
       isError: true,
-      text: 'Error: invalid input: unknown field `task`.',
+      text: 'Error: invalid input: unknown field `cursor`.',
+    });
+    expect(await answer(client, 'step', { processId, attemptId, input: { ...ack, task: 2 } })).toEqual({
+      isError: true,
+      text: 'Error: stale step: task 2/2 is not current; the current task is 1/2.',
     });
     expect(await answer(client, 'step', { processId, attemptId, input: 'The test passed' })).toEqual({
       isError: true,
       text: 'Error: invalid input: `input` must be an object: the step response.',
     });
     expect(await admin.runs.get({ runId: processId })).toMatchObject({ version, cursor: 1, attemptId });
-    // The seed's payload alone is taken.
-    expect((await answer(client, 'step', { processId, attemptId, input: ack })).text).toMatch(/^Process ID: .*\n[^]*Task 2\/2/);
+    // The position of the current task, as a guard, is taken.
+    expect((await answer(client, 'step', { processId, attemptId, input: { ...ack, task: 1 } })).text).toMatch(
+      /^Process ID: .*\n[^]*Task 2\/2/,
+    );
   });
 
   it('the naming call answers only the current step attempt: an unknown one is refused and no name is recorded', async () => {

@@ -91,6 +91,7 @@ const RESPONSE_FIELDS = [
   'remarks',
   'evidence',
   'progress_execution_outcome',
+  'task',
   'resume_from_task',
 ] as const;
 
@@ -122,14 +123,10 @@ export const moiraStepAccepts = z
     }
   });
 
-/**
- * The step responses each node takes, checked under `input` so a refusal names e.g. `input.tasks[7].action`. A task's
- * acknowledgement is the seed's payload alone: the agent supplies no cursor (the API's optional `task` guard is not
- * taken here).
- */
+/** The step responses each node takes, checked under `input` so a refusal names e.g. `input.tasks[7].action`. */
 const responses = {
   intake: z.strictObject({ input: runIntakeInput.omit({ runId: true, attemptId: true }) }),
-  task: z.strictObject({ input: runStepInput.omit({ runId: true, attemptId: true, task: true }) }),
+  task: z.strictObject({ input: runStepInput.omit({ runId: true, attemptId: true }) }),
   revise: z.strictObject({ input: runReviseInput.omit({ runId: true, attemptId: true }) }),
 };
 
