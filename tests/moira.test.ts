@@ -60,6 +60,13 @@ const ids = (text: string) => ({
   attemptId: text.match(/^Step attempt ID: (\S+)$/m)?.[1] as string,
 });
 
+/** prepare and execute over `client`: the run's ids, as the answer to execute shows them. */
+async function executedOver(client: Client) {
+  const prepared = await answer(client, 'start', { action: 'prepare', workflowId: 'moira/todo-list', parentExecutionId: 'none' });
+  const startAttemptId = prepared.text.match(/^Start attempt ID: (\S+)$/m)?.[1];
+  return ids((await answer(client, 'start', { action: 'execute', startAttemptId })).text);
+}
+
 describe('the moira server', () => {
   it('is named moira and has exactly the tools start and step', async () => {
     const { client } = await moiraOverHttp();
@@ -271,12 +278,7 @@ describe('the moira server', () => {
 
   it('a step response that breaks the node contract is refused naming the item; nothing is recorded', async () => {
     const { client, admin } = await moiraOverHttp();
-    const prepared = await answer(client, 'start', { action: 'prepare', workflowId: 'moira/todo-list', parentExecutionId: 'none' });
-    const started = await answer(client, 'start', {
-      action: 'execute',
-      startAttemptId: prepared.text.match(/^Start attempt ID: (\S+)$/m)?.[1],
-    });
-    const { processId, attemptId } = ids(started.text);
+    const { processId, attemptId } = await executedOver(client);
     await answer(client, 'step', { processId, attemptId, input: { name: 'Checked run' } });
     const { version } = await admin.runs.get({ runId: processId });
     const tasks = Array.from({ length: 8 }, (_, i) => ({ action: i === 7 ? '   ' : `Task ${i + 1}`, expected_result: 'Done' }));
@@ -302,20 +304,8 @@ describe('the moira server', () => {
   });
   it("a task acknowledgement is the seed's payload, its position only an optional guard; another field is refused by its path", async () => {
     const { client, admin } = await moiraOverHttp();
-    const prepared = await answer(client, 'start', { action: 'prepare', workflowId: 'moira/todo-list', parentExecutionId: 'none' });
-    const started = await answer(client, 'start', {
-      action: 'execute',
-      startAttemptId: prepared.text.match(/^Start attempt ID: (\S+)$/m)?.[1],
-    });
-    const { processId, attemptId: intakeAttempt } = ids(started.text);
-    await answer(client, 'step', { processId, attemptId: intakeAttempt, input: { name: 'Guarded steps' } });
     const tasks = [1, 2].map((n) => ({ action: `Task ${n}`, expected_result: 'Done' }));
-    const intake = await answer(client, 'step', {
-      processId,
-      attemptId: intakeAttempt,
-      input: { tasks, progress_checklist_outcome: 'Two' },
-    });
-    const { attemptId } = ids(intake.text);
+    const { processId, attemptId } = await startedOver(client, 'Guarded steps', tasks);
     const { version } = await admin.runs.get({ runId: processId });
     const ack = { evidence: 'The focused test command passed.', progress_execution_outcome: 'The affected test suite passed' };
     expect(await answer(client, 'step', { processId, attemptId, input: { ...ack, cursor: 1 } })).toEqual({
@@ -343,12 +333,7 @@ describe('the moira server', () => {
 
   it('the naming call answers only the current step attempt: an unknown one is refused and no name is recorded', async () => {
     const { client, admin } = await moiraOverHttp();
-    const prepared = await answer(client, 'start', { action: 'prepare', workflowId: 'moira/todo-list', parentExecutionId: 'none' });
-    const started = await answer(client, 'start', {
-      action: 'execute',
-      startAttemptId: prepared.text.match(/^Start attempt ID: (\S+)$/m)?.[1],
-    });
-    const { processId, attemptId } = ids(started.text);
+    const { processId, attemptId } = await executedOver(client);
     const before = await admin.runs.get({ runId: processId });
     expect(
       await answer(client, 'step', { processId, attemptId: 'att_never_issued', input: { name: 'Named with a wrong attempt' } }),
@@ -368,10 +353,7 @@ describe('the moira server', () => {
 describe('the step response written beside the ids', () => {
   it("takes the seed's payloads as step({ processId, attemptId, ...response }) too, the same as under `input`", async () => {
     const { client, admin } = await moiraOverHttp();
-    const prepared = await answer(client, 'start', { action: 'prepare', workflowId: 'moira/todo-list', parentExecutionId: 'none' });
-    const started = ids(
-      (await answer(client, 'start', { action: 'execute', startAttemptId: prepared.text.match(/^Start attempt ID: (\S+)$/m)?.[1] })).text,
-    );
+    const started = await executedOver(client);
     const { processId } = started;
     let { attemptId } = started;
     expect((await answer(client, 'step', { processId, attemptId, name: 'Check the requirement' })).isError).toBe(false);
@@ -416,10 +398,7 @@ describe('the step response written beside the ids', () => {
 describe('the revision directive', () => {
   it('says plainly when no task was executed yet (never "Tasks 1-0"); a payload sent to the wrong node names the node and the fix', async () => {
     const { client, admin } = await moiraOverHttp();
-    const prepared = await answer(client, 'start', { action: 'prepare', workflowId: 'moira/todo-list', parentExecutionId: 'none' });
-    const started = ids(
-      (await answer(client, 'start', { action: 'execute', startAttemptId: prepared.text.match(/^Start attempt ID: (\S+)$/m)?.[1] })).text,
-    );
+    const started = await executedOver(client);
     await answer(client, 'step', { ...started, input: { name: 'Two steps' } });
     const intake = await answer(client, 'step', {
       ...started,
