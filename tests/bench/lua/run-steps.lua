@@ -4,7 +4,8 @@
 -- sends the oldest queued step. wrk hands a connection's answer to response() before it asks request() for that
 -- connection's next request, so a step is always queued then, and each run has one step in flight at a time, whichever
 -- connection carries it. A run done (no attempt left), or refused, gives way to the next run not started; with none
--- left the thread stops.
+-- left the thread stops. A step whose answer never comes (wrk timed it out, or its connection was cut) leaves its run:
+-- the connection asks again, and sends a queued step or a new run's first.
 -- Usage: wrk -t 1 -c N -s run-steps.lua <url> -- <file>
 dofile(debug.getinfo(1, "S").source:sub(2):match("(.*/)") .. "common.lua")
 
