@@ -37,10 +37,9 @@ export function wrkVersion(): string | null {
 
 const line = (r: Request) => `${r.method}\t${r.path}\t${r.token}\t${r.body === undefined ? '' : JSON.stringify(r.body)}`;
 
-/** Writes requests for replay.lua: one file (shared), or one per connection (`<file>.<i>`). */
-export function writeRequests(file: string, requests: Request[] | Request[][]) {
-  if (Array.isArray(requests[0])) (requests as Request[][]).forEach((list, i) => writeFileSync(`${file}.${i}`, list.map(line).join('\n')));
-  else writeFileSync(file, (requests as Request[]).map(line).join('\n'));
+/** Writes requests for replay.lua, one a line. */
+export function writeRequests(file: string, requests: Request[]) {
+  writeFileSync(file, requests.map(line).join('\n'));
 }
 
 /** The runs run-steps.lua steps through, in files `<file>.<i>` (one per connection's session: the runs start in turns). */
@@ -53,15 +52,13 @@ export async function wrk(options: {
   file: string;
   connections: number;
   seconds: number;
-  /** replay.lua with one request file per connection, or run-steps.lua (one thread, as `shared`). */
-  mode?: 'shared' | 'per-thread' | 'run-steps';
+  /** replay.lua (the default) or run-steps.lua; one wrk thread either way. */
+  mode?: 'shared' | 'run-steps';
 }): Promise<WrkResult> {
-  const mode = options.mode ?? 'shared';
-  const threads = mode === 'per-thread' ? options.connections : 1;
-  const script = mode === 'run-steps' ? scripts.runSteps : scripts.replay;
+  const script = options.mode === 'run-steps' ? scripts.runSteps : scripts.replay;
   const args = [
     '-t',
-    String(threads),
+    '1',
     '-c',
     String(options.connections),
     '-d',
@@ -75,7 +72,6 @@ export async function wrk(options: {
     '--',
     options.file,
   ];
-  if (mode === 'per-thread') args.push('per-thread');
   const child = spawn('wrk', args, { stdio: ['ignore', 'pipe', 'pipe'] });
   let out = '';
   let err = '';

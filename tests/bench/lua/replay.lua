@@ -1,7 +1,6 @@
--- Replays prepared requests for wrk. Usage: wrk -s replay.lua <url> -- <file> [per-thread]
+-- Replays prepared requests for wrk. Usage: wrk -t 1 -s replay.lua <url> -- <file>
 -- <file> holds one request per line: METHOD <tab> PATH <tab> BEARER TOKEN <tab> JSON BODY (may be empty).
--- Shared: every connection takes the next line in turn, round robin. Per-thread: thread i plays <file>.<i> in
--- order (run with as many threads as connections, so each connection walks its own sequence, e.g. a run's steps).
+-- Every connection takes the next line in turn, round robin.
 dofile(debug.getinfo(1, "S").source:sub(2):match("(.*/)") .. "common.lua")
 
 local requests = {}
@@ -19,7 +18,6 @@ end
 
 init = function(args)
   local file = args[1]
-  if args[2] == "per-thread" then file = file .. "." .. index end
   -- wrk calls request() once on the first thread to check it before sending anything: that call gets a request of
   -- its own, or the thread's sequence would start at its second request.
   checking = index == 0
