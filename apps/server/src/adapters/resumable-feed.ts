@@ -1,5 +1,5 @@
 // A resumable live feed: subscribe first, replay what was recorded after the last event id, then stream, without gaps or repeats.
-import { tracked } from '@trpc/server';
+import { type TrackedEnvelope, tracked } from '@trpc/server';
 import type { LiveEvents } from './live-events.ts';
 
 export interface FeedSource<T> {
@@ -19,10 +19,24 @@ export function feedStart(input: { lastEventId?: string | undefined; from?: 'now
   return input.from === 'start' ? 0 : now;
 }
 
-export async function* resumableFeed<T>(source: FeedSource<T>) {
-  // Listening (in every worker) before the replay read, so nothing falls between the two.
+/**
+ * Opens the feed: listening (in every worker) and its start read before this resolves, so before the stream tells the
+ * client it has started (tRPC sends "connected" before it first asks the events for one) — a write the client makes once
+ * told is in the feed, not behind its start. Then the recorded events after the start, then the live ones.
+ */
+export async function resumableFeed<T>(source: FeedSource<T>): Promise<AsyncGenerator<TrackedEnvelope<T>>> {
+  // Listening before the replay read, so nothing falls between the two.
   const listener = source.live.listen(source.topic, source.signal);
-  let last = 0;
+  let last: number;
+  try {
+    await listener.ready;
+    last = typeof source.after === 'number' ? source.after : await source.after();
+  } catch (error) {
+    listener.close();
+    throw error;
+  }
+  // A stream that ends before its events are first asked for (the client went at once) still stops listening.
+  source.signal?.addEventListener('abort', () => listener.close(), { once: true });
   /** Every recorded event after `last`, page by page. */
   async function* recorded() {
     for (let more = true; more;) {
@@ -34,29 +48,29 @@ export async function* resumableFeed<T>(source: FeedSource<T>) {
       more = page.more;
     }
   }
-  try {
-    await listener.ready;
-    last = typeof source.after === 'number' ? source.after : await source.after();
-    yield* recorded();
-    for await (const event of listener) {
-      // Told by another replica (or told to read again after a lost LISTEN connection): the event, and any before it
-      // this replica has not heard of yet, read from the table.
-      if (event.fromAnotherReplica || event.resync) {
-        yield* recorded();
-        continue;
+  return (async function* events() {
+    try {
+      yield* recorded();
+      for await (const event of listener) {
+        // Told by another replica (or told to read again after a lost LISTEN connection): the event, and any before it
+        // this replica has not heard of yet, read from the table.
+        if (event.fromAnotherReplica || event.resync) {
+          yield* recorded();
+          continue;
+        }
+        const item = event.data as T;
+        if (source.position(item) <= last) continue;
+        // Past a gap (an event committed earlier by another replica, whose notice has not come yet): read the table, so
+        // the earlier one is not skipped for good.
+        if (source.position(item) > last + 1) {
+          yield* recorded();
+          continue;
+        }
+        last = source.position(item);
+        yield tracked(String(last), item);
       }
-      const item = event.data as T;
-      if (source.position(item) <= last) continue;
-      // Past a gap (an event committed earlier by another replica, whose notice has not come yet): read the table, so
-      // the earlier one is not skipped for good.
-      if (source.position(item) > last + 1) {
-        yield* recorded();
-        continue;
-      }
-      last = source.position(item);
-      yield tracked(String(last), item);
+    } finally {
+      listener.close();
     }
-  } finally {
-    listener.close();
-  }
+  })();
 }

@@ -32,18 +32,25 @@ export const dashboardRouter = router({
   watchSessions: authedProcedure
     .input(sessionWatchTreeInput)
     .output(streamOf(sessionActivity))
-    .subscription(async function* ({ ctx }) {
+    .subscription(async ({ ctx }) => {
+      // Listening before the stream says it started (as resumableFeed does): a reader that refetches the tree then misses
+      // no signal after it.
+      const listener = ctx.live.listen(sessionsTopic(ctx.actor.workspaceId), ctx.stream);
+      await listener.ready;
+      ctx.stream?.addEventListener('abort', () => listener.close(), { once: true });
       // Signals of sessions the caller may not read are not told (a session sees itself and its subagents).
       const readable = new Map<string, boolean>();
       const mayRead = async (sessionId: string) => {
         if (!readable.has(sessionId)) readable.set(sessionId, await sessionReadable(ctx.deps, ctx.actor, sessionId));
         return readable.get(sessionId) as boolean;
       };
-      for await (const event of ctx.live.listen(sessionsTopic(ctx.actor.workspaceId), ctx.stream)) {
-        if (event.resync) continue; // activity is not recorded to read again: what was missed stays missed
-        const data = event.data as SessionActivity;
-        if (await mayRead(data.sessionId)) yield tracked(event.id, data);
-      }
+      return (async function* signals() {
+        for await (const event of listener) {
+          if (event.resync) continue; // activity is not recorded to read again: what was missed stays missed
+          const data = event.data as SessionActivity;
+          if (await mayRead(data.sessionId)) yield tracked(event.id, data);
+        }
+      })();
     }),
   taskLists: authedProcedure
     .input(noInput)
@@ -73,9 +80,9 @@ export const dashboardRouter = router({
         opened.close();
         throw runNotFound(input.runId);
       }
-      return whileOpen(
-        opened,
-        resumableFeed<RunEvent>({
+      let feed;
+      try {
+        feed = await resumableFeed<RunEvent>({
           live: ctx.live,
           topic: runTopic(input.runId),
           signal: open,
@@ -85,7 +92,11 @@ export const dashboardRouter = router({
             return { items: run && run.version > after ? [{ version: run.version, run }] : [], more: false };
           },
           position: (event) => event.version,
-        }),
-      );
+        });
+      } catch (error) {
+        opened.close();
+        throw error;
+      }
+      return whileOpen(opened, feed);
     }),
 });
