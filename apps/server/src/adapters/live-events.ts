@@ -24,6 +24,18 @@ export interface LiveEvents extends EventPublisher {
   close(): void;
 }
 
+/**
+ * A listener on `topic` that hears from every process before this resolves, and is closed when `signal` aborts even if
+ * never iterated: a stream opens it before it tells its client it has started (tRPC's `connected` comes before the
+ * first event is asked for), so nothing published after that is missed.
+ */
+export async function openListener(live: LiveEvents, topic: string, signal: AbortSignal | undefined): Promise<LiveListener> {
+  const listener = live.listen(topic, signal);
+  signal?.addEventListener('abort', () => listener.close(), { once: true });
+  await listener.ready;
+  return listener;
+}
+
 export interface InProcessLiveEvents extends LiveEvents {
   /** Tells every topic listened to now to read its table again (a `resync` event, which only feeds act on). */
   resync(): void;

@@ -1,6 +1,6 @@
 // A resumable live feed: subscribe first, replay what was recorded after the last event id, then stream, without gaps or repeats.
 import { type TrackedEnvelope, tracked } from '@trpc/server';
-import type { LiveEvents } from './live-events.ts';
+import { type LiveEvents, openListener } from './live-events.ts';
 
 export interface FeedSource<T> {
   live: LiveEvents;
@@ -26,17 +26,14 @@ export function feedStart(input: { lastEventId?: string | undefined; from?: 'now
  */
 export async function resumableFeed<T>(source: FeedSource<T>): Promise<AsyncGenerator<TrackedEnvelope<T>>> {
   // Listening before the replay read, so nothing falls between the two.
-  const listener = source.live.listen(source.topic, source.signal);
+  const listener = await openListener(source.live, source.topic, source.signal);
   let last: number;
   try {
-    await listener.ready;
     last = typeof source.after === 'number' ? source.after : await source.after();
   } catch (error) {
     listener.close();
     throw error;
   }
-  // A stream that ends before its events are first asked for (the client went at once) still stops listening.
-  source.signal?.addEventListener('abort', () => listener.close(), { once: true });
   /** Every recorded event after `last`, page by page. */
   async function* recorded() {
     for (let more = true; more;) {

@@ -16,6 +16,7 @@ import {
   taskListsOutput,
 } from '@agent-tasks/schema';
 import { TRPCError, tracked } from '@trpc/server';
+import { openListener } from '../adapters/live-events.ts';
 import { whileOpen } from '../adapters/live-streams.ts';
 import { resumableFeed } from '../adapters/resumable-feed.ts';
 import { endOnEvent } from '../adapters/stream-end.ts';
@@ -33,11 +34,8 @@ export const dashboardRouter = router({
     .input(sessionWatchTreeInput)
     .output(streamOf(sessionActivity))
     .subscription(async ({ ctx }) => {
-      // Listening before the stream says it started (as resumableFeed does): a reader that refetches the tree then misses
-      // no signal after it.
-      const listener = ctx.live.listen(sessionsTopic(ctx.actor.workspaceId), ctx.stream);
-      await listener.ready;
-      ctx.stream?.addEventListener('abort', () => listener.close(), { once: true });
+      // Listening before the stream says it started: a reader that refetches the tree then misses no signal after it.
+      const listener = await openListener(ctx.live, sessionsTopic(ctx.actor.workspaceId), ctx.stream);
       // Signals of sessions the caller may not read are not told (a session sees itself and its subagents).
       const readable = new Map<string, boolean>();
       const mayRead = async (sessionId: string) => {
